@@ -1,0 +1,9 @@
+/** Launches headless Chromium with the WebGPU flags through playwright-core. */
+import type { Browser } from 'playwright-core'
+import { requireChrome, WEBGPU_ARGS } from './browser.ts'
+
+/** A headless browser with WebGPU enabled (software adapter where no GPU is present). */
+export async function launchBrowser(opts: { headless?: boolean } = {}): Promise<Browser> {
+  const { chromium } = await import('playwright-core')
+  return chromium.launch({ executablePath: requireChrome(), args: [...WEBGPU_ARGS], headless: opts.headless ?? true })
+}

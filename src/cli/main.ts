@@ -1,0 +1,43 @@
+/**
+ * `snaptrain <command> …` entry: dispatches to one module per command. Each command module
+ * exports `run(argv, io)` and returns the process exit code; errors thrown out of a command are
+ * printed as one line naming the cause (DESIGN.md, headless contract).
+ */
+import type { CliIo } from './io.ts'
+import { defaultIo, reportError } from './io.ts'
+
+type Command = { summary: string; load: () => Promise<{ run: (argv: string[], io: CliIo) => Promise<number> }> }
+
+const COMMANDS: Record<string, Command> = {
+  scan: { summary: 'read a Delta table snapshot: rows (jsonl/csv) or a --json summary', load: () => import('./scan.ts') },
+  data: { summary: 'generate the sample Delta tables under public/tables', load: () => import('./data.ts') },
+  bench: { summary: 'run benchmark suites in headless Chromium and write JSON results', load: () => import('./bench.ts') },
+}
+
+const USAGE = `usage: snaptrain <command> [options]
+
+commands:
+${Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(8)}${c.summary}`).join('\n')}
+
+Run 'snaptrain <command> --help' for a command's options.`
+
+/** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
+export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  const [name, ...rest] = argv
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.out(USAGE)
+    return name ? 0 : 2
+  }
+  const cmd = COMMANDS[name]
+  if (!cmd) {
+    io.err(`snaptrain: unknown command '${name}'\n${USAGE}`)
+    return 2
+  }
+  try {
+    const mod = await cmd.load()
+    return await mod.run(rest, io)
+  } catch (e) {
+    reportError(io, e)
+    return 1
+  }
+}

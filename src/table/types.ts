@@ -1,0 +1,176 @@
+/**
+ * Types of the Delta snapshot reader (src/table). This file is the contract between the log
+ * replay (snapshot.ts and friends) and the row reader (rows.ts and friends); the CLI, the page
+ * and the loaders only see these types.
+ */
+
+/** The subset of `fetch` the reader uses; tests inject fakes, the CLI passes Node's fetch. */
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>
+
+/** How the reader talks HTTP. Every wait is bounded (no hangs). */
+export interface HttpOptions {
+  /** Injected fetch; default globalThis.fetch. */
+  fetch?: FetchLike
+  /** Per-request timeout in ms (first byte to last byte); default 10 000. */
+  timeoutMs?: number
+  /** Attempts per request, first one included; retries only 5xx and network errors; default 4. */
+  attempts?: number
+  /** Base backoff in ms (doubles each retry, with jitter); default 100. */
+  backoffMs?: number
+  /** Extra request headers (e.g. Authorization), sent only to the table's origin. */
+  headers?: Record<string, string>
+}
+
+/** Which snapshot to open. At most one of version / timestamp. */
+export interface OpenOptions extends HttpOptions {
+  /** Table version; default the latest. */
+  version?: number
+  /** Latest version committed at or before this time (ISO-8601 string or ms since epoch). */
+  timestamp?: string | number
+}
+
+/** A primitive Delta type name as in the schema JSON: 'long', 'string', 'decimal(10,2)', … */
+export type PrimitiveType = string
+
+/** Any Delta data type. */
+export type DeltaType = PrimitiveType | StructType | ArrayType | MapType
+
+/** A field of a struct; `metadata` carries column mapping keys (delta.columnMapping.*). */
+export interface StructField {
+  name: string
+  type: DeltaType
+  nullable: boolean
+  metadata: Record<string, unknown>
+}
+
+/** A struct (the table schema is one). */
+export interface StructType { type: 'struct'; fields: StructField[] }
+/** An array column. */
+export interface ArrayType { type: 'array'; elementType: DeltaType; containsNull: boolean }
+/** A map column. */
+export interface MapType { type: 'map'; keyType: DeltaType; valueType: DeltaType; valueContainsNull: boolean }
+
+/** The protocol action in force at the snapshot's version. */
+export interface Protocol {
+  minReaderVersion: number
+  minWriterVersion: number
+  readerFeatures?: string[]
+  writerFeatures?: string[]
+}
+
+/** The metaData action in force at the snapshot's version. */
+export interface Metadata {
+  id: string
+  name?: string
+  description?: string
+  format: { provider: string; options?: Record<string, string> }
+  schemaString: string
+  partitionColumns: string[]
+  configuration: Record<string, string>
+  createdTime?: number
+}
+
+/** Deletion vector descriptor as in an add action (Delta PROTOCOL.md "Deletion Vectors"). */
+export interface DeletionVectorDescriptor {
+  /** 'u': relative path derived from a UUID (z85), 'p': absolute path, 'i': inline bitmap (z85). */
+  storageType: 'u' | 'p' | 'i'
+  pathOrInlineDv: string
+  /** Byte offset of the bitmap inside the DV file (not for inline). */
+  offset?: number
+  sizeInBytes: number
+  /** Number of deleted rows. */
+  cardinality: number
+}
+
+/** Per-file column statistics from the add action's `stats` (or checkpoint `stats_parsed`). */
+export interface FileStats {
+  numRecords?: number
+  /** Keyed by logical column name (nested structs as nested objects). */
+  minValues?: Record<string, unknown>
+  maxValues?: Record<string, unknown>
+  nullCount?: Record<string, unknown>
+  tightBounds?: boolean
+}
+
+/** A live data file of the snapshot. */
+export interface AddFile {
+  /** Path as written in the log (URL-encoded relative path, or an absolute URI). */
+  path: string
+  /** Absolute URL to fetch the file from. */
+  url: string
+  /** File size in bytes. */
+  size: number
+  /** Raw partition values as strings (null for a null partition), keyed by LOGICAL column name. */
+  partitionValues: Record<string, string | null>
+  modificationTime: number
+  stats?: FileStats
+  deletionVector?: DeletionVectorDescriptor
+  /** Row tracking / other fields are kept but not interpreted. */
+  baseRowId?: number
+}
+
+/** One committed version as seen in the log (for history views and time travel). */
+export interface CommitInfo {
+  version: number
+  /** Commit time in ms since epoch (inCommitTimestamp, else commitInfo.timestamp, else file time). */
+  timestamp: number
+  operation?: string
+  operationMetrics?: Record<string, string>
+}
+
+/** The table at one version: everything needed to read it. */
+export interface Snapshot {
+  /** Table root URL, always ending in '/'. */
+  tableUrl: string
+  version: number
+  /** Commit time of `version` in ms since epoch. */
+  timestamp: number
+  protocol: Protocol
+  metadata: Metadata
+  /** Logical schema (from metaData.schemaString). */
+  schema: StructType
+  partitionColumns: string[]
+  columnMapping: 'none' | 'name' | 'id'
+  /** Live files, sorted by path. */
+  files: AddFile[]
+}
+
+/**
+ * A decoded row, keyed by LOGICAL column name (partition columns included). Value types:
+ * byte/short/integer/float/double → number; long → bigint; boolean → boolean; string → string;
+ * binary → Uint8Array; decimal(p,s) → exact decimal string ("-12.30"); date → 'YYYY-MM-DD' string;
+ * timestamp and timestamp_ntz → Date (UTC instant; ntz read as UTC wall clock);
+ * struct → object; array → array; map → Map. null for null.
+ */
+export type Row = Record<string, unknown>
+
+/** What to read from a snapshot. */
+export interface ReadOptions extends HttpOptions {
+  /** Logical column names; default all top-level columns in schema order. */
+  columns?: string[]
+  /** Stop after this many rows (live rows, after deletion vectors). */
+  limit?: number
+}
+
+/** Errors the reader raises carry the URL they concern; `code` tells what went wrong. */
+export class TableError extends Error {
+  constructor(
+    message: string,
+    readonly code: TableErrorCode,
+    readonly url?: string,
+  ) {
+    super(message)
+    this.name = 'TableError'
+  }
+}
+
+/** Kinds of reader error; the CLI maps them to messages and the tests to expectations. */
+export type TableErrorCode =
+  | 'not-a-table'          // no _delta_log / no commits found
+  | 'version-not-found'    // asked version/timestamp not in the log
+  | 'unsupported-feature'  // reader version or feature we don't implement (named in message)
+  | 'catalog-managed'      // table that cannot be read from its path alone
+  | 'malformed-log'        // a commit/checkpoint that doesn't parse
+  | 'http'                 // 4xx/5xx after retries, timeout, network error
+  | 'corrupt-file'         // truncated/corrupt parquet or DV file
+  | 'schema'               // data file doesn't match the log's schema

@@ -1,0 +1,16 @@
+import { expect, test } from 'vitest'
+test('webgpu adapter', async () => {
+  const adapter = await navigator.gpu.requestAdapter()
+  expect(adapter).toBeTruthy()
+  const device = await adapter!.requestDevice()
+  const m = device.createShaderModule({ code: '@group(0) @binding(0) var<storage, read_write> a: array<u32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) { if (g.x < arrayLength(&a)) { a[g.x] = g.x * 2u; } }' })
+  const p = device.createComputePipeline({ layout: 'auto', compute: { module: m, entryPoint: 'main' } })
+  const buf = device.createBuffer({ size: 400, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC })
+  const rb = device.createBuffer({ size: 400, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST })
+  const bg = device.createBindGroup({ layout: p.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: buf } }] })
+  const enc = device.createCommandEncoder(); const pass = enc.beginComputePass(); pass.setPipeline(p); pass.setBindGroup(0, bg); pass.dispatchWorkgroups(2); pass.end()
+  enc.copyBufferToBuffer(buf, 0, rb, 0, 400); device.queue.submit([enc.finish()])
+  await rb.mapAsync(GPUMapMode.READ); const out = new Uint32Array(rb.getMappedRange().slice(0))
+  expect(out[99]).toBe(198)
+  console.log(adapter!.info.vendor, adapter!.info.architecture)
+})
