@@ -1,0 +1,50 @@
+/**
+ * Type of `window.snaptrain`, the library API the page exposes: the CLI and the e2e tests drive
+ * the page through it, and the app shell (st-app) uses nothing else. Values cross Playwright's
+ * `page.evaluate` as structured data (bigint, Date and typed arrays survive; class instances
+ * become plain objects).
+ */
+import type { AdapterSummary } from './gpu/types.ts'
+import type { runBenchSuite } from './bench/index.ts'
+import type { TableEntry } from './table/catalog.ts'
+import type { CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot } from './table/types.ts'
+
+export type { AdapterSummary, CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, TableEntry }
+
+/** Options of `adapterInfo`. */
+export interface AdapterInfoOptions {
+  /** Give up on `requestAdapter()` after this many ms (some drivers never answer); default 10 000. */
+  timeoutMs?: number
+  powerPreference?: GPUPowerPreference
+}
+
+/** The library API on `window.snaptrain`. */
+export interface SnaptrainApi {
+  /** snaptrain package version (package.json). */
+  readonly version: string
+  /** The WebGPU adapter as plain data; throws naming the cause when WebGPU is unavailable. */
+  adapterInfo(opts?: AdapterInfoOptions): Promise<AdapterSummary>
+  /**
+   * Folders under `baseUrl` (default: `tables/` next to the page), via S3 ListObjectsV2.
+   * Relative URLs resolve against the page.
+   */
+  listTables(baseUrl?: string, opts?: HttpOptions): Promise<TableEntry[]>
+  /** The table at `url` (relative to the page or absolute) at a version / timestamp; default latest. */
+  openSnapshot(url: string, opts?: OpenOptions): Promise<Snapshot>
+  /** Every committed version still in the log of the table at `url`, oldest first. */
+  listCommits(url: string, opts?: HttpOptions): Promise<CommitInfo[]>
+  /** Rows of `snapshot` (live rows, after deletion vectors), keyed by logical column name. */
+  readRows(snapshot: Snapshot, opts?: ReadOptions): Promise<Row[]>
+  /**
+   * Runs benchmark suite `name` (src/bench, e.g. 'device') on a fresh device and resolves to its
+   * rows; loaded on first call, so the page does not pay for the bench code up front.
+   */
+  bench?: typeof runBenchSuite
+}
+
+declare global {
+  interface Window {
+    /** Set by src/main.ts before the components are defined. */
+    snaptrain: SnaptrainApi
+  }
+}

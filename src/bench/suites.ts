@@ -1,0 +1,26 @@
+/**
+ * Names and one-line summaries of the bench suites. Kept free of GPU and WGSL imports so the
+ * Node CLI can validate `--suite` and print help without a browser.
+ */
+
+/** Every suite, in the order `--suite all` runs them. */
+export const SUITES = {
+  device: 'device ceilings: memory bandwidth, atomics (storage vs workgroup), matmul GFLOP/s, dispatch overhead',
+} as const
+
+/** A registered suite name. */
+export type SuiteName = keyof typeof SUITES
+
+/** Registered suite names. */
+export const SUITE_NAMES = Object.keys(SUITES) as SuiteName[]
+
+/** True when `name` is a registered suite. */
+export function isSuiteName(name: string): name is SuiteName {
+  return Object.hasOwn(SUITES, name)
+}
+
+/** Throws an error naming `name` and listing the suites unless it is one (or 'all' when allowed). */
+export function assertSuiteName(name: string, allowAll = false): void {
+  if (isSuiteName(name) || (allowAll && name === 'all')) return
+  throw new Error(`unknown bench suite '${name}' (suites: ${SUITE_NAMES.join(', ')}${allowAll ? ', all' : ''})`)
+}

@@ -1,0 +1,82 @@
+/**
+ * Row values (types.ts `Row`) → JSON and CSV text for `snaptrain scan`. JSON carries what it can
+ * exactly: int64 beyond ±(2^53−1) as strings (a JSON number there would silently round), NaN/±Inf
+ * as strings (JSON has no such numbers), timestamps ISO-8601, binary base64, maps as objects.
+ */
+import type { Row } from '../table/types.ts'
+
+/** A value JSON.stringify writes as is. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue }
+
+/**
+ * Converts one decoded value to JSON. bigint → number when a safe integer, else decimal string;
+ * non-finite numbers → 'NaN' | 'Infinity' | '-Infinity'; Date → ISO-8601 (UTC, ms) or null when
+ * invalid; Uint8Array → base64; Map → object when every key is a string, else [key, value] pairs;
+ * arrays and structs recursively; undefined → null.
+ */
+export function toJsonValue(v: unknown): JsonValue {
+  if (v === null || v === undefined) return null
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v
+    case 'number':
+      return Number.isFinite(v) ? v : String(v)
+    case 'bigint':
+      return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString()
+    case 'object':
+      return objectToJson(v)
+    default:
+      return String(v)
+  }
+}
+
+function objectToJson(v: object): JsonValue {
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString()
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')
+  if (Array.isArray(v)) return v.map(toJsonValue)
+  if (ArrayBuffer.isView(v)) return Array.from(v as unknown as ArrayLike<unknown>, toJsonValue)
+  if (v instanceof Map) return mapToJson(v)
+  return entriesToObject(Object.entries(v))
+}
+
+function mapToJson(m: Map<unknown, unknown>): JsonValue {
+  const entries = [...m.entries()]
+  if (entries.every(([k]) => typeof k === 'string')) return entriesToObject(entries as [string, unknown][])
+  return entries.map(([k, val]) => [toJsonValue(k), toJsonValue(val)])
+}
+
+/** Null-prototype object, so a key named '__proto__' stays a plain key. */
+function entriesToObject(entries: [string, unknown][]): { [k: string]: JsonValue } {
+  const out: { [k: string]: JsonValue } = Object.create(null)
+  for (const [k, val] of entries) out[k] = toJsonValue(val)
+  return out
+}
+
+/** One row as a JSON line, keys in `columns` order (all of the row's keys when omitted). */
+export function rowToJsonLine(row: Row, columns?: readonly string[]): string {
+  const keys = columns ?? Object.keys(row)
+  return JSON.stringify(entriesToObject(keys.map(k => [k, row[k]])))
+}
+
+/**
+ * One CSV field, quoted per RFC 4180 when it holds a comma, quote, CR or LF (quotes doubled).
+ * null → empty field and '' → `""`, so the two stay distinguishable (as PostgreSQL's CSV does);
+ * nested values (struct, array, map) → their JSON text.
+ */
+export function csvField(v: unknown): string {
+  const j = toJsonValue(v)
+  if (j === null) return ''
+  const text = typeof j === 'object' ? JSON.stringify(j) : String(j)
+  return text === '' || /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+/** One CSV record (no line terminator) of `values` in order. */
+export function csvRecord(values: readonly unknown[]): string {
+  return values.map(csvField).join(',')
+}
+
+/** One row as a CSV record, fields in `columns` order. */
+export function rowToCsvLine(row: Row, columns: readonly string[]): string {
+  return csvRecord(columns.map(c => row[c]))
+}

@@ -1,0 +1,195 @@
+/**
+ * `snaptrain scan`: open a Delta table snapshot over HTTP and print its rows (JSONL or CSV), or
+ * with `--json` a one-line summary {table, version, files, rows, columns}. Rows are written in
+ * chunks as they are read, never all held as text at once. Any failure → exit 1 and one stderr
+ * line naming the file/URL and the problem; usage errors → exit 2.
+ */
+import type { CliIo } from './io.ts'
+import { parseCommand, UsageError } from './args.ts'
+import type { CommandSpec, FlagSpec, FlagValues } from './args.ts'
+import { openTableLocation, TableArgError } from './table-url.ts'
+import type { TableLocation } from './table-url.ts'
+import { rowToCsvLine, rowToJsonLine, csvRecord } from './format.ts'
+import { openSnapshot, scanFile } from '../table/index.ts'
+import type { HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, StructField } from '../table/index.ts'
+
+const SPEC = {
+  name: 'scan',
+  summary: 'Read a Delta table snapshot and print its rows (JSONL by default, or CSV), or a --json summary.',
+  flags: {
+    table: { type: 'string', required: true, placeholder: 'dir|url', help: 'table root: a local folder (served on 127.0.0.1) or an http(s) URL' },
+    version: { type: 'int', min: 0, placeholder: 'N', help: 'table version to read (default: latest)' },
+    timestamp: { type: 'string', placeholder: 'ISO', help: 'read the latest version committed at or before this time' },
+    columns: { type: 'list', placeholder: 'a,b', help: 'columns to read, in this order (default: all top-level columns)' },
+    limit: { type: 'int', min: 0, placeholder: 'n', help: 'stop after n rows' },
+    format: { type: 'string', choices: ['jsonl', 'csv'], help: 'row output format; jsonl when not given' },
+    json: { type: 'boolean', help: 'print one summary object as the last stdout line; rows are printed too only when --format is given' },
+    'timeout-ms': { type: 'int', min: 1, placeholder: 'ms', help: 'per-request HTTP timeout (default: $SNAPTRAIN_HTTP_TIMEOUT_MS, else 10000)' },
+  },
+  notes: `environment:
+  SNAPTRAIN_HTTP_TIMEOUT_MS   per-request HTTP timeout in ms when --timeout-ms is not given
+  SNAPTRAIN_DEBUG             print stack traces of errors
+
+JSON values: int64 beyond ±2^53 as strings, timestamps ISO-8601 (UTC), dates YYYY-MM-DD,
+decimals as strings, binary as base64, maps as objects (or [key, value] pairs), NaN/Infinity as strings.
+
+examples:
+  snaptrain scan --table public/tables/clicks --limit 5
+  snaptrain scan --table http://localhost:5173/tables/clicks/ --version 0 --json`,
+} as const satisfies CommandSpec<Record<string, FlagSpec>>
+
+/** Rows per stdout write: large enough to amortise the write, small enough to stream. */
+const CHUNK_ROWS = 1000
+
+/** Parsed scan flags. */
+type ScanFlags = FlagValues<typeof SPEC.flags>
+
+/** Runs `snaptrain scan`; resolves to the exit code (0 ok, 1 read error, 2 usage error). */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const parsed = parseCommand(argv, SPEC, io)
+  if (typeof parsed === 'number') return parsed
+  const flags = parsed.values
+  if (flags.version !== undefined && flags.timestamp !== undefined) return usage(io, '--version and --timestamp: give at most one')
+  let location: TableLocation | undefined
+  try {
+    // Flag checks first: a usage error should not wait for a server or the network.
+    const open: OpenOptions = { ...httpOptions(flags), version: flags.version, timestamp: timestampFlag(flags.timestamp) }
+    location = await openTableLocation(flags.table)
+    return await scan(location, flags, open, io)
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof TableArgError) return usage(io, e.message)
+    io.err(`snaptrain scan: ${oneLine(describeError(e, location))}`)
+    if (process.env.SNAPTRAIN_DEBUG && e instanceof Error && e.stack) io.err(e.stack)
+    return 1
+  } finally {
+    await location?.close()
+  }
+}
+
+function usage(io: CliIo, message: string): number {
+  io.err(`snaptrain scan: ${message} (see 'snaptrain scan --help')`)
+  return 2
+}
+
+async function scan(location: TableLocation, flags: ScanFlags, open: OpenOptions, io: CliIo): Promise<number> {
+  const snapshot = await openSnapshot(location.url, open)
+  const fields = selectFields(snapshot, flags.columns, location.display)
+  const names = fields.map(f => f.name)
+  const printRows = !flags.json || flags.format !== undefined
+  const rows = streamRows(snapshot, { timeoutMs: open.timeoutMs, columns: names, limit: flags.limit })
+  const format = printRows ? (flags.format ?? 'jsonl') : 'none'
+  const stdout = watchStdout()
+  const count = await writeRows(rows, names, format, io, stdout)
+  if (flags.json && !stdout.closed) io.out(JSON.stringify(summary(location, snapshot, fields, count)))
+  return 0
+}
+
+/** Set once stdout's reader has gone away; the process never gets it back. */
+const stdoutState = { closed: false, watching: false }
+
+/**
+ * Notices when the reader of stdout goes away (`scan … | head`): Node reports EPIPE as an
+ * 'error' event, emitted after the failed write returns, that would crash the process with a
+ * stack trace; we stop reading instead. One listener for the process, kept (a removed one could
+ * miss the late event).
+ */
+function watchStdout(): { readonly closed: boolean } {
+  if (!stdoutState.watching) {
+    stdoutState.watching = true
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e
+      stdoutState.closed = true
+    })
+  }
+  return stdoutState
+}
+
+/** HTTP options: `--timeout-ms`, else `SNAPTRAIN_HTTP_TIMEOUT_MS`, else the reader's default. */
+export function httpOptions(flags: { 'timeout-ms'?: number }, env = process.env): HttpOptions {
+  if (flags['timeout-ms'] !== undefined) return { timeoutMs: flags['timeout-ms'] }
+  const fromEnv = env.SNAPTRAIN_HTTP_TIMEOUT_MS
+  if (fromEnv === undefined || fromEnv === '') return {}
+  const ms = Number(fromEnv)
+  if (!Number.isSafeInteger(ms) || ms <= 0) throw new UsageError(`SNAPTRAIN_HTTP_TIMEOUT_MS: expected a positive integer, got '${fromEnv}'`)
+  return { timeoutMs: ms }
+}
+
+/** `--timestamp`: ISO-8601 text, or digits read as ms since epoch; anything else is a usage error. */
+export function timestampFlag(text: string | undefined): string | number | undefined {
+  if (text === undefined) return undefined
+  if (/^\d+$/.test(text)) return Number(text)
+  if (Number.isNaN(Date.parse(text))) throw new UsageError(`--timestamp: expected an ISO-8601 time or ms since epoch, got '${text}'`)
+  return text
+}
+
+/** The schema fields to read, in `--columns` order; an unknown name is a usage error naming it. */
+export function selectFields(snapshot: Pick<Snapshot, 'schema'>, columns: readonly string[], table: string): StructField[] {
+  const all = snapshot.schema.fields
+  if (columns.length === 0) return all
+  return columns.map(name => {
+    const field = all.find(f => f.name === name)
+    if (!field) throw new UsageError(`--columns: no column '${name}' in table ${table} (columns: ${all.map(f => f.name).join(', ')})`)
+    return field
+  })
+}
+
+/**
+ * The snapshot's live rows as they are decoded, one row group at a time. Same rows and order as
+ * rows.ts `readRows`, which collects them all into one array; streaming keeps a 200k-row table
+ * from being held in memory twice (rows, then text).
+ */
+export async function* streamRows(snapshot: Snapshot, opts: ReadOptions): AsyncGenerator<Row> {
+  let remaining = opts.limit ?? Infinity
+  for (const file of snapshot.files) {
+    if (remaining <= 0) return
+    for await (const batch of scanFile(snapshot, file, { ...opts, limit: remaining })) {
+      remaining -= batch.length
+      yield* batch
+    }
+  }
+}
+
+/** Writes rows as they arrive in chunks of CHUNK_ROWS lines; returns the number of rows. */
+async function writeRows(
+  rows: AsyncIterable<Row>, names: string[], format: 'jsonl' | 'csv' | 'none', io: CliIo, stdout: { closed: boolean },
+): Promise<number> {
+  if (format === 'csv') io.out(csvRecord(names))
+  let chunk: string[] = []
+  let count = 0
+  for await (const row of rows) {
+    if (stdout.closed) break
+    count++
+    if (format === 'none') continue
+    chunk.push(format === 'csv' ? rowToCsvLine(row, names) : rowToJsonLine(row, names))
+    if (chunk.length >= CHUNK_ROWS) {
+      io.out(chunk.join('\n'))
+      chunk = []
+    }
+  }
+  if (chunk.length > 0) io.out(chunk.join('\n'))
+  return count
+}
+
+/** The `--json` summary; `rows` counts the live rows read (after deletion vectors, and --limit). */
+function summary(location: TableLocation, snapshot: Snapshot, fields: StructField[], rows: number): object {
+  return {
+    table: location.display,
+    version: snapshot.version,
+    files: snapshot.files.length,
+    rows,
+    columns: fields.map(f => ({ name: f.name, type: f.type, nullable: f.nullable })),
+  }
+}
+
+/** One line naming the problem; the table is named when the reader's message does not name a file/URL. */
+function describeError(e: unknown, location: TableLocation | undefined): string {
+  const raw = e instanceof Error ? e.message : String(e)
+  if (!location) return raw
+  const msg = location.localize(raw)
+  const namesPlace = /https?:\/\/|\//.test(msg)
+  return namesPlace ? msg : `${location.display}: ${msg}`
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ').trim()
+}

@@ -1,0 +1,66 @@
+/**
+ * Column mapping (Delta PROTOCOL.md "Column Mapping"): with mode 'name' or 'id' a data file's
+ * columns carry physical names (`delta.columnMapping.physicalName`) and, in mode 'id', parquet
+ * field ids (`delta.columnMapping.id`); the schema in the log carries the logical names users see.
+ * This module finds, for a logical field, the parquet schema node that stores it.
+ */
+import type { SchemaTree } from 'hyparquet'
+import type { Snapshot, StructField } from './types.ts'
+
+/** The table's column mapping mode. */
+export type ColumnMappingMode = Snapshot['columnMapping']
+
+const PHYSICAL_NAME = 'delta.columnMapping.physicalName'
+const FIELD_ID = 'delta.columnMapping.id'
+
+/**
+ * Physical (in-file) name of a field: the mapped name in modes 'name' and 'id', else the
+ * logical name. A field without the metadata key (added before mapping was enabled) keeps its name.
+ */
+export function physicalName(field: StructField, mode: ColumnMappingMode): string {
+  if (mode === 'none') return field.name
+  const mapped = field.metadata?.[PHYSICAL_NAME]
+  return typeof mapped === 'string' && mapped !== '' ? mapped : field.name
+}
+
+/** The parquet field id of a field in mode 'id', else undefined. */
+export function fieldId(field: StructField, mode: ColumnMappingMode): number | undefined {
+  if (mode !== 'id') return undefined
+  const id = field.metadata?.[FIELD_ID]
+  return typeof id === 'number' ? id : typeof id === 'string' && id !== '' ? Number(id) : undefined
+}
+
+/**
+ * Finds the parquet child node (of a struct-like node or the file root) that stores `field`.
+ * Mode 'id' matches by parquet field_id first, because files written before a rename keep old
+ * names but the same id; then by physical name. Returns undefined when the file lacks the column
+ * (schema evolution: the caller reads nulls).
+ */
+export function findParquetChild(
+  children: readonly SchemaTree[],
+  field: StructField,
+  mode: ColumnMappingMode,
+): SchemaTree | undefined {
+  const id = fieldId(field, mode)
+  if (id !== undefined) {
+    const byId = children.find((child) => child.element.field_id === id)
+    if (byId) return byId
+  }
+  const name = physicalName(field, mode)
+  return children.find((child) => child.element.name === name)
+}
+
+/**
+ * Maps a logical partition-values record to a value for `field`: Delta writers key
+ * `partitionValues` by physical name under column mapping, while the snapshot contract keys them
+ * by logical name, so accept either.
+ */
+export function partitionValueFor(
+  values: Record<string, string | null>,
+  field: StructField,
+  mode: ColumnMappingMode,
+): string | null {
+  if (field.name in values) return values[field.name]
+  const physical = physicalName(field, mode)
+  return physical in values ? values[physical] : null
+}

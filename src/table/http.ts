@@ -1,0 +1,189 @@
+/**
+ * HTTP for the Delta reader: one fetch wrapper with a per-request timeout, bounded retries of
+ * transient failures, and errors that name the URL. Runs unchanged in Node, browsers and workers
+ * (only `fetch`, `AbortController`, `Headers`, `Response`).
+ */
+import { TableError, type FetchLike, type HttpOptions } from './types.ts'
+
+const DEFAULT_TIMEOUT_MS = 10_000
+const DEFAULT_ATTEMPTS = 4
+const DEFAULT_BACKOFF_MS = 100
+
+/** Statuses that mean "the body is empty by definition"; `new Response(body)` rejects a body for them. */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304])
+
+/**
+ * Wrap `opts.fetch` (default globalThis.fetch) into a fetch that times out, retries and reports
+ * failures as TableError('http'). It behaves like fetch for its callers (hyparquet's
+ * `asyncBufferFromUrl` passes a `Range` header and reads `status`, `headers` and the body), except
+ * that a non-2xx answer to a GET is thrown instead of returned (HEAD answers are returned as is).
+ *
+ * @param opts timeouts (ms), attempts (count, first included), backoff (ms), extra headers
+ * @param tableUrl when given, `opts.headers` are sent only to this URL's origin (so credentials for
+ *   the table never leak to absolute file URIs on other hosts); without it they go to every URL
+ */
+export function retryingFetch(opts: HttpOptions = {}, tableUrl?: string): FetchLike {
+  return async (input, init) => {
+    const res = await send(input, init, opts, tableUrl)
+    // Why HEAD is passed through: it is a probe, and hyparquet's byteLengthFromUrl answers a 403
+    // on HEAD (signed S3 URLs forbid it) by retrying with a ranged GET; it needs to see the 403.
+    if (!res.ok && (init?.method ?? 'GET') !== 'HEAD') throw statusError(init?.method ?? 'GET', input, res)
+    return res
+  }
+}
+
+/**
+ * Send one request with timeout and retries; returns the final response even when it is a 4xx
+ * (callers that probe for files need the 404). Throws TableError('http') for 5xx after the last
+ * attempt, for timeouts and for network errors.
+ *
+ * Why the body is read here: a timeout that stopped at the headers would let a stalled body hang
+ * the reader forever, and a connection dropped mid-body is as transient as a 503, so it is retried
+ * the same way. The buffered body is handed back in a fresh Response (callers read it as usual).
+ */
+export async function send(
+  url: string, init: RequestInit | undefined, opts: HttpOptions, tableUrl?: string,
+): Promise<Response> {
+  const attempts = Math.max(1, opts.attempts ?? DEFAULT_ATTEMPTS)
+  const method = init?.method ?? 'GET'
+  let lastError: TableError | undefined
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    if (attempt > 1) await sleep(backoff(attempt - 1, opts.backoffMs ?? DEFAULT_BACKOFF_MS))
+    try {
+      const res = await attemptOnce(url, withHeaders(url, init, opts, tableUrl), opts)
+      // Only server errors are transient: a 4xx will not change by asking again.
+      if (res.status < 500) return res
+      lastError = statusError(method, url, res)
+    } catch (error) {
+      if (init?.signal?.aborted) throw error // the caller gave up: not ours to retry
+      lastError = error instanceof TableError ? error : networkError(method, url, error)
+    }
+  }
+  throw lastError ?? new TableError(`${method} ${url}: no attempt made`, 'http', url)
+}
+
+/** One attempt: fetch + read the whole body, all under one timer. */
+async function attemptOnce(url: string, init: RequestInit, opts: HttpOptions): Promise<Response> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  init.signal?.throwIfAborted()
+  const controller = new AbortController()
+  const onCallerAbort = () => controller.abort(init.signal?.reason)
+  init.signal?.addEventListener('abort', onCallerAbort, { once: true })
+  let timedOut = false
+  const timer = setTimeout(() => { timedOut = true; controller.abort() }, timeoutMs)
+  const base = opts.fetch ?? globalThis.fetch
+  try {
+    const res = await base(url, { ...init, signal: controller.signal })
+    const body = (init.method ?? 'GET') === 'HEAD' || NULL_BODY_STATUSES.has(res.status)
+      ? null
+      : await res.arrayBuffer()
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
+  } catch (error) {
+    if (timedOut) {
+      throw new TableError(`${init.method ?? 'GET'} ${url}: timed out after ${timeoutMs} ms`, 'http', url)
+    }
+    throw error
+  } finally {
+    clearTimeout(timer)
+    init.signal?.removeEventListener('abort', onCallerAbort)
+  }
+}
+
+/**
+ * Add `opts.headers` to the request. Why only to the table's origin: these are typically
+ * credentials; also, any non-safelisted header turns a cross-origin browser request into a
+ * CORS-preflighted one, so we avoid adding them where they are not needed.
+ */
+function withHeaders(url: string, init: RequestInit | undefined, opts: HttpOptions, tableUrl?: string): RequestInit {
+  const extra = opts.headers
+  if (!extra || (tableUrl && !sameOrigin(url, tableUrl))) return { ...init }
+  const headers = new Headers(init?.headers)
+  for (const [name, value] of Object.entries(extra)) {
+    if (!headers.has(name)) headers.set(name, value)
+  }
+  return { ...init, headers }
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin
+  } catch {
+    return false
+  }
+}
+
+/** Exponential backoff with "full jitter" in [0.5, 1.5)·base·2^(retry-1), so retries spread out. */
+function backoff(retry: number, baseMs: number): number {
+  return baseMs * 2 ** (retry - 1) * (0.5 + Math.random())
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, ms))
+}
+
+/** "GET http://…/x.parquet: 404 Not Found" */
+export function statusError(method: string, url: string, res: Response): TableError {
+  const text = res.statusText ? ` ${res.statusText}` : ''
+  return new TableError(`${method} ${url}: ${res.status}${text}`, 'http', url)
+}
+
+function networkError(method: string, url: string, error: unknown): TableError {
+  const cause = error instanceof Error ? error.message : String(error)
+  return new TableError(`${method} ${url}: network error: ${cause}`, 'http', url)
+}
+
+/**
+ * GET a URL (or the byte range [start, end) of it) and return the body bytes; the body read is
+ * covered by the timeout. Throws TableError('http') on any non-2xx status.
+ *
+ * Why the range check: a server that ignores `Range` answers 200 with the whole file; we then cut
+ * the requested slice out ourselves instead of returning the wrong bytes.
+ */
+export async function fetchBytes(
+  url: string, opts: HttpOptions = {}, range?: [number, number], tableUrl?: string,
+): Promise<Uint8Array> {
+  const init: RequestInit = range ? { headers: { Range: `bytes=${range[0]}-${range[1] - 1}` } } : {}
+  const res = await retryingFetch(opts, tableUrl)(url, init)
+  const bytes = new Uint8Array(await res.arrayBuffer())
+  if (range && res.status === 200) return bytes.slice(range[0], range[1])
+  return bytes
+}
+
+/** GET a URL as UTF-8 text (see fetchBytes for errors). */
+export async function fetchText(url: string, opts: HttpOptions = {}, tableUrl?: string): Promise<string> {
+  return new TextDecoder().decode(await fetchBytes(url, opts, undefined, tableUrl))
+}
+
+/** GET a URL and parse it as JSON; a body that is not JSON is TableError('malformed-log'). */
+export async function fetchJson<T = unknown>(url: string, opts: HttpOptions = {}, tableUrl?: string): Promise<T> {
+  const text = await fetchText(url, opts, tableUrl)
+  try {
+    return JSON.parse(text) as T
+  } catch (error) {
+    throw new TableError(`${url}: not valid JSON (${(error as Error).message})`, 'malformed-log', url)
+  }
+}
+
+/**
+ * GET a URL that may legitimately be missing: resolves undefined on 404/410, the response
+ * otherwise (2xx); other statuses throw TableError('http').
+ */
+export async function fetchOptional(
+  url: string, opts: HttpOptions = {}, method: 'GET' | 'HEAD' = 'GET', tableUrl?: string,
+): Promise<Response | undefined> {
+  const res = await send(url, { method }, opts, tableUrl)
+  if (res.status === 404 || res.status === 410) return undefined
+  // Why: some servers and signed-URL setups forbid HEAD but allow GET; ask again with GET.
+  if (method === 'HEAD' && (res.status === 403 || res.status === 405)) {
+    return fetchOptional(url, opts, 'GET', tableUrl)
+  }
+  if (!res.ok) throw statusError(method, url, res)
+  return res
+}
+
+/** Last-Modified of a response in ms since epoch, or undefined. */
+export function lastModified(res: Response): number | undefined {
+  const header = res.headers.get('Last-Modified')
+  const ms = header ? Date.parse(header) : NaN
+  return Number.isFinite(ms) ? ms : undefined
+}

@@ -1,0 +1,206 @@
+/**
+ * The row reader: turns a Snapshot's live files into Rows (types.ts). Per file it fetches the
+ * parquet footer once, reads only the needed columns (physical names) row group by row group,
+ * drops rows named by the deletion vector, adds typed partition values and converts every value
+ * to the Row types under its logical name.
+ */
+import {
+  asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync, parquetReadObjects, parquetSchema,
+  type AsyncBuffer, type FileMetaData, type ParquetParsers, type SchemaTree,
+} from 'hyparquet'
+import { compressors } from 'hyparquet-compressors'
+import { findParquetChild, partitionValueFor, physicalName } from './column-mapping.ts'
+import { loadDeletionVector } from './deletion-vector.ts'
+import { retryingFetch } from './http.ts'
+import { parsePartitionValue } from './partition-values.ts'
+import { countDeletedIn, isDeleted } from './roaring.ts'
+import { convertValue, floorDiv } from './values.ts'
+import { TableError, type AddFile, type ReadOptions, type Row, type Snapshot, type StructField } from './types.ts'
+
+/** One output column and where its values come from. */
+interface ColumnPlan {
+  field: StructField
+  /** Partition column: typed value shared by all rows of the file. */
+  partition: boolean
+  /** Data column: parquet node, or undefined when the file predates the column (reads null). */
+  node?: SchemaTree
+}
+
+/** Files read at once by readRows. */
+const FILE_CONCURRENCY = 4
+
+/**
+ * Timestamps with floor division (hyparquet truncates toward zero, which is off by one ms before
+ * 1970) and dates as day numbers (values.ts formats them), see values.ts.
+ */
+const PARSERS: Partial<ParquetParsers> = {
+  timestampFromMilliseconds: (ms: bigint) => new Date(Number(ms)),
+  timestampFromMicroseconds: (us: bigint) => new Date(Number(floorDiv(us, 1000n))),
+  timestampFromNanoseconds: (ns: bigint) => new Date(Number(floorDiv(ns, 1_000_000n))),
+  dateFromDays: (days: number) => days,
+}
+
+/**
+ * Reads the live rows of a snapshot, files in snapshot order, rows in file order.
+ * `opts.columns`: logical names (default all top-level columns); `opts.limit`: stop after that
+ * many live rows. Throws TableError ('schema' for an unknown column, 'corrupt-file', 'http').
+ */
+export async function readRows(snapshot: Snapshot, opts: ReadOptions = {}): Promise<Row[]> {
+  const limit = opts.limit ?? Infinity
+  const rows: Row[] = []
+  selectFields(snapshot, opts.columns) // unknown columns fail even for an empty table
+  // A few files at a time hides per-request latency; with a limit, at most one window over-reads.
+  for (let i = 0; i < snapshot.files.length && rows.length < limit; i += FILE_CONCURRENCY) {
+    const window = snapshot.files.slice(i, i + FILE_CONCURRENCY)
+    const remaining = limit - rows.length
+    const parts = await Promise.all(window.map((file) => collect(scanFile(snapshot, file, { ...opts, limit: remaining }))))
+    for (const row of parts.flat()) {
+      if (rows.length >= limit) break
+      rows.push(row)
+    }
+  }
+  return rows
+}
+
+async function collect(batches: AsyncIterable<Row[]>): Promise<Row[]> {
+  const rows: Row[] = []
+  for await (const batch of batches) for (const row of batch) rows.push(row)
+  return rows
+}
+
+/**
+ * Reads one live file of a snapshot, yielding the live rows of each row group as one batch
+ * (row groups whose rows are all deleted yield an empty batch). Honours `opts.limit`.
+ */
+export async function* scanFile(snapshot: Snapshot, file: AddFile, opts: ReadOptions = {}): AsyncGenerator<Row[]> {
+  let remaining = opts.limit ?? Infinity
+  const fields = selectFields(snapshot, opts.columns)
+  const buffer = await openFile(file, opts, snapshot.tableUrl)
+  const metadata = await readFooter(buffer, file.url)
+  const plans = planColumns(snapshot, file, fields, parquetSchema(metadata))
+  const partitionRow = partitionValues(snapshot, file, plans)
+  const deleted = file.deletionVector
+    ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, opts)
+    : []
+  const rawMetadata = withRawTypes(metadata)
+  let groupStart = 0
+  for (const group of metadata.row_groups) {
+    if (remaining <= 0) return
+    const groupRows = Number(group.num_rows)
+    const allDeleted = countDeletedIn(deleted, groupStart, groupStart + groupRows) === groupRows
+    const raw = allDeleted ? undefined : await readGroup(buffer, rawMetadata, plans, groupStart, groupStart + groupRows, file.url)
+    const batch: Row[] = []
+    for (let i = 0; i < groupRows && batch.length < remaining; i++) {
+      if (deleted.length && isDeleted(deleted, groupStart + i)) continue
+      batch.push(buildRow(raw?.[i], plans, partitionRow, snapshot, file.url))
+    }
+    remaining -= batch.length
+    groupStart += groupRows
+    yield batch
+  }
+}
+
+/** Fields to read, in the requested order; unknown names are a 'schema' error. */
+function selectFields(snapshot: Snapshot, columns?: string[]): StructField[] {
+  if (!columns) return snapshot.schema.fields
+  return columns.map((name) => {
+    const field = snapshot.schema.fields.find((f) => f.name === name)
+    if (!field) throw new TableError(`${snapshot.tableUrl}: no column '${name}' in the table schema`, 'schema', snapshot.tableUrl)
+    return field
+  })
+}
+
+/**
+ * AsyncBuffer over the file URL with the size from the log (no HEAD request). Every request
+ * goes through retryingFetch, so it has a timeout, retries and names the URL when it fails.
+ */
+async function openFile(file: AddFile, opts: ReadOptions, tableUrl: string): Promise<AsyncBuffer> {
+  const fetch = retryingFetch(opts, tableUrl) as typeof globalThis.fetch
+  return cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))
+}
+
+/** Parses the footer; a parse failure is 'corrupt-file', an HTTP failure stays 'http'. */
+async function readFooter(buffer: AsyncBuffer, url: string): Promise<FileMetaData> {
+  try {
+    return await parquetMetadataAsync(buffer)
+  } catch (error) {
+    throw asTableError(error, url, 'footer')
+  }
+}
+
+function asTableError(error: unknown, url: string, what: string): TableError {
+  if (error instanceof TableError) return error
+  const message = error instanceof Error ? error.message : String(error)
+  return new TableError(`${url}: corrupt parquet ${what}: ${message}`, 'corrupt-file', url)
+}
+
+/** Resolves each field to a partition value or a parquet column (column mapping aware). */
+function planColumns(snapshot: Snapshot, file: AddFile, fields: StructField[], root: SchemaTree): ColumnPlan[] {
+  const partitions = new Set(snapshot.partitionColumns)
+  return fields.map((field) => {
+    if (partitions.has(field.name)) return { field, partition: true }
+    const node = findParquetChild(root.children, field, snapshot.columnMapping)
+    if (!node && !field.nullable) {
+      throw new TableError(
+        `${file.url}: non-nullable column '${field.name}' (physical '${physicalName(field, snapshot.columnMapping)}') is missing from the file`,
+        'schema', file.url)
+    }
+    return { field, partition: false, node }
+  })
+}
+
+/** Typed partition values of one file, keyed by logical name. */
+function partitionValues(snapshot: Snapshot, file: AddFile, plans: ColumnPlan[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const { field, partition } of plans) {
+    if (!partition) continue
+    const raw = partitionValueFor(file.partitionValues, field, snapshot.columnMapping)
+    out[field.name] = parsePartitionValue(raw, field.type, field.name)
+  }
+  return out
+}
+
+/**
+ * Copy of the footer whose DECIMAL and MAP annotations are removed, so hyparquet hands back
+ * unscaled integers/bytes (its decimals are lossy floats) and key/value entry lists (its maps are
+ * objects with string keys). values.ts rebuilds exact decimals and Maps from these.
+ */
+export function withRawTypes(metadata: FileMetaData): FileMetaData {
+  const schema = metadata.schema.map((element) => {
+    const raw = element.converted_type === 'DECIMAL' || element.converted_type === 'MAP' ||
+      element.logical_type?.type === 'DECIMAL' || element.logical_type?.type === 'MAP'
+    return raw ? { ...element, converted_type: undefined, logical_type: undefined } : element
+  })
+  return { ...metadata, schema }
+}
+
+/** Reads the data columns of rows [start, end); undefined when no data column is needed. */
+async function readGroup(
+  buffer: AsyncBuffer, metadata: FileMetaData, plans: ColumnPlan[], start: number, end: number, url: string,
+): Promise<Record<string, unknown>[] | undefined> {
+  const columns = plans.flatMap((p) => (p.node ? [p.node.element.name] : []))
+  if (!columns.length || start === end) return undefined
+  try {
+    return await parquetReadObjects({
+      file: buffer, metadata, columns, rowStart: start, rowEnd: end, compressors, utf8: false, parsers: PARSERS,
+    })
+  } catch (error) {
+    throw asTableError(error, url, `data (rows ${start}–${end})`)
+  }
+}
+
+function buildRow(
+  raw: Record<string, unknown> | undefined, plans: ColumnPlan[], partitionRow: Record<string, unknown>,
+  snapshot: Snapshot, url: string,
+): Row {
+  const row: Row = {}
+  for (const { field, partition, node } of plans) {
+    if (partition) row[field.name] = partitionRow[field.name]
+    else if (!node || !raw) row[field.name] = null
+    else {
+      const ctx = { url, column: field.name, mode: snapshot.columnMapping }
+      row[field.name] = convertValue(raw[node.element.name], field.type, node, ctx)
+    }
+  }
+  return row
+}

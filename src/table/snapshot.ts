@@ -1,0 +1,146 @@
+/**
+ * Opening a Delta table at a version: find the log (listing or probing), pick the log segment,
+ * replay checkpoint + commits, check the protocol, and hand back the Snapshot the row reader needs.
+ */
+import { readCheckpoint } from './checkpoint.ts'
+import { CommitReader, commitTimestamp, mapLimit, toCommitInfo, toMillis, versionAt, type ReadCommit } from './commits.ts'
+import { listLog, probeLog, type LogListing } from './listing.ts'
+import { buildSegment, versionRange, type LogSegment } from './log-segment.ts'
+import { checkReadable } from './protocol.ts'
+import { applyActions, liveFiles, newReplayState, type ReplayState } from './replay.ts'
+import { columnMappingMode, parseSchema } from './schema.ts'
+import { TableError, type CommitInfo, type HttpOptions, type OpenOptions, type Snapshot } from './types.ts'
+
+/** Commit files fetched at once: enough to hide latency, few enough to be polite to one server. */
+const CONCURRENCY = 8
+
+/**
+ * Open the snapshot of a Delta table served over HTTP.
+ *
+ * @param tableUrl URL of the table root (the folder holding `_delta_log/`); a trailing '/' is added
+ * @param opts `version` or `timestamp` (ISO-8601 or ms since epoch) for time travel, plus HTTP options
+ * @throws TableError 'not-a-table' | 'version-not-found' | 'unsupported-feature' | 'catalog-managed' |
+ *   'malformed-log' | 'http'
+ */
+export async function openSnapshot(tableUrl: string, opts: OpenOptions = {}): Promise<Snapshot> {
+  const root = tableRoot(tableUrl)
+  if (opts.version !== undefined && opts.timestamp !== undefined) {
+    throw new TableError(`${root}: give a version or a timestamp, not both`, 'version-not-found', root)
+  }
+  const reader = new CommitReader(root, opts)
+  let listing = await discover(root, opts, opts.version)
+  let version = opts.version
+  if (opts.timestamp !== undefined) [listing, version] = await resolveTimestamp(root, opts, listing, reader, opts.timestamp)
+  const segment = await segmentOrExplain(listing, root, version, opts, reader)
+  const [state, commits] = await replay(segment, root, opts, reader)
+  return assemble(root, segment, state, await snapshotTime(segment, commits, reader))
+}
+
+async function replay(segment: LogSegment, root: string, opts: HttpOptions, reader: CommitReader): Promise<[ReplayState, ReadCommit[]]> {
+  const state = newReplayState()
+  if (segment.checkpoint) applyActions(state, await readCheckpoint(segment.checkpoint, root, opts))
+  const commits = await mapLimit(segment.commits, CONCURRENCY, c => reader.readRequired(c))
+  for (const commit of commits) applyActions(state, commit.actions)
+  return [state, commits]
+}
+
+/**
+ * The segment for `version`. Why the detour on a miss: on a catalog-managed table the newer
+ * versions exist only in the catalog, so "version not found" would hide the real reason; the
+ * latest protocol is checked first so the refusal names it.
+ */
+async function segmentOrExplain(listing: LogListing, root: string, version: number | undefined, opts: HttpOptions,
+  reader: CommitReader): Promise<LogSegment> {
+  try {
+    return buildSegment(listing, root, version)
+  } catch (error) {
+    if (!(error instanceof TableError) || error.code !== 'version-not-found') throw error
+    const [latest] = await replay(buildSegment(listing, root), root, opts, reader)
+    if (latest.protocol) checkReadable(latest.protocol, root)
+    throw error
+  }
+}
+
+/**
+ * The table's history: one entry per commit file still in the log, oldest first.
+ *
+ * @param tableUrl table root URL
+ */
+export async function listCommits(tableUrl: string, opts: HttpOptions = {}): Promise<CommitInfo[]> {
+  const root = tableRoot(tableUrl)
+  let listing = await discover(root, opts, 0)
+  if (!listing.commits.length) listing = await discover(root, opts)
+  versionRange(listing, root) // throws not-a-table for an empty log
+  const reader = new CommitReader(root, opts)
+  const reads = await mapLimit(listing.commits, CONCURRENCY, c => reader.read(c))
+  return reads.filter((r): r is ReadCommit => r !== undefined).map(toCommitInfo)
+}
+
+/** Normalise the table URL: absolute, with a trailing '/'. */
+export function tableRoot(tableUrl: string): string {
+  let url: URL
+  try {
+    url = new URL(tableUrl)
+  } catch {
+    throw new TableError(`${tableUrl} is not an absolute URL`, 'not-a-table', tableUrl)
+  }
+  url.search = ''
+  url.hash = ''
+  return url.href.endsWith('/') ? url.href : `${url.href}/`
+}
+
+/** S3-style listing when the server has one and it shows a log; else probe by names. */
+async function discover(root: string, opts: HttpOptions, target?: number): Promise<LogListing> {
+  const listed = await listLog(root, opts)
+  if (listed && (listed.commits.length || listed.checkpoints.length)) return listed
+  return probeLog(root, opts, target)
+}
+
+async function resolveTimestamp(root: string, opts: HttpOptions, listing: LogListing, reader: CommitReader,
+  timestamp: string | number): Promise<[LogListing, number]> {
+  const ms = toMillis(timestamp)
+  let version = await versionAt(listing.commits, ms, reader)
+  // Probing starts at the last checkpoint; an older time needs the commits from version 0.
+  if (version === undefined && listing.source === 'probe' && listing.commits[0]?.version !== 0) {
+    listing = await probeLog(root, opts, 0)
+    version = await versionAt(listing.commits, ms, reader)
+  }
+  if (version === undefined) {
+    const first = listing.commits[0]
+    const firstTime = first ? new Date(commitTimestamp((await reader.readRequired(first)))).toISOString() : 'none'
+    throw new TableError(`no version of ${root} committed at or before ${new Date(ms).toISOString()}: ` +
+      `earliest commit ${first?.version ?? '-'} at ${firstTime}`, 'version-not-found', root)
+  }
+  return [listing, version]
+}
+
+/** Commit time of the segment's version: from its commit, else the checkpoint file's time. */
+async function snapshotTime(segment: LogSegment, commits: ReadCommit[], reader: CommitReader): Promise<number> {
+  const last = commits[commits.length - 1]
+  if (last?.version === segment.version) return commitTimestamp(last)
+  const read = await reader.readVersion(segment.version)
+  if (read) return commitTimestamp(read)
+  return segment.checkpoint?.parts[0]?.lastModified ?? 0
+}
+
+function assemble(root: string, segment: LogSegment, state: ReplayState, timestamp: number): Snapshot {
+  const { protocol, metadata } = state
+  if (!protocol || !metadata) {
+    const missing = !protocol ? 'protocol' : 'metaData'
+    throw new TableError(`${root}: no ${missing} action in the log up to version ${segment.version}`, 'malformed-log', root)
+  }
+  checkReadable(protocol, root)
+  const schema = parseSchema(metadata.schemaString, `${root} metaData.schemaString`)
+  const columnMapping = columnMappingMode(metadata)
+  return {
+    tableUrl: root,
+    version: segment.version,
+    timestamp,
+    protocol,
+    metadata,
+    schema,
+    partitionColumns: metadata.partitionColumns,
+    columnMapping,
+    files: liveFiles(state, root, schema, columnMapping, metadata.partitionColumns),
+  }
+}

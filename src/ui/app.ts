@@ -1,0 +1,143 @@
+/**
+ * `<st-app>`: the app shell and the one mediator between the components and the library API
+ * (window.snaptrain). It loads the adapter and the table list on connect, and opens tables and
+ * versions when the components ask (`table-select`, `version-select`).
+ */
+import { LitElement, html, css } from 'lit'
+import { customElement, property, state } from 'lit/decorators.js'
+import type { CommitInfo, SnaptrainApi } from '../api-types.ts'
+import { withTimeout } from '../util/deadline.ts'
+import { toErrorView } from './errors.ts'
+import { baseStyles } from './styles.ts'
+import { TableController } from './table-controller.ts'
+import type { AdapterView, ErrorView, LoadState, TableSelectDetail, TableView, VersionSelectDetail } from './types.ts'
+import './adapter-panel.ts'
+import './table-list.ts'
+import './table-view.ts'
+
+/** The page. Set `api` to drive it with another implementation (tests); default window.snaptrain. */
+@customElement('st-app')
+export class StApp extends LitElement {
+  static styles = [baseStyles, css`
+    :host { --st-accent: #2f6fde; --st-border: #e2e6ee; --st-muted: #5b6473; padding: 0 0 24px; }
+    header { display: flex; align-items: baseline; gap: 12px; padding: 12px 24px; background: #fff;
+      border-bottom: 1px solid var(--st-border); }
+    header h1 { font-size: 18px; margin: 0; }
+    main { display: grid; grid-template-columns: minmax(300px, 380px) minmax(0, 1fr); gap: 16px; padding: 16px 24px;
+      align-items: start; }
+    aside { display: grid; gap: 16px; align-content: start; min-width: 0; }
+    section { background: #fff; border: 1px solid var(--st-border); border-radius: 8px; padding: 12px 14px;
+      min-width: 0; }
+    @media (max-width: 800px) { main { grid-template-columns: 1fr; } }
+  `]
+
+  @property({ attribute: false }) api?: SnaptrainApi
+  /** Folder whose sub-folders are listed as tables (relative to the page). */
+  @property({ attribute: 'tables-url' }) tablesUrl = 'tables/'
+  @property({ type: Number, attribute: 'preview-rows' }) previewRows = 20
+  /** Deadline of each loading step in ms: the page shows an error instead of waiting forever. */
+  @property({ type: Number, attribute: 'step-timeout-ms' }) stepTimeoutMs = 60_000
+
+  @state() private adapter?: AdapterView
+  @state() private adapterState: LoadState = 'idle'
+  @state() private adapterError?: ErrorView
+  @state() private tables: TableView[] = []
+  @state() private tablesState: LoadState = 'idle'
+  @state() private tablesError?: ErrorView
+
+  private readonly histories = new Map<string, Promise<CommitInfo[]>>()
+  private readonly table = new TableController(this, () => this.lib, {
+    previewRows: () => this.previewRows,
+    stepTimeoutMs: () => this.stepTimeoutMs,
+    commitsOf: url => this.commitsOf(url),
+  })
+
+  private get lib(): SnaptrainApi {
+    const api = this.api ?? window.snaptrain
+    if (!api) throw new Error('window.snaptrain is not installed (src/main.ts must run before <st-app> is defined)')
+    return api
+  }
+
+  connectedCallback(): void {
+    super.connectedCallback()
+    if (this.adapterState === 'idle') void this.loadAdapter()
+    if (this.tablesState === 'idle') void this.loadTables()
+  }
+
+  render() {
+    const t = this.table
+    return html`<header><h1>snaptrain</h1>
+        <span class="muted">Delta tables → WebGPU training · v${(this.api ?? window.snaptrain)?.version ?? '?'}</span>
+      </header>
+      <main @table-select=${this.onTableSelect} @version-select=${this.onVersionSelect}>
+        <aside>
+          <section><st-table-list .tables=${this.tables} .state=${this.tablesState} .error=${this.tablesError}
+            .selected=${t.table?.name}></st-table-list></section>
+          <section><st-adapter-panel .adapter=${this.adapter} .state=${this.adapterState}
+            .error=${this.adapterError}></st-adapter-panel></section>
+        </aside>
+        <section>${t.table ? html`<st-table-view .name=${t.table.name} .url=${t.table.url} .state=${t.state}
+            .stage=${t.stage} .error=${t.error} .commits=${t.commits} .snapshot=${t.snapshot} .rows=${t.rows}
+            .previewRows=${this.previewRows}></st-table-view>`
+          : html`<p class="muted">Choose a table to see its versions, schema and first rows.</p>`}</section>
+      </main>`
+  }
+
+  private onTableSelect(e: CustomEvent<TableSelectDetail>) {
+    void this.table.open(e.detail)
+  }
+
+  private onVersionSelect(e: CustomEvent<VersionSelectDetail>) {
+    if (this.table.table) void this.table.open(this.table.table, e.detail.version)
+  }
+
+  private async loadAdapter() {
+    this.adapterState = 'loading'
+    try {
+      this.adapter = await this.bounded(this.lib.adapterInfo(), 'requesting the adapter')
+      this.adapterState = 'ready'
+    } catch (e) {
+      this.adapterError = toErrorView('Requesting the WebGPU adapter', e)
+      this.adapterState = 'error'
+    }
+  }
+
+  private async loadTables() {
+    this.tablesState = 'loading'
+    try {
+      const listed = await this.bounded(this.lib.listTables(this.tablesUrl), 'listing tables')
+      this.tables = listed.map(t => ({ ...t }))
+      this.tablesState = 'ready'
+    } catch (e) {
+      this.tablesError = toErrorView(`Listing tables under ${this.tablesUrl}`, e)
+      this.tablesState = 'error'
+      return
+    }
+    await Promise.all(this.tables.map(t => this.loadLatest(t)))
+  }
+
+  /** Fills in a table's latest version; a failure shows up when the table is opened. */
+  private async loadLatest(t: TableView) {
+    const commits = await this.commitsOf(t.url).catch(() => [])
+    const latest = commits.reduce((m, c) => Math.max(m, c.version), -1)
+    this.tables = this.tables.map(x => x.url === t.url ? { ...x, latestVersion: latest < 0 ? undefined : latest } : x)
+  }
+
+  private bounded<T>(p: Promise<T>, what: string): Promise<T> {
+    return withTimeout(p, this.stepTimeoutMs, `${what}: no answer within ${this.stepTimeoutMs / 1000} s`)
+  }
+
+  private commitsOf(url: string): Promise<CommitInfo[]> {
+    let p = this.histories.get(url)
+    if (!p) {
+      p = this.bounded(this.lib.listCommits(url), `listing commits of ${url}`)
+      this.histories.set(url, p)
+      p.catch(() => this.histories.delete(url)) // let a later click retry
+    }
+    return p
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap { 'st-app': StApp }
+}

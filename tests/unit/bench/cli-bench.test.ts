@@ -1,0 +1,54 @@
+import { describe, expect, test } from 'vitest'
+import { fileStamp, parseBenchArgs, run, suiteScript, withTimeout } from '../../../src/cli/bench.ts'
+import { assertSuiteName } from '../../../src/bench/suites.ts'
+import type { CliIo } from '../../../src/cli/io.ts'
+
+function captureIo(): CliIo & { outs: string[]; errs: string[] } {
+  const outs: string[] = [], errs: string[] = []
+  return { outs, errs, out: l => { outs.push(l) }, err: l => { errs.push(l) } }
+}
+
+describe('snaptrain bench arguments', () => {
+  test('defaults', () => {
+    expect(parseBenchArgs([])).toEqual({ suite: 'device', quick: false, json: false, markdown: false, timeoutS: 900, help: false })
+  })
+  test('all flags, spaced and with =', () => {
+    expect(parseBenchArgs(['--suite', 'all', '--out=x.json', '--quick', '--json', '--markdown', '--timeout', '30']))
+      .toEqual({ suite: 'all', out: 'x.json', quick: true, json: true, markdown: true, timeoutS: 30, help: false })
+  })
+  test('bad input is named', () => {
+    expect(() => parseBenchArgs(['--suite'])).toThrow(/--suite needs a value/)
+    expect(() => parseBenchArgs(['--suite', '--json'])).toThrow(/--suite needs a value/)
+    expect(() => parseBenchArgs(['--frobnicate'])).toThrow(/unknown option '--frobnicate'/)
+    expect(() => parseBenchArgs(['--timeout', '-3'])).toThrow(/--timeout must be a positive/)
+  })
+  test('unknown suite: exit 2, message names it and lists suites, no browser started', async () => {
+    const io = captureIo()
+    expect(await run(['--suite', 'nope'], io)).toBe(2)
+    expect(io.errs.join('\n')).toMatch(/unknown bench suite 'nope' \(suites: device, all\)/)
+    expect(() => assertSuiteName('device')).not.toThrow()
+    expect(() => assertSuiteName('all')).toThrow(/'all'/)
+  })
+  test('--help prints usage with the suite list', async () => {
+    const io = captureIo()
+    expect(await run(['--help'], io)).toBe(0)
+    expect(io.outs.join('\n')).toMatch(/--suite NAME[^]*device/)
+  })
+})
+
+describe('snaptrain bench helpers', () => {
+  test('fileStamp makes ISO dates file-safe', () => {
+    expect(fileStamp('2026-11-30T03:19:36.239Z')).toBe('2026-11-30T03-19-36Z')
+  })
+  test('suiteScript embeds arguments as JSON and prefers window.snaptrain.bench', () => {
+    const s = suiteScript("de'vice", true, 'abc')
+    expect(s).toContain('"de\'vice"')
+    expect(s).toContain('{"quick":true,"commit":"abc"}')
+    expect(s.indexOf('snaptrain.bench')).toBeLessThan(s.indexOf('snaptrainBench'))
+    expect(s).not.toContain('__name')
+  })
+  test('withTimeout rejects naming the limit, and passes results through', async () => {
+    await expect(withTimeout(new Promise(() => {}), 0.01)).rejects.toThrow(/timed out after 0.01 s/)
+    await expect(withTimeout(Promise.resolve(4), 1)).resolves.toBe(4)
+  })
+})

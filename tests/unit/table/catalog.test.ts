@@ -1,0 +1,75 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { renderListObjectsV2 } from '../../../src/cli/s3-listing.ts'
+import { listingOptions } from '../../../src/cli/vite-tables-plugin.ts'
+import { listTables, parseListing } from '../../../src/table/catalog.ts'
+import type { FetchLike } from '../../../src/table/types.ts'
+
+let root: string
+const TABLES = ['clicks', 'marketing', 'with space', 'ümlaut']
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'catalog-'))
+  for (const t of TABLES) {
+    mkdirSync(join(root, 'tables', t, '_delta_log'), { recursive: true })
+    writeFileSync(join(root, 'tables', t, '_delta_log', '00000000000000000000.json'), '{}\n')
+  }
+  writeFileSync(join(root, 'tables', 'README.txt'), 'not a table')
+  for (const hidden of ['.clicks.tmp-1', '_staging']) {
+    mkdirSync(join(root, 'tables', hidden), { recursive: true })
+    writeFileSync(join(root, 'tables', hidden, 'part-0.parquet'), 'PAR1')
+  }
+  writeFileSync(join(root, 'index.html'), '<!doctype html>')
+})
+
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+/** A fetch answering ListObjectsV2 from `root` the way the vite plugin does, `maxKeys` per page. */
+function listingFetch(maxKeys?: number, seen: string[] = []): FetchLike {
+  return async url => {
+    seen.push(url)
+    const opts = listingOptions(url)
+    if (!opts) return new Response('<!doctype html>', { status: 200 })
+    return new Response(await renderListObjectsV2(root, { ...opts, maxKeys: maxKeys ?? opts.maxKeys }))
+  }
+}
+
+describe('listTables', () => {
+  test('folders under the base URL, sorted, with table URLs; plain files and hidden folders are not tables', async () => {
+    const seen: string[] = []
+    const tables = await listTables('http://h:1/tables/', { fetch: listingFetch(undefined, seen) })
+    expect(tables).toEqual([
+      { name: 'clicks', url: 'http://h:1/tables/clicks/' },
+      { name: 'marketing', url: 'http://h:1/tables/marketing/' },
+      { name: 'with space', url: 'http://h:1/tables/with%20space/' },
+      { name: 'ümlaut', url: 'http://h:1/tables/%C3%BCmlaut/' },
+    ])
+    expect(seen).toEqual(['http://h:1/?list-type=2&prefix=tables%2F&delimiter=%2F'])
+  })
+
+  test('follows continuation tokens across pages', async () => {
+    const seen: string[] = []
+    const tables = await listTables('http://h:1/tables', { fetch: listingFetch(1, seen) })
+    expect(tables.map(t => t.name)).toEqual(TABLES)
+    expect(seen.length).toBe(7) // 6 prefixes + README.txt, one entry per page; the last page is not truncated
+    expect(seen.slice(1).every(u => u.includes('continuation-token='))).toBe(true)
+  })
+
+  test('a server without listing gets an error naming the URL', async () => {
+    const fetch: FetchLike = async () => new Response('<!doctype html><title>app</title>')
+    await expect(listTables('http://h:1/tables/', { fetch })).rejects.toThrow(/http:\/\/h:1\/\?list-type=2.*not an S3 ListObjectsV2 response/)
+  })
+
+  test('a 404 from the listing is a TableError naming the URL', async () => {
+    const fetch: FetchLike = async () => new Response('nope', { status: 404 })
+    await expect(listTables('http://h:1/tables/', { fetch, attempts: 1 })).rejects.toMatchObject({ name: 'TableError', code: 'http' })
+  })
+})
+
+test('parseListing unescapes XML entities and ignores a token when not truncated', () => {
+  const xml = '<ListBucketResult><IsTruncated>false</IsTruncated><NextContinuationToken>x</NextContinuationToken>'
+    + '<CommonPrefixes><Prefix>tables/a&amp;b&#47;/</Prefix></CommonPrefixes></ListBucketResult>'
+  expect(parseListing(xml, 'u')).toEqual({ prefixes: ['tables/a&b//'], nextToken: undefined })
+})

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest'
+import type { CommitInfoAction } from '../../../src/table/actions.ts'
+import { commitTimestamp, mapLimit, toCommitInfo, toMillis } from '../../../src/table/commits.ts'
+
+describe('commit helpers', () => {
+  it('orders timestamp sources: inCommitTimestamp, commitInfo.timestamp, file time', () => {
+    const info = (commitInfo: CommitInfoAction) => ({ version: 1, actions: [{ kind: 'commitInfo' as const, commitInfo }], lastModified: 9 })
+    expect(commitTimestamp(info({ timestamp: 2, inCommitTimestamp: 1 }))).toBe(1)
+    expect(commitTimestamp(info({ timestamp: 2 }))).toBe(2)
+    expect(commitTimestamp(info({}))).toBe(9)
+    expect(commitTimestamp({ version: 1, actions: [] })).toBe(0)
+    expect(toCommitInfo(info({ timestamp: 2, operation: 'DELETE', operationMetrics: { n: '1' } })))
+      .toEqual({ version: 1, timestamp: 2, operation: 'DELETE', operationMetrics: { n: '1' } })
+  })
+
+  it('parses times and names a bad one', () => {
+    expect(toMillis('2024-01-02T00:00:00Z')).toBe(Date.UTC(2024, 0, 2))
+    expect(toMillis(5)).toBe(5)
+    expect(() => toMillis('yesterday')).toThrow(/timestamp "yesterday" is not an ISO-8601 time/)
+  })
+
+  it('mapLimit keeps order and bounds concurrency', async () => {
+    let inFlight = 0
+    let peak = 0
+    const out = await mapLimit([5, 1, 4, 2, 3], 2, async n => {
+      peak = Math.max(peak, ++inFlight)
+      await new Promise(r => setTimeout(r, n))
+      inFlight--
+      return n * 10
+    })
+    expect(out).toEqual([50, 10, 40, 20, 30])
+    expect(peak).toBe(2)
+  })
+})
