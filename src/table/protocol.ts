@@ -7,7 +7,8 @@ import { TableError, type Protocol } from './types.ts'
 
 /** Reader table features this reader implements (row-level ones live in the row reader). */
 export const SUPPORTED_READER_FEATURES: ReadonlySet<string> = new Set([
-  'columnMapping', 'deletionVectors', 'timestampNtz', 'v2Checkpoint', 'vacuumProtocolCheck',
+  'columnMapping', 'deletionVectors', 'timestampNtz', 'typeWidening', 'typeWidening-preview', 'v2Checkpoint',
+  'vacuumProtocolCheck',
 ])
 
 /** Reader features that mean the log on disk is not the whole truth: a catalog holds commits. */

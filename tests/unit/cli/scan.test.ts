@@ -206,7 +206,7 @@ describe('snaptrain scan on bad input', () => {
   })
 
   it('an unsupported reader feature: names it', async () => {
-    expectFailure(await scan(['--table', `${CONFORMANCE}/golden/type-widening`]), 'typeWidening')
+    expectFailure(await scan(['--table', `${CONFORMANCE}/golden/spark-variant-checkpoint`]), 'variantType-preview')
   })
 })
 

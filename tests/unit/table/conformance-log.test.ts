@@ -26,7 +26,7 @@ interface GoldenCase {
 }
 
 /** Reader features we refuse; a table listing one must be refused naming it. */
-const REFUSED_FEATURES = ['typeWidening-preview', 'variantType-preview', 'catalogManaged']
+const REFUSED_FEATURES = ['variantType-preview', 'catalogManaged']
 
 /** One check: open `dir` at `version` (undefined = latest) and compare with `expect`. */
 interface Case { name: string; dir: string; version?: number; expect: Expect; refuse?: RegExp }
