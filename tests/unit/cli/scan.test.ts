@@ -4,42 +4,23 @@
  * the reader under test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { cp, mkdtemp, mkdir, readdir, readFile, rm, truncate, unlink, writeFile, stat } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { createServer as createHttpServer } from 'node:http'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join, resolve } from 'node:path'
 import { parquetMetadata, parquetReadObjects } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { toJsonValue } from '../../../src/cli/format.ts'
+import { REPO, runCli, type CliResult } from '../../support/cli.ts'
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
 /** Relative to the repo: CI runs in a clean clone with shared/ beside it. */
 const CONFORMANCE = '../shared/conformance'
 const BASIC = `${CONFORMANCE}/dat/basic_append`
 
-interface CliResult { code: number | null; stdout: string; stderr: string; ms: number }
-
 /** Runs `node bin/snaptrain.js scan …` from the repo root; killed after 20 s so a hang fails fast. */
 function scan(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const t0 = performance.now()
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['bin/snaptrain.js', 'scan', ...args], {
-      cwd: REPO, env: { ...process.env, SNAPTRAIN_DEBUG: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', d => { stdout += d })
-    child.stderr.on('data', d => { stderr += d })
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
-    child.on('error', reject)
-    child.on('close', code => {
-      clearTimeout(timer)
-      resolvePromise({ code, stdout, stderr, ms: performance.now() - t0 })
-    })
-  })
+  return runCli(['scan', ...args], env)
 }
 
 /** Rows of the DAT expected parquet files of `basic_append` at `which` ('v0' | 'latest'). */
