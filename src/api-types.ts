@@ -8,6 +8,10 @@ import type { AdapterSummary } from './gpu/types.ts'
 import type { runBenchSuite } from './bench/index.ts'
 import type { TableEntry } from './table/catalog.ts'
 import type { CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot } from './table/types.ts'
+import type { TrainConfig, TrainProgress, TrainResult } from './models/gbdt/train-run.ts'
+import type { PredictConfig, PredictResult } from './models/gbdt/predict-run.ts'
+
+export type { PredictConfig, PredictResult, TrainConfig, TrainProgress, TrainResult }
 
 export type { AdapterSummary, CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, TableEntry }
 
@@ -40,6 +44,14 @@ export interface SnaptrainApi {
    * rows; loaded on first call, so the page does not pay for the bench code up front.
    */
   bench?: typeof runBenchSuite
+  /**
+   * Trains a model (GBDT) on a table: plan + loader → GPU backend → {model (XGBoost JSON string),
+   * manifest, metrics per round, summary}. Relative table URLs resolve against the page;
+   * `onProgress` hears the data stages and every boosting round. Throws naming the bad input.
+   */
+  train(config: TrainConfig, onProgress?: (p: TrainProgress) => void): Promise<TrainResult>
+  /** Margins and predictions of every live row of `config.table` (table order) with `config.model`. */
+  predict(config: PredictConfig): Promise<PredictResult>
 }
 
 declare global {

@@ -22,6 +22,9 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
     listCommits: (url, opts) => listCommits(abs(url), opts),
     readRows: (snapshot, opts) => readRows(snapshot, opts),
     bench: async (name, opts) => (await import('./bench/index.ts')).runBenchSuite(name, opts),
+    train: async (config, onProgress) => (await import('./models/gbdt/train-run.ts')).runTraining(
+      { ...config, table: abs(config.table), validTable: config.validTable && abs(config.validTable) }, onProgress),
+    predict: async (config) => (await import('./models/gbdt/predict-run.ts')).runPrediction({ ...config, table: abs(config.table) }),
   }
 }
 

@@ -6,6 +6,8 @@ import { adapterSummary, assertAdapter, assertGpu, requestDevice } from '../gpu/
 import { PipelineCache } from '../gpu/pipeline-cache.ts'
 import type { AdapterSummary } from '../gpu/types.ts'
 import { runDeviceSuite } from './device-suite.ts'
+import { runLoaderSuite } from './loader-suite.ts'
+import { runGbdtSuite } from './gbdt-suite.ts'
 import type { SuiteName } from './suites.ts'
 import { assertSuiteName, SUITE_NAMES, SUITES } from './suites.ts'
 import type { BenchOptions, BenchRow, SuiteRunner } from './types.ts'
@@ -16,6 +18,8 @@ export { SUITE_NAMES, SUITES }
 /** Runner of each suite; the Record type makes a name without a runner a compile error. */
 const RUNNERS: Record<SuiteName, SuiteRunner> = {
   device: runDeviceSuite,
+  loader: runLoaderSuite,
+  gbdt: runGbdtSuite,
 }
 
 /**
@@ -29,7 +33,7 @@ export async function runBenchSuite(name: string, opts: BenchOptions = {}): Prom
   try {
     return await RUNNERS[name as SuiteName]({
       suite: name, device, cache: new PipelineCache(device), adapter: adapterSummary(adapter),
-      quick: opts.quick ?? false, commit: opts.commit ?? '', date: new Date().toISOString(), progress,
+      quick: opts.quick ?? false, commit: opts.commit ?? '', date: new Date().toISOString(), progress, loader: opts.loader, gbdt: opts.gbdt,
     })
   } finally {
     device.destroy()

@@ -6,6 +6,8 @@
 /** Every suite, in the order `--suite all` runs them. */
 export const SUITES = {
   device: 'device ceilings: memory bandwidth, atomics (storage vs workgroup), matmul GFLOP/s, dispatch overhead',
+  loader: 'snapshot loader on clicks: rows/s and MB/s with 1/2/4 workers vs main-thread hyparquet; CSV export path vs direct read',
+  gbdt: 'GBDT hist training on synthetic 100k/1M × 28: s/round, per-stage time, histogram vs atomic ceiling, XGBoost hist (2 threads) peer',
 } as const
 
 /** A registered suite name. */

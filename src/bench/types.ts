@@ -1,6 +1,7 @@
 /** Types of the bench area: result rows, options, per-suite context. */
 import type { PipelineCache } from '../gpu/pipeline-cache.ts'
 import type { AdapterSummary } from '../gpu/types.ts'
+import type { GbdtBenchInput } from './gbdt-types.ts'
 
 /**
  * One measured number. `value` is the median over `repeats` samples of the metric in `unit`;
@@ -47,6 +48,27 @@ export interface BenchOptions {
   quick?: boolean
   /** Commit to stamp on rows (the page cannot run git; the CLI passes it). */
   commit?: string
+  /** Inputs of the `loader` suite prepared by the CLI (table and CSV URLs, export timing). */
+  loader?: LoaderBenchInput
+  /** Inputs of the `gbdt` suite prepared by the CLI (XGBoost peer results). */
+  gbdt?: GbdtBenchInput
+}
+
+/**
+ * What the CLI prepares in Node for the `loader` suite: where the clicks table and its one-file
+ * CSV export are served, and how long the export took (timed in Node, before the browser starts).
+ */
+export interface LoaderBenchInput {
+  /** Table root URL, ending in '/'. */
+  tableUrl: string
+  /** URL of the CSV export of the table's latest version (absent: the export rows are skipped). */
+  csvUrl?: string
+  /** Wall time of the export step (read the version over HTTP + write one CSV file), ms. */
+  exportMs?: number
+  /** Data rows in the CSV. */
+  exportRows?: number
+  /** CSV size, bytes. */
+  csvBytes?: number
 }
 
 /** What a suite receives: the device, a pipeline cache on it, and row stamping data. */
@@ -59,6 +81,10 @@ export interface SuiteContext {
   commit: string
   date: string
   progress(msg: string): void
+  /** The `loader` suite's inputs (BenchOptions.loader). */
+  loader?: LoaderBenchInput
+  /** The `gbdt` suite's inputs (BenchOptions.gbdt). */
+  gbdt?: GbdtBenchInput
 }
 
 /** A suite: runs its workloads and returns their rows. */

@@ -14,6 +14,8 @@ import type { AdapterSummary } from '../gpu/types.ts'
 import type { CliIo } from './io.ts'
 import { launchBrowser } from './launch.ts'
 import { PROJECT_ROOT, startPageServer } from './page-server.ts'
+import { prepareLoaderBench } from './bench-loader.ts'
+import { prepareGbdtBench } from './bench-gbdt.ts'
 
 /** Parsed `snaptrain bench` options. */
 export interface BenchArgs { suite: string; out?: string; quick: boolean; json: boolean; markdown: boolean; timeoutS: number; help: boolean }
@@ -93,7 +95,12 @@ interface BenchWindow {
 type Closers = Array<() => Promise<void>>
 
 async function runInBrowser(suites: string[], quick: boolean, commit: string, io: CliIo, closers: Closers): Promise<{ rows: BenchRow[]; adapter?: AdapterSummary }> {
-  const server = await startPageServer()
+  // The loader suite's table, CSV export and their servers are prepared in Node first.
+  const loader = suites.includes('loader') ? await prepareLoaderBench(quick, io) : undefined
+  if (loader) closers.push(() => loader.close())
+  // The gbdt suite's XGBoost peer runs in Node before the browser, on the same seeded rows.
+  const gbdt = suites.includes('gbdt') ? await prepareGbdtBench(quick, io) : undefined
+  const server = await startPageServer({ hmr: false })
   closers.push(() => server.close())
   const browser = await launchBrowser()
   closers.push(() => browser.close())
@@ -101,7 +108,8 @@ async function runInBrowser(suites: string[], quick: boolean, commit: string, io
   const adapter = await page.evaluate<AdapterSummary | undefined>('window.snaptrainBench?.describeAdapter?.()')
   const rows: BenchRow[] = []
   for (const suite of suites) {
-    rows.push(...await page.evaluate<BenchRow[]>(suiteScript(suite, quick, commit)))
+    const extra = suite === 'loader' && loader ? { loader: loader.input } : suite === 'gbdt' && gbdt ? { gbdt } : {}
+    rows.push(...await page.evaluate<BenchRow[]>(suiteScript(suite, quick, commit, extra)))
   }
   return { rows, adapter }
 }
@@ -110,8 +118,8 @@ async function runInBrowser(suites: string[], quick: boolean, commit: string, io
  * The page-side call as source text: tsx compiles this file with esbuild's keepNames, whose
  * `__name(...)` wrappers would break a function passed to page.evaluate (undefined in the page).
  */
-export function suiteScript(suite: string, quick: boolean, commit: string): string {
-  const opts = JSON.stringify({ quick, commit })
+export function suiteScript(suite: string, quick: boolean, commit: string, extra: Record<string, unknown> = {}): string {
+  const opts = JSON.stringify({ quick, commit, ...extra })
   return `(() => {
     const w = window
     const runSuite = (w.snaptrain && w.snaptrain.bench) || w.snaptrainBench.runBenchSuite

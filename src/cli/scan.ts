@@ -1,8 +1,11 @@
 /**
  * `snaptrain scan`: open a Delta table snapshot over HTTP and print its rows (JSONL or CSV), or
- * with `--json` a one-line summary {table, version, files, rows, columns}. Rows are written in
- * chunks as they are read, never all held as text at once. Any failure → exit 1 and one stderr
- * line naming the file/URL and the problem; usage errors → exit 2.
+ * with `--json` a one-line summary {table, version, files, rows, columns, rows_dropped, …}. Rows
+ * are written in chunks as they are read, never all held as text at once. The data-path flags
+ * (filter, shards, seed, epoch, cursors, `--format ids`) go through a scan plan and one shard's
+ * epoch stream (scan-data.ts); without them the plain file-order scan below runs. Any failure →
+ * exit 1 and one stderr line naming the file/URL and the problem (a cursor that does not fit:
+ * the reason); usage errors → exit 2.
  */
 import type { CliIo } from './io.ts'
 import { parseCommand, UsageError } from './args.ts'
@@ -11,6 +14,8 @@ import { openTableLocation, TableArgError } from './table-url.ts'
 import type { TableLocation } from './table-url.ts'
 import { rowToCsvLine, rowToJsonLine, csvRecord } from './format.ts'
 import { openSnapshot, scanFile } from '../table/index.ts'
+import { FilterError } from '../data/filter-parse.ts'
+import { dataScan, startPoint, wantsDataPath, type StartPoint } from './scan-data.ts'
 import type { HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, StructField } from '../table/index.ts'
 
 const SPEC = {
@@ -22,8 +27,18 @@ const SPEC = {
     timestamp: { type: 'string', placeholder: 'ISO', help: 'read the latest version committed at or before this time' },
     columns: { type: 'list', placeholder: 'a,b', help: 'columns to read, in this order (default: all top-level columns)' },
     limit: { type: 'int', min: 0, placeholder: 'n', help: 'stop after n rows' },
-    format: { type: 'string', choices: ['jsonl', 'csv'], help: 'row output format; jsonl when not given' },
+    format: { type: 'string', choices: ['jsonl', 'csv', 'ids'], placeholder: 'jsonl|csv|ids', help: 'row output: jsonl (default), csv, or ids (one path:row identity per line, in delivery order)' },
     json: { type: 'boolean', help: 'print one summary object as the last stdout line; rows are printed too only when --format is given' },
+    filter: { type: 'string', placeholder: 'EXPR', help: "row filter, e.g. \"country = 'AA' AND hour < 6\" (pushed down to files and row groups)" },
+    shards: { type: 'int', min: 1, placeholder: 'K', help: 'split every epoch into K equal shards (world size); needs --shard' },
+    shard: { type: 'int', min: 0, placeholder: 'r', help: 'which shard (rank) this scan delivers, 0 … K-1' },
+    seed: { type: 'int', placeholder: 'S', help: 'shuffle with this seed (without it: table order)' },
+    epoch: { type: 'int', min: 0, placeholder: 'E', help: 'epoch number; each epoch reshuffles (default 0)' },
+    'shuffle-buffer': { type: 'int', min: 0, placeholder: 'N', help: 'rows per shuffle window (default 16384; 0 = unit order only)' },
+    mode: { type: 'string', choices: ['drop_last', 'pad'], placeholder: 'drop_last|pad', help: 'equal shard sizes by dropping the tail (default) or repeating rows' },
+    resume: { type: 'string', placeholder: 'cursor.json', help: 'resume from a cursor; seed, epoch, shards, mode, buffer and version come from it' },
+    'stop-after': { type: 'int', min: 0, placeholder: 'n', help: 'deliver n rows, then stop (write --cursor-out to resume)' },
+    'cursor-out': { type: 'string', placeholder: 'cursor.json', help: 'write the cursor after the last row delivered (temp file + rename)' },
     'timeout-ms': { type: 'int', min: 1, placeholder: 'ms', help: 'per-request HTTP timeout (default: $SNAPTRAIN_HTTP_TIMEOUT_MS, else 10000)' },
   },
   notes: `environment:
@@ -33,8 +48,19 @@ const SPEC = {
 JSON values: int64 beyond ±2^53 as strings, timestamps ISO-8601 (UTC), dates YYYY-MM-DD,
 decimals as strings, binary as base64, maps as objects (or [key, value] pairs), NaN/Infinity as strings.
 
+Data path: --filter, --shards/--shard, --seed, --epoch, --shuffle-buffer, --mode, --resume,
+--stop-after, --cursor-out or --format ids plan the scan (pruning, deletion vectors) and deliver
+one shard's epoch stream in delivery order. --mode drop_last is the default; with one shard it
+drops nothing, so an unsharded scan delivers every live row. --resume needs the same --table,
+--columns and --filter (the cursor's plan digest checks them); a cursor for another table,
+version or plan exits 1 with the reason. --json then adds rows (delivered by this run),
+rows_dropped, rows_padded, files_pruned, row_groups_pruned, position and stream_rows.
+
 examples:
   snaptrain scan --table public/tables/clicks --limit 5
+  snaptrain scan --table public/tables/clicks --shards 4 --shard 1 --seed 7 --format ids --json
+  snaptrain scan --table public/tables/clicks --seed 7 --stop-after 1000 --cursor-out c.json --format ids
+  snaptrain scan --table public/tables/clicks --resume c.json --format ids
   snaptrain scan --table http://localhost:5173/tables/clicks/ --version 0 --json`,
 } as const satisfies CommandSpec<Record<string, FlagSpec>>
 
@@ -54,10 +80,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     // Flag checks first: a usage error should not wait for a server or the network.
     const open: OpenOptions = { ...httpOptions(flags), version: flags.version, timestamp: timestampFlag(flags.timestamp) }
+    const start = wantsDataPath(flags) ? await startPoint(flags) : undefined
+    if (start?.cursor) open.version = start.cursor.version
     location = await openTableLocation(flags.table)
-    return await scan(location, flags, open, io)
+    return await scan(location, flags, open, io, start)
   } catch (e) {
-    if (e instanceof UsageError || e instanceof TableArgError) return usage(io, e.message)
+    if (e instanceof UsageError || e instanceof TableArgError || e instanceof FilterError) return usage(io, e.message)
     io.err(`snaptrain scan: ${oneLine(describeError(e, location))}`)
     if (process.env.SNAPTRAIN_DEBUG && e instanceof Error && e.stack) io.err(e.stack)
     return 1
@@ -71,16 +99,23 @@ function usage(io: CliIo, message: string): number {
   return 2
 }
 
-async function scan(location: TableLocation, flags: ScanFlags, open: OpenOptions, io: CliIo): Promise<number> {
+async function scan(location: TableLocation, flags: ScanFlags, open: OpenOptions, io: CliIo, start: StartPoint | undefined): Promise<number> {
   const snapshot = await openSnapshot(location.url, open)
   const fields = selectFields(snapshot, flags.columns, location.display)
   const names = fields.map(f => f.name)
+  const stdout = watchStdout()
+  if (start) {
+    const extra = await dataScan(location, snapshot, names, flags, start, { timeoutMs: open.timeoutMs }, io, stdout)
+    if (flags.json && !stdout.closed) io.out(JSON.stringify({ ...summary(location, snapshot, fields, extra.rows), ...extra }))
+    return 0
+  }
   const printRows = !flags.json || flags.format !== undefined
   const rows = streamRows(snapshot, { timeoutMs: open.timeoutMs, columns: names, limit: flags.limit })
-  const format = printRows ? (flags.format ?? 'jsonl') : 'none'
-  const stdout = watchStdout()
+  const format = printRows ? (flags.format === 'csv' ? 'csv' : 'jsonl') : 'none'
   const count = await writeRows(rows, names, format, io, stdout)
-  if (flags.json && !stdout.closed) io.out(JSON.stringify(summary(location, snapshot, fields, count)))
+  // Nothing is pruned or dropped on the plain path; the fields are there so --json has one shape.
+  const plain = { rows_dropped: 0, rows_padded: 0, files_pruned: 0, row_groups_pruned: 0 }
+  if (flags.json && !stdout.closed) io.out(JSON.stringify({ ...summary(location, snapshot, fields, count), ...plain }))
   return 0
 }
 

@@ -18,7 +18,7 @@ import { convertValue, floorDiv } from './values.ts'
 import { TableError, type AddFile, type ReadOptions, type Row, type Snapshot, type StructField } from './types.ts'
 
 /** One output column and where its values come from. */
-interface ColumnPlan {
+export interface ColumnPlan {
   field: StructField
   /** Partition column: typed value shared by all rows of the file. */
   partition: boolean
@@ -135,7 +135,7 @@ function asTableError(error: unknown, url: string, what: string): TableError {
 }
 
 /** Resolves each field to a partition value or a parquet column (column mapping aware). */
-function planColumns(snapshot: Snapshot, file: AddFile, fields: StructField[], root: SchemaTree): ColumnPlan[] {
+export function planColumns(snapshot: Snapshot, file: AddFile, fields: StructField[], root: SchemaTree): ColumnPlan[] {
   const partitions = new Set(snapshot.partitionColumns)
   return fields.map((field) => {
     if (partitions.has(field.name)) return { field, partition: true }
@@ -150,7 +150,7 @@ function planColumns(snapshot: Snapshot, file: AddFile, fields: StructField[], r
 }
 
 /** Typed partition values of one file, keyed by logical name. */
-function partitionValues(snapshot: Snapshot, file: AddFile, plans: ColumnPlan[]): Record<string, unknown> {
+export function partitionValues(snapshot: Snapshot, file: AddFile, plans: ColumnPlan[]): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const { field, partition } of plans) {
     if (!partition) continue
@@ -175,7 +175,7 @@ export function withRawTypes(metadata: FileMetaData): FileMetaData {
 }
 
 /** Reads the data columns of rows [start, end); undefined when no data column is needed. */
-async function readGroup(
+export async function readGroup(
   buffer: AsyncBuffer, metadata: FileMetaData, plans: ColumnPlan[], start: number, end: number, url: string,
 ): Promise<Record<string, unknown>[] | undefined> {
   const columns = plans.flatMap((p) => (p.node ? [p.node.element.name] : []))
@@ -189,7 +189,8 @@ async function readGroup(
   }
 }
 
-function buildRow(
+/** One Row from a decoded parquet record (undefined: no data column read) plus the file's partition values. */
+export function buildRow(
   raw: Record<string, unknown> | undefined, plans: ColumnPlan[], partitionRow: Record<string, unknown>,
   snapshot: Snapshot, url: string,
 ): Row {

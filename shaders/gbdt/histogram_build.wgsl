@@ -1,0 +1,88 @@
+// histogram_build: hist[slot, bin] += (qg, qh) of every row in a node being built, as exact
+// 64-bit sums (u32 lo/hi pairs, carry detected from atomicAdd's old value), storage atomics.
+// N = rows, F = features, B = total bins, S = slots; layouts in src/models/gbdt/types.ts.
+// Dispatch: linearDispatch(N · G, WG), G = ceil(F / FPI): invocation (row i, feature group c)
+// adds row i's features [c·FPI, (c+1)·FPI). FPI = 1: one per (row, feature); FPI ≥ F: one per row.
+
+override WG: u32 = 256u;
+// Features per invocation.
+override FPI: u32 = 32u;
+
+struct Params {
+  n: u32,
+  f: u32,
+  rowWords: u32,
+  b: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> bins: array<u32>;
+@group(0) @binding(2) var<storage, read> missOff: array<u32>;
+@group(0) @binding(3) var<storage, read> cutPtrs: array<u32>;
+@group(0) @binding(4) var<storage, read> qgpair: array<vec2<i32>>;
+@group(0) @binding(5) var<storage, read> positions: array<u32>;
+@group(0) @binding(6) var<storage, read> nodeSlot: array<i32>;
+@group(0) @binding(7) var<storage, read_write> hist: array<atomic<u32>>;
+
+const ROW_UNUSED: u32 = 0xFFFFFFFFu;
+
+// 64-bit two's-complement hist[at..at+1] += v: one atomic on lo; hi gets sign extension + carry
+// in one atomic, skipped when that is 0 (v ≥ 0 without carry, or v < 0 with carry).
+fn add64(at: u32, v: i32) {
+  if (v == 0) {
+    return;
+  }
+  let lo = bitcast<u32>(v);
+  let old = atomicAdd(&hist[at], lo);
+  let hi = select(0u, 0xFFFFFFFFu, v < 0) + select(0u, 1u, old + lo < old);
+  if (hi != 0u) {
+    atomicAdd(&hist[at + 1u], hi);
+  }
+}
+
+// Histogram slot of row i, or −1 when the row is unused or its node is not built this pass.
+fn rowSlot(i: u32) -> i32 {
+  let p = positions[i];
+  if (p == ROW_UNUSED || p >= arrayLength(&nodeSlot)) {
+    return -1;
+  }
+  return nodeSlot[p];
+}
+
+@compute @workgroup_size(WG)
+fn histogram_build(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  // Flat index over the folded x·y grid → (row i, feature group c); rows vary fastest so
+  // neighbouring invocations read neighbouring bytes of one feature's bins.
+  let idx = (wid.y * nwg.x + wid.x) * WG + lid;
+  let groups = (params.f + FPI - 1u) / FPI;
+  if (idx >= params.n * groups) {
+    return;
+  }
+  let i = idx % params.n;
+  let c = idx / params.n;
+  let slot = rowSlot(i);
+  if (slot < 0) {
+    return;
+  }
+  let q = qgpair[i];
+  let f1 = min(params.f, (c + 1u) * FPI);
+  for (var f = c * FPI; f < f1; f++) {
+    // Byte (i & 3) of word (f · rowWords + i / 4): feature f's slice of the binned matrix.
+    let s = (bins[f * params.rowWords + (i >> 2u)] >> ((i & 3u) * 8u)) & 0xFFu;
+    let miss = missOff[f];
+    if (s < miss) {
+      continue;
+    }
+    let bin = cutPtrs[f] + s - miss;
+    let at = (u32(slot) * params.b + bin) * 4u;
+    if (bin >= cutPtrs[f + 1u] || at + 3u >= arrayLength(&hist)) {
+      continue;
+    }
+    add64(at, q.x);
+    add64(at + 2u, q.y);
+  }
+}

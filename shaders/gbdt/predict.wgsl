@@ -1,0 +1,65 @@
+// predict: margins of an ensemble on raw features, XGBoost semantics: value < split condition
+// goes left, NaN takes the default direction; out = base + t0 + t1 + … (f32, tree order).
+// N = rows, F = features, T = trees; nodes packed by packTrees (predict.ref.ts), 5 words each:
+// left, right (i32, −1 = leaf, tree-local), feature | defaultLeft << 31, splitBin, value (f32).
+// Dispatch: linearDispatch(N, WG), one row each, looping over the trees.
+
+override WG: u32 = 256u;
+
+struct Params {
+  rows: u32,
+  features: u32,
+  trees: u32,
+  maxDepth: u32,
+  baseMargin: f32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> features: array<f32>;
+@group(0) @binding(2) var<storage, read> nodes: array<u32>;
+@group(0) @binding(3) var<storage, read> treeOffsets: array<u32>;
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;
+
+// NaN test on the bits: compilers may fold `v != v` away under fast-math assumptions.
+fn is_nan(v: f32) -> bool {
+  let b = bitcast<u32>(v);
+  return (b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu) != 0u;
+}
+
+// Leaf value of the tree rooted at `root` for row i.
+fn walk(i: u32, root: u32) -> f32 {
+  var k = root;
+  for (var step = 0u; step < params.maxDepth; step++) {
+    let o = k * 5u;
+    let left = bitcast<i32>(nodes[o]);
+    if (left < 0) {
+      break;
+    }
+    let fw = nodes[o + 2u];
+    let v = features[i * params.features + (fw & 0x7fffffffu)];
+    var goLeft = v < bitcast<f32>(nodes[o + 4u]);
+    if (is_nan(v)) {
+      goLeft = (fw >> 31u) == 1u;
+    }
+    k = root + select(nodes[o + 1u], nodes[o], goLeft);
+  }
+  return bitcast<f32>(nodes[k * 5u + 4u]);
+}
+
+@compute @workgroup_size(WG)
+fn predict(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  // Flat row index over the folded x·y grid.
+  let i = (wid.y * nwg.x + wid.x) * WG + lid;
+  if (i >= params.rows) {
+    return;
+  }
+  var m = params.baseMargin;
+  for (var t = 0u; t < params.trees; t++) {
+    m = m + walk(i, treeOffsets[t]);
+  }
+  out[i] = m;
+}

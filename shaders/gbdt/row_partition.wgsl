@@ -1,0 +1,53 @@
+// row_partition: moves each row whose node was split this level to the left or right child:
+// bin ≤ splitBin → left, missing (byte < missOff) → defaultLeft ? left : right.
+// N = rows, F = features, K = split-table nodes. Dispatch: linearDispatch(N, WG), one row each.
+
+override WG: u32 = 256u;
+
+struct Params {
+  rows: u32,
+  rowWords: u32,
+  nodes: u32,
+}
+
+const NO_NODE: u32 = 0xffffffffu;
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> bins: array<u32>;
+@group(0) @binding(2) var<storage, read> missOff: array<u32>;
+// Per node id: feature, splitBin (i32 bits), defaultLeft, leftChild, rightChild (NO_NODE = not split).
+@group(0) @binding(3) var<storage, read> splits: array<u32>;
+@group(0) @binding(4) var<storage, read_write> positions: array<u32>;
+
+// Bin of (row i, feature f) from the feature-major u8-in-u32 matrix; −1 = missing.
+fn bin_at(i: u32, f: u32) -> i32 {
+  let byte = (bins[f * params.rowWords + (i >> 2u)] >> ((i & 3u) * 8u)) & 0xffu;
+  return i32(byte) - i32(missOff[f]);
+}
+
+@compute @workgroup_size(WG)
+fn row_partition(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  // Flat row index over the folded x·y grid.
+  let i = (wid.y * nwg.x + wid.x) * WG + lid;
+  if (i >= params.rows) {
+    return;
+  }
+  let node = positions[i];
+  if (node == NO_NODE || node >= params.nodes) {
+    return;
+  }
+  let s = node * 5u;
+  if (splits[s + 3u] == NO_NODE) {
+    return;
+  }
+  let bin = bin_at(i, splits[s]);
+  var goLeft = bin <= bitcast<i32>(splits[s + 1u]);
+  if (bin < 0) {
+    goLeft = splits[s + 2u] != 0u;
+  }
+  positions[i] = select(splits[s + 4u], splits[s + 3u], goLeft);
+}

@@ -1,0 +1,122 @@
+/**
+ * Batch assembly: rows named by (unit id, live-row index) gathered from decoded units into fresh
+ * columnar typed arrays (one buffer per column, so a batch can be transferred or uploaded as is).
+ * B = rows in the batch, L = elements per row of a fixed_list.
+ */
+import { TableError } from '../table/types.ts'
+import type { Batch, DecodedColumn, DecodedUnit, ScanPlan } from './types.ts'
+
+/** Rows of a batch: unit id and live-row index per row (RankStreamView.rowsAt). */
+export interface BatchRows {
+  unit: Uint32Array
+  index: Uint32Array
+}
+
+/**
+ * Gathers a batch. `units[u]` must hold decoded unit u for every unit named in `rows`.
+ * `ids` adds (unit, file-relative row) per row, computed from the plan's units.
+ * Throws TableError('schema') naming the column when units disagree on its encoding or length.
+ */
+export function gatherBatch(
+  plan: ScanPlan, units: ReadonlyArray<DecodedUnit | undefined>, rows: BatchRows,
+  position: number, epoch: number, ids = false,
+): Batch {
+  const size = rows.unit.length
+  const columns: Record<string, DecodedColumn> = {}
+  if (size > 0) {
+    const first = unitOf(units, rows.unit[0])
+    for (const name of Object.keys(first.columns)) columns[name] = gatherColumn(name, units, rows)
+  }
+  const batch: Batch = { size, position, epoch, columns }
+  if (ids) batch.ids = { unit: rows.unit.slice(), row: fileRowsOf(plan, rows) }
+  return batch
+}
+
+function unitOf(units: ReadonlyArray<DecodedUnit | undefined>, id: number): DecodedUnit {
+  const unit = units[id]
+  if (!unit) throw new Error(`unit ${id} is not decoded (loader bug: rows asked before their unit was read)`)
+  return unit
+}
+
+function gatherColumn(name: string, units: ReadonlyArray<DecodedUnit | undefined>, rows: BatchRows): DecodedColumn {
+  const template = unitOf(units, rows.unit[0]).columns[name]
+  if (template.encoding === 'var_list') return gatherVarList(name, units, rows)
+  const width = template.encoding === 'fixed_list' ? template.length ?? 0 : 1
+  const Ctor = template.values.constructor as new (n: number) => DecodedColumn['values']
+  const out = new Ctor(rows.unit.length * width)
+  let lastUnit = -1
+  let src = template.values
+  const n = rows.unit.length
+  for (let i = 0; i < n;) {
+    // A run: consecutive rows of one unit with consecutive indices (table order) — one block copy.
+    const u = rows.unit[i]
+    const first = rows.index[i]
+    let run = 1
+    while (i + run < n && rows.unit[i + run] === u && rows.index[i + run] === first + run) run++
+    if (u !== lastUnit) src = sourceOf(name, unitOf(units, lastUnit = u), template).values
+    if (run * width >= 64) out.set(src.subarray(first * width, (first + run) * width), i * width)
+    else for (let j = 0; j < run * width; j++) out[i * width + j] = src[first * width + j]
+    i += run
+  }
+  const column: DecodedColumn = { name, encoding: template.encoding, values: out }
+  if (template.encoding === 'fixed_list') column.length = width
+  return column
+}
+
+/** The unit's column, checked to match the batch's first unit (same encoding, same list length). */
+function sourceOf(name: string, unit: DecodedUnit, template: DecodedColumn): DecodedColumn {
+  const column = unit.columns[name]
+  if (!column || column.encoding !== template.encoding || column.length !== template.length) {
+    const got = column ? `${column.encoding}${column.length !== undefined ? ` of length ${column.length}` : ''}` : 'nothing'
+    const want = `${template.encoding}${template.length !== undefined ? ` of length ${template.length}` : ''}`
+    throw new TableError(`column '${name}': unit ${unit.unitId} decoded as ${got}, other units as ${want}`, 'schema')
+  }
+  return column
+}
+
+function gatherVarList(name: string, units: ReadonlyArray<DecodedUnit | undefined>, rows: BatchRows): DecodedColumn {
+  const n = rows.unit.length
+  const offsets = new Uint32Array(n + 1)
+  for (let i = 0; i < n; i++) {
+    const src = listOf(name, unitOf(units, rows.unit[i]))
+    offsets[i + 1] = offsets[i] + src.offsets[rows.index[i] + 1] - src.offsets[rows.index[i]]
+  }
+  const values = new Float32Array(offsets[n])
+  for (let i = 0; i < n; i++) {
+    const src = listOf(name, unitOf(units, rows.unit[i]))
+    values.set(src.values.subarray(src.offsets[rows.index[i]], src.offsets[rows.index[i] + 1]), offsets[i])
+  }
+  return { name, encoding: 'var_list', values, offsets }
+}
+
+function listOf(name: string, unit: DecodedUnit): { values: Float32Array; offsets: Uint32Array } {
+  const column = unit.columns[name]
+  if (column?.encoding !== 'var_list' || !column.offsets) {
+    throw new TableError(`column '${name}': unit ${unit.unitId} is not a var_list`, 'schema')
+  }
+  return { values: column.values as Float32Array, offsets: column.offsets }
+}
+
+/** File-relative row index of each batch row, from the plan's unit masks. */
+function fileRowsOf(plan: ScanPlan, rows: BatchRows): Uint32Array {
+  const out = new Uint32Array(rows.unit.length)
+  for (let i = 0; i < out.length; i++) {
+    const unit = plan.units[rows.unit[i]]
+    out[i] = unit.live ? unit.live[rows.index[i]] : unit.rowStart + rows.index[i]
+  }
+  return out
+}
+
+/** Bytes held by a decoded unit's typed arrays. */
+export function unitBytes(unit: DecodedUnit): number {
+  let bytes = unit.rowIds?.byteLength ?? 0
+  for (const c of Object.values(unit.columns)) bytes += c.values.byteLength + (c.offsets?.byteLength ?? 0)
+  return bytes
+}
+
+/** Bytes held by a batch's typed arrays. */
+export function batchBytes(batch: Batch): number {
+  let bytes = batch.ids ? batch.ids.unit.byteLength + batch.ids.row.byteLength : 0
+  for (const c of Object.values(batch.columns)) bytes += c.values.byteLength + (c.offsets?.byteLength ?? 0)
+  return bytes
+}

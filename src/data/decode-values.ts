@@ -1,0 +1,85 @@
+/**
+ * Scalar conversions shared by the column decoders: one hyparquet value (or typed partition value)
+ * → the number stored in a typed array for an encoding. The column loops in decode.ts take typed
+ * fast paths first and fall back to these for generic JS arrays.
+ *
+ * Value conventions (set by the parsers in unit-reader.ts): dates are day numbers, timestamps are
+ * seconds since the epoch (fractional), decimals are JS numbers, strings are JS strings, binary is
+ * Uint8Array, int64 is bigint.
+ */
+import { hashBytes, hashInt64, hashInteger, hashString } from '../util/hash.ts'
+
+const MS_PER_DAY = 86_400_000
+const scratch = new DataView(new ArrayBuffer(8))
+
+/** A conversion failure; the caller adds column, file and row. */
+export class ValueError extends Error {}
+
+/** Number for 'float32': null → NaN; booleans 0/1; bigint, Date (seconds), decimal/date strings. */
+export function toFloat(v: unknown): number {
+  if (typeof v === 'number') return v
+  if (v === null || v === undefined) return NaN
+  if (typeof v === 'bigint') return Number(v)
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (v instanceof Date) return v.getTime() / 1000
+  if (typeof v === 'string') return stringToNumber(v)
+  throw new ValueError(`cannot decode ${describe(v)} as float32`)
+}
+
+/** Partition values arrive as strings for dates ('YYYY-MM-DD' → days) and decimals ('-1.20'). */
+function stringToNumber(v: string): number {
+  if (/^-?\d{4,}-\d{2}-\d{2}$/.test(v)) return Math.floor(Date.parse(`${v}T00:00:00Z`) / MS_PER_DAY)
+  const n = Number(v)
+  if (v.trim() === '' || Number.isNaN(n)) throw new ValueError(`cannot decode string '${v}' as float32`)
+  return n
+}
+
+/** Integer for 'int32' / 'uint32' within [min, max]; null and fractions are errors. */
+export function toInteger(v: unknown, min: number, max: number, what: string): number {
+  let n: number
+  if (typeof v === 'number') n = v
+  else if (typeof v === 'bigint') n = Number(v)
+  else if (typeof v === 'boolean') n = v ? 1 : 0
+  else if (v === null || v === undefined) throw new ValueError(`null value (${what} has no null; use float32)`)
+  else throw new ValueError(`cannot decode ${describe(v)} as ${what}`)
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ValueError(`value ${String(v)} does not fit ${what} (use hash32 or float32)`)
+  }
+  return n
+}
+
+/** 0/1 for 'bool'; null is an error. */
+export function toBool(v: unknown): number {
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (typeof v === 'number' || typeof v === 'bigint') return v ? 1 : 0
+  if (v === null || v === undefined) throw new ValueError('null value (bool has no null; use float32)')
+  throw new ValueError(`cannot decode ${describe(v)} as bool`)
+}
+
+/**
+ * Stable hash for 'hash32': strings by UTF-8 bytes, integers (number or bigint) as int64, binary
+ * by its bytes, other numbers by their float64 bytes, booleans as the integers 0/1.
+ */
+export function toHash(v: unknown): number {
+  if (typeof v === 'string') return hashString(v)
+  if (typeof v === 'bigint') return hashInt64(v)
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? hashInteger(v) : hashFloat(v)
+  if (v instanceof Uint8Array) return hashBytes(v)
+  if (typeof v === 'boolean') return hashInteger(v ? 1 : 0)
+  if (v instanceof Date) return hashInteger(v.getTime())
+  if (v === null || v === undefined) throw new ValueError('null value (hash32 ids have no null)')
+  throw new ValueError(`cannot hash ${describe(v)}`)
+}
+
+function hashFloat(v: number): number {
+  scratch.setFloat64(0, v, true)
+  return hashBytes(new Uint8Array(scratch.buffer))
+}
+
+/** A short description of a value for error messages. */
+export function describe(v: unknown): string {
+  if (Array.isArray(v)) return 'an array'
+  if (v instanceof Uint8Array) return 'binary'
+  if (v && typeof v === 'object') return 'an object'
+  return `${typeof v} ${String(v)}`
+}

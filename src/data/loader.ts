@@ -1,0 +1,224 @@
+/**
+ * The loader: a rank's epoch stream as columnar batches. The delivered order is defined only by
+ * the stream (RankStreamView.rowsAt), never by the number of workers or by timing; workers merely
+ * read and decode units, prefetched ahead in first-need order within a unit count and a memory
+ * bound, and each decoded unit is freed once no later position needs it.
+ */
+import type { HttpOptions } from '../table/types.ts'
+import { batchBytes, gatherBatch, unitBytes } from './batcher.ts'
+import { assignFromCursor, checkCursor, makeCursor } from './cursor.ts'
+import { readSchedule, type UnitRead } from './read-schedule.ts'
+import { rankStream } from './stream.ts'
+import type { AssignOptions, Batch, Cursor, DecodeSpec, DecodedUnit, LoaderStats, RankStreamView, ScanPlan } from './types.ts'
+import { inProcessSource, workerSource, type UnitSource, type WorkerFactory } from './unit-source.ts'
+
+/** Options of createLoader. */
+export interface LoaderOptions {
+  /** Which rank and epoch to deliver; ignored when `cursor` is given (it carries them). */
+  assign: AssignOptions
+  /** Rows per batch (the last batch of the epoch may be smaller). */
+  batchSize: number
+  /** Encodings by logical column (default from the column's type, see defaultEncoding). */
+  spec?: DecodeSpec
+  /** Loader workers: default 2 where `Worker` exists, else 0 (read on the calling thread). */
+  workers?: number
+  /** Most units held or in flight ahead of delivery (default 2 per worker + 2, at least 4). */
+  prefetchUnits?: number
+  /** Most bytes of decoded units held (default 256 MiB); the unit needed next is always read. */
+  memoryBytes?: number
+  /** Add row identities (unit, file row) to every batch. */
+  ids?: boolean
+  /** Resume: deliver exactly the rows after cursor.position (refused when it does not fit the plan). */
+  cursor?: Cursor
+  http?: HttpOptions
+  workerFactory?: WorkerFactory
+}
+
+/** A running loader. */
+export interface Loader {
+  stream: RankStreamView
+  /** The batches from the current position to the end of the rank's epoch (iterate once). */
+  batches(): AsyncIterable<Batch>
+  /** Cursor at the next undelivered row. */
+  cursor(): Cursor
+  stats(): LoaderStats
+  /** Stops reading and terminates the workers. */
+  close(): Promise<void>
+}
+
+const DEFAULT_MEMORY = 256 * 2 ** 20
+
+/** A unit being read or held, shared by every held read of that unit. */
+interface Entry {
+  promise: Promise<DecodedUnit>
+  decoded?: DecodedUnit
+  /** Held reads of the unit. */
+  refs: number
+  /** Decoded bytes (an estimate until decoded). */
+  bytes: number
+}
+
+/**
+ * Creates a loader over `plan`. Throws RangeError naming a bad option and CursorError when
+ * `opts.cursor` does not fit the plan; read failures surface from batches() naming the URL.
+ */
+export function createLoader(plan: ScanPlan, opts: LoaderOptions): Loader {
+  if (opts.cursor) checkCursor(opts.cursor, plan)
+  const stream = rankStream(plan, opts.cursor ? assignFromCursor(opts.cursor) : opts.assign)
+  const { workers, prefetch, memory } = resolveLimits(opts)
+  const spec = opts.spec ?? {}
+  const http = opts.http ?? {}
+  const source: UnitSource = workers === 0 ? inProcessSource(plan, spec, http) : workerSource(plan, spec, http, workers, opts.workerFactory)
+  let position = opts.cursor?.position ?? 0
+  const reads = readSchedule(stream.segments(), position)
+  const state = new Pump(plan, reads, source, { length: stream.length, prefetch, memory })
+  let closed = false
+
+  async function* batches(): AsyncGenerator<Batch> {
+    while (position < stream.length && !closed) {
+      const end = Math.min(position + opts.batchSize, stream.length)
+      const units = await state.ready(end)
+      const batch = gatherBatch(plan, units, stream.rowsAt(position, end), position, stream.options.epoch, opts.ids)
+      position = end
+      state.deliver(batch, position)
+      yield batch
+    }
+  }
+
+  return {
+    stream,
+    batches,
+    cursor: () => makeCursor(plan, stream.options, position),
+    stats: () => state.stats(source.workers),
+    async close() {
+      closed = true
+      source.close()
+    },
+  }
+}
+
+/** Validated counts and bounds of the options (RangeError naming the bad one). */
+function resolveLimits(opts: LoaderOptions): { workers: number; prefetch: number; memory: number } {
+  const workers = opts.workers ?? (typeof Worker === 'undefined' ? 0 : 2)
+  const prefetch = opts.prefetchUnits ?? Math.max(4, 2 * workers + 2)
+  const memory = opts.memoryBytes ?? DEFAULT_MEMORY
+  const checks: [string, number, number][] = [['batchSize', opts.batchSize, 1], ['workers', workers, 0], ['prefetchUnits', prefetch, 1]]
+  for (const [name, value, min] of checks) {
+    if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`)
+  }
+  if (!(memory >= 0)) throw new RangeError(`memoryBytes must be a number ≥ 0, got ${memory}`)
+  return { workers, prefetch, memory }
+}
+
+/** Bounds of a Pump. */
+interface PumpLimits { length: number; prefetch: number; memory: number }
+
+/**
+ * Issues reads ahead of delivery and frees them behind it. `held` = reads issued and not yet
+ * freed, in issue (= first-need) order; `decoded[u]` is unit u while any held read of it is done.
+ */
+class Pump {
+  private next = 0
+  private held: UnitRead[] = []
+  private readonly entries = new Map<number, Entry>()
+  private readonly decoded: (DecodedUnit | undefined)[] = []
+  private heldBytes = 0
+  private rowBytes: number
+  private readonly counts: LoaderStats = {
+    workers: 0, unitsRead: 0, rowsDelivered: 0, batchesDelivered: 0, bytesDelivered: 0, bytesFetched: 0,
+    fetchMs: 0, decodeMs: 0, transferMs: 0, waitMs: 0, peakBytes: 0,
+  }
+
+  constructor(
+    private readonly plan: ScanPlan, private readonly reads: UnitRead[], private readonly source: UnitSource,
+    private readonly limits: PumpLimits,
+  ) {
+    this.rowBytes = 4 * plan.columns.length // first guess; corrected by the first decoded unit
+  }
+
+  /** Decoded units for every row before stream position `end` (issuing and awaiting their reads). */
+  async ready(end: number): Promise<ReadonlyArray<DecodedUnit | undefined>> {
+    this.pump(end)
+    const t0 = performance.now()
+    for (const read of this.held) {
+      if (read.from >= end) break
+      const entry = this.entries.get(read.unit)!
+      if (!entry.decoded) this.accept(read.unit, entry, await entry.promise)
+    }
+    this.counts.waitMs += performance.now() - t0
+    return this.decoded
+  }
+
+  /** Records a delivered batch; frees reads no later position needs and reads further ahead. */
+  deliver(batch: Batch, position: number): void {
+    this.counts.batchesDelivered++
+    this.counts.rowsDelivered += batch.size
+    this.counts.bytesDelivered += batchBytes(batch)
+    this.held = this.held.filter((read) => read.to > position || this.release(read.unit))
+    if (position < this.limits.length) this.pump(position)
+  }
+
+  /** Issues reads in order: every read needed before `end`, then more while within both bounds. */
+  private pump(end: number): void {
+    while (this.next < this.reads.length) {
+      const read = this.reads[this.next]
+      const fresh = !this.entries.has(read.unit)
+      const estimate = fresh ? this.estimate(read.unit) : 0
+      const needed = read.from < end
+      const full = this.held.length >= this.limits.prefetch || this.heldBytes + estimate > this.limits.memory
+      if (!needed && full) break
+      if (fresh) this.start(read.unit, estimate)
+      this.entries.get(read.unit)!.refs++
+      this.held.push(read)
+      this.next++
+    }
+  }
+
+  private start(unit: number, estimate: number): void {
+    // Batch identities come from the plan's unit masks, so workers need not send row ids.
+    const promise = this.source.read(unit, false)
+    promise.catch(() => {}) // surfaced by ready(); no unhandled rejection meanwhile
+    this.entries.set(unit, { promise, refs: 0, bytes: estimate })
+    this.heldBytes += estimate
+    this.counts.peakBytes = Math.max(this.counts.peakBytes, this.heldBytes)
+  }
+
+  private accept(unit: number, entry: Entry, decoded: DecodedUnit): void {
+    entry.decoded = decoded
+    this.decoded[unit] = decoded
+    const bytes = unitBytes(decoded)
+    this.heldBytes += bytes - entry.bytes
+    entry.bytes = bytes
+    this.rowBytes = Math.max(this.rowBytes, bytes / Math.max(1, decoded.rows))
+    this.counts.peakBytes = Math.max(this.counts.peakBytes, this.heldBytes)
+    this.count(decoded)
+  }
+
+  private count(unit: DecodedUnit): void {
+    const c = this.counts
+    c.unitsRead++
+    c.bytesFetched += unit.timing.bytes
+    c.fetchMs += unit.timing.fetchMs
+    c.decodeMs += unit.timing.decodeMs
+    if (unit.timing.sentAt !== undefined) c.transferMs += Math.max(0, performance.timeOrigin + performance.now() - unit.timing.sentAt)
+  }
+
+  /** Drops one held read of `unit`; the unit goes with its last read. Returns false (for filter). */
+  private release(unit: number): boolean {
+    const entry = this.entries.get(unit)!
+    if (--entry.refs > 0) return false
+    this.entries.delete(unit)
+    this.heldBytes -= entry.bytes
+    this.decoded[unit] = undefined
+    return false
+  }
+
+  /** Decoded bytes a unit will hold: live rows × the largest bytes per row seen so far. */
+  private estimate(unit: number): number {
+    return this.plan.units[unit].liveRows * this.rowBytes
+  }
+
+  stats(workers: number): LoaderStats {
+    return { ...this.counts, workers }
+  }
+}

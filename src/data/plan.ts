@@ -1,0 +1,183 @@
+/**
+ * The scan planner: turns a pinned snapshot, columns and an optional row filter into the exact
+ * list of units (row ranges with live-row masks) a training run reads. It reads like the
+ * algorithm: validate → partition pruning → file pruning (Delta stats) → one footer per file →
+ * row-group pruning (Parquet stats) → cut into units → deletion vectors → exact row filter.
+ * Only footers, deletion vectors and — where stats cannot decide — the filter columns are read.
+ */
+import {
+  asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync, type AsyncBuffer, type FileMetaData,
+} from 'hyparquet'
+import { loadDeletionVector } from '../table/deletion-vector.ts'
+import { retryingFetch } from '../table/http.ts'
+import { TableError, type AddFile, type Snapshot } from '../table/types.ts'
+import { planDigest } from './digest.ts'
+import { filterColumns, parseFilter } from './filter-parse.ts'
+import { evalFilter, mayMatch, mustMatch } from './filter-eval.ts'
+import { readFilterRows } from './filter-columns.ts'
+import { deltaFileStats, filePartitionValues, rowGroupStats, withPartitions } from './range-stats.ts'
+import { cutRange, DEFAULT_MAX_UNIT_ROWS, filterLive, liveAfterDeletes, makeUnit } from './units.ts'
+import type { ColumnRangeStats, FilterExpr, PlanFile, PlanOptions, PlanSchema, PlanStats, ScanPlan, Unit } from './types.ts'
+
+/** Files whose footers are fetched at once (hides request latency without flooding the server). */
+const FILE_CONCURRENCY = 6
+
+/** The result of planning one kept file (units are numbered later by assemble). */
+interface FilePlan { file: Omit<PlanFile, 'index'>; units: Unit[]; rowGroupsTotal: number; rowGroupsPruned: number; rowsBeforeFilter: number }
+
+/** What the row-group steps of one file share. */
+interface FileContext {
+  snapshot: Snapshot
+  file: AddFile
+  buffer: AsyncBuffer
+  metadata: FileMetaData
+  /** Sorted deleted row indices from the deletion vector. */
+  deleted: number[]
+  filter?: FilterExpr
+  partitionValues: Record<string, unknown>
+  maxUnitRows: number
+}
+
+/**
+ * Plans a scan of `snapshot`. Columns default to all top-level columns (label added when
+ * missing); `opts.filter` is parsed against the schema. Throws FilterError for a bad filter and
+ * TableError ('schema' naming an unknown column, 'http', 'corrupt-file') otherwise.
+ * Stats: rowGroupsTotal/rowGroupsPruned count the row groups of files kept by file pruning
+ * (pruned files' footers are never fetched).
+ */
+export async function planScan(snapshot: Snapshot, opts: PlanOptions = {}): Promise<ScanPlan> {
+  const columns = selectColumns(snapshot, opts)
+  const filter = opts.filter?.trim() ? parseFilter(opts.filter, snapshot.schema) : undefined
+  const maxUnitRows = opts.maxUnitRows ?? DEFAULT_MAX_UNIT_ROWS
+  cutRange(0, 1, maxUnitRows) // validates maxUnitRows before any request
+  // Partition pruning and file pruning with Delta stats: one check over both.
+  const kept = snapshot.files.filter((file) => !filter || mayMatch(filter, fileStats(snapshot, file)))
+  const plans = await mapConcurrent(kept, FILE_CONCURRENCY, (file) => planFile(snapshot, file, filter, maxUnitRows, opts))
+  return assemble(snapshot, opts, columns, plans, snapshot.files.length - kept.length)
+}
+
+/** Delivered columns: requested (or all) plus the label; unknown names are a 'schema' error. */
+function selectColumns(snapshot: Snapshot, opts: PlanOptions): string[] {
+  const names = snapshot.schema.fields.map((f) => f.name)
+  const columns = [...(opts.columns ?? names)]
+  if (opts.label !== undefined && !columns.includes(opts.label)) columns.push(opts.label)
+  for (const column of columns) {
+    if (!names.includes(column)) {
+      throw new TableError(`${snapshot.tableUrl}: no column '${column}' in the table schema (columns: ${names.join(', ')})`, 'schema', snapshot.tableUrl)
+    }
+  }
+  return columns
+}
+
+/** File-level ranges: typed partition values (min = max) merged with the add action's stats. */
+function fileStats(snapshot: Snapshot, file: AddFile): ColumnRangeStats {
+  return withPartitions(deltaFileStats(snapshot, file), filePartitionValues(snapshot, file))
+}
+
+/** One footer and the deletion vector (fetched together), then each row group in order. */
+async function planFile(snapshot: Snapshot, file: AddFile, filter: FilterExpr | undefined, maxUnitRows: number, opts: PlanOptions): Promise<FilePlan> {
+  const buffer = await openFile(file, opts, snapshot.tableUrl)
+  const [metadata, deleted] = await Promise.all([
+    readFooter(buffer, file.url),
+    file.deletionVector ? loadDeletionVector(file.deletionVector, snapshot.tableUrl, opts) : Promise.resolve([]),
+  ])
+  const partitionValues = filePartitionValues(snapshot, file)
+  const ctx: FileContext = { snapshot, file, buffer, metadata, deleted, filter, partitionValues, maxUnitRows }
+  const plan: FilePlan = {
+    file: { path: file.path, url: file.url, size: file.size, partitionValues, metadata },
+    units: [], rowGroupsTotal: metadata.row_groups.length, rowGroupsPruned: 0, rowsBeforeFilter: 0,
+  }
+  let groupStart = 0
+  for (const [rowGroup, group] of metadata.row_groups.entries()) {
+    const groupEnd = groupStart + Number(group.num_rows)
+    await planRowGroup(ctx, rowGroup, groupStart, groupEnd, plan)
+    groupStart = groupEnd
+  }
+  return plan
+}
+
+/**
+ * Row-group pruning with Parquet stats; otherwise cut into units, apply the deletion vector and —
+ * unless the stats prove every row matches — the exact filter over the filter columns only.
+ */
+async function planRowGroup(ctx: FileContext, rowGroup: number, start: number, end: number, plan: FilePlan): Promise<void> {
+  const { filter } = ctx
+  const stats = filter && withPartitions(rowGroupStats(ctx.snapshot, ctx.metadata, rowGroup), ctx.partitionValues)
+  if (filter && stats && !mayMatch(filter, stats)) { plan.rowGroupsPruned++; return }
+  const ranges = cutRange(start, end, ctx.maxUnitRows)
+  const masks = ranges.map((range) => liveAfterDeletes(ctx.deleted, range.start, range.end))
+  plan.rowsBeforeFilter += ranges.reduce((n, range, i) => n + (masks[i]?.length ?? range.end - range.start), 0)
+  if (filter && stats && !mustMatch(filter, stats) && masks.some((mask) => mask?.length !== 0)) {
+    // One read of the filter columns per row group (a column chunk is one request), shared by its units.
+    const rows = await readFilterRows(ctx.snapshot, ctx.file, ctx.buffer, ctx.metadata, filterColumns(filter), start, end)
+    ranges.forEach((range, i) => {
+      masks[i] = filterLive(masks[i], range.start, range.end, (offset) => evalFilter(filter, rows[range.start - start + offset]))
+    })
+  }
+  ranges.forEach((range, i) => plan.units.push(makeUnit(0, 0, rowGroup, range, masks[i])))
+}
+
+/** Numbers files and units in table order (files sorted by path, row groups ascending) and adds stats + digest. */
+function assemble(snapshot: Snapshot, opts: PlanOptions, columns: string[], plans: FilePlan[], filesPruned: number): ScanPlan {
+  const files: PlanFile[] = []
+  const units: Unit[] = []
+  const stats: PlanStats = { filesTotal: snapshot.files.length, filesPruned, rowGroupsTotal: 0, rowGroupsPruned: 0, rowsBeforeFilter: 0, rows: 0 }
+  const ordered = [...plans].sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0))
+  for (const plan of ordered) {
+    stats.rowGroupsTotal += plan.rowGroupsTotal
+    stats.rowGroupsPruned += plan.rowGroupsPruned
+    stats.rowsBeforeFilter += plan.rowsBeforeFilter
+    // A file whose row groups were all pruned (or all rows deleted/filtered) contributes no units
+    // but stays listed, so identities and digests stay stable when only the filter changes.
+    const fileIndex = files.length
+    files.push({ index: fileIndex, ...plan.file })
+    for (const draft of plan.units) {
+      if (draft.liveRows === 0) continue
+      units.push({ ...draft, id: units.length, fileIndex })
+      stats.rows += draft.liveRows
+    }
+  }
+  const filter = opts.filter?.trim() ? opts.filter : undefined
+  const base = { tableUrl: snapshot.tableUrl, version: snapshot.version, columns, filter, label: opts.label, files, units }
+  return { ...base, stats, schema: planSchemaOf(snapshot, columns), digest: planDigest(base) }
+}
+
+/** Delta fields of the delivered columns for the decoders (columns are validated already). */
+function planSchemaOf(snapshot: Snapshot, columns: string[]): PlanSchema {
+  const fields = columns.map((name) => snapshot.schema.fields.find((f) => f.name === name)!)
+  return { fields, columnMapping: snapshot.columnMapping, partitionColumns: [...snapshot.partitionColumns] }
+}
+
+/**
+ * AsyncBuffer over the file with the size from the log (no HEAD request), cached so the footer
+ * and the filter columns share bytes; every request goes through retryingFetch (timeout, retries,
+ * errors naming the URL).
+ */
+async function openFile(file: AddFile, opts: PlanOptions, tableUrl: string): Promise<AsyncBuffer> {
+  const fetch = retryingFetch(opts, tableUrl) as typeof globalThis.fetch
+  return cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))
+}
+
+async function readFooter(buffer: AsyncBuffer, url: string): Promise<FileMetaData> {
+  try {
+    return await parquetMetadataAsync(buffer)
+  } catch (error) {
+    if (error instanceof TableError) throw error
+    const message = error instanceof Error ? error.message : String(error)
+    throw new TableError(`${url}: corrupt parquet footer: ${message}`, 'corrupt-file', url)
+  }
+}
+
+/** Maps items with at most `limit` calls in flight; results in input order. */
+async function mapConcurrent<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length)
+  let next = 0
+  async function worker(): Promise<void> {
+    while (next < items.length) {
+      const i = next++
+      results[i] = await fn(items[i])
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return results
+}

@@ -1,0 +1,155 @@
+/**
+ * The unit reader: range-reads the needed column chunks of one unit's row group, decodes rows
+ * [rowStart, rowEnd) with hyparquet's columnar callbacks, and keeps only the unit's live rows,
+ * as typed arrays in unit order. One reader per loader worker; it holds one AsyncBuffer per file
+ * (footers come from the plan, never refetched) and the resolved columns of each file.
+ */
+import { asyncBufferFromUrl, parquetRead, type AsyncBuffer, type ParquetParsers } from 'hyparquet'
+import { compressors } from 'hyparquet-compressors'
+import { retryingFetch } from '../table/http.ts'
+import { TableError, type HttpOptions } from '../table/types.ts'
+import { decodeColumn, decodeConstant, type ColumnChunk, type RowSelection } from './decode.ts'
+import { chunkRanges, fetchRanges, type UnitBytes } from './unit-bytes.ts'
+import { resolveColumns, type ColumnSource } from './unit-columns.ts'
+import type { DecodeSpec, DecodedColumn, DecodedUnit, ScanPlan, Unit } from './types.ts'
+
+/**
+ * Numbers instead of Dates: dates as day numbers, timestamps as seconds since the epoch (what
+ * the float32 encoding stores), so no Date object is built per value.
+ */
+const PARSERS: Partial<ParquetParsers> = {
+  timestampFromMilliseconds: (ms: bigint) => Number(ms) / 1e3,
+  timestampFromMicroseconds: (us: bigint) => Number(us) / 1e6,
+  timestampFromNanoseconds: (ns: bigint) => Number(ns) / 1e9,
+  dateFromDays: (days: number) => days,
+}
+
+/** Totals of one reader, for LoaderStats. */
+export interface UnitReaderStats {
+  unitsRead: number
+  rowsRead: number
+  bytesFetched: number
+  fetchMs: number
+  decodeMs: number
+}
+
+/** Reads units of one plan with one decode spec. */
+export interface UnitReader {
+  /** Reads unit `unitId`; `ids` adds each row's file-relative row index (rowIds). */
+  read(unitId: number, opts?: { ids?: boolean }): Promise<DecodedUnit>
+  stats(): UnitReaderStats
+}
+
+/** Row groups whose fetched bytes are kept for the next unit (units cut from one large group). */
+const GROUP_CACHE = 2
+
+/**
+ * Creates a reader. `http` configures the retrying fetch (timeout, attempts, backoff, injected
+ * fetch); requests are sent only for the unit's column chunks.
+ */
+export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOptions = {}): UnitReader {
+  const files = new Map<number, AsyncBuffer>()
+  const sources = new Map<number, ColumnSource[]>()
+  const groups: { key: string; bytes: Promise<UnitBytes> }[] = []
+  const totals: UnitReaderStats = { unitsRead: 0, rowsRead: 0, bytesFetched: 0, fetchMs: 0, decodeMs: 0 }
+  const fetch = retryingFetch(http, plan.tableUrl) as typeof globalThis.fetch
+
+  async function fileBuffer(index: number): Promise<AsyncBuffer> {
+    let buffer = files.get(index)
+    if (!buffer) {
+      const file = plan.files[index]
+      buffer = await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch })
+      files.set(index, buffer)
+    }
+    return buffer
+  }
+
+  function columnsOf(index: number): ColumnSource[] {
+    let resolved = sources.get(index)
+    if (!resolved) sources.set(index, resolved = resolveColumns(plan, plan.files[index], spec))
+    return resolved
+  }
+
+  /** The unit's bytes, shared with the previous unit when it read the same row group. */
+  async function groupBytes(unit: Unit, names: Set<string>): Promise<{ bytes: UnitBytes; fresh: boolean }> {
+    const key = `${unit.fileIndex}:${unit.rowGroup}`
+    const cached = groups.find((g) => g.key === key)
+    if (cached) return { bytes: await cached.bytes, fresh: false }
+    const ranges = chunkRanges(plan.files[unit.fileIndex].metadata, unit.rowGroup, names)
+    const bytes = fileBuffer(unit.fileIndex).then((file) => fetchRanges(file, ranges))
+    groups.unshift({ key, bytes })
+    groups.length = Math.min(groups.length, GROUP_CACHE)
+    return { bytes: await bytes, fresh: true }
+  }
+
+  async function read(unitId: number, opts: { ids?: boolean } = {}): Promise<DecodedUnit> {
+    const unit = plan.units[unitId]
+    if (!unit) throw new RangeError(`unit ${unitId} is not in the plan (it has ${plan.units.length} units)`)
+    const file = plan.files[unit.fileIndex]
+    const columns = columnsOf(unit.fileIndex)
+    const names = new Set(columns.flatMap((c) => (c.kind === 'parquet' ? [c.parquetName] : [])))
+    const { bytes, fresh } = names.size ? await groupBytes(unit, names) : { bytes: undefined, fresh: false }
+    const t0 = performance.now()
+    const chunks = bytes ? await decodeChunks(bytes, plan, unit, [...names]) : new Map<string, ColumnChunk[]>()
+    const sel: RowSelection = { start: unit.rowStart, end: unit.rowEnd, live: unit.live }
+    const decoded: Record<string, DecodedColumn> = {}
+    for (const c of columns) {
+      const ctx = { column: c.name, url: file.url }
+      decoded[c.name] = c.kind === 'parquet'
+        ? decodeColumn(chunks.get(c.parquetName) ?? [], sel, c.encoding, ctx)
+        : decodeConstant(c.value, sel, c.encoding, ctx)
+    }
+    const timing = { fetchMs: fresh ? bytes!.fetchMs : 0, decodeMs: performance.now() - t0, bytes: fresh ? bytes!.bytes : 0 }
+    count(totals, unit, timing)
+    const out: DecodedUnit = { unitId, rows: unit.liveRows, columns: decoded, timing }
+    if (opts.ids) out.rowIds = unit.live ? unit.live.slice() : rangeIds(unit)
+    return out
+  }
+
+  return { read, stats: () => ({ ...totals }) }
+}
+
+function count(totals: UnitReaderStats, unit: Unit, timing: DecodedUnit['timing']): void {
+  totals.unitsRead++
+  totals.rowsRead += unit.liveRows
+  totals.bytesFetched += timing.bytes
+  totals.fetchMs += timing.fetchMs
+  totals.decodeMs += timing.decodeMs
+}
+
+function rangeIds(unit: Unit): Uint32Array {
+  const ids = new Uint32Array(unit.rowEnd - unit.rowStart)
+  for (let i = 0; i < ids.length; i++) ids[i] = unit.rowStart + i
+  return ids
+}
+
+/**
+ * Decodes rows [unit.rowStart, unit.rowEnd) of the named parquet columns into chunks per column.
+ * Chunks may extend past the range (whole pages); decodeColumn picks the live rows.
+ */
+async function decodeChunks(bytes: UnitBytes, plan: ScanPlan, unit: Unit, columns: string[]): Promise<Map<string, ColumnChunk[]>> {
+  const chunks = new Map<string, ColumnChunk[]>(columns.map((c) => [c, []]))
+  const file = plan.files[unit.fileIndex]
+  try {
+    await parquetRead({
+      file: bytes.buffer, metadata: file.metadata, columns, rowStart: unit.rowStart, rowEnd: unit.rowEnd,
+      compressors, utf8: false, parsers: PARSERS,
+      onChunk: ({ columnName, columnData, rowStart }) => chunks.get(columnName)?.push({ rowStart, data: columnData }),
+    })
+  } catch (error) {
+    if (error instanceof TableError) throw error
+    const message = error instanceof Error ? error.message : String(error)
+    throw new TableError(`${file.url}: corrupt parquet data (rows ${unit.rowStart}–${unit.rowEnd}): ${message}`, 'corrupt-file', file.url)
+  }
+  return chunks
+}
+
+/**
+ * Reads one unit with a throwaway reader (tests, one-off reads). Loaders keep a reader
+ * (createUnitReader) so file buffers and column resolution are reused across units.
+ */
+export function readUnit(
+  plan: ScanPlan, unitId: number, spec: DecodeSpec, opts: HttpOptions & { ids?: boolean } = {},
+): Promise<DecodedUnit> {
+  return createUnitReader(plan, spec, opts).read(unitId, { ids: opts.ids })
+}

@@ -1,0 +1,61 @@
+/** gradient: per-row (g, h) of the objective at the margins (shaders/gbdt/gradient.wgsl). */
+import code from '../../../shaders/gbdt/gradient.wgsl?raw'
+import type { KernelCall } from '../runner.ts'
+import type { KernelSpec } from '../spec.ts'
+import { linearDispatch } from '../spec.ts'
+import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR } from './gradient.ref.ts'
+
+/** Problem shape: `n` rows. */
+export interface GradientShape { n: number }
+
+/** Spec of gradient; override WG = workgroup size (invocations). */
+export const gradientSpec: KernelSpec<GradientShape> = {
+  name: 'gradient',
+  code,
+  entryPoint: 'gradient',
+  bindings: [
+    { binding: 0, name: 'params', kind: 'uniform' },
+    { binding: 1, name: 'margins', kind: 'read-only-storage' },
+    { binding: 2, name: 'labels', kind: 'read-only-storage' },
+    { binding: 3, name: 'weights', kind: 'read-only-storage' },
+    { binding: 4, name: 'positions', kind: 'read-only-storage' },
+    { binding: 5, name: 'gpair', kind: 'storage' },
+  ],
+  uniforms: [
+    { name: 'n', type: 'u32' }, { name: 'objective', type: 'u32' }, { name: 'hasWeights', type: 'u32' },
+    { name: 'hasPositions', type: 'u32' }, { name: 'scalePosWeight', type: 'f32' },
+  ],
+  overrides: { WG: 256 },
+  dispatchSize: (shape, c) => linearDispatch(shape.n, c.WG),
+}
+
+/** Buffers of a gradient call; `weights` / `positions` may be omitted (any small buffer is bound). */
+export interface GradientBuffers {
+  /** f32 × N current margins (raw scores). */
+  margins: GPUBuffer
+  /** f32 × N labels. */
+  labels: GPUBuffer
+  /** f32 × N row weights, or undefined for all 1. */
+  weights?: GPUBuffer
+  /** u32 × N node positions; 0xFFFFFFFF = row not sampled → (0, 0). Undefined: all rows used. */
+  positions?: GPUBuffer
+  /** Output: vec2<f32> × N (g, h). */
+  gpair: GPUBuffer
+}
+
+/**
+ * A call writing gpair for `n` rows. `objective`: 0 = binary:logistic / reg:logistic, 1 =
+ * reg:squarederror (ids exported by gradient.ref.ts); `scalePosWeight` multiplies positives'
+ * weights under the logistic objective.
+ */
+export function gradientCall(
+  buffers: GradientBuffers, n: number, objective: number, scalePosWeight = 1, constants: { WG?: number } = {},
+): KernelCall<GradientShape> {
+  if (objective !== OBJECTIVE_LOGISTIC && objective !== OBJECTIVE_SQUARED_ERROR) {
+    throw new RangeError(`gradient: objective id must be ${OBJECTIVE_LOGISTIC} or ${OBJECTIVE_SQUARED_ERROR}, got ${objective}`)
+  }
+  // An absent buffer's binding still needs some read-only storage buffer: margins, never read there.
+  const bound = { ...buffers, weights: buffers.weights ?? buffers.margins, positions: buffers.positions ?? buffers.margins }
+  const uniforms = { n, objective, hasWeights: buffers.weights ? 1 : 0, hasPositions: buffers.positions ? 1 : 0, scalePosWeight }
+  return { spec: gradientSpec, shape: { n }, buffers: bound, uniforms, constants }
+}

@@ -1,0 +1,65 @@
+/**
+ * Reference for histogram_build.wgsl (and histogram_build_wg.wgsl, same output): per node slot
+ * and global bin, exact 64-bit sums of the quantised gradient pairs of the rows in that node.
+ * N = rows, F = features, B = total bins (cutPtrs[F]), S = histogram slots.
+ * Layouts (src/models/gbdt/types.ts): bins u8-in-u32 feature-major; qgpair Int32Array (qg, qh) × N;
+ * hist Uint32Array of S·B·4 words, [gLo, gHi, hLo, hHi] at (slot·B + bin)·4, two's complement.
+ */
+import { ROW_UNUSED } from './gradient.ref.ts'
+
+/**
+ * Adds the signed 32-bit `v` to the 64-bit two's-complement pair at `hist[i]` (lo), `hist[i+1]`
+ * (hi), wrapping at 2^64 — what the kernel does with a carry-checked atomicAdd.
+ */
+export function add64(hist: Uint32Array, i: number, v: number): void {
+  const lo = v >>> 0
+  const old = hist[i]
+  const sum = (old + lo) >>> 0
+  const carry = sum < old ? 1 : 0
+  hist[i] = sum
+  hist[i + 1] = (hist[i + 1] + (v < 0 ? 0xffffffff : 0) + carry) >>> 0
+}
+
+/** The signed 64-bit value of the pair at `hist[i]`, `hist[i+1]` as a BigInt. */
+export function pairToBigInt(hist: Uint32Array, i: number): bigint {
+  return BigInt.asIntN(64, (BigInt(hist[i + 1]) << 32n) | BigInt(hist[i]))
+}
+
+/** The pair as a double: exact while |value| ≤ 2^53 (N·2^30 with N ≤ 2^23 rows). */
+export function pairToNumber(hist: Uint32Array, i: number): number {
+  return (hist[i + 1] | 0) * 4294967296 + hist[i]
+}
+
+/** Stored byte of (row i, feature f) in the feature-major binned matrix. */
+export function binByte(bins: Uint32Array, rowWords: number, i: number, f: number): number {
+  return (bins[f * rowWords + (i >>> 2)] >>> ((i & 3) * 8)) & 0xff
+}
+
+/**
+ * Accumulates into `hist` (Uint32Array, length ≥ S·b·4; not cleared first) the quantised pairs of
+ * rows [0, n): row i with node p = positions[i] (skipped when ROW_UNUSED or p ≥ nodeSlot.length)
+ * goes to slot nodeSlot[p] (skipped when < 0); for each feature f < nf, its stored byte s gives
+ * bin s − missOff[f] (skipped when missing, s < missOff[f], or past the feature's last bin).
+ * Arguments in the kernel's binding order, then the uniforms (N, F, rowWords, B).
+ */
+export function histogramBuild(
+  bins: Uint32Array, missOff: Uint32Array, cutPtrs: Uint32Array, qgpair: Int32Array,
+  positions: Uint32Array, nodeSlot: Int32Array, hist: Uint32Array,
+  n: number, nf: number, rowWords: number, b: number,
+): void {
+  for (let i = 0; i < n; i++) {
+    const p = positions[i]
+    if (p === ROW_UNUSED || p >= nodeSlot.length || nodeSlot[p] < 0) continue
+    const slot = nodeSlot[p]
+    for (let f = 0; f < nf; f++) {
+      const s = binByte(bins, rowWords, i, f)
+      if (s < missOff[f]) continue
+      const bin = cutPtrs[f] + s - missOff[f]
+      if (bin >= cutPtrs[f + 1]) continue
+      const at = (slot * b + bin) * 4
+      if (at + 4 > hist.length) continue
+      add64(hist, at, qgpair[2 * i])
+      add64(hist, at + 2, qgpair[2 * i + 1])
+    }
+  }
+}

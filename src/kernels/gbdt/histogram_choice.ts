@@ -1,0 +1,88 @@
+/**
+ * Picks the histogram kernel per device by measuring (issue 4): storage atomics win on
+ * SwiftShader (workgroup atomics ~1.5 M/s there), workgroup privatisation on real GPUs.
+ * Not a kernel itself: it times histogram_build and histogram_build_wg on one fixed workload.
+ */
+import { uploadBuffer } from '../../gpu/buffers.ts'
+import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
+import { Rng } from '../../util/rng.ts'
+import type { KernelCall } from '../runner.ts'
+import { prepareKernel } from '../runner.ts'
+import type { HistogramBuffers, HistogramShape } from './histogram_build.ts'
+import { histogramBuildCall } from './histogram_build.ts'
+import { histogramBuildWgCall, histogramChunks } from './histogram_build_wg.ts'
+
+/** Which histogram kernel a device should use. */
+export type HistogramKernel = 'storage' | 'workgroup'
+
+/** Milliseconds (best of the timed runs, wall clock incl. submit) per variant. */
+export interface HistogramTimings { storage: number; workgroup: number }
+
+/** The fixed workload: 16384 rows × 8 features × 64 bins (no missing), 2 slots, every row built. */
+const N = 16_384, F = 8, BINS = 64, SLOTS = 2
+
+const choices = new WeakMap<GPUDevice, Promise<HistogramKernel>>()
+
+/** The faster variant on `cache.device`, measured once per device and then cached. */
+export function chooseHistogramKernel(cache: PipelineCache): Promise<HistogramKernel> {
+  let hit = choices.get(cache.device)
+  if (!hit) {
+    hit = measureHistogramKernels(cache, 1).then(t => (t.workgroup < t.storage ? 'workgroup' : 'storage'))
+    choices.set(cache.device, hit)
+  }
+  return hit
+}
+
+/** Times both variants on the fixed workload (one warm-up run each, then best of `reps`). */
+export async function measureHistogramKernels(cache: PipelineCache, reps = 2): Promise<HistogramTimings> {
+  const { device } = cache
+  const { buffers, shape, chunks } = workload(device)
+  const table = histogramChunks(chunks)
+  const chunkBuf = uploadBuffer(device, table)
+  try {
+    const storage = await timeCall(cache, histogramBuildCall(buffers, shape), reps)
+    const workgroup = await timeCall(cache, histogramBuildWgCall({ ...buffers, chunks: chunkBuf }, { ...shape, chunks: table.length / 2 }), reps)
+    return { storage, workgroup }
+  } finally {
+    chunkBuf.destroy()
+    Object.values(buffers).forEach(b => b.destroy())
+  }
+}
+
+/** Seeded inputs of the fixed workload on `device`; returns cutPtrs (CPU) for the chunk table. */
+function workload(device: GPUDevice): { buffers: HistogramBuffers; shape: HistogramShape; chunks: Uint32Array } {
+  const rng = new Rng(1)
+  const rowWords = N / 4
+  const cutPtrs = Uint32Array.from({ length: F + 1 }, (_, f) => f * BINS)
+  const bins = Uint32Array.from({ length: F * rowWords }, () => rng.nextU32() & 0x3f3f3f3f)
+  const qgpair = Int32Array.from({ length: 2 * N }, (_, j) => (j & 1 ? rng.int(2 ** 30) : rng.int(2 ** 31) - 2 ** 30))
+  const buffers: HistogramBuffers = {
+    bins: uploadBuffer(device, bins), missOff: uploadBuffer(device, new Uint32Array(F)),
+    cutPtrs: uploadBuffer(device, cutPtrs), qgpair: uploadBuffer(device, qgpair),
+    positions: uploadBuffer(device, Uint32Array.from({ length: N }, (_, i) => i & 1)),
+    nodeSlot: uploadBuffer(device, Int32Array.from([0, 1])),
+    hist: uploadBuffer(device, new Uint32Array(SLOTS * F * BINS * 4)),
+  }
+  return { buffers, shape: { n: N, f: F, rowWords, b: F * BINS, slots: SLOTS }, chunks: cutPtrs }
+}
+
+async function timeCall<S>(cache: PipelineCache, call: KernelCall<S>, reps: number): Promise<number> {
+  const k = prepareKernel(cache, call)
+  let best = Infinity
+  try {
+    for (let r = 0; r <= reps; r++) {
+      const t0 = performance.now()
+      const enc = cache.device.createCommandEncoder({ label: k.name })
+      const pass = enc.beginComputePass({ label: k.name })
+      k.encode(pass)
+      pass.end()
+      cache.device.queue.submit([enc.finish()])
+      await cache.device.queue.onSubmittedWorkDone()
+      // Run 0 is the warm-up (pipeline compilation, first-touch of buffers).
+      if (r > 0) best = Math.min(best, performance.now() - t0)
+    }
+  } finally {
+    k.destroy()
+  }
+  return best
+}

@@ -1,0 +1,42 @@
+/**
+ * Reference for row_partition.wgsl: moves each row of a node split this level to its child.
+ * N = rows, F = features, K = nodes in the split table (node ids of the current tree).
+ */
+
+/** Words per node in the split table: [feature, splitBin (i32), defaultLeft, leftChild, rightChild]. */
+export const SPLIT_TABLE_WORDS = 5
+/** Position of a row that takes no part (not sampled); also "no child" in the split table. */
+export const NO_NODE = 0xffffffff
+
+/** Shape: `rows` = N, `rowWords` = ceil(N / 4) of the binned matrix, `nodes` = K. */
+export interface PartitionShape { rows: number; rowWords: number; nodes: number }
+
+/**
+ * Bin of (row i, feature f) in the feature-major u8-in-u32 matrix (types.ts "bins"), or −1 when
+ * the stored byte is below missOff[f] (missing).
+ */
+export function binAt(bins: Uint32Array, rowWords: number, missOff: Uint32Array, i: number, f: number): number {
+  const byte = (bins[f * rowWords + (i >>> 2)] >>> ((i & 3) * 8)) & 0xff
+  const bin = byte - missOff[f]
+  return bin < 0 ? -1 : bin
+}
+
+/**
+ * Buffers (kernel bindings, same names and order):
+ * - bins: u32 [F × rowWords]; missOff: u32 [F]
+ * - splits: u32 [K × 5] per node id: feature, splitBin (i32 bits: bin ≤ splitBin goes left,
+ *   −1 = only missing can go left), defaultLeft (missing goes left), leftChild, rightChild
+ *   (leftChild = 0xFFFFFFFF: node not split this level, its rows stay)
+ * - positions: u32 [N] node id per row, updated in place; 0xFFFFFFFF rows stay.
+ */
+export function rowPartition(bins: Uint32Array, missOff: Uint32Array, splits: Uint32Array, positions: Uint32Array, shape: PartitionShape): void {
+  for (let i = 0; i < shape.rows; i++) {
+    const node = positions[i]
+    if (node === NO_NODE || node >= shape.nodes) continue
+    const s = node * SPLIT_TABLE_WORDS
+    if (splits[s + 3] === NO_NODE) continue
+    const bin = binAt(bins, shape.rowWords, missOff, i, splits[s])
+    const goLeft = bin < 0 ? splits[s + 2] !== 0 : bin <= (splits[s + 1] | 0)
+    positions[i] = goLeft ? splits[s + 3] : splits[s + 4]
+  }
+}

@@ -1,0 +1,51 @@
+/** split_evaluate: best split per node from its histogram (shaders/gbdt/split_evaluate.wgsl). */
+import code from '../../../shaders/gbdt/split_evaluate.wgsl?raw'
+import type { KernelCall } from '../runner.ts'
+import type { KernelSpec } from '../spec.ts'
+import { linearDispatch } from '../spec.ts'
+import type { SplitParams, SplitShape } from './split_evaluate.ref.ts'
+
+/** Spec of split_evaluate; override WG = invocations per node (power of 2; features are strided over them). */
+export const splitEvaluateSpec: KernelSpec<SplitShape> = {
+  name: 'split_evaluate',
+  code,
+  entryPoint: 'split_evaluate',
+  bindings: [
+    { binding: 0, name: 'params', kind: 'uniform' },
+    { binding: 1, name: 'hist', kind: 'read-only-storage' },
+    { binding: 2, name: 'cutPtrs', kind: 'read-only-storage' },
+    { binding: 3, name: 'featureMask', kind: 'read-only-storage' },
+    { binding: 4, name: 'nodeSlots', kind: 'read-only-storage' },
+    { binding: 5, name: 'nodeSums', kind: 'read-only-storage' },
+    { binding: 6, name: 'scales', kind: 'read-only-storage' },
+    { binding: 7, name: 'out', kind: 'storage' },
+  ],
+  uniforms: [
+    { name: 'nodes', type: 'u32' }, { name: 'features', type: 'u32' }, { name: 'maskPerNode', type: 'u32' },
+    { name: 'lambda', type: 'f32' }, { name: 'alpha', type: 'f32' }, { name: 'minChildWeight', type: 'f32' },
+  ],
+  overrides: { WG: 64 },
+  dispatchSize: shape => linearDispatch(shape.nodes, 1),
+}
+
+/**
+ * A call writing `out` (u32 × M·16, layout in split_evaluate.ref.ts) for M nodes from `hist`
+ * (u32 × S·B·4), `cutPtrs` (u32 × F+1), `featureMask` (u32 × F or M·F), `nodeSlots` (u32 × M),
+ * `nodeSums` (u32 × M·4) and `scales` (f32 × 4, [maxAbsG, maxAbsH, gScale, hScale] from quantise).
+ */
+export function splitEvaluateCall(
+  buffers: { hist: GPUBuffer; cutPtrs: GPUBuffer; featureMask: GPUBuffer; nodeSlots: GPUBuffer; nodeSums: GPUBuffer; scales: GPUBuffer; out: GPUBuffer },
+  shape: SplitShape, p: SplitParams, constants: { WG?: number } = {},
+): KernelCall<SplitShape> {
+  const wg = constants.WG ?? 64
+  if (!(wg >= 1 && (wg & (wg - 1)) === 0)) throw new RangeError(`split_evaluate: WG must be a power of 2, got ${wg}`)
+  checkSplitParams(p)
+  return { spec: splitEvaluateSpec, shape, buffers, uniforms: { ...shape, ...p }, constants }
+}
+
+/** Refuses parameters XGBoost refuses (lambda, alpha, min_child_weight ≥ 0), naming them. */
+export function checkSplitParams(p: SplitParams): void {
+  for (const [name, v] of [['lambda', p.lambda], ['alpha', p.alpha], ['min_child_weight', p.minChildWeight]] as const) {
+    if (!(Number.isFinite(v) && v >= 0)) throw new RangeError(`split_evaluate: ${name} must be a finite number ≥ 0, got ${v}`)
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The per-round operations the driver asks of a compute backend (CPU reference or WebGPU). The
+ * interface is shaped so a GPU backend keeps gradients, positions, histograms and margins on the
+ * device: only node ids, feature masks and per-level split results cross to the CPU, plus the
+ * validation margins once per round for the metrics. Node ids are the tree's node indices.
+ * N = rows (training), V = validation rows, F = features, B = total bins.
+ */
+import type { BinnedMatrix, Cuts, GbdtParams, SplitCandidate, Tree } from './types.ts'
+
+/** What a backend is built from (all host arrays; a GPU backend uploads them once). */
+export interface BackendSetup {
+  params: GbdtParams
+  cuts: Cuts
+  binned: BinnedMatrix
+  /** Float32Array, length N. */
+  labels: Float32Array
+  /** Float32Array, length N, or undefined (all 1). */
+  weights?: Float32Array
+  /** Initial margin of every row: baseMargin(objective, base_score). */
+  baseMargin: number
+  /** Validation features (F Float32Arrays of V values, NaN = missing), predicted on raw values. */
+  validColumns?: Float32Array[]
+}
+
+/** Fixed-point exact node sums are kept by the backend; these are their dequantised values. */
+export interface NodeSums { g: number; h: number }
+
+/** A node to evaluate with the features it may split on (Uint8Array(F), 1 = allowed). */
+export interface EvalRequest { nid: number; featureMask: Uint8Array }
+
+/** One histogram subtraction: hist[sibling] = hist[parent] − hist[built]. */
+export interface SubtractJob { parent: number; built: number; sibling: number }
+
+/** A split the driver accepted: rows of `nid` move to `left` / `right` (new node ids). */
+export interface AppliedSplit { nid: number; left: number; right: number; split: SplitCandidate }
+
+/** Everything is awaitable so a GPU backend can queue work and read back only where needed. */
+export interface GbdtBackend {
+  /**
+   * Starts round `round`: gradients at the current margins (unsampled rows — rowSampled(seed,
+   * round, row, subsample) false — get (0, 0) but stay partitioned, as XGBoost), quantised;
+   * every row at the root (node 0). Returns the root's sums.
+   */
+  beginRound(round: number): Promise<NodeSums> | NodeSums
+  /** Builds the histograms of nodes `nids` (each gets its own slot). */
+  buildHistograms(nids: number[]): Promise<void> | void
+  /** Fills siblings' histograms by subtraction (the parent's stays until released). */
+  subtractHistograms(jobs: SubtractJob[]): Promise<void> | void
+  /** Best split per node (gain −∞ / feature −1 = none), in request order. */
+  evaluateSplits(nodes: EvalRequest[]): Promise<SplitCandidate[]> | SplitCandidate[]
+  /** Moves rows of the split nodes to their children; children's exact sums come from the split. */
+  applySplits(splits: AppliedSplit[]): Promise<void> | void
+  /** Frees the histogram slots of `nids`. */
+  releaseHistograms(nids: number[]): void
+  /** Adds the finished tree's leaf values to training and validation margins. */
+  finishTree(tree: Tree): Promise<void> | void
+  /** Current validation margins (Float32Array, length V), or undefined without a valid set. */
+  validMargins(): Promise<Float32Array | undefined> | Float32Array | undefined
+  /** Current training margins (Float32Array, length N): for train metrics and tests. */
+  trainMargins(): Promise<Float32Array> | Float32Array
+  /** Releases buffers. */
+  dispose(): void
+}
+
+/** Builds a backend for one training run. */
+export type BackendFactory = (setup: BackendSetup) => Promise<GbdtBackend> | GbdtBackend

@@ -1,0 +1,159 @@
+/**
+ * CPU backend: the driver's per-round operations done by the kernels' plain-TS references
+ * (src/kernels/gbdt/*.ref.ts), on the same buffer layouts the GPU uses — so the CPU trainer is
+ * the executable specification of the GPU one, and both produce the same trees.
+ * N = rows, F = features, B = total bins, S = histogram slots.
+ */
+import type { BackendSetup, EvalRequest, GbdtBackend, NodeSums, AppliedSplit, SubtractJob } from './backend.ts'
+import type { SplitCandidate, Tree } from './types.ts'
+import { gradient, OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED } from '../../kernels/gbdt/gradient.ref.ts'
+import { quantise } from '../../kernels/gbdt/quantise.ref.ts'
+import { histogramBuild } from '../../kernels/gbdt/histogram_build.ref.ts'
+import { histogramSubtract } from '../../kernels/gbdt/histogram_subtract.ref.ts'
+import { decodeSplit, putInt64, SPLIT_WORDS, splitEvaluate, type SplitResult } from '../../kernels/gbdt/split_evaluate.ref.ts'
+import { NO_NODE, rowPartition, SPLIT_TABLE_WORDS } from '../../kernels/gbdt/row_partition.ref.ts'
+import { marginUpdate } from '../../kernels/gbdt/margin_update.ref.ts'
+import { rowSampled } from './sampling.ts'
+import { addTree } from './predict.ts'
+
+/** Creates the CPU backend (a BackendFactory). */
+export function createCpuBackend(setup: BackendSetup): GbdtBackend {
+  return new CpuBackend(setup)
+}
+
+class CpuBackend implements GbdtBackend {
+  private readonly n: number
+  private readonly B: number
+  private readonly margins: Float32Array
+  private readonly validM?: Float32Array
+  private readonly positions: Uint32Array
+  private readonly gpair: Float32Array
+  private readonly qgpair: Int32Array
+  private readonly scales = new Float32Array(4)
+  private hist = new Uint32Array(0)
+  private readonly slotOf = new Map<number, number>()
+  private freeSlots: number[] = []
+  private nextSlot = 0
+  /** Exact [gLo, gHi, hLo, hHi] totals per node id of the current tree. */
+  private readonly sums = new Map<number, Uint32Array>()
+  /** Last evaluation result per node id: its children's exact sums. */
+  private readonly results = new Map<number, SplitResult>()
+
+  constructor(private readonly s: BackendSetup) {
+    this.n = s.binned.rows
+    this.B = s.cuts.cutPtrs[s.cuts.cutPtrs.length - 1]
+    this.margins = new Float32Array(this.n).fill(s.baseMargin)
+    if (s.validColumns) this.validM = new Float32Array(s.validColumns[0]?.length ?? 0).fill(s.baseMargin)
+    this.positions = new Uint32Array(this.n)
+    this.gpair = new Float32Array(2 * this.n)
+    this.qgpair = new Int32Array(2 * this.n)
+  }
+
+  beginRound(round: number): NodeSums {
+    const p = this.s.params
+    for (let i = 0; i < this.n; i++) this.positions[i] = rowSampled(p.seed, round, i, p.subsample) ? 0 : ROW_UNUSED
+    const objective = p.objective === 'reg:squarederror' ? OBJECTIVE_SQUARED_ERROR : OBJECTIVE_LOGISTIC
+    gradient(this.margins, this.s.labels, this.s.weights ?? null, this.positions, this.gpair, this.n, objective, p.scale_pos_weight)
+    quantise(this.gpair, this.n, this.qgpair, this.scales)
+    // Unsampled rows carry zero gradients but are partitioned too, so every row reaches a leaf.
+    this.positions.fill(0)
+    this.sums.clear(); this.results.clear(); this.slotOf.clear(); this.freeSlots = []; this.nextSlot = 0
+    let qg = 0, qh = 0
+    for (let i = 0; i < this.n; i++) { qg += this.qgpair[2 * i]; qh += this.qgpair[2 * i + 1] }
+    const root = new Uint32Array(4)
+    putInt64(root, 0, qg); putInt64(root, 2, qh)
+    this.sums.set(0, root)
+    return { g: qg / this.scales[2], h: qh / this.scales[3] }
+  }
+
+  private slot(nid: number): number {
+    let slot = this.slotOf.get(nid)
+    if (slot !== undefined) return slot
+    slot = this.freeSlots.pop() ?? this.nextSlot++
+    this.slotOf.set(nid, slot)
+    const need = (slot + 1) * this.B * 4
+    if (this.hist.length < need) {
+      const grown = new Uint32Array(Math.max(need, this.hist.length * 2))
+      grown.set(this.hist)
+      this.hist = grown
+    }
+    this.hist.fill(0, slot * this.B * 4, (slot + 1) * this.B * 4)
+    return slot
+  }
+
+  buildHistograms(nids: number[]): void {
+    if (nids.length === 0) return
+    const maxNid = Math.max(...nids)
+    const nodeSlot = new Int32Array(maxNid + 1).fill(-1)
+    for (const nid of nids) nodeSlot[nid] = this.slot(nid)
+    const { binned, cuts } = this.s
+    histogramBuild(binned.bins, binned.missOff, cuts.cutPtrs, this.qgpair, this.positions, nodeSlot, this.hist,
+      this.n, binned.features, binned.rowWords, this.B)
+  }
+
+  subtractHistograms(jobs: SubtractJob[]): void {
+    const triples = new Uint32Array(jobs.length * 3)
+    jobs.forEach((j, t) => triples.set([this.slot(j.parent), this.slot(j.built), this.slot(j.sibling)], 3 * t))
+    histogramSubtract(triples, this.hist, jobs.length, this.B)
+  }
+
+  evaluateSplits(nodes: EvalRequest[]): SplitCandidate[] {
+    const F = this.s.binned.features, M = nodes.length
+    const mask = new Uint32Array(M * F), slots = new Uint32Array(M), sums = new Uint32Array(M * 4)
+    nodes.forEach((r, m) => {
+      mask.set(r.featureMask, m * F)
+      slots[m] = this.slot(r.nid)
+      sums.set(this.sums.get(r.nid)!, m * 4)
+    })
+    const out = new Uint32Array(M * SPLIT_WORDS)
+    const p = this.s.params
+    splitEvaluate(this.hist, this.s.cuts.cutPtrs, mask, slots, sums, this.scales, out,
+      { nodes: M, features: F, maskPerNode: 1 }, { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight })
+    return nodes.map((r, m) => {
+      const res = decodeSplit(out, m)
+      this.results.set(r.nid, res)
+      return res
+    })
+  }
+
+  applySplits(splits: AppliedSplit[]): void {
+    if (splits.length === 0) return
+    const K = Math.max(...splits.map(s => s.nid)) + 1
+    const table = new Uint32Array(K * SPLIT_TABLE_WORDS)
+    for (let k = 0; k < K; k++) table[k * SPLIT_TABLE_WORDS + 3] = NO_NODE
+    for (const a of splits) {
+      table.set([a.split.feature, a.split.splitBin >>> 0, a.split.defaultLeft ? 1 : 0, a.left, a.right], a.nid * SPLIT_TABLE_WORDS)
+      const res = this.results.get(a.nid)!
+      this.sums.set(a.left, res.leftSum)
+      this.sums.set(a.right, res.rightSum)
+    }
+    const { binned } = this.s
+    rowPartition(binned.bins, binned.missOff, table, this.positions, { rows: this.n, rowWords: binned.rowWords, nodes: K })
+  }
+
+  releaseHistograms(nids: number[]): void {
+    for (const nid of nids) {
+      const slot = this.slotOf.get(nid)
+      if (slot === undefined) continue
+      this.slotOf.delete(nid)
+      this.freeSlots.push(slot)
+    }
+  }
+
+  finishTree(tree: Tree): void {
+    marginUpdate(this.positions, tree.splitCondition, this.margins, this.n, tree.left.length)
+    if (this.validM && this.s.validColumns) addTree(tree, this.s.validColumns, this.validM)
+  }
+
+  validMargins(): Float32Array | undefined {
+    return this.validM
+  }
+
+  trainMargins(): Float32Array {
+    return this.margins
+  }
+
+  dispose(): void {
+    this.hist = new Uint32Array(0)
+  }
+}

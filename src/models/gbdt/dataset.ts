@@ -1,0 +1,177 @@
+/**
+ * Table → GBDT training data: plan the scan (features + label, filter), read it in table order
+ * through the loader (numeric columns as float32, NaN = null) and the string reader
+ * (categoricals → dictionary codes), then split off the validation rows (a seeded per-row split
+ * or a second table). N = training rows, V = validation rows, F = features.
+ */
+import { createLoader } from '../../data/loader.ts'
+import { planScan } from '../../data/plan.ts'
+import type { DecodeSpec, ScanPlan } from '../../data/types.ts'
+import { openSnapshot } from '../../table/index.ts'
+import type { HttpOptions, Snapshot } from '../../table/types.ts'
+import type { TrainData } from './driver.ts'
+import { buildDictionary, encodeCategorical, isValidRow, selectFeatures, type FeatureSpec, type SkippedColumn } from './features.ts'
+import { readStringColumns } from './string-columns.ts'
+
+/** What to train on. */
+export interface DatasetConfig {
+  /** Table root URL (absolute, ending in '/'). */
+  tableUrl: string
+  version?: number
+  label: string
+  /** Feature columns; default every usable column except the label. */
+  features?: string[]
+  filter?: string
+  /** Validation table (same columns); exclusive with validFraction. */
+  validTable?: { url: string; version?: number }
+  /** Share of rows, in (0, 1), held out by isValidRow(seed, path, row). */
+  validFraction?: number
+  seed: number
+  /** Loader workers (0 = read on this thread). */
+  workers?: number
+  http?: HttpOptions
+}
+
+/** The columns of one scanned table, in table order. */
+export interface TableColumns {
+  plan: ScanPlan
+  snapshot: Snapshot
+  /** Features (Float32Array of the plan's rows each), in feature order. */
+  columns: Float32Array[]
+  /** Labels as float32 (NaN = null), when a label was read. */
+  labels?: Float32Array
+  /** File path and file-relative row index of each row (for the seeded split). */
+  paths: string[]
+  rows: Uint32Array
+}
+
+/** A training set ready for the driver, with what the manifest records. */
+export interface Dataset {
+  data: TrainData
+  features: FeatureSpec[]
+  skipped: SkippedColumn[]
+  /** Dictionary of each categorical feature (code = index). */
+  dictionaries: Record<string, string[]>
+  plan: ScanPlan
+  validPlan?: ScanPlan
+  rowsTrain: number
+  rowsValid: number
+}
+
+/** Loads the training (and validation) data. Throws naming the label, column, filter or table. */
+export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
+  if (cfg.validFraction !== undefined && cfg.validTable) throw new RangeError('give either a validation table or a validation fraction, not both')
+  if (cfg.validFraction !== undefined && !(cfg.validFraction > 0 && cfg.validFraction < 1)) {
+    throw new RangeError(`valid fraction: must be in (0, 1), got ${cfg.validFraction}`)
+  }
+  const snapshot = await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http })
+  const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features)
+  const table = await readTable(snapshot, features, undefined, cfg)
+  if (table.plan.stats.rows === 0) {
+    throw new RangeError(cfg.filter ? `filter "${cfg.filter}" selects no rows of ${cfg.tableUrl} version ${snapshot.version}` : `${cfg.tableUrl} version ${snapshot.version} has no rows`)
+  }
+  const dictionaries = table.dictionaries
+  const base = { features, skipped, dictionaries, plan: table.plan }
+  if (cfg.validTable) {
+    const vs = await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...cfg.http })
+    const valid = await readTable(vs, features, dictionaries, { ...cfg, filter: cfg.filter })
+    if (valid.plan.stats.rows === 0) throw new RangeError(`validation table ${cfg.validTable.url} has no rows${cfg.filter ? ` matching "${cfg.filter}"` : ''}`)
+    return { ...base, validPlan: valid.plan, data: trainData(cfg, features, table, valid), rowsTrain: table.plan.stats.rows, rowsValid: valid.plan.stats.rows }
+  }
+  return splitByFraction(cfg, base, table)
+}
+
+/** Training data from all of `train`, plus `valid` when given. */
+function trainData(cfg: DatasetConfig, features: FeatureSpec[], train: TableColumns, valid?: TableColumns): TrainData {
+  return {
+    columns: train.columns, labels: requireLabels(cfg.label, train), labelName: cfg.label,
+    featureNames: features.map(f => f.name), featureTypes: features.map(f => f.xgbType),
+    valid: valid ? { columns: valid.columns, labels: requireLabels(cfg.label, valid) } : undefined,
+  }
+}
+
+function splitByFraction(cfg: DatasetConfig, base: Omit<Dataset, 'data' | 'rowsTrain' | 'rowsValid'>, table: TableColumns & { dictionaries: Record<string, string[]> }): Dataset {
+  const fraction = cfg.validFraction
+  if (fraction === undefined) return { ...base, data: trainData(cfg, base.features, table), rowsTrain: table.rows.length, rowsValid: 0 }
+  const n = table.rows.length
+  const isValid = new Uint8Array(n)
+  for (let i = 0; i < n; i++) isValid[i] = isValidRow(cfg.seed, table.paths[i], table.rows[i], fraction) ? 1 : 0
+  const pick = (want: number) => (a: Float32Array) => a.filter((_, i) => isValid[i] === want)
+  const labels = requireLabels(cfg.label, table)
+  const train = { columns: table.columns.map(pick(0)), labels: pick(0)(labels) }
+  const valid = { columns: table.columns.map(pick(1)), labels: pick(1)(labels) }
+  if (train.labels.length === 0) throw new RangeError(`valid fraction ${fraction} leaves no training rows`)
+  return {
+    ...base, rowsTrain: train.labels.length, rowsValid: valid.labels.length,
+    data: { ...train, labelName: cfg.label, featureNames: base.features.map(f => f.name), featureTypes: base.features.map(f => f.xgbType),
+      valid: valid.labels.length > 0 ? valid : undefined },
+  }
+}
+
+/** Labels with nulls refused (naming the column and the row). */
+function requireLabels(label: string, t: TableColumns): Float32Array {
+  const y = t.labels!
+  for (let i = 0; i < y.length; i++) {
+    if (Number.isNaN(y[i])) throw new RangeError(`label column ${label}: null at ${t.paths[i]} row ${t.rows[i]}`)
+  }
+  return y
+}
+
+/**
+ * Reads `features` (and cfg.label) of `snapshot` in table order. Categorical features use
+ * `dictionaries` when given (validation / prediction), else dictionaries built from these rows.
+ */
+export async function readTable(snapshot: Snapshot, features: FeatureSpec[], dictionaries: Record<string, string[]> | undefined,
+  cfg: { label?: string; filter?: string; workers?: number; http?: HttpOptions }): Promise<TableColumns & { dictionaries: Record<string, string[]> }> {
+  const numeric = features.filter(f => f.kind === 'numeric').map(f => f.name)
+  const strings = features.filter(f => f.kind === 'categorical').map(f => f.name)
+  const columns = features.map(f => f.name)
+  const floats = [...numeric, ...(cfg.label ? [cfg.label] : [])]
+  // The loader decodes every column its plan delivers, so it gets the numeric ones only; the
+  // string reader gets the same units (same filter, deletion vectors) with the string columns.
+  const plan = await planScan(snapshot, { columns: floats, filter: cfg.filter, ...cfg.http })
+  const read = await readFloats(plan, floats, cfg)
+  const text = await readStringColumns(withColumns(plan, snapshot, strings), strings, cfg.http)
+  const dicts: Record<string, string[]> = {}
+  for (const name of strings) dicts[name] = dictionaries?.[name] ?? buildDictionary(text.get(name)!)
+  const out = features.map(f => (f.kind === 'numeric' ? read.values.get(f.name)! : encodeCategorical(text.get(f.name)!, dicts[f.name])))
+  return { plan: withColumns(plan, snapshot, cfg.label ? [...columns, cfg.label] : columns), snapshot, columns: out, labels: cfg.label ? read.values.get(cfg.label) : undefined, paths: read.paths, rows: read.rows, dictionaries: dicts }
+}
+
+/** The same plan (units, files, digest inputs) delivering `columns` instead. */
+function withColumns(plan: ScanPlan, snapshot: Snapshot, columns: string[]): ScanPlan {
+  const fields = columns.map(n => snapshot.schema.fields.find(f => f.name === n)!)
+  return { ...plan, columns, schema: plan.schema && { ...plan.schema, fields } }
+}
+
+/**
+ * Float32 columns of the plan, in table order (no shuffle, one rank), with each row's file path
+ * and file-relative index. Checks that delivery follows the plan's unit order, which the string
+ * reader relies on.
+ */
+async function readFloats(plan: ScanPlan, names: string[], cfg: { workers?: number; http?: HttpOptions }): Promise<{ values: Map<string, Float32Array>; paths: string[]; rows: Uint32Array }> {
+  const n = plan.stats.rows
+  const values = new Map(names.map(name => [name, new Float32Array(n)]))
+  const paths = new Array<string>(n), rows = new Uint32Array(n)
+  if (n === 0 || names.length === 0) return { values, paths, rows }
+  const spec: DecodeSpec = Object.fromEntries(names.map(name => [name, 'float32' as const]))
+  const loader = createLoader(plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: 65_536, spec, workers: cfg.workers, ids: true, http: cfg.http })
+  let at = 0, lastUnit = 0
+  try {
+    for await (const batch of loader.batches()) {
+      for (const name of names) values.get(name)!.set(batch.columns[name].values as Float32Array, at)
+      for (let i = 0; i < batch.size; i++) {
+        const unit = batch.ids!.unit[i]
+        if (unit < lastUnit) throw new Error(`loader delivered unit ${unit} after unit ${lastUnit}: table order expected`)
+        lastUnit = unit
+        paths[at + i] = plan.files[plan.units[unit].fileIndex].path
+        rows[at + i] = batch.ids!.row[i]
+      }
+      at += batch.size
+    }
+  } finally {
+    await loader.close()
+  }
+  if (at !== n) throw new Error(`loader delivered ${at} rows, the plan has ${n}`)
+  return { values, paths, rows }
+}

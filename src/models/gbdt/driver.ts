@@ -1,0 +1,201 @@
+/**
+ * The GBDT driver (XGBoost `LearnerImpl::UpdateOneIter` + hist `Driver` / `UpdateTree`): sketch →
+ * cuts → binned matrix once, then per round grow one tree through a backend (depthwise: level by
+ * level; lossguide: best loss change first), add it to the margins and evaluate the metrics.
+ * N = rows, F = features, V = validation rows.
+ */
+import type { Booster, Cuts, GbdtParams, SplitCandidate, Tree } from './types.ts'
+import type { AppliedSplit, BackendFactory, GbdtBackend, NodeSums } from './backend.ts'
+import { buildCuts } from './cuts.ts'
+import { binMatrix } from './binned.ts'
+import { baseMargin, checkLabels, estimateBaseScore, transform } from './objective.ts'
+import { evaluate, maximize } from './metrics.ts'
+import { calcWeight, RT_EPS } from './evaluate.ts'
+import { expandNode, finishTree, newTree, type TreeBuilder } from './tree.ts'
+import { ColumnSampler } from './sampling.ts'
+import { createCpuBackend } from './cpu-backend.ts'
+
+/** Training data: raw feature columns (NaN = missing) and labels, plus an optional valid set. */
+export interface TrainData {
+  /** F Float32Arrays of N values. */
+  columns: Float32Array[]
+  /** Float32Array, length N. */
+  labels: Float32Array
+  /** Row weights, length N (default 1). */
+  weights?: Float32Array
+  featureNames?: string[]
+  featureTypes?: string[]
+  /** Label column name, for error messages. */
+  labelName?: string
+  valid?: { columns: Float32Array[]; labels: Float32Array; weights?: Float32Array }
+}
+
+/** Options of one training run. */
+export interface TrainOptions {
+  /** Called after each round with the validation metrics. */
+  onRound?: (round: number, metrics: Record<string, number>) => void
+  /** Precomputed cuts (e.g. merged from workers' sketches); default: sketched here. */
+  cuts?: Cuts
+}
+
+/** A node waiting for a decision, with its best split. */
+interface Entry { nid: number; split: SplitCandidate }
+
+/** Per-tree growth state shared by the two grow policies. */
+interface Growth { b: GbdtBackend; p: GbdtParams; cuts: Cuts; sampler: ColumnSampler; t: TreeBuilder; sums: Map<number, NodeSums> }
+
+/** Trains a booster (XGBoost `xgb.train`). `backend` defaults to the CPU reference backend. */
+export async function train(data: TrainData, p: GbdtParams, backend: BackendFactory = createCpuBackend, opts: TrainOptions = {}): Promise<Booster> {
+  checkData(data, p)
+  const cuts = opts.cuts ?? buildCuts(data.columns, p.max_bin, data.weights)
+  const binned = binMatrix(data.columns, cuts)
+  // XGBoost holds base_score as an f32; rounding here keeps exported and trained margins identical.
+  const baseScore = Math.fround(p.base_score ?? estimateBaseScore(p.objective, data.labels, data.weights))
+  const b = await backend({ params: p, cuts, binned, labels: data.labels, weights: data.weights,
+    baseMargin: Math.fround(baseMargin(p.objective, baseScore)), validColumns: data.valid?.columns })
+  const sampler = new ColumnSampler(data.columns.length, p, p.seed)
+  const trees: Tree[] = [], history: Array<Record<string, number>> = []
+  const stop = earlyStopper(p)
+  try {
+    for (let round = 0; round < p.num_round; round++) {
+      sampler.beginTree(round)
+      const tree = await growTree(b, p, cuts, sampler, round)
+      await b.finishTree(tree)
+      trees.push(tree)
+      const metrics = await evalRound(b, data, p)
+      history.push(metrics)
+      opts.onRound?.(round, metrics)
+      if (stop.update(round, metrics)) break
+    }
+  } finally {
+    b.dispose()
+  }
+  return { params: p, featureNames: data.featureNames ?? data.columns.map((_, f) => `f${f}`),
+    featureTypes: data.featureTypes ?? data.columns.map(() => 'float'), baseScore, trees, history,
+    bestIteration: stop.best < 0 ? trees.length - 1 : stop.best }
+}
+
+function checkData(d: TrainData, p: GbdtParams): void {
+  const n = d.labels.length
+  if (n === 0) throw new RangeError('training data: no rows (empty table or filter result)')
+  if (d.columns.length === 0) throw new RangeError('training data: no feature columns')
+  if (d.valid && d.valid.columns.length !== d.columns.length) {
+    throw new RangeError(`validation data: ${d.valid.columns.length} feature columns, training has ${d.columns.length}`)
+  }
+  d.columns.forEach((c, f) => {
+    if (c.length !== n) throw new RangeError(`feature ${d.featureNames?.[f] ?? f}: ${c.length} values for ${n} labels`)
+  })
+  checkLabels(p.objective, d.labels, d.labelName)
+  if (d.valid) checkLabels(p.objective, d.valid.labels, d.labelName)
+  if (p.early_stopping_rounds !== undefined && !d.valid) throw new RangeError('early_stopping_rounds: needs a validation set')
+}
+
+/** Grows one tree (XGBoost UpdateTree): root, then expand by the grow policy. */
+async function growTree(b: GbdtBackend, p: GbdtParams, cuts: Cuts, sampler: ColumnSampler, round: number): Promise<Tree> {
+  const root = await b.beginRound(round)
+  const g: Growth = { b, p, cuts, sampler, t: newTree(p.eta * calcWeight(p, root.g, root.h), root.h), sums: new Map([[0, root]]) }
+  await b.buildHistograms([0])
+  const [rootEntry] = await evaluateNodes(g, [0])
+  if (p.grow_policy === 'lossguide') await growLossguide(g, rootEntry)
+  else await growDepthwise(g, rootEntry)
+  return finishTree(g.t)
+}
+
+/** Depthwise: split every valid node of a level, then build the next level's histograms at once. */
+async function growDepthwise(g: Growth, root: Entry): Promise<void> {
+  let level = [root]
+  let leaves = 1
+  while (level.length > 0) {
+    const chosen: Entry[] = []
+    for (const e of level) if (canSplit(g, e, leaves)) { chosen.push(e); leaves++ }
+    const applied = chosen.map(e => expand(g, e))
+    await g.b.applySplits(applied)
+    const open = applied.filter(a => !atMaxDepth(g, a.left))
+    g.b.releaseHistograms(level.filter(e => !open.some(a => a.nid === e.nid)).map(e => e.nid))
+    level = await buildChildren(g, open)
+  }
+}
+
+/** Lossguide: always split the open node with the largest loss change, up to max_leaves. */
+async function growLossguide(g: Growth, root: Entry): Promise<void> {
+  const queue = [root]
+  let leaves = 1
+  while (queue.length > 0) {
+    // Largest gain first; ties by node id, the order XGBoost's queue breaks them (timestamp).
+    queue.sort((x, y) => y.split.gain - x.split.gain || x.nid - y.nid)
+    const e = queue.shift()!
+    if (!canSplit(g, e, leaves)) { g.b.releaseHistograms([e.nid]); continue }
+    const a = expand(g, e)
+    leaves++
+    await g.b.applySplits([a])
+    if (atMaxDepth(g, a.left)) { g.b.releaseHistograms([e.nid]); continue }
+    queue.push(...await buildChildren(g, [a]))
+  }
+}
+
+/** Histograms of the children of `splits` (smaller one built, sibling by subtraction), evaluated. */
+async function buildChildren(g: Growth, splits: AppliedSplit[]): Promise<Entry[]> {
+  if (splits.length === 0) return []
+  // Build the child with the smaller hessian sum (fewer rows, roughly): less histogram work.
+  const small = splits.map(a => (a.split.leftH <= a.split.rightH ? a.left : a.right))
+  await g.b.buildHistograms(small)
+  await g.b.subtractHistograms(splits.map((a, i) => ({ parent: a.nid, built: small[i], sibling: small[i] === a.left ? a.right : a.left })))
+  g.b.releaseHistograms(splits.map(a => a.nid))
+  return evaluateNodes(g, splits.flatMap(a => [a.left, a.right]))
+}
+
+async function evaluateNodes(g: Growth, nids: number[]): Promise<Entry[]> {
+  const requests = nids.map(nid => ({ nid, featureMask: g.sampler.mask(g.t.depth[nid], nid) }))
+  const splits = await g.b.evaluateSplits(requests)
+  return nids.map((nid, i) => ({ nid, split: splits[i] }))
+}
+
+/** XGBoost ExpandEntry::IsValid: gain above kRtEps and γ (greedy, no post-pruning), both children with hessian, within max_leaves. */
+function canSplit(g: Growth, e: Entry, leaves: number): boolean {
+  const s = e.split
+  if (s.feature < 0 || !(s.gain > RT_EPS) || s.gain < g.p.gamma) return false
+  if (s.leftH === 0 || s.rightH === 0) return false
+  return !(g.p.max_leaves > 0 && leaves >= g.p.max_leaves)
+}
+
+function atMaxDepth(g: Growth, nid: number): boolean {
+  return g.p.max_depth > 0 && g.t.depth[nid] >= g.p.max_depth
+}
+
+/** Adds the split to the tree: children become leaves with eta-scaled weights. */
+function expand(g: Growth, e: Entry): AppliedSplit {
+  const s = e.split, p = g.p
+  const parent = g.sums.get(e.nid)!
+  const [left, right] = expandNode(g.t, e.nid, s, g.cuts, calcWeight(p, parent.g, parent.h),
+    p.eta * calcWeight(p, s.leftG, s.leftH), p.eta * calcWeight(p, s.rightG, s.rightH))
+  g.sums.set(left, { g: s.leftG, h: s.leftH })
+  g.sums.set(right, { g: s.rightG, h: s.rightH })
+  return { nid: e.nid, left, right, split: s }
+}
+
+/** Validation metrics of the current model (empty without a validation set). */
+async function evalRound(b: GbdtBackend, d: TrainData, p: GbdtParams): Promise<Record<string, number>> {
+  const margins = await b.validMargins()
+  if (!margins || !d.valid) return {}
+  const pred = margins.map(m => transform(p.objective, m))
+  const out: Record<string, number> = {}
+  for (const m of p.eval_metric) out[m] = evaluate(m, pred, d.valid.labels, d.valid.weights)
+  return out
+}
+
+/** XGBoost's EarlyStopping callback on the last eval metric: stop after N rounds without gain. */
+function earlyStopper(p: GbdtParams): { best: number; update: (round: number, m: Record<string, number>) => boolean } {
+  const metric = p.eval_metric[p.eval_metric.length - 1]
+  const sign = maximize(metric) ? 1 : -1
+  let bestScore = -Infinity
+  const state = {
+    best: -1,
+    update(round: number, m: Record<string, number>): boolean {
+      if (p.early_stopping_rounds === undefined || m[metric] === undefined) return false
+      const score = sign * m[metric]
+      if (score > bestScore || state.best < 0) { bestScore = score; state.best = round }
+      return round - state.best >= p.early_stopping_rounds
+    },
+  }
+  return state
+}

@@ -1,0 +1,280 @@
+/**
+ * WebGPU backend of the GBDT driver: the CPU backend's operations (cpu-backend.ts, the
+ * executable specification) done by the WGSL kernels, with gradients, positions, histograms and
+ * margins resident on the device. Per round only the root sums, each level's split results
+ * (16 words per node) and, for the metrics, the validation margins are read back. Work is queued
+ * into one command encoder and submitted at those read-backs (a level = one submit).
+ * N = rows, F = features, V = validation rows, B = total bins, S = histogram slots, M = nodes.
+ */
+import type { AppliedSplit, BackendFactory, BackendSetup, EvalRequest, GbdtBackend, NodeSums, SubtractJob } from './backend.ts'
+import type { SplitCandidate, Tree } from './types.ts'
+import { PipelineCache } from '../../gpu/pipeline-cache.ts'
+import { createBuffer, uploadBuffer } from '../../gpu/buffers.ts'
+import { gradientCall } from '../../kernels/gbdt/gradient.ts'
+import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED } from '../../kernels/gbdt/gradient.ref.ts'
+import { quantiseCalls, SCALES_BYTES } from '../../kernels/gbdt/quantise.ts'
+import { histogramBuildCall } from '../../kernels/gbdt/histogram_build.ts'
+import { histogramBuildWgCall } from '../../kernels/gbdt/histogram_build_wg.ts'
+import { chooseHistogramKernel, type HistogramKernel } from '../../kernels/gbdt/histogram_choice.ts'
+import { histogramSubtractCall } from '../../kernels/gbdt/histogram_subtract.ts'
+import { splitEvaluateCall } from '../../kernels/gbdt/split_evaluate.ts'
+import { decodeSplit, int64, SPLIT_WORDS, type SplitResult } from '../../kernels/gbdt/split_evaluate.ref.ts'
+import { NO_NODE, SPLIT_TABLE_WORDS } from '../../kernels/gbdt/row_partition.ref.ts'
+import { rowPartitionCall } from '../../kernels/gbdt/row_partition.ts'
+import { marginUpdateCall } from '../../kernels/gbdt/margin_update.ts'
+import { predictCall } from '../../kernels/gbdt/predict.ts'
+import { packTrees } from '../../kernels/gbdt/predict.ref.ts'
+import { rowSampled } from './sampling.ts'
+import { checkBudget, estimateMemory, peakSlots, planChunks } from './gpu-chunks.ts'
+import { destroyResident, uploadResident, type Resident } from './gpu-buffers.ts'
+import { GpuEncoder, type StageTimes } from './gpu-encoder.ts'
+import { HistogramSlots } from './gpu-slots.ts'
+
+/** Options of the GPU backend. */
+export interface GpuBackendOptions {
+  /**
+   * Largest storage binding for the training/validation data, bytes (default: the device's
+   * maxStorageBufferBindingSize). Smaller values force the chunked path (tests use this).
+   */
+  maxBindingBytes?: number
+  /** Memory the run may allocate, bytes (default 4 × maxBufferSize: WebGPU reports no total). */
+  memoryBudgetBytes?: number
+  /** Histogram kernel; default: chooseHistogramKernel's measurement for the device. */
+  histogramKernel?: HistogramKernel
+  /** When given, each stage is submitted and awaited alone, and its wall ms added here. */
+  profile?: StageTimes
+}
+
+/**
+ * A BackendFactory training on `device` (pipelines from `cache`, or a new cache). Throws a
+ * RangeError naming the size needed when the run exceeds the memory budget.
+ */
+export function createGpuBackend(device: GPUDevice, cache?: PipelineCache, opts: GpuBackendOptions = {}): BackendFactory {
+  const pc = cache ?? new PipelineCache(device)
+  return async (setup: BackendSetup) => {
+    const kernel = opts.histogramKernel ?? await chooseHistogramKernel(pc)
+    return new GpuBackend(pc, setup, kernel, opts)
+  }
+}
+
+/** [gLo, gHi, hLo, hHi] exact sums as dequantised NodeSums. */
+function dequantiseSums(w: Uint32Array, gScale: number, hScale: number): NodeSums {
+  return { g: int64(w[0], w[1]) / gScale, h: int64(w[2], w[3]) / hScale }
+}
+
+class GpuBackend implements GbdtBackend {
+  private readonly device: GPUDevice
+  private readonly enc: GpuEncoder
+  private readonly res: Resident
+  private readonly B: number
+  private readonly F: number
+  private readonly slots: HistogramSlots
+  private readonly scales: GPUBuffer
+  private readonly rootSum: GPUBuffer
+  private readonly cutPtrs: GPUBuffer
+  /** The one-bin pseudo feature of the root-sum pass: cutPtrs [0, 1], missOff [0], nodeSlot [0]. */
+  private readonly sumTables: { cutPtrs: GPUBuffer; missOff: GPUBuffer; nodeSlot: GPUBuffer }
+  /** Exact [gLo, gHi, hLo, hHi] per node id of the current tree (CPU copies of split outputs). */
+  private readonly sums = new Map<number, Uint32Array>()
+  private readonly results = new Map<number, SplitResult>()
+
+  constructor(private readonly cache: PipelineCache, private readonly s: BackendSetup, private readonly kernel: HistogramKernel, opts: GpuBackendOptions) {
+    this.device = cache.device
+    const lim = this.device.limits
+    const n = s.binned.rows, v = s.validColumns?.[0]?.length ?? 0
+    this.F = s.binned.features
+    this.B = s.cuts.cutPtrs[this.F]
+    const peak = peakSlots(s.params)
+    checkBudget(estimateMemory(n, this.F, this.B, peak, v, s.weights !== undefined),
+      opts.memoryBudgetBytes ?? 4 * lim.maxBufferSize, n, this.F)
+    const plan = planChunks(n, this.F, v, Math.min(opts.maxBindingBytes ?? Infinity, lim.maxStorageBufferBindingSize))
+    this.enc = new GpuEncoder(cache, opts.profile)
+    this.res = uploadResident(this.device, s, plan)
+    this.slots = new HistogramSlots(this.device, this.B, peak, Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize))
+    this.scales = createBuffer(this.device, SCALES_BYTES)
+    this.rootSum = createBuffer(this.device, 16)
+    this.cutPtrs = uploadBuffer(this.device, s.cuts.cutPtrs.slice())
+    this.sumTables = {
+      cutPtrs: uploadBuffer(this.device, Uint32Array.from([0, 1])),
+      missOff: uploadBuffer(this.device, new Uint32Array(1)),
+      nodeSlot: uploadBuffer(this.device, new Int32Array(1)),
+    }
+  }
+
+  async beginRound(round: number): Promise<NodeSums> {
+    const t0 = performance.now(), e = this.enc, p = this.s.params
+    const objective = p.objective === 'reg:squarederror' ? OBJECTIVE_SQUARED_ERROR : OBJECTIVE_LOGISTIC
+    for (const c of this.res.rows) {
+      // Unsampled rows get (0, 0) gradients (the mask is the gradient kernel's `positions`) but
+      // are partitioned too, as in XGBoost: positions restart at the root for every row.
+      const mask = p.subsample < 1 ? e.upload(this.sampleMask(round, c.r0, c.n)) : undefined
+      e.run(gradientCall({ margins: c.margins, labels: c.labels, weights: c.weights, positions: mask, gpair: c.gpair }, c.n, objective, p.scale_pos_weight))
+      e.encoder().clearBuffer(c.positions)
+    }
+    this.encodeQuantise()
+    this.encodeRootSum()
+    const [sums, scales] = await e.read([[this.rootSum, 16], [this.scales, SCALES_BYTES]])
+    const root = new Uint32Array(sums), sc = new Float32Array(scales)
+    this.sums.clear(); this.results.clear(); this.slots.reset()
+    this.sums.set(0, root)
+    await e.stage('gradient', t0)
+    return dequantiseSums(root, sc[2], sc[3])
+  }
+
+  /** u32 × n: 0 for rows of [r0, r0 + n) sampled this round, ROW_UNUSED otherwise. */
+  private sampleMask(round: number, r0: number, n: number): Uint32Array<ArrayBuffer> {
+    const p = this.s.params, mask = new Uint32Array(n)
+    for (let i = 0; i < n; i++) if (!rowSampled(p.seed, round, r0 + i, p.subsample)) mask[i] = ROW_UNUSED
+    return mask
+  }
+
+  /** Global max |g|, |h| over every row chunk, then each chunk quantised with the shared scales. */
+  private encodeQuantise(): void {
+    const e = this.enc
+    e.encoder().clearBuffer(this.scales, 0, SCALES_BYTES)
+    const calls = this.res.rows.map(c => quantiseCalls({ gpair: c.gpair, qgpair: c.qgpair, scales: this.scales }, c.n))
+    calls.forEach(([max]) => e.run(max))
+    // A new pass: every maximum is final before any row is scaled.
+    e.barrier()
+    calls.forEach(([, q]) => e.run(q))
+  }
+
+  /** Exact root sums: a histogram of one pseudo feature with one bin (every row at node 0). */
+  private encodeRootSum(): void {
+    const e = this.enc, t = this.sumTables
+    e.encoder().clearBuffer(this.rootSum)
+    for (const c of this.res.rows) {
+      e.run(histogramBuildCall({ bins: c.zeros, missOff: t.missOff, cutPtrs: t.cutPtrs, qgpair: c.qgpair, positions: c.positions, nodeSlot: t.nodeSlot, hist: this.rootSum },
+        { n: c.n, f: 1, rowWords: c.rowWords, b: 1, slots: 1 }))
+    }
+  }
+
+  async buildHistograms(nids: number[]): Promise<void> {
+    if (nids.length === 0) return
+    const t0 = performance.now(), e = this.enc
+    const nodeSlot = new Int32Array(Math.max(...nids) + 1).fill(-1)
+    for (const nid of nids) nodeSlot[nid] = this.slots.slot(nid, e)
+    for (const nid of nids) this.slots.clear(nid, e)
+    const table = e.upload(nodeSlot)
+    const used = Math.max(...nids.map(nid => nodeSlot[nid])) + 1
+    this.res.rows.forEach((rc, r) => this.res.features.forEach((fc, c) => {
+      const buffers = { bins: this.res.tiles[r][c], missOff: fc.missOff, cutPtrs: fc.cutPtrs, qgpair: rc.qgpair, positions: rc.positions, nodeSlot: table, hist: this.slots.hist }
+      const shape = { n: rc.n, f: fc.f, rowWords: rc.rowWords, b: this.B, slots: used }
+      if (this.kernel === 'workgroup') e.run(histogramBuildWgCall({ ...buffers, chunks: fc.wgChunks }, { ...shape, chunks: fc.wgCount }))
+      else e.run(histogramBuildCall(buffers, shape))
+    }))
+    await e.stage('histogram', t0)
+  }
+
+  async subtractHistograms(jobs: SubtractJob[]): Promise<void> {
+    if (jobs.length === 0) return
+    const t0 = performance.now(), e = this.enc
+    const triples = new Uint32Array(jobs.length * 3)
+    jobs.forEach((j, t) => triples.set([this.slots.slot(j.parent, e), this.slots.slot(j.built, e), this.slots.slot(j.sibling, e)], 3 * t))
+    e.run(histogramSubtractCall({ triples: e.upload(triples), hist: this.slots.hist }, { count: jobs.length, b: this.B }))
+    await e.stage('subtract', t0)
+  }
+
+  async evaluateSplits(nodes: EvalRequest[]): Promise<SplitCandidate[]> {
+    if (nodes.length === 0) return []
+    const t0 = performance.now(), e = this.enc, F = this.F, M = nodes.length, p = this.s.params
+    const mask = new Uint32Array(M * F), slots = new Uint32Array(M), sums = new Uint32Array(M * 4)
+    nodes.forEach((r, m) => {
+      mask.set(r.featureMask, m * F)
+      slots[m] = this.slots.slot(r.nid, e)
+      sums.set(this.sums.get(r.nid)!, m * 4)
+    })
+    const out = createBuffer(this.device, M * SPLIT_WORDS * 4)
+    e.release(out)
+    e.run(splitEvaluateCall({ hist: this.slots.hist, cutPtrs: this.cutPtrs, featureMask: e.upload(mask), nodeSlots: e.upload(slots),
+      nodeSums: e.upload(sums), scales: this.scales, out }, { nodes: M, features: F, maskPerNode: 1 },
+    { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight }))
+    const [bytes] = await e.read([[out, M * SPLIT_WORDS * 4]])
+    const words = new Uint32Array(bytes)
+    await e.stage('evaluate', t0)
+    return nodes.map((r, m) => {
+      const res = decodeSplit(words, m)
+      this.results.set(r.nid, res)
+      return res
+    })
+  }
+
+  async applySplits(splits: AppliedSplit[]): Promise<void> {
+    if (splits.length === 0) return
+    const t0 = performance.now(), e = this.enc
+    for (const a of splits) {
+      const res = this.results.get(a.nid)!
+      this.sums.set(a.left, res.leftSum)
+      this.sums.set(a.right, res.rightSum)
+    }
+    const K = Math.max(...splits.map(s => s.nid)) + 1
+    this.res.features.forEach((fc, c) => {
+      // Each feature chunk moves the rows of the nodes split on its features; children ids are
+      // ≥ K, so a row moved by one chunk is left alone by the next.
+      const mine = splits.filter(a => a.split.feature >= fc.f0 && a.split.feature < fc.f0 + fc.f)
+      if (mine.length === 0) return
+      const table = new Uint32Array(K * SPLIT_TABLE_WORDS)
+      for (let k = 0; k < K; k++) table[k * SPLIT_TABLE_WORDS + 3] = NO_NODE
+      for (const a of mine) {
+        table.set([a.split.feature - fc.f0, a.split.splitBin >>> 0, a.split.defaultLeft ? 1 : 0, a.left, a.right], a.nid * SPLIT_TABLE_WORDS)
+      }
+      const splitsBuf = e.upload(table)
+      this.res.rows.forEach((rc, r) => e.run(rowPartitionCall({ bins: this.res.tiles[r][c], missOff: fc.missOff, splits: splitsBuf, positions: rc.positions },
+        { rows: rc.n, rowWords: rc.rowWords, nodes: K })))
+    })
+    await e.stage('partition', t0)
+  }
+
+  releaseHistograms(nids: number[]): void {
+    this.slots.release(nids)
+  }
+
+  async finishTree(tree: Tree): Promise<void> {
+    const t0 = performance.now(), e = this.enc
+    const K = tree.left.length
+    const leafValue = e.upload(tree.splitCondition.slice())
+    for (const c of this.res.rows) e.run(marginUpdateCall({ positions: c.positions, leafValue, margins: c.margins }, { rows: c.n, nodes: K }))
+    if (this.res.valid.length > 0) this.encodeValidTree(tree)
+    await e.stage('margins', t0)
+  }
+
+  /**
+   * Validation margins += the tree's leaf values on raw features (as the CPU backend's addTree):
+   * predict with base 0 writes each row's leaf value, then margin_update with identity positions
+   * adds it — the same single f32 add per row and tree as the CPU.
+   */
+  private encodeValidTree(tree: Tree): void {
+    const e = this.enc, packed = packTrees([tree])
+    const nodes = e.upload(packed.nodes), treeOffsets = e.upload(packed.treeOffsets)
+    for (const c of this.res.valid) {
+      e.run(predictCall({ features: c.features, nodes, treeOffsets, out: c.leaf }, { rows: c.v, features: this.F, trees: 1, maxDepth: packed.maxDepth }, 0))
+    }
+    e.barrier()
+    for (const c of this.res.valid) e.run(marginUpdateCall({ positions: c.identity, leafValue: c.leaf, margins: c.margins }, { rows: c.v, nodes: c.v }))
+  }
+
+  async validMargins(): Promise<Float32Array | undefined> {
+    if (!this.s.validColumns) return undefined
+    const parts = await this.enc.read(this.res.valid.map(c => [c.margins, 4 * c.v]))
+    return concat(parts)
+  }
+
+  async trainMargins(): Promise<Float32Array> {
+    return concat(await this.enc.read(this.res.rows.map(c => [c.margins, 4 * c.n])))
+  }
+
+  dispose(): void {
+    this.enc.submit()
+    destroyResident(this.res)
+    this.slots.destroy()
+    for (const b of [this.scales, this.rootSum, this.cutPtrs, ...Object.values(this.sumTables)]) b.destroy()
+  }
+}
+
+/** Float32 concatenation of read-back parts. */
+function concat(parts: ArrayBuffer[]): Float32Array {
+  const out = new Float32Array(parts.reduce((s, b) => s + b.byteLength / 4, 0))
+  let at = 0
+  for (const b of parts) { out.set(new Float32Array(b), at); at += b.byteLength / 4 }
+  return out
+}

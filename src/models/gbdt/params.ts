@@ -1,0 +1,158 @@
+/**
+ * XGBoost training parameters: names, aliases, defaults and validation (XGBoost's `TrainParam`,
+ * `LearnerTrainParam`, `GBTreeTrainParam`). Out-of-range values are refused with a RangeError
+ * naming the parameter and the allowed range, so a user who knows XGBoost gets the same meaning.
+ */
+import type { GbdtParams } from './types.ts'
+
+type Metric = GbdtParams['eval_metric'][number]
+type Objective = GbdtParams['objective']
+
+/** Scikit-learn style aliases → XGBoost's canonical names. */
+export const PARAM_ALIASES: Readonly<Record<string, keyof GbdtParams>> = {
+  n_estimators: 'num_round',
+  num_boost_round: 'num_round',
+  learning_rate: 'eta',
+  reg_lambda: 'lambda',
+  reg_alpha: 'alpha',
+  min_split_loss: 'gamma',
+  random_state: 'seed',
+  max_leaf_nodes: 'max_leaves',
+}
+
+/** XGBoost's defaults (xgb.train: num_boost_round = 10; base_score estimated when absent). */
+export const DEFAULT_PARAMS: Readonly<GbdtParams> = {
+  objective: 'binary:logistic',
+  eval_metric: ['logloss'],
+  num_round: 10,
+  eta: 0.3,
+  max_depth: 6,
+  min_child_weight: 1,
+  lambda: 1,
+  alpha: 0,
+  gamma: 0,
+  subsample: 1,
+  colsample_bytree: 1,
+  colsample_bylevel: 1,
+  colsample_bynode: 1,
+  max_bin: 256,
+  scale_pos_weight: 1,
+  seed: 0,
+  grow_policy: 'depthwise',
+  max_leaves: 0,
+  max_delta_step: 0,
+}
+
+const OBJECTIVES: readonly Objective[] = ['binary:logistic', 'reg:squarederror', 'reg:logistic']
+const METRICS: readonly Metric[] = ['auc', 'logloss', 'error', 'rmse']
+/** Accepted but without effect here: they only select XGBoost's implementation or verbosity. */
+const IGNORED = new Set(['tree_method', 'booster', 'verbosity', 'nthread', 'n_jobs', 'device', 'silent'])
+
+/** Default eval metric per objective (XGBoost's `ObjFunction::DefaultEvalMetric`). */
+export function defaultMetric(objective: Objective): Metric {
+  return objective === 'reg:squarederror' ? 'rmse' : 'logloss'
+}
+
+/** Numeric checks: [name, kind, lo, hi, loOpen, hiOpen]. */
+const NUMERIC: ReadonlyArray<[keyof GbdtParams, 'int' | 'num', number, number, boolean, boolean]> = [
+  ['num_round', 'int', 1, 1e6, false, false],
+  ['eta', 'num', 0, 1, true, false],
+  ['max_depth', 'int', 0, 16, false, false],
+  ['min_child_weight', 'num', 0, Infinity, false, true],
+  ['lambda', 'num', 0, Infinity, false, true],
+  ['alpha', 'num', 0, Infinity, false, true],
+  ['gamma', 'num', 0, Infinity, false, true],
+  ['subsample', 'num', 0, 1, true, false],
+  ['colsample_bytree', 'num', 0, 1, true, false],
+  ['colsample_bylevel', 'num', 0, 1, true, false],
+  ['colsample_bynode', 'num', 0, 1, true, false],
+  ['max_bin', 'int', 2, 256, false, false],
+  ['scale_pos_weight', 'num', 0, Infinity, true, true],
+  ['seed', 'int', -(2 ** 31), 2 ** 32 - 1, false, false],
+  ['early_stopping_rounds', 'int', 1, 1e6, false, false],
+  ['max_leaves', 'int', 0, 2 ** 16, false, false],
+  ['max_delta_step', 'num', 0, Infinity, false, true],
+  ['base_score', 'num', -Infinity, Infinity, true, true],
+]
+
+/**
+ * Validates raw parameters (XGBoost names or aliases; numbers may be given as numeric strings, as
+ * XGBoost's own config does) and fills in defaults. Throws RangeError naming the parameter.
+ */
+export function parseParams(raw: Record<string, unknown>): GbdtParams {
+  const out: GbdtParams = { ...DEFAULT_PARAMS, eval_metric: [] }
+  const seen = new Map<string, string>()
+  for (const [given, value] of Object.entries(raw)) {
+    if (value === undefined || IGNORED.has(given)) continue
+    const name = PARAM_ALIASES[given] ?? given
+    if (!(name in DEFAULT_PARAMS) && name !== 'base_score' && name !== 'early_stopping_rounds') throw unknownParam(given)
+    if (seen.has(name)) throw new RangeError(`${given}: given twice (also as ${seen.get(name)})`)
+    seen.set(name, given)
+    assign(out, name as keyof GbdtParams, given, value)
+  }
+  if (out.eval_metric.length === 0) out.eval_metric = [defaultMetric(out.objective)]
+  checkCombination(out)
+  return out
+}
+
+function assign(out: GbdtParams, name: keyof GbdtParams, given: string, value: unknown): void {
+  const o = out as unknown as Record<string, unknown>
+  if (name === 'objective') o[name] = oneOf(given, value, OBJECTIVES)
+  else if (name === 'grow_policy') o[name] = oneOf(given, value, ['depthwise', 'lossguide'] as const)
+  else if (name === 'eval_metric') o[name] = metricList(given, value)
+  else o[name] = numeric(name, given, value)
+}
+
+function numeric(name: keyof GbdtParams, given: string, value: unknown): number {
+  const spec = NUMERIC.find(s => s[0] === name)!
+  const [, kind, lo, hi, loOpen, hiOpen] = spec
+  const v = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
+  const range = `${kind === 'int' ? 'an integer' : 'a number'} in ${loOpen ? '(' : '['}${lo}, ${hi}${hiOpen ? ')' : ']'}`
+  const ok = typeof v === 'number' && Number.isFinite(v) && (kind === 'num' || Number.isInteger(v)) &&
+    (loOpen ? v > lo : v >= lo) && (hiOpen ? v < hi : v <= hi)
+  if (!ok) throw new RangeError(`${given}: must be ${range}, got ${JSON.stringify(value)}`)
+  return v as number
+}
+
+function oneOf<T extends string>(given: string, value: unknown, allowed: readonly T[]): T {
+  if (typeof value !== 'string' || !allowed.includes(value as T)) {
+    throw new RangeError(`${given}: must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`)
+  }
+  return value as T
+}
+
+function metricList(given: string, value: unknown): Metric[] {
+  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value]
+  return list.map(m => oneOf(given, typeof m === 'string' ? m.trim() : m, METRICS))
+}
+
+function checkCombination(p: GbdtParams): void {
+  if (p.max_depth === 0 && !(p.grow_policy === 'lossguide' && p.max_leaves > 0)) {
+    throw new RangeError(`max_depth: must be an integer in [1, 16], got 0 (0 = unlimited needs grow_policy lossguide with max_leaves > 0)`)
+  }
+  if (p.max_leaves === 1) throw new RangeError('max_leaves: must be 0 (unlimited) or ≥ 2, got 1')
+  const logistic = p.objective !== 'reg:squarederror'
+  if (logistic && p.base_score !== undefined && !(p.base_score > 0 && p.base_score < 1)) {
+    throw new RangeError(`base_score: must be in (0, 1) for ${p.objective}, got ${p.base_score}`)
+  }
+}
+
+function unknownParam(given: string): RangeError {
+  const names = [...Object.keys(DEFAULT_PARAMS), 'base_score', 'early_stopping_rounds', ...Object.keys(PARAM_ALIASES)]
+  const best = names.map(n => [n, editDistance(given, n)] as const).sort((a, b) => a[1] - b[1])[0]
+  const hint = best && best[1] <= Math.max(2, given.length / 3) ? ` (did you mean ${best[0]}?)` : ''
+  return new RangeError(`unknown parameter ${given}${hint}`)
+}
+
+/** Levenshtein distance, for the did-you-mean hint. */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    prev = cur
+  }
+  return prev[b.length]
+}

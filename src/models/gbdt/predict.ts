@@ -1,0 +1,40 @@
+/**
+ * Prediction on raw features (XGBoost's CPU predictor): walk each tree, v < split_condition goes
+ * left, NaN takes the default direction; margin = base margin + Σ leaf values. The reference for
+ * the GPU predict kernel. N = rows, F = features, T = trees.
+ */
+import type { Booster, Tree } from './types.ts'
+import { baseMargin, transform } from './objective.ts'
+
+/** Leaf id reached by row `i` of `columns` (F arrays of N values, NaN = missing). */
+export function leafOf(tree: Tree, columns: ArrayLike<number>[], i: number): number {
+  let n = 0
+  while (tree.left[n] !== -1) {
+    const v = columns[tree.splitIndex[n]][i]
+    n = Number.isNaN(v) ? (tree.defaultLeft[n] ? tree.left[n] : tree.right[n])
+      : v < tree.splitCondition[n] ? tree.left[n] : tree.right[n]
+  }
+  return n
+}
+
+/** Adds tree's leaf value to `margins` (Float32Array, length N) for every row. */
+export function addTree(tree: Tree, columns: ArrayLike<number>[], margins: Float32Array): void {
+  for (let i = 0; i < margins.length; i++) margins[i] += tree.splitCondition[leafOf(tree, columns, i)]
+}
+
+/**
+ * Raw margins (Float32Array, length N) of the first `nTrees` trees (default all), starting at
+ * the booster's base margin — what XGBoost's predict(output_margin=True) returns.
+ */
+export function predictMargins(booster: Booster, columns: ArrayLike<number>[], nTrees = booster.trees.length): Float32Array {
+  const rows = columns.length > 0 ? columns[0].length : 0
+  const margins = new Float32Array(rows).fill(baseMargin(booster.params.objective, booster.baseScore))
+  for (let t = 0; t < nTrees; t++) addTree(booster.trees[t], columns, margins)
+  return margins
+}
+
+/** Predictions after the objective's transform (probabilities for logistic objectives). */
+export function predict(booster: Booster, columns: ArrayLike<number>[], nTrees?: number): Float32Array {
+  const m = predictMargins(booster, columns, nTrees)
+  return m.map(x => transform(booster.params.objective, x))
+}

@@ -1,0 +1,160 @@
+/**
+ * One GBDT training run, page side (window.snaptrain.train, the Train panel, the CLI through
+ * the page): config → parameters → dataset (plan + loader) → train with the GPU backend →
+ * XGBoost JSON model (categorical dictionaries in its attributes) + run manifest + metrics.
+ */
+import { version as SNAPTRAIN_VERSION } from '../../../package.json'
+import { manifestTable, type RunManifest } from '../manifest.ts'
+import type { BackendFactory } from './backend.ts'
+import { createCpuBackend } from './cpu-backend.ts'
+import { loadDataset, type Dataset } from './dataset.ts'
+import { train } from './driver.ts'
+import { CATEGORIES_ATTRIBUTE, addAttributes } from './model-attributes.ts'
+import { parseParams } from './params.ts'
+import type { Booster, GbdtParams } from './types.ts'
+import { toXGBoostJsonString } from './xgboost-json.ts'
+
+/** What to train (structured-cloneable: it crosses page.evaluate). */
+export interface TrainConfig {
+  /** Only 'gbdt' for now. */
+  model?: string
+  /** Table root URL (relative URLs are resolved by the caller). */
+  table: string
+  /** Local folder the CLI served `table` from, for the manifest. */
+  tablePath?: string
+  version?: number
+  label: string
+  features?: string[]
+  filter?: string
+  validTable?: string
+  validTablePath?: string
+  validVersion?: number
+  validFraction?: number
+  /** XGBoost parameters as given (validated with parseParams). */
+  params?: Record<string, unknown>
+  /** Seed of the validation split and, unless params.seed is given, of the booster. */
+  seed?: number
+  /** 'gpu' (default where WebGPU exists) or 'cpu' (the reference backend). */
+  backend?: 'gpu' | 'cpu'
+  /** Loader workers (default: the loader's). */
+  workers?: number
+}
+
+/** Progress events: data stages, then one per boosting round. */
+export type TrainProgress =
+  | { kind: 'stage'; message: string }
+  | { kind: 'round'; round: number; rounds: number; metrics: Record<string, number>; elapsedMs: number }
+
+/** The headline numbers (what `snaptrain train --json` prints). */
+export interface TrainSummary {
+  model: string
+  auc: number | null
+  logloss: number | null
+  rounds: number
+  best_iteration: number
+  train_seconds: number
+  rows_train: number
+  rows_valid: number
+  rows_per_second: number
+  adapter: string
+}
+
+/** A finished run. */
+export interface TrainResult {
+  /** XGBoost JSON model (toXGBoostJsonString + attributes). */
+  model: string
+  manifest: RunManifest
+  /** Per-round validation metrics. */
+  metrics: Array<Record<string, number>>
+  summary: TrainSummary
+}
+
+/** How a backend is made (the GPU one needs a device); `adapter` names it in the manifest. */
+export interface BackendChoice { factory: BackendFactory; adapter: string; dispose?: () => void }
+
+/** Parameters with the run seed applied: --seed sets params.seed unless the params give one. */
+export function runParams(config: Pick<TrainConfig, 'params' | 'seed'>): GbdtParams {
+  const raw = { ...(config.params ?? {}) }
+  const given = 'seed' in raw || 'random_state' in raw
+  if (config.seed !== undefined && !given) raw.seed = config.seed
+  return parseParams(raw)
+}
+
+/** Trains one model; `onProgress` hears stages and rounds. Throws naming the bad input. */
+export async function runTraining(config: TrainConfig, onProgress: (p: TrainProgress) => void = () => {},
+  chooseBackend: (kind: 'gpu' | 'cpu') => Promise<BackendChoice> = defaultBackend): Promise<TrainResult> {
+  if ((config.model ?? 'gbdt') !== 'gbdt') throw new RangeError(`model ${config.model}: not implemented yet (only gbdt)`)
+  const params = runParams(config)
+  const seed = config.seed ?? params.seed
+  onProgress({ kind: 'stage', message: `planning and loading ${config.table}` })
+  const ds = await loadDataset({
+    tableUrl: config.table, version: config.version, label: config.label, features: config.features, filter: config.filter,
+    validTable: config.validTable ? { url: config.validTable, version: config.validVersion } : undefined,
+    validFraction: config.validFraction, seed, workers: config.workers,
+  })
+  onProgress({ kind: 'stage', message: `loaded ${ds.rowsTrain} training rows, ${ds.rowsValid} validation rows, ${ds.features.length} features` })
+  const backend = await chooseBackend(config.backend ?? 'gpu')
+  const t0 = performance.now()
+  let booster: Booster
+  try {
+    booster = await train(ds.data, params, backend.factory, {
+      onRound: (round, metrics) => onProgress({ kind: 'round', round, rounds: params.num_round, metrics, elapsedMs: performance.now() - t0 }),
+    })
+  } finally {
+    backend.dispose?.()
+  }
+  const seconds = (performance.now() - t0) / 1000
+  return finish(config, ds, booster, params, seed, seconds, backend.adapter)
+}
+
+function finish(config: TrainConfig, ds: Dataset, booster: Booster, params: GbdtParams, seed: number, seconds: number, adapter: string): TrainResult {
+  const categories: Record<string, string> = Object.keys(ds.dictionaries).length ? { [CATEGORIES_ATTRIBUTE]: JSON.stringify(ds.dictionaries) } : {}
+  const model = addAttributes(toXGBoostJsonString(booster), categories)
+  const last = booster.history[booster.history.length - 1] ?? {}
+  const rounds = booster.trees.length
+  const summary: TrainSummary = {
+    model: 'gbdt', auc: last.auc ?? null, logloss: last.logloss ?? null, rounds, best_iteration: booster.bestIteration,
+    train_seconds: seconds, rows_train: ds.rowsTrain, rows_valid: ds.rowsValid,
+    rows_per_second: seconds > 0 ? (ds.rowsTrain * rounds) / seconds : 0, adapter,
+  }
+  return { model, manifest: buildManifest(config, ds, booster, params, seed, summary), metrics: booster.history, summary }
+}
+
+function buildManifest(config: TrainConfig, ds: Dataset, booster: Booster, params: GbdtParams, seed: number, s: TrainSummary): RunManifest {
+  const validation: RunManifest['validation'] = ds.validPlan ? { kind: 'table', table: manifestTable(ds.validPlan, config.validTablePath) }
+    : config.validFraction !== undefined ? { kind: 'fraction', fraction: config.validFraction, rows: ds.rowsValid } : { kind: 'none' }
+  return {
+    kind: 'snaptrain-run', model: 'gbdt', snaptrain_version: SNAPTRAIN_VERSION, created: new Date().toISOString(),
+    table: manifestTable(ds.plan, config.tablePath), validation, columns: ds.plan.columns, label: config.label,
+    features: ds.features.map(f => ({ name: f.name, type: f.xgbType, delta_type: f.deltaType })),
+    skipped_columns: ds.skipped,
+    categorical: Object.fromEntries(Object.entries(ds.dictionaries).map(([k, v]) => [k, { codes: v.length, encoding: `codes of the sorted training values (model attribute ${CATEGORIES_ATTRIBUTE}); unseen and null → missing` }])),
+    filter: config.filter ?? null, seed, params: { ...params }, metrics: booster.history, best_iteration: booster.bestIteration,
+    rounds: s.rounds, adapter: s.adapter, rows_train: s.rows_train, rows_valid: s.rows_valid, train_seconds: s.train_seconds,
+  }
+}
+
+/**
+ * The GPU backend on a fresh device, or the CPU reference when asked (or when WebGPU is absent,
+ * e.g. in Node). The GPU module is imported lazily so CPU-only callers never load the kernels.
+ */
+export async function defaultBackend(kind: 'gpu' | 'cpu'): Promise<BackendChoice> {
+  if (kind === 'cpu' || typeof navigator === 'undefined' || !navigator.gpu) return { factory: createCpuBackend, adapter: 'cpu (reference backend)' }
+  const [{ requestDevice, adapterSummary, adapterLabel }, gpu] = await Promise.all([import('../../gpu/device.ts'), loadGpuBackend()])
+  if (!gpu) return { factory: createCpuBackend, adapter: 'cpu (reference backend; GPU backend module not available)' }
+  const { adapter, device } = await requestDevice()
+  return { factory: gpu(device), adapter: adapterLabel(adapterSummary(adapter)), dispose: () => device.destroy() }
+}
+
+type GpuBackendModule = { createGpuBackend: (device: GPUDevice) => BackendFactory }
+
+/** createGpuBackend when src/models/gbdt/gpu-backend.ts exists (it is being written alongside). */
+async function loadGpuBackend(): Promise<GpuBackendModule['createGpuBackend'] | undefined> {
+  const path = './gpu-backend.ts'
+  try {
+    const mod = await import(/* @vite-ignore */ path) as GpuBackendModule
+    return mod.createGpuBackend
+  } catch {
+    return undefined
+  }
+}

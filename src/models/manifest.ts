@@ -1,0 +1,81 @@
+/**
+ * The run manifest: everything needed to say what a model was trained on and how — the pinned
+ * table (URL, version, plan digest and file list), columns, filter, seed, parameters, per-round
+ * metrics, adapter and snaptrain version — plus metrics.csv. Model-agnostic: GBDT fills it now,
+ * recsys later. Plain JSON data, written by the CLI next to model.json.
+ */
+import type { ScanPlan } from '../data/types.ts'
+
+/** The table side of a run: what was read, pinned. */
+export interface ManifestTable {
+  /** Table root URL the reader opened (a local folder served on loopback shows its path in `path`). */
+  url: string
+  /** Local folder, when the CLI served one. */
+  path?: string
+  version: number
+  /** ScanPlan.digest: table URL, version, files, columns, filter and live rows. */
+  digest: string
+  files: Array<{ path: string; size: number }>
+  rows: number
+}
+
+/** A run manifest (manifest.json). */
+export interface RunManifest {
+  kind: 'snaptrain-run'
+  model: string
+  snaptrain_version: string
+  created: string
+  table: ManifestTable
+  /** Validation: seeded fraction of the table, a second table, or none. */
+  validation: { kind: 'fraction'; fraction: number; rows: number } | { kind: 'table'; table: ManifestTable } | { kind: 'none' }
+  columns: string[]
+  label: string
+  features: Array<{ name: string; type: string; delta_type: string }>
+  skipped_columns: Array<{ name: string; reason: string }>
+  /** Categorical features: how codes were made (dictionaries live in the model's attributes). */
+  categorical: Record<string, { codes: number; encoding: string }>
+  filter: string | null
+  seed: number
+  params: Record<string, unknown>
+  /** Per-round validation metrics, round 0 first. */
+  metrics: Array<Record<string, number>>
+  best_iteration: number
+  rounds: number
+  adapter: string
+  rows_train: number
+  rows_valid: number
+  train_seconds: number
+}
+
+/** The pinned description of a plan's table. */
+export function manifestTable(plan: ScanPlan, path?: string): ManifestTable {
+  return {
+    url: plan.tableUrl, ...(path ? { path } : {}), version: plan.version, digest: plan.digest,
+    files: plan.files.map(f => ({ path: f.path, size: f.size })), rows: plan.stats.rows,
+  }
+}
+
+/**
+ * metrics.csv: header `round,<metric…>` then one line per round (metric columns in first-seen
+ * order; a metric missing in a round is an empty cell). Numbers as JS prints them (round-trip).
+ */
+export function metricsCsv(history: ReadonlyArray<Record<string, number>>): string {
+  const names: string[] = []
+  for (const m of history) for (const k of Object.keys(m)) if (!names.includes(k)) names.push(k)
+  const lines = [['round', ...names].join(',')]
+  history.forEach((m, r) => lines.push([String(r), ...names.map(k => (m[k] === undefined ? '' : String(m[k])))].join(',')))
+  return lines.join('\n') + '\n'
+}
+
+/** Parses metrics.csv back (tests, tools): one record per round. */
+export function parseMetricsCsv(text: string): Array<Record<string, number>> {
+  const [header, ...rows] = text.trim().split('\n')
+  const names = header.split(',')
+  if (names[0] !== 'round') throw new RangeError(`metrics.csv: first column must be round, got ${names[0]}`)
+  return rows.map(line => {
+    const cells = line.split(',')
+    const out: Record<string, number> = {}
+    names.forEach((n, i) => { if (cells[i] !== '' && cells[i] !== undefined) out[n] = Number(cells[i]) })
+    return out
+  })
+}

@@ -1,0 +1,52 @@
+import { describe, expect, test } from 'vitest'
+import { createBuffer, uploadBuffer } from '../../../src/gpu/buffers.ts'
+import { readBuffer } from '../../../src/gpu/readback.ts'
+import { splitEvaluateCall } from '../../../src/kernels/gbdt/split_evaluate.ts'
+import { SPLIT_WORDS } from '../../../src/kernels/gbdt/split_evaluate.ref.ts'
+import type { SplitParams } from '../../../src/kernels/gbdt/split_evaluate.ref.ts'
+import { runKernel } from '../../../src/kernels/runner.ts'
+import { checked, gpuCache } from '../bench/setup.ts'
+import type { CaseOptions, SplitCase } from './split-fixture.ts'
+import { checkSplits } from './split-fixture.ts'
+
+async function gpuSplits(c: SplitCase, p: SplitParams, WG?: number): Promise<Uint32Array> {
+  const cache = await gpuCache()
+  const { device } = cache
+  const b = {
+    hist: uploadBuffer(device, c.hist), cutPtrs: uploadBuffer(device, c.cutPtrs), featureMask: uploadBuffer(device, c.featureMask),
+    nodeSlots: uploadBuffer(device, c.nodeSlots), nodeSums: uploadBuffer(device, c.nodeSums), scales: uploadBuffer(device, c.scales),
+    out: createBuffer(device, c.shape.nodes * SPLIT_WORDS * 4),
+  }
+  try {
+    await checked(device, () => runKernel(cache, splitEvaluateCall(b, c.shape, p, { WG })))
+    return await readBuffer(device, b.out, Uint32Array, c.shape.nodes * SPLIT_WORDS)
+  } finally {
+    Object.values(b).forEach(x => x.destroy())
+  }
+}
+
+function check(seed: number, o: CaseOptions, p: SplitParams, WG?: number): Promise<{ exact: number; splits: number }> {
+  return checkSplits(seed, o, p, (c, pp) => gpuSplits(c, pp, WG))
+}
+
+const P: SplitParams = { lambda: 1, alpha: 0, minChildWeight: 1 }
+
+describe('split_evaluate matches its reference', () => {
+  test.each([0, 1, 7, 33])('%i nodes, 9 features ≤ 256 bins', async nodes => {
+    const r = await check(nodes + 100, { rows: 1500, nodes, features: 9, maxBins: 256 }, P)
+    if (nodes > 0) expect(r.splits).toBeGreaterThan(0)
+  })
+  test('one feature with 256 bins', () => check(2, { rows: 800, nodes: 5, features: 1, maxBins: 256 }, P))
+  test('features ≫ WG: 70 features, WG = 16, and WG = 1', async () => {
+    await check(3, { rows: 600, nodes: 4, features: 70, maxBins: 40 }, P, 16)
+    await check(3, { rows: 600, nodes: 4, features: 70, maxBins: 40 }, P, 1)
+  })
+  test('all-missing features', () => check(4, { rows: 700, nodes: 6, features: 5, maxBins: 255, missingRate: 1 }, P))
+  test('per-node feature masks (colsample_bynode)', () => check(5, { rows: 900, nodes: 8, features: 12, maxBins: 64, maskPerNode: true, maskRate: 0.5 }, P))
+  test('lambda 0, alpha 5, min_child_weight 0', () => check(6, { rows: 900, nodes: 6, features: 6, maxBins: 128 }, { lambda: 0, alpha: 5, minChildWeight: 0 }))
+  test('large lambda and alpha', () => check(7, { rows: 900, nodes: 6, features: 6, maxBins: 128 }, { lambda: 100, alpha: 50, minChildWeight: 0.5 }))
+  test('min_child_weight above every node weight: no splits', async () => {
+    const r = await check(8, { rows: 500, nodes: 5, features: 4, maxBins: 32 }, { lambda: 1, alpha: 0, minChildWeight: 1e6 })
+    expect(r.splits).toBe(0)
+  })
+})

@@ -1,0 +1,66 @@
+/**
+ * Fixtures for the unit reader and loader tests: real tables served by the fake fetch, planned
+ * with planScan (plus plan.schema), and an independent encoder of readRows' values, so decoded
+ * columns are checked against the row reader rather than against the decoders themselves.
+ */
+import { resolve } from 'node:path'
+import { openSnapshot, readRows, type Row, type Snapshot } from '../../../src/table/index.ts'
+import { planScan } from '../../../src/data/plan.ts'
+import type { ColumnEncoding, DecodedColumn, ScanPlan } from '../../../src/data/types.ts'
+import type { FetchLike } from '../../../src/table/types.ts'
+import { fileFetch } from '../../support/file-fetch.ts'
+import { refInt64, refString } from './murmur-ref.ts'
+
+export const CLICKS = resolve('public/tables/clicks')
+export const GOLDEN = resolve('../shared/conformance/golden')
+export const BASE = 'http://table.test/'
+
+/** A table opened over the fake fetch, its plan (with schema) and its rows in table order. */
+export interface Fixture { fetch: FetchLike; snapshot: Snapshot; plan: ScanPlan; rows: Row[] }
+
+/** Opens `dir`, plans all columns (or `columns`) and reads the rows with readRows (unless !withRows). */
+export async function openFixture(dir: string, columns?: string[], withRows = true, maxUnitRows?: number): Promise<Fixture> {
+  const fetch = fileFetch(dir, { baseUrl: BASE })
+  const snapshot = await openSnapshot(BASE, { fetch })
+  const plan = await planScan(snapshot, { fetch, columns, maxUnitRows })
+  if (!plan.schema) throw new Error('planScan returned no plan.schema (the unit reader needs it for column mapping)')
+  const rows = withRows ? await readRows(snapshot, { fetch, columns: plan.columns }) : []
+  return { fetch, snapshot, plan, rows }
+}
+
+/** Expected typed values of one column of `rows`, encoded independently of src/data/decode*. */
+export function expectedColumn(rows: Row[], name: string, encoding: ColumnEncoding): number[] {
+  const out: number[] = []
+  const memo = new Map<unknown, number>() // the BigInt reference hash is slow; values repeat
+  for (const row of rows) {
+    const v = row[name]
+    if (encoding === 'fixed_list') for (const x of v as unknown[]) out.push(x === null ? NaN : Math.fround(Number(x)))
+    else if (encoding === 'hash32') {
+      if (!memo.has(v)) memo.set(v, typeof v === 'bigint' ? refInt64(v) : typeof v === 'number' ? refInt64(BigInt(v)) : refString(String(v)))
+      out.push(memo.get(v)!)
+    } else if (encoding === 'float32') out.push(v === null ? NaN : Math.fround(asNumber(v)))
+    else if (encoding === 'bool') out.push(v ? 1 : 0)
+    else out.push(Number(v))
+  }
+  return out
+}
+
+function asNumber(v: unknown): number {
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return Date.parse(v) / 86_400_000
+  if (v instanceof Date) return v.getTime() / 1000
+  return Number(v)
+}
+
+/** Index of the first element that differs (NaN equals NaN), or -1. */
+export function firstMismatch(got: ArrayLike<number>, want: ArrayLike<number>): number {
+  if (got.length !== want.length) return Math.min(got.length, want.length)
+  for (let i = 0; i < got.length; i++) if (!Object.is(got[i], want[i]) && got[i] !== want[i]) return i
+  return -1
+}
+
+/** Concatenates decoded columns' values (units or batches) in order. */
+export function concatValues(columns: DecodedColumn[]): number[] {
+  const out: number[] = []
+  for (const c of columns) for (let i = 0; i < c.values.length; i++) out.push(c.values[i])
+  return out
+}

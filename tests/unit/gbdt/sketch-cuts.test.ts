@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest'
+import { combine, prune, summarise, sketchColumn, totalWeight, type Summary } from '../../../src/models/gbdt/sketch.ts'
+import { buildCuts, cutsFromSummaries, featureBins, searchBin } from '../../../src/models/gbdt/cuts.ts'
+import { binAt, binMatrix } from '../../../src/models/gbdt/binned.ts'
+import { dequantisePair, numberToPair, pairToNumber, quantiseScales } from '../../../src/models/gbdt/quantiser.ts'
+import { Rng } from '../../../src/util/rng.ts'
+
+/** True rank bounds of v in the data: [weight below v, weight up to and including v]. */
+function trueRank(data: Float32Array, v: number): [number, number] {
+  let below = 0, upTo = 0
+  for (const x of data) { if (x < v) below++; if (x <= v) upTo++ }
+  return [below, upTo]
+}
+
+function checkBounds(s: Summary, data: Float32Array, slack: number): void {
+  for (let k = 0; k < s.values.length; k++) {
+    const [below, upTo] = trueRank(data, s.values[k])
+    expect(s.rmin[k]).toBeLessThanOrEqual(below + 1e-9)
+    expect(s.rmax[k]).toBeGreaterThanOrEqual(upTo - 1e-9)
+    expect(s.rmax[k] - s.rmin[k]).toBeLessThanOrEqual(upTo - below + slack)
+  }
+}
+
+describe('sketch', () => {
+  it('summarise is exact: rank bounds are the true ranks, duplicates collapsed', () => {
+    const s = summarise([3, 1, NaN, 3, 2], [1, 1, 1, 2, 1])
+    expect(Array.from(s.values)).toEqual([1, 2, 3])
+    expect(Array.from(s.rmin)).toEqual([0, 1, 2])
+    expect(Array.from(s.rmax)).toEqual([1, 2, 5])
+    expect(totalWeight(s)).toBe(5)
+  })
+
+  it('merge of two halves keeps valid rank bounds and total weight, pruned within the error bound', () => {
+    const data = new Rng(3).floats(4000, -5, 5).map(x => Math.round(x * 50) / 50)
+    const a = prune(summarise(data.subarray(0, 2000)), 64), b = prune(summarise(data.subarray(2000)), 64)
+    const merged = prune(combine(a, b), 64)
+    expect(totalWeight(merged)).toBe(4000)
+    checkBounds(merged, data, 3 * 4000 / 63)
+  })
+
+  it('sketching in chunks gives the same cuts as one exact sketch (within one bin of rank)', () => {
+    const data = new Rng(5).floats(5000, 0, 1)
+    const whole = cutsFromSummaries([summarise(data)], [16])
+    const chunked = cutsFromSummaries([sketchColumn(data, undefined, 128, 700)], [16])
+    expect(featureBins(chunked, 0)).toBe(featureBins(whole, 0))
+    for (let b = 0; b < featureBins(whole, 0) - 1; b++) {
+      const [rw] = trueRank(data, whole.cutValues[b]), [rc] = trueRank(data, chunked.cutValues[b])
+      expect(Math.abs(rw - rc)).toBeLessThanOrEqual(5000 / 16 / 2)
+    }
+  })
+})
+
+describe('cuts', () => {
+  it('uniform 0..999 with max_bin 4 → cuts at the quartiles and one above the max', () => {
+    const col = Float32Array.from({ length: 1000 }, (_, i) => i)
+    const cuts = buildCuts([col], 4)
+    // XGBoost's SetPrune targets ranks over [rmax(first), rmin(last)] = [1, 999]: 250, 500, 749.
+    const got = Array.from(cuts.cutValues.subarray(0, 3))
+    expect(got).toHaveLength(3)
+    got.forEach((c, k) => expect(Math.abs(c - 250 * (k + 1))).toBeLessThanOrEqual(1))
+    expect(cuts.cutValues[3]).toBeGreaterThan(999)
+    expect(cuts.minValues[0]).toBeLessThan(0)
+  })
+
+  it('constant → one bin; ≤ max_bin bins; missing values → ≤ 255 bins; all-missing → one bin', () => {
+    const n = 2000
+    const constant = new Float32Array(n).fill(7)
+    const wide = Float32Array.from({ length: n }, (_, i) => i)
+    const withNaN = wide.map((x, i) => (i % 10 === 0 ? NaN : x))
+    const allNaN = new Float32Array(n).fill(NaN)
+    const cuts = buildCuts([constant, wide, withNaN, allNaN], 256)
+    expect([0, 1, 2, 3].map(f => featureBins(cuts, f))).toEqual([1, 256, 255, 1])
+    expect(cuts.cutValues[0]).toBeGreaterThan(7)
+  })
+
+  it('cut values increase strictly within each feature and the max falls in the last bin', () => {
+    const col = new Rng(9).floats(3000, -100, 100).map(x => Math.round(x))
+    const cuts = buildCuts([col], 32)
+    for (let b = 1; b < featureBins(cuts, 0); b++) expect(cuts.cutValues[b]).toBeGreaterThan(cuts.cutValues[b - 1])
+    expect(searchBin(cuts, 0, Math.max(...col))).toBe(featureBins(cuts, 0) - 1)
+    expect(searchBin(cuts, 0, 1e9)).toBe(featureBins(cuts, 0) - 1)
+  })
+})
+
+describe('binned matrix', () => {
+  it('packs feature-major bytes; bin = first cut above the value; missing = byte 0', () => {
+    const a = Float32Array.from([0, 1, 2, 3, 4]), b = Float32Array.from([NaN, 10, 20, NaN, 30])
+    const cuts = buildCuts([a, b], 256)
+    const m = binMatrix([a, b], cuts)
+    expect(m.rowWords).toBe(2)
+    expect(Array.from(m.missOff)).toEqual([0, 1])
+    for (let i = 0; i < 5; i++) {
+      expect(binAt(m, i, 0)).toBe(i)
+      expect(binAt(m, i, 1)).toBe(Number.isNaN(b[i]) ? -1 : searchBin(cuts, 1, b[i]))
+    }
+    // Row 1 of feature 1 (bin 0, stored 1) is byte 1 of word rowWords + 0.
+    expect((m.bins[m.rowWords] >>> 8) & 0xff).toBe(1)
+  })
+
+  it('refuses a feature with missing values and 256 bins (no byte left for missing)', () => {
+    const full = Float32Array.from({ length: 600 }, (_, i) => i)
+    const cuts = buildCuts([full], 256)
+    expect(() => binMatrix([full.map((x, i) => (i === 0 ? NaN : x))], cuts)).toThrow(/feature 0 has missing values and 256 bins/)
+  })
+
+  it('binary-search bins agree with a linear scan on random data', () => {
+    const col = new Rng(2).floats(500, -1, 1)
+    const cuts = buildCuts([col], 20)
+    const m = binMatrix([col], cuts)
+    for (let i = 0; i < 500; i++) {
+      let b = 0
+      while (b < featureBins(cuts, 0) - 1 && !(col[i] < cuts.cutValues[b])) b++
+      expect(binAt(m, i, 0)).toBe(b)
+    }
+  })
+})
+
+describe('quantiser', () => {
+  it('scales keep |q| ≤ 2^30 per row', () => {
+    const { gScale, hScale } = quantiseScales(0.73, 0.25, 1000)
+    expect(0.73 * gScale).toBeLessThanOrEqual(2 ** 30)
+    expect(0.73 * gScale).toBeGreaterThan(2 ** 29)
+    expect(0.25 * hScale).toBe(2 ** 30)
+  })
+
+  it('64-bit pairs round-trip, negative included', () => {
+    for (const x of [0, 1, -1, 2 ** 40 + 3, -(2 ** 45) - 7]) {
+      const [lo, hi] = numberToPair(x)
+      expect(pairToNumber(lo, hi)).toBe(x)
+    }
+    const [lo, hi] = numberToPair(-3 * 2 ** 30)
+    expect(dequantisePair(lo, hi, 2 ** 30)).toBe(-3)
+  })
+})
