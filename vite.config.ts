@@ -13,4 +13,6 @@ export default defineConfig({
   server: { headers: isolation, host: '127.0.0.1' },
   preview: { headers: isolation },
   worker: { format: 'es' },
+  // Pre-bundled at start: discovered later (st-train-curve), vite would reload a running page.
+  optimizeDeps: { include: ['uplot'] },
 })

@@ -25,7 +25,7 @@ export const CEILING_K = 4096
  */
 export async function atomicCeiling(ctx: SuiteContext): Promise<BenchRow> {
   const base = ctx.quick ? DEVICE_SIZES_QUICK : DEVICE_SIZES
-  const rows = await atomicRows(ctx, { ...base, atomicKs: [CEILING_K], atomicWorkgroupSizes: [], repeats: 3 })
+  const rows = await atomicRows(ctx, { ...base, atomicKs: [CEILING_K], atomicWorkgroupSizes: [], repeats: 7 })
   return bestRow(rows)
 }
 

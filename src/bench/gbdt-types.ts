@@ -37,6 +37,8 @@ export interface GbdtPeerResult {
   dmatrixSeconds: number
   /** Validation AUC after the last round. */
   validAuc: number
+  /** Validation AUC after every round. */
+  validAucs?: number[]
   xgboost: string
   nthread: number
 }

@@ -6,6 +6,7 @@
  * parsed here into the same typed batches, vs opening the snapshot and reading it directly.
  */
 import { createLoader } from '../data/loader.ts'
+import { releaseIdleWorkers } from '../data/unit-source.ts'
 import { planScan } from '../data/plan.ts'
 import type { DecodeSpec, LoaderStats, ScanPlan } from '../data/types.ts'
 import { openSnapshot } from '../table/index.ts'
@@ -134,6 +135,7 @@ async function csvEpoch(url: string, batchSize: number): Promise<{ first: number
 
 /** Open the snapshot, plan, and read one shuffled epoch with the loader: seconds to first and last batch. */
 async function directEpoch(tableUrl: string, z: LoaderSizes): Promise<{ first: number; full: number }> {
+  releaseIdleWorkers() // "from nothing": no warm workers left by the previous run
   const t0 = performance.now()
   const snapshot = await openSnapshot(tableUrl)
   const plan = await planScan(snapshot, { columns: CLICKS_COLUMNS.map(c => c.name) })

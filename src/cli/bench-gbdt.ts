@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { generateSynthetic, rowMajor, SYNTHETIC_FEATURES } from '../datagen/synthetic.ts'
 import type { GbdtBenchInput, GbdtPeerResult, GbdtSize } from '../bench/gbdt-types.ts'
 import { GBDT_PEER_THREADS, GBDT_SIZES, GBDT_SIZES_QUICK, GBDT_TRAIN_SEED, GBDT_VALID_SEED, validRows } from '../bench/gbdt-types.ts'
+import { estimateBaseScore } from '../models/gbdt/objective.ts'
 import type { CliIo } from './io.ts'
 import { PROJECT_ROOT } from './page-server.ts'
 
@@ -27,9 +28,10 @@ export async function prepareGbdtBench(quick: boolean, io: CliIo, root = PROJECT
   if (missing) return { peers: [], peerNote: missing }
   const peers: GbdtPeerResult[] = []
   for (const size of quick ? GBDT_SIZES_QUICK : GBDT_SIZES) {
-    const files = await writeSynthetic(size, join(root, 'bench', 'tables', 'gbdt'), io)
+    const { paths, baseScore } = await writeSynthetic(size, join(root, 'bench', 'tables', 'gbdt'), io)
     io.err(`gbdt: XGBoost hist peer n=${size.rows}, ${size.rounds} rounds, nthread=${GBDT_PEER_THREADS}`)
-    const out = await runPython([join(root, 'bench', 'gbdt_peer.py'), ...files, String(SYNTHETIC_FEATURES), String(size.rounds), String(GBDT_PEER_THREADS)])
+    const args = [String(SYNTHETIC_FEATURES), String(size.rounds), String(GBDT_PEER_THREADS), baseScore]
+    const out = await runPeer([join(root, 'bench', 'gbdt_peer.py'), ...paths, ...args])
     peers.push(parsePeerLine(out))
   }
   return { peers }
@@ -46,19 +48,29 @@ async function peerUnavailable(): Promise<string | undefined> {
   }
 }
 
-/** Writes train/valid features and labels of `size` (once; cached by rows and seeds); returns the 4 paths. */
-export async function writeSynthetic(size: GbdtSize, dir: string, io: CliIo): Promise<string[]> {
+/**
+ * Writes train/valid features and labels of `size` under `dir` (row-major f32, then labels), and
+ * returns the 4 paths with our default base_score for the peer (peerBaseScore).
+ */
+export async function writeSynthetic(size: GbdtSize, dir: string, io: CliIo): Promise<{ paths: string[]; baseScore: string }> {
   const stem = (part: string, rows: number, seed: number): string => join(dir, `higgs-like-${rows}-s${seed}.${part}.f32`)
   const nv = validRows(size.rows)
   const paths = [stem('x', size.rows, GBDT_TRAIN_SEED), stem('y', size.rows, GBDT_TRAIN_SEED), stem('x', nv, GBDT_VALID_SEED), stem('y', nv, GBDT_VALID_SEED)]
-  if (paths.every(p => existsSync(p))) return paths
   io.err(`gbdt: writing the synthetic tables (n=${size.rows} + ${nv}) to ${dir}`)
   await mkdir(dir, { recursive: true })
   const train = generateSynthetic(size.rows, GBDT_TRAIN_SEED), valid = generateSynthetic(nv, GBDT_VALID_SEED)
   const arrays = [rowMajor(train.columns), train.labels, rowMajor(valid.columns), valid.labels]
   // Little-endian float32 on every platform Node runs WebGPU-capable Chromium on.
   for (let i = 0; i < 4; i++) await writeFile(paths[i], new Uint8Array(arrays[i].buffer, arrays[i].byteOffset, arrays[i].byteLength))
-  return paths
+  return { paths, baseScore: peerBaseScore(train.labels) }
+}
+
+/**
+ * Our default base_score (the label mean, as XGBoost ≥ 2 estimates it, rounded to f32) as text for
+ * the peer: XGBoost 1.7 would use 0.5 and grow a different first tree from the same data.
+ */
+export function peerBaseScore(labels: Float32Array): string {
+  return String(Math.fround(estimateBaseScore('binary:logistic', labels)))
 }
 
 /** The peer's last stdout line as a result; throws naming the peer when it is not one. */
@@ -74,6 +86,11 @@ export function parsePeerLine(stdout: string): GbdtPeerResult {
     throw new Error(`gbdt peer: result without rows/roundSeconds: '${line.slice(0, 200)}'`)
   }
   return r
+}
+
+/** Runs `PEER_PYTHON args…` and resolves to its stdout; rejects with its stderr tail. */
+export function runPeer(args: string[], timeoutS = PEER_TIMEOUT_S): Promise<string> {
+  return runPython(args, timeoutS)
 }
 
 function runPython(args: string[], timeoutS = PEER_TIMEOUT_S): Promise<string> {

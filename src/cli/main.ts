@@ -12,6 +12,9 @@ const COMMANDS: Record<string, Command> = {
   scan: { summary: 'read a Delta table snapshot: rows (jsonl/csv) or a --json summary', load: () => import('./scan.ts') },
   data: { summary: 'generate the sample Delta tables under public/tables', load: () => import('./data.ts') },
   bench: { summary: 'run benchmark suites in headless Chromium and write JSON results', load: () => import('./bench.ts') },
+  train: { summary: 'train a model (gbdt) on a table in headless Chromium; writes model.json, manifest.json, metrics.csv', load: () => import('./train.ts') },
+  predict: { summary: 'predict a table with a model.json: one margin,prediction row per table row', load: () => import('./predict.ts') },
+  quality: { summary: 'validation AUC vs XGBoost hist on marketing, clicks and a HIGGS-like table (bench/README.md)', load: () => import('./quality.ts') },
 }
 
 const USAGE = `usage: snaptrain <command> [options]

@@ -25,7 +25,8 @@ export function gatherBatch(
   const columns: Record<string, DecodedColumn> = {}
   if (size > 0) {
     const first = unitOf(units, rows.unit[0])
-    for (const name of Object.keys(first.columns)) columns[name] = gatherColumn(name, units, rows)
+    const layout = layoutOf(rows)
+    for (const name of Object.keys(first.columns)) columns[name] = gatherColumn(name, units, rows, layout)
   }
   const batch: Batch = { size, position, epoch, columns }
   if (ids) batch.ids = { unit: rows.unit.slice(), row: fileRowsOf(plan, rows) }
@@ -38,29 +39,82 @@ function unitOf(units: ReadonlyArray<DecodedUnit | undefined>, id: number): Deco
   return unit
 }
 
-function gatherColumn(name: string, units: ReadonlyArray<DecodedUnit | undefined>, rows: BatchRows): DecodedColumn {
+/**
+ * How a batch's rows map onto units, shared by all its columns: `slot[i]` = position of row i's
+ * unit in `ids` (the batch's distinct units), and `runs` = starts of runs of consecutive rows of
+ * one unit with consecutive indices, or undefined when the rows are mostly single (shuffled).
+ */
+interface Layout { ids: number[]; slot: Uint32Array; runs?: number[] }
+
+function layoutOf(rows: BatchRows): Layout {
+  const n = rows.unit.length
+  const { unit, index } = rows
+  const ids: number[] = []
+  const slots = new Map<number, number>()
+  const slot = new Uint32Array(n)
+  const runs: number[] = []
+  for (let i = 0; i < n; i++) {
+    const u = unit[i]
+    let s = slots.get(u)
+    if (s === undefined) slots.set(u, s = ids.push(u) - 1)
+    slot[i] = s
+    if (i === 0 || u !== unit[i - 1] || index[i] !== index[i - 1] + 1) runs.push(i)
+  }
+  // Block copies pay off only for long runs (table order, unshuffled windows).
+  return { ids, slot, runs: runs.length * 16 <= n ? runs : undefined }
+}
+
+function gatherColumn(name: string, units: ReadonlyArray<DecodedUnit | undefined>, rows: BatchRows, layout: Layout): DecodedColumn {
   const template = unitOf(units, rows.unit[0]).columns[name]
   if (template.encoding === 'var_list') return gatherVarList(name, units, rows)
   const width = template.encoding === 'fixed_list' ? template.length ?? 0 : 1
   const Ctor = template.values.constructor as new (n: number) => DecodedColumn['values']
   const out = new Ctor(rows.unit.length * width)
-  let lastUnit = -1
-  let src = template.values
-  const n = rows.unit.length
-  for (let i = 0; i < n;) {
-    // A run: consecutive rows of one unit with consecutive indices (table order) — one block copy.
-    const u = rows.unit[i]
-    const first = rows.index[i]
-    let run = 1
-    while (i + run < n && rows.unit[i + run] === u && rows.index[i + run] === first + run) run++
-    if (u !== lastUnit) src = sourceOf(name, unitOf(units, lastUnit = u), template).values
-    if (run * width >= 64) out.set(src.subarray(first * width, (first + run) * width), i * width)
-    else for (let j = 0; j < run * width; j++) out[i * width + j] = src[first * width + j]
-    i += run
-  }
+  // Every encoding but bool is 4 bytes per element: copy those through Int32Array views, so one
+  // monomorphic loop serves all columns and float bits (NaN payloads included) move unchanged.
+  const words = out.BYTES_PER_ELEMENT === 4
+  const sources = layout.ids.map((u) => {
+    const values = sourceOf(name, unitOf(units, u), template).values
+    return words ? asWords(values) : values
+  })
+  const dst = words ? asWords(out) : out
+  if (layout.runs) copyRuns(dst, sources, rows, layout, width)
+  else if (width === 1) copySingles(dst, sources, rows.index, layout.slot)
+  else copyRows(dst, sources, rows.index, layout.slot, width)
   const column: DecodedColumn = { name, encoding: template.encoding, values: out }
   if (template.encoding === 'fixed_list') column.length = width
   return column
+}
+
+type Elements = DecodedColumn['values']
+
+function asWords(a: Elements): Int32Array {
+  return new Int32Array(a.buffer, a.byteOffset, a.length)
+}
+
+/** One block copy per run of consecutive rows (layout.runs). */
+function copyRuns(out: Elements, sources: Elements[], rows: BatchRows, layout: Layout, w: number): void {
+  const runs = layout.runs!
+  const n = rows.unit.length
+  for (let r = 0; r < runs.length; r++) {
+    const i = runs[r]
+    const end = r + 1 < runs.length ? runs[r + 1] : n
+    const first = rows.index[i]
+    out.set(sources[layout.slot[i]].subarray(first * w, (first + end - i) * w), i * w)
+  }
+}
+
+/** out[i] = sources[slot[i]][index[i]] (scalar columns, shuffled rows). */
+function copySingles(out: Elements, sources: Elements[], index: Uint32Array, slot: Uint32Array): void {
+  for (let i = 0; i < index.length; i++) out[i] = sources[slot[i]][index[i]]
+}
+
+/** Row i's `w` elements from sources[slot[i]] at index[i]·w (list columns, shuffled rows). */
+function copyRows(out: Elements, sources: Elements[], index: Uint32Array, slot: Uint32Array, w: number): void {
+  for (let i = 0; i < index.length; i++) {
+    const src = sources[slot[i]]
+    for (let j = 0, o = i * w, a = index[i] * w; j < w; j++) out[o + j] = src[a + j]
+  }
 }
 
 /** The unit's column, checked to match the batch's first unit (same encoding, same list length). */

@@ -42,7 +42,7 @@ export interface Loader {
   /** Cursor at the next undelivered row. */
   cursor(): Cursor
   stats(): LoaderStats
-  /** Stops reading and terminates the workers. */
+  /** Stops reading; idle workers go back to the page's pool for the next loader, busy ones are terminated. */
   close(): Promise<void>
 }
 
@@ -78,9 +78,10 @@ export function createLoader(plan: ScanPlan, opts: LoaderOptions): Loader {
     while (position < stream.length && !closed) {
       const end = Math.min(position + opts.batchSize, stream.length)
       const units = await state.ready(end)
+      const t0 = performance.now()
       const batch = gatherBatch(plan, units, stream.rowsAt(position, end), position, stream.options.epoch, opts.ids)
       position = end
-      state.deliver(batch, position)
+      state.deliver(batch, position, performance.now() - t0)
       yield batch
     }
   }
@@ -126,7 +127,7 @@ class Pump {
   private rowBytes: number
   private readonly counts: LoaderStats = {
     workers: 0, unitsRead: 0, rowsDelivered: 0, batchesDelivered: 0, bytesDelivered: 0, bytesFetched: 0,
-    fetchMs: 0, decodeMs: 0, transferMs: 0, waitMs: 0, peakBytes: 0,
+    fetchMs: 0, decodeMs: 0, transferMs: 0, waitMs: 0, assembleMs: 0, peakBytes: 0,
   }
 
   constructor(
@@ -150,7 +151,8 @@ class Pump {
   }
 
   /** Records a delivered batch; frees reads no later position needs and reads further ahead. */
-  deliver(batch: Batch, position: number): void {
+  deliver(batch: Batch, position: number, assembleMs: number): void {
+    this.counts.assembleMs! += assembleMs
     this.counts.batchesDelivered++
     this.counts.rowsDelivered += batch.size
     this.counts.bytesDelivered += batchBytes(batch)
@@ -200,7 +202,9 @@ class Pump {
     c.bytesFetched += unit.timing.bytes
     c.fetchMs += unit.timing.fetchMs
     c.decodeMs += unit.timing.decodeMs
-    if (unit.timing.sentAt !== undefined) c.transferMs += Math.max(0, performance.timeOrigin + performance.now() - unit.timing.sentAt)
+    // Hand-over only (receivedAt is stamped on arrival), not the time the unit then waited to be needed.
+    const { sentAt, receivedAt } = unit.timing
+    if (sentAt !== undefined && receivedAt !== undefined) c.transferMs += Math.max(0, receivedAt - sentAt)
   }
 
   /** Drops one held read of `unit`; the unit goes with its last read. Returns false (for filter). */

@@ -262,7 +262,10 @@ export interface PlanSchema {
 
 /** Where the time of one unit read went, in ms (fetch and decode do not overlap: bytes first). */
 export interface UnitTiming {
-  /** Waiting for the unit's byte ranges (all requests of the unit, retries included). */
+  /**
+   * Waiting for the unit's byte ranges (all requests of the unit, retries included) while the
+   * reader had nothing else to do: latency that passed while it decoded other units is not counted.
+   */
   fetchMs: number
   /** Parquet decoding + conversion to typed arrays. */
   decodeMs: number
@@ -270,6 +273,8 @@ export interface UnitTiming {
   bytes: number
   /** Wall-clock ms (performance.timeOrigin + now()) when a worker handed the unit over. */
   sentAt?: number
+  /** Wall-clock ms when the loader's thread received the unit (transfer = receivedAt − sentAt). */
+  receivedAt?: number
 }
 
 /** One unit read and decoded by a loader worker: its live rows in unit order. */
@@ -297,10 +302,12 @@ export interface LoaderStats {
   /** Sum over units of UnitTiming.fetchMs / decodeMs (work time, may overlap across workers). */
   fetchMs: number
   decodeMs: number
-  /** Time spent moving decoded units from workers to the loader (round trip minus work), ms. */
+  /** Time spent moving decoded units from workers to the loader (worker hand-over to arrival), ms. */
   transferMs: number
   /** Time batches() spent waiting for units not yet decoded, ms. */
   waitMs: number
+  /** Time batches() spent assembling batches on the loader's thread (row order + gather), ms. */
+  assembleMs?: number
   /** Largest number of decoded bytes held at once (cache + in flight estimate). */
   peakBytes: number
 }

@@ -8,6 +8,7 @@
  * life of the buffer, which over a long epoch would grow to the whole file per worker.
  */
 import type { AsyncBuffer, FileMetaData } from 'hyparquet'
+import { TableError } from '../table/types.ts'
 
 /** A byte range [start, end) of a file. */
 export interface ByteRange { start: number; end: number }
@@ -52,6 +53,8 @@ export function coalesce(ranges: ByteRange[]): ByteRange[] {
 export interface UnitBytes {
   /** Serves slices from the fetched ranges; anything else falls through to the file. */
   buffer: AsyncBuffer
+  /** A view (no copy) of file bytes [start, end) when one fetched range holds them, else undefined. */
+  view(start: number, end: number): Uint8Array | undefined
   bytes: number
   fetchMs: number
 }
@@ -60,12 +63,33 @@ export interface UnitBytes {
  * Fetches `ranges` of `file` concurrently (through the file's AsyncBuffer, so every request has
  * the retrying fetch's timeout and retries) and returns an AsyncBuffer over them.
  */
-export async function fetchRanges(file: AsyncBuffer, ranges: ByteRange[]): Promise<UnitBytes> {
+export async function fetchRanges(file: AsyncBuffer, ranges: ByteRange[], url = 'the file'): Promise<UnitBytes> {
   const t0 = performance.now()
-  const fetched: Fetched[] = await Promise.all(ranges.map(async (r) => ({ ...r, bytes: await file.slice(r.start, r.end) })))
+  const fetched: Fetched[] = await Promise.all(ranges.map(async (r) => ({ ...r, bytes: await fullRange(file, r, url) })))
   const fetchMs = performance.now() - t0
   const bytes = fetched.reduce((sum, f) => sum + f.bytes.byteLength, 0)
-  return { buffer: servedFrom(file, fetched), bytes, fetchMs }
+  const view = (start: number, end: number): Uint8Array | undefined => {
+    const hit = fetched.find((f) => f.start <= start && end <= f.end)
+    return hit && end - hit.start <= hit.bytes.byteLength ? new Uint8Array(hit.bytes, start - hit.start, end - start) : undefined
+  }
+  return { buffer: servedFrom(file, fetched), view, bytes, fetchMs }
+}
+
+/** Attempts at a range whose body came back short (a body cut off mid-way is as transient as a 503). */
+const SHORT_READ_ATTEMPTS = 3
+
+/**
+ * The bytes of `r`, checked to be exactly r.end − r.start long: a short body (seen once in
+ * Chromium under load) is asked for again, then reported as TableError('http') naming the range.
+ */
+async function fullRange(file: AsyncBuffer, r: ByteRange, url: string): Promise<ArrayBuffer> {
+  let got = 0
+  for (let attempt = 1; attempt <= SHORT_READ_ATTEMPTS; attempt++) {
+    const bytes = await file.slice(r.start, r.end)
+    if (bytes.byteLength === r.end - r.start) return bytes
+    got = bytes.byteLength
+  }
+  throw new TableError(`GET ${url} bytes=${r.start}-${r.end - 1}: got ${got} bytes, expected ${r.end - r.start} (${SHORT_READ_ATTEMPTS} attempts)`, 'http', url)
 }
 
 function servedFrom(file: AsyncBuffer, fetched: Fetched[]): AsyncBuffer {

@@ -11,7 +11,11 @@ import { toErrorView } from './errors.ts'
 import { baseStyles } from './styles.ts'
 import { TableController } from './table-controller.ts'
 import type { AdapterView, ErrorView, LoadState, TableSelectDetail, TableView, VersionSelectDetail } from './types.ts'
+import { TrainController } from './train-controller.ts'
+import type { TrainStartDetail } from './train-panel.ts'
 import './adapter-panel.ts'
+import './train-panel.ts'
+import './train-curve.ts'
 import './table-list.ts'
 import './table-view.ts'
 
@@ -28,6 +32,7 @@ export class StApp extends LitElement {
     aside { display: grid; gap: 16px; align-content: start; min-width: 0; }
     section { background: #fff; border: 1px solid var(--st-border); border-radius: 8px; padding: 12px 14px;
       min-width: 0; }
+    .train { display: grid; gap: 12px; margin-top: 16px; padding-top: 12px; border-top: 1px solid var(--st-border); }
     @media (max-width: 800px) { main { grid-template-columns: 1fr; } }
   `]
 
@@ -51,6 +56,7 @@ export class StApp extends LitElement {
     stepTimeoutMs: () => this.stepTimeoutMs,
     commitsOf: url => this.commitsOf(url),
   })
+  private readonly trainer = new TrainController(this, () => this.lib)
 
   private get lib(): SnaptrainApi {
     const api = this.api ?? window.snaptrain
@@ -69,7 +75,7 @@ export class StApp extends LitElement {
     return html`<header><h1>snaptrain</h1>
         <span class="muted">Delta tables → WebGPU training · v${(this.api ?? window.snaptrain)?.version ?? '?'}</span>
       </header>
-      <main @table-select=${this.onTableSelect} @version-select=${this.onVersionSelect}>
+      <main @table-select=${this.onTableSelect} @version-select=${this.onVersionSelect} @train-start=${this.onTrainStart}>
         <aside>
           <section><st-table-list .tables=${this.tables} .state=${this.tablesState} .error=${this.tablesError}
             .selected=${t.table?.name}></st-table-list></section>
@@ -78,12 +84,27 @@ export class StApp extends LitElement {
         </aside>
         <section>${t.table ? html`<st-table-view .name=${t.table.name} .url=${t.table.url} .state=${t.state}
             .stage=${t.stage} .error=${t.error} .commits=${t.commits} .snapshot=${t.snapshot} .rows=${t.rows}
-            .previewRows=${this.previewRows}></st-table-view>`
+            .previewRows=${this.previewRows}></st-table-view>${this.trainBlock()}`
           : html`<p class="muted">Choose a table to see its versions, schema and first rows.</p>`}</section>
       </main>`
   }
 
+  /** The train panel and live curve for the open snapshot (trainer state lives in TrainController). */
+  private trainBlock() {
+    const s = this.table.snapshot, tr = this.trainer
+    if (!s) return ''
+    return html`<div class="train"><st-train-panel .fields=${s.schema.fields} .state=${tr.state} .stage=${tr.stage}
+        .error=${tr.error} .result=${tr.result}></st-train-panel>
+      ${tr.history.length || tr.state === 'loading' ? html`<st-train-curve .history=${tr.history}></st-train-curve>` : ''}</div>`
+  }
+
+  private onTrainStart(e: CustomEvent<TrainStartDetail>) {
+    const t = this.table
+    if (t.table && t.snapshot) void this.trainer.start({ ...t.table, version: t.snapshot.version }, e.detail)
+  }
+
   private onTableSelect(e: CustomEvent<TableSelectDetail>) {
+    if (this.table.table?.url !== e.detail.url) this.trainer.reset()
     void this.table.open(e.detail)
   }
 

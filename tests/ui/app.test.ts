@@ -29,8 +29,10 @@ function fakeApi(over: Partial<SnaptrainApi> = {}): SnaptrainApi & { calls: stri
     },
     openSnapshot: async (url, opts) => { calls.push(`open ${url} v${opts?.version ?? 'latest'}`); return snapshot(url, opts?.version) },
     readRows: async (s, opts) => { calls.push(`rows v${s.version} limit ${opts?.limit}`); return [{ user_id: 1n, label: 0, day: '2024-01-01' }] },
+    train: async () => { throw new Error('fake api: train not scripted') },
+    predict: async () => { throw new Error('fake api: predict not scripted') },
     ...over,
-  }
+  } as SnaptrainApi & { calls: string[] }
 }
 
 async function mount(api: SnaptrainApi, props: Partial<StApp> = {}): Promise<StApp> {

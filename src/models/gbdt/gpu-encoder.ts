@@ -12,12 +12,33 @@ import { prepareKernel } from '../../kernels/runner.ts'
 /** Wall-clock milliseconds per stage, accumulated when profiling. */
 export type StageTimes = Record<string, number>
 
+/**
+ * Runs `make` inside validation / out-of-memory error scopes; when the GPU reports an error,
+ * `undo`es the result and throws naming `what` and the error.
+ */
+export async function createChecked<T>(device: GPUDevice, what: string, make: () => T, undo: (t: T) => void): Promise<T> {
+  device.pushErrorScope('validation')
+  device.pushErrorScope('out-of-memory')
+  let made: { value: T } | undefined, thrown: unknown
+  try { made = { value: make() } } catch (e) { thrown = e }
+  const [oom, invalid] = await Promise.all([device.popErrorScope(), device.popErrorScope()])
+  if (!made) throw thrown
+  const err = oom ?? invalid
+  if (err) {
+    undo(made.value)
+    throw new Error(`GPU backend: ${what} failed (${oom ? 'out of GPU memory' : 'validation error'}): ${err.message}`)
+  }
+  return made.value
+}
+
 /** A pending command encoder with the buffers its commands use. */
 export class GpuEncoder {
   private enc?: GPUCommandEncoder
   private pass?: GPUComputePassEncoder
   private garbage: GPUBuffer[] = []
   private freeLater: Array<() => void> = []
+  /** True while this encoder's error scopes are pushed (from the first command to the next read). */
+  private scoped = false
 
   /** `profile`: when given, every stage is submitted and awaited alone and timed into it. */
   constructor(private readonly cache: PipelineCache, private readonly profile?: StageTimes) {}
@@ -26,6 +47,7 @@ export class GpuEncoder {
 
   /** The open encoder, outside any compute pass (for clears and copies). */
   encoder(): GPUCommandEncoder {
+    this.openScope()
     this.pass?.end()
     this.pass = undefined
     this.enc ??= this.device.createCommandEncoder({ label: 'gbdt' })
@@ -34,6 +56,7 @@ export class GpuEncoder {
 
   /** Encodes `call` into the open compute pass (one pass holds many dispatches). */
   run<S>(call: KernelCall<S>): void {
+    this.openScope()
     const k = prepareKernel(this.cache, call)
     if (!this.pass) this.pass = this.encoder().beginComputePass({ label: 'gbdt' })
     k.encode(this.pass)
@@ -47,6 +70,7 @@ export class GpuEncoder {
 
   /** A buffer holding `data`, freed after the next submit. */
   upload(data: ArrayBufferView<ArrayBuffer>): GPUBuffer {
+    this.openScope()
     const b = uploadBuffer(this.device, data)
     this.garbage.push(b)
     return b
@@ -85,6 +109,7 @@ export class GpuEncoder {
     }
     this.submit()
     try {
+      await this.closeScope()
       await staging.mapAsync(GPUMapMode.READ)
       const all = staging.getMappedRange()
       let off = 0
@@ -92,6 +117,27 @@ export class GpuEncoder {
     } finally {
       staging.destroy()
     }
+  }
+
+  /**
+   * Validation and out-of-memory errors are silent in WebGPU (the GPU just computes garbage), so
+   * every batch of commands runs inside error scopes that the next read checks.
+   */
+  private openScope(): void {
+    if (this.scoped) return
+    this.device.pushErrorScope('validation')
+    this.device.pushErrorScope('out-of-memory')
+    this.scoped = true
+  }
+
+  /** Pops the scopes; throws the first error they caught. */
+  async closeScope(): Promise<void> {
+    if (!this.scoped) return
+    this.scoped = false
+    // Both pops issued at once: another run's scopes cannot slip in between them.
+    const [oom, invalid] = await Promise.all([this.device.popErrorScope(), this.device.popErrorScope()])
+    const err = oom ?? invalid
+    if (err) throw new Error(`GPU backend: ${oom ? 'out of GPU memory' : 'GPU validation error'}: ${err.message}`)
   }
 
   /** Profiling only: submits and awaits the GPU, adding the elapsed ms to stage `name`. */

@@ -63,7 +63,10 @@ export function modelFeatures(booster: Booster, schema: StructType, categories: 
   })
 }
 
-/** Margins from the predict kernel on a fresh device (CPU reference where WebGPU is absent). */
+/**
+ * Margins from the predict kernel on a fresh device (CPU reference where WebGPU is absent). Rows
+ * go in chunks that keep the row-major feature buffer within the device's binding limit.
+ */
 async function gpuMargins(booster: Booster, columns: Float32Array[]): Promise<{ margins: Float32Array; adapter: string }> {
   if (typeof navigator === 'undefined' || !navigator.gpu) return { margins: predictMargins(booster, columns), adapter: 'cpu (no WebGPU)' }
   const [{ requestDevice, adapterSummary, adapterLabel }, { PipelineCache }, { uploadBuffer, createBuffer }, { readBuffer }, { predictCall }, { packTrees }, { runKernel }] =
@@ -71,17 +74,23 @@ async function gpuMargins(booster: Booster, columns: Float32Array[]): Promise<{ 
       import('../../kernels/gbdt/predict.ts'), import('../../kernels/gbdt/predict.ref.ts'), import('../../kernels/runner.ts')])
   const { adapter, device } = await requestDevice()
   try {
-    const rows = columns[0]?.length ?? 0, F = columns.length
-    const features = new Float32Array(rows * F)
-    columns.forEach((c, f) => { for (let i = 0; i < rows; i++) features[i * F + f] = c[i] })
+    const rows = columns[0]?.length ?? 0, F = Math.max(1, columns.length)
     const packed = packTrees(booster.trees)
-    const buffers = {
-      features: uploadBuffer(device, features), nodes: uploadBuffer(device, packed.nodes),
-      treeOffsets: uploadBuffer(device, packed.treeOffsets), out: createBuffer(device, rows * 4),
+    const cache = new PipelineCache(device)
+    const nodes = uploadBuffer(device, packed.nodes), treeOffsets = uploadBuffer(device, packed.treeOffsets)
+    const chunk = Math.max(1, Math.min(rows, Math.floor(device.limits.maxStorageBufferBindingSize / (4 * F))))
+    const margins = new Float32Array(rows)
+    const base = baseMargin(booster.params.objective, booster.baseScore)
+    for (let start = 0; start < rows; start += chunk) {
+      const n = Math.min(chunk, rows - start)
+      const features = new Float32Array(n * F)
+      columns.forEach((c, f) => { for (let i = 0; i < n; i++) features[i * F + f] = c[start + i] })
+      const buffers = { features: uploadBuffer(device, features), nodes, treeOffsets, out: createBuffer(device, n * 4) }
+      await runKernel(cache, predictCall(buffers, { rows: n, features: F, trees: booster.trees.length, maxDepth: packed.maxDepth }, base))
+      margins.set(await readBuffer(device, buffers.out, Float32Array, n), start)
+      buffers.features.destroy()
+      buffers.out.destroy()
     }
-    const shape = { rows, features: F, trees: booster.trees.length, maxDepth: packed.maxDepth }
-    await runKernel(new PipelineCache(device), predictCall(buffers, shape, baseMargin(booster.params.objective, booster.baseScore)))
-    const margins = await readBuffer(device, buffers.out, Float32Array, rows)
     return { margins, adapter: adapterLabel(adapterSummary(adapter)) }
   } finally {
     device.destroy()

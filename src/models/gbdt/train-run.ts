@@ -72,12 +72,18 @@ export interface TrainResult {
 /** How a backend is made (the GPU one needs a device); `adapter` names it in the manifest. */
 export interface BackendChoice { factory: BackendFactory; adapter: string; dispose?: () => void }
 
-/** Parameters with the run seed applied: --seed sets params.seed unless the params give one. */
+/**
+ * Parameters with the run seed applied: --seed sets params.seed unless the params give one.
+ * Without an eval_metric, binary:logistic runs report auc and logloss (XGBoost's default
+ * metric, logloss, stays last, so early stopping watches the same metric as in XGBoost).
+ */
 export function runParams(config: Pick<TrainConfig, 'params' | 'seed'>): GbdtParams {
   const raw = { ...(config.params ?? {}) }
   const given = 'seed' in raw || 'random_state' in raw
   if (config.seed !== undefined && !given) raw.seed = config.seed
-  return parseParams(raw)
+  const p = parseParams(raw)
+  if (raw.eval_metric === undefined && p.objective === 'binary:logistic') p.eval_metric = ['auc', 'logloss']
+  return p
 }
 
 /** Trains one model; `onProgress` hears stages and rounds. Throws naming the bad input. */
@@ -136,25 +142,11 @@ function buildManifest(config: TrainConfig, ds: Dataset, booster: Booster, param
 
 /**
  * The GPU backend on a fresh device, or the CPU reference when asked (or when WebGPU is absent,
- * e.g. in Node). The GPU module is imported lazily so CPU-only callers never load the kernels.
+ * e.g. in Node). The GPU modules are imported lazily so CPU-only callers never load the kernels.
  */
 export async function defaultBackend(kind: 'gpu' | 'cpu'): Promise<BackendChoice> {
   if (kind === 'cpu' || typeof navigator === 'undefined' || !navigator.gpu) return { factory: createCpuBackend, adapter: 'cpu (reference backend)' }
-  const [{ requestDevice, adapterSummary, adapterLabel }, gpu] = await Promise.all([import('../../gpu/device.ts'), loadGpuBackend()])
-  if (!gpu) return { factory: createCpuBackend, adapter: 'cpu (reference backend; GPU backend module not available)' }
+  const [{ requestDevice, adapterSummary, adapterLabel }, { createGpuBackend }] = await Promise.all([import('../../gpu/device.ts'), import('./gpu-backend.ts')])
   const { adapter, device } = await requestDevice()
-  return { factory: gpu(device), adapter: adapterLabel(adapterSummary(adapter)), dispose: () => device.destroy() }
-}
-
-type GpuBackendModule = { createGpuBackend: (device: GPUDevice) => BackendFactory }
-
-/** createGpuBackend when src/models/gbdt/gpu-backend.ts exists (it is being written alongside). */
-async function loadGpuBackend(): Promise<GpuBackendModule['createGpuBackend'] | undefined> {
-  const path = './gpu-backend.ts'
-  try {
-    const mod = await import(/* @vite-ignore */ path) as GpuBackendModule
-    return mod.createGpuBackend
-  } catch {
-    return undefined
-  }
+  return { factory: createGpuBackend(device), adapter: adapterLabel(adapterSummary(adapter)), dispose: () => device.destroy() }
 }

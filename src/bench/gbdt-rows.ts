@@ -1,0 +1,65 @@
+/**
+ * Rows of the `gbdt` suite from what a training run left (pure: no GPU imports, unit-tested):
+ * seconds per round with the XGBoost peer's ratio, time per stage, and the in-training histogram
+ * throughput against the storage-atomic ceiling.
+ */
+import { GBDT_STAGES } from './gbdt-stages.ts'
+import type { RoundTimes } from './gbdt-stages.ts'
+import type { GbdtPeerResult } from './gbdt-types.ts'
+import { summarize } from './measure.ts'
+import { makeRow, withPeer } from './rows.ts'
+import type { BenchRow, Sample, SuiteContext } from './types.ts'
+
+/** What the training run left for the rows. */
+export interface TrainingRun {
+  n: number
+  F: number
+  backend: string
+  auc: number
+  /** performance.now() after each round's metrics (plain run; round 0 is a warm-up). */
+  ends: number[]
+  /** Stage times of the profiled run (a second run: pipelines are warm, every round counts). */
+  rounds: RoundTimes[]
+  ceiling: BenchRow
+  peer?: GbdtPeerResult
+}
+
+/** Rounds of the profiled run: enough for a median, few because profiling adds syncs. */
+export function profileRounds(rounds: number): number {
+  return Math.max(1, Math.min(3, rounds - 1))
+}
+
+/** Round, stage and in-training histogram rows. */
+export function trainingRows(ctx: SuiteContext, t: TrainingRun): BenchRow[] {
+  const perRound: Sample[] = t.ends.slice(1).map((end, i) => ({ wallMs: end - t.ends[i] }))
+  const timed = t.rounds
+  const tag = `n=${t.n} f=${t.F} depth=6 bins=256`
+  let round = makeRow(ctx, { workload: `gbdt round ${tag} ${t.backend} (valid auc ${t.auc.toFixed(4)})`, metric: 'time per round', unit: 's', samples: perRound, fromSeconds: s => s })
+  const out: BenchRow[] = []
+  if (t.peer) {
+    const peer = peerRow(ctx, t.peer)
+    round = withPeer(round, peer)
+    out.push(peer)
+  }
+  out.unshift(round)
+  for (const stage of GBDT_STAGES) {
+    out.push(makeRow(ctx, { workload: `  stage ${stage} n=${t.n}`, metric: 'time per round', unit: 'ms', samples: timed.map(r => ({ wallMs: r.ms[stage] })), fromSeconds: s => s * 1000 }))
+  }
+  // Rounds build different row counts: each round's time is scaled to the median count, so the
+  // row's values are exactly each round's own bin updates / s.
+  const updates = summarize(timed.map(r => r.builtRows)).median * t.F
+  const hist = timed.map(r => ({ wallMs: r.ms.histogram * updates / (r.builtRows * t.F) }))
+  out.push(withPeer(makeRow(ctx, { workload: `histogram in training (built rows only) n=${t.n}`, metric: 'bin updates', unit: 'M ops/s', samples: hist, fromSeconds: s => updates / s / 1e6 }), t.ceiling))
+  return out
+}
+
+/** XGBoost's rounds (round 0 builds the gradient index: skipped like ours) as a row. */
+export function peerRow(ctx: SuiteContext, p: GbdtPeerResult): BenchRow {
+  const values = p.roundSeconds.slice(1)
+  const { min, median, max } = summarize(values.length ? values : p.roundSeconds)
+  return {
+    suite: ctx.suite, workload: `xgboost ${p.xgboost} hist nthread=${p.nthread} n=${p.rows} (valid auc ${p.validAuc.toFixed(4)})`,
+    metric: 'time per round', value: median, unit: 's', repeats: values.length, min, median, max, timing: 'wall',
+    adapter: 'cpu (python3 xgboost)', commit: ctx.commit, date: ctx.date,
+  }
+}

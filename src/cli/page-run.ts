@@ -1,0 +1,81 @@
+/**
+ * Shared plumbing of the CLI commands that run their work in the page (train, predict): serve a
+ * local table folder on loopback with CORS (the page is cross-origin isolated and lives on the
+ * vite server's port), open the app page in headless Chromium, run one `window.snaptrain` call,
+ * and close everything however it ends, under an overall timeout.
+ */
+import { stat } from 'node:fs/promises'
+import { basename, dirname, resolve } from 'node:path'
+import type { Page } from 'playwright-core'
+import type { CliIo } from './io.ts'
+import { launchBrowser } from './launch.ts'
+import { startPageServer } from './page-server.ts'
+import { serveDirectory } from './server.ts'
+import { localizeUrls, TableArgError } from './table-url.ts'
+
+/** A table the page can fetch. */
+export interface PageTable {
+  /** Table root URL, ending in '/'. */
+  url: string
+  /** Absolute local folder, when one was served. */
+  path?: string
+  /** Loopback URLs in a message → local paths. */
+  localize(message: string): string
+  close(): Promise<void>
+}
+
+/** `--table` for the page: an http(s) URL as is, a folder served from its parent with CORS. */
+export async function pageTable(input: string, flag = '--table', cwd = process.cwd()): Promise<PageTable> {
+  if (/^https?:\/\//i.test(input)) {
+    return { url: input.endsWith('/') ? input : `${input}/`, localize: m => m, close: async () => {} }
+  }
+  const dir = resolve(cwd, input)
+  const st = await stat(dir).catch(() => null)
+  if (!st?.isDirectory()) throw new TableArgError(`${flag}: ${dir}: ${st ? 'not a folder' : 'no such folder'}`)
+  const parent = dirname(dir)
+  const server = await serveDirectory(parent, { cors: true })
+  return {
+    url: `${server.url}${encodeURIComponent(basename(dir))}/`, path: dir,
+    localize: m => localizeUrls(m, server.url, parent), close: () => server.close(),
+  }
+}
+
+/** Things to close when the run ends (newest first). */
+export type Closers = Array<() => Promise<void>>
+
+/**
+ * Opens the app page and runs `body(page)` within `seconds`; `progress` lines from the page
+ * (window.__snaptrainProgress) go to `progress` (default stderr). Server and browser are always closed.
+ */
+export async function withAppPage<T>(io: CliIo, seconds: number, closers: Closers, body: (page: Page) => Promise<T>,
+  progress: (line: string) => void = line => io.err(line)): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${seconds} s (raise --timeout)`)), seconds * 1000)
+  })
+  try {
+    return await Promise.race([openAndRun(io, closers, body, progress), limit])
+  } finally {
+    clearTimeout(timer)
+    for (const close of closers.reverse()) await close().catch(() => undefined)
+  }
+}
+
+async function openAndRun<T>(io: CliIo, closers: Closers, body: (page: Page) => Promise<T>, progress: (line: string) => void): Promise<T> {
+  const server = await startPageServer({ hmr: false })
+  closers.push(() => server.close())
+  const browser = await launchBrowser()
+  closers.push(() => browser.close())
+  const page = await browser.newPage()
+  page.on('pageerror', e => io.err(`page error: ${e.message}`))
+  await page.exposeFunction('__snaptrainProgress', progress)
+  await page.goto(server.url, { timeout: 60_000 })
+  await page.waitForFunction('Boolean(window.snaptrain && window.snaptrain.train)', undefined, { timeout: 60_000 })
+  return body(page)
+}
+
+/** The message of an error thrown in the page (playwright prefixes its own context). */
+export function pageErrorMessage(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e)
+  return msg.replace(/^page\.evaluate: (Error|RangeError|TableError|FilterError|TypeError): /, '').split('\n')[0]
+}

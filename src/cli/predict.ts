@@ -1,0 +1,100 @@
+/**
+ * `snaptrain predict --model model.json --table T [--version N] [--out preds.csv] [--json] [--cpu]`:
+ * loads an XGBoost JSON model (ours, or one XGBoost saved), reads the table's columns named by
+ * the model's feature_names in the page and predicts there (GPU predict kernel; --cpu: the CPU
+ * reference predictor), then writes preds.csv: header `margin,prediction`, one line per live
+ * table row in table order. The model is checked in Node before a browser starts.
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { CliIo } from './io.ts'
+import { parseCommand, type CommandSpec, type FlagSpec } from './args.ts'
+import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
+import { atomicWrite } from './train.ts'
+import { fromXGBoostJson } from '../models/gbdt/xgboost-json.ts'
+import { categoriesOf } from '../models/gbdt/model-attributes.ts'
+import type { PredictConfig, PredictResult } from '../models/gbdt/predict-run.ts'
+
+const SPEC = {
+  name: 'predict',
+  summary: 'Predict every row of a Delta table with an XGBoost JSON model (GPU in headless Chromium).',
+  flags: {
+    model: { type: 'string', required: true, placeholder: 'model.json', help: 'XGBoost JSON model (from snaptrain train, or saved by XGBoost)' },
+    table: { type: 'string', required: true, placeholder: 'dir|url', help: 'table to predict: a local folder or an http(s) URL' },
+    version: { type: 'int', min: 0, placeholder: 'N', help: 'table version (default: latest)' },
+    out: { type: 'string', default: 'preds.csv', placeholder: 'preds.csv', help: 'output CSV (margin,prediction per row)' },
+    cpu: { type: 'boolean', help: 'predict with the CPU reference predictor instead of the GPU kernel' },
+    timeout: { type: 'number', default: 900, placeholder: 'S', help: 'give up after S seconds (default 900)' },
+    json: { type: 'boolean', help: 'print {rows, out, adapter} as one JSON object on the last stdout line' },
+  },
+} as const satisfies CommandSpec<Record<string, FlagSpec>>
+
+/** Runs `snaptrain predict`; resolves to the exit code (0 ok, 1 error, 2 usage or bad model). */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const parsed = parseCommand(argv, SPEC, io)
+  if (typeof parsed === 'number') return parsed
+  const f = parsed.values
+  let model: string
+  try {
+    model = loadModel(resolve(f.model))
+  } catch (e) {
+    io.err(`snaptrain predict: ${(e as Error).message}`)
+    return 2
+  }
+  const closers: Closers = []
+  let table: PageTable | undefined
+  try {
+    table = await pageTable(f.table)
+    const config: PredictConfig = { model, table: table.url, version: f.version, cpu: f.cpu }
+    const r = await withAppPage(io, f.timeout, closers, page => page.evaluate<PredictResult>(predictScript(config)))
+    const out = resolve(f.out)
+    atomicWrite(out, predsCsv(r.margins, r.predictions))
+    io.err(`predict: ${r.rows} rows of version ${r.version} on ${r.adapter}; wrote ${out}`)
+    if (f.json) io.out(JSON.stringify({ rows: r.rows, out, adapter: r.adapter }))
+    return 0
+  } catch (e) {
+    io.err(`snaptrain predict: ${table ? table.localize(pageErrorMessage(e)) : pageErrorMessage(e)}`)
+    return 1
+  } finally {
+    await table?.close()
+  }
+}
+
+/** The model file's text, checked (parses as an XGBoost model we can predict with). */
+export function loadModel(path: string): string {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    throw new Error(`--model ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`)
+  }
+  try {
+    const json = JSON.parse(text) as unknown
+    fromXGBoostJson(json)
+    categoriesOf(json)
+  } catch (e) {
+    throw new Error(`--model ${path}: ${(e as Error).message}`)
+  }
+  return text
+}
+
+/** The page call as source text (see train.ts trainScript). */
+export function predictScript(config: PredictConfig): string {
+  return `window.snaptrain.predict(${JSON.stringify(config)})`
+}
+
+/** preds.csv: `margin,prediction` then one line per row (f32 values, shortest round-trip form). */
+export function predsCsv(margins: ArrayLike<number>, predictions: ArrayLike<number>): string {
+  const lines = ['margin,prediction']
+  for (let i = 0; i < margins.length; i++) lines.push(`${f32(margins[i])},${f32(predictions[i])}`)
+  return lines.join('\n') + '\n'
+}
+
+function f32(x: number): string {
+  const f = Math.fround(x)
+  for (let p = 6; p < 10; p++) {
+    const s = Number(f.toPrecision(p))
+    if (Math.fround(s) === f) return String(s)
+  }
+  return String(f)
+}

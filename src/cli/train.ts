@@ -1,0 +1,169 @@
+/**
+ * `snaptrain train --model gbdt --table T --label COL …`: validates parameters, label, features
+ * and filter in Node first (usage errors exit 2 before any browser starts), then trains in the
+ * app page in headless Chromium (window.snaptrain.train, WebGPU), printing one progress line per
+ * round on stderr, and writes DIR/model.json, DIR/manifest.json and DIR/metrics.csv (each to a
+ * temp name, then renamed). With --json the last stdout line is the run summary.
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { CliIo } from './io.ts'
+import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
+import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
+import { fileStamp } from './bench.ts'
+import { openSnapshot } from '../table/index.ts'
+import { readTable } from '../models/gbdt/dataset.ts'
+import { selectFeatures } from '../models/gbdt/features.ts'
+import { checkLabels } from '../models/gbdt/objective.ts'
+import { runParams, type TrainConfig, type TrainProgress, type TrainResult } from '../models/gbdt/train-run.ts'
+import { metricsCsv } from '../models/manifest.ts'
+import type { GbdtParams } from '../models/gbdt/types.ts'
+
+const SPEC = {
+  name: 'train',
+  summary: 'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json, manifest.json, metrics.csv.',
+  flags: {
+    model: { type: 'string', choices: ['gbdt', 'recsys'], default: 'gbdt', placeholder: 'gbdt', help: 'model family (gbdt: XGBoost-compatible histogram GBDT)' },
+    table: { type: 'string', required: true, placeholder: 'dir|url', help: 'training table: a local folder (served on 127.0.0.1) or an http(s) URL' },
+    version: { type: 'int', min: 0, placeholder: 'N', help: 'table version (default: latest)' },
+    label: { type: 'string', required: true, placeholder: 'COL', help: 'label column (0/1 for binary:logistic)' },
+    features: { type: 'list', placeholder: 'a,b', help: 'feature columns (default: every numeric, boolean and string column except the label)' },
+    filter: { type: 'string', placeholder: 'EXPR', help: 'row filter, e.g. "age >= 30 AND job != \'student\'"' },
+    'valid-table': { type: 'string', placeholder: 'dir|url', help: 'validation table (same columns; the filter applies to it too)' },
+    'valid-version': { type: 'int', min: 0, placeholder: 'N', help: 'validation table version (default: latest)' },
+    'valid-fraction': { type: 'number', placeholder: 'f', help: 'hold out this share of rows, by a seeded hash of (seed, file, row)' },
+    params: { type: 'string', default: '{}', placeholder: 'JSON', help: 'XGBoost parameters, e.g. \'{"max_depth":6,"eta":0.3,"num_round":100}\'' },
+    seed: { type: 'int', placeholder: 'S', help: 'seed of the validation split and (unless params.seed) of the booster (default 0)' },
+    out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/<timestamp>)' },
+    backend: { type: 'string', choices: ['gpu', 'cpu'], default: 'gpu', placeholder: 'gpu|cpu', help: 'training backend in the page (cpu = reference implementation)' },
+    workers: { type: 'int', min: 0, placeholder: 'n', help: 'loader workers in the page (default 2)' },
+    timeout: { type: 'number', default: 1800, placeholder: 'S', help: 'give up after S seconds (default 1800)' },
+    json: { type: 'boolean', help: 'print the run summary as one JSON object on the last stdout line' },
+  },
+  notes: `examples:
+  snaptrain train --model gbdt --table public/tables/marketing --label y --valid-fraction 0.2 \\
+    --params '{"max_depth":6,"eta":0.3,"num_round":100,"eval_metric":["auc","logloss"]}' --json
+  snaptrain train --table public/tables/marketing --label y --features age,job,balance --filter "age < 60"
+
+Categorical (string) features are numeric codes of a per-column dictionary of the training
+values sorted by value; the dictionaries are stored in model.json (learner.attributes
+snaptrain_categories) so predict maps new tables the same way; unseen values and nulls are missing.`,
+} as const satisfies CommandSpec<Record<string, FlagSpec>>
+
+type TrainFlags = FlagValues<typeof SPEC.flags>
+
+/** Runs `snaptrain train`; resolves to the exit code (0 ok, 1 data/run error, 2 usage error). */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const parsed = parseCommand(argv, SPEC, io)
+  if (typeof parsed === 'number') return parsed
+  const f = parsed.values
+  let params: GbdtParams
+  try {
+    params = checkFlags(f)
+  } catch (e) {
+    io.err(`snaptrain train: ${(e as Error).message}`)
+    return 2
+  }
+  const closers: Closers = []
+  const tables: PageTable[] = []
+  try {
+    const table = await pageTable(f.table)
+    tables.push(table)
+    const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table') : undefined
+    if (valid) tables.push(valid)
+    const config = trainConfig(f, table, valid)
+    await precheck(config, params)
+    const result = await withAppPage(io, f.timeout, closers, page => page.evaluate<TrainResult>(trainScript(config)), line => io.err(progressLine(line)))
+    writeRun(io, f, result)
+    return 0
+  } catch (e) {
+    const msg = tables.reduce((m, t) => t.localize(m), pageErrorMessage(e))
+    io.err(`snaptrain train: ${msg}`)
+    return 1
+  } finally {
+    for (const t of tables) await t.close()
+  }
+}
+
+/** Flag checks that need no data; returns the validated parameters. Throws naming the flag/parameter. */
+export function checkFlags(f: TrainFlags): GbdtParams {
+  if (f.model === 'recsys') throw new Error('--model recsys: not implemented yet (only gbdt)')
+  let raw: unknown
+  try {
+    raw = JSON.parse(f.params)
+  } catch (e) {
+    throw new Error(`--params: not valid JSON (${(e as Error).message})`)
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('--params: must be a JSON object')
+  if (f['valid-table'] && f['valid-fraction'] !== undefined) throw new Error('--valid-table and --valid-fraction: give at most one')
+  if (f['valid-version'] !== undefined && !f['valid-table']) throw new Error('--valid-version: needs --valid-table')
+  const fr = f['valid-fraction']
+  if (fr !== undefined && !(fr > 0 && fr < 1)) throw new Error(`--valid-fraction: must be in (0, 1), got ${fr}`)
+  try {
+    return runParams({ params: raw as Record<string, unknown>, seed: f.seed })
+  } catch (e) {
+    throw new Error(`--params: ${(e as Error).message}`)
+  }
+}
+
+function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable): TrainConfig {
+  return {
+    model: f.model, table: table.url, tablePath: table.path, version: f.version, label: f.label,
+    features: f.features.length ? f.features : undefined, filter: f.filter, validTable: valid?.url, validTablePath: valid?.path,
+    validVersion: f['valid-version'], validFraction: f['valid-fraction'], params: JSON.parse(f.params) as Record<string, unknown>,
+    seed: f.seed, backend: f.backend, workers: f.workers,
+  }
+}
+
+/**
+ * Data checks in Node before a browser starts: the label exists and fits the objective, the
+ * features exist, and the filter parses and keeps rows. Reads only the label column.
+ */
+export async function precheck(config: TrainConfig, params: GbdtParams): Promise<void> {
+  const snapshot = await openSnapshot(config.table, { version: config.version })
+  selectFeatures(snapshot.schema, config.label, config.features)
+  const t = await readTable(snapshot, [], undefined, { label: config.label, filter: config.filter, workers: 0 })
+  if (t.plan.stats.rows === 0) {
+    throw new RangeError(config.filter ? `filter "${config.filter}" selects no rows of ${config.table} version ${snapshot.version}` : `${config.table} version ${snapshot.version} has no rows`)
+  }
+  const y = t.labels!
+  const nullAt = y.findIndex(v => Number.isNaN(v))
+  if (nullAt >= 0) throw new RangeError(`label column ${config.label}: null at ${t.paths[nullAt]} row ${t.rows[nullAt]}`)
+  checkLabels(params.objective, y, config.label)
+}
+
+/** The page call as source text (tsx's keepNames wrappers break functions passed to evaluate). */
+export function trainScript(config: TrainConfig): string {
+  return `window.snaptrain.train(${JSON.stringify(config)}, p => window.__snaptrainProgress(JSON.stringify(p)))`
+}
+
+/** One stderr line per progress event. */
+export function progressLine(json: string): string {
+  const p = JSON.parse(json) as TrainProgress
+  if (p.kind === 'stage') return `train: ${p.message}`
+  const m = Object.entries(p.metrics).map(([k, v]) => `${k}=${v.toFixed(6)}`).join(' ')
+  return `[${p.round + 1}/${p.rounds}] ${m} (${(p.elapsedMs / 1000).toFixed(1)} s)`
+}
+
+/** Writes the three files (temp name + rename each) and prints the summary. */
+function writeRun(io: CliIo, f: TrainFlags, r: TrainResult): void {
+  const dir = resolve(f.out ?? join('runs', fileStamp(new Date().toISOString())))
+  mkdirSync(dir, { recursive: true })
+  const modelPath = join(dir, 'model.json'), manifestPath = join(dir, 'manifest.json')
+  atomicWrite(modelPath, r.model)
+  atomicWrite(manifestPath, JSON.stringify(r.manifest, null, 2) + '\n')
+  atomicWrite(join(dir, 'metrics.csv'), metricsCsv(r.metrics))
+  const s = r.summary
+  io.err(`train: ${s.rounds} rounds in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}; wrote ${dir}`)
+  if (f.json) {
+    const { adapter, ...rest } = s
+    io.out(JSON.stringify({ ...rest, model_path: modelPath, manifest_path: manifestPath, adapter }))
+  }
+}
+
+/** Writes `text` to a temp file beside `path`, then renames it over `path`. */
+export function atomicWrite(path: string, text: string): void {
+  const tmp = `${path}.tmp-${process.pid}`
+  writeFileSync(tmp, text)
+  renameSync(tmp, path)
+}

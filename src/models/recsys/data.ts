@@ -1,0 +1,118 @@
+/**
+ * Training data of the recommender from a scan plan: one statistics pass over the training rows
+ * (features.ts), the validation rows (a seeded per-row fraction, as GBDT's) featurized once, and
+ * per-epoch training streams from the loader with a seeded shuffle and a resumable cursor.
+ */
+import { createLoader } from '../../data/loader.ts'
+import type { Batch, Cursor, ScanPlan } from '../../data/types.ts'
+import type { HttpOptions } from '../../table/types.ts'
+import { classifyColumns, featurize, FeatureStats, validMask, type ColumnKinds } from './features.ts'
+import type { FeatureLayout, ModelBatch, RecsysParams } from './types.ts'
+
+/** What to read. */
+export interface RecsysDataConfig {
+  /** Plan with plan.schema (planScan), its columns including label and features. */
+  plan: ScanPlan
+  label: string
+  /** Feature columns (default: every usable column but the label). */
+  features?: string[]
+  /** Share of rows held out for validation, in (0, 1); undefined = none. */
+  validFraction?: number
+  /** Loader workers (0 = read on this thread). */
+  workers?: number
+  http?: HttpOptions
+}
+
+/** A rank's epoch as model batches, with the loader's cursor after the last delivered batch. */
+export interface EpochStream {
+  batches(): AsyncIterable<ModelBatch>
+  cursor(): Cursor
+  close(): Promise<void>
+}
+
+/** Where training batches come from (the loop knows nothing of tables). */
+export interface TrainSource {
+  layout: FeatureLayout
+  /** Training steps per epoch (batches of the loader stream). */
+  stepsPerEpoch: number
+  /** Epoch `epoch` from its start, or from `cursor` (made by a stream of the same epoch). */
+  open(epoch: number, cursor?: Cursor): EpochStream
+}
+
+/** The source plus the validation rows (n = 0 without a validation fraction). */
+export interface RecsysData { source: TrainSource; valid: ModelBatch; kinds: ColumnKinds }
+
+/** Plans the features from the training rows and builds the source. Throws naming a bad column. */
+export async function openRecsysData(cfg: RecsysDataConfig, p: RecsysParams): Promise<RecsysData> {
+  const fields = cfg.plan.schema?.fields
+  if (!fields) throw new TypeError('recsys data: the plan has no schema (plan it with planScan)')
+  const kinds = classifyColumns(fields, cfg.label, cfg.features)
+  for (const c of [cfg.label, ...Object.keys(kinds.spec)]) {
+    if (!cfg.plan.columns.includes(c)) throw new RangeError(`column '${c}' is not among the plan's columns (${cfg.plan.columns.join(', ')})`)
+  }
+  for (const c of p.log1p) if (!kinds.dense.includes(c)) throw new RangeError(`log1p: '${c}' is not a dense feature column (dense: ${kinds.dense.join(', ')})`)
+  const mask = (b: Batch): Uint8Array | undefined => cfg.validFraction === undefined ? undefined : validMask(cfg.plan, b, p.seed, cfg.validFraction)
+  const stats = new FeatureStats(kinds, new Set(p.log1p))
+  await scan(cfg, kinds, p, b => stats.observe(b, invert(mask(b))))
+  const layout = stats.finish(p)
+  const valid: ModelBatch[] = []
+  if (cfg.validFraction !== undefined) await scan(cfg, kinds, p, b => valid.push(featurize(layout, b, mask(b))))
+  const stepsPerEpoch = Math.ceil(cfg.plan.stats.rows / p.batch_size)
+  const source: TrainSource = { layout, stepsPerEpoch, open: (epoch, cursor) => openEpoch(cfg, kinds, layout, p, epoch, mask, cursor) }
+  return { source, valid: concatBatches(valid, layout), kinds }
+}
+
+/** Table-order pass over every row (ids on, for the validation split). */
+async function scan(cfg: RecsysDataConfig, kinds: ColumnKinds, p: RecsysParams, visit: (b: Batch) => void): Promise<void> {
+  const loader = createLoader(cfg.plan, {
+    assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: p.batch_size, spec: kinds.spec, ids: true, workers: cfg.workers, http: cfg.http,
+  })
+  try {
+    for await (const b of loader.batches()) visit(b)
+  } finally {
+    await loader.close()
+  }
+}
+
+function openEpoch(
+  cfg: RecsysDataConfig, kinds: ColumnKinds, layout: FeatureLayout, p: RecsysParams, epoch: number,
+  mask: (b: Batch) => Uint8Array | undefined, cursor?: Cursor,
+): EpochStream {
+  const loader = createLoader(cfg.plan, {
+    assign: { seed: p.seed, epoch, worldSize: 1, rank: 0 }, cursor, batchSize: p.batch_size, spec: kinds.spec,
+    ids: cfg.validFraction !== undefined, workers: cfg.workers, http: cfg.http,
+  })
+  async function* batches(): AsyncGenerator<ModelBatch> {
+    for await (const b of loader.batches()) yield featurize(layout, b, invert(mask(b)))
+  }
+  return { batches, cursor: () => loader.cursor(), close: () => loader.close() }
+}
+
+function invert(mask: Uint8Array | undefined): Uint8Array | undefined {
+  return mask?.map(v => 1 - v)
+}
+
+/** One batch holding all rows of `parts`. */
+export function concatBatches(parts: ModelBatch[], layout: FeatureLayout): ModelBatch {
+  const n = parts.reduce((s, b) => s + b.n, 0)
+  const S = layout.sparse.length, Cd = layout.denseInputs
+  const out: ModelBatch = { n, rows: new Uint32Array(n * S), dense: new Float32Array(n * Cd), labels: new Float32Array(n) }
+  let at = 0
+  for (const b of parts) {
+    out.rows.set(b.rows, at * S)
+    out.dense.set(b.dense, at * Cd)
+    out.labels.set(b.labels, at)
+    at += b.n
+  }
+  return out
+}
+
+/** Rows [start, end) of `batch`. */
+export function sliceBatch(batch: ModelBatch, start: number, end: number, layout: { sparse: number; dense: number }): ModelBatch {
+  return {
+    n: end - start,
+    rows: batch.rows.slice(start * layout.sparse, end * layout.sparse),
+    dense: batch.dense.slice(start * layout.dense, end * layout.dense),
+    labels: batch.labels.slice(start, end),
+  }
+}

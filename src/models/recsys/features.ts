@@ -1,0 +1,176 @@
+/**
+ * Table columns → model inputs. Sparse: ids, strings, integers, booleans (hashed by the loader,
+ * 'hash32'), one embedding table each, bucket = hash mod buckets. Dense: floats, normalised with
+ * mean/std from one pass over the training rows (optional signed log1p first), NaN → 0 plus a
+ * missing indicator when the column had nulls. Fixed-length arrays: copied, NaN → 0.
+ * B = batch rows, S = sparse features, Cd = dense inputs.
+ */
+import { isValidRow } from '../gbdt/features.ts'
+import type { Batch, DecodeSpec, DecodedColumn, ScanPlan } from '../../data/types.ts'
+import type { DeltaType, StructField } from '../../table/types.ts'
+import type { DenseFeature, FeatureLayout, ListFeature, ModelBatch, RecsysParams, SparseFeature } from './types.ts'
+
+/** Largest default bucket count (the issue's 2^18); distinct values are counted up to half of it. */
+export const MAX_DEFAULT_BUCKETS = 2 ** 18
+const CARDINALITY_CAP = MAX_DEFAULT_BUCKETS / 2
+
+/** Feature columns by kind, and the loader's decode spec for them and the label. */
+export interface ColumnKinds { label: string; sparse: string[]; dense: string[]; lists: string[]; spec: DecodeSpec }
+
+const SPARSE_TYPES = new Set(['string', 'binary', 'boolean', 'byte', 'short', 'integer', 'long'])
+
+/** 'sparse' | 'dense' | 'list', or undefined for a type the model cannot use (struct, map, …). */
+export function columnKind(type: DeltaType): 'sparse' | 'dense' | 'list' | undefined {
+  if (typeof type === 'string') return SPARSE_TYPES.has(type) ? 'sparse' : 'dense'
+  // Numeric arrays only (decoded as fixed_list); arrays of strings have no fixed-width form.
+  if (type.type === 'array' && typeof type.elementType === 'string' && !['string', 'binary', 'boolean'].includes(type.elementType)) return 'list'
+  return undefined
+}
+
+/**
+ * Classifies `features` (default: every usable column but the label) of `fields`. Throws
+ * RangeError naming a feature or label that does not exist or has no usable type.
+ */
+export function classifyColumns(fields: readonly StructField[], label: string, features?: readonly string[]): ColumnKinds {
+  const byName = new Map(fields.map(f => [f.name, f]))
+  const names = byName.size ? [...byName.keys()] : []
+  if (!byName.has(label)) throw new RangeError(`label column '${label}' does not exist (columns: ${names.join(', ')})`)
+  const chosen = features ?? names.filter(n => n !== label && columnKind(byName.get(n)!.type) !== undefined)
+  const out: ColumnKinds = { label, sparse: [], dense: [], lists: [], spec: { [label]: 'float32' } }
+  for (const name of chosen) {
+    const field = byName.get(name)
+    if (!field) throw new RangeError(`feature column '${name}' does not exist (columns: ${names.join(', ')})`)
+    if (name === label) throw new RangeError(`feature column '${name}' is the label`)
+    const kind = columnKind(field.type)
+    if (!kind) throw new RangeError(`feature column '${name}': type ${JSON.stringify(field.type)} has no model input`)
+    out[kind === 'list' ? 'lists' : kind].push(name)
+    out.spec[name] = kind === 'sparse' ? 'hash32' : kind === 'dense' ? 'float32' : 'fixed_list'
+  }
+  return out
+}
+
+/** Running statistics of the training rows: distinct hashes, Welford moments, list lengths. */
+export class FeatureStats {
+  private readonly distinct: Set<number>[]
+  private readonly moments: { n: number; mean: number; m2: number; nulls: number }[]
+  private readonly lengths = new Map<string, number>()
+
+  /** Statistics for `kinds`; dense columns in `log1p` are transformed before the moments. */
+  constructor(readonly kinds: ColumnKinds, private readonly log1p: ReadonlySet<string> = new Set()) {
+    this.distinct = kinds.sparse.map(() => new Set<number>())
+    this.moments = kinds.dense.map(() => ({ n: 0, mean: 0, m2: 0, nulls: 0 }))
+  }
+
+  /** Adds the rows of `batch` with keep[i] ≠ 0 (all rows without `keep`). */
+  observe(batch: Batch, keep?: Uint8Array): void {
+    this.kinds.sparse.forEach((name, s) => {
+      const values = column(batch, name).values, set = this.distinct[s]
+      for (let i = 0; i < batch.size && set.size < CARDINALITY_CAP; i++) if (!keep || keep[i]) set.add(values[i])
+    })
+    this.kinds.dense.forEach((name, j) => {
+      const values = column(batch, name).values, m = this.moments[j], log = this.log1p.has(name)
+      for (let i = 0; i < batch.size; i++) {
+        if (keep && !keep[i]) continue
+        const x = values[i]
+        if (Number.isNaN(x)) { m.nulls++; continue }
+        const t = log ? signedLog1p(x) : x
+        m.n++
+        const delta = t - m.mean
+        m.mean += delta / m.n
+        m.m2 += delta * (t - m.mean)
+      }
+    })
+    for (const name of this.kinds.lists) this.lengths.set(name, column(batch, name).length ?? 0)
+  }
+
+  /** The layout: buckets (params.buckets or min(2·cardinality, 2^18)), table offsets, normalisers. */
+  finish(p: Pick<RecsysParams, 'buckets' | 'embedding_dim'>): FeatureLayout {
+    let offset = 0
+    const sparse: SparseFeature[] = this.kinds.sparse.map((name, s) => {
+      const cardinality = this.distinct[s].size
+      const buckets = bucketsFor(name, cardinality, p.buckets)
+      const f = { name, cardinality, buckets, tableOffset: offset, bytes: buckets * p.embedding_dim * 4 }
+      offset += buckets
+      return f
+    })
+    const dense: DenseFeature[] = this.kinds.dense.map((name, j) => {
+      const m = this.moments[j]
+      const std = m.n > 1 ? Math.sqrt(m.m2 / m.n) : 0
+      return { name, log1p: this.log1p.has(name), mean: m.n ? m.mean : 0, std: std > 0 ? std : 1, indicator: m.nulls > 0 }
+    })
+    const lists: ListFeature[] = this.kinds.lists.map(name => ({ name, length: this.lengths.get(name) ?? 0 }))
+    const denseInputs = dense.reduce((s, f) => s + (f.indicator ? 2 : 1), 0) + lists.reduce((s, f) => s + f.length, 0)
+    return { label: this.kinds.label, sparse, dense, lists, totalRows: offset, denseInputs }
+  }
+}
+
+/** Buckets of one sparse feature: an explicit count (all features or this one) or the default. */
+function bucketsFor(name: string, cardinality: number, given: RecsysParams['buckets']): number {
+  if (typeof given === 'number') return given
+  if (given && given[name] !== undefined) return given[name]
+  return Math.max(1, Math.min(cardinality * 2, MAX_DEFAULT_BUCKETS))
+}
+
+/** sign(x)·log1p(|x|): log1p for skewed non-negative columns, still defined for negatives. */
+export function signedLog1p(x: number): number {
+  return Math.sign(x) * Math.log1p(Math.abs(x))
+}
+
+/** Model inputs of the rows of `batch` with keep[i] ≠ 0 (all without `keep`). Throws naming a null label. */
+export function featurize(layout: FeatureLayout, batch: Batch, keep?: Uint8Array): ModelBatch {
+  const picked: number[] = []
+  for (let i = 0; i < batch.size; i++) if (!keep || keep[i]) picked.push(i)
+  const n = picked.length, S = layout.sparse.length, Cd = layout.denseInputs
+  const rows = new Uint32Array(n * S), dense = new Float32Array(n * Cd), labels = new Float32Array(n)
+  const y = column(batch, layout.label).values
+  picked.forEach((i, b) => {
+    if (!Number.isFinite(y[i])) throw new RangeError(`label column '${layout.label}': null or non-finite value at batch row ${i} (position ${batch.position + i})`)
+    labels[b] = y[i]
+  })
+  layout.sparse.forEach((f, s) => {
+    const h = column(batch, f.name).values
+    picked.forEach((i, b) => { rows[b * S + s] = f.tableOffset + (h[i] >>> 0) % f.buckets })
+  })
+  let k = 0
+  for (const f of layout.dense) {
+    const x = column(batch, f.name).values
+    picked.forEach((i, b) => writeDense(dense, b * Cd + k, f, x[i]))
+    k += f.indicator ? 2 : 1
+  }
+  for (const f of layout.lists) {
+    const x = column(batch, f.name).values
+    picked.forEach((i, b) => {
+      for (let e = 0; e < f.length; e++) { const v = x[i * f.length + e]; dense[b * Cd + k + e] = Number.isNaN(v) ? 0 : v }
+    })
+    k += f.length
+  }
+  return { n, rows, dense, labels }
+}
+
+function writeDense(out: Float32Array, at: number, f: DenseFeature, x: number): void {
+  const missing = Number.isNaN(x)
+  out[at] = missing ? 0 : ((f.log1p ? signedLog1p(x) : x) - f.mean) / f.std
+  if (f.indicator) out[at + 1] = missing ? 1 : 0
+}
+
+/** 1 for the rows of `batch` held out for validation (seeded per-row split as GBDT's), else 0. Needs batch.ids. */
+export function validMask(plan: ScanPlan, batch: Batch, seed: number, fraction: number): Uint8Array {
+  if (!batch.ids) throw new TypeError('validMask: the loader must deliver row ids (createLoader { ids: true })')
+  const mask = new Uint8Array(batch.size)
+  for (let i = 0; i < batch.size; i++) {
+    const path = plan.files[plan.units[batch.ids.unit[i]].fileIndex].path
+    mask[i] = isValidRow(seed, path, batch.ids.row[i], fraction) ? 1 : 0
+  }
+  return mask
+}
+
+/** One line per embedding table: "name: buckets × D = bytes". */
+export function tableMemory(layout: FeatureLayout, dim: number): string[] {
+  return layout.sparse.map(f => `${f.name}: ${f.buckets} buckets (cardinality ${f.cardinality}) × ${dim} = ${(f.bytes / 2 ** 20).toFixed(2)} MiB`)
+}
+
+function column(batch: Batch, name: string): DecodedColumn {
+  const c = batch.columns[name]
+  if (!c) throw new RangeError(`batch has no column '${name}' (columns: ${Object.keys(batch.columns).join(', ')})`)
+  return c
+}

@@ -1,0 +1,104 @@
+/**
+ * GPU buffers of the recommender, allocated once for batches of up to B rows: weights and
+ * optimizer state, two sets of input buffers (double-buffered uploads), activations, gradients
+ * and the loss history read back at metrics time. B = batch, S = sparse features, D = dim,
+ * R = total embedding rows, Cd = dense inputs, C0 = S·D + Cd.
+ */
+import { createBuffer } from '../../gpu/buffers.ts'
+import { reduceSumScratch } from '../../kernels/recsys/reduce_sum.ts'
+import { denseTensors, inputWidth, layerDims } from './layout.ts'
+import type { ModelShape, RecsysParams } from './types.ts'
+
+/** One set of per-batch inputs; `done` resolves when the last step that read it has finished. */
+export interface InputSet {
+  rows: GPUBuffer; dense: GPUBuffer; labels: GPUBuffer; order: GPUBuffer; segStart: GPUBuffer; uniq: GPUBuffer
+  done: Promise<unknown>
+}
+
+/** Every buffer of the model. */
+export interface ModelBuffers {
+  emb: GPUBuffer
+  accum?: GPUBuffer; embM?: GPUBuffer; embV?: GPUBuffer; rowStep?: GPUBuffer
+  /** Per dense tensor (layout order): weights, gradient, Adam m and v. */
+  w: GPUBuffer[]; g: GPUBuffer[]; m: GPUBuffer[]; v: GPUBuffer[]
+  inputs: [InputSet, InputSet]
+  embOut: GPUBuffer; inp: GPUBuffer; pre: GPUBuffer[]; act: GPUBuffer[]
+  loss: GPUBuffer; probs: GPUBuffer; dlogits: GPUBuffer
+  /** Ping-pong gradients of hidden activations, f32 [B × max width]. */
+  gradA: GPUBuffer; gradB: GPUBuffer
+  dinp0: GPUBuffer; demb: GPUBuffer; dRows: GPUBuffer
+  lossScratch: GPUBuffer[]; lossSum: GPUBuffer
+  /** f32 [eval_every]: one loss sum per step since the last read-back. */
+  lossHistory: GPUBuffer
+}
+
+/** Bytes of each buffer that grows with B (for the limit check), by name. */
+export function batchBufferBytes(shape: ModelShape, batch: number): Record<string, number> {
+  const widest = Math.max(1, ...shape.layers)
+  return {
+    embOut: batch * shape.sparse * shape.dim * 4,
+    inp: batch * inputWidth(shape) * 4,
+    hidden: batch * widest * 4,
+    dense: batch * shape.dense * 4,
+    rows: (batch * shape.sparse + 1) * 4,
+  }
+}
+
+/**
+ * Throws RangeError when a buffer exceeds the device's binding or buffer size: naming batch_size
+ * for batch buffers, buckets / embedding_dim for the tables.
+ */
+export function checkLimits(device: GPUDevice, shape: ModelShape, batch: number): void {
+  const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize)
+  const table = shape.totalRows * shape.dim * 4
+  if (table > limit) {
+    throw new RangeError(`embedding tables need ${table} bytes (R = ${shape.totalRows} rows × embedding_dim ${shape.dim} × 4), over this adapter's limit of ${limit} bytes per buffer; lower buckets or embedding_dim`)
+  }
+  for (const [name, bytes] of Object.entries(batchBufferBytes(shape, batch))) {
+    if (bytes > limit) {
+      const most = Math.floor(batch * (limit / bytes))
+      throw new RangeError(`batch_size ${batch} needs a ${bytes}-byte '${name}' buffer, over this adapter's limit of ${limit} bytes per buffer (maxStorageBufferBindingSize); use batch_size ≤ ${most}`)
+    }
+  }
+}
+
+/** Allocates every buffer for batches of up to `batch` rows (contents zero). */
+export function createModelBuffers(device: GPUDevice, shape: ModelShape, p: RecsysParams, batch: number): ModelBuffers {
+  checkLimits(device, shape, batch)
+  const f32 = (n: number, label: string): GPUBuffer => createBuffer(device, n * 4, undefined, label)
+  const B = batch, S = shape.sparse, D = shape.dim, RD = shape.totalRows * D
+  const tensors = denseTensors(shape)
+  const dims = layerDims(shape)
+  const widest = Math.max(1, ...shape.layers) // hidden activations and their gradients; C0 has its own
+  const input = (k: number): InputSet => ({
+    rows: f32(B * S, `rows${k}`), dense: f32(B * shape.dense, `dense${k}`), labels: f32(B, `labels${k}`),
+    order: f32(B * S, `order${k}`), segStart: f32(B * S + 1, `segStart${k}`), uniq: f32(B * S, `uniq${k}`), done: Promise.resolve(),
+  })
+  const rowwise = p.embedding_optimizer === 'rowwise_adam'
+  return {
+    emb: f32(RD, 'embeddings'),
+    accum: rowwise ? undefined : f32(RD, 'adagrad accum'),
+    embM: rowwise ? f32(RD, 'rowwise m') : undefined, embV: rowwise ? f32(RD, 'rowwise v') : undefined,
+    rowStep: rowwise ? f32(shape.totalRows, 'rowwise step') : undefined,
+    w: tensors.map(t => f32(t.length, t.name)), g: tensors.map(t => f32(t.length, `d${t.name}`)),
+    m: tensors.map(t => f32(t.length, `m.${t.name}`)), v: tensors.map(t => f32(t.length, `v.${t.name}`)),
+    inputs: [input(0), input(1)],
+    embOut: f32(B * S * D, 'embOut'), inp: f32(B * inputWidth(shape), 'inp'),
+    pre: dims.map(([, oc], l) => f32(B * oc, `pre${l}`)), act: dims.map(([, oc], l) => f32(B * oc, `act${l}`)),
+    loss: f32(B, 'loss'), probs: f32(B, 'probs'), dlogits: f32(B, 'dlogits'),
+    gradA: f32(B * widest, 'gradA'), gradB: f32(B * widest, 'gradB'),
+    dinp0: f32(B * inputWidth(shape), 'dinp0'), demb: f32(B * S * D, 'demb'), dRows: f32(B * S * D, 'dRows'),
+    lossScratch: reduceSumScratch(B).map((n, i) => f32(n, `loss scratch ${i}`)), lossSum: f32(1, 'loss sum'),
+    lossHistory: f32(p.eval_every, 'loss history'),
+  }
+}
+
+/** Destroys every buffer. */
+export function destroyModelBuffers(b: ModelBuffers): void {
+  const all: (GPUBuffer | undefined)[] = [
+    b.emb, b.accum, b.embM, b.embV, b.rowStep, ...b.w, ...b.g, ...b.m, ...b.v, b.embOut, b.inp, ...b.pre, ...b.act,
+    b.loss, b.probs, b.dlogits, b.gradA, b.gradB, b.dinp0, b.demb, b.dRows, ...b.lossScratch, b.lossSum, b.lossHistory,
+    ...b.inputs.flatMap(s => [s.rows, s.dense, s.labels, s.order, s.segStart, s.uniq]),
+  ]
+  all.forEach(x => x?.destroy())
+}

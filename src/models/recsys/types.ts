@@ -1,0 +1,134 @@
+/**
+ * Types of the recommender (ISSUE 5): parameters, feature layout, model shape and state.
+ * Legend: B = batch rows, S = sparse (embedding) features, D = embedding dim, R = total embedding
+ * rows over all tables, Cd = dense inputs, C0 = S·D + Cd (MLP input), H_l = hidden width of layer l,
+ * L = hidden layers.
+ */
+
+/** Dense-weight optimizer: Adam (coupled L2 off) or AdamW (decoupled weight decay). */
+export type DenseOptimizer = 'adam' | 'adamw'
+/** Embedding optimizer: both update only the rows a batch touched. */
+export type EmbeddingOptimizer = 'adagrad' | 'rowwise_adam'
+/** LR decay after warmup (schedule.ts). */
+export type ScheduleName = 'constant' | 'cosine' | 'step'
+
+/** Validated training parameters (names as in `--params`, snake_case like the issue). */
+export interface RecsysParams {
+  epochs: number
+  batch_size: number
+  embedding_dim: number
+  /** Hidden layer widths, input to output (the 1-logit output layer is added). */
+  layers: number[]
+  lr: number
+  optimizer: DenseOptimizer
+  embedding_optimizer: EmbeddingOptimizer
+  /** Peak lr of the embedding optimizer (follows the same schedule shape as `lr`). */
+  embedding_lr: number
+  /** AdamW decoupled weight decay of the dense weights (0 for 'adam'). */
+  weight_decay: number
+  /** Buckets per sparse feature: one number for all, or per feature (others default). */
+  buckets?: number | Record<string, number>
+  warmup_steps: number
+  schedule: ScheduleName
+  seed: number
+  /** Steps between metric read-backs / validation passes. */
+  eval_every: number
+  /** Stop when validation AUC has not improved for this many evaluations (0 = never). */
+  early_stopping_rounds: number
+  /** Dense columns transformed by log1p(max(x, 0)) before normalisation. */
+  log1p: string[]
+  /** Adam moments (dense and row-wise): fixed, not in `--params`. */
+  beta1: number
+  beta2: number
+  eps: number
+}
+
+/** How one sparse column maps to embedding rows. */
+export interface SparseFeature {
+  name: string
+  /** Distinct values seen in the training data (capped, see features.ts). */
+  cardinality: number
+  buckets: number
+  /** First global row of this feature's table. */
+  tableOffset: number
+  /** Bytes of the table's weights (buckets · D · 4). */
+  bytes: number
+}
+
+/** How one dense input column is normalised: x' = (t(x) − mean) / std, t = log1p or identity. */
+export interface DenseFeature {
+  name: string
+  log1p: boolean
+  mean: number
+  std: number
+  /** Adds a 0/1 missing-indicator input after the value (the column had nulls in training data). */
+  indicator: boolean
+}
+
+/** A fixed-length array column copied as it is (NaN → 0), `length` inputs. */
+export interface ListFeature { name: string; length: number }
+
+/** Everything featurize() needs; JSON-serialisable (stored in checkpoints). */
+export interface FeatureLayout {
+  label: string
+  sparse: SparseFeature[]
+  dense: DenseFeature[]
+  lists: ListFeature[]
+  /** R = Σ buckets. */
+  totalRows: number
+  /** Cd = dense values + indicators + list elements. */
+  denseInputs: number
+}
+
+/** One batch ready for the model. */
+export interface ModelBatch {
+  /** Rows in the batch (B). */
+  n: number
+  /** u32 [B × S]: global embedding row per lookup. */
+  rows: Uint32Array<ArrayBuffer>
+  /** f32 [B × Cd]. */
+  dense: Float32Array<ArrayBuffer>
+  /** f32 [B], 0/1. */
+  labels: Float32Array<ArrayBuffer>
+}
+
+/** Sizes of the model. */
+export interface ModelShape {
+  /** S */
+  sparse: number
+  /** D */
+  dim: number
+  /** R */
+  totalRows: number
+  /** Cd */
+  dense: number
+  /** Hidden widths H_0 … H_{L−1}. */
+  layers: number[]
+}
+
+/** A dense tensor of the MLP: `w{l}` [OC × C] or `b{l}` [OC]; the output layer is l = L. */
+export interface DenseTensor { name: string; length: number; rows: number; cols: number }
+
+/** Weights: embeddings f32 [R × D] and the MLP tensors in layout order. */
+export interface ModelWeights {
+  embeddings: Float32Array<ArrayBuffer>
+  dense: Float32Array<ArrayBuffer>[]
+}
+
+/** Optimizer state; only the fields of the chosen optimizers are present. */
+export interface OptimizerState {
+  /** Updates applied so far (Adam's t of the next update is step + 1). */
+  step: number
+  /** Adam m, v per dense tensor, layout order. */
+  m: Float32Array<ArrayBuffer>[]
+  v: Float32Array<ArrayBuffer>[]
+  /** adagrad: f32 [R × D]. */
+  accum?: Float32Array<ArrayBuffer>
+  /** rowwise_adam: f32 [R × D] each, and u32 [R] row steps. */
+  embM?: Float32Array<ArrayBuffer>
+  embV?: Float32Array<ArrayBuffer>
+  rowStep?: Uint32Array<ArrayBuffer>
+}
+
+/** Learning rates of one step. */
+export interface StepLr { dense: number; embedding: number }

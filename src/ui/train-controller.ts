@@ -1,0 +1,79 @@
+/**
+ * The single training run of the app shell: parses the form's parameters, calls
+ * `api.train(config, onProgress)` for the open table, and keeps what the train panel and the
+ * curve show (state, stage, per-round metrics, result, error). A ReactiveController like
+ * TableController, so st-app stays the only mediator; a newer run makes older answers be ignored.
+ */
+import type { ReactiveController, ReactiveControllerHost } from 'lit'
+import type { SnaptrainApi, TrainProgress } from '../api-types.ts'
+import { toErrorView } from './errors.ts'
+import type { TrainResultView, TrainStartDetail } from './train-panel.ts'
+import type { ErrorView, LoadState } from './types.ts'
+
+/** What is being trained on. */
+export interface TrainTarget { name: string; url: string; version?: number }
+
+/** One run at a time; read its fields in the host's render(). */
+export class TrainController implements ReactiveController {
+  state: LoadState = 'idle'
+  stage = ''
+  error?: ErrorView
+  /** Validation metrics per finished round. */
+  history: Array<Record<string, number>> = []
+  result?: TrainResultView
+  private ticket = 0
+
+  constructor(private readonly host: ReactiveControllerHost, private readonly api: () => SnaptrainApi) {
+    host.addController(this)
+  }
+
+  hostConnected(): void {}
+
+  /** Forgets the last run (another table was opened). */
+  reset(): void {
+    this.ticket++
+    Object.assign(this, { state: 'idle', stage: '', error: undefined, history: [], result: undefined })
+    this.host.requestUpdate()
+  }
+
+  /** Trains on `target`; resolves when done or failed, never rejects. */
+  async start(target: TrainTarget, form: TrainStartDetail): Promise<void> {
+    const ticket = ++this.ticket
+    Object.assign(this, { state: 'loading', stage: 'Starting', error: undefined, history: [], result: undefined })
+    this.host.requestUpdate()
+    try {
+      const params = parseParamsText(form.params)
+      const r = await this.api().train({ table: target.url, version: target.version, label: form.label, validFraction: form.validFraction, params },
+        p => { if (ticket === this.ticket) this.progress(p) })
+      if (ticket !== this.ticket) return
+      const s = r.summary
+      this.result = { auc: s.auc, logloss: s.logloss, rounds: s.rounds, seconds: s.train_seconds, adapter: s.adapter, rowsTrain: s.rows_train, rowsValid: s.rows_valid }
+      this.state = 'ready'
+    } catch (e) {
+      if (ticket !== this.ticket) return
+      Object.assign(this, { state: 'error', error: toErrorView(`Training on table ${target.name}`, e) })
+    }
+    this.host.requestUpdate()
+  }
+
+  private progress(p: TrainProgress): void {
+    if (p.kind === 'stage') this.stage = p.message
+    else {
+      this.history = [...this.history, p.metrics]
+      this.stage = `round ${p.round + 1} / ${p.rounds}`
+    }
+    this.host.requestUpdate()
+  }
+}
+
+/** The params textarea as an object; a clear error when it is not a JSON object. */
+export function parseParamsText(text: string): Record<string, unknown> {
+  let v: unknown
+  try {
+    v = JSON.parse(text)
+  } catch (e) {
+    throw new SyntaxError(`parameters: not valid JSON (${(e as Error).message})`)
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TypeError('parameters: must be a JSON object, e.g. {"max_depth": 6}')
+  return v as Record<string, unknown>
+}

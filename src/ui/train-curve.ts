@@ -1,0 +1,79 @@
+/**
+ * `<st-train-curve .history=${rounds}>`: the live validation curve of one training run, drawn
+ * with uPlot: AUC on the left axis, loss-like metrics (logloss, error, rmse) on the right, one
+ * point per boosting round. Presentational: the owner appends rounds to `history` as they come.
+ */
+import { LitElement, html, css, unsafeCSS, type PropertyValues } from 'lit'
+import { customElement, property } from 'lit/decorators.js'
+import uPlot from 'uplot'
+import uPlotCss from 'uplot/dist/uPlot.min.css?inline'
+import { baseStyles } from './styles.ts'
+
+/** Colours per metric (the legend shows the names). */
+const COLOURS: Record<string, string> = { auc: '#2f6fde', logloss: '#d9480f', error: '#2b8a3e', rmse: '#862e9c' }
+
+/** One uPlot series per metric: AUC on scale 'auc', the others on 'loss'. */
+function seriesOf(metric: string): uPlot.Series {
+  return { label: metric, stroke: COLOURS[metric] ?? '#555', width: 2, scale: metric === 'auc' ? 'auc' : 'loss', points: { show: true, size: 4 } }
+}
+
+@customElement('st-train-curve')
+export class StTrainCurve extends LitElement {
+  static styles = [baseStyles, unsafeCSS(uPlotCss), css`
+    .plot { min-height: 260px; }
+    .empty { color: var(--st-muted, #5b6473); }
+  `]
+
+  /** Validation metrics per round, round 0 first (TrainProgress 'round' events, in order). */
+  @property({ attribute: false }) history: Array<Record<string, number>> = []
+  /** Plot width in CSS px (height is fixed). */
+  @property({ type: Number }) width = 640
+
+  private plot?: uPlot
+  private metrics: string[] = []
+
+  render() {
+    return html`<h2>Validation metrics per round</h2>
+      ${this.history.length ? '' : html`<div class="empty">The curve appears with the first round.</div>`}
+      <div class="plot"></div>`
+  }
+
+  protected updated(changed: PropertyValues<this>): void {
+    if (!changed.has('history') && !changed.has('width')) return
+    // Reflected for tests and the e2e screenshot check: how many rounds are drawn.
+    this.dataset.points = String(this.history.length)
+    const metrics = [...new Set(this.history.flatMap(m => Object.keys(m)))]
+    if (this.history.length === 0 || metrics.join() !== this.metrics.join() || changed.has('width')) this.rebuild(metrics)
+    else this.plot?.setData(this.data())
+  }
+
+  disconnectedCallback(): void {
+    super.disconnectedCallback()
+    this.plot?.destroy()
+    this.plot = undefined
+  }
+
+  private data(): uPlot.AlignedData {
+    const x = this.history.map((_, r) => r + 1)
+    return [x, ...this.metrics.map(k => this.history.map(m => m[k] ?? null))]
+  }
+
+  private rebuild(metrics: string[]): void {
+    this.plot?.destroy()
+    this.plot = undefined
+    this.metrics = metrics
+    if (this.history.length === 0) return
+    const target = this.renderRoot.querySelector<HTMLElement>('.plot')!
+    const opts: uPlot.Options = {
+      width: this.width, height: 240,
+      scales: { x: { time: false } },
+      series: [{ label: 'round' }, ...metrics.map(seriesOf)],
+      axes: [{ label: 'round', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] }, { scale: 'auc', label: 'AUC' }, { scale: 'loss', side: 1, label: 'loss', grid: { show: false } }],
+    }
+    this.plot = new uPlot(opts, this.data(), target)
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap { 'st-train-curve': StTrainCurve }
+}

@@ -1,0 +1,87 @@
+/**
+ * Training from the page: window.snaptrain.train on marketing returns a model, manifest and
+ * metrics; then the app's Train panel trains marketing for a few rounds and the live uPlot curve
+ * shows one point per round. Screenshot to tests/artifacts/train-panel.png (git-ignored).
+ */
+import { mkdirSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser } from '../../src/cli/launch.ts'
+import { PROJECT_ROOT, startPageServer, type PageServer } from '../../src/cli/page-server.ts'
+import type { TrainResult } from '../../src/api-types.ts'
+
+const ARTIFACTS = resolve(PROJECT_ROOT, 'tests', 'artifacts')
+const WAIT = { timeout: 90_000 }
+
+let server: PageServer
+let browser: Browser
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  server = await startPageServer({ hmr: false })
+  browser = await launchBrowser()
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+async function openApp(): Promise<{ page: Page; pageErrors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1200 } })
+  const page = await context.newPage()
+  const pageErrors: string[] = []
+  page.on('pageerror', e => pageErrors.push(e.message))
+  await page.goto(server.url, WAIT)
+  await page.waitForFunction('window.snaptrain !== undefined', null, WAIT)
+  return { page, pageErrors }
+}
+
+test('window.snaptrain.train returns model, manifest and per-round metrics', async () => {
+  const { page, pageErrors } = await openApp()
+  const r = await page.evaluate<TrainResult>(`window.snaptrain.train({ table: 'tables/marketing', label: 'y', validFraction: 0.2,
+    params: { num_round: 3, max_depth: 3 } })`)
+  expect(r.metrics).toHaveLength(3)
+  expect(r.summary.auc).toBeGreaterThan(0.7)
+  expect(r.manifest.table.rows).toBe(45_000)
+  expect(JSON.parse(r.model).learner.gradient_booster.model.trees).toHaveLength(3)
+  expect(pageErrors).toEqual([])
+})
+
+test('the Train panel trains marketing and the curve shows a point per round', async () => {
+  const { page, pageErrors } = await openApp()
+  await page.locator('st-table-list button', { hasText: 'marketing' }).first().click()
+  const panel = page.locator('st-train-panel')
+  await panel.waitFor(WAIT)
+  await panel.locator('select#label').selectOption('y')
+  await panel.locator('textarea#params').fill('{"max_depth": 3, "eta": 0.3, "num_round": 4}')
+  await panel.locator('button[type=submit]').click()
+  await page.waitForFunction(`(() => {
+    const app = document.querySelector('st-app')
+    const panel = app && app.shadowRoot.querySelector('st-train-panel')
+    const alert = panel && panel.shadowRoot.querySelector('st-error-view')
+    if (alert && alert.error) throw new Error('the page shows an error: ' + alert.error.message)
+    const curve = app && app.shadowRoot.querySelector('st-train-curve')
+    return curve && curve.dataset.points === '4' && panel.shadowRoot.textContent.includes('AUC')
+  })()`, null, WAIT)
+  expect(await page.locator('st-train-curve canvas').first().isVisible()).toBe(true)
+  const text = await page.evaluate<string>(`document.querySelector('st-app').shadowRoot.querySelector('st-train-panel').shadowRoot.textContent`)
+  expect(text).toMatch(/4 rounds in/)
+  await page.locator('st-train-panel').scrollIntoViewIfNeeded()
+  await page.screenshot({ path: resolve(ARTIFACTS, 'train-panel.png'), fullPage: true })
+  expect(pageErrors).toEqual([])
+})
+
+test('a label the objective cannot fit is shown as an error in the page', async () => {
+  const { page } = await openApp()
+  await page.locator('st-table-list button', { hasText: 'marketing' }).first().click()
+  const panel = page.locator('st-train-panel')
+  await panel.waitFor(WAIT)
+  await panel.locator('select#label').selectOption('age')
+  await panel.locator('button[type=submit]').click()
+  await page.locator('st-train-panel st-error-view [role=alert]').waitFor(WAIT)
+  const text = await page.evaluate<string>(`document.querySelector('st-app').shadowRoot.querySelector('st-train-panel')
+    .shadowRoot.querySelector('st-error-view').shadowRoot.textContent`)
+  expect(text).toMatch(/label column age: binary:logistic needs labels 0 or 1/)
+})

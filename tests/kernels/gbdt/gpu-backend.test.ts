@@ -1,0 +1,108 @@
+/**
+ * GPU backend vs the CPU backend (the executable specification): same data and parameters ⇒
+ * the same trees (split features, bins, default directions exactly; leaf values within 1e-6)
+ * and margins within tolerance; the chunked path (tiny forced binding limit) ⇒ the same model;
+ * edge shapes; the memory-budget refusal. Small shapes: SwiftShader is slow.
+ */
+import { describe, expect, test } from 'vitest'
+import { train, type TrainData } from '../../../src/models/gbdt/driver.ts'
+import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
+import { createGpuBackend, type GpuBackendOptions } from '../../../src/models/gbdt/gpu-backend.ts'
+import { parseParams } from '../../../src/models/gbdt/params.ts'
+import { predictMargins } from '../../../src/models/gbdt/predict.ts'
+import type { Booster } from '../../../src/models/gbdt/types.ts'
+import { compareArrays } from '../../../src/util/tolerance.ts'
+import { checked, expectMatch, gpuCache } from './setup.ts'
+import { gbdtData } from './gpu-backend-data.ts'
+import { createChecked } from '../../../src/models/gbdt/gpu-encoder.ts'
+
+async function gpuTrain(data: TrainData, raw: Record<string, unknown>, opts: GpuBackendOptions = {}): Promise<Booster> {
+  const cache = await gpuCache()
+  return checked(cache.device, () => train(data, parseParams(raw), createGpuBackend(cache.device, cache, opts)))
+}
+
+/** Trees equal: structure, features, bins, directions exactly; values within 1e-6 (+1e-5 rel). */
+function expectSameTrees(gpu: Booster, cpu: Booster): void {
+  expect(gpu.trees.length).toBe(cpu.trees.length)
+  gpu.trees.forEach((t, k) => {
+    const c = cpu.trees[k], at = `tree ${k}`
+    expect(Array.from(t.left), `${at} left`).toEqual(Array.from(c.left))
+    expect(Array.from(t.splitIndex), `${at} split_indices`).toEqual(Array.from(c.splitIndex))
+    expect(Array.from(t.splitBin), `${at} split bins`).toEqual(Array.from(c.splitBin))
+    expect(Array.from(t.defaultLeft), `${at} default_left`).toEqual(Array.from(c.defaultLeft))
+    expectMatch(compareArrays(t.splitCondition, c.splitCondition, 1e-6, 1e-5), `${at} split_conditions / leaf values`)
+    expectMatch(compareArrays(t.sumHessian, c.sumHessian, 1e-6, 1e-5), `${at} sum_hessian`)
+  })
+}
+
+/** Trains on both backends and compares trees, validation metrics and margins. */
+async function expectParity(data: TrainData, raw: Record<string, unknown>, opts: GpuBackendOptions = {}): Promise<Booster> {
+  const cpu = await train(data, parseParams(raw), createCpuBackend)
+  const gpu = await gpuTrain(data, raw, opts)
+  expectSameTrees(gpu, cpu)
+  gpu.history.forEach((h, r) => {
+    for (const [m, v] of Object.entries(h)) expect(v, `round ${r} ${m}`).toBeCloseTo(cpu.history[r][m], 5)
+  })
+  if (data.valid) {
+    expectMatch(compareArrays(predictMargins(gpu, data.valid.columns), predictMargins(cpu, data.valid.columns), 1e-5, 1e-5), 'valid margins')
+  }
+  return gpu
+}
+
+const binary = gbdtData(2000, 6, 7, 0.15, 'binary')
+const regression = gbdtData(1500, 5, 8, 0.1, 'regression')
+
+describe('GPU backend = CPU backend', () => {
+  test('binary:logistic, depthwise, missing values, subsample, colsample, scale_pos_weight', async () => {
+    const gpu = await expectParity(binary, { max_depth: 4, num_round: 6, eta: 0.3, subsample: 0.7, colsample_bytree: 0.8,
+      colsample_bynode: 0.8, scale_pos_weight: 1.5, seed: 3, eval_metric: ['logloss', 'auc'] })
+    expect(gpu.trees.some(t => t.left.length > 15)).toBe(true)
+    expect(gpu.history[5].auc).toBeGreaterThan(0.85)
+  })
+
+  test('reg:squarederror with row weights, lossguide with max_leaves, colsample_bylevel', async () => {
+    const weights = Float32Array.from(regression.labels, (_, i) => 0.5 + ((i * 37) % 11) / 10)
+    const gpu = await expectParity({ ...regression, weights }, { objective: 'reg:squarederror', grow_policy: 'lossguide', max_leaves: 7, max_depth: 0,
+      num_round: 5, colsample_bylevel: 0.8, lambda: 2, alpha: 0.1, seed: 4 })
+    expect(gpu.trees.every(t => t.left.filter(c => c === -1).length <= 7)).toBe(true)
+  })
+
+  test('chunked path: a 1 KiB binding limit splits rows, features and validation rows: same model', async () => {
+    // planChunks with 1024-byte bindings (pinned in tests/unit/gbdt/gpu-chunks.test.ts):
+    // 490 rows × 5 features → 4 row chunks × 1 feature chunk, 210 validation rows → 5 chunks;
+    // 280 rows × 20 features → 3 row chunks × 3 feature chunks, 120 validation rows → 10 chunks.
+    await expectParity(gbdtData(700, 5, 9, 0.1, 'binary'), { max_depth: 3, num_round: 4, subsample: 0.8, seed: 2 }, { maxBindingBytes: 1024 })
+    await expectParity(gbdtData(400, 20, 10, 0.1, 'binary'), { max_depth: 4, num_round: 3, colsample_bynode: 0.5 }, { maxBindingBytes: 1024 })
+  })
+
+  test('workgroup histogram kernel gives the same trees, also chunked', async () => {
+    await expectParity(gbdtData(600, 4, 11, 0.1, 'binary'), { max_depth: 3, num_round: 3 }, { histogramKernel: 'workgroup' })
+    // 256-byte bindings: 84 rows × 12 features → 3 row chunks × 2 feature chunks.
+    await expectParity(gbdtData(120, 12, 12, 0.1, 'binary'), { max_depth: 3, num_round: 2 }, { histogramKernel: 'workgroup', maxBindingBytes: 256 })
+  })
+
+  test('edges: one row, one feature, an all-missing feature', async () => {
+    const one = await gpuTrain({ columns: [Float32Array.of(3)], labels: Float32Array.of(1) }, { num_round: 2, min_child_weight: 0 })
+    expect(one.trees.every(t => t.left.length === 1)).toBe(true)
+    const n = 300, x = Float32Array.from({ length: n }, (_, i) => ((i * 7919) % n) / n)
+    const y = x.map(v => (v > 0.2 ? 1 : 0)), allNaN = new Float32Array(n).fill(NaN)
+    const data = { columns: [allNaN, x], labels: y, valid: { columns: [allNaN.slice(0, 50), x.slice(0, 50)], labels: y.slice(0, 50) } }
+    const b = await expectParity(data, { num_round: 3, max_depth: 2 })
+    for (const t of b.trees) for (let k = 0; k < t.left.length; k++) if (t.left[k] !== -1) expect(t.splitIndex[k]).toBe(1)
+    await expectParity({ columns: [x], labels: y }, { num_round: 2, max_depth: 3 })
+  })
+
+  test('refuses a run above the memory budget, naming the size and what to change', async () => {
+    await expect(gpuTrain(binary, { num_round: 1 }, { memoryBudgetBytes: 10_000 })).rejects.toThrow(/GPU memory: training needs about .*MiB.*fewer rows/)
+  })
+
+  test('GPU errors during setup surface as exceptions, not garbage', async () => {
+    const { device } = await gpuCache()
+    let undone = false
+    // MAP_READ may only be combined with COPY_DST: a validation error.
+    const bad = createChecked(device, 'making a buffer', () => device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.STORAGE }),
+      b => { undone = true; b.destroy() })
+    await expect(bad).rejects.toThrow(/GPU backend: making a buffer failed \(validation error\)/)
+    expect(undone).toBe(true)
+  })
+})

@@ -1,0 +1,36 @@
+import { afterEach, expect, test } from 'vitest'
+import '../../src/ui/train-curve.ts'
+import { cleanup, fixture, textOf } from './fixture.ts'
+
+afterEach(cleanup)
+
+test('empty until the first round, then one uPlot point per round, updated in place', async () => {
+  const el = await fixture('st-train-curve', { history: [] })
+  expect(textOf(el)).toContain('first round')
+  expect(el.shadowRoot!.querySelector('canvas')).toBeNull()
+  el.history = [{ auc: 0.7, logloss: 0.5 }]
+  await el.updateComplete
+  const canvas = el.shadowRoot!.querySelector('canvas')
+  expect(canvas).not.toBeNull()
+  expect(el.dataset.points).toBe('1')
+  el.history = [...el.history, { auc: 0.72, logloss: 0.45 }, { auc: 0.74, logloss: 0.41 }]
+  await el.updateComplete
+  expect(el.dataset.points).toBe('3')
+  // Same metrics: the plot is updated, not rebuilt.
+  expect(el.shadowRoot!.querySelector('canvas')).toBe(canvas)
+  expect(textOf(el)).toMatch(/auc/)
+  expect(textOf(el)).toMatch(/logloss/)
+})
+
+test('another metric set rebuilds the plot; clearing removes it', async () => {
+  const el = await fixture('st-train-curve', { history: [{ rmse: 1 }, { rmse: 0.8 }] })
+  const first = el.shadowRoot!.querySelector('canvas')
+  expect(first).not.toBeNull()
+  el.history = [{ error: 0.2 }]
+  await el.updateComplete
+  expect(el.shadowRoot!.querySelector('canvas')).not.toBe(first)
+  el.history = []
+  await el.updateComplete
+  expect(el.shadowRoot!.querySelector('canvas')).toBeNull()
+  expect(el.dataset.points).toBe('0')
+})

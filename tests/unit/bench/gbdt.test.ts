@@ -1,0 +1,115 @@
+import { describe, expect, test } from 'vitest'
+import { emptyRound, GBDT_STAGES, RowCounter, StageClock, timedBackend } from '../../../src/bench/gbdt-stages.ts'
+import { peerRow, profileRounds, trainingRows } from '../../../src/bench/gbdt-rows.ts'
+import type { GbdtPeerResult } from '../../../src/bench/gbdt-types.ts'
+import { makeRow } from '../../../src/bench/rows.ts'
+import type { SuiteContext } from '../../../src/bench/types.ts'
+import { parsePeerLine } from '../../../src/cli/bench-gbdt.ts'
+import { best, qualityMarkdown } from '../../../src/cli/quality.ts'
+import { generateSynthetic } from '../../../src/datagen/synthetic.ts'
+import { binMatrix } from '../../../src/models/gbdt/binned.ts'
+import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
+import { buildCuts } from '../../../src/models/gbdt/cuts.ts'
+import { train } from '../../../src/models/gbdt/driver.ts'
+import { parseParams } from '../../../src/models/gbdt/params.ts'
+
+const ctx = {
+  suite: 'gbdt', quick: true, commit: 'abc1234', date: '2026-01-01T00:00:00.000Z',
+  adapter: { vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallbackAdapter: true, features: [], limits: {} },
+  progress: () => {},
+} as unknown as SuiteContext
+
+const peer: GbdtPeerResult = { rows: 1000, rounds: 4, roundSeconds: [9, 0.1, 0.3, 0.2], dmatrixSeconds: 0.01, validAuc: 0.8, xgboost: '1.7.4', nthread: 2 }
+
+describe('gbdt bench: stage timing wrapper', () => {
+  test('is transparent (same trees as the bare CPU backend) and counts built rows per round', async () => {
+    const t = generateSynthetic(3000, 9)
+    const p = parseParams({ objective: 'binary:logistic', max_depth: 3, num_round: 3, eval_metric: 'auc' })
+    const data = { columns: t.columns, labels: t.labels }
+    const bare = await train(data, p, createCpuBackend)
+    const clock = new StageClock()
+    let syncs = 0
+    const wrapped = await train(data, p, timedBackend(createCpuBackend, clock, async () => { syncs++ }))
+    expect(wrapped.trees.map(x => Array.from(x.splitCondition))).toEqual(bare.trees.map(x => Array.from(x.splitCondition)))
+    expect(clock.rounds).toHaveLength(3)
+    expect(syncs).toBeGreaterThan(3 * 4)
+    for (const r of clock.rounds) {
+      // Root (all rows) + one smaller child per split node on levels 1..2: ≤ n/2 rows per level.
+      expect(r.builds).toBe(3)
+      expect(r.builtRows).toBeGreaterThan(3000)
+      expect(r.builtRows).toBeLessThanOrEqual(3000 + 2 * 1500)
+      expect(r.ms.histogram).toBeGreaterThan(0)
+    }
+  })
+
+  test('RowCounter moves rows like the partition: bin ≤ splitBin left, missing by default direction', () => {
+    const col = Float32Array.of(0, 1, 2, 3, NaN, 5, 6, NaN)
+    const cuts = buildCuts([col], 8)
+    const binned = binMatrix([col], cuts)
+    expect(binned.missOff[0]).toBe(1)
+    const rc = new RowCounter({ binned })
+    expect(rc.count([0])).toBe(8)
+    const split = { gain: 1, feature: 0, splitBin: 2, defaultLeft: true, leftG: 0, leftH: 1, rightG: 0, rightH: 1 }
+    rc.apply([{ nid: 0, left: 1, right: 2, split }])
+    // Values 0, 1, 2 are bins 0..2 (one value per bin here) plus the two missing rows.
+    expect(rc.count([1])).toBe(5)
+    expect(rc.count([2])).toBe(3)
+    expect(rc.count([1, 2])).toBe(8)
+    rc.reset()
+    expect(rc.count([0])).toBe(8)
+  })
+})
+
+describe('gbdt bench: rows', () => {
+  const ceiling = makeRow(ctx, { workload: 'atomic', metric: 'throughput', unit: 'M ops/s', samples: [{ wallMs: 1000 }], fromSeconds: s => 100 / s })
+
+  function rounds(): ReturnType<typeof emptyRound>[] {
+    return [1, 2].map(k => {
+      const r = emptyRound()
+      r.ms.histogram = 100 * k
+      r.ms.evaluate = 10
+      r.builtRows = 1000 * k
+      return r
+    })
+  }
+
+  test('round row skips the warm-up round and carries the XGBoost ratio (xgboost s / ours s)', () => {
+    const rows = trainingRows(ctx, { n: 1000, F: 10, backend: 'gpu', auc: 0.81, ends: [0, 500, 900, 1500], rounds: rounds(), ceiling, peer })
+    const round = rows[0]
+    expect(round.unit).toBe('s')
+    expect(round.repeats).toBe(3)
+    expect(round.value).toBeCloseTo(0.5)
+    expect(round.ratio).toBeCloseTo(0.2 / 0.5)
+    expect(rows[1].workload).toMatch(/^xgboost 1.7.4 hist nthread=2 n=1000/)
+    expect(rows.filter(r => r.workload.includes('stage'))).toHaveLength(GBDT_STAGES.length)
+  })
+
+  test('histogram row: each round’s built rows × F / its histogram time, against the ceiling', () => {
+    const rows = trainingRows(ctx, { n: 1000, F: 10, backend: 'gpu', auc: 0.8, ends: [0, 1], rounds: rounds(), ceiling })
+    const hist = rows.find(r => r.workload.startsWith('histogram in training'))!
+    // Both rounds: 1000·k rows × 10 features in 100·k ms = 0.1 M updates/s.
+    expect(hist.min).toBeCloseTo(0.1); expect(hist.max).toBeCloseTo(0.1)
+    expect(hist.ratio).toBeCloseTo(0.1 / 100)
+    expect(rows.some(r => r.workload.startsWith('xgboost'))).toBe(false)
+  })
+
+  test('peerRow uses rounds after the first; profileRounds stays small', () => {
+    expect(peerRow(ctx, peer)).toMatchObject({ value: 0.2, min: 0.1, max: 0.3, repeats: 3, unit: 's' })
+    expect(profileRounds(10)).toBe(3)
+    expect(profileRounds(2)).toBe(1)
+  })
+
+  test('parsePeerLine takes the last JSON line and names a bad one', () => {
+    expect(parsePeerLine(`warning\n${JSON.stringify(peer)}\n`).roundSeconds).toEqual(peer.roundSeconds)
+    expect(() => parsePeerLine('Traceback: boom')).toThrow(/gbdt peer: expected a JSON line/)
+    expect(() => parsePeerLine('{"rows": 1}')).toThrow(/roundSeconds/)
+  })
+
+  test('qualityMarkdown flags a |Δ| above 0.003', () => {
+    const base = { table: 't', label: 'y', rowsTrain: 8, rowsValid: 2, features: 3, categorical: 1, oursSeconds: 1, xgboostVersion: '1.7.4', oursBest: [0.8, 3] as [number, number], xgboostBest: [0.81, 4] as [number, number] }
+    const md = qualityMarkdown([{ ...base, ours: 0.8, xgboost: 0.801, delta: -0.001 }, { ...base, table: 'u', ours: 0.8, xgboost: 0.81, delta: -0.01 }])
+    expect(md).toMatch(/\| t \(y\) .*\| -0\.00100 \| yes \|/)
+    expect(md).toMatch(/\| u \(y\) .*\| -0\.01000 \| NO \| 0\.80000 \(3\) \/ 0\.81000 \(4\) \|/)
+    expect(best([0.5, 0.7, 0.6])).toEqual([0.7, 2])
+  })
+})

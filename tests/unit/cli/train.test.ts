@@ -1,0 +1,85 @@
+/**
+ * `snaptrain train` end to end through bin/snaptrain.js (headless Chromium, WebGPU): a small run
+ * on marketing writes the three files with the --json summary, and bad inputs exit non-zero in
+ * under 10 s with a message naming the label, parameter or filter (most before any browser).
+ */
+import { afterAll, describe, expect, it } from 'vitest'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
+import { parseMetricsCsv } from '../../../src/models/manifest.ts'
+import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
+import { progressLine, trainScript } from '../../../src/cli/train.ts'
+
+const TABLE = 'public/tables/marketing'
+const tmp = mkdtempSync(join(tmpdir(), 'snaptrain-train-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+function cli(args: string[], timeout = 120_000): { code: number | null; out: string; err: string; ms: number } {
+  const t0 = Date.now()
+  const r = spawnSync(process.execPath, ['bin/snaptrain.js', ...args], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout })
+  return { code: r.status, out: r.stdout, err: r.stderr, ms: Date.now() - t0 }
+}
+
+describe('snaptrain train (marketing, 5 rounds)', () => {
+  it('writes model.json, manifest.json, metrics.csv and prints the summary', () => {
+    const out = join(tmp, 'run')
+    const r = cli(['train', '--model', 'gbdt', '--table', TABLE, '--label', 'y', '--valid-fraction', '0.2', '--seed', '3',
+      '--params', '{"num_round":5,"max_depth":3}', '--out', out, '--json'])
+    expect(r.err).toMatch(/\[5\/5\] auc=/)
+    expect(r.code).toBe(0)
+    const s = JSON.parse(r.out.trim().split('\n').pop()!)
+    expect(Object.keys(s)).toEqual(['model', 'auc', 'logloss', 'rounds', 'best_iteration', 'train_seconds', 'rows_train', 'rows_valid',
+      'rows_per_second', 'model_path', 'manifest_path', 'adapter'])
+    expect(s).toMatchObject({ model: 'gbdt', rounds: 5, best_iteration: 4, model_path: join(out, 'model.json'), manifest_path: join(out, 'manifest.json') })
+    expect(s.auc).toBeGreaterThan(0.75)
+    expect(s.rows_train + s.rows_valid).toBe(45_000)
+    const metrics = parseMetricsCsv(readFileSync(join(out, 'metrics.csv'), 'utf8'))
+    expect(metrics).toHaveLength(5)
+    expect(metrics[4].auc).toBeCloseTo(s.auc, 12)
+    const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
+    expect(m.table.path).toBe(join(PROJECT_ROOT, TABLE))
+    expect(m.table).toMatchObject({ version: 0, rows: 45_000 })
+    expect(m.table.digest).toBeTruthy()
+    expect(m.table.files.map((f: { path: string }) => f.path)).toHaveLength(2)
+    expect(m).toMatchObject({ model: 'gbdt', label: 'y', seed: 3, filter: null, adapter: s.adapter, rounds: 5 })
+    expect(m.params).toMatchObject({ num_round: 5, max_depth: 3, seed: 3 })
+    expect(m.metrics).toHaveLength(5)
+    expect(m.snaptrain_version).toMatch(/^\d+\.\d+\.\d+/)
+    expect(fromXGBoostJson(readFileSync(join(out, 'model.json'), 'utf8')).trees).toHaveLength(5)
+    expect(existsSync(join(out, 'model.json.tmp-' + process.pid))).toBe(false)
+  }, 120_000)
+})
+
+describe('snaptrain train: bad input', () => {
+  const cases: Array<[string, string[], RegExp]> = [
+    ['label missing', ['--label', 'nope'], /label column nope: not in the table/],
+    ['label not binary', ['--label', 'age'], /label column age: binary:logistic needs labels 0 or 1, got \d+/],
+    ['unknown parameter', ['--label', 'y', '--params', '{"max_dept":3}'], /unknown parameter max_dept/],
+    ['max_depth 0', ['--label', 'y', '--params', '{"max_depth":0}'], /max_depth/],
+    ['eta 0', ['--label', 'y', '--params', '{"eta":0}'], /eta: must be/],
+    ['max_bin 1000', ['--label', 'y', '--params', '{"max_bin":1000}'], /max_bin: must be an integer in \[2, 256\], got 1000/],
+    ['empty filter result', ['--label', 'y', '--filter', 'age > 1000'], /filter "age > 1000" selects no rows/],
+    ['recsys', ['--model', 'recsys', '--label', 'y'], /--model recsys: not implemented yet/],
+  ]
+  for (const [name, args, message] of cases) {
+    it(`${name} → exit ≠ 0 in < 10 s naming it`, () => {
+      const r = cli(['train', '--table', TABLE, ...args, '--out', join(tmp, 'bad')], 20_000)
+      expect(r.err).toMatch(message)
+      expect(r.code).not.toBe(0)
+      expect(r.code).not.toBeNull()
+      expect(r.ms).toBeLessThan(10_000)
+      expect(existsSync(join(tmp, 'bad', 'model.json'))).toBe(false)
+    }, 30_000)
+  }
+})
+
+describe('train helpers', () => {
+  it('formats progress and builds the page call as source text', () => {
+    expect(progressLine(JSON.stringify({ kind: 'round', round: 1, rounds: 10, metrics: { auc: 0.5 }, elapsedMs: 1500 }))).toBe('[2/10] auc=0.500000 (1.5 s)')
+    expect(progressLine(JSON.stringify({ kind: 'stage', message: 'x' }))).toBe('train: x')
+    expect(trainScript({ table: 'u', label: 'y' })).toMatch(/^window\.snaptrain\.train\(\{"table":"u","label":"y"\}/)
+  })
+})

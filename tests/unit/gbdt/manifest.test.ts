@@ -1,0 +1,97 @@
+/**
+ * Run manifest and its companions: metrics.csv round trip, the pinned table description, the
+ * model attributes carrying categorical dictionaries, and a whole CPU training run in Node whose
+ * manifest records table, digest, files, features, params, seed and per-round metrics.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { serveDirectory, type ServedDirectory } from '../../../src/cli/server.ts'
+import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
+import { manifestTable, metricsCsv, parseMetricsCsv } from '../../../src/models/manifest.ts'
+import { addAttributes, categoriesOf, CATEGORIES_ATTRIBUTE } from '../../../src/models/gbdt/model-attributes.ts'
+import { runParams, runTraining, type TrainProgress } from '../../../src/models/gbdt/train-run.ts'
+import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
+import type { ScanPlan } from '../../../src/data/types.ts'
+
+let server: ServedDirectory
+beforeAll(async () => { server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables')) })
+afterAll(async () => { await server?.close() })
+
+describe('metrics.csv', () => {
+  it('one line per round, columns in first-seen order, round-trips', () => {
+    const history: Array<Record<string, number>> = [{ auc: 0.7, logloss: 0.3 }, { auc: 0.75, logloss: 0.25 }, { logloss: 0.2 }]
+    const text = metricsCsv(history)
+    expect(text.split('\n')[0]).toBe('round,auc,logloss')
+    expect(text.trim().split('\n')).toHaveLength(4)
+    expect(text.split('\n')[3]).toBe('2,,0.2')
+    expect(parseMetricsCsv(text)).toEqual(history.map((m, r) => ({ round: r, ...m })))
+    expect(() => parseMetricsCsv('x,auc\n0,1')).toThrow(/round/)
+  })
+})
+
+describe('manifestTable', () => {
+  it('pins url, version, digest, files and rows of a plan', () => {
+    const plan = { tableUrl: 'http://h/t/', version: 3, digest: 'abc', columns: [], files: [{ path: 'a.parquet', size: 10 }], units: [], stats: { rows: 5 } } as unknown as ScanPlan
+    expect(manifestTable(plan, '/data/t')).toEqual({ url: 'http://h/t/', path: '/data/t', version: 3, digest: 'abc', files: [{ path: 'a.parquet', size: 10 }], rows: 5 })
+  })
+})
+
+describe('model attributes', () => {
+  const base = '{"learner":{"attributes":{},"feature_names":["a"]},"version":[2,0,0]}'
+  it('adds sorted string attributes and reads the dictionaries back', () => {
+    const out = addAttributes(base, { [CATEGORIES_ATTRIBUTE]: JSON.stringify({ job: ['a', 'b'] }), other: 'x' })
+    const j = JSON.parse(out)
+    expect(Object.keys(j.learner.attributes)).toEqual(['other', CATEGORIES_ATTRIBUTE])
+    expect(j.learner.feature_names).toEqual(['a'])
+    expect(categoriesOf(j)).toEqual({ job: ['a', 'b'] })
+    const withExisting = addAttributes('{"learner":{"attributes":{"best_iteration":"3"}}}', { k: 'v' })
+    expect(JSON.parse(withExisting).learner.attributes).toEqual({ k: 'v', best_iteration: '3' })
+    expect(addAttributes(base, {})).toBe(base)
+    expect(categoriesOf(JSON.parse(base))).toEqual({})
+    expect(() => addAttributes('{"x":1}', { k: 'v' })).toThrow(/layout/)
+    expect(() => categoriesOf({ learner: { attributes: { [CATEGORIES_ATTRIBUTE]: '{"a":[1]}' } } })).toThrow(/a is not a list of strings/)
+  })
+})
+
+describe('runParams', () => {
+  it('--seed fills params.seed unless given; binary runs report auc and logloss by default', () => {
+    expect(runParams({ params: {}, seed: 9 }).seed).toBe(9)
+    expect(runParams({ params: { seed: 2 }, seed: 9 }).seed).toBe(2)
+    expect(runParams({ params: {} }).eval_metric).toEqual(['auc', 'logloss'])
+    expect(runParams({ params: { eval_metric: 'error' } }).eval_metric).toEqual(['error'])
+    expect(runParams({ params: { objective: 'reg:squarederror' } }).eval_metric).toEqual(['rmse'])
+    expect(() => runParams({ params: { max_bin: 1000 } })).toThrow(/max_bin/)
+  })
+})
+
+describe('runTraining (CPU backend, in Node)', () => {
+  it('returns a loadable model with dictionaries, a complete manifest and one progress event per round', async () => {
+    const events: TrainProgress[] = []
+    const r = await runTraining({
+      table: `${server.url}marketing/`, tablePath: '/x/marketing', label: 'y', validFraction: 0.2, seed: 5,
+      params: { num_round: 3, max_depth: 3 }, backend: 'cpu', workers: 0,
+    }, p => events.push(p))
+    expect(events.filter(e => e.kind === 'round')).toHaveLength(3)
+    const m = r.manifest
+    expect(m.table).toMatchObject({ path: '/x/marketing', version: 0, rows: 45_000 })
+    expect(m.table.digest).toMatch(/^[0-9a-f]+$/)
+    expect(m.table.files).toHaveLength(2)
+    expect(m.validation).toEqual({ kind: 'fraction', fraction: 0.2, rows: r.summary.rows_valid })
+    expect(m.seed).toBe(5)
+    expect(m.params).toMatchObject({ num_round: 3, max_depth: 3, seed: 5 })
+    expect(m.metrics).toHaveLength(3)
+    expect(m.columns).toContain('y')
+    expect(m.features.find(f => f.name === 'job')?.type).toBe('c')
+    expect(m.categorical.job.codes).toBe(11)
+    expect(r.summary.rows_train + r.summary.rows_valid).toBe(45_000)
+    expect(r.summary.auc).toBeGreaterThan(0.7)
+    const json = JSON.parse(r.model)
+    expect(fromXGBoostJson(json).trees).toHaveLength(3)
+    expect(categoriesOf(json).job).toHaveLength(11)
+  })
+  it('refuses other models and bad labels', async () => {
+    await expect(runTraining({ model: 'recsys', table: 'x', label: 'y' })).rejects.toThrow(/not implemented yet/)
+    await expect(runTraining({ table: `${server.url}marketing/`, label: 'age', params: { num_round: 1 }, backend: 'cpu', workers: 0 }))
+      .rejects.toThrow(/label column age: binary:logistic needs labels 0 or 1/)
+  })
+})
