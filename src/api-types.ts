@@ -10,8 +10,10 @@ import type { TableEntry } from './table/catalog.ts'
 import type { CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot } from './table/types.ts'
 import type { TrainConfig, TrainProgress, TrainResult } from './models/gbdt/train-run.ts'
 import type { PredictConfig, PredictResult } from './models/gbdt/predict-run.ts'
+import type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary } from './models/recsys/train-run.ts'
 
 export type { PredictConfig, PredictResult, TrainConfig, TrainProgress, TrainResult }
+export type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary }
 
 export type { AdapterSummary, CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, TableEntry }
 
@@ -44,6 +46,12 @@ export interface SnaptrainApi {
    * rows; loaded on first call, so the page does not pay for the bench code up front.
    */
   bench?: typeof runBenchSuite
+  /**
+   * With `model: 'recsys'`: trains the embeddings + MLP recommender (recsys params in `params`) →
+   * {model (binary model file, checkpoint layout), manifest, metrics per evaluation, summary with
+   * samples_per_second, epochs, steps}; `onProgress` hears the stages and every evaluation.
+   */
+  train(config: RecsysTrainConfig, onProgress?: (p: TrainProgress) => void): Promise<RecsysTrainResult>
   /**
    * Trains a model (GBDT) on a table: plan + loader → GPU backend → {model (XGBoost JSON string),
    * manifest, metrics per round, summary}. Relative table URLs resolve against the page;

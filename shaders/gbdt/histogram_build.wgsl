@@ -3,6 +3,10 @@
 // N = rows, F = features, B = total bins, S = slots; layouts in src/models/gbdt/types.ts.
 // Dispatch: linearDispatch(N · G, WG), G = ceil(F / FPI): invocation (row i, feature group c)
 // adds row i's features [c·FPI, (c+1)·FPI). FPI = 1: one per (row, feature); FPI ≥ F: one per row.
+// histogram_build_rows: the same over the K = rowCount[0] rows listed in rows[0..K) (row_compact's
+// output): invocation (k, c) adds row rows[k]. Dispatched indirectly with row_compact_args (K · G
+// items, WG per workgroup), it touches only the built nodes' rows instead of all N — and on
+// SIMD-lane hardware (SwiftShader) no lane idles on an unbuilt row while its neighbours loop.
 
 override WG: u32 = 256u;
 // Features per invocation.
@@ -23,6 +27,9 @@ struct Params {
 @group(0) @binding(5) var<storage, read> positions: array<u32>;
 @group(0) @binding(6) var<storage, read> nodeSlot: array<i32>;
 @group(0) @binding(7) var<storage, read_write> hist: array<atomic<u32>>;
+// histogram_build_rows only: the row list and its length.
+@group(0) @binding(8) var<storage, read> rows: array<u32>;
+@group(0) @binding(9) var<storage, read> rowCount: array<u32>;
 
 const ROW_UNUSED: u32 = 0xFFFFFFFFu;
 
@@ -68,6 +75,11 @@ fn histogram_build(
   if (slot < 0) {
     return;
   }
+  addRow(i, c, u32(slot));
+}
+
+// Adds row i's features [c·FPI, min(F, (c+1)·FPI)) into `slot`.
+fn addRow(i: u32, c: u32, slot: u32) {
   let q = qgpair[i];
   let f1 = min(params.f, (c + 1u) * FPI);
   for (var f = c * FPI; f < f1; f++) {
@@ -78,11 +90,36 @@ fn histogram_build(
       continue;
     }
     let bin = cutPtrs[f] + s - miss;
-    let at = (u32(slot) * params.b + bin) * 4u;
+    let at = (slot * params.b + bin) * 4u;
     if (bin >= cutPtrs[f + 1u] || at + 3u >= arrayLength(&hist)) {
       continue;
     }
     add64(at, q.x);
     add64(at + 2u, q.y);
   }
+}
+
+@compute @workgroup_size(WG)
+fn histogram_build_rows(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  let idx = (wid.y * nwg.x + wid.x) * WG + lid;
+  let groups = (params.f + FPI - 1u) / FPI;
+  // The list never exceeds N rows (a stale count must not read past it).
+  let k = min(rowCount[0], min(params.n, arrayLength(&rows)));
+  if (idx >= k * groups) {
+    return;
+  }
+  let i = rows[idx % k];
+  let c = idx / k;
+  if (i >= params.n) {
+    return;
+  }
+  let slot = rowSlot(i);
+  if (slot < 0) {
+    return;
+  }
+  addRow(i, c, u32(slot));
 }

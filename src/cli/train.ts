@@ -17,13 +17,14 @@ import { selectFeatures } from '../models/gbdt/features.ts'
 import { checkLabels } from '../models/gbdt/objective.ts'
 import { runParams, type TrainConfig, type TrainProgress, type TrainResult } from '../models/gbdt/train-run.ts'
 import { metricsCsv } from '../models/manifest.ts'
+import { runRecsys } from './train-recsys.ts'
 import type { GbdtParams } from '../models/gbdt/types.ts'
 
 const SPEC = {
   name: 'train',
-  summary: 'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json, manifest.json, metrics.csv.',
+  summary: 'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json (recsys: model.bin), manifest.json, metrics.csv.',
   flags: {
-    model: { type: 'string', choices: ['gbdt', 'recsys'], default: 'gbdt', placeholder: 'gbdt', help: 'model family (gbdt: XGBoost-compatible histogram GBDT)' },
+    model: { type: 'string', choices: ['gbdt', 'recsys'], default: 'gbdt', placeholder: 'gbdt', help: 'model family (gbdt: XGBoost-compatible histogram GBDT; recsys: embeddings + MLP click model, writes model.bin)' },
     table: { type: 'string', required: true, placeholder: 'dir|url', help: 'training table: a local folder (served on 127.0.0.1) or an http(s) URL' },
     version: { type: 'int', min: 0, placeholder: 'N', help: 'table version (default: latest)' },
     label: { type: 'string', required: true, placeholder: 'COL', help: 'label column (0/1 for binary:logistic)' },
@@ -32,7 +33,7 @@ const SPEC = {
     'valid-table': { type: 'string', placeholder: 'dir|url', help: 'validation table (same columns; the filter applies to it too)' },
     'valid-version': { type: 'int', min: 0, placeholder: 'N', help: 'validation table version (default: latest)' },
     'valid-fraction': { type: 'number', placeholder: 'f', help: 'hold out this share of rows, by a seeded hash of (seed, file, row)' },
-    params: { type: 'string', default: '{}', placeholder: 'JSON', help: 'XGBoost parameters, e.g. \'{"max_depth":6,"eta":0.3,"num_round":100}\'' },
+    params: { type: 'string', default: '{}', placeholder: 'JSON', help: 'XGBoost parameters, e.g. \'{"max_depth":6,"eta":0.3,"num_round":100}\' (recsys: epochs, batch_size, embedding_dim, layers, lr, optimizer, embedding_optimizer, embedding_lr, weight_decay, buckets, …)' },
     seed: { type: 'int', placeholder: 'S', help: 'seed of the validation split and (unless params.seed) of the booster (default 0)' },
     out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/<timestamp>)' },
     backend: { type: 'string', choices: ['gpu', 'cpu'], default: 'gpu', placeholder: 'gpu|cpu', help: 'training backend in the page (cpu = reference implementation)' },
@@ -44,19 +45,23 @@ const SPEC = {
   snaptrain train --model gbdt --table public/tables/marketing --label y --valid-fraction 0.2 \\
     --params '{"max_depth":6,"eta":0.3,"num_round":100,"eval_metric":["auc","logloss"]}' --json
   snaptrain train --table public/tables/marketing --label y --features age,job,balance --filter "age < 60"
+  snaptrain train --model recsys --table public/tables/clicks --label label --valid-fraction 0.1 \
+    --params '{"epochs":1,"batch_size":1024,"layers":[64,32]}' --json
 
 Categorical (string) features are numeric codes of a per-column dictionary of the training
 values sorted by value; the dictionaries are stored in model.json (learner.attributes
 snaptrain_categories) so predict maps new tables the same way; unseen values and nulls are missing.`,
 } as const satisfies CommandSpec<Record<string, FlagSpec>>
 
-type TrainFlags = FlagValues<typeof SPEC.flags>
+/** Parsed flags of `snaptrain train`. */
+export type TrainFlags = FlagValues<typeof SPEC.flags>
 
 /** Runs `snaptrain train`; resolves to the exit code (0 ok, 1 data/run error, 2 usage error). */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(argv, SPEC, io)
   if (typeof parsed === 'number') return parsed
   const f = parsed.values
+  if (f.model === 'recsys') return runRecsys(f, io)
   let params: GbdtParams
   try {
     params = checkFlags(f)
@@ -87,7 +92,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
 /** Flag checks that need no data; returns the validated parameters. Throws naming the flag/parameter. */
 export function checkFlags(f: TrainFlags): GbdtParams {
-  if (f.model === 'recsys') throw new Error('--model recsys: not implemented yet (only gbdt)')
+  if (f.model === 'recsys') throw new Error('--model recsys: parameters are checked by checkRecsysFlags (train-recsys.ts)')
   let raw: unknown
   try {
     raw = JSON.parse(f.params)
@@ -106,7 +111,8 @@ export function checkFlags(f: TrainFlags): GbdtParams {
   }
 }
 
-function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable): TrainConfig {
+/** The page's TrainConfig from the flags and the served tables. */
+export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable): TrainConfig {
   return {
     model: f.model, table: table.url, tablePath: table.path, version: f.version, label: f.label,
     features: f.features.length ? f.features : undefined, filter: f.filter, validTable: valid?.url, validTablePath: valid?.path,
@@ -162,7 +168,7 @@ function writeRun(io: CliIo, f: TrainFlags, r: TrainResult): void {
 }
 
 /** Writes `text` to a temp file beside `path`, then renames it over `path`. */
-export function atomicWrite(path: string, text: string): void {
+export function atomicWrite(path: string, text: string | Uint8Array): void {
   const tmp = `${path}.tmp-${process.pid}`
   writeFileSync(tmp, text)
   renameSync(tmp, path)

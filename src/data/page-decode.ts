@@ -100,42 +100,84 @@ function readDictionary(body: Uint8Array, header: PageHeader, req: FastRequest, 
 /** Levels and values of a v1 or v2 data page; undefined for an encoding the fast path lacks. */
 function readData(body: Uint8Array, header: PageHeader, req: FastRequest, shape: Shape, dictionary?: FastValues): Page | undefined {
   const v2 = header.data_page_header_v2
-  const v1 = header.data_page_header
-  const count = v2?.num_values ?? v1?.num_values ?? 0
-  const encoding = v2?.encoding ?? v1?.encoding
-  let reader: DataReader
-  let defs: Uint8Array | undefined
-  let reps: Uint8Array | undefined
-  let valueBytes: number
-  if (v2) {
-    const levels = { view: new DataView(body.buffer, body.byteOffset, body.byteLength), offset: 0 }
-    if (shape.list) reps = levelsOf(levels, 1, count, v2.repetition_levels_byte_length)
-    levels.offset = v2.repetition_levels_byte_length
-    if (shape.maxDef) defs = levelsOf(levels, shape.maxDef, count, v2.definition_levels_byte_length)
-    const skip = v2.repetition_levels_byte_length + v2.definition_levels_byte_length
-    valueBytes = header.uncompressed_page_size - skip
-    let data = body.subarray(skip)
-    if (v2.is_compressed !== false && valueBytes) data = decompressPage(data, valueBytes, req.meta.codec, req.compressors)
-    reader = { view: new DataView(data.buffer, data.byteOffset, data.byteLength), offset: 0 }
-  } else if (v1) {
-    const page = decompressPage(body, header.uncompressed_page_size, req.meta.codec, req.compressors)
-    reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }
-    if (shape.list) reps = levelsOf(reader, 1, count)
-    if (shape.maxDef) defs = levelsOf(reader, shape.maxDef, count)
-    valueBytes = page.byteLength - reader.offset
-  } else return undefined
+  const count = v2?.num_values ?? header.data_page_header?.num_values ?? 0
+  const levels = v2 ? levelsV2(body, header, req, shape) : header.data_page_header ? levelsV1(body, header, req, shape) : undefined
+  if (!levels) return undefined
+  const { defs, reps, reader, valueBytes } = levels
   const nonNull = defs ? countFull(defs, shape.maxDef) : count
-  const values = readValues(reader, encoding, nonNull, valueBytes, req, shape, dictionary)
+  const values = readValues(reader, v2?.encoding ?? header.data_page_header?.encoding, nonNull, valueBytes, req, shape, dictionary)
   if (!values) return undefined
-  const rows = reps ? countRows(reps) : count
+  const rows = v2 ? v2.num_rows : reps ? countRows(reps) : count
   return { defs, reps, values, rows }
+}
+
+/** A data page's levels, and a reader at its (decompressed) values. */
+interface PageLevels { defs?: Uint8Array; reps?: Uint8Array; reader: DataReader; valueBytes: number }
+
+/** v2: uncompressed levels of known lengths first, then the values, compressed on their own. */
+function levelsV2(body: Uint8Array, header: PageHeader, req: FastRequest, shape: Shape): PageLevels {
+  const v2 = header.data_page_header_v2!
+  const count = v2.num_values
+  const levels = { view: new DataView(body.buffer, body.byteOffset, body.byteLength), offset: 0 }
+  const reps = shape.list ? levelsOf(levels, 1, count, v2.repetition_levels_byte_length) : undefined
+  levels.offset = v2.repetition_levels_byte_length
+  // v2 counts its nulls: with none, every level is the maximum and need not be decoded.
+  const defs = shape.maxDef && v2.num_nulls ? levelsOf(levels, shape.maxDef, count, v2.definition_levels_byte_length) : undefined
+  const skip = v2.repetition_levels_byte_length + v2.definition_levels_byte_length
+  const valueBytes = header.uncompressed_page_size - skip
+  let data = body.subarray(skip)
+  if (v2.is_compressed !== false && valueBytes) data = decompressPage(data, valueBytes, req.meta.codec, req.compressors)
+  return { defs, reps, valueBytes, reader: { view: new DataView(data.buffer, data.byteOffset, data.byteLength), offset: 0 } }
+}
+
+/** v1: the whole page compressed; length-prefixed levels, then the values. */
+function levelsV1(body: Uint8Array, header: PageHeader, req: FastRequest, shape: Shape): PageLevels {
+  const count = header.data_page_header!.num_values
+  const page = decompressPage(body, header.uncompressed_page_size, req.meta.codec, req.compressors)
+  const reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }
+  const reps = shape.list ? levelsOf(reader, 1, count) : undefined
+  const defs = shape.maxDef ? levelsOf(reader, shape.maxDef, count) : undefined
+  return { defs, reps, reader, valueBytes: page.byteLength - reader.offset }
 }
 
 /** RLE/bit-packed levels of `count` values (v1: length-prefixed; v2: `length` bytes). */
 function levelsOf(reader: DataReader, max: number, count: number, length?: number): Uint8Array {
   const out = new Uint8Array(count)
-  readRleBitPackedHybrid(reader, 32 - Math.clz32(max), out, length)
+  if (max === 1) readLevels1(reader, out, length)
+  else readRleBitPackedHybrid(reader, 32 - Math.clz32(max), out, length)
   return out
+}
+
+/**
+ * The RLE/bit-packed hybrid at bit width 1 (levels whose maximum is 1: list repetition, optional
+ * flat columns), a byte at a time rather than a bit at a time as the general decoder goes.
+ * Throws when the runs end before `out` is full (the caller falls back to the general path).
+ */
+function readLevels1(reader: DataReader, out: Uint8Array, length?: number): void {
+  const view = reader.view
+  if (length === undefined) {
+    length = view.getUint32(reader.offset, true)
+    reader.offset += 4
+  }
+  const bytes = new Uint8Array(view.buffer, view.byteOffset + reader.offset, length)
+  let at = 0
+  let seen = 0
+  while (seen < out.length && at < bytes.length) {
+    let header = 0
+    for (let shift = 0, b = 0x80; b & 0x80; shift += 7) header |= ((b = bytes[at++]) & 0x7f) << shift
+    if (header & 1) {
+      for (let g = header >>> 1; g > 0 && seen < out.length; g--) {
+        const byte = bytes[at++]
+        for (let j = 0; j < 8 && seen < out.length; j++) out[seen++] = (byte >> j) & 1
+      }
+    } else {
+      const end = Math.min(out.length, seen + (header >>> 1))
+      out.fill(bytes[at++] & 1, seen, end)
+      seen = end
+    }
+  }
+  if (seen < out.length) throw new Error(`levels end after ${seen} of ${out.length} values`)
+  reader.offset += length
 }
 
 function countFull(defs: Uint8Array, maxDef: number): number {
@@ -181,7 +223,7 @@ function assemble(pages: Page[], shape: Shape, rowStart: number): FastChunk | un
     total += p.values!.length
   }
   const width = rows ? total / rows : 0
-  if (!Number.isInteger(width) || !pages.every((p) => uniformRows(p.reps!, width))) return undefined
+  if (!Number.isInteger(width) || !pages.every((p) => p.reps!.length === p.rows * width && uniformRows(p.reps!, width))) return undefined
   return { rowStart, rows, width, values: concat(pages.map((p) => p.values!), shape.encoding, total) }
 }
 

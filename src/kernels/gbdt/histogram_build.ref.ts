@@ -47,19 +47,39 @@ export function histogramBuild(
   positions: Uint32Array, nodeSlot: Int32Array, hist: Uint32Array,
   n: number, nf: number, rowWords: number, b: number,
 ): void {
-  for (let i = 0; i < n; i++) {
-    const p = positions[i]
-    if (p === ROW_UNUSED || p >= nodeSlot.length || nodeSlot[p] < 0) continue
-    const slot = nodeSlot[p]
-    for (let f = 0; f < nf; f++) {
-      const s = binByte(bins, rowWords, i, f)
-      if (s < missOff[f]) continue
-      const bin = cutPtrs[f] + s - missOff[f]
-      if (bin >= cutPtrs[f + 1]) continue
-      const at = (slot * b + bin) * 4
-      if (at + 4 > hist.length) continue
-      add64(hist, at, qgpair[2 * i])
-      add64(hist, at + 2, qgpair[2 * i + 1])
-    }
+  for (let i = 0; i < n; i++) addRow(bins, missOff, cutPtrs, qgpair, positions, nodeSlot, hist, i, nf, rowWords, b)
+}
+
+/**
+ * histogram_build_rows: as histogramBuild, over the rows listed in `rows[0 .. min(count, n))`
+ * (entries ≥ n skipped) instead of rows [0, n). A row listed twice is added twice.
+ */
+export function histogramBuildRows(
+  bins: Uint32Array, missOff: Uint32Array, cutPtrs: Uint32Array, qgpair: Int32Array,
+  positions: Uint32Array, nodeSlot: Int32Array, hist: Uint32Array, rows: Uint32Array, count: number,
+  n: number, nf: number, rowWords: number, b: number,
+): void {
+  const k = Math.min(count, n, rows.length)
+  for (let j = 0; j < k; j++) {
+    if (rows[j] < n) addRow(bins, missOff, cutPtrs, qgpair, positions, nodeSlot, hist, rows[j], nf, rowWords, b)
+  }
+}
+
+function addRow(
+  bins: Uint32Array, missOff: Uint32Array, cutPtrs: Uint32Array, qgpair: Int32Array,
+  positions: Uint32Array, nodeSlot: Int32Array, hist: Uint32Array, i: number, nf: number, rowWords: number, b: number,
+): void {
+  const p = positions[i]
+  if (p === ROW_UNUSED || p >= nodeSlot.length || nodeSlot[p] < 0) return
+  const slot = nodeSlot[p]
+  for (let f = 0; f < nf; f++) {
+    const s = binByte(bins, rowWords, i, f)
+    if (s < missOff[f]) continue
+    const bin = cutPtrs[f] + s - missOff[f]
+    if (bin >= cutPtrs[f + 1]) continue
+    const at = (slot * b + bin) * 4
+    if (at + 4 > hist.length) continue
+    add64(hist, at, qgpair[2 * i])
+    add64(hist, at + 2, qgpair[2 * i + 1])
   }
 }

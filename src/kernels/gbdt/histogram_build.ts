@@ -54,6 +54,29 @@ export const histogramBuildSpec: KernelSpec<HistogramShape> = {
   dispatchSize: (s, c) => linearDispatch(s.f === 0 ? 0 : s.n * Math.ceil(s.f / c.FPI), c.WG),
 }
 
+/** Buffers of histogram_build_rows: the build's plus the row list and its length. */
+export interface HistogramRowsBuffers extends HistogramBuffers {
+  /** u32 × ≥ count: rows to add (row_compact's list); entries ≥ n are skipped. */
+  rows: GPUBuffer
+  /** u32 × 1: how many entries of `rows` to read (clamped to n). */
+  rowCount: GPUBuffer
+}
+
+/**
+ * Spec of histogram_build_rows: histogram_build over a row list. Its dispatchSize is the worst
+ * case (every row listed); the GPU backend dispatches it indirectly with row_compact_args instead.
+ */
+export const histogramBuildRowsSpec: KernelSpec<HistogramShape> = {
+  ...histogramBuildSpec,
+  name: 'histogram_build_rows',
+  entryPoint: 'histogram_build_rows',
+  bindings: [
+    ...histogramBuildSpec.bindings,
+    { binding: 8, name: 'rows', kind: 'read-only-storage' },
+    { binding: 9, name: 'rowCount', kind: 'read-only-storage' },
+  ],
+}
+
 /** Checks a histogram shape; throws RangeError naming the bad field. */
 export function checkHistogramShape(kernel: string, s: HistogramShape): void {
   for (const k of ['n', 'f', 'rowWords', 'b', 'slots'] as const) {
@@ -71,4 +94,12 @@ export function histogramBuildCall(buffers: HistogramBuffers, shape: HistogramSh
   if (shape.n * Math.ceil(shape.f / fpi) >= 2 ** 32) throw new RangeError(`histogram_build: n · ceil(f / FPI) = ${shape.n} · ${Math.ceil(shape.f / fpi)} overflows u32; raise FPI`)
   const uniforms = { n: shape.n, f: shape.f, rowWords: shape.rowWords, b: shape.b }
   return { spec: histogramBuildSpec, shape, buffers: { ...buffers }, uniforms, constants }
+}
+
+/**
+ * A call accumulating the listed rows (rows[0 .. rowCount[0])) of the nodes with nodeSlot ≥ 0
+ * into `hist`: same sums as histogramBuildCall when the list holds every built row, in any order.
+ */
+export function histogramBuildRowsCall(buffers: HistogramRowsBuffers, shape: HistogramShape, constants: { WG?: number; FPI?: number } = {}): KernelCall<HistogramShape> {
+  return { ...histogramBuildCall(buffers, shape, constants), spec: histogramBuildRowsSpec, buffers: { ...buffers } }
 }

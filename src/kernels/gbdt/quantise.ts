@@ -15,7 +15,10 @@ export interface QuantiseShape { n: number }
 /** Bytes of the scales buffer: f32 × 4 [maxAbsG, maxAbsH, gScale, hScale]. */
 export const SCALES_BYTES = 16
 
-/** Spec of the second pass (quantise); override WG = workgroup size, a power of two. */
+/** Rows per invocation of the max pass (override RPI). */
+export const QUANTISE_RPI = 64
+
+/** Spec of the second pass (quantise); overrides WG = workgroup size, RPI = rows per max-pass invocation. */
 export const quantiseSpec: KernelSpec<QuantiseShape> = {
   name: 'quantise',
   code,
@@ -27,24 +30,27 @@ export const quantiseSpec: KernelSpec<QuantiseShape> = {
     { binding: 3, name: 'scales', kind: 'storage' },
   ],
   uniforms: [{ name: 'n', type: 'u32' }],
-  overrides: { WG: 256 },
+  overrides: { WG: 256, RPI: QUANTISE_RPI },
   // At least one workgroup: it also publishes the scales, which must be right for N = 0 too.
   dispatchSize: (shape, c) => linearDispatch(Math.max(shape.n, 1), c.WG),
 }
 
-/** Spec of the first pass (quantise_max): same module and bindings, another entry point. */
+/**
+ * Spec of the first pass (quantise_max): same module and bindings, another entry point; one
+ * invocation per RPI rows, each ending in one atomicMax per column (no workgroup barriers).
+ */
 export const quantiseMaxSpec: KernelSpec<QuantiseShape> = {
   ...quantiseSpec, name: 'quantise_max', entryPoint: 'quantise_max',
-  dispatchSize: (shape, c) => linearDispatch(shape.n, c.WG),
+  dispatchSize: (shape, c) => linearDispatch(Math.ceil(shape.n / c.RPI), c.WG),
 }
 
 /** Buffers: gpair vec2<f32> × N in; qgpair vec2<i32> × N out; scales 16 bytes (zeroed by encodeQuantise). */
 export interface QuantiseBuffers { gpair: GPUBuffer; qgpair: GPUBuffer; scales: GPUBuffer }
 
 /** The two calls [max pass, quantise pass] for `n` rows; `scales` must be zero before the first. */
-export function quantiseCalls(buffers: QuantiseBuffers, n: number, constants: { WG?: number } = {}): [KernelCall<QuantiseShape>, KernelCall<QuantiseShape>] {
-  const wg = constants.WG ?? quantiseSpec.overrides.WG
-  if (!Number.isInteger(Math.log2(wg))) throw new RangeError(`quantise: WG must be a power of two, got ${wg}`)
+export function quantiseCalls(buffers: QuantiseBuffers, n: number, constants: { WG?: number; RPI?: number } = {}): [KernelCall<QuantiseShape>, KernelCall<QuantiseShape>] {
+  const rpi = constants.RPI ?? QUANTISE_RPI
+  if (!Number.isInteger(rpi) || rpi < 1) throw new RangeError(`quantise: RPI must be an integer ≥ 1, got ${rpi}`)
   const call = { shape: { n }, buffers: { ...buffers }, uniforms: { n }, constants }
   return [{ spec: quantiseMaxSpec, ...call }, { spec: quantiseSpec, ...call }]
 }
@@ -53,7 +59,7 @@ export function quantiseCalls(buffers: QuantiseBuffers, n: number, constants: { 
  * Encodes clear(scales) + both passes into `encoder` (separate compute passes, so the maxima are
  * complete before any row is scaled). Returns a function freeing the uniform buffers.
  */
-export function encodeQuantise(cache: PipelineCache, encoder: GPUCommandEncoder, buffers: QuantiseBuffers, n: number, constants: { WG?: number } = {}): () => void {
+export function encodeQuantise(cache: PipelineCache, encoder: GPUCommandEncoder, buffers: QuantiseBuffers, n: number, constants: { WG?: number; RPI?: number } = {}): () => void {
   const prepared = quantiseCalls(buffers, n, constants).map(c => prepareKernel(cache, c))
   encoder.clearBuffer(buffers.scales, 0, SCALES_BYTES)
   for (const k of prepared) {

@@ -1,10 +1,9 @@
 /**
- * WebGPU backend of the GBDT driver: the CPU backend's operations (cpu-backend.ts, the
- * executable specification) done by the WGSL kernels, with gradients, positions, histograms and
- * margins resident on the device. Per round only the root sums, each level's split results
- * (16 words per node) and, for the metrics, the validation margins are read back. Work is queued
- * into one command encoder and submitted at those read-backs (a level = one submit).
- * N = rows, F = features, V = validation rows, B = total bins, S = histogram slots, M = nodes.
+ * WebGPU backend of the GBDT driver: the CPU backend's operations (cpu-backend.ts, the executable
+ * specification) done by the WGSL kernels, with gradients, positions, histograms and margins resident
+ * on the device. Per round only the root sums, each level's split results (16 words per node) and, for
+ * the metrics, the validation margins are read back. Work is queued into one command encoder and
+ * submitted at those read-backs (a level = one submit). N = rows, F = features, V = validation rows, B = total bins, S = histogram slots, M = nodes.
  */
 import type { AppliedSplit, BackendFactory, BackendSetup, EvalRequest, GbdtBackend, NodeSums, SubtractJob } from './backend.ts'
 import type { SplitCandidate, Tree } from './types.ts'
@@ -13,7 +12,8 @@ import { createBuffer, uploadBuffer } from '../../gpu/buffers.ts'
 import { gradientCall } from '../../kernels/gbdt/gradient.ts'
 import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED } from '../../kernels/gbdt/gradient.ref.ts'
 import { quantiseCalls, SCALES_BYTES } from '../../kernels/gbdt/quantise.ts'
-import { histogramBuildCall } from '../../kernels/gbdt/histogram_build.ts'
+import { histogramBuildCall, histogramBuildRowsCall, histogramBuildSpec } from '../../kernels/gbdt/histogram_build.ts'
+import { rowCompactCalls } from '../../kernels/gbdt/row_compact.ts'
 import { histogramBuildWgCall } from '../../kernels/gbdt/histogram_build_wg.ts'
 import { chooseHistogramKernel, type HistogramKernel } from '../../kernels/gbdt/histogram_choice.ts'
 import { histogramSubtractCall } from '../../kernels/gbdt/histogram_subtract.ts'
@@ -26,12 +26,12 @@ import { predictCall } from '../../kernels/gbdt/predict.ts'
 import { packTrees } from '../../kernels/gbdt/predict.ref.ts'
 import { rowSampled } from './sampling.ts'
 import { checkBudget, estimateMemory, peakSlots, planChunks } from './gpu-chunks.ts'
-import { destroyResident, uploadResident, type Resident } from './gpu-buffers.ts'
+import { destroyResident, uploadResident, type Resident, type RowChunk } from './gpu-buffers.ts'
 import { createChecked, GpuEncoder, type StageTimes } from './gpu-encoder.ts'
 import { HistogramSlots } from './gpu-slots.ts'
 
-/** Workgroup size of the quantise passes (see encodeQuantise). */
-const QUANTISE_WG = 64
+/** Features per invocation of the level builds (histogram_build_rows): see buildHistograms. */
+const BUILD_FPI = 4
 
 /** Options of the GPU backend. */
 export interface GpuBackendOptions {
@@ -138,9 +138,7 @@ class GpuBackend implements GbdtBackend {
   private encodeQuantise(): void {
     const e = this.enc
     e.encoder().clearBuffer(this.scales, 0, SCALES_BYTES)
-    // WG 64: the max pass is a workgroup tree reduction, and barriers are what costs on
-    // SwiftShader (100k rows: ~130 ms at WG 64 against ~300 ms at the default 256).
-    const calls = this.res.rows.map(c => quantiseCalls({ gpair: c.gpair, qgpair: c.qgpair, scales: this.scales }, c.n, { WG: QUANTISE_WG }))
+    const calls = this.res.rows.map(c => quantiseCalls({ gpair: c.gpair, qgpair: c.qgpair, scales: this.scales }, c.n))
     calls.forEach(([max]) => e.run(max))
     // A new pass: every maximum is final before any row is scaled.
     e.barrier()
@@ -165,13 +163,29 @@ class GpuBackend implements GbdtBackend {
     for (const nid of nids) this.slots.clear(nid, e)
     const table = e.upload(nodeSlot)
     const used = Math.max(...nids.map(nid => nodeSlot[nid])) + 1
-    this.res.rows.forEach((rc, r) => this.res.features.forEach((fc, c) => {
-      const buffers = { bins: this.res.tiles[r][c], missOff: fc.missOff, cutPtrs: fc.cutPtrs, qgpair: rc.qgpair, positions: rc.positions, nodeSlot: table, hist: this.slots.hist }
-      const shape = { n: rc.n, f: fc.f, rowWords: rc.rowWords, b: this.B, slots: used }
-      if (this.kernel === 'workgroup') e.run(histogramBuildWgCall({ ...buffers, chunks: fc.wgChunks }, { ...shape, chunks: fc.wgCount }))
-      else e.run(histogramBuildCall(buffers, shape))
-    }))
+    this.res.rows.forEach((rc, r) => {
+      if (rc.n === 0) return // nothing to build; a 4-byte qgpair would fail indirect validation
+      if (this.kernel === 'storage') this.encodeRowCompact(rc, table)
+      this.res.features.forEach((fc, c) => {
+        const buffers = { bins: this.res.tiles[r][c], missOff: fc.missOff, cutPtrs: fc.cutPtrs, qgpair: rc.qgpair, positions: rc.positions, nodeSlot: table, hist: this.slots.hist }
+        const shape = { n: rc.n, f: fc.f, rowWords: rc.rowWords, b: this.B, slots: used }
+        if (this.kernel === 'workgroup') e.run(histogramBuildWgCall({ ...buffers, chunks: fc.wgChunks }, { ...shape, chunks: fc.wgCount }))
+        else e.runIndirect(histogramBuildRowsCall({ ...buffers, rows: rc.rowList, rowCount: rc.rowCount }, shape, { FPI: BUILD_FPI }), rc.rowArgs)
+      })
+    })
     await e.stage('histogram', t0)
+  }
+
+  /**
+   * Lists the chunk's rows of built nodes and writes histogram_build_rows' indirect arguments: a
+   * level builds only the smaller children, so it touches those rows, not all N (no read-back).
+   */
+  private encodeRowCompact(rc: RowChunk, nodeSlot: GPUBuffer): void {
+    // Feature groups per listed row: the widest feature chunk's (narrower ones skip the surplus).
+    const groups = Math.max(1, ...this.res.features.map(fc => Math.ceil(fc.f / BUILD_FPI)))
+    this.enc.encoder().clearBuffer(rc.rowCount)
+    rowCompactCalls({ positions: rc.positions, nodeSlot, rows: rc.rowList, count: rc.rowCount, args: rc.rowArgs },
+      { n: rc.n, groups, wg: histogramBuildSpec.overrides.WG }).forEach(call => this.enc.run(call))
   }
 
   async subtractHistograms(jobs: SubtractJob[]): Promise<void> {

@@ -63,6 +63,21 @@ export class GpuEncoder {
     this.freeLater.push(() => k.destroy())
   }
 
+  /**
+   * Encodes `call` with its workgroup count read from `args` (u32 × 3 at byte `offset`, written
+   * by an earlier dispatch in this pass: each dispatch is its own usage scope) instead of
+   * `call.spec.dispatchSize`.
+   */
+  runIndirect<S>(call: KernelCall<S>, args: GPUBuffer, offset = 0): void {
+    this.openScope()
+    const k = prepareKernel(this.cache, call)
+    if (!this.pass) this.pass = this.encoder().beginComputePass({ label: 'gbdt' })
+    this.pass.setPipeline(k.pipeline)
+    this.pass.setBindGroup(0, k.bindGroup)
+    this.pass.dispatchWorkgroupsIndirect(args, offset)
+    this.freeLater.push(() => k.destroy())
+  }
+
   /** Ends the current compute pass: the next dispatches start a new one (after a clear, say). */
   barrier(): void {
     if (this.pass) this.encoder()

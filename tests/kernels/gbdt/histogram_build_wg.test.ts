@@ -3,7 +3,7 @@ import { uploadBuffer } from '../../../src/gpu/buffers.ts'
 import { readBuffer } from '../../../src/gpu/readback.ts'
 import { histogramBuildWgCall, histogramChunks } from '../../../src/kernels/gbdt/histogram_build_wg.ts'
 import { histogramBuildWg } from '../../../src/kernels/gbdt/histogram_build_wg.ref.ts'
-import { chooseHistogramKernel, measureHistogramKernels } from '../../../src/kernels/gbdt/histogram_choice.ts'
+import { chooseHistogramKernel, measureHistogramKernels, pickHistogramKernel } from '../../../src/kernels/gbdt/histogram_choice.ts'
 import { runKernel } from '../../../src/kernels/runner.ts'
 import { compareArrays } from '../../../src/util/tolerance.ts'
 import type { CaseOptions, HistogramCase } from './setup.ts'
@@ -70,5 +70,14 @@ describe('chooseHistogramKernel', () => {
     expect(['storage', 'workgroup']).toContain(first)
     expect(chooseHistogramKernel(cache)).toBe(chooseHistogramKernel(cache))
     console.log(`histogram kernel timings (ms): ${JSON.stringify(t)} → ${first}`)
+  })
+})
+
+describe('pickHistogramKernel', () => {
+  test('picks workgroup only when it beats storage by more than 20%', () => {
+    expect(pickHistogramKernel({ storage: 10, workgroup: 7.9 })).toBe('workgroup')
+    expect(pickHistogramKernel({ storage: 10, workgroup: 8.1 })).toBe('storage')
+    expect(pickHistogramKernel({ storage: 10, workgroup: 10 })).toBe('storage')
+    expect(pickHistogramKernel({ storage: 7.5, workgroup: 40 })).toBe('storage')
   })
 })

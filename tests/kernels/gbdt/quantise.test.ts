@@ -1,21 +1,21 @@
 import { describe, expect, test } from 'vitest'
 import { createBuffer, uploadBuffer } from '../../../src/gpu/buffers.ts'
 import { readBuffer } from '../../../src/gpu/readback.ts'
-import { encodeQuantise, SCALES_BYTES } from '../../../src/kernels/gbdt/quantise.ts'
+import { encodeQuantise, quantiseCalls, SCALES_BYTES } from '../../../src/kernels/gbdt/quantise.ts'
 import { quantise, quantiseScale } from '../../../src/kernels/gbdt/quantise.ref.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { compareArrays } from '../../../src/util/tolerance.ts'
 import { checked, expectMatch, gpuCache } from './setup.ts'
 
 /** Runs both passes on `gpair` (n rows) → [qgpair, scales]; `scales` starts dirty on purpose. */
-async function gpuQuantise(gpair: Float32Array<ArrayBuffer>, n: number, WG?: number): Promise<[Int32Array, Float32Array]> {
+async function gpuQuantise(gpair: Float32Array<ArrayBuffer>, n: number, WG?: number, RPI?: number): Promise<[Int32Array, Float32Array]> {
   const cache = await gpuCache()
   const { device } = cache
   const bufs = { gpair: uploadBuffer(device, gpair), qgpair: createBuffer(device, 8 * n), scales: uploadBuffer(device, new Float32Array([9, 9, 9, 9])) }
   try {
     await checked(device, async () => {
       const enc = device.createCommandEncoder()
-      const free = encodeQuantise(cache, enc, bufs, n, { WG })
+      const free = encodeQuantise(cache, enc, bufs, n, { WG, RPI })
       device.queue.submit([enc.finish()])
       await device.queue.onSubmittedWorkDone()
       free()
@@ -26,10 +26,10 @@ async function gpuQuantise(gpair: Float32Array<ArrayBuffer>, n: number, WG?: num
   }
 }
 
-async function expectParity(gpair: Float32Array<ArrayBuffer>, n: number, what: string, WG?: number): Promise<void> {
+async function expectParity(gpair: Float32Array<ArrayBuffer>, n: number, what: string, WG?: number, RPI?: number): Promise<void> {
   const wantQ = new Int32Array(2 * n), wantS = new Float32Array(4)
   quantise(gpair, n, wantQ, wantS)
-  const [q, s] = await gpuQuantise(gpair, n, WG)
+  const [q, s] = await gpuQuantise(gpair, n, WG, RPI)
   expectMatch(compareArrays(s, wantS), `${what} scales`)
   expectMatch(compareArrays(q, wantQ), `${what} qgpair`)
 }
@@ -44,6 +44,20 @@ describe('quantise matches its reference exactly', () => {
   test.each([64, 128])('WG = %i', async WG => {
     const rng = new Rng(WG)
     await expectParity(rng.floats(2 * 999, -5, 40), 999, `quantise WG=${WG}`, WG)
+  })
+
+  // The max pass reads RPI rows per invocation: the maxima sit in the last row, past any full block.
+  test.each([1, 3, 64, 1000])('RPI = %i, maxima in the last row', async RPI => {
+    const rng = new Rng(RPI), n = 1001
+    const gpair = Float32Array.from({ length: 2 * n }, (_, j) => (j & 1 ? rng.uniform(0, 0.25) : rng.uniform(-1, 1)))
+    gpair.set([-3.5, 0.75], 2 * (n - 1))
+    await expectParity(gpair, n, `quantise RPI=${RPI}`, 64, RPI)
+    const [, s] = await gpuQuantise(gpair, n, 64, RPI)
+    expect([s[0], s[1]]).toEqual([3.5, 0.75])
+  })
+
+  test('RPI must be a positive integer', () => {
+    expect(() => quantiseCalls({} as never, 10, { RPI: 0 })).toThrow(/RPI/)
   })
 
   test('exact ties round half to even; zero column gets scale 2^127', async () => {

@@ -62,7 +62,7 @@ describe('snaptrain train: bad input', () => {
     ['eta 0', ['--label', 'y', '--params', '{"eta":0}'], /eta: must be/],
     ['max_bin 1000', ['--label', 'y', '--params', '{"max_bin":1000}'], /max_bin: must be an integer in \[2, 256\], got 1000/],
     ['empty filter result', ['--label', 'y', '--filter', 'age > 1000'], /filter "age > 1000" selects no rows/],
-    ['recsys', ['--model', 'recsys', '--label', 'y'], /--model recsys: not implemented yet/],
+    ['recsys parameter', ['--model', 'recsys', '--label', 'y', '--params', '{"max_depth":3}'], /unknown recsys parameter 'max_depth'/],
   ]
   for (const [name, args, message] of cases) {
     it(`${name} → exit ≠ 0 in < 10 s naming it`, () => {

@@ -5,8 +5,10 @@ import { auc } from '../../../src/models/gbdt/metrics.ts'
 describe('generateSynthetic (HIGGS-like)', () => {
   it('is deterministic per seed and differs across seeds', () => {
     const a = generateSynthetic(2000, 7), b = generateSynthetic(2000, 7), c = generateSynthetic(2000, 8)
-    expect(Buffer.from(rowMajor(a.columns).buffer)).toEqual(Buffer.from(rowMajor(b.columns).buffer))
-    expect(a.labels).toEqual(b.labels)
+    // Byte equality (NaN payloads included), not value equality.
+    expect(Buffer.compare(Buffer.from(rowMajor(a.columns).buffer), Buffer.from(rowMajor(b.columns).buffer))).toBe(0)
+    expect(Buffer.compare(Buffer.from(a.labels.buffer), Buffer.from(b.labels.buffer))).toBe(0)
+    expect(Buffer.compare(Buffer.from(rowMajor(a.columns).buffer), Buffer.from(rowMajor(c.columns).buffer))).not.toBe(0)
     expect(a.labels).not.toEqual(c.labels)
   })
 

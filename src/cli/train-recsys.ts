@@ -1,0 +1,113 @@
+/**
+ * `snaptrain train --model recsys …`: the recommender under the same contract as GBDT. Flags and
+ * `--params` are validated in Node (exit 2 naming the parameter before any browser starts), then
+ * label, features, filter and per-column parameters are checked against the table (label column
+ * only is read), then the page trains (window.snaptrain.train with model 'recsys') and DIR gets
+ * model.bin (the checkpoint layout of src/models/recsys/checkpoint.ts), manifest.json and
+ * metrics.csv (one row per evaluation), each written to a temp name and renamed.
+ */
+import { mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { CliIo } from './io.ts'
+import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
+import { fileStamp } from './bench.ts'
+import { atomicWrite, progressLine, trainConfig, trainScript, type TrainFlags } from './train.ts'
+import { openSnapshot } from '../table/index.ts'
+import { readTable } from '../models/gbdt/dataset.ts'
+import { checkLabels } from '../models/gbdt/objective.ts'
+import { metricsCsv } from '../models/manifest.ts'
+import { classifyColumns } from '../models/recsys/features.ts'
+import { recsysRunParams, type RecsysTrainConfig, type RecsysTrainResult } from '../models/recsys/train-run.ts'
+import type { RecsysParams } from '../models/recsys/types.ts'
+
+/** The recommender's model file name in DIR. */
+export const RECSYS_MODEL_FILE = 'model.bin'
+
+/** Runs `snaptrain train --model recsys`; resolves to the exit code (0 ok, 1 data/run error, 2 usage error). */
+export async function runRecsys(f: TrainFlags, io: CliIo): Promise<number> {
+  let params: RecsysParams
+  try {
+    params = checkRecsysFlags(f)
+  } catch (e) {
+    io.err(`snaptrain train: ${(e as Error).message}`)
+    return 2
+  }
+  const closers: Closers = []
+  const tables: PageTable[] = []
+  try {
+    const table = await pageTable(f.table)
+    tables.push(table)
+    const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table') : undefined
+    if (valid) tables.push(valid)
+    const config = { ...trainConfig(f, table, valid), model: 'recsys' } as RecsysTrainConfig
+    await precheckRecsys(config, params)
+    const result = await withAppPage(io, f.timeout, closers, page => page.evaluate<RecsysTrainResult>(trainScript(config)), line => io.err(progressLine(line)))
+    writeRecsysRun(io, f, result)
+    return 0
+  } catch (e) {
+    const msg = tables.reduce((m, t) => t.localize(m), pageErrorMessage(e))
+    io.err(`snaptrain train: ${msg}`)
+    return 1
+  } finally {
+    for (const t of tables) await t.close()
+  }
+}
+
+/** Flag and `--params` checks that need no data; returns the validated parameters. Throws naming the flag/parameter. */
+export function checkRecsysFlags(f: TrainFlags): RecsysParams {
+  let raw: unknown
+  try {
+    raw = JSON.parse(f.params)
+  } catch (e) {
+    throw new Error(`--params: not valid JSON (${(e as Error).message})`)
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('--params: must be a JSON object')
+  if (f['valid-table'] && f['valid-fraction'] !== undefined) throw new Error('--valid-table and --valid-fraction: give at most one')
+  if (f['valid-version'] !== undefined && !f['valid-table']) throw new Error('--valid-version: needs --valid-table')
+  const fr = f['valid-fraction']
+  if (fr !== undefined && !(fr > 0 && fr < 1)) throw new Error(`--valid-fraction: must be in (0, 1), got ${fr}`)
+  try {
+    return recsysRunParams({ params: raw as Record<string, unknown>, seed: f.seed })
+  } catch (e) {
+    throw new Error(`--params: ${(e as Error).message}`)
+  }
+}
+
+/**
+ * Data checks in Node before a browser starts: label and features exist and have model inputs,
+ * per-column params (buckets, log1p) name feature columns of the right kind, the filter keeps
+ * rows, and the labels are 0/1 without nulls. Reads only the label column.
+ */
+export async function precheckRecsys(config: RecsysTrainConfig, params: RecsysParams): Promise<void> {
+  const snapshot = await openSnapshot(config.table, { version: config.version })
+  const kinds = classifyColumns(snapshot.schema.fields, config.label, config.features)
+  if (params.buckets && typeof params.buckets === 'object') {
+    for (const c of Object.keys(params.buckets)) if (!kinds.sparse.includes(c)) throw new RangeError(`--params: buckets.${c}: not an embedding (id/categorical) feature column (those: ${kinds.sparse.join(', ')})`)
+  }
+  for (const c of params.log1p) if (!kinds.dense.includes(c)) throw new RangeError(`--params: log1p: '${c}' is not a dense feature column (those: ${kinds.dense.join(', ')})`)
+  const t = await readTable(snapshot, [], undefined, { label: config.label, filter: config.filter, workers: 0 })
+  if (t.plan.stats.rows === 0) {
+    throw new RangeError(config.filter ? `filter "${config.filter}" selects no rows of ${config.table} version ${snapshot.version}` : `${config.table} version ${snapshot.version} has no rows`)
+  }
+  const y = t.labels!
+  const nullAt = y.findIndex(v => Number.isNaN(v))
+  if (nullAt >= 0) throw new RangeError(`label column ${config.label}: null at ${t.paths[nullAt]} row ${t.rows[nullAt]}`)
+  checkLabels('binary:logistic', y, config.label)
+}
+
+/** Writes model.bin, manifest.json and metrics.csv (temp name + rename each) and prints the summary. */
+function writeRecsysRun(io: CliIo, f: TrainFlags, r: RecsysTrainResult): void {
+  const dir = resolve(f.out ?? join('runs', fileStamp(new Date().toISOString())))
+  mkdirSync(dir, { recursive: true })
+  const modelPath = join(dir, RECSYS_MODEL_FILE), manifestPath = join(dir, 'manifest.json')
+  atomicWrite(modelPath, new Uint8Array(r.model))
+  atomicWrite(manifestPath, JSON.stringify(r.manifest, null, 2) + '\n')
+  atomicWrite(join(dir, 'metrics.csv'), metricsCsv(r.metrics))
+  const s = r.summary
+  io.err(`train: ${s.steps} steps (${s.epochs} epochs, ${s.rounds} evaluations) in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; `
+    + `${Math.round(s.samples_per_second)} samples/s; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}; wrote ${dir}`)
+  if (f.json) {
+    const { adapter, samples_per_second, epochs, steps, ...rest } = s
+    io.out(JSON.stringify({ ...rest, model_path: modelPath, manifest_path: manifestPath, adapter, samples_per_second, epochs, steps }))
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * row_compact: the rows of the nodes built this level as a compact list plus the indirect
+ * dispatch arguments of histogram_build_rows over it (shaders/gbdt/row_compact.wgsl, entry points
+ * row_compact and row_compact_args sharing one binding layout).
+ */
+import code from '../../../shaders/gbdt/row_compact.wgsl?raw'
+import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
+import type { KernelCall } from '../runner.ts'
+import { prepareKernel } from '../runner.ts'
+import type { KernelSpec } from '../spec.ts'
+import { linearDispatch } from '../spec.ts'
+
+/** Problem shape: `n` rows; `groups` items per listed row and `wg` items per workgroup of the consumer. */
+export interface RowCompactShape { n: number; groups: number; wg: number }
+
+/** Bytes of the count buffer: u32 × 1. */
+export const ROW_COUNT_BYTES = 4
+
+/** Bytes of the indirect-arguments buffer: u32 × 3 [x, y, z] workgroups. */
+export const ROW_ARGS_BYTES = 12
+
+/** Rows per invocation of row_compact (override RPI): one atomicAdd reserves a block's entries. */
+export const ROW_COMPACT_RPI = 16
+
+/** Spec of row_compact; overrides WG = workgroup size, RPI = rows per invocation. */
+export const rowCompactSpec: KernelSpec<RowCompactShape> = {
+  name: 'row_compact',
+  code,
+  entryPoint: 'row_compact',
+  bindings: [
+    { binding: 0, name: 'params', kind: 'uniform' },
+    { binding: 1, name: 'positions', kind: 'read-only-storage' },
+    { binding: 2, name: 'nodeSlot', kind: 'read-only-storage' },
+    { binding: 3, name: 'rows', kind: 'storage' },
+    { binding: 4, name: 'count', kind: 'storage' },
+    { binding: 5, name: 'args', kind: 'storage' },
+  ],
+  uniforms: [{ name: 'n', type: 'u32' }, { name: 'groups', type: 'u32' }, { name: 'wg', type: 'u32' }],
+  overrides: { WG: 256, RPI: ROW_COMPACT_RPI },
+  dispatchSize: (s, c) => linearDispatch(Math.ceil(s.n / c.RPI), c.WG),
+}
+
+/** Spec of row_compact_args: same module and bindings, one invocation. */
+export const rowCompactArgsSpec: KernelSpec<RowCompactShape> = {
+  ...rowCompactSpec, name: 'row_compact_args', entryPoint: 'row_compact_args',
+  dispatchSize: () => [1, 1, 1],
+}
+
+/**
+ * Buffers: positions u32 × N, nodeSlot i32 × M in; rows u32 × N out (first count[0] entries);
+ * count u32 × 1 (zeroed by encodeRowCompact); args u32 × 3, needs INDIRECT usage to be dispatched from.
+ */
+export interface RowCompactBuffers { positions: GPUBuffer; nodeSlot: GPUBuffer; rows: GPUBuffer; count: GPUBuffer; args: GPUBuffer }
+
+/** The two calls [compaction, arguments]; `count` must be zero before the first. */
+export function rowCompactCalls(buffers: RowCompactBuffers, shape: RowCompactShape, constants: { WG?: number; RPI?: number } = {}): [KernelCall<RowCompactShape>, KernelCall<RowCompactShape>] {
+  for (const k of ['n', 'groups', 'wg'] as const) {
+    if (!Number.isInteger(shape[k]) || shape[k] < 0) throw new RangeError(`row_compact: ${k} must be an integer ≥ 0, got ${shape[k]}`)
+  }
+  if (shape.wg < 1) throw new RangeError(`row_compact: wg must be ≥ 1, got ${shape.wg}`)
+  if (shape.n * shape.groups >= 2 ** 32) throw new RangeError(`row_compact: n · groups = ${shape.n} · ${shape.groups} overflows u32`)
+  const rpi = constants.RPI ?? ROW_COMPACT_RPI
+  if (!Number.isInteger(rpi) || rpi < 1) throw new RangeError(`row_compact: RPI must be an integer ≥ 1, got ${rpi}`)
+  const call = { shape, buffers: { ...buffers }, uniforms: { ...shape }, constants }
+  return [{ spec: rowCompactSpec, ...call }, { spec: rowCompactArgsSpec, ...call }]
+}
+
+/** Encodes clear(count) + both calls into `encoder`. Returns a function freeing the uniform buffers. */
+export function encodeRowCompact(cache: PipelineCache, encoder: GPUCommandEncoder, buffers: RowCompactBuffers, shape: RowCompactShape, constants: { WG?: number; RPI?: number } = {}): () => void {
+  const prepared = rowCompactCalls(buffers, shape, constants).map(c => prepareKernel(cache, c))
+  encoder.clearBuffer(buffers.count, 0, ROW_COUNT_BYTES)
+  const pass = encoder.beginComputePass({ label: 'row_compact' })
+  // One pass: each dispatch is its own usage scope, so the arguments see every row counted.
+  prepared.forEach(k => k.encode(pass))
+  pass.end()
+  return () => prepared.forEach(k => k.destroy())
+}
