@@ -1,23 +1,27 @@
-// row_compact: the rows whose node is built this level (nodeSlot[positions[i]] ≥ 0) as a compact
-// u32 list, so histogram_build_rows works on those rows only. N = rows. Two entry points:
-//   row_compact: dispatch linearDispatch(ceil(N / RPI), WG); count[0] must be zero before.
-//     Invocation k takes rows [k·RPI, (k+1)·RPI), counts its built rows, reserves that many
-//     entries with ONE atomicAdd on count[0] and writes them in row order. Blocks land in
-//     atomic order, which may vary between runs; histogram sums are exact integers (64-bit
-//     two's complement, order-free), so the histogram does not depend on the list's order.
-//   row_compact_args: dispatch (1, 1, 1), after row_compact (a later dispatch in the same pass
-//     sees its writes). args[0..2] = workgroups for count[0] · groups items at `wg` items per
-//     workgroup, folded as linearDispatch folds (x ≤ 65535): indirect dispatch arguments, so the
-//     count never crosses to the CPU.
+// row_compact: the rows whose node is built this level (slot = nodeSlot[positions[i]] in
+// [0, S)) as a u32 list grouped by slot (a counting sort), so histogram_build_rows touches only
+// those rows, one slot's histogram after another: consecutive invocations then add into the
+// same 16·B-byte slot instead of scattering over S of them (on SwiftShader, a CPU, that keeps
+// the atomics in cache). N = rows, S = slots. count = [total, per-slot counts × S, per-slot
+// cursors × S], zero before the first pass. Three entry points, in order (one compute pass:
+// each dispatch sees the previous ones' writes):
+//   row_compact: linearDispatch(ceil(N / RPI), WG): count[1 + s] = rows of slot s.
+//   row_compact_scan: (1, 1, 1): cursors = exclusive prefix sums of the counts, count[0] = total;
+//     args[0..2] = workgroups for total · groups items at `wg` per workgroup, folded as
+//     linearDispatch folds (x ≤ 65535): indirect dispatch arguments, the count stays on the GPU.
+//   row_compact_scatter: as row_compact: rows[cursor[s]++] = i. Order within a slot follows the
+//     atomics and may vary between runs; histogram sums are exact integers (64-bit two's
+//     complement, order-free), so the histogram does not depend on it.
 
 override WG: u32 = 256u;
-// Rows per invocation of row_compact.
+// Rows per invocation of row_compact and row_compact_scatter.
 override RPI: u32 = 16u;
 
 struct Params {
   n: u32,
   groups: u32,
   wg: u32,
+  slots: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -30,10 +34,18 @@ struct Params {
 const ROW_UNUSED: u32 = 0xFFFFFFFFu;
 const MAX_DIM: u32 = 65535u;
 
-// True when row i's node is built this level (same test as histogram_build's rowSlot).
-fn built(i: u32) -> bool {
+// Slot of row i, or S when its node is not built (same test as histogram_build's rowSlot).
+fn slotOf(i: u32) -> u32 {
   let p = positions[i];
-  return p != ROW_UNUSED && p < arrayLength(&nodeSlot) && nodeSlot[p] >= 0;
+  if (p == ROW_UNUSED || p >= arrayLength(&nodeSlot)) {
+    return params.slots;
+  }
+  let s = nodeSlot[p];
+  return select(params.slots, u32(s), s >= 0 && u32(s) < params.slots);
+}
+
+fn firstRow(wid: vec3u, nwg: vec3u, lid: u32) -> u32 {
+  return ((wid.y * nwg.x + wid.x) * WG + lid) * RPI;
 }
 
 @compute @workgroup_size(WG)
@@ -42,28 +54,37 @@ fn row_compact(
   @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let i0 = ((wid.y * nwg.x + wid.x) * WG + lid) * RPI;
+  let i0 = firstRow(wid, nwg, lid);
   let i1 = min(params.n, i0 + RPI);
+  // Runs of one slot cost one atomic (rows of a node are often neighbours after early splits).
+  var run = params.slots;
   var c = 0u;
   for (var i = i0; i < i1; i++) {
-    c += select(0u, 1u, built(i));
-  }
-  if (c == 0u) {
-    return;
-  }
-  var at = atomicAdd(&count[0], c);
-  for (var i = i0; i < i1; i++) {
-    if (built(i)) {
-      rows[at] = i;
-      at++;
+    let s = slotOf(i);
+    if (s != run) {
+      if (c > 0u && run < params.slots) {
+        atomicAdd(&count[1u + run], c);
+      }
+      run = s;
+      c = 0u;
     }
+    c++;
+  }
+  if (c > 0u && run < params.slots) {
+    atomicAdd(&count[1u + run], c);
   }
 }
 
 @compute @workgroup_size(1)
-fn row_compact_args() {
-  let items = atomicLoad(&count[0]) * params.groups;
-  let g = (items + params.wg - 1u) / params.wg;
+fn row_compact_scan() {
+  var total = 0u;
+  for (var s = 0u; s < params.slots; s++) {
+    let c = atomicLoad(&count[1u + s]);
+    atomicStore(&count[1u + params.slots + s], total);
+    total += c;
+  }
+  atomicStore(&count[0], total);
+  let g = (total * params.groups + params.wg - 1u) / params.wg;
   if (g <= MAX_DIM) {
     args[0] = g;
     args[1] = select(0u, 1u, g > 0u);
@@ -74,4 +95,20 @@ fn row_compact_args() {
   args[0] = (g + y - 1u) / y;
   args[1] = y;
   args[2] = 1u;
+}
+
+@compute @workgroup_size(WG)
+fn row_compact_scatter(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  let i0 = firstRow(wid, nwg, lid);
+  let i1 = min(params.n, i0 + RPI);
+  for (var i = i0; i < i1; i++) {
+    let s = slotOf(i);
+    if (s < params.slots) {
+      rows[atomicAdd(&count[1u + params.slots + s], 1u)] = i;
+    }
+  }
 }

@@ -9,9 +9,8 @@
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
-import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { fileStamp } from './bench.ts'
-import { atomicWrite, progressLine, trainConfig, trainScript, type TrainFlags } from './train.ts'
+import { atomicWrite, runTraining, type TrainFlags } from './train.ts'
 import { openSnapshot } from '../table/index.ts'
 import { readTable } from '../models/gbdt/dataset.ts'
 import { checkLabels } from '../models/gbdt/objective.ts'
@@ -24,33 +23,13 @@ import type { RecsysParams } from '../models/recsys/types.ts'
 export const RECSYS_MODEL_FILE = 'model.bin'
 
 /** Runs `snaptrain train --model recsys`; resolves to the exit code (0 ok, 1 data/run error, 2 usage error). */
-export async function runRecsys(f: TrainFlags, io: CliIo): Promise<number> {
-  let params: RecsysParams
-  try {
-    params = checkRecsysFlags(f)
-  } catch (e) {
-    io.err(`snaptrain train: ${(e as Error).message}`)
-    return 2
-  }
-  const closers: Closers = []
-  const tables: PageTable[] = []
-  try {
-    const table = await pageTable(f.table)
-    tables.push(table)
-    const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table') : undefined
-    if (valid) tables.push(valid)
-    const config = { ...trainConfig(f, table, valid), model: 'recsys' } as RecsysTrainConfig
-    await precheckRecsys(config, params)
-    const result = await withAppPage(io, f.timeout, closers, page => page.evaluate<RecsysTrainResult>(trainScript(config)), line => io.err(progressLine(line)))
-    writeRecsysRun(io, f, result)
-    return 0
-  } catch (e) {
-    const msg = tables.reduce((m, t) => t.localize(m), pageErrorMessage(e))
-    io.err(`snaptrain train: ${msg}`)
-    return 1
-  } finally {
-    for (const t of tables) await t.close()
-  }
+export function runRecsys(f: TrainFlags, io: CliIo): Promise<number> {
+  return runTraining<RecsysParams, RecsysTrainConfig, RecsysTrainResult>(f, io, {
+    check: checkRecsysFlags,
+    config: base => ({ ...base, model: 'recsys' }) as RecsysTrainConfig,
+    precheck: precheckRecsys,
+    write: writeRecsysRun,
+  })
 }
 
 /** Flag and `--params` checks that need no data; returns the validated parameters. Throws naming the flag/parameter. */

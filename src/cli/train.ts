@@ -45,7 +45,7 @@ const SPEC = {
   snaptrain train --model gbdt --table public/tables/marketing --label y --valid-fraction 0.2 \\
     --params '{"max_depth":6,"eta":0.3,"num_round":100,"eval_metric":["auc","logloss"]}' --json
   snaptrain train --table public/tables/marketing --label y --features age,job,balance --filter "age < 60"
-  snaptrain train --model recsys --table public/tables/clicks --label label --valid-fraction 0.1 \
+  snaptrain train --model recsys --table public/tables/clicks --label label --valid-fraction 0.1 \\
     --params '{"epochs":1,"batch_size":1024,"layers":[64,32]}' --json
 
 Categorical (string) features are numeric codes of a per-column dictionary of the training
@@ -62,9 +62,30 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (typeof parsed === 'number') return parsed
   const f = parsed.values
   if (f.model === 'recsys') return runRecsys(f, io)
-  let params: GbdtParams
+  return runTraining(f, io, { check: checkFlags, config: c => c, precheck, write: writeRun })
+}
+
+/** What differs between model families in a `snaptrain train` run; the run itself is shared. */
+export interface TrainFamily<P, C extends TrainConfig, R> {
+  /** Flag and parameter checks that need no data (throws → exit 2). */
+  check(f: TrainFlags): P
+  /** The family's page config from the common one. */
+  config(base: TrainConfig): C
+  /** Checks against the table in Node before a browser starts (throws → exit 1). */
+  precheck(config: C, params: P): Promise<void>
+  /** Writes DIR's files and the summary. */
+  write(io: CliIo, f: TrainFlags, result: R): void
+}
+
+/**
+ * The shared run: validate flags (exit 2), serve local tables, precheck in Node, train in the
+ * app page with progress on stderr, write the outputs; errors name the local paths, not the
+ * loopback URLs, and every server is closed.
+ */
+export async function runTraining<P, C extends TrainConfig, R>(f: TrainFlags, io: CliIo, family: TrainFamily<P, C, R>): Promise<number> {
+  let params: P
   try {
-    params = checkFlags(f)
+    params = family.check(f)
   } catch (e) {
     io.err(`snaptrain train: ${(e as Error).message}`)
     return 2
@@ -76,10 +97,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     tables.push(table)
     const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table') : undefined
     if (valid) tables.push(valid)
-    const config = trainConfig(f, table, valid)
-    await precheck(config, params)
-    const result = await withAppPage(io, f.timeout, closers, page => page.evaluate<TrainResult>(trainScript(config)), line => io.err(progressLine(line)))
-    writeRun(io, f, result)
+    const config = family.config(trainConfig(f, table, valid))
+    await family.precheck(config, params)
+    const result = await withAppPage(io, f.timeout, closers, page => page.evaluate<R>(trainScript(config)), line => io.err(progressLine(line)))
+    family.write(io, f, result)
     return 0
   } catch (e) {
     const msg = tables.reduce((m, t) => t.localize(m), pageErrorMessage(e))

@@ -5,17 +5,16 @@
  * row-group pruning (Parquet stats) → cut into units → deletion vectors → exact row filter.
  * Only footers, deletion vectors and — where stats cannot decide — the filter columns are read.
  */
-import {
-  asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync, type AsyncBuffer, type FileMetaData,
-} from 'hyparquet'
+import { type AsyncBuffer, type FileMetaData } from 'hyparquet'
 import { loadDeletionVector } from '../table/deletion-vector.ts'
-import { retryingFetch } from '../table/http.ts'
+import { openFile, readFooter } from '../table/rows.ts'
 import { TableError, type AddFile, type Snapshot } from '../table/types.ts'
 import { planDigest } from './digest.ts'
 import { filterColumns, parseFilter } from './filter-parse.ts'
 import { evalFilter, mayMatch, mustMatch } from './filter-eval.ts'
 import { readFilterRows } from './filter-columns.ts'
 import { deltaFileStats, filePartitionValues, rowGroupStats, withPartitions } from './range-stats.ts'
+import { mapLimit } from '../util/map-limit.ts'
 import { cutRange, DEFAULT_MAX_UNIT_ROWS, filterLive, liveAfterDeletes, makeUnit } from './units.ts'
 import type { ColumnRangeStats, FilterExpr, PlanFile, PlanOptions, PlanSchema, PlanStats, ScanPlan, Unit } from './types.ts'
 
@@ -52,7 +51,7 @@ export async function planScan(snapshot: Snapshot, opts: PlanOptions = {}): Prom
   cutRange(0, 1, maxUnitRows) // validates maxUnitRows before any request
   // Partition pruning and file pruning with Delta stats: one check over both.
   const kept = snapshot.files.filter((file) => !filter || mayMatch(filter, fileStats(snapshot, file)))
-  const plans = await mapConcurrent(kept, FILE_CONCURRENCY, (file) => planFile(snapshot, file, filter, maxUnitRows, opts))
+  const plans = await mapLimit(kept, FILE_CONCURRENCY, (file) => planFile(snapshot, file, filter, maxUnitRows, opts))
   return assemble(snapshot, opts, columns, plans, snapshot.files.length - kept.length)
 }
 
@@ -146,38 +145,4 @@ function assemble(snapshot: Snapshot, opts: PlanOptions, columns: string[], plan
 function planSchemaOf(snapshot: Snapshot, columns: string[]): PlanSchema {
   const fields = columns.map((name) => snapshot.schema.fields.find((f) => f.name === name)!)
   return { fields, columnMapping: snapshot.columnMapping, partitionColumns: [...snapshot.partitionColumns] }
-}
-
-/**
- * AsyncBuffer over the file with the size from the log (no HEAD request), cached so the footer
- * and the filter columns share bytes; every request goes through retryingFetch (timeout, retries,
- * errors naming the URL).
- */
-async function openFile(file: AddFile, opts: PlanOptions, tableUrl: string): Promise<AsyncBuffer> {
-  const fetch = retryingFetch(opts, tableUrl) as typeof globalThis.fetch
-  return cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))
-}
-
-async function readFooter(buffer: AsyncBuffer, url: string): Promise<FileMetaData> {
-  try {
-    return await parquetMetadataAsync(buffer)
-  } catch (error) {
-    if (error instanceof TableError) throw error
-    const message = error instanceof Error ? error.message : String(error)
-    throw new TableError(`${url}: corrupt parquet footer: ${message}`, 'corrupt-file', url)
-  }
-}
-
-/** Maps items with at most `limit` calls in flight; results in input order. */
-async function mapConcurrent<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length)
-  let next = 0
-  async function worker(): Promise<void> {
-    while (next < items.length) {
-      const i = next++
-      results[i] = await fn(items[i])
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return results
 }

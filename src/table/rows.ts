@@ -15,7 +15,7 @@ import { retryingFetch } from './http.ts'
 import { parsePartitionValue } from './partition-values.ts'
 import { countDeletedIn, isDeleted } from './roaring.ts'
 import { convertValue, floorDiv } from './values.ts'
-import { TableError, type AddFile, type ReadOptions, type Row, type Snapshot, type StructField } from './types.ts'
+import { TableError, type AddFile, type HttpOptions, type ReadOptions, type Row, type Snapshot, type StructField } from './types.ts'
 
 /** One output column and where its values come from. */
 export interface ColumnPlan {
@@ -114,13 +114,13 @@ function selectFields(snapshot: Snapshot, columns?: string[]): StructField[] {
  * AsyncBuffer over the file URL with the size from the log (no HEAD request). Every request
  * goes through retryingFetch, so it has a timeout, retries and names the URL when it fails.
  */
-async function openFile(file: AddFile, opts: ReadOptions, tableUrl: string): Promise<AsyncBuffer> {
+export async function openFile(file: AddFile, opts: HttpOptions, tableUrl: string): Promise<AsyncBuffer> {
   const fetch = retryingFetch(opts, tableUrl) as typeof globalThis.fetch
   return cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))
 }
 
 /** Parses the footer; a parse failure is 'corrupt-file', an HTTP failure stays 'http'. */
-async function readFooter(buffer: AsyncBuffer, url: string): Promise<FileMetaData> {
+export async function readFooter(buffer: AsyncBuffer, url: string): Promise<FileMetaData> {
   try {
     return await parquetMetadataAsync(buffer)
   } catch (error) {

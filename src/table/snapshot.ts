@@ -3,7 +3,8 @@
  * replay checkpoint + commits, check the protocol, and hand back the Snapshot the row reader needs.
  */
 import { readCheckpoint } from './checkpoint.ts'
-import { CommitReader, commitTimestamp, mapLimit, toCommitInfo, toMillis, versionAt, type ReadCommit } from './commits.ts'
+import { mapLimit } from '../util/map-limit.ts'
+import { CommitReader, commitTimestamp, toCommitInfo, toMillis, versionAt, type ReadCommit } from './commits.ts'
 import { listLog, probeLog, type LogListing } from './listing.ts'
 import { buildSegment, versionRange, type LogSegment } from './log-segment.ts'
 import { checkReadable } from './protocol.ts'

@@ -1,7 +1,7 @@
 /**
- * row_compact: the rows of the nodes built this level as a compact list plus the indirect
- * dispatch arguments of histogram_build_rows over it (shaders/gbdt/row_compact.wgsl, entry points
- * row_compact and row_compact_args sharing one binding layout).
+ * row_compact: the rows of the nodes built this level as a list grouped by slot, plus the
+ * indirect dispatch arguments of histogram_build_rows over it (shaders/gbdt/row_compact.wgsl,
+ * entry points row_compact, row_compact_scan, row_compact_scatter sharing one binding layout).
  */
 import code from '../../../shaders/gbdt/row_compact.wgsl?raw'
 import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
@@ -10,11 +10,13 @@ import { prepareKernel } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
 
-/** Problem shape: `n` rows; `groups` items per listed row and `wg` items per workgroup of the consumer. */
-export interface RowCompactShape { n: number; groups: number; wg: number }
+/** Problem shape: `n` rows, `slots` built; `groups` items per listed row and `wg` items per workgroup of the consumer. */
+export interface RowCompactShape { n: number; groups: number; wg: number; slots: number }
 
-/** Bytes of the count buffer: u32 × 1. */
-export const ROW_COUNT_BYTES = 4
+/** Words of the count buffer for `slots` slots: [total, counts × slots, cursors × slots]. */
+export function rowCountWords(slots: number): number {
+  return 1 + 2 * slots
+}
 
 /** Bytes of the indirect-arguments buffer: u32 × 3 [x, y, z] workgroups. */
 export const ROW_ARGS_BYTES = 12
@@ -35,26 +37,32 @@ export const rowCompactSpec: KernelSpec<RowCompactShape> = {
     { binding: 4, name: 'count', kind: 'storage' },
     { binding: 5, name: 'args', kind: 'storage' },
   ],
-  uniforms: [{ name: 'n', type: 'u32' }, { name: 'groups', type: 'u32' }, { name: 'wg', type: 'u32' }],
+  uniforms: [{ name: 'n', type: 'u32' }, { name: 'groups', type: 'u32' }, { name: 'wg', type: 'u32' }, { name: 'slots', type: 'u32' }],
   overrides: { WG: 256, RPI: ROW_COMPACT_RPI },
   dispatchSize: (s, c) => linearDispatch(Math.ceil(s.n / c.RPI), c.WG),
 }
 
-/** Spec of row_compact_args: same module and bindings, one invocation. */
-export const rowCompactArgsSpec: KernelSpec<RowCompactShape> = {
-  ...rowCompactSpec, name: 'row_compact_args', entryPoint: 'row_compact_args',
+/** Spec of row_compact_scan (prefix sums, total, arguments): same module and bindings, one invocation. */
+export const rowCompactScanSpec: KernelSpec<RowCompactShape> = {
+  ...rowCompactSpec, name: 'row_compact_scan', entryPoint: 'row_compact_scan',
   dispatchSize: () => [1, 1, 1],
+}
+
+/** Spec of row_compact_scatter: same module, bindings and grid as row_compact. */
+export const rowCompactScatterSpec: KernelSpec<RowCompactShape> = {
+  ...rowCompactSpec, name: 'row_compact_scatter', entryPoint: 'row_compact_scatter',
 }
 
 /**
  * Buffers: positions u32 × N, nodeSlot i32 × M in; rows u32 × N out (first count[0] entries);
- * count u32 × 1 (zeroed by encodeRowCompact); args u32 × 3, needs INDIRECT usage to be dispatched from.
+ * count u32 × rowCountWords(S) (zeroed by encodeRowCompact); args u32 × 3, needs INDIRECT usage
+ * to be dispatched from.
  */
 export interface RowCompactBuffers { positions: GPUBuffer; nodeSlot: GPUBuffer; rows: GPUBuffer; count: GPUBuffer; args: GPUBuffer }
 
-/** The two calls [compaction, arguments]; `count` must be zero before the first. */
-export function rowCompactCalls(buffers: RowCompactBuffers, shape: RowCompactShape, constants: { WG?: number; RPI?: number } = {}): [KernelCall<RowCompactShape>, KernelCall<RowCompactShape>] {
-  for (const k of ['n', 'groups', 'wg'] as const) {
+/** The three calls [count, scan, scatter], in order; `count` must be zero before the first. */
+export function rowCompactCalls(buffers: RowCompactBuffers, shape: RowCompactShape, constants: { WG?: number; RPI?: number } = {}): Array<KernelCall<RowCompactShape>> {
+  for (const k of ['n', 'groups', 'wg', 'slots'] as const) {
     if (!Number.isInteger(shape[k]) || shape[k] < 0) throw new RangeError(`row_compact: ${k} must be an integer ≥ 0, got ${shape[k]}`)
   }
   if (shape.wg < 1) throw new RangeError(`row_compact: wg must be ≥ 1, got ${shape.wg}`)
@@ -62,15 +70,15 @@ export function rowCompactCalls(buffers: RowCompactBuffers, shape: RowCompactSha
   const rpi = constants.RPI ?? ROW_COMPACT_RPI
   if (!Number.isInteger(rpi) || rpi < 1) throw new RangeError(`row_compact: RPI must be an integer ≥ 1, got ${rpi}`)
   const call = { shape, buffers: { ...buffers }, uniforms: { ...shape }, constants }
-  return [{ spec: rowCompactSpec, ...call }, { spec: rowCompactArgsSpec, ...call }]
+  return [rowCompactSpec, rowCompactScanSpec, rowCompactScatterSpec].map(spec => ({ spec, ...call }))
 }
 
-/** Encodes clear(count) + both calls into `encoder`. Returns a function freeing the uniform buffers. */
+/** Encodes clear(count) + the three calls into `encoder`. Returns a function freeing the uniform buffers. */
 export function encodeRowCompact(cache: PipelineCache, encoder: GPUCommandEncoder, buffers: RowCompactBuffers, shape: RowCompactShape, constants: { WG?: number; RPI?: number } = {}): () => void {
   const prepared = rowCompactCalls(buffers, shape, constants).map(c => prepareKernel(cache, c))
-  encoder.clearBuffer(buffers.count, 0, ROW_COUNT_BYTES)
+  encoder.clearBuffer(buffers.count, 0, 4 * rowCountWords(shape.slots))
   const pass = encoder.beginComputePass({ label: 'row_compact' })
-  // One pass: each dispatch is its own usage scope, so the arguments see every row counted.
+  // One pass: each dispatch is its own usage scope and sees the earlier dispatches' writes.
   prepared.forEach(k => k.encode(pass))
   pass.end()
   return () => prepared.forEach(k => k.destroy())

@@ -13,7 +13,7 @@ import { gradientCall } from '../../kernels/gbdt/gradient.ts'
 import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED } from '../../kernels/gbdt/gradient.ref.ts'
 import { quantiseCalls, SCALES_BYTES } from '../../kernels/gbdt/quantise.ts'
 import { histogramBuildCall, histogramBuildRowsCall, histogramBuildSpec } from '../../kernels/gbdt/histogram_build.ts'
-import { rowCompactCalls } from '../../kernels/gbdt/row_compact.ts'
+import { rowCompactCalls, rowCountWords } from '../../kernels/gbdt/row_compact.ts'
 import { histogramBuildWgCall } from '../../kernels/gbdt/histogram_build_wg.ts'
 import { chooseHistogramKernel, type HistogramKernel } from '../../kernels/gbdt/histogram_choice.ts'
 import { histogramSubtractCall } from '../../kernels/gbdt/histogram_subtract.ts'
@@ -30,7 +30,7 @@ import { destroyResident, uploadResident, type Resident, type RowChunk } from '.
 import { createChecked, GpuEncoder, type StageTimes } from './gpu-encoder.ts'
 import { HistogramSlots } from './gpu-slots.ts'
 
-/** Features per invocation of the level builds (histogram_build_rows): see buildHistograms. */
+/** Features per invocation of the level builds (histogram_build_rows); 4 vs 32: within noise on SwiftShader. */
 const BUILD_FPI = 4
 
 /** Options of the GPU backend. */
@@ -165,27 +165,24 @@ class GpuBackend implements GbdtBackend {
     const used = Math.max(...nids.map(nid => nodeSlot[nid])) + 1
     this.res.rows.forEach((rc, r) => {
       if (rc.n === 0) return // nothing to build; a 4-byte qgpair would fail indirect validation
-      if (this.kernel === 'storage') this.encodeRowCompact(rc, table)
+      const rowCount = this.kernel === 'storage' ? this.encodeRowCompact(rc, table, used) : undefined
       this.res.features.forEach((fc, c) => {
         const buffers = { bins: this.res.tiles[r][c], missOff: fc.missOff, cutPtrs: fc.cutPtrs, qgpair: rc.qgpair, positions: rc.positions, nodeSlot: table, hist: this.slots.hist }
         const shape = { n: rc.n, f: fc.f, rowWords: rc.rowWords, b: this.B, slots: used }
         if (this.kernel === 'workgroup') e.run(histogramBuildWgCall({ ...buffers, chunks: fc.wgChunks }, { ...shape, chunks: fc.wgCount }))
-        else e.runIndirect(histogramBuildRowsCall({ ...buffers, rows: rc.rowList, rowCount: rc.rowCount }, shape, { FPI: BUILD_FPI }), rc.rowArgs)
+        else e.runIndirect(histogramBuildRowsCall({ ...buffers, rows: rc.rowList, rowCount: rowCount! }, shape, { FPI: BUILD_FPI }), rc.rowArgs)
       })
     })
     await e.stage('histogram', t0)
   }
 
-  /**
-   * Lists the chunk's rows of built nodes and writes histogram_build_rows' indirect arguments: a
-   * level builds only the smaller children, so it touches those rows, not all N (no read-back).
-   */
-  private encodeRowCompact(rc: RowChunk, nodeSlot: GPUBuffer): void {
-    // Feature groups per listed row: the widest feature chunk's (narrower ones skip the surplus).
+  /** The chunk's built rows by slot + histogram_build_rows' indirect arguments (groups: widest feature chunk's); returns the count buffer. */
+  private encodeRowCompact(rc: RowChunk, nodeSlot: GPUBuffer, slots: number): GPUBuffer {
     const groups = Math.max(1, ...this.res.features.map(fc => Math.ceil(fc.f / BUILD_FPI)))
-    this.enc.encoder().clearBuffer(rc.rowCount)
-    rowCompactCalls({ positions: rc.positions, nodeSlot, rows: rc.rowList, count: rc.rowCount, args: rc.rowArgs },
-      { n: rc.n, groups, wg: histogramBuildSpec.overrides.WG }).forEach(call => this.enc.run(call))
+    const count = this.enc.upload(new Uint32Array(rowCountWords(slots)))
+    rowCompactCalls({ positions: rc.positions, nodeSlot, rows: rc.rowList, count, args: rc.rowArgs },
+      { n: rc.n, groups, wg: histogramBuildSpec.overrides.WG, slots }).forEach(call => this.enc.run(call))
+    return count
   }
 
   async subtractHistograms(jobs: SubtractJob[]): Promise<void> {

@@ -5,7 +5,7 @@
  * N = rows, F = features, V = validation rows, B = total bins.
  */
 import { createBuffer, STORAGE_RW, uploadBuffer } from '../../gpu/buffers.ts'
-import { ROW_ARGS_BYTES, ROW_COUNT_BYTES } from '../../kernels/gbdt/row_compact.ts'
+import { ROW_ARGS_BYTES } from '../../kernels/gbdt/row_compact.ts'
 import type { BackendSetup } from './backend.ts'
 import type { ChunkPlan, Range } from './gpu-chunks.ts'
 import { histogramChunks } from '../../kernels/gbdt/histogram_build_wg.ts'
@@ -24,9 +24,9 @@ export interface RowChunk {
   gpair: GPUBuffer; qgpair: GPUBuffer
   /** u32 × rowWords zeros: a one-bin "feature" every row falls in, for the root sums. */
   zeros: GPUBuffer
-  /** row_compact's output: u32 × n rows of the nodes built this level, their count (u32 × 1), and
-   *  the indirect dispatch arguments of histogram_build_rows over them (u32 × 3, INDIRECT usage). */
-  rowList: GPUBuffer; rowCount: GPUBuffer; rowArgs: GPUBuffer
+  /** row_compact's output: u32 × n rows of the nodes built this level (grouped by slot), and the
+   *  indirect dispatch arguments of histogram_build_rows over them (u32 × 3, INDIRECT usage). */
+  rowList: GPUBuffer; rowArgs: GPUBuffer
 }
 
 /** Feature slice [f0, f0 + f) of missOff and cutPtrs (cutPtrs keeps global bin numbers). */
@@ -72,7 +72,7 @@ export function uploadResident(device: GPUDevice, s: BackendSetup, plan: ChunkPl
 /** Destroys every buffer of `r`. */
 export function destroyResident(r: Resident): void {
   const all: Array<GPUBuffer | undefined> = [
-    ...r.rows.flatMap(c => [c.margins, c.labels, c.weights, c.positions, c.gpair, c.qgpair, c.zeros, c.rowList, c.rowCount, c.rowArgs]),
+    ...r.rows.flatMap(c => [c.margins, c.labels, c.weights, c.positions, c.gpair, c.qgpair, c.zeros, c.rowList, c.rowArgs]),
     ...r.features.flatMap(c => [c.missOff, c.cutPtrs, c.wgChunks]),
     ...r.tiles.flat(),
     ...r.valid.flatMap(c => [c.features, c.margins, c.leaf, c.identity]),
@@ -92,7 +92,6 @@ function uploadRows(device: GPUDevice, s: BackendSetup, [r0, r1]: Range): RowChu
     qgpair: createBuffer(device, 8 * n),
     zeros: createBuffer(device, 4 * rowWords),
     rowList: createBuffer(device, 4 * n),
-    rowCount: createBuffer(device, ROW_COUNT_BYTES),
     rowArgs: createBuffer(device, ROW_ARGS_BYTES, STORAGE_RW | GPUBufferUsage.INDIRECT),
   }
 }

@@ -93,7 +93,7 @@ export function decodeCheckpoint(bytes: Uint8Array, source = 'checkpoint'): Chec
   for (const t of header.tensors) {
     const start = dataStart + t.offset, end = start + t.length * 4
     if (end > bytes.length) fail(`tensor ${t.name} (${t.length} × ${t.dtype} at ${start}) runs past the end (${bytes.length} bytes)`)
-    const copy = bytes.slice(start, end).buffer
+    const copy = new Uint8Array(bytes.subarray(start, end)).buffer // a fresh copy: a Node Buffer's slice is a view into its shared pool
     byName.set(t.name, t.dtype === 'u32' ? new Uint32Array(copy) : new Float32Array(copy))
   }
   const { format: _f, version: _v, tensors: _t, optimizerStep, ...rest } = header

@@ -68,13 +68,7 @@ export function recsysRunParams(config: Pick<TrainConfig, 'params' | 'seed'>): R
 /** Trains one recommender; `onProgress` hears the data stages and every evaluation. Throws naming the bad input. */
 export async function runRecsysTraining(config: RecsysTrainConfig, onProgress: (p: TrainProgress) => void = () => {}): Promise<RecsysTrainResult> {
   const params = recsysRunParams(config)
-  if (config.validTable && config.validFraction !== undefined) throw new RangeError('validTable and validFraction: give at most one')
-  onProgress({ kind: 'stage', message: `planning ${config.table}` })
-  const plan = await planTable(config.table, config.version, config)
-  onProgress({ kind: 'stage', message: `feature statistics over ${plan.stats.rows} rows` })
-  const data = await openRecsysData({ plan, label: config.label, features: config.features, validFraction: config.validFraction, workers: config.workers }, params)
-  const validPlan = config.validTable ? await planTable(config.validTable, config.validVersion, config) : undefined
-  const valid = validPlan ? await readValidTable(validPlan, data, params, config.workers) : data.valid
+  const { plan, validPlan, data, valid } = await loadRecsysData(config, params, onProgress)
   const layout = data.source.layout
   const shape = modelShapeOf(layout, params)
   onProgress({ kind: 'stage', message: `${layout.sparse.length} embedding tables (${tableMemory(layout, params.embedding_dim).join('; ')}), ${layout.denseInputs} dense inputs, ${valid.n} validation rows` })
@@ -88,13 +82,25 @@ export async function runRecsysTraining(config: RecsysTrainConfig, onProgress: (
       onMetrics: row => onProgress({ kind: 'round', round: evals++, rounds: totalEvals, metrics: progressMetrics(row), elapsedMs: row.elapsedMs }),
     })
     const seconds = (performance.now() - t0) / 1000
-    const state = await choice.backend.exportState()
-    const model = encodeCheckpoint({ shape, params, layout, loop: loop.state, state })
+    const model = encodeCheckpoint({ shape, params, layout, loop: loop.state, state: await choice.backend.exportState() })
     return finish({ config, params, plan, validPlan, layout, shape, loop, seconds, adapter: choice.adapter, model, rowsValid: valid.n })
   } finally {
     choice.backend.destroy()
     choice.dispose?.()
   }
+}
+
+/** The training plan, features and batches (data.ts) and the validation rows (a fraction or a second table). */
+async function loadRecsysData(config: RecsysTrainConfig, params: RecsysParams, onProgress: (p: TrainProgress) => void)
+  : Promise<{ plan: ScanPlan; validPlan?: ScanPlan; data: RecsysData; valid: ModelBatch }> {
+  if (config.validTable && config.validFraction !== undefined) throw new RangeError('validTable and validFraction: give at most one')
+  onProgress({ kind: 'stage', message: `planning ${config.table}` })
+  const plan = await planTable(config.table, config.version, config)
+  onProgress({ kind: 'stage', message: `feature statistics over ${plan.stats.rows} rows` })
+  const data = await openRecsysData({ plan, label: config.label, features: config.features, validFraction: config.validFraction, workers: config.workers }, params)
+  if (!config.validTable) return { plan, data, valid: data.valid }
+  const validPlan = await planTable(config.validTable, config.validVersion, config)
+  return { plan, validPlan, data, valid: await readValidTable(validPlan, data, params, config.workers) }
 }
 
 /** Plans every column (or label + features) of the table at `url`, with the run's filter. */

@@ -3,8 +3,8 @@ import { createBuffer, STORAGE_RW, uploadBuffer } from '../../../src/gpu/buffers
 import { readBuffer } from '../../../src/gpu/readback.ts'
 import { histogramBuildRowsCall } from '../../../src/kernels/gbdt/histogram_build.ts'
 import { histogramBuild } from '../../../src/kernels/gbdt/histogram_build.ref.ts'
-import { encodeRowCompact, ROW_ARGS_BYTES, rowCompactCalls } from '../../../src/kernels/gbdt/row_compact.ts'
-import { rowCompact, rowCompactArgs } from '../../../src/kernels/gbdt/row_compact.ref.ts'
+import { encodeRowCompact, ROW_ARGS_BYTES, rowCompactCalls, rowCountWords } from '../../../src/kernels/gbdt/row_compact.ts'
+import { rowCompact, rowCompactArgs, rowSlot } from '../../../src/kernels/gbdt/row_compact.ref.ts'
 import { ROW_UNUSED } from '../../../src/kernels/gbdt/gradient.ref.ts'
 import { prepareKernel } from '../../../src/kernels/runner.ts'
 import { Rng } from '../../../src/util/rng.ts'
@@ -15,19 +15,19 @@ const ARGS_USAGE = STORAGE_RW | GPUBufferUsage.INDIRECT
 
 interface Compacted { rows: Uint32Array; count: number; args: Uint32Array }
 
-/** Runs both passes; `count` starts dirty (encodeRowCompact must clear it), `rows` starts at 0xEE bytes. */
-async function gpuCompact(positions: Uint32Array<ArrayBuffer>, nodeSlot: Int32Array<ArrayBuffer>, n: number, groups: number, wg: number, RPI?: number): Promise<Compacted> {
+/** Runs the three passes; `count` starts dirty (encodeRowCompact must clear it), `rows` starts at 0xEE bytes. */
+async function gpuCompact(positions: Uint32Array<ArrayBuffer>, nodeSlot: Int32Array<ArrayBuffer>, slots: number, n: number, groups: number, wg: number, RPI?: number): Promise<Compacted> {
   const cache = await gpuCache()
   const { device } = cache
   const bufs = {
     positions: uploadBuffer(device, positions), nodeSlot: uploadBuffer(device, nodeSlot),
-    rows: uploadBuffer(device, new Uint32Array(Math.max(1, n)).fill(0xeeeeeeee)), count: uploadBuffer(device, Uint32Array.of(77)),
+    rows: uploadBuffer(device, new Uint32Array(Math.max(1, n)).fill(0xeeeeeeee)), count: uploadBuffer(device, new Uint32Array(rowCountWords(slots)).fill(77)),
     args: createBuffer(device, ROW_ARGS_BYTES, ARGS_USAGE),
   }
   try {
     await checked(device, async () => {
       const enc = device.createCommandEncoder()
-      const free = encodeRowCompact(cache, enc, bufs, { n, groups, wg }, { RPI })
+      const free = encodeRowCompact(cache, enc, bufs, { n, groups, wg, slots }, { RPI })
       device.queue.submit([enc.finish()])
       await device.queue.onSubmittedWorkDone()
       free()
@@ -39,22 +39,33 @@ async function gpuCompact(positions: Uint32Array<ArrayBuffer>, nodeSlot: Int32Ar
   }
 }
 
-/** Random positions over `nodes` nodes (1 in 8 unused, some past nodeSlot) and every other node built. */
-function randomCase(seed: number, n: number, nodes: number): { positions: Uint32Array<ArrayBuffer>; nodeSlot: Int32Array<ArrayBuffer> } {
+/**
+ * Random positions over `nodes` nodes (1 in 8 unused, some past nodeSlot), in runs of 1–4 rows of
+ * one node; every other node built, into slots in reverse order. Slots = ceil(nodes / 2).
+ */
+function randomCase(seed: number, n: number, nodes: number): { positions: Uint32Array<ArrayBuffer>; nodeSlot: Int32Array<ArrayBuffer>; slots: number } {
   const rng = new Rng(seed)
-  const positions = Uint32Array.from({ length: n }, () => (rng.int(8) === 0 ? ROW_UNUSED : rng.int(nodes + 1)))
-  const nodeSlot = Int32Array.from({ length: nodes }, (_, p) => (p % 2 === 0 ? p / 2 : -1))
-  return { positions, nodeSlot }
+  const positions = new Uint32Array(n)
+  for (let i = 0; i < n;) {
+    const p = rng.int(8) === 0 ? ROW_UNUSED : rng.int(nodes + 1)
+    for (let r = 1 + rng.int(4); r > 0 && i < n; r--) positions[i++] = p
+  }
+  const slots = Math.ceil(nodes / 2)
+  const nodeSlot = Int32Array.from({ length: nodes }, (_, p) => (p % 2 === 0 ? slots - 1 - p / 2 : -1))
+  return { positions, nodeSlot, slots }
 }
 
 async function expectParity(seed: number, n: number, what: string, groups = 1, wg = 256, RPI?: number): Promise<void> {
-  const { positions, nodeSlot } = randomCase(seed, n, 6)
-  const want = rowCompact(positions, nodeSlot, n)
-  const got = await gpuCompact(positions, nodeSlot, n, groups, wg, RPI)
+  const { positions, nodeSlot, slots } = randomCase(seed, n, 6)
+  const want = rowCompact(positions, nodeSlot, slots, n)
+  const got = await gpuCompact(positions, nodeSlot, slots, n, groups, wg, RPI)
   expect(got.count, `${what} count`).toBe(want.length)
-  // Blocks land in atomic order: the list is compared as a set, and each block is ascending.
-  const list = got.rows.slice(0, got.count)
-  expectMatch(compareArrays(list.slice().sort(), want), `${what} rows`)
+  // Slot groups must match exactly; rows within a group land in atomic order (sorted here).
+  const list = Array.from(got.rows.slice(0, got.count))
+  const slotOf = (i: number): number => rowSlot(positions, nodeSlot, slots, i)
+  expect(list.map(slotOf), `${what} slot groups`).toEqual(Array.from(want, slotOf))
+  const sorted = Uint32Array.from(list.sort((a, b) => slotOf(a) - slotOf(b) || a - b))
+  expectMatch(compareArrays(sorted, want), `${what} rows`)
   expectMatch(compareArrays(got.args, Uint32Array.from(rowCompactArgs(want.length, groups, wg))), `${what} args`)
 }
 
@@ -69,24 +80,25 @@ describe('row_compact matches its reference', () => {
 
   test('arguments past 65535 workgroups fold into y', async () => {
     const n = 5000, groups = 100, wg = 1
-    const { positions, nodeSlot } = randomCase(9, n, 2)
-    const got = await gpuCompact(positions, nodeSlot, n, groups, wg)
-    const want = rowCompactArgs(rowCompact(positions, nodeSlot, n).length, groups, wg)
+    const { positions, nodeSlot, slots } = randomCase(9, n, 2)
+    const got = await gpuCompact(positions, nodeSlot, slots, n, groups, wg)
+    const want = rowCompactArgs(rowCompact(positions, nodeSlot, slots, n).length, groups, wg)
     expect(want[1]).toBeGreaterThan(1)
     expect(Array.from(got.args)).toEqual(want)
   })
 
   test('no built node: empty list, zero workgroups', async () => {
-    const got = await gpuCompact(new Uint32Array(300), Int32Array.of(-1), 300, 1, 256)
+    const got = await gpuCompact(new Uint32Array(300), Int32Array.of(-1), 1, 300, 1, 256)
     expect(got.count).toBe(0)
     expect(Array.from(got.args)).toEqual([0, 0, 0])
   })
 
   test('bad shapes are refused naming the field', () => {
     const b = {} as never
-    expect(() => rowCompactCalls(b, { n: -1, groups: 1, wg: 1 })).toThrow(/n must be/)
-    expect(() => rowCompactCalls(b, { n: 1, groups: 1, wg: 0 })).toThrow(/wg must be/)
-    expect(() => rowCompactCalls(b, { n: 1, groups: 1, wg: 1 }, { RPI: 0 })).toThrow(/RPI/)
+    expect(() => rowCompactCalls(b, { n: -1, groups: 1, wg: 1, slots: 1 })).toThrow(/n must be/)
+    expect(() => rowCompactCalls(b, { n: 1, groups: 1, wg: 0, slots: 1 })).toThrow(/wg must be/)
+    expect(() => rowCompactCalls(b, { n: 1, groups: 1, wg: 1, slots: 1.5 })).toThrow(/slots must be/)
+    expect(() => rowCompactCalls(b, { n: 1, groups: 1, wg: 1, slots: 1 }, { RPI: 0 })).toThrow(/RPI/)
   })
 })
 
@@ -102,11 +114,11 @@ describe('row_compact → indirect histogram_build_rows equals histogram_build o
     const bufs = uploadCase(device, c, start)
     // An indirect dispatch is validated even at 0 workgroups: vec2 qgpair needs ≥ 8 bytes.
     const qgpair = n === 0 ? createBuffer(device, 8) : bufs.qgpair
-    const extra = { rows: createBuffer(device, 4 * n), count: createBuffer(device, 4), args: createBuffer(device, ROW_ARGS_BYTES, ARGS_USAGE) }
+    const extra = { rows: createBuffer(device, 4 * n), count: createBuffer(device, 4 * rowCountWords(s.slots)), args: createBuffer(device, ROW_ARGS_BYTES, ARGS_USAGE) }
     try {
       await checked(device, async () => {
         const enc = device.createCommandEncoder()
-        const free = encodeRowCompact(cache, enc, { positions: bufs.positions, nodeSlot: bufs.nodeSlot, ...extra }, { n, groups: Math.ceil(s.f / FPI), wg: WG })
+        const free = encodeRowCompact(cache, enc, { positions: bufs.positions, nodeSlot: bufs.nodeSlot, ...extra }, { n, groups: Math.ceil(s.f / FPI), wg: WG, slots: s.slots })
         const k = prepareKernel(cache, histogramBuildRowsCall({ ...bufs, qgpair, rows: extra.rows, rowCount: extra.count }, s, { FPI, WG }))
         const pass = enc.beginComputePass()
         pass.setPipeline(k.pipeline)

@@ -103,6 +103,23 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
   }, 120_000)
 })
 
+describe('snaptrain train --model recsys --valid-table', () => {
+  it('evaluates on every row of the second table and pins it in the manifest', () => {
+    const out = join(tmp, 'run-vt')
+    const r = cli(['train', '--model', 'recsys', '--table', TABLE, '--valid-table', TABLE, '--label', 'label', '--features', 'user_id,item_id,dense_0',
+      '--params', JSON.stringify({ ...SMALL, eval_every: 100 }), '--out', out, '--json'])
+    expect(r.code).toBe(0)
+    const s = JSON.parse(r.out.trim().split('\n').pop()!)
+    expect(s.rows_valid).toBe(s.rows_train)
+    expect(s).toMatchObject({ rounds: 1, steps: Math.ceil(s.rows_train / 1024) })
+    const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
+    expect(m.validation.kind).toBe('table')
+    expect(m.validation.table).toMatchObject({ path: TABLE, rows: s.rows_train })
+    expect(m.features.map((f: { name: string }) => f.name)).toEqual(['user_id', 'item_id', 'dense_0'])
+    expect(parseMetricsCsv(readFileSync(join(out, 'metrics.csv'), 'utf8'))).toHaveLength(1)
+  }, 120_000)
+})
+
 describe('snaptrain train --model recsys: bad input', () => {
   const usage: Array<[string, object, RegExp]> = [
     ['unknown parameter', { max_depth: 3 }, /--params: unknown recsys parameter 'max_depth'/],

@@ -3,12 +3,13 @@ import { ROW_UNUSED } from '../../../src/kernels/gbdt/gradient.ref.ts'
 import { rowCompact, rowCompactArgs } from '../../../src/kernels/gbdt/row_compact.ref.ts'
 
 describe('rowCompact', () => {
-  test('keeps rows of built nodes in row order; skips unused rows and nodes past the table', () => {
-    const positions = Uint32Array.from([0, 1, 2, ROW_UNUSED, 0, 5, 2])
-    const nodeSlot = Int32Array.from([1, -1, 0])
-    expect(Array.from(rowCompact(positions, nodeSlot, 7))).toEqual([0, 2, 4, 6])
-    expect(Array.from(rowCompact(positions, nodeSlot, 3))).toEqual([0, 2])
-    expect(rowCompact(positions, nodeSlot, 0).length).toBe(0)
+  test('rows of built nodes by slot, then row; skips unused rows, nodes past the table, slots ≥ S', () => {
+    const positions = Uint32Array.from([0, 1, 2, ROW_UNUSED, 0, 5, 2, 3])
+    const nodeSlot = Int32Array.from([1, -1, 0, 2])
+    expect(Array.from(rowCompact(positions, nodeSlot, 2, 8))).toEqual([2, 6, 0, 4])
+    expect(Array.from(rowCompact(positions, nodeSlot, 3, 8))).toEqual([2, 6, 0, 4, 7])
+    expect(Array.from(rowCompact(positions, nodeSlot, 2, 3))).toEqual([2, 0])
+    expect(rowCompact(positions, nodeSlot, 2, 0).length).toBe(0)
   })
 })
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CommitInfoAction } from '../../../src/table/actions.ts'
-import { commitTimestamp, mapLimit, toCommitInfo, toMillis } from '../../../src/table/commits.ts'
+import { commitTimestamp, toCommitInfo, toMillis } from '../../../src/table/commits.ts'
+import { mapLimit } from '../../../src/util/map-limit.ts'
 
 describe('commit helpers', () => {
   it('orders timestamp sources: inCommitTimestamp, commitInfo.timestamp, file time', () => {
