@@ -9,10 +9,10 @@ import { defaultIo, reportError } from './io.ts'
 type Command = { summary: string; load: () => Promise<{ run: (argv: string[], io: CliIo) => Promise<number> }> }
 
 const COMMANDS: Record<string, Command> = {
-  scan: { summary: 'read a Delta table snapshot: rows (jsonl/csv) or a --json summary', load: () => import('./scan.ts') },
+  scan: { summary: 'read a Delta table snapshot: rows (jsonl/csv/ids), filtered, sharded, shuffled, resumable', load: () => import('./scan.ts') },
   data: { summary: 'generate the sample Delta tables under public/tables', load: () => import('./data.ts') },
   bench: { summary: 'run benchmark suites in headless Chromium and write JSON results', load: () => import('./bench.ts') },
-  train: { summary: 'train a model (gbdt) on a table in headless Chromium; writes model.json, manifest.json, metrics.csv', load: () => import('./train.ts') },
+  train: { summary: 'train a model (gbdt or recsys) on a table in headless Chromium; writes the model, manifest.json, metrics.csv', load: () => import('./train.ts') },
   predict: { summary: 'predict a table with a model.json: one margin,prediction row per table row', load: () => import('./predict.ts') },
   quality: { summary: 'validation AUC vs XGBoost hist on marketing, clicks and a HIGGS-like table (bench/README.md)', load: () => import('./quality.ts') },
 }

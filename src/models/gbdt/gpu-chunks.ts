@@ -65,12 +65,12 @@ export interface MemoryEstimate { bins: number; rows: number; histograms: number
 /**
  * Estimate for N rows × F features, B bins, S slots, V validation rows; `weighted` adds the
  * weights buffer. Per row: margins, labels, positions (4 each), gradient pairs f32 and i32 (8
- * each), the root-sum zero bins (1); per validation row: features (4·F), margins, scratch,
+ * each), the root-sum zero bins (1), the compacted row list (4); per validation row: features (4·F), margins, scratch,
  * identity positions (4 each).
  */
 export function estimateMemory(n: number, f: number, b: number, s: number, v: number, weighted: boolean): MemoryEstimate {
   const bins = f * Math.ceil(n / 4) * 4
-  const rows = n * (29 + (weighted ? 4 : 0))
+  const rows = n * (33 + (weighted ? 4 : 0))
   const histograms = s * b * 16
   const valid = v * (4 * f + 12)
   return { bins, rows, histograms, valid, total: bins + rows + histograms + valid }

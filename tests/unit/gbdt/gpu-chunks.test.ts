@@ -35,6 +35,6 @@ describe('GPU backend chunk plan', () => {
     expect(e.bins).toBe(28_000_000)
     expect(e.histograms).toBe(48 * 28 * 256 * 16)
     expect(() => checkBudget(e, e.total, 1_000_000, 28)).not.toThrow()
-    expect(() => checkBudget(e, 50_000_000, 1_000_000, 28)).toThrow(/needs about 59\.6 MiB.*1000000 rows × 28 features.*fewer features/)
+    expect(() => checkBudget(e, 50_000_000, 1_000_000, 28)).toThrow(/needs about 63\.4 MiB.*1000000 rows × 28 features.*fewer features/)
   })
 })
