@@ -8,6 +8,7 @@ import type { AdapterSummary } from '../gpu/types.ts'
 import { runDeviceSuite } from './device-suite.ts'
 import { runLoaderSuite } from './loader-suite.ts'
 import { runGbdtSuite } from './gbdt-suite.ts'
+import { runRecsysSuite } from './recsys-suite.ts'
 import type { SuiteName } from './suites.ts'
 import { assertSuiteName, SUITE_NAMES, SUITES } from './suites.ts'
 import type { BenchOptions, BenchRow, SuiteRunner } from './types.ts'
@@ -20,6 +21,7 @@ const RUNNERS: Record<SuiteName, SuiteRunner> = {
   device: runDeviceSuite,
   loader: runLoaderSuite,
   gbdt: runGbdtSuite,
+  recsys: runRecsysSuite,
 }
 
 /**
