@@ -5,7 +5,8 @@
  * the row partition (bookkeeping kept outside the clocks and reported, so it can be subtracted).
  */
 import type { AppliedSplit, BackendFactory, BackendSetup, GbdtBackend } from '../models/gbdt/backend.ts'
-import { NO_NODE, rowPartition, SPLIT_TABLE_WORDS } from '../kernels/gbdt/row_partition.ref.ts'
+import { rowPartition } from '../kernels/gbdt/row_partition.ref.ts'
+import { splitTable } from '../models/gbdt/split-table.ts'
 
 /** Stages of a round, in execution order (the backend method each one clocks in the comment). */
 export const GBDT_STAGES = [
@@ -124,11 +125,7 @@ export class RowCounter {
   apply(splits: readonly AppliedSplit[]): void {
     if (splits.length === 0) return
     const K = Math.max(...splits.map(s => s.nid)) + 1
-    const table = new Uint32Array(K * SPLIT_TABLE_WORDS)
-    for (let k = 0; k < K; k++) table[k * SPLIT_TABLE_WORDS + 3] = NO_NODE
-    for (const a of splits) {
-      table.set([a.split.feature, a.split.splitBin >>> 0, a.split.defaultLeft ? 1 : 0, a.left, a.right], a.nid * SPLIT_TABLE_WORDS)
-    }
+    const table = splitTable(splits, K)
     const b = this.setup.binned
     rowPartition(b.bins, b.missOff, table, this.positions, { rows: b.rows, rowWords: b.rowWords, nodes: K })
   }

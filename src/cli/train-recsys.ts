@@ -10,9 +10,8 @@ import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
 import { fileStamp } from './bench.ts'
-import { atomicWrite, runTraining, type TrainFlags } from './train.ts'
+import { atomicWrite, checkCommonFlags, readLabels, runTraining, withParamsPrefix, type TrainFlags } from './train.ts'
 import { openSnapshot } from '../table/index.ts'
-import { readTable } from '../models/gbdt/dataset.ts'
 import { checkLabels } from '../models/gbdt/objective.ts'
 import { metricsCsv } from '../models/manifest.ts'
 import { classifyColumns } from '../models/recsys/features.ts'
@@ -34,22 +33,7 @@ export function runRecsys(f: TrainFlags, io: CliIo): Promise<number> {
 
 /** Flag and `--params` checks that need no data; returns the validated parameters. Throws naming the flag/parameter. */
 export function checkRecsysFlags(f: TrainFlags): RecsysParams {
-  let raw: unknown
-  try {
-    raw = JSON.parse(f.params)
-  } catch (e) {
-    throw new Error(`--params: not valid JSON (${(e as Error).message})`)
-  }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('--params: must be a JSON object')
-  if (f['valid-table'] && f['valid-fraction'] !== undefined) throw new Error('--valid-table and --valid-fraction: give at most one')
-  if (f['valid-version'] !== undefined && !f['valid-table']) throw new Error('--valid-version: needs --valid-table')
-  const fr = f['valid-fraction']
-  if (fr !== undefined && !(fr > 0 && fr < 1)) throw new Error(`--valid-fraction: must be in (0, 1), got ${fr}`)
-  try {
-    return recsysRunParams({ params: raw as Record<string, unknown>, seed: f.seed })
-  } catch (e) {
-    throw new Error(`--params: ${(e as Error).message}`)
-  }
+  return withParamsPrefix(() => recsysRunParams({ params: checkCommonFlags(f), seed: f.seed }))
 }
 
 /**
@@ -64,14 +48,7 @@ export async function precheckRecsys(config: RecsysTrainConfig, params: RecsysPa
     for (const c of Object.keys(params.buckets)) if (!kinds.sparse.includes(c)) throw new RangeError(`--params: buckets.${c}: not an embedding (id/categorical) feature column (those: ${kinds.sparse.join(', ')})`)
   }
   for (const c of params.log1p) if (!kinds.dense.includes(c)) throw new RangeError(`--params: log1p: '${c}' is not a dense feature column (those: ${kinds.dense.join(', ')})`)
-  const t = await readTable(snapshot, [], undefined, { label: config.label, filter: config.filter, workers: 0 })
-  if (t.plan.stats.rows === 0) {
-    throw new RangeError(config.filter ? `filter "${config.filter}" selects no rows of ${config.table} version ${snapshot.version}` : `${config.table} version ${snapshot.version} has no rows`)
-  }
-  const y = t.labels!
-  const nullAt = y.findIndex(v => Number.isNaN(v))
-  if (nullAt >= 0) throw new RangeError(`label column ${config.label}: null at ${t.paths[nullAt]} row ${t.rows[nullAt]}`)
-  checkLabels('binary:logistic', y, config.label)
+  checkLabels('binary:logistic', await readLabels(snapshot, config), config.label)
 }
 
 /** Writes model.bin, manifest.json and metrics.csv (temp name + rename each) and prints the summary. */

@@ -11,7 +11,7 @@ import type { CliIo } from './io.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
 import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { fileStamp } from './bench.ts'
-import { openSnapshot } from '../table/index.ts'
+import { openSnapshot, type Snapshot } from '../table/index.ts'
 import { readTable } from '../models/gbdt/dataset.ts'
 import { selectFeatures } from '../models/gbdt/features.ts'
 import { checkLabels } from '../models/gbdt/objective.ts'
@@ -113,7 +113,14 @@ export async function runTraining<P, C extends TrainConfig, R>(f: TrainFlags, io
 
 /** Flag checks that need no data; returns the validated parameters. Throws naming the flag/parameter. */
 export function checkFlags(f: TrainFlags): GbdtParams {
-  if (f.model === 'recsys') throw new Error('--model recsys: parameters are checked by checkRecsysFlags (train-recsys.ts)')
+  return withParamsPrefix(() => runParams({ params: checkCommonFlags(f), seed: f.seed }))
+}
+
+/**
+ * Checks shared by every model family: `--params` is a JSON object, and the validation flags
+ * fit together. Returns the raw parameters; throws naming the flag.
+ */
+export function checkCommonFlags(f: TrainFlags): Record<string, unknown> {
   let raw: unknown
   try {
     raw = JSON.parse(f.params)
@@ -125,8 +132,13 @@ export function checkFlags(f: TrainFlags): GbdtParams {
   if (f['valid-version'] !== undefined && !f['valid-table']) throw new Error('--valid-version: needs --valid-table')
   const fr = f['valid-fraction']
   if (fr !== undefined && !(fr > 0 && fr < 1)) throw new Error(`--valid-fraction: must be in (0, 1), got ${fr}`)
+  return raw as Record<string, unknown>
+}
+
+/** Runs a family's parameter parser, prefixing its error with `--params:`. */
+export function withParamsPrefix<P>(parse: () => P): P {
   try {
-    return runParams({ params: raw as Record<string, unknown>, seed: f.seed })
+    return parse()
   } catch (e) {
     throw new Error(`--params: ${(e as Error).message}`)
   }
@@ -149,6 +161,14 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
 export async function precheck(config: TrainConfig, params: GbdtParams): Promise<void> {
   const snapshot = await openSnapshot(config.table, { version: config.version })
   selectFeatures(snapshot.schema, config.label, config.features)
+  checkLabels(params.objective, await readLabels(snapshot, config), config.label)
+}
+
+/**
+ * The label column of the filtered table (read in Node, label only): throws when the filter
+ * leaves no rows or a label is null, naming the filter or the file and row.
+ */
+export async function readLabels(snapshot: Snapshot, config: TrainConfig): Promise<Float32Array> {
   const t = await readTable(snapshot, [], undefined, { label: config.label, filter: config.filter, workers: 0 })
   if (t.plan.stats.rows === 0) {
     throw new RangeError(config.filter ? `filter "${config.filter}" selects no rows of ${config.table} version ${snapshot.version}` : `${config.table} version ${snapshot.version} has no rows`)
@@ -156,7 +176,7 @@ export async function precheck(config: TrainConfig, params: GbdtParams): Promise
   const y = t.labels!
   const nullAt = y.findIndex(v => Number.isNaN(v))
   if (nullAt >= 0) throw new RangeError(`label column ${config.label}: null at ${t.paths[nullAt]} row ${t.rows[nullAt]}`)
-  checkLabels(params.objective, y, config.label)
+  return y
 }
 
 /** The page call as source text (tsx's keepNames wrappers break functions passed to evaluate). */

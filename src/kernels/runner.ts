@@ -65,15 +65,20 @@ export function prepareKernel<Shape>(cache: PipelineCache, call: KernelCall<Shap
 export async function runKernel<Shape>(cache: PipelineCache, call: KernelCall<Shape>): Promise<void> {
   const k = prepareKernel(cache, call)
   try {
-    const enc = cache.device.createCommandEncoder({ label: k.name })
-    const pass = enc.beginComputePass({ label: k.name })
-    k.encode(pass)
-    pass.end()
-    cache.device.queue.submit([enc.finish()])
-    await cache.device.queue.onSubmittedWorkDone()
+    await submitAndWait(cache.device, k)
   } finally {
     k.destroy()
   }
+}
+
+/** Encodes one dispatch of a prepared kernel in its own pass, submits it and waits for the queue. */
+export async function submitAndWait(device: GPUDevice, k: PreparedKernel): Promise<void> {
+  const enc = device.createCommandEncoder({ label: k.name })
+  const pass = enc.beginComputePass({ label: k.name })
+  k.encode(pass)
+  pass.end()
+  device.queue.submit([enc.finish()])
+  await device.queue.onSubmittedWorkDone()
 }
 
 function createUniform<Shape>(device: GPUDevice, spec: KernelSpec<Shape>, values: Readonly<Record<string, number>>): GPUBuffer {

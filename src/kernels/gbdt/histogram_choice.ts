@@ -7,7 +7,7 @@ import { uploadBuffer } from '../../gpu/buffers.ts'
 import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { Rng } from '../../util/rng.ts'
 import type { KernelCall } from '../runner.ts'
-import { prepareKernel } from '../runner.ts'
+import { prepareKernel, submitAndWait } from '../runner.ts'
 import type { HistogramBuffers, HistogramShape } from './histogram_build.ts'
 import { histogramBuildCall } from './histogram_build.ts'
 import { histogramBuildWgCall, histogramChunks } from './histogram_build_wg.ts'
@@ -84,12 +84,7 @@ async function timeCall<S>(cache: PipelineCache, call: KernelCall<S>, reps: numb
   try {
     for (let r = 0; r <= reps; r++) {
       const t0 = performance.now()
-      const enc = cache.device.createCommandEncoder({ label: k.name })
-      const pass = enc.beginComputePass({ label: k.name })
-      k.encode(pass)
-      pass.end()
-      cache.device.queue.submit([enc.finish()])
-      await cache.device.queue.onSubmittedWorkDone()
+      await submitAndWait(cache.device, k)
       // Run 0 is the warm-up (pipeline compilation, first-touch of buffers).
       if (r > 0) best = Math.min(best, performance.now() - t0)
     }

@@ -11,7 +11,8 @@ import { quantise } from '../../kernels/gbdt/quantise.ref.ts'
 import { histogramBuild } from '../../kernels/gbdt/histogram_build.ref.ts'
 import { histogramSubtract } from '../../kernels/gbdt/histogram_subtract.ref.ts'
 import { decodeSplit, putInt64, SPLIT_WORDS, splitEvaluate, type SplitResult } from '../../kernels/gbdt/split_evaluate.ref.ts'
-import { NO_NODE, rowPartition, SPLIT_TABLE_WORDS } from '../../kernels/gbdt/row_partition.ref.ts'
+import { rowPartition } from '../../kernels/gbdt/row_partition.ref.ts'
+import { splitTable } from './split-table.ts'
 import { marginUpdate } from '../../kernels/gbdt/margin_update.ref.ts'
 import { rowSampled } from './sampling.ts'
 import { addTree } from './predict.ts'
@@ -119,10 +120,8 @@ class CpuBackend implements GbdtBackend {
   applySplits(splits: AppliedSplit[]): void {
     if (splits.length === 0) return
     const K = Math.max(...splits.map(s => s.nid)) + 1
-    const table = new Uint32Array(K * SPLIT_TABLE_WORDS)
-    for (let k = 0; k < K; k++) table[k * SPLIT_TABLE_WORDS + 3] = NO_NODE
+    const table = splitTable(splits, K)
     for (const a of splits) {
-      table.set([a.split.feature, a.split.splitBin >>> 0, a.split.defaultLeft ? 1 : 0, a.left, a.right], a.nid * SPLIT_TABLE_WORDS)
       const res = this.results.get(a.nid)!
       this.sums.set(a.left, res.leftSum)
       this.sums.set(a.right, res.rightSum)

@@ -19,7 +19,7 @@ import { chooseHistogramKernel, type HistogramKernel } from '../../kernels/gbdt/
 import { histogramSubtractCall } from '../../kernels/gbdt/histogram_subtract.ts'
 import { splitEvaluateCall } from '../../kernels/gbdt/split_evaluate.ts'
 import { decodeSplit, int64, SPLIT_WORDS, type SplitResult } from '../../kernels/gbdt/split_evaluate.ref.ts'
-import { NO_NODE, SPLIT_TABLE_WORDS } from '../../kernels/gbdt/row_partition.ref.ts'
+import { splitTable } from './split-table.ts'
 import { rowPartitionCall } from '../../kernels/gbdt/row_partition.ts'
 import { marginUpdateCall } from '../../kernels/gbdt/margin_update.ts'
 import { predictCall } from '../../kernels/gbdt/predict.ts'
@@ -232,12 +232,7 @@ class GpuBackend implements GbdtBackend {
       // ≥ K, so a row moved by one chunk is left alone by the next.
       const mine = splits.filter(a => a.split.feature >= fc.f0 && a.split.feature < fc.f0 + fc.f)
       if (mine.length === 0) return
-      const table = new Uint32Array(K * SPLIT_TABLE_WORDS)
-      for (let k = 0; k < K; k++) table[k * SPLIT_TABLE_WORDS + 3] = NO_NODE
-      for (const a of mine) {
-        table.set([a.split.feature - fc.f0, a.split.splitBin >>> 0, a.split.defaultLeft ? 1 : 0, a.left, a.right], a.nid * SPLIT_TABLE_WORDS)
-      }
-      const splitsBuf = e.upload(table)
+      const splitsBuf = e.upload(splitTable(mine, K, fc.f0))
       this.res.rows.forEach((rc, r) => e.run(rowPartitionCall({ bins: this.res.tiles[r][c], missOff: fc.missOff, splits: splitsBuf, positions: rc.positions },
         { rows: rc.n, rowWords: rc.rowWords, nodes: K })))
     })

@@ -1,0 +1,20 @@
+/**
+ * The row_partition kernel's split table (src/kernels/gbdt/row_partition.ref.ts): K = nodes rows
+ * of SPLIT_TABLE_WORDS u32 — feature, splitBin, defaultLeft, leftChild, rightChild — indexed by
+ * node id; nodes not split this level hold leftChild = NO_NODE.
+ */
+import { NO_NODE, SPLIT_TABLE_WORDS } from '../../kernels/gbdt/row_partition.ref.ts'
+import type { AppliedSplit } from './backend.ts'
+
+/**
+ * Table for `splits` over node ids [0, K); `featureOffset` is subtracted from each split's
+ * feature (a feature chunk of the binned matrix numbers its features from 0).
+ */
+export function splitTable(splits: readonly AppliedSplit[], K: number, featureOffset = 0): Uint32Array<ArrayBuffer> {
+  const table = new Uint32Array(K * SPLIT_TABLE_WORDS)
+  for (let k = 0; k < K; k++) table[k * SPLIT_TABLE_WORDS + 3] = NO_NODE
+  for (const a of splits) {
+    table.set([a.split.feature - featureOffset, a.split.splitBin >>> 0, a.split.defaultLeft ? 1 : 0, a.left, a.right], a.nid * SPLIT_TABLE_WORDS)
+  }
+  return table
+}
