@@ -1,0 +1,196 @@
+/**
+ * Types of hyperparameter sweeps (ISSUE 7): search spaces, strategies (grid, random, Hyperband,
+ * ASHA, TPE, BOHB), trials, sweep state and the store. The engine (space, strategies, cost,
+ * importance, store) is pure and testable; the scheduler runs trials through a TrialRunner.
+ * Resource = boosting rounds (gbdt) or epochs (recsys). Metric direction: see SweepConfig.
+ */
+
+/** One parameter's domain as written in a space JSON. A bare JSON value (number, string, array…) is a fixed value. */
+export type ParamDomain =
+  | { type: 'uniform'; low: number; high: number }
+  | { type: 'loguniform'; low: number; high: number }
+  | { type: 'int'; low: number; high: number; log?: boolean }
+  | { type: 'categorical'; choices: unknown[] }
+  | { type: 'fixed'; value: unknown }
+
+/** A validated search space: every entry a domain (fixed values normalised to `{type:'fixed'}`), keys sorted. */
+export type SearchSpace = Record<string, ParamDomain>
+
+/** One configuration: parameter name → value (numbers for numeric domains, a choice otherwise). */
+export type TrialConfig = Record<string, unknown>
+
+/** Model families a sweep can train. */
+export type SweepModel = 'gbdt' | 'recsys'
+
+/** Search strategies. 'bohb' = Hyperband with TPE-sampled configurations. */
+export type StrategyName = 'grid' | 'random' | 'hyperband' | 'asha' | 'tpe' | 'bohb'
+
+/** Knobs of a strategy (validated by the engine). */
+export interface StrategyOptions {
+  strategy: StrategyName
+  /** Configurations to try (grid: cap on grid points; hyperband/bohb: derived from the brackets when omitted). */
+  trials?: number
+  seed: number
+  /** Smallest and largest resource of one trial (rounds / epochs); min ≥ 1, max ≥ min. */
+  minResource: number
+  maxResource: number
+  /** Reduction factor η of Hyperband / ASHA (default 3, ≥ 2). */
+  eta: number
+  /** Grid: points per continuous dimension (default 3). */
+  gridPoints?: number
+  /** 'maximize' for auc (default), 'minimize' for logloss. */
+  direction: 'maximize' | 'minimize'
+}
+
+/** One rung of a successive-halving bracket: `n` configurations run at `resource`. */
+export interface Rung { n: number; resource: number }
+/** One Hyperband bracket s (s_max … 0) or ASHA's single bracket. */
+export interface Bracket { index: number; rungs: Rung[] }
+
+/** What the strategy asks the scheduler to run. */
+export interface TrialRequest {
+  /** Unique, increasing from 0 in the order the strategy issued them. */
+  id: number
+  config: TrialConfig
+  /** Train up to this resource (the runner reports at every resource step on the way). */
+  resource: number
+  bracket: number
+  rung: number
+  /** Promotion of an earlier trial (same config, higher rung): its id. A runner may warm-start from it. */
+  promotedFrom?: number
+}
+
+/** What `Strategy.next()` answers besides a request. */
+export type StrategyWait = 'wait' | 'done'
+
+/**
+ * A search strategy as a replayable state machine: the same options and the same sequence of
+ * next/report/complete calls give the same answers (the scheduler replays a stored sweep's event
+ * log into a fresh strategy to resume it).
+ */
+export interface Strategy {
+  readonly name: StrategyName
+  /** Next trial to start; 'wait' until a running trial reports/completes; 'done' when the sweep has nothing left. */
+  next(): TrialRequest | StrategyWait
+  /**
+   * Trial `id` reached `resource` with `metric`. 'stop' = early-stop it now (its rung says so);
+   * otherwise it continues towards its requested resource.
+   */
+  report(id: number, resource: number, metric: number): 'continue' | 'stop'
+  /** Trial `id` ended: completed its resource, was stopped, or failed (metric undefined). */
+  complete(id: number, status: 'completed' | 'stopped' | 'failed', metric?: number): void
+  /** The bracket/rung plan (for cost estimates, the UI and tests). */
+  plan(): Bracket[]
+}
+
+/** Status of one trial. */
+export type TrialStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed'
+
+/** One point of a trial's learning curve. */
+export interface CurvePoint { resource: number; metric: number; elapsedMs: number }
+
+/** A trial as stored and shown (JSON-serialisable). */
+export interface TrialRecord {
+  id: number
+  config: TrialConfig
+  status: TrialStatus
+  bracket: number
+  rung: number
+  /** Requested resource. */
+  resource: number
+  promotedFrom?: number
+  curve: CurvePoint[]
+  /** Metric at the last reported resource (undefined before the first report or when failed). */
+  metric?: number
+  /** GPU busy seconds of this trial (queue submit → done of its work, summed). */
+  gpuSeconds: number
+  /** Wall seconds from start to end. */
+  wallSeconds: number
+  error?: string
+  startedAt?: string
+  endedAt?: string
+}
+
+/** What a sweep is asked to do (structured-cloneable: it crosses page.evaluate). */
+export interface SweepConfig {
+  model: SweepModel
+  /** Table root URL; `tablePath` the local folder the CLI served it from (manifest only). */
+  table: string
+  tablePath?: string
+  version?: number
+  label: string
+  features?: string[]
+  filter?: string
+  validTable?: string
+  validVersion?: number
+  /** Default 0.2 when no validTable. */
+  validFraction?: number
+  /** Search space JSON (ParamDomain or fixed values); default per model (defaultSpace). */
+  space?: Record<string, unknown>
+  /** Parameters every trial gets unless the space sets them. */
+  fixed?: Record<string, unknown>
+  strategy: StrategyName
+  trials?: number
+  /** Trials in parallel (each on its own GPUDevice); default from the adapter. */
+  parallel?: number
+  seed?: number
+  minResource?: number
+  maxResource?: number
+  eta?: number
+  /** 'auc' (default, maximised) or 'logloss' (minimised). */
+  metric?: 'auc' | 'logloss'
+  name?: string
+}
+
+/** The best trial so far. */
+export interface SweepBest { trial: number; params: TrialConfig; metric: number }
+
+/** A sweep as stored (IndexedDB) and shown; JSON-serialisable. */
+export interface SweepState {
+  id: string
+  config: SweepConfig
+  status: 'running' | 'stopped' | 'finished' | 'failed'
+  trials: TrialRecord[]
+  best?: SweepBest
+  /** Trials early-stopped by their rung. */
+  stoppedEarly: number
+  gpuSeconds: number
+  /** What the same configurations would have cost at full budget (maxResource each). */
+  gpuSecondsFullBudget: number
+  wallSeconds: number
+  createdAt: string
+  updatedAt: string
+  error?: string
+}
+
+/** Artifacts a trial may leave (stored by key `${sweepId}/${trialId}/${name}`). */
+export interface TrialArtifacts {
+  /** gbdt: XGBoost JSON string; recsys: base64 of the model file. */
+  model?: string
+  manifest?: unknown
+}
+
+/** Persistence of sweeps; IndexedDB in the page, memory in tests and the CLI. */
+export interface SweepStore {
+  put(state: SweepState): Promise<void>
+  get(id: string): Promise<SweepState | undefined>
+  list(): Promise<SweepState[]>
+  delete(id: string): Promise<void>
+  putArtifacts(sweepId: string, trialId: number, a: TrialArtifacts): Promise<void>
+  getArtifacts(sweepId: string, trialId: number): Promise<TrialArtifacts | undefined>
+}
+
+/** Events a running sweep emits (progress of data loading, trial changes, whole state). */
+export type SweepEvent =
+  | { kind: 'stage'; message: string; fraction?: number }
+  | { kind: 'trial'; trial: TrialRecord }
+  | { kind: 'state'; state: SweepState }
+
+/** Runs one trial: trains `req.config` up to `req.resource`, reporting at each resource step. */
+export interface TrialRunner {
+  /**
+   * `report(resource, metric)` after each round/epoch; when it returns 'stop' the runner ends the
+   * trial at once. Resolves with the GPU-seconds used and the artifacts (best model etc.).
+   */
+  run(req: TrialRequest, report: (resource: number, metric: number) => 'continue' | 'stop', signal: AbortSignal): Promise<{ gpuSeconds: number; artifacts?: TrialArtifacts }>
+}
