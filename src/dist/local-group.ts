@@ -7,7 +7,7 @@ import type { Collective, CollectiveArray, CollectiveStats } from './types.ts'
 
 type Op = CollectiveStats['op']
 
-interface Pending { op: Op; values: unknown[]; arrived: number; resolve: Array<(v: unknown) => void> }
+interface Pending { op: Op; values: unknown[]; arrived: number; resolve: Array<(v: unknown) => void>; reject: Array<(e: unknown) => void> }
 
 /** R connected collectives (index = rank). */
 export function localGroup(world: number): Collective[] {
@@ -17,15 +17,18 @@ export function localGroup(world: number): Collective[] {
   const meet = (rank: number, op: Op, value: unknown, combine: (values: unknown[]) => unknown): Promise<unknown> => {
     const k = seq[rank]++
     let p = pending.get(k)
-    if (!p) { p = { op, values: new Array(world), arrived: 0, resolve: new Array(world) }; pending.set(k, p) }
+    if (!p) { p = { op, values: new Array(world), arrived: 0, resolve: new Array(world), reject: new Array(world) }; pending.set(k, p) }
     if (p.op !== op) throw new Error(`collective mismatch at call ${k}: rank ${rank} called ${op}, another rank ${p.op}`)
     const entry = p
     entry.values[rank] = value
-    return new Promise(resolve => {
+    return new Promise((resolve, reject) => {
       entry.resolve[rank] = resolve
+      entry.reject[rank] = reject
       if (++entry.arrived < world) return
       pending.delete(k)
-      const out = combine(entry.values)
+      // A failed combine (mismatched lengths) rejects every rank, so none waits forever.
+      let out: unknown
+      try { out = combine(entry.values) } catch (e) { entry.reject.forEach(r => r(e)); return }
       entry.resolve.forEach(r => r(out))
     })
   }
