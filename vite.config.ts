@@ -1,17 +1,23 @@
 import { defineConfig } from 'vite'
 import { tablesListingPlugin } from './src/cli/vite-tables-plugin.ts'
+import { CONTENT_SECURITY_POLICY } from './src/cli/csp.ts'
 
-// COOP/COEP make the page cross-origin isolated (SharedArrayBuffer for allreduce, precise timers).
-const isolation = {
+// COOP/COEP make the page cross-origin isolated (SharedArrayBuffer for allreduce, precise timers);
+// the CSP (src/cli/csp.ts) keeps eval out and scripts to this origin. The same policy is in index.html
+// for static hosting; header and meta agree, so either alone gives the same page.
+const pageHeaders = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
 }
 
 export default defineConfig({
   // GET /?list-type=2&prefix=tables/… answers S3 ListObjectsV2 for public/ (table discovery).
   plugins: [tablesListingPlugin()],
-  server: { headers: isolation, host: '127.0.0.1' },
-  preview: { headers: isolation },
+  // Loopback only; `npx vite --host <addr>` (or `npm start -- --host <addr>`) binds elsewhere, explicitly.
+  server: { headers: pageHeaders, host: '127.0.0.1' },
+  preview: { headers: pageHeaders, host: '127.0.0.1' },
   worker: { format: 'es' },
   // Pre-bundled at start: discovered later (st-train-curve), vite would reload a running page.
   optimizeDeps: { include: ['uplot'] },

@@ -7,6 +7,7 @@ import { adapterSummary, assertAdapter, assertGpu } from './gpu/device.ts'
 import { listTables } from './table/catalog.ts'
 import { listCommits, openSnapshot, readRows } from './table/index.ts'
 import { withTimeout } from './util/deadline.ts'
+import { lazySweepApi } from './tune/sweep-lazy.ts'
 import type { AdapterInfoOptions, AdapterSummary, RecsysTrainConfig, SnaptrainApi, TrainConfig, TrainProgress } from './api-types.ts'
 
 const ADAPTER_TIMEOUT_MS = 10_000
@@ -28,6 +29,7 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
       return (await import('./models/gbdt/train-run.ts')).runTraining(c, onProgress)
     }) as SnaptrainApi['train'],
     predict: async (config) => (await import('./models/gbdt/predict-run.ts')).runPrediction({ ...config, table: abs(config.table) }),
+    ...lazySweepApi(c => ({ ...c, table: abs(c.table), validTable: c.validTable && abs(c.validTable) })),
   }
 }
 

@@ -9,6 +9,8 @@ import { runDeviceSuite } from './device-suite.ts'
 import { runLoaderSuite } from './loader-suite.ts'
 import { runGbdtSuite } from './gbdt-suite.ts'
 import { runRecsysSuite } from './recsys-suite.ts'
+import { runSweepSuite } from './sweep-suite.ts'
+import { runScaleoutSuite } from './scaleout-suite.ts'
 import type { SuiteName } from './suites.ts'
 import { assertSuiteName, SUITE_NAMES, SUITES } from './suites.ts'
 import type { BenchOptions, BenchRow, SuiteRunner } from './types.ts'
@@ -22,6 +24,8 @@ const RUNNERS: Record<SuiteName, SuiteRunner> = {
   loader: runLoaderSuite,
   gbdt: runGbdtSuite,
   recsys: runRecsysSuite,
+  sweep: runSweepSuite,
+  scaleout: runScaleoutSuite,
 }
 
 /**

@@ -4,9 +4,11 @@
  * (data.ts, as train-run.ts does) and each step is timed in four parts: waiting for the next
  * batch, CPU submit, GPU (submit → onSubmittedWorkDone) and the loss readback every 10 steps.
  * Those steps are synchronised (one step at a time) so the parts add up; the overlap of the
- * double-buffered inputs that trainLoop gets is therefore not in the number. The batches our side
+ * double-buffered inputs that trainLoop gets is measured separately by a pipelined run
+ * (recsys-pipelined.ts: back-to-back submits, one read-back per METRICS_EVERY steps). The batches our side
  * consumed are kept and fed, identical, to TF.js, which starts from the same seeded weights.
- * Validation AUC on a held-out prefix after the same steps, beside the generator's Bayes AUC.
+ * Validation AUC on a held-out prefix after the same steps, beside the generator's Bayes AUC and
+ * learnable ceiling (_generator.json).
  * Not timed: the feature-statistics pass, the validation featurization, model creation, warm-up.
  */
 import { PipelineCache } from '../gpu/pipeline-cache.ts'
@@ -20,11 +22,20 @@ import { GpuModel } from '../models/recsys/model-gpu.ts'
 import { parseRecsysParams } from '../models/recsys/params.ts'
 import type { ModelBatch, ModelShape, ModelWeights, RecsysParams } from '../models/recsys/types.ts'
 import { valueRow } from './loader-rows.ts'
+import { runPipelined, type PipelinedResult } from './recsys-pipelined.ts'
 import { RECSYS_SIZES, RECSYS_SIZES_QUICK, samplesPerSecond, splitShares, stepTotal, type RecsysSizes, type StepSplit } from './recsys-rows.ts'
 import { withPeer } from './rows.ts'
 import type { BenchRow, SuiteContext } from './types.ts'
 
-const LR = 1e-3
+/**
+ * Optimizers of both sides: Adam on the dense weights, Adagrad on the embeddings (lazy in ours,
+ * dense in TF.js — the same update, see recsys-tf.ts), at the rates tuned on clicks (bench/README.md,
+ * "Recommender quality on clicks"); log1p on clicks' lognormal dense columns.
+ */
+const LR = 3e-3
+const EMBEDDING_LR = 0.1
+const LOG1P = Array.from({ length: 8 }, (_, k) => `dense_${k}`)
+const STEP_LR = { dense: LR, embedding: EMBEDDING_LR }
 /** Loss readback period of our side, steps (the loop's eval_every in miniature). */
 const METRICS_EVERY = 10
 
@@ -32,7 +43,7 @@ const METRICS_EVERY = 10
 export async function runRecsysSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const z = ctx.quick ? RECSYS_SIZES_QUICK : RECSYS_SIZES
   const tableUrl = new URL('/tables/clicks/', location.href).href
-  const params = parseRecsysParams({ batch_size: z.batch, layers: z.layers, embedding_dim: z.dim, lr: LR, embedding_optimizer: 'rowwise_adam', embedding_lr: LR, seed: 1 })
+  const params = parseRecsysParams({ batch_size: z.batch, layers: z.layers, embedding_dim: z.dim, lr: LR, embedding_optimizer: 'adagrad', embedding_lr: EMBEDDING_LR, log1p: LOG1P, seed: 1 })
   ctx.progress(`feature statistics over ${tableUrl}`)
   const plan = await planScan(await openSnapshot(tableUrl))
   const data = await openRecsysData({ plan, label: 'label', validFraction: 0.1, workers: 2 }, params)
@@ -43,8 +54,10 @@ export async function runRecsysSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const ours = await runOurs(ctx, shape, params, init, data.source.open(0), z, valid)
   ctx.progress(`TF.js: same ${ours.batches.length} batches`)
   const peer = await runTf(shape, init, ours.batches, z, valid)
-  const bayes = await bayesAuc(tableUrl)
-  return buildRows(ctx, z, ours, peer, bayes, valid.n)
+  ctx.progress(`ours pipelined: ${z.warmup}+${z.steps} steps, loss read-back every ${METRICS_EVERY}`)
+  const piped = await runPipelined({ cache: ctx.cache, shape, params, init, stream: data.source.open(0), warmup: z.warmup, steps: z.steps, readEvery: METRICS_EVERY, lr: STEP_LR })
+  const gen = await generatorAucs(tableUrl)
+  return [...buildRows(ctx, z, ours, peer, gen.bayes, valid.n), ...pipelinedRows(ctx, z, piped, peer), ...ceilingRows(ctx, gen)]
 }
 
 interface SideResult { stepMs: number[]; stepRows: number[]; auc: number; batches: ModelBatch[]; split?: StepSplit[]; backend?: string }
@@ -75,7 +88,7 @@ async function oneStep(ctx: SuiteContext, model: GpuModel, it: AsyncIterator<Mod
   const next = await it.next()
   if (next.done) throw new RangeError(`recsys bench: the clicks epoch ended after ${i} batches`)
   const t1 = performance.now()
-  await model.step(next.value, { dense: LR, embedding: LR })
+  await model.step(next.value, STEP_LR)
   const t2 = performance.now()
   await ctx.device.queue.onSubmittedWorkDone()
   const t3 = performance.now()
@@ -86,7 +99,7 @@ async function oneStep(ctx: SuiteContext, model: GpuModel, it: AsyncIterator<Mod
 
 async function runTf(shape: ModelShape, init: ModelWeights, batches: ModelBatch[], z: RecsysSizes, valid: ModelBatch): Promise<SideResult> {
   const { createTfRecsys } = await import('./recsys-tf.ts')
-  const tfm = await createTfRecsys(shape, init, LR)
+  const tfm = await createTfRecsys(shape, init, { lr: LR, embedding: 'adagrad', embeddingLr: EMBEDDING_LR })
   try {
     const stepMs: number[] = []
     for (let i = 0; i < batches.length; i++) {
@@ -110,12 +123,36 @@ async function validAuc(predict: (b: ModelBatch) => Promise<Float32Array>, valid
   return auc(probs, valid.labels)
 }
 
-/** The generator's Bayes-optimal AUC (NaN when the table has no _generator.json). */
-async function bayesAuc(tableUrl: string): Promise<number> {
+/** The generator's AUCs (_generator.json): Bayes-optimal, and the learnable ceiling of the 10% split (NaN when absent). */
+interface GeneratorAucs { bayes: number; learnable: number; marginal: number; splitRows: number }
+
+async function generatorAucs(tableUrl: string): Promise<GeneratorAucs> {
   const res = await fetch(new URL('_generator.json', tableUrl), { signal: AbortSignal.timeout(10_000) })
-  if (!res.ok) return NaN
-  const g = await res.json() as { bayesAuc?: number }
-  return g.bayesAuc ?? NaN
+  const none = { bayes: NaN, learnable: NaN, marginal: NaN, splitRows: 0 }
+  if (!res.ok) return none
+  const g = await res.json() as { bayesAuc?: number; learnable?: { splits: Array<{ seed: number; fraction: number; rows: number; learnableAuc: number; learnableAucMarginal: number }> } }
+  // The CLI's default split (fraction 0.1, seed 0); the suite's own rows (seed 1) differ but are drawn the same way.
+  const s = g.learnable?.splits.find(x => x.fraction === 0.1)
+  return { bayes: g.bayesAuc ?? NaN, learnable: s?.learnableAuc ?? NaN, marginal: s?.learnableAucMarginal ?? NaN, splitRows: s?.rows ?? 0 }
+}
+
+/** Throughput of the pipelined run (TF.js as peer) and its input-wait share. */
+function pipelinedRows(ctx: SuiteContext, z: RecsysSizes, p: PipelinedResult, peer: SideResult): BenchRow[] {
+  const tfSps = peer.stepMs.map((ms, i) => samplesPerSecond(peer.stepRows[i], ms))
+  const tfRow = valueRow(ctx, `TF.js ${peer.backend} (per-step, as above)`, 'throughput', 'samples/s', tfSps)
+  const label = `ours pipelined (back-to-back steps, loss read-back every ${METRICS_EVERY}), B=${z.batch} ${z.layers.join('-')} D=${z.dim}, ${p.steps} steps after ${z.warmup}`
+  return [
+    withPeer(valueRow(ctx, label, 'throughput', 'samples/s', [p.rows / (p.wallMs / 1000)]), tfRow),
+    valueRow(ctx, 'ours pipelined: input wait (awaiting the loader) in wall time', 'share of wall time', '%', [100 * p.inputMs / p.wallMs]),
+  ]
+}
+
+/** The generator's learnable ceiling (per-user terms removed) for the 10% split, beside the Bayes row. */
+function ceilingRows(ctx: SuiteContext, g: GeneratorAucs): BenchRow[] {
+  return [
+    valueRow(ctx, `generator learnable ceiling AUC, user terms → 0 (_generator.json, seed-0 10% split, ${g.splitRows} rows)`, 'AUC', 'AUC', [g.learnable]),
+    valueRow(ctx, `generator learnable ceiling AUC, user terms integrated out (same rows)`, 'AUC', 'AUC', [g.marginal]),
+  ]
 }
 
 function buildRows(ctx: SuiteContext, z: RecsysSizes, ours: SideResult, peer: SideResult, bayes: number, nValid: number): BenchRow[] {
@@ -123,8 +160,8 @@ function buildRows(ctx: SuiteContext, z: RecsysSizes, ours: SideResult, peer: Si
   const arch = `B=${z.batch} (mean ${rows} training rows) ${z.layers.join('-')} D=${z.dim}, ${z.steps} timed steps after ${z.warmup}`
   // Training batches hold ~90% of B rows: the loader's batch minus the validation rows masked out.
   const sps = (r: SideResult): number[] => r.stepMs.map((ms, i) => samplesPerSecond(r.stepRows[i], ms))
-  const tfRow = valueRow(ctx, `TF.js ${peer.backend} Adam (dense over all rows), ${arch}`, 'throughput', 'samples/s', sps(peer))
-  const ourRow = withPeer(valueRow(ctx, `ours GpuModel naive matmul, rowwise Adam, ${arch}`, 'throughput', 'samples/s', sps(ours)), tfRow)
+  const tfRow = valueRow(ctx, `TF.js ${peer.backend} Adam + Adagrad (dense over all rows), ${arch}`, 'throughput', 'samples/s', sps(peer))
+  const ourRow = withPeer(valueRow(ctx, `ours GpuModel naive matmul, Adam + lazy Adagrad, ${arch}`, 'throughput', 'samples/s', sps(ours)), tfRow)
   const shares = splitShares(ours.split!)
   const share = (name: string, v: number): BenchRow => valueRow(ctx, `ours step split: ${name}`, 'share of step time', '%', [v * 100])
   const aucRow = (who: string, v: number): BenchRow => valueRow(ctx, `${who} validation AUC after ${z.warmup + z.steps} steps (${nValid} held-out rows)`, 'AUC', 'AUC', [v])

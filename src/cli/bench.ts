@@ -3,6 +3,8 @@
  * serves the bench page, runs suites in headless Chromium (WebGPU), prints a table and writes
  * the rows as JSON. Browser and server are always closed, and an overall timeout bounds the run.
  */
+import { scaleoutSvg } from '../bench/scaleout-plot.ts'
+import { scaleoutPoints } from '../bench/scaleout-rows.ts'
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -13,6 +15,7 @@ import type { BenchRow } from '../bench/types.ts'
 import type { AdapterSummary } from '../gpu/types.ts'
 import type { CliIo } from './io.ts'
 import { launchBrowser } from './launch.ts'
+import { pollPage } from './page-run.ts'
 import { PROJECT_ROOT, startPageServer } from './page-server.ts'
 import { prepareLoaderBench } from './bench-loader.ts'
 import { prepareGbdtBench } from './bench-gbdt.ts'
@@ -30,7 +33,7 @@ const USAGE = `usage: snaptrain bench [--suite NAME|all] [--out FILE] [--quick] 
   --timeout S    give up after S seconds (default 900)
 
 suites:
-${SUITE_NAMES.map(n => `  ${n.padEnd(8)}${SUITES[n]}`).join('\n')}`
+${SUITE_NAMES.map(n => `  ${n.padEnd(10)}${SUITES[n]}`).join('\n')}`
 
 /** Parses argv; throws naming the offending flag or value. */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
@@ -78,6 +81,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const out = resolve(args.out ?? resolve(PROJECT_ROOT, 'bench', 'results', `${args.suite}-${fileStamp(date)}.json`))
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, JSON.stringify({ suite: args.suite, commit, date, quick: args.quick, adapter, rows }, null, 2) + '\n')
+  // The scale-out suite's plot (bench/README.md "Scale-out"), drawn in Node from the rows.
+  if (suites.includes('scaleout')) writeFileSync(out.replace(/\.json$/, '') + '.svg', scaleoutSvg(scaleoutPoints(rows)))
   io.out(args.markdown ? formatMarkdown(rows) : formatTable(rows))
   io.out(`adapter: ${rows[0]?.adapter ?? 'unknown'}  commit: ${commit || 'unknown'}  results: ${out}`)
   if (args.json) io.out(JSON.stringify({ suite: args.suite, rows, out }))
@@ -141,7 +146,7 @@ async function openBenchPage(page: Page, url: string, io: CliIo): Promise<Page> 
   page.on('pageerror', e => io.err(`page error: ${e.message}`))
   await page.exposeFunction('__snaptrainBenchProgress', (msg: string) => io.err(msg))
   await page.goto(`${url}bench.html`, { timeout: 60_000 })
-  await page.waitForFunction('Boolean(window.snaptrain?.bench ?? window.snaptrainBench)', undefined, { timeout: 60_000 })
+  await pollPage(page, 'Boolean(window.snaptrain?.bench ?? window.snaptrainBench)', 60_000)
   return page
 }
 

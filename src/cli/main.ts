@@ -14,6 +14,7 @@ const COMMANDS: Record<string, Command> = {
   bench: { summary: 'run benchmark suites in headless Chromium and write JSON results', load: () => import('./bench.ts') },
   train: { summary: 'train a model (gbdt or recsys) on a table in headless Chromium; writes the model, manifest.json, metrics.csv', load: () => import('./train.ts') },
   predict: { summary: 'predict a table with a model.json: one margin,prediction row per table row', load: () => import('./predict.ts') },
+  sweep: { summary: 'sweep hyperparameters (grid/random/hyperband/asha/tpe/bohb) in headless Chromium; writes trials.csv, sweep.json, the best model', load: () => import('./sweep.ts') },
   quality: { summary: 'validation AUC vs XGBoost hist on marketing, clicks and a HIGGS-like table (bench/README.md)', load: () => import('./quality.ts') },
 }
 

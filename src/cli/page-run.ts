@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core'
 import type { CliIo } from './io.ts'
 import { launchBrowser } from './launch.ts'
 import { startPageServer } from './page-server.ts'
-import { serveDirectory } from './server.ts'
+import { serveDirectory, type ServedDirectory } from './server.ts'
 import { localizeUrls, TableArgError } from './table-url.ts'
 
 /** A table the page can fetch. */
@@ -24,7 +24,13 @@ export interface PageTable {
   close(): Promise<void>
 }
 
-/** `--table` for the page: an http(s) URL as is, a folder served from its parent with CORS. */
+/** Loopback table servers of this process; the app page's origin is allowed on each once known. */
+const pageServed = new Set<ServedDirectory>()
+
+/**
+ * `--table` for the page: an http(s) URL as is; a folder mounted under its own name (siblings
+ * unreachable), CORS open only to the app page's origin (added when the page server starts).
+ */
 export async function pageTable(input: string, flag = '--table', cwd = process.cwd()): Promise<PageTable> {
   if (/^https?:\/\//i.test(input)) {
     return { url: input.endsWith('/') ? input : `${input}/`, localize: m => m, close: async () => {} }
@@ -33,10 +39,12 @@ export async function pageTable(input: string, flag = '--table', cwd = process.c
   const st = await stat(dir).catch(() => null)
   if (!st?.isDirectory()) throw new TableArgError(`${flag}: ${dir}: ${st ? 'not a folder' : 'no such folder'}`)
   const parent = dirname(dir)
-  const server = await serveDirectory(parent, { cors: true })
+  const server = await serveDirectory(dir, { cors: [], mount: basename(dir) })
+  pageServed.add(server)
   return {
     url: `${server.url}${encodeURIComponent(basename(dir))}/`, path: dir,
-    localize: m => localizeUrls(m, server.url, parent), close: () => server.close(),
+    localize: m => localizeUrls(m, server.url, parent),
+    close: () => { pageServed.delete(server); return server.close() },
   }
 }
 
@@ -64,13 +72,14 @@ export async function withAppPage<T>(io: CliIo, seconds: number, closers: Closer
 async function openAndRun<T>(io: CliIo, closers: Closers, body: (page: Page) => Promise<T>, progress: (line: string) => void): Promise<T> {
   const server = await startPageServer({ hmr: false })
   closers.push(() => server.close())
+  for (const table of pageServed) table.allowOrigin(new URL(server.url).origin)
   const browser = await launchBrowser()
   closers.push(() => browser.close())
   const page = await browser.newPage()
   page.on('pageerror', e => io.err(`page error: ${e.message}`))
   await page.exposeFunction('__snaptrainProgress', progress)
   await page.goto(server.url, { timeout: 60_000 })
-  await page.waitForFunction('Boolean(window.snaptrain && window.snaptrain.train)', undefined, { timeout: 60_000 })
+  await pollPage(page, 'Boolean(window.snaptrain && window.snaptrain.train)', 60_000)
   return body(page)
 }
 
@@ -78,4 +87,17 @@ async function openAndRun<T>(io: CliIo, closers: Closers, body: (page: Page) => 
 export function pageErrorMessage(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e)
   return msg.replace(/^page\.evaluate: (Error|RangeError|TableError|FilterError|TypeError): /, '').split('\n')[0]
+}
+
+/**
+ * Waits until `expression` is truthy in the page, polling every 200 ms. Not page.waitForFunction:
+ * it compiles its predicate with eval inside the page, which the app's CSP (script-src 'self')
+ * refuses; page.evaluate goes through the DevTools protocol, which the CSP does not govern.
+ */
+export async function pollPage(page: Page, expression: string, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!await page.evaluate<boolean>(expression)) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${expression} in the page`)
+    await new Promise(resolve => setTimeout(resolve, 200))
+  }
 }

@@ -40,9 +40,11 @@ const SPEC = {
     'stop-after': { type: 'int', min: 0, placeholder: 'n', help: 'deliver n rows, then stop (write --cursor-out to resume)' },
     'cursor-out': { type: 'string', placeholder: 'cursor.json', help: 'write the cursor after the last row delivered (temp file + rename)' },
     'timeout-ms': { type: 'int', min: 1, placeholder: 'ms', help: 'per-request HTTP timeout (default: $SNAPTRAIN_HTTP_TIMEOUT_MS, else 10000)' },
+    token: { type: 'string', placeholder: 'T', help: 'bearer token sent (Authorization header) to the table\'s origin only (prefer $SNAPTRAIN_TOKEN: argv is visible to other users)' },
   },
   notes: `environment:
   SNAPTRAIN_HTTP_TIMEOUT_MS   per-request HTTP timeout in ms when --timeout-ms is not given
+  SNAPTRAIN_TOKEN             bearer token for the table's origin when --token is not given (never printed)
   SNAPTRAIN_DEBUG             print stack traces of errors
 
 JSON values: int64 beyond ±2^53 as strings, timestamps ISO-8601 (UTC), dates YYYY-MM-DD,
@@ -105,12 +107,12 @@ async function scan(location: TableLocation, flags: ScanFlags, open: OpenOptions
   const names = fields.map(f => f.name)
   const stdout = watchStdout()
   if (start) {
-    const extra = await dataScan(location, snapshot, names, flags, start, { timeoutMs: open.timeoutMs }, io, stdout)
+    const extra = await dataScan(location, snapshot, names, flags, start, { timeoutMs: open.timeoutMs, headers: open.headers }, io, stdout)
     if (flags.json && !stdout.closed) io.out(JSON.stringify({ ...summary(location, snapshot, fields, extra.rows), ...extra }))
     return 0
   }
   const printRows = !flags.json || flags.format !== undefined
-  const rows = streamRows(snapshot, { timeoutMs: open.timeoutMs, columns: names, limit: flags.limit })
+  const rows = streamRows(snapshot, { timeoutMs: open.timeoutMs, headers: open.headers, columns: names, limit: flags.limit })
   const format = printRows ? (flags.format === 'csv' ? 'csv' : 'jsonl') : 'none'
   const count = await writeRows(rows, names, format, io, stdout)
   // Nothing is pruned or dropped on the plain path; the fields are there so --json has one shape.
@@ -139,8 +141,17 @@ function watchStdout(): { readonly closed: boolean } {
   return stdoutState
 }
 
-/** HTTP options: `--timeout-ms`, else `SNAPTRAIN_HTTP_TIMEOUT_MS`, else the reader's default. */
-export function httpOptions(flags: { 'timeout-ms'?: number }, env = process.env): HttpOptions {
+/**
+ * HTTP options: the timeout (see timeoutOption) and, from `--token` or `SNAPTRAIN_TOKEN`, an
+ * `Authorization: Bearer` header that the reader sends to the table's origin only (http.ts).
+ */
+export function httpOptions(flags: { 'timeout-ms'?: number; token?: string }, env = process.env): HttpOptions {
+  const token = flags.token ?? (env.SNAPTRAIN_TOKEN || undefined)
+  return { ...timeoutOption(flags, env), ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}) }
+}
+
+/** `--timeout-ms`, else `SNAPTRAIN_HTTP_TIMEOUT_MS`, else the reader's default. */
+function timeoutOption(flags: { 'timeout-ms'?: number }, env: NodeJS.ProcessEnv): HttpOptions {
   if (flags['timeout-ms'] !== undefined) return { timeoutMs: flags['timeout-ms'] }
   const fromEnv = env.SNAPTRAIN_HTTP_TIMEOUT_MS
   if (fromEnv === undefined || fromEnv === '') return {}

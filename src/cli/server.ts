@@ -3,7 +3,9 @@
  * reader always takes the same HTTP path as with a remote table (DESIGN.md, headless contract).
  * GET/HEAD with ETag/Last-Modified, single byte ranges (hyparquet reads footers and column chunks
  * by Range), S3 ListObjectsV2 at `/?list-type=2`, and cross-origin isolation headers so the page
- * may also load from it. Only files inside the root are served.
+ * may also load from it. Only files inside the root are served; with `mount` the root appears as
+ * one folder `/<mount>/` and nothing else answers, so a table's sibling folders stay private.
+ * CORS is off unless asked for: a list of origins (reflected one at a time), or `true` for any.
  */
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -11,8 +13,9 @@ import { createReadStream } from 'node:fs'
 import { realpath, stat } from 'node:fs/promises'
 import type { Stats } from 'node:fs'
 import { extname, isAbsolute, join, sep } from 'node:path'
-import { fileEtag, renderListObjectsV2 } from './s3-listing.ts'
+import { fileEtag, renderListObjectsV2, xmlEscape } from './s3-listing.ts'
 import { parseRange } from './range.ts'
+import { DATA_CSP } from './csp.ts'
 
 /** Options of `serveDirectory`. */
 export interface ServeOptions {
@@ -20,14 +23,32 @@ export interface ServeOptions {
   host?: string
   /** TCP port; default 0 (a free one). */
   port?: number
-  /** Send `Access-Control-Allow-Origin: *` and answer preflights; default false. */
-  cors?: boolean
+  /**
+   * CORS: `true` sends `Access-Control-Allow-Origin: *`; a list allows those origins only (more
+   * can be added with `allowOrigin`); default off. Preflights are answered for allowed origins.
+   */
+  cors?: boolean | readonly string[]
+  /**
+   * Serve the root as the single folder `/<mount>/` (a plain name, no '/'); requests outside it
+   * get 404, and the root listing shows only keys under `<mount>/`. Default: the root is `/`.
+   */
+  mount?: string
 }
 
-/** A running server; `url` is its root and ends with '/'. */
+/** A running server; `url` is its root and ends with '/' (with `mount`, the folder is `url + encodeURIComponent(mount) + '/'`). */
 export interface ServedDirectory {
   url: string
+  /** Allows one more origin (e.g. the app page's, known only once its server runs); no-op with `cors: true`. */
+  allowOrigin(origin: string): void
   close(): Promise<void>
+}
+
+/** Per-server settings the handler needs. */
+interface Served {
+  root: string
+  /** '*', or the allowed origins; undefined: no CORS. */
+  origins?: '*' | Set<string>
+  mount?: string
 }
 
 const TYPES: Record<string, string> = {
@@ -48,9 +69,15 @@ class Refusal extends Error {
 
 /** Serves `rootDir` over HTTP until `close()`; resolves once listening. */
 export async function serveDirectory(rootDir: string, opts: ServeOptions = {}): Promise<ServedDirectory> {
-  const root = await realpath(rootDir)
+  if (opts.mount !== undefined && (opts.mount === '' || /[/\\]/.test(opts.mount) || opts.mount === '..' || opts.mount === '.')) {
+    throw new RangeError(`serveDirectory: mount must be a plain folder name, got '${opts.mount}'`)
+  }
+  const served: Served = {
+    root: await realpath(rootDir), mount: opts.mount,
+    origins: opts.cors === true ? '*' : opts.cors ? new Set(opts.cors) : undefined,
+  }
   const server = createServer((req, res) => {
-    handle(root, opts, req, res).catch(e => send(res, e instanceof Refusal ? e.status : 500, (e as Error).message))
+    handle(served, req, res).catch(e => send(res, e instanceof Refusal ? e.status : 500, (e as Error).message))
   })
   const host = opts.host ?? '127.0.0.1'
   await new Promise<void>((resolve, reject) => {
@@ -62,6 +89,7 @@ export async function serveDirectory(rootDir: string, opts: ServeOptions = {}): 
   const hostPart = addr.family === 'IPv6' || addr.address.includes(':') ? `[${addr.address}]` : addr.address
   return {
     url: `http://${hostPart}:${addr.port}/`,
+    allowOrigin: origin => { if (served.origins instanceof Set) served.origins.add(origin) },
     close: () => new Promise<void>(resolve => {
       server.close(() => resolve())
       // Keep-alive sockets would hold close() open until they time out.
@@ -70,16 +98,19 @@ export async function serveDirectory(rootDir: string, opts: ServeOptions = {}): 
   }
 }
 
-async function handle(root: string, opts: ServeOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  setCommonHeaders(res, opts)
+async function handle(served: Served, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const corsOk = setCommonHeaders(res, served, req.headers.origin)
   const method = req.method ?? 'GET'
-  if (method === 'OPTIONS' && opts.cors) return preflight(res)
+  if (method === 'OPTIONS' && corsOk) return preflight(res)
   if (method !== 'GET' && method !== 'HEAD') {
-    res.setHeader('Allow', opts.cors ? 'GET, HEAD, OPTIONS' : 'GET, HEAD')
+    res.setHeader('Allow', served.origins ? 'GET, HEAD, OPTIONS' : 'GET, HEAD')
     throw new Refusal(405, `method ${method} not allowed`)
   }
-  const [rawPath, query = ''] = splitTarget(req.url ?? '/')
+  const [target, query = ''] = splitTarget(req.url ?? '/')
   const params = new URLSearchParams(query)
+  if (served.mount !== undefined && target === '/' && params.get('list-type') === '2') return mountedListing(served, params, method, res)
+  const rawPath = served.mount === undefined ? target : unmount(target, served.mount)
+  const root = served.root
   const file = await resolveInside(root, rawPath)
   const st = await stat(file).catch(() => null)
   // Path-style bucket: '/?list-type=2' lists the root, '/a/b/?list-type=2' lists folder a/b.
@@ -88,17 +119,53 @@ async function handle(root: string, opts: ServeOptions, req: IncomingMessage, re
   return sendFile(file, st, req, res, method === 'HEAD')
 }
 
-function setCommonHeaders(res: ServerResponse, opts: ServeOptions): void {
+/** Isolation and CORS headers; returns whether the request's origin may read the answer. */
+function setCommonHeaders(res: ServerResponse, served: Served, origin: string | undefined): boolean {
   res.setHeader('Cross-Origin-Opener-Policy', 'same-origin')
   res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp')
-  // With CORS on, another origin's isolated page must be allowed to embed our responses.
-  res.setHeader('Cross-Origin-Resource-Policy', opts.cors ? 'cross-origin' : 'same-origin')
+  // Open to any origin: another origin's isolated page must be allowed to embed our responses.
+  // For listed origins the CORS answer itself satisfies their COEP; no-cors embedding stays same-origin.
+  res.setHeader('Cross-Origin-Resource-Policy', served.origins === '*' ? 'cross-origin' : 'same-origin')
   res.setHeader('X-Content-Type-Options', 'nosniff')
-  if (opts.cors) {
-    res.setHeader('Access-Control-Allow-Origin', '*')
-    // Without these the page cannot read Content-Range/ETag of cross-origin range responses.
-    res.setHeader('Access-Control-Expose-Headers', 'Content-Length, Content-Range, ETag, Last-Modified, Accept-Ranges')
+  // Table files are data: opened in a browser tab they must not run as a document.
+  res.setHeader('Content-Security-Policy', DATA_CSP)
+  const allowed = served.origins === '*' ? '*' : origin !== undefined && served.origins?.has(origin) ? origin : undefined
+  if (served.origins instanceof Set) res.setHeader('Vary', 'Origin')
+  if (allowed === undefined) return false
+  res.setHeader('Access-Control-Allow-Origin', allowed)
+  // Without these the page cannot read Content-Range/ETag of cross-origin range responses.
+  res.setHeader('Access-Control-Expose-Headers', 'Content-Length, Content-Range, ETag, Last-Modified, Accept-Ranges')
+  return true
+}
+
+/** '/<mount>/rest' → '/rest' (the mount name compared decoded); anything else is not served. */
+function unmount(target: string, mount: string): string {
+  const slash = target.indexOf('/', 1)
+  const first = slash < 0 ? target.slice(1) : target.slice(1, slash)
+  let name: string
+  try {
+    name = decodeURIComponent(first)
+  } catch {
+    throw new Refusal(400, `malformed %-encoding in ${target}`)
   }
+  if (name !== mount || slash < 0) throw new Refusal(404, `not found: ${target}`)
+  return target.slice(slash)
+}
+
+/**
+ * The bucket-root listing of a mounted folder: only prefixes inside `<mount>/` list anything;
+ * keys are listed relative to the folder and shown with `<mount>/` in front.
+ */
+async function mountedListing(served: Served, params: URLSearchParams, method: string, res: ServerResponse): Promise<void> {
+  const head = `${served.mount!}/`
+  const prefix = params.get('prefix') ?? ''
+  if (!prefix.startsWith(head)) throw new Refusal(404, `nothing listed under prefix '${prefix}'`)
+  const inner = new URLSearchParams(params)
+  inner.set('prefix', prefix.slice(head.length))
+  const after = params.get('start-after')
+  if (after !== null) inner.set('start-after', after.startsWith(head) ? after.slice(head.length) : '')
+  const shown = params.get('encoding-type') === 'url' ? encodeURIComponent(served.mount!) + '/' : xmlEscape(head)
+  return listing(served.root, inner, method, res, xml => xml.replace(/<(Key|Prefix)>/g, `<$1>${shown}`))
 }
 
 /** Range is not a CORS-safelisted header for most values, so range reads need a preflight. */
@@ -130,7 +197,7 @@ export async function resolveInside(root: string, rawPath: string): Promise<stri
   }
   const rel = decoded.slice(1)
   const segments = rel.split('/')
-  if (decoded.includes('\0') || isAbsolute(rel) || segments.some(s => s === '..' || s.includes('\\'))) {
+  if (decoded.includes('\0') || isAbsolute(rel) || segments.some(s => s === '..' || s.includes('\\')) || decodesToTraversal(rel)) {
     throw new Refusal(403, `forbidden path ${rawPath}`)
   }
   const real = await realpath(join(root, ...segments)).catch(() => null)
@@ -139,7 +206,23 @@ export async function resolveInside(root: string, rawPath: string): Promise<stri
   return real
 }
 
-async function listing(root: string, params: URLSearchParams, method: string, res: ServerResponse): Promise<void> {
+/**
+ * A path that is a traversal once decoded a second time (`%252e%252e%252f`): no table file needs
+ * an encoded dot-dot in its name, and a proxy or client that decodes twice would escape.
+ */
+function decodesToTraversal(rel: string): boolean {
+  let twice: string
+  try {
+    twice = decodeURIComponent(rel)
+  } catch {
+    return false
+  }
+  return twice !== rel && (twice.split(/[/\\]/).some(s => s === '..') || isAbsolute(twice))
+}
+
+async function listing(
+  root: string, params: URLSearchParams, method: string, res: ServerResponse, rewrite: (xml: string) => string = x => x,
+): Promise<void> {
   const maxKeys = params.get('max-keys')
   if (maxKeys !== null && !/^\d+$/.test(maxKeys)) throw new Refusal(400, `max-keys: expected a non-negative integer, got '${maxKeys}'`)
   const xml = await renderListObjectsV2(root, {
@@ -150,7 +233,7 @@ async function listing(root: string, params: URLSearchParams, method: string, re
     maxKeys: maxKeys === null ? undefined : Number(maxKeys),
     encodingType: params.get('encoding-type') === 'url' ? 'url' : undefined,
   })
-  const body = Buffer.from(xml, 'utf8')
+  const body = Buffer.from(rewrite(xml), 'utf8')
   res.writeHead(200, { 'Content-Type': 'application/xml', 'Content-Length': body.length, 'Cache-Control': 'no-store' })
   res.end(method === 'HEAD' ? undefined : body)
 }

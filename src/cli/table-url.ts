@@ -25,8 +25,9 @@ export interface TableLocation {
 export class TableArgError extends Error {}
 
 /**
- * Resolves `--table`. A folder is served from its parent so the URL ends in the folder's own
- * (%-encoded) name, e.g. http://127.0.0.1:PORT/delta/, keeping names readable in messages.
+ * Resolves `--table`. A folder is mounted under its own (%-encoded) name, e.g.
+ * http://127.0.0.1:PORT/delta/, keeping names readable in messages; only that folder is served
+ * (its siblings are not reachable through the server).
  */
 export async function openTableLocation(input: string, cwd = process.cwd()): Promise<TableLocation> {
   if (/^https?:\/\//i.test(input)) {
@@ -40,8 +41,9 @@ export async function openTableLocation(input: string, cwd = process.cwd()): Pro
   const st = await stat(dir).catch(() => null)
   if (!st?.isDirectory()) throw new TableArgError(`--table: ${dir}: ${st ? 'not a folder' : 'no such folder'}`)
   const parent = dirname(dir)
-  const server = await serveDirectory(parent)
-  const url = server.url + (dir === parent ? '' : encodeURIComponent(basename(dir)) + '/')
+  const name = basename(dir)
+  const server = await serveDirectory(dir, name ? { mount: name } : {})
+  const url = server.url + (name ? encodeURIComponent(name) + '/' : '')
   return { url, display: dir, localize: m => localizeUrls(m, server.url, parent), close: () => server.close() }
 }
 

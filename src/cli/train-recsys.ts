@@ -6,11 +6,11 @@
  * model.bin (the checkpoint layout of src/models/recsys/checkpoint.ts), manifest.json and
  * metrics.csv (one row per evaluation), each written to a temp name and renamed.
  */
-import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
+import { writeOutputs } from './out-dir.ts'
 import { fileStamp } from './bench.ts'
-import { atomicWrite, checkCommonFlags, readLabels, runTraining, withParamsPrefix, type TrainFlags } from './train.ts'
+import { checkCommonFlags, readLabels, runTraining, withParamsPrefix, type TrainFlags } from './train.ts'
 import { openSnapshot } from '../table/index.ts'
 import { checkLabels } from '../models/gbdt/objective.ts'
 import { metricsCsv } from '../models/manifest.ts'
@@ -25,7 +25,7 @@ export const RECSYS_MODEL_FILE = 'model.bin'
 export function runRecsys(f: TrainFlags, io: CliIo): Promise<number> {
   return runTraining<RecsysParams, RecsysTrainConfig, RecsysTrainResult>(f, io, {
     check: checkRecsysFlags,
-    config: base => ({ ...base, model: 'recsys' }) as RecsysTrainConfig,
+    config: base => ({ ...base, model: 'recsys', ranks: f.ranks }) as RecsysTrainConfig,
     precheck: precheckRecsys,
     write: writeRecsysRun,
   })
@@ -54,16 +54,15 @@ export async function precheckRecsys(config: RecsysTrainConfig, params: RecsysPa
 /** Writes model.bin, manifest.json and metrics.csv (temp name + rename each) and prints the summary. */
 function writeRecsysRun(io: CliIo, f: TrainFlags, r: RecsysTrainResult): void {
   const dir = resolve(f.out ?? join('runs', fileStamp(new Date().toISOString())))
-  mkdirSync(dir, { recursive: true })
-  const modelPath = join(dir, RECSYS_MODEL_FILE), manifestPath = join(dir, 'manifest.json')
-  atomicWrite(modelPath, new Uint8Array(r.model))
-  atomicWrite(manifestPath, JSON.stringify(r.manifest, null, 2) + '\n')
-  atomicWrite(join(dir, 'metrics.csv'), metricsCsv(r.metrics))
+  const [modelPath, manifestPath] = writeOutputs(dir, {
+    [RECSYS_MODEL_FILE]: new Uint8Array(r.model), 'manifest.json': JSON.stringify(r.manifest, null, 2) + '\n', 'metrics.csv': metricsCsv(r.metrics),
+  })
   const s = r.summary
   io.err(`train: ${s.steps} steps (${s.epochs} epochs, ${s.rounds} evaluations) in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; `
-    + `${Math.round(s.samples_per_second)} samples/s; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}; wrote ${dir}`)
+    + `${Math.round(s.samples_per_second)} samples/s; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}`
+    + `${s.restored_best_step === null ? '' : ` (restore_best: weights of the evaluation at step ${s.restored_best_step})`}; wrote ${dir}`)
   if (f.json) {
-    const { adapter, samples_per_second, epochs, steps, ...rest } = s
-    io.out(JSON.stringify({ ...rest, model_path: modelPath, manifest_path: manifestPath, adapter, samples_per_second, epochs, steps }))
+    const { adapter, samples_per_second, epochs, steps, restored_best_step, ...rest } = s
+    io.out(JSON.stringify({ ...rest, model_path: modelPath, manifest_path: manifestPath, adapter, samples_per_second, epochs, steps, restored_best_step }))
   }
 }

@@ -5,9 +5,9 @@
  * round on stderr, and writes DIR/model.json, DIR/manifest.json and DIR/metrics.csv (each to a
  * temp name, then renamed). With --json the last stdout line is the run summary.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
+import { writeOutputs } from './out-dir.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
 import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { fileStamp } from './bench.ts'
@@ -38,6 +38,7 @@ const SPEC = {
     out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/<timestamp>)' },
     backend: { type: 'string', choices: ['gpu', 'cpu'], default: 'gpu', placeholder: 'gpu|cpu', help: 'training backend in the page (cpu = reference implementation)' },
     workers: { type: 'int', min: 0, placeholder: 'n', help: 'loader workers in the page (default 2)' },
+    ranks: { type: 'int', min: 1, default: 1, placeholder: 'R', help: 'data-parallel ranks: R rank workers, each with its own GPU device and share of the data (default 1; --json reports per-collective time and bytes)' },
     timeout: { type: 'number', default: 1800, placeholder: 'S', help: 'give up after S seconds (default 1800)' },
     json: { type: 'boolean', help: 'print the run summary as one JSON object on the last stdout line' },
   },
@@ -62,7 +63,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (typeof parsed === 'number') return parsed
   const f = parsed.values
   if (f.model === 'recsys') return runRecsys(f, io)
-  return runTraining(f, io, { check: checkFlags, config: c => c, precheck, write: writeRun })
+  return runTraining(f, io, { check: checkFlags, config: c => ({ ...c, ranks: f.ranks }), precheck, write: writeRun })
 }
 
 /** What differs between model families in a `snaptrain train` run; the run itself is shared. */
@@ -113,7 +114,12 @@ export async function runTraining<P, C extends TrainConfig, R>(f: TrainFlags, io
 
 /** Flag checks that need no data; returns the validated parameters. Throws naming the flag/parameter. */
 export function checkFlags(f: TrainFlags): GbdtParams {
-  return withParamsPrefix(() => runParams({ params: checkCommonFlags(f), seed: f.seed }))
+  const p = withParamsPrefix(() => runParams({ params: checkCommonFlags(f), seed: f.seed }))
+  // The driver would refuse it too, but only in the page, after a browser started.
+  if (p.early_stopping_rounds !== undefined && f['valid-fraction'] === undefined && !f['valid-table']) {
+    throw new Error('--params: early_stopping_rounds: needs a validation set (--valid-fraction or --valid-table)')
+  }
+  return p
 }
 
 /**
@@ -195,11 +201,9 @@ export function progressLine(json: string): string {
 /** Writes the three files (temp name + rename each) and prints the summary. */
 function writeRun(io: CliIo, f: TrainFlags, r: TrainResult): void {
   const dir = resolve(f.out ?? join('runs', fileStamp(new Date().toISOString())))
-  mkdirSync(dir, { recursive: true })
-  const modelPath = join(dir, 'model.json'), manifestPath = join(dir, 'manifest.json')
-  atomicWrite(modelPath, r.model)
-  atomicWrite(manifestPath, JSON.stringify(r.manifest, null, 2) + '\n')
-  atomicWrite(join(dir, 'metrics.csv'), metricsCsv(r.metrics))
+  const [modelPath, manifestPath] = writeOutputs(dir, {
+    'model.json': r.model, 'manifest.json': JSON.stringify(r.manifest, null, 2) + '\n', 'metrics.csv': metricsCsv(r.metrics),
+  })
   const s = r.summary
   io.err(`train: ${s.rounds} rounds in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}; wrote ${dir}`)
   if (f.json) {
@@ -208,9 +212,5 @@ function writeRun(io: CliIo, f: TrainFlags, r: TrainResult): void {
   }
 }
 
-/** Writes `text` to a temp file beside `path`, then renames it over `path`. */
-export function atomicWrite(path: string, text: string | Uint8Array): void {
-  const tmp = `${path}.tmp-${process.pid}`
-  writeFileSync(tmp, text)
-  renameSync(tmp, path)
-}
+/** Writes `text` to a temp file beside `path`, then renames it over `path` (src/cli/out-dir.ts). */
+export { atomicWrite } from './out-dir.ts'

@@ -6,7 +6,7 @@
  */
 import type { Connect, Plugin } from 'vite'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { stat } from 'node:fs/promises'
+import { realpath, stat } from 'node:fs/promises'
 import { resolve, sep } from 'node:path'
 import { parseRange } from './range.ts'
 import { renderListObjectsV2, type ListOptions } from './s3-listing.ts'
@@ -50,6 +50,7 @@ export function listingMiddleware(rootDir: string): Connect.NextHandleFunction {
  *   take HTML for table content instead of seeing "no such file".
  * - suffix ranges (`Range: bytes=-N`, the last N bytes, where Parquet keeps its footer) are
  *   rewritten to explicit offsets, because sirv reads them as `bytes=0-N` and serves the head.
+ * - 403 for a symlink whose target lies outside `rootDir` (sirv would follow it).
  */
 export function tableFilesMiddleware(rootDir: string, prefix = '/tables/'): Connect.NextHandleFunction {
   return (req: IncomingMessage, res: ServerResponse, next: Connect.NextFunction) => {
@@ -58,8 +59,9 @@ export function tableFilesMiddleware(rootDir: string, prefix = '/tables/'): Conn
     const file = resolve(rootDir, `.${path}`)
     const notFound = () => sendXml(res, 404, errorXml('NoSuchKey', path))
     if (!file.startsWith(resolve(rootDir) + sep)) return notFound()
-    stat(file).then(st => {
+    Promise.all([stat(file), realpath(file), realpath(rootDir)]).then(([st, real, realRoot]) => {
       if (!st.isFile()) return notFound()
+      if (!real.startsWith(realRoot + sep)) return sendXml(res, 403, errorXml('AccessDenied', `${path}: outside the served folder`))
       const range = req.headers.range
       if (range && /^\s*bytes=-\d+\s*$/.test(range)) {
         const r = parseRange(range, st.size)

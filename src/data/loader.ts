@@ -44,6 +44,14 @@ export interface Loader {
   stats(): LoaderStats
   /** Stops reading; idle workers go back to the page's pool for the next loader, busy ones are terminated. */
   close(): Promise<void>
+  /**
+   * Test hook: loader worker `index` dies as a crash would. A dead worker (this, or an 'error'
+   * event) is replaced and its units are read again, so the delivered rows do not change.
+   * Throws RangeError without workers.
+   */
+  killWorker(index: number): void
+  /** Dead loader workers replaced so far. */
+  workerRestarts(): number
 }
 
 const DEFAULT_MEMORY = 256 * 2 ** 20
@@ -95,6 +103,11 @@ export function createLoader(plan: ScanPlan, opts: LoaderOptions): Loader {
       closed = true
       source.close()
     },
+    killWorker(index: number) {
+      if (!source.killWorker) throw new RangeError('killWorker: this loader reads on its own thread (workers: 0)')
+      source.killWorker(index)
+    },
+    workerRestarts: () => source.restarts?.() ?? 0,
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import { type AsyncBuffer, type FileMetaData } from 'hyparquet'
 import { loadDeletionVector } from '../table/deletion-vector.ts'
-import { openFile, readFooter } from '../table/rows.ts'
+import { fileValidator, openFile, readFooter } from '../table/rows.ts'
 import { TableError, type AddFile, type Snapshot } from '../table/types.ts'
 import { planDigest } from './digest.ts'
 import { filterColumns, parseFilter } from './filter-parse.ts'
@@ -83,7 +83,7 @@ async function planFile(snapshot: Snapshot, file: AddFile, filter: FilterExpr | 
   const partitionValues = filePartitionValues(snapshot, file)
   const ctx: FileContext = { snapshot, file, buffer, metadata, deleted, filter, partitionValues, maxUnitRows }
   const plan: FilePlan = {
-    file: { path: file.path, url: file.url, size: file.size, partitionValues, metadata },
+    file: { path: file.path, url: file.url, size: file.size, partitionValues, metadata, validator: fileValidator(buffer) },
     units: [], rowGroupsTotal: metadata.row_groups.length, rowGroupsPruned: 0, rowsBeforeFilter: 0,
   }
   let groupStart = 0

@@ -9,6 +9,7 @@
  */
 import type { FileMetaData } from 'hyparquet'
 import type { HttpOptions, StructField } from '../table/types.ts'
+import type { FileValidator } from '../table/range-check.ts'
 
 /** A parsed row filter. Column names are logical; literals are typed at parse time. */
 export type FilterExpr =
@@ -77,6 +78,11 @@ export interface PlanFile {
   /** Typed partition values keyed by logical column name. */
   partitionValues: Record<string, unknown>
   metadata: FileMetaData
+  /**
+   * ETag/Last-Modified/size seen when the footer was read; loader workers check their reads
+   * against it, so a file rewritten after planning fails the read instead of mixing versions.
+   */
+  validator?: FileValidator
 }
 
 /**

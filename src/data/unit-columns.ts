@@ -5,6 +5,7 @@
  */
 import { parquetSchema, type SchemaTree } from 'hyparquet'
 import { findParquetChild } from '../table/column-mapping.ts'
+import { checkPhysicalType } from '../table/physical-type.ts'
 import { TableError, type StructField } from '../table/types.ts'
 import { defaultEncoding } from './decode.ts'
 import type { ColumnEncoding, DecodeSpec, PlanFile, ScanPlan } from './types.ts'
@@ -41,6 +42,7 @@ function fromField(plan: ScanPlan, file: PlanFile, root: SchemaTree, field: Stru
     return { name: field.name, encoding, kind: 'constant', value: file.partitionValues[field.name] ?? null }
   }
   const node = findParquetChild(root.children, field, schema.columnMapping)
+  if (node) checkPhysicalType(file.url, field.name, field.type, node)
   if (node) return { name: field.name, encoding, kind: 'parquet', parquetName: node.element.name }
   if (!field.nullable) {
     throw new TableError(`${file.url}: non-nullable column '${field.name}' is missing from the file`, 'schema', file.url)

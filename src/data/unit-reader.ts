@@ -7,6 +7,7 @@
 import { asyncBufferFromUrl, parquetRead, type AsyncBuffer, type ParquetParsers } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { retryingFetch } from '../table/http.ts'
+import { FileMemory } from '../table/range-check.ts'
 import { TableError, type HttpOptions } from '../table/types.ts'
 import { decodeColumn, decodeConstant, type ColumnChunk, type RowSelection } from './decode.ts'
 import { chunkRanges, fetchRanges, type UnitBytes } from './unit-bytes.ts'
@@ -53,13 +54,16 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
   const sources = new Map<number, ColumnSource[]>()
   const groups: { key: string; bytes: Promise<UnitBytes> }[] = []
   const totals: UnitReaderStats = { unitsRead: 0, rowsRead: 0, bytesFetched: 0, fetchMs: 0, decodeMs: 0 }
-  const fetch = retryingFetch(http, plan.tableUrl) as typeof globalThis.fetch
+  // Checked against the log's size and the validator the planner saw (a file rewritten since fails).
+  const memory = new FileMemory()
+  const fetch = retryingFetch(http, plan.tableUrl, memory) as typeof globalThis.fetch
   let workEnd = 0 // performance.now() when this reader last finished decoding a unit
 
   async function fileBuffer(index: number): Promise<AsyncBuffer> {
     let buffer = files.get(index)
     if (!buffer) {
       const file = plan.files[index]
+      memory.expect(file.url, { size: file.size, ...file.validator })
       buffer = await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch })
       files.set(index, buffer)
     }

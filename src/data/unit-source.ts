@@ -15,6 +15,10 @@ export interface UnitSource {
   workers: number
   read(unitId: number, ids: boolean): Promise<DecodedUnit>
   close(): void
+  /** Test hook (worker sources): worker `index` dies as a crash would; its units are re-read on a fresh worker. */
+  killWorker?(index: number): void
+  /** Dead workers replaced so far (worker sources). */
+  restarts?(): number
 }
 
 /** Creates a loader worker; the default is the bundled module worker. */
@@ -43,33 +47,72 @@ export function workerSource(
   if (http.fetch) throw new RangeError('http.fetch cannot be sent to loader workers; use workers: 0 for an injected fetch')
   const { fetch: _unused, ...cloneable } = http
   const workerHttp: WorkerHttpOptions = cloneable
-  const pool = Array.from({ length: count }, (_, i) => {
+  const start = (i: number): Slot => {
     const held = takeWorker(factory)
     const ready = held.api.init(plan, spec, workerHttp)
     ready.catch(() => {}) // observed by the first read
-    return { held, inFlight: 0, ready, ...failure(held, i) }
-  })
+    return { held, inFlight: 0, ready, generation: 0, ...failure(held, i) }
+  }
+  const pool = Array.from({ length: count }, (_, i) => start(i))
+  let closed = false, restarts = 0
+  /** A dead worker (error event, or killWorker) is replaced once per death; reads that raced it retry. */
+  function restart(i: number, generation: number, cause: Error): void {
+    const slot = pool[i]
+    if (slot.generation !== generation) return // another read already replaced it
+    if (++restarts > MAX_RESTARTS) throw new Error(`${cause.message}; gave up after ${MAX_RESTARTS} loader worker restarts`)
+    slot.detach()
+    terminate(slot.held)
+    pool[i] = { ...start(i), generation: generation + 1 }
+  }
   async function read(unitId: number, ids: boolean): Promise<DecodedUnit> {
-    const slot = pool.reduce((best, w) => (w.inFlight < best.inFlight ? w : best))
-    slot.inFlight++
-    try {
-      // A worker that dies (script failed to load, out of memory) never answers: race its error.
-      await Promise.race([slot.ready, slot.failed])
-      const unit = await Promise.race([slot.held.api.readUnit(unitId, { ids }), slot.failed])
-      unit.timing.receivedAt = performance.timeOrigin + performance.now()
-      return unit
-    } finally {
-      slot.inFlight--
+    for (;;) {
+      const i = pool.reduce((best, w, k) => (w.inFlight < pool[best].inFlight ? k : best), 0)
+      const slot = pool[i]
+      slot.inFlight++
+      try {
+        // A worker that dies never answers: race its death, then re-read the unit on its replacement.
+        await Promise.race([slot.ready, slot.failed])
+        const unit = await Promise.race([slot.held.api.readUnit(unitId, { ids }), slot.failed])
+        unit.timing.receivedAt = performance.timeOrigin + performance.now()
+        return unit
+      } catch (e) {
+        if (closed || !(e instanceof WorkerDied)) throw e
+        restart(i, slot.generation, e)
+      } finally {
+        slot.inFlight--
+      }
     }
   }
   function close(): void {
+    closed = true
     for (const slot of pool) {
       slot.fail(new Error('loader closed while a unit was being read')) // a terminated worker never answers
       slot.detach()
       putBack(slot.held, factory, slot.inFlight === 0 && !slot.broken())
     }
   }
-  return { workers: count, read, close }
+  /** Test hook: worker `i` dies as a crash would (terminated; its reads fail and are retried on a new one). */
+  function killWorker(i: number): void {
+    const slot = pool[i]
+    if (!slot) throw new RangeError(`killWorker: no loader worker ${i} (${pool.length} workers)`)
+    slot.held.worker.terminate()
+    slot.kill()
+  }
+  return { workers: count, read, close, killWorker, restarts: () => restarts }
+}
+
+/** Restarts of dead loader workers one source allows before a read fails (a worker that keeps dying is a bug, not bad luck). */
+const MAX_RESTARTS = 8
+
+/** One pool slot: its worker, its reads in flight, its death; `generation` counts replacements. */
+type Slot = { held: HeldWorker; inFlight: number; ready: Promise<void>; generation: number } & ReturnType<typeof failure>
+
+/** The error of a read whose worker died: the unit is read again on a fresh worker. */
+export class WorkerDied extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'WorkerDied'
+  }
 }
 
 /** A started worker and its comlink proxy (kept together: a released proxy stops the worker answering). */
@@ -126,15 +169,19 @@ export function releaseIdleWorkers(): void {
  * `failed` rejects when the worker reports an error event (e.g. its module failed to load) or
  * when `fail` is called (close); it never resolves. `detach` removes the listener (pooled reuse).
  */
-function failure(held: HeldWorker, index: number): { failed: Promise<never>; fail: (error: Error) => void; detach: () => void; broken: () => boolean } {
+function failure(held: HeldWorker, index: number): { failed: Promise<never>; fail: (error: Error) => void; kill: () => void; detach: () => void; broken: () => boolean } {
   let fail: (error: Error) => void = () => {}
   let broken = false
   const failed = new Promise<never>((_, reject) => { fail = reject })
   failed.catch(() => {}) // observed by reads that race it
   const onError = (event: ErrorEvent): void => {
     broken = true
-    fail(new Error(`loader worker ${index} failed: ${event.message || 'worker script error (did it load?)'}`))
+    fail(new WorkerDied(`loader worker ${index} failed: ${event.message || 'worker script error (did it load?)'}`))
+  }
+  const kill = (): void => {
+    broken = true
+    fail(new WorkerDied(`loader worker ${index} died`))
   }
   held.worker.addEventListener?.('error', onError)
-  return { failed, fail, detach: () => held.worker.removeEventListener?.('error', onError), broken: () => broken }
+  return { failed, fail, kill, detach: () => held.worker.removeEventListener?.('error', onError), broken: () => broken }
 }

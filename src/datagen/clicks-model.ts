@@ -21,6 +21,9 @@ const PUBLISHERS = 10_000
 /** Dense feature k is lognormal: exp(MU[k] + SIGMA[k]·z). */
 const MU = [0, 1, 2, -1, 3, 0.5, 4, 1.5]
 const SIGMA = [1, 0.5, 1.2, 0.8, 1.5, 0.3, 1, 0.7]
+/** Standard deviations of the hidden user vectors and user biases (their means are 0). */
+export const USER_VEC_SD = 0.6
+export const USER_BIAS_SD = 0.3
 /** Fraction of nulls per dense feature (missing-value handling gets exercised). */
 const NULL_RATE = [0, 0, 0.03, 0, 0, 0.1, 0, 0.01]
 
@@ -48,6 +51,10 @@ export interface ClickBuffers {
   emb: Float32Array
   /** Hidden logit of each row (intercept excluded). */
   logit: Float64Array
+  /** The per-user part of `logit`: u·v + user bias (ceiling.ts removes it). */
+  userLogit: Float64Array
+  /** Variance of that part over a random user, given the row's item: σ_u²·|v|² + σ_b². */
+  userVar: Float64Array
 }
 
 /** Empty buffers for `n` rows. */
@@ -56,6 +63,7 @@ export function clickBuffers(n: number): ClickBuffers {
   return {
     user: int(), item: int(), device: int(), country: int(), format: int(), hour: int(), category: int(), publisher: int(),
     dense: new Float64Array(n * 8), emb: new Float32Array(n * EMB_DIM), logit: new Float64Array(n),
+    userLogit: new Float64Array(n), userVar: new Float64Array(n),
   }
 }
 
@@ -83,8 +91,8 @@ export class ClicksModel {
     this.countries = new ZipfSampler(COUNTRIES, 1.2, rng)
     this.formats = new ZipfSampler(FORMATS, 1.0, rng)
     this.publishers = new ZipfSampler(PUBLISHERS, 1.1, rng)
-    fillNormal(this.userVec, rng, 0.6); fillNormal(this.itemVec, rng, 0.6)
-    fillNormal(this.userBias, rng, 0.3); fillNormal(this.itemBias, rng, 0.5)
+    fillNormal(this.userVec, rng, USER_VEC_SD); fillNormal(this.itemVec, rng, 0.6)
+    fillNormal(this.userBias, rng, USER_BIAS_SD); fillNormal(this.itemBias, rng, 0.5)
     fillNormal(this.userActivity, rng, 1)
     for (let i = 0; i < ITEMS; i++) this.itemCategory[i] = rng.int(CATEGORIES)
     this.effects = {
@@ -107,8 +115,9 @@ export class ClicksModel {
     const dense = b.dense.subarray(i * 8, i * 8 + 8)
     for (let k = 0; k < 8; k++) dense[k] = rng.next() < NULL_RATE[k] ? NaN : Math.exp(MU[k] + SIGMA[k] * z[k])
     for (let d = 0; d < EMB_DIM; d++) b.emb[i * EMB_DIM + d] = this.itemVec[item * EMB_DIM + d] + 0.25 * rng.normal()
-    b.logit[i] = this.interaction(user, item) + this.userBias[user] + this.itemBias[item] +
-      this.categoricalTerm(b, i) + denseTerm(z, dense)
+    b.userLogit[i] = this.interaction(user, item) + this.userBias[user]
+    b.userVar[i] = USER_VEC_SD ** 2 * this.itemNorm2(item) + USER_BIAS_SD ** 2
+    b.logit[i] = b.userLogit[i] + this.itemBias[item] + this.categoricalTerm(b, i) + denseTerm(z, dense)
   }
 
   /** Column value helpers: names as written to the table. */
@@ -128,6 +137,12 @@ export class ClicksModel {
     let dot = 0
     for (let d = 0; d < EMB_DIM; d++) dot += this.userVec[user * EMB_DIM + d] * this.itemVec[item * EMB_DIM + d]
     return dot
+  }
+
+  private itemNorm2(item: number): number {
+    let s = 0
+    for (let d = 0; d < EMB_DIM; d++) s += this.itemVec[item * EMB_DIM + d] ** 2
+    return s
   }
 
   private categoricalTerm(b: ClickBuffers, i: number): number {

@@ -8,6 +8,7 @@
  */
 import { Rng } from '../util/rng.ts'
 import { interceptFor, rocAuc, sigmoid } from './auc.ts'
+import { ceilingProbs, learnableCeiling, type CeilingProbs } from './ceiling.ts'
 import { CLICKS_COLUMNS, ClicksModel, EMB_DIM, clickBuffers } from './clicks-model.ts'
 import type { ClickBuffers } from './clicks-model.ts'
 import { DeltaTableWriter } from './delta-writer.ts'
@@ -31,7 +32,7 @@ export interface ClicksOptions {
 
 /** Generates the clicks table under `dir` (which should be empty); returns its generator info. */
 export async function writeClicks(opts: ClicksOptions): Promise<GeneratorInfo> {
-  const { frame, prob } = drawClicks(opts.rows + appendRows(opts.rows), opts.seed)
+  const { frame, prob, ceiling } = drawClicks(opts.rows + appendRows(opts.rows), opts.seed)
   const writer = new DeltaTableWriter(opts.dir, CLICKS_COLUMNS, opts.seed, 'clicks', `rows=${opts.rows}`)
   const log = opts.log ?? (() => {})
   const perFile = opts.rows / filesFor(opts.rows)
@@ -50,7 +51,7 @@ export async function writeClicks(opts: ClicksOptions): Promise<GeneratorInfo> {
   const del = await deleteWhere(writer, frame, live, i => (frame.columns.country as string[])[i] === target, `country = '${target}'`)
   versions.push({ ...del.report, rows: frame.numRows - del.report.changedRows })
   log(`clicks v2: DELETE ${del.report.predicate}: -${del.report.changedRows} rows, ${del.report.removedFiles} files rewritten`)
-  return clicksInfo(opts, versions, del.live, frame, prob)
+  return clicksInfo(opts, versions, del.live, frame, prob, ceiling)
 }
 
 /**
@@ -85,8 +86,11 @@ export function rowGroupRowsFor(fileRows: number): number {
   return Math.max(1, Math.ceil(fileRows / 4))
 }
 
-/** Draws `n` rows from the hidden model: the table frame plus each row's true probability. */
-export function drawClicks(n: number, seed: number): { frame: Frame; prob: Float64Array } {
+/**
+ * Draws `n` rows from the hidden model: the table frame plus each row's true probability (and the
+ * probabilities without the per-user terms, ceiling.ts; computing them draws no random numbers).
+ */
+export function drawClicks(n: number, seed: number): { frame: Frame; prob: Float64Array; ceiling: CeilingProbs } {
   const rng = new Rng(seed)
   const model = new ClicksModel(rng)
   const buf = clickBuffers(n)
@@ -94,7 +98,7 @@ export function drawClicks(n: number, seed: number): { frame: Frame; prob: Float
   const b = interceptFor(buf.logit, TARGET_RATE)
   const prob = buf.logit.map(l => sigmoid(l + b))
   const label = Int32Array.from(prob, p => (rng.next() < p ? 1 : 0))
-  return { frame: toFrame(model, buf, label), prob }
+  return { frame: toFrame(model, buf, label), prob, ceiling: ceilingProbs(buf.logit, buf.userLogit, buf.userVar, b) }
 }
 
 function toFrame(model: ClicksModel, b: ClickBuffers, label: Int32Array): Frame {
@@ -173,7 +177,7 @@ async function deleteWhere(writer: DeltaTableWriter, frame: Frame, live: LiveFil
   return { report, live: [...kept, ...added] }
 }
 
-function clicksInfo(opts: ClicksOptions, versions: VersionReport[], live: LiveFile[], frame: Frame, prob: Float64Array): GeneratorInfo {
+function clicksInfo(opts: ClicksOptions, versions: VersionReport[], live: LiveFile[], frame: Frame, prob: Float64Array, ceiling: CeilingProbs): GeneratorInfo {
   const rows = Int32Array.from(live.flatMap(f => Array.from(f.rows)))
   const label = frame.columns.label as Int32Array
   const p = Float64Array.from(rows, i => prob[i])
@@ -182,7 +186,8 @@ function clicksInfo(opts: ClicksOptions, versions: VersionReport[], live: LiveFi
   return {
     table: 'clicks', generator: CLICKS_GENERATOR, seed: opts.seed, rows: opts.rows, versions,
     rowsAppended: versions[1].changedRows, rowsDeleted: versions[2].changedRows, finalRows: rows.length,
-    baseRate: y.reduce((s, v) => s + v, 0) / y.length, bayesAuc: rocAuc(p, y), labelColumn: 'label',
+    baseRate: y.reduce((s, v) => s + v, 0) / y.length, bayesAuc: rocAuc(p, y),
+    learnable: learnableCeiling(ceiling, label, live.map(f => ({ path: f.layout.path, rows: f.rows }))), labelColumn: 'label',
     distinct: { user_id: distinct('user_id'), item_id: distinct('item_id') },
     files: live.map(f => f.layout).sort((a, b) => (a.path < b.path ? -1 : 1)),
   }

@@ -107,6 +107,8 @@ export interface GeneratorInfo {
   baseRate: number
   /** AUC of the hidden model's true probabilities against the drawn labels (final version). */
   bayesAuc: number
+  /** clicks only: what a model that cannot learn per-user terms could reach (ceiling.ts). */
+  learnable?: LearnableCeiling
   labelColumn: string
   /** Distinct values per selected column in the final version (e.g. user_id, item_id). */
   distinct: Record<string, number>
@@ -128,4 +130,24 @@ export interface TableSummary {
 export interface Summary {
   outDir: string
   tables: TableSummary[]
+}
+
+/** AUCs of one set of rows against its drawn labels (ceiling.ts). */
+export interface CeilingAucs {
+  rows: number
+  /** True probabilities (= bayesAuc over all rows). */
+  bayesAuc: number
+  /** Per-user hidden terms (u·v interaction, user bias) replaced by their mean, 0. */
+  learnableAuc: number
+  /** Per-user terms integrated out: E over u·v ~ N(0, σ_u²·|v|²), bias ~ N(0, σ_b²) of the probability. */
+  learnableAucMarginal: number
+}
+
+/**
+ * The clicks "learnable ceiling": AUCs with the per-user hidden terms removed, over all final rows
+ * and over the validation rows of `--valid-fraction f --seed s` splits (the trainers' isValidRow).
+ * Not a strict bound: users are Zipf-distributed, so a model can learn frequent users' terms.
+ */
+export interface LearnableCeiling extends CeilingAucs {
+  splits: Array<CeilingAucs & { seed: number; fraction: number }>
 }

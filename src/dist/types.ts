@@ -27,3 +27,66 @@ export interface Collective {
   /** Per-op totals so far. */
   stats(): CollectiveStats[]
 }
+
+// ---- Rank workers (added by ISSUE 6 / H6: additive) ----
+
+/** Element-wise reduction of an allreduce. */
+export type ReduceOp = 'sum' | 'max'
+
+/** What a rank job receives: its collective, its GPU device (acquired in the worker) and a progress channel. */
+export interface RankContext {
+  readonly rank: number
+  readonly world: number
+  readonly coll: Collective
+  /**
+   * This rank's own GPUDevice (requested once, on first call, inside the rank worker; it lives
+   * until the worker is terminated — do not destroy it). Losing it ends the whole run with a
+   * message naming the rank.
+   */
+  device(): Promise<GPUDevice>
+  /** Adapter description of device() (after it was acquired), for manifests. */
+  adapterLabel(): string
+  /** Sends a structured-cloneable progress event to the coordinator's onProgress(rank, event). */
+  progress(event: unknown): void
+}
+
+/** A module a rank worker can run (registered by name in src/dist/jobs.ts). */
+export interface RankJob<C = unknown, R = unknown> {
+  run(ctx: RankContext, config: C): Promise<R>
+}
+
+/** Options of a rank group (coordinator side). */
+export interface RankGroupOptions {
+  /** Longest wait for any one collective, worker start or device request, ms (default 300 000). */
+  timeoutMs?: number
+  /** Progress events sent by ranks through RankContext.progress. */
+  onProgress?: (rank: number, event: unknown) => void
+  /**
+   * Allreduce transport: 'auto' (default) = a SharedArrayBuffer with Atomics when the page is
+   * cross-origin isolated, else messages; 'message' = always the MessageChannel star.
+   */
+  transport?: 'auto' | 'message'
+}
+
+/** A finished run of a job on every rank. */
+export interface RankRun<R> {
+  /** Each rank's return value, index = rank. */
+  results: R[]
+  /** Each rank's collective totals, index = rank. */
+  stats: CollectiveStats[][]
+  /** Wall time of the run (not counting worker start), ms. */
+  ms: number
+  /** How allreduce travelled: a SharedArrayBuffer (cross-origin isolated page) or messages. */
+  transport: 'shared memory' | 'messages'
+}
+
+/** Messages a rank sends to the coordinator's hub over its MessagePort. */
+export type RankMessage =
+  | { type: 'op'; k: number; op: CollectiveStats['op']; reduce?: ReduceOp; root?: number; value: unknown }
+  | { type: 'fatal'; message: string }
+  | { type: 'progress'; event: unknown }
+
+/** Messages the hub sends to a rank. */
+export type HubMessage =
+  | { type: 'result'; k: number; value: unknown }
+  | { type: 'abort'; message: string }

@@ -45,14 +45,37 @@ export interface RunManifest {
   rows_train: number
   rows_valid: number
   train_seconds: number
+  /** Data-parallel ranks (ISSUE 6) and per-collective totals; absent for R = 1. */
+  ranks?: number
+  collectives?: Array<{ op: string; calls: number; bytes: number; ms: number }>
+  collective_transport?: string
 }
 
-/** The pinned description of a plan's table. */
+/**
+ * The pinned description of a plan's table. URLs are redacted (redactUrl): a signed URL's
+ * signature or a password in the URL must not end up in a file people share.
+ */
 export function manifestTable(plan: ScanPlan, path?: string): ManifestTable {
   return {
-    url: plan.tableUrl, ...(path ? { path } : {}), version: plan.version, digest: plan.digest,
-    files: plan.files.map(f => ({ path: f.path, size: f.size })), rows: plan.stats.rows,
+    url: redactUrl(plan.tableUrl), ...(path ? { path } : {}), version: plan.version, digest: plan.digest,
+    files: plan.files.map(f => ({ path: redactUrl(f.path), size: f.size })), rows: plan.stats.rows,
   }
+}
+
+/**
+ * `url` without secrets: each query parameter's value becomes 'REDACTED' (signed URLs carry the
+ * signature, credential and token there: X-Amz-Signature, sig, se, token, …; names are kept so
+ * the manifest still says the URL was signed) and a user:password part is dropped. Text that is
+ * not an absolute URL (a relative file path) is returned as is, minus any query string values.
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?')
+  let out = url
+  if (q >= 0) {
+    const query = url.slice(q + 1).split('&').map(p => (p.includes('=') ? `${p.slice(0, p.indexOf('='))}=REDACTED` : p))
+    out = `${url.slice(0, q)}?${query.join('&')}`
+  }
+  return out.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, '$1')
 }
 
 /**

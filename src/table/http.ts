@@ -4,6 +4,7 @@
  * (only `fetch`, `AbortController`, `Headers`, `Response`).
  */
 import { TableError, type FetchLike, type HttpOptions } from './types.ts'
+import { checkRangedAnswer, FatalResponseError, FileMemory } from './range-check.ts'
 
 const DEFAULT_TIMEOUT_MS = 10_000
 const DEFAULT_ATTEMPTS = 4
@@ -21,10 +22,12 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304])
  * @param opts timeouts (ms), attempts (count, first included), backoff (ms), extra headers
  * @param tableUrl when given, `opts.headers` are sent only to this URL's origin (so credentials for
  *   the table never leak to absolute file URIs on other hosts); without it they go to every URL
+ * @param memory what this reader has seen of its files: ranged answers are checked against it
+ *   (range-check.ts: wrong bytes, truncated bodies, files changed mid-read); default a fresh one
  */
-export function retryingFetch(opts: HttpOptions = {}, tableUrl?: string): FetchLike {
+export function retryingFetch(opts: HttpOptions = {}, tableUrl?: string, memory = new FileMemory()): FetchLike {
   return async (input, init) => {
-    const res = await send(input, init, opts, tableUrl)
+    const res = await send(input, init, opts, tableUrl, memory)
     // Why HEAD is passed through: it is a probe, and hyparquet's byteLengthFromUrl answers a 403
     // on HEAD (signed S3 URLs forbid it) by retrying with a ranged GET; it needs to see the 403.
     if (!res.ok && (init?.method ?? 'GET') !== 'HEAD') throw statusError(init?.method ?? 'GET', input, res)
@@ -42,7 +45,7 @@ export function retryingFetch(opts: HttpOptions = {}, tableUrl?: string): FetchL
  * the same way. The buffered body is handed back in a fresh Response (callers read it as usual).
  */
 export async function send(
-  url: string, init: RequestInit | undefined, opts: HttpOptions, tableUrl?: string,
+  url: string, init: RequestInit | undefined, opts: HttpOptions, tableUrl?: string, memory = new FileMemory(),
 ): Promise<Response> {
   const attempts = Math.max(1, opts.attempts ?? DEFAULT_ATTEMPTS)
   const method = init?.method ?? 'GET'
@@ -50,12 +53,14 @@ export async function send(
   for (let attempt = 1; attempt <= attempts; attempt++) {
     if (attempt > 1) await sleep(backoff(attempt - 1, opts.backoffMs ?? DEFAULT_BACKOFF_MS))
     try {
-      const res = await attemptOnce(url, withHeaders(url, init, opts, tableUrl), opts)
-      // Only server errors are transient: a 4xx will not change by asking again.
-      if (res.status < 500) return res
+      const res = await attemptOnce(url, withHeaders(url, init, opts, tableUrl), opts, memory)
+      // Only server errors are transient: a 4xx will not change by asking again, except a 416
+      // for a range inside the file (the log's size): a confused server or proxy, worth a retry.
+      if (res.status < 500 && !(res.status === 416 && isRanged(init))) return res
       lastError = statusError(method, url, res)
     } catch (error) {
       if (init?.signal?.aborted) throw error // the caller gave up: not ours to retry
+      if (error instanceof FatalResponseError) throw error // wrong bytes, changed file: asking again cannot fix it
       lastError = error instanceof TableError ? error : networkError(method, url, error)
     }
   }
@@ -63,7 +68,7 @@ export async function send(
 }
 
 /** One attempt: fetch + read the whole body, all under one timer. */
-async function attemptOnce(url: string, init: RequestInit, opts: HttpOptions): Promise<Response> {
+async function attemptOnce(url: string, init: RequestInit, opts: HttpOptions, memory: FileMemory): Promise<Response> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
   init.signal?.throwIfAborted()
   const controller = new AbortController()
@@ -77,6 +82,8 @@ async function attemptOnce(url: string, init: RequestInit, opts: HttpOptions): P
     const body = (init.method ?? 'GET') === 'HEAD' || NULL_BODY_STATUSES.has(res.status)
       ? null
       : await res.arrayBuffer()
+    const range = rangeOf(init)
+    if (range !== null && body !== null && res.ok) checkRangedAnswer(url, range, res, body.byteLength, memory)
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
   } catch (error) {
     if (timedOut) {
@@ -87,6 +94,15 @@ async function attemptOnce(url: string, init: RequestInit, opts: HttpOptions): P
     clearTimeout(timer)
     init.signal?.removeEventListener('abort', onCallerAbort)
   }
+}
+
+/** The request's Range header, or null. */
+function rangeOf(init: RequestInit | undefined): string | null {
+  return init?.headers ? new Headers(init.headers).get('Range') : null
+}
+
+function isRanged(init: RequestInit | undefined): boolean {
+  return rangeOf(init) !== null
 }
 
 /**

@@ -10,8 +10,10 @@ import {
 } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { findParquetChild, partitionValueFor, physicalName } from './column-mapping.ts'
+import { checkPhysicalType } from './physical-type.ts'
 import { loadDeletionVector } from './deletion-vector.ts'
 import { retryingFetch } from './http.ts'
+import { FileMemory, type FileValidator } from './range-check.ts'
 import { parsePartitionValue } from './partition-values.ts'
 import { countDeletedIn, isDeleted } from './roaring.ts'
 import { convertValue, floorDiv } from './values.ts'
@@ -115,8 +117,24 @@ function selectFields(snapshot: Snapshot, columns?: string[]): StructField[] {
  * goes through retryingFetch, so it has a timeout, retries and names the URL when it fails.
  */
 export async function openFile(file: AddFile, opts: HttpOptions, tableUrl: string): Promise<AsyncBuffer> {
-  const fetch = retryingFetch(opts, tableUrl) as typeof globalThis.fetch
-  return cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))
+  const memory = new FileMemory()
+  // The log's size is what the file must have; a different one is a rewritten file (range-check.ts).
+  memory.expect(file.url, { size: file.size })
+  const fetch = retryingFetch(opts, tableUrl, memory) as typeof globalThis.fetch
+  const buffer = cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))
+  opened.set(buffer, () => memory.known(file.url))
+  return buffer
+}
+
+/** Validators of the files openFile opened, for fileValidator. */
+const opened = new WeakMap<AsyncBuffer, () => FileValidator | undefined>()
+
+/**
+ * ETag/Last-Modified/size an openFile buffer has seen so far (after its footer read): the planner
+ * hands it to the loader workers, which check their own reads against it.
+ */
+export function fileValidator(buffer: AsyncBuffer): FileValidator | undefined {
+  return opened.get(buffer)?.()
 }
 
 /** Parses the footer; a parse failure is 'corrupt-file', an HTTP failure stays 'http'. */
@@ -140,6 +158,7 @@ export function planColumns(snapshot: Snapshot, file: AddFile, fields: StructFie
   return fields.map((field) => {
     if (partitions.has(field.name)) return { field, partition: true }
     const node = findParquetChild(root.children, field, snapshot.columnMapping)
+    if (node) checkPhysicalType(file.url, field.name, field.type, node)
     if (!node && !field.nullable) {
       throw new TableError(
         `${file.url}: non-nullable column '${field.name}' (physical '${physicalName(field, snapshot.columnMapping)}') is missing from the file`,

@@ -174,3 +174,5 @@ export type TableErrorCode =
   | 'http'                 // 4xx/5xx after retries, timeout, network error
   | 'corrupt-file'         // truncated/corrupt parquet or DV file
   | 'schema'               // data file doesn't match the log's schema
+  | 'changed-file'         // a data file's ETag/size changed between two reads of one run
+  | 'bad-response'         // a server answered other bytes than the ones asked for

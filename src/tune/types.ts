@@ -40,6 +40,12 @@ export interface StrategyOptions {
   gridPoints?: number
   /** 'maximize' for auc (default), 'minimize' for logloss. */
   direction: 'maximize' | 'minimize'
+  /**
+   * Parameter the resource sets (RESOURCE_PARAM: gbdt 'num_round', recsys 'epochs'). Grid, random
+   * and TPE request each trial at its configuration's value of it (maxResource when the space does
+   * not search it); Hyperband, ASHA and BOHB drop it from the space and request rung resources.
+   */
+  resourceParam?: string
 }
 
 /** One rung of a successive-halving bracket: `n` configurations run at `resource`. */

@@ -1,7 +1,9 @@
 /**
  * `<st-app>`: the app shell and the one mediator between the components and the library API
  * (window.snaptrain). It loads the adapter and the table list on connect, and opens tables and
- * versions when the components ask (`table-select`, `version-select`).
+ * versions when the components ask (`table-select`, `version-select`). Under the open table a
+ * single training run (`train-start`) or a sweep setup (`sweep-start`); the sweep on screen and
+ * the stored sweeps (SweepController) below and in the side bar (`sweep-open`, `sweep-stop`, …).
  */
 import { LitElement, html, css } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
@@ -10,9 +12,14 @@ import { withTimeout } from '../util/deadline.ts'
 import { toErrorView } from './errors.ts'
 import { baseStyles } from './styles.ts'
 import { TableController } from './table-controller.ts'
-import type { AdapterView, ErrorView, LoadState, TableSelectDetail, TableView, VersionSelectDetail } from './types.ts'
+import type { AdapterView, ErrorView, LoadState, SweepConfig, SweepDownloadDetail, SweepIdDetail, TableSelectDetail, TableView, VersionSelectDetail } from './types.ts'
 import { TrainController } from './train-controller.ts'
 import type { TrainStartDetail } from './train-panel.ts'
+import { SweepController } from './sweep-controller.ts'
+import { tableName } from './sweep-list.ts'
+import './sweep-list.ts'
+import './sweep-setup.ts'
+import './sweep-view.ts'
 import './adapter-panel.ts'
 import './train-panel.ts'
 import './train-curve.ts'
@@ -33,6 +40,8 @@ export class StApp extends LitElement {
     section { background: #fff; border: 1px solid var(--st-border); border-radius: 8px; padding: 12px 14px;
       min-width: 0; }
     .train { display: grid; gap: 12px; margin-top: 16px; padding-top: 12px; border-top: 1px solid var(--st-border); }
+    .wide { grid-column: 1 / -1; }
+    .tabs { display: flex; gap: 6px; }
     @media (max-width: 800px) { main { grid-template-columns: 1fr; } }
   `]
 
@@ -49,6 +58,8 @@ export class StApp extends LitElement {
   @state() private tables: TableView[] = []
   @state() private tablesState: LoadState = 'idle'
   @state() private tablesError?: ErrorView
+  /** What the block under the open table shows: one training run or a sweep setup. */
+  @state() private mode: 'train' | 'sweep' = 'train'
 
   private readonly histories = new Map<string, Promise<CommitInfo[]>>()
   private readonly table = new TableController(this, () => this.lib, {
@@ -57,6 +68,7 @@ export class StApp extends LitElement {
     commitsOf: url => this.commitsOf(url),
   })
   private readonly trainer = new TrainController(this, () => this.lib)
+  private readonly sweeper = new SweepController(this, () => this.lib, () => this.stepTimeoutMs)
 
   private get lib(): SnaptrainApi {
     const api = this.api ?? window.snaptrain
@@ -75,18 +87,67 @@ export class StApp extends LitElement {
     return html`<header><h1>snaptrain</h1>
         <span class="muted">Delta tables → WebGPU training · v${(this.api ?? window.snaptrain)?.version ?? '?'}</span>
       </header>
-      <main @table-select=${this.onTableSelect} @version-select=${this.onVersionSelect} @train-start=${this.onTrainStart}>
+      <main @table-select=${this.onTableSelect} @version-select=${this.onVersionSelect} @train-start=${this.onTrainStart}
+        @sweep-start=${(e: CustomEvent<SweepConfig>) => { void this.sweeper.start(e.detail) }}
+        @sweep-stop=${this.sweepAction(id => this.sweeper.stop(id))} @sweep-resume=${this.sweepAction(id => this.sweeper.resume(id))}
+        @sweep-open=${this.sweepAction(id => this.sweeper.open(id))} @sweep-delete=${this.sweepAction(id => this.sweeper.remove(id))}
+        @sweep-clone=${this.sweepAction(id => this.onClone(id))}
+        @sweep-download=${(e: CustomEvent<SweepDownloadDetail>) => { void this.sweeper.download(e.detail.id, e.detail.kind) }}
+        @sweep-import=${(e: CustomEvent<{ json: string; name: string }>) => { void this.sweeper.importJson(e.detail.json, e.detail.name) }}>
         <aside>
           <section><st-table-list .tables=${this.tables} .state=${this.tablesState} .error=${this.tablesError}
             .selected=${t.table?.name}></st-table-list></section>
           <section><st-adapter-panel .adapter=${this.adapter} .state=${this.adapterState}
             .error=${this.adapterError}></st-adapter-panel></section>
+          <section>${this.sweepList()}</section>
         </aside>
         <section>${t.table ? html`<st-table-view .name=${t.table.name} .url=${t.table.url} .state=${t.state}
             .stage=${t.stage} .error=${t.error} .commits=${t.commits} .snapshot=${t.snapshot} .rows=${t.rows}
-            .previewRows=${this.previewRows}></st-table-view>${this.trainBlock()}`
+            .previewRows=${this.previewRows}></st-table-view>${this.table.snapshot ? this.runBlock() : ''}`
           : html`<p class="muted">Choose a table to see its versions, schema and first rows.</p>`}</section>
+        ${this.sweeper.current ? html`<section class="wide">${this.sweepView()}</section>` : ''}
       </main>`
+  }
+
+  private sweepList() {
+    const sw = this.sweeper
+    return html`<st-sweep-list .sweeps=${sw.sweeps} .selected=${sw.current?.id} .active=${[...sw.active]}
+      .state=${sw.listState} .error=${sw.listError}></st-sweep-list>`
+  }
+
+  private sweepView() {
+    const sw = this.sweeper, s = sw.current!
+    return html`<st-sweep-view .state=${s} .stage=${sw.stage} ?active=${sw.active.has(s.id)} .error=${sw.error}
+      .snippet=${sw.snippet}></st-sweep-view>`
+  }
+
+  /** Tabs (single run | sweep) and the chosen block under the open snapshot. */
+  private runBlock() {
+    const tab = (m: 'train' | 'sweep', label: string) => html`<button data-mode=${m} aria-pressed=${this.mode === m ? 'true' : 'false'}
+      @click=${() => { this.mode = m }}>${label}</button>`
+    return html`<div class="tabs">${tab('train', 'Single run')}${tab('sweep', 'Sweep')}</div>
+      ${this.mode === 'train' ? this.trainBlock() : this.sweepSetup()}`
+  }
+
+  private sweepSetup() {
+    const s = this.table.snapshot!, t = this.table.table!, lib = this.sweeper.lib
+    return html`<st-sweep-setup .fields=${s.schema.fields} .table=${{ url: t.url, version: s.version }}
+      .spaceOf=${lib && ((m: SweepConfig['model']) => lib.defaultSpace(m))} .planner=${lib && ((c: SweepConfig) => lib.planSweep(c))}
+      .initial=${this.sweeper.cloneOf} ?busy=${this.sweeper.active.size > 0}></st-sweep-setup>`
+  }
+
+  /** Handler of an event naming one sweep. */
+  private sweepAction(act: (id: string) => unknown) {
+    return (e: CustomEvent<SweepIdDetail>) => { void act(e.detail.id) }
+  }
+
+  /** Clone and edit: open the sweep's table at its version and refill the setup form. */
+  private onClone(id: string) {
+    this.sweeper.clone(id)
+    const c = this.sweeper.cloneOf
+    if (!c) return
+    this.mode = 'sweep'
+    if (this.table.table?.url !== c.table || this.table.snapshot?.version !== c.version) void this.table.open({ name: tableName(c.table), url: c.table }, c.version)
   }
 
   /** The train panel and live curve for the open snapshot (trainer state lives in TrainController). */
@@ -95,7 +156,8 @@ export class StApp extends LitElement {
     if (!s) return ''
     return html`<div class="train"><st-train-panel .fields=${s.schema.fields} .state=${tr.state} .stage=${tr.stage}
         .error=${tr.error} .result=${tr.result}></st-train-panel>
-      ${tr.history.length || tr.state === 'loading' ? html`<st-train-curve .history=${tr.history}></st-train-curve>` : ''}</div>`
+      ${tr.history.length || tr.state === 'loading' ? html`<st-train-curve .history=${tr.history}
+        x-label=${tr.model === 'recsys' ? 'evaluation' : 'round'}></st-train-curve>` : ''}</div>`
   }
 
   private onTrainStart(e: CustomEvent<TrainStartDetail>) {

@@ -1,11 +1,12 @@
 /**
- * A table's commit history (version, time, operation) and the version picker: choosing a version
+ * A table's commit history (version, time, operation, rows added / removed) and the version picker: choosing a version
  * in the select or clicking a history row asks the owner to open that version.
  */
 import { LitElement, html, css } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
 import { baseStyles } from './styles.ts'
 import { formatTimestamp } from './format.ts'
+import { rowsChanged } from './column-stats.ts'
 import type { CommitInfo, VersionSelectDetail } from './types.ts'
 
 /**
@@ -36,12 +37,17 @@ export class StTableHistory extends LitElement {
             v${c.version}${c === commits[0] ? ' (latest)' : ''}</option>`)}
         </select></label>
       <div class="scroll"><table class="history">
-        <thead><tr><th>version</th><th>timestamp</th><th>operation</th></tr></thead>
+        <thead><tr><th>version</th><th>timestamp</th><th>operation</th><th>rows added</th><th>rows removed</th></tr></thead>
         <tbody>${commits.map(c => html`<tr data-version=${c.version}
             class=${c.version === this.selectedVersion ? 'selected' : ''} @click=${() => this.select(c.version)}>
           <td class="num">${c.version}</td><td class="mono">${formatTimestamp(c.timestamp)}</td>
-          <td>${c.operation ?? ''}</td></tr>`)}</tbody>
+          <td>${c.operation ?? ''}</td>${this.changed(c)}</tr>`)}</tbody>
       </table></div>`
+  }
+
+  private changed(c: CommitInfo) {
+    const { added, removed } = rowsChanged(c)
+    return html`<td class="num added">${added === undefined ? '' : `+${added}`}</td><td class="num removed">${removed === undefined ? '' : `−${removed}`}</td>`
   }
 
   private onChange(e: Event) {

@@ -1,4 +1,7 @@
-/** The tables the server lists, with their latest version; clicking one asks to open it. */
+/**
+ * The tables the server lists, with their latest version; clicking one asks to open it. A URL
+ * field opens any other table root (same `table-select` event).
+ */
 import { LitElement, html, css } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
 import { baseStyles } from './styles.ts'
@@ -13,8 +16,10 @@ import './error-view.ts'
 export class StTableList extends LitElement {
   static styles = [baseStyles, css`
     ul { list-style: none; margin: 0; padding: 0; display: grid; gap: 4px; }
-    button { width: 100%; display: flex; justify-content: space-between; gap: 12px; text-align: left; }
+    li button { width: 100%; display: flex; justify-content: space-between; gap: 12px; text-align: left; }
     .name { font-weight: 600; }
+    form.url { display: flex; gap: 6px; margin-top: 8px; }
+    form.url input { flex: 1; min-width: 0; font: inherit; }
   `]
 
   @property({ attribute: false }) tables: TableView[] = []
@@ -24,7 +29,21 @@ export class StTableList extends LitElement {
   @property({ attribute: false }) error?: ErrorView
 
   render() {
-    return html`<h2>Tables</h2>${this.body()}`
+    return html`<h2>Tables</h2>${this.body()}
+      <form class="url" @submit=${this.openUrl}>
+        <input name="url" aria-label="table URL" placeholder="or a table URL: https://…/table/">
+        <button type="submit">Open</button></form>`
+  }
+
+  private openUrl(e: Event) {
+    e.preventDefault()
+    const input = (e.target as HTMLFormElement).querySelector('input')!
+    const raw = input.value.trim()
+    if (!raw) return
+    const url = raw.endsWith('/') ? raw : `${raw}/`
+    const name = url.replace(/\/+$/, '').split('/').pop() || url
+    const detail: TableSelectDetail = { name, url }
+    this.dispatchEvent(new CustomEvent('table-select', { detail, bubbles: true, composed: true }))
   }
 
   private body() {

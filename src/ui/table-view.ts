@@ -47,7 +47,8 @@ export class StTableView extends LitElement {
         .selectedVersion=${s?.version}></st-table-history></div>` : nothing}
       ${s ? html`<st-snapshot-summary .snapshot=${s}></st-snapshot-summary>
         <div><h2>Schema (${s.schema.fields.length} columns)</h2>
-          <st-schema-view .fields=${s.schema.fields} .partitionColumns=${s.partitionColumns}></st-schema-view></div>
+          <st-schema-view .fields=${s.schema.fields} .partitionColumns=${s.partitionColumns}
+            .files=${s.files}></st-schema-view></div>
         ${this.rowsBlock(s)}` : nothing}`
   }
 

@@ -1,13 +1,13 @@
 /**
  * The single training run of the app shell: parses the form's parameters, calls
- * `api.train(config, onProgress)` for the open table, and keeps what the train panel and the
+ * `api.train(config, onProgress)` (GBDT, or the recommender with model 'recsys') for the open table, and keeps what the train panel and the
  * curve show (state, stage, per-round metrics, result, error). A ReactiveController like
  * TableController, so st-app stays the only mediator; a newer run makes older answers be ignored.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit'
-import type { SnaptrainApi, TrainProgress } from '../api-types.ts'
+import type { SnaptrainApi, TrainConfig, TrainProgress } from '../api-types.ts'
 import { toErrorView } from './errors.ts'
-import type { TrainResultView, TrainStartDetail } from './train-panel.ts'
+import type { TrainModel, TrainResultView, TrainStartDetail } from './train-panel.ts'
 import type { ErrorView, LoadState } from './types.ts'
 
 /** What is being trained on. */
@@ -18,8 +18,10 @@ export class TrainController implements ReactiveController {
   state: LoadState = 'idle'
   stage = ''
   error?: ErrorView
-  /** Validation metrics per finished round. */
+  /** Metrics per finished round (gbdt: validation) or evaluation (recsys: train_loss + validation). */
   history: Array<Record<string, number>> = []
+  /** Model of the current / last run. */
+  model: TrainModel = 'gbdt'
   result?: TrainResultView
   private ticket = 0
 
@@ -39,15 +41,19 @@ export class TrainController implements ReactiveController {
   /** Trains on `target`; resolves when done or failed, never rejects. */
   async start(target: TrainTarget, form: TrainStartDetail): Promise<void> {
     const ticket = ++this.ticket
-    Object.assign(this, { state: 'loading', stage: 'Starting', error: undefined, history: [], result: undefined })
+    const model = form.model ?? 'gbdt'
+    Object.assign(this, { state: 'loading', stage: 'Starting', error: undefined, history: [], result: undefined, model })
     this.host.requestUpdate()
     try {
       const params = parseParamsText(form.params)
-      const r = await this.api().train({ table: target.url, version: target.version, label: form.label, validFraction: form.validFraction, params },
-        p => { if (ticket === this.ticket) this.progress(p) })
+      const config: TrainConfig = { table: target.url, version: target.version, label: form.label, validFraction: form.validFraction, params }
+      if (form.filter) config.filter = form.filter
+      const onProgress = (p: TrainProgress) => { if (ticket === this.ticket) this.progress(p) }
+      const r = model === 'recsys' ? await this.api().train({ ...config, model: 'recsys' }, onProgress) : await this.api().train(config, onProgress)
       if (ticket !== this.ticket) return
       const s = r.summary
-      this.result = { auc: s.auc, logloss: s.logloss, rounds: s.rounds, seconds: s.train_seconds, adapter: s.adapter, rowsTrain: s.rows_train, rowsValid: s.rows_valid }
+      this.result = { auc: s.auc, logloss: s.logloss, rounds: s.rounds, seconds: s.train_seconds, adapter: s.adapter, rowsTrain: s.rows_train, rowsValid: s.rows_valid, model }
+      if ('samples_per_second' in s) Object.assign(this.result, { samplesPerSecond: s.samples_per_second, epochs: s.epochs, steps: s.steps })
       this.state = 'ready'
     } catch (e) {
       if (ticket !== this.ticket) return
@@ -60,7 +66,7 @@ export class TrainController implements ReactiveController {
     if (p.kind === 'stage') this.stage = p.message
     else {
       this.history = [...this.history, p.metrics]
-      this.stage = `round ${p.round + 1} / ${p.rounds}`
+      this.stage = `${this.model === 'recsys' ? 'evaluation' : 'round'} ${p.round + 1} / ${p.rounds}`
     }
     this.host.requestUpdate()
   }

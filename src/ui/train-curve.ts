@@ -10,7 +10,7 @@ import uPlotCss from 'uplot/dist/uPlot.min.css?inline'
 import { baseStyles } from './styles.ts'
 
 /** Colours per metric (the legend shows the names). */
-const COLOURS: Record<string, string> = { auc: '#2f6fde', logloss: '#d9480f', error: '#2b8a3e', rmse: '#862e9c' }
+const COLOURS: Record<string, string> = { auc: '#2f6fde', logloss: '#d9480f', error: '#2b8a3e', rmse: '#862e9c', train_loss: '#868e96' }
 
 /** One uPlot series per metric: AUC on scale 'auc', the others on 'loss'. */
 function seriesOf(metric: string): uPlot.Series {
@@ -28,22 +28,24 @@ export class StTrainCurve extends LitElement {
   @property({ attribute: false }) history: Array<Record<string, number>> = []
   /** Plot width in CSS px (height is fixed). */
   @property({ type: Number }) width = 640
+  /** What one point is: 'round' (GBDT) or 'evaluation' (recommender, every eval_every steps). */
+  @property({ attribute: 'x-label' }) xLabel = 'round'
 
   private plot?: uPlot
   private metrics: string[] = []
 
   render() {
-    return html`<h2>Validation metrics per round</h2>
-      ${this.history.length ? '' : html`<div class="empty">The curve appears with the first round.</div>`}
+    return html`<h2>${this.xLabel === 'round' ? 'Validation metrics per round' : `Metrics per ${this.xLabel}`}</h2>
+      ${this.history.length ? '' : html`<div class="empty">The curve appears with the first ${this.xLabel}.</div>`}
       <div class="plot"></div>`
   }
 
   protected updated(changed: PropertyValues<this>): void {
-    if (!changed.has('history') && !changed.has('width')) return
+    if (!changed.has('history') && !changed.has('width') && !changed.has('xLabel')) return
     // Reflected for tests and the e2e screenshot check: how many rounds are drawn.
     this.dataset.points = String(this.history.length)
     const metrics = [...new Set(this.history.flatMap(m => Object.keys(m)))]
-    if (this.history.length === 0 || metrics.join() !== this.metrics.join() || changed.has('width')) this.rebuild(metrics)
+    if (this.history.length === 0 || metrics.join() !== this.metrics.join() || changed.has('width') || changed.has('xLabel')) this.rebuild(metrics)
     else this.plot?.setData(this.data())
   }
 
@@ -67,8 +69,8 @@ export class StTrainCurve extends LitElement {
     const opts: uPlot.Options = {
       width: this.width, height: 240,
       scales: { x: { time: false } },
-      series: [{ label: 'round' }, ...metrics.map(seriesOf)],
-      axes: [{ label: 'round', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] }, { scale: 'auc', label: 'AUC' }, { scale: 'loss', side: 1, label: 'loss', grid: { show: false } }],
+      series: [{ label: this.xLabel }, ...metrics.map(seriesOf)],
+      axes: [{ label: this.xLabel, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] }, { scale: 'auc', label: 'AUC' }, { scale: 'loss', side: 1, label: 'loss', grid: { show: false } }],
     }
     this.plot = new uPlot(opts, this.data(), target)
   }

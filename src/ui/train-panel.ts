@@ -1,7 +1,8 @@
 /**
- * `<st-train-panel>`: the single-run training form for the open table — label picker (numeric
- * and boolean columns), validation share, XGBoost parameters as JSON — with the run's progress,
- * its error and its result. Presentational: it fires `train-start` and st-app does the work.
+ * `<st-train-panel>`: the single-run training form for the open table — model (GBDT or the
+ * embeddings + MLP recommender), label picker (numeric and boolean columns), validation share,
+ * optional row filter, the model's parameters as JSON — with the run's progress, its error and
+ * its result. Presentational: it fires `train-start` and st-app does the work.
  */
 import { LitElement, html, css, nothing } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
@@ -9,14 +10,33 @@ import { baseStyles } from './styles.ts'
 import type { ErrorView, LoadState, StructField } from './types.ts'
 import './error-view.ts'
 
-/** Detail of `train-start`: what the user asked for, unparsed (the owner validates). */
-export interface TrainStartDetail { label: string; params: string; validFraction: number }
+/** Model families the panel trains. */
+export type TrainModel = 'gbdt' | 'recsys'
 
-/** The result line of a finished run. */
-export interface TrainResultView { auc: number | null; logloss: number | null; rounds: number; seconds: number; adapter: string; rowsTrain: number; rowsValid: number }
+/** Detail of `train-start`: what the user asked for, unparsed (the owner validates); `filter` '' = none. */
+export interface TrainStartDetail { model: TrainModel; label: string; params: string; validFraction: number; filter: string }
+
+/**
+ * The result line of a finished run; `rounds` counts boosting rounds (gbdt) or evaluations
+ * (recsys), `samplesPerSecond` only for the recommender.
+ */
+export interface TrainResultView {
+  auc: number | null; logloss: number | null; rounds: number; seconds: number; adapter: string; rowsTrain: number; rowsValid: number
+  model?: TrainModel; samplesPerSecond?: number; epochs?: number; steps?: number
+}
 
 /** Parameters the form starts with: XGBoost's defaults but fewer rounds, so a first run is quick. */
 export const DEFAULT_PARAMS_TEXT = '{\n  "max_depth": 6,\n  "eta": 0.3,\n  "num_round": 20\n}'
+
+/**
+ * Recommender parameters the form starts with (issue 5 names): sized so a first run finishes
+ * in seconds even on a software adapter (batch 1024, a 64-32 MLP), evaluating every 10 steps
+ * so the curve fills in as it trains.
+ */
+export const DEFAULT_RECSYS_PARAMS_TEXT = '{\n  "epochs": 1,\n  "batch_size": 1024,\n  "embedding_dim": 16,\n  "layers": [64, 32],\n  "lr": 0.001,\n  "eval_every": 10\n}'
+
+/** Default parameter text per model. */
+export const DEFAULT_PARAMS: Record<TrainModel, string> = { gbdt: DEFAULT_PARAMS_TEXT, recsys: DEFAULT_RECSYS_PARAMS_TEXT }
 
 const LABEL_TYPES = new Set(['byte', 'short', 'integer', 'long', 'float', 'double', 'boolean'])
 
@@ -45,16 +65,23 @@ export class StTrainPanel extends LitElement {
   @property({ attribute: false }) error?: ErrorView
   @property({ attribute: false }) result?: TrainResultView
 
+  @state() private model: TrainModel = 'gbdt'
   @state() private label = ''
   @state() private params = DEFAULT_PARAMS_TEXT
   @state() private validFraction = 0.2
+  @state() private filter = ''
 
   render() {
     const labels = labelCandidates(this.fields)
     const label = labels.includes(this.label) ? this.label : labels[0] ?? ''
     const busy = this.state === 'loading'
-    return html`<h2>Train a GBDT</h2>
+    return html`<h2>Train a model</h2>
       <form @submit=${(e: Event) => this.submit(e, label)}>
+        <label for="model">Model</label>
+        <select id="model" @change=${this.onModel}>
+          <option value="gbdt" ?selected=${this.model === 'gbdt'}>GBDT (XGBoost hist)</option>
+          <option value="recsys" ?selected=${this.model === 'recsys'}>recommender (embeddings + MLP)</option>
+        </select>
         <label for="label">Label</label>
         <select id="label" .value=${label} @change=${(e: Event) => { this.label = (e.target as HTMLSelectElement).value }}>
           ${labels.map(n => html`<option value=${n} ?selected=${n === label}>${n}</option>`)}
@@ -62,6 +89,9 @@ export class StTrainPanel extends LitElement {
         <label for="valid">Validation share</label>
         <input id="valid" type="number" min="0.01" max="0.99" step="0.01" .value=${String(this.validFraction)}
           @change=${(e: Event) => { this.validFraction = Number((e.target as HTMLInputElement).value) }}>
+        <label for="filter">Filter</label>
+        <input id="filter" placeholder="optional, e.g. age > 30" .value=${this.filter}
+          @input=${(e: Event) => { this.filter = (e.target as HTMLInputElement).value }}>
         <label for="params">Parameters</label>
         <textarea id="params" .value=${this.params} @input=${(e: Event) => { this.params = (e.target as HTMLTextAreaElement).value }}></textarea>
         <div class="actions">
@@ -75,13 +105,21 @@ export class StTrainPanel extends LitElement {
 
   private resultLine(r: TrainResultView) {
     const f = (x: number | null) => (x === null ? '–' : x.toFixed(4))
-    return html`<span class="result">${r.rounds} rounds in ${r.seconds.toFixed(1)} s · AUC ${f(r.auc)} · logloss ${f(r.logloss)}
+    const what = r.model === 'recsys' ? `${r.rounds} evaluations (${r.epochs ?? '?'} epochs, ${r.steps ?? '?'} steps)` : `${r.rounds} rounds`
+    const speed = r.samplesPerSecond === undefined ? '' : ` · ${Math.round(r.samplesPerSecond)} samples/s`
+    return html`<span class="result">${what} in ${r.seconds.toFixed(1)} s · AUC ${f(r.auc)} · logloss ${f(r.logloss)}${speed}
       · ${r.rowsTrain} train / ${r.rowsValid} valid rows · <span class="muted">${r.adapter}</span></span>`
+  }
+
+  /** Another model: its default parameters replace the text (the two families share no names). */
+  private onModel(e: Event) {
+    this.model = (e.target as HTMLSelectElement).value as TrainModel
+    this.params = DEFAULT_PARAMS[this.model]
   }
 
   private submit(e: Event, label: string) {
     e.preventDefault()
-    const detail: TrainStartDetail = { label, params: this.params, validFraction: this.validFraction }
+    const detail: TrainStartDetail = { model: this.model, label, params: this.params, validFraction: this.validFraction, filter: this.filter.trim() }
     this.dispatchEvent(new CustomEvent('train-start', { detail, bubbles: true, composed: true }))
   }
 }

@@ -3,6 +3,8 @@
  * never fetch or touch the GPU themselves; the app shell (st-app) fills them from window.snaptrain.
  */
 import type { CommitInfo, Row, Snapshot, StructField } from '../table/types.ts'
+import type { SnaptrainApi } from '../api-types.ts'
+import type { Bracket } from '../tune/types.ts'
 
 export type { CommitInfo, Row, StructField }
 
@@ -50,3 +52,33 @@ export type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 export interface TableSelectDetail { name: string; url: string }
 /** Detail of `version-select`. */
 export interface VersionSelectDetail { version: number }
+
+/**
+ * The sweep methods of window.snaptrain (issue 7), the only ones the sweep UI calls. A Pick of
+ * SnaptrainApi so the two cannot drift; `sweepApiOf` (sweep-controller.ts) checks at run time
+ * that an API object has them (test fakes and older builds may not).
+ */
+export type SweepApi = Pick<SnaptrainApi, 'sweep' | 'resumeSweep' | 'stopSweep' | 'listSweeps' | 'getSweep' | 'deleteSweep'
+  | 'exportSweep' | 'importSweep' | 'sweepArtifacts' | 'defaultSpace' | 'planSweep' | 'continueSnippet'>
+
+/** What `planSweep` answers: validation errors (empty when the config can run) and the cost plan. */
+export interface SweepPlanView {
+  errors: string[]
+  /** Trial runs the plan issues (promotions to a higher rung included). */
+  trials: number
+  brackets: Bracket[]
+  /** Resource units (rounds / epochs) the plan spends in total. */
+  resourceTotal: number
+  /** What the same configurations would spend at full budget (maxResource each). */
+  resourceFullBudget: number
+}
+
+/** Which file a download button of the result card asks for. */
+export type SweepDownloadKind = 'params' | 'model' | 'manifest' | 'csv' | 'snippet' | 'sweep'
+
+/** Detail of the sweep events that name one sweep (`sweep-open`, `sweep-stop`, `sweep-resume`, …). */
+export interface SweepIdDetail { id: string }
+/** Detail of `sweep-download`. */
+export interface SweepDownloadDetail { id: string; kind: SweepDownloadKind }
+
+export type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts, TrialRecord, TrialStatus, StrategyName } from '../tune/types.ts'

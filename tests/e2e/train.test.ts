@@ -34,7 +34,7 @@ async function openApp(): Promise<{ page: Page; pageErrors: string[] }> {
   const pageErrors: string[] = []
   page.on('pageerror', e => pageErrors.push(e.message))
   await page.goto(server.url, WAIT)
-  await page.waitForFunction('window.snaptrain !== undefined', null, WAIT)
+  await page.waitForFunction(() => window.snaptrain !== undefined, null, WAIT)
   return { page, pageErrors }
 }
 
@@ -57,14 +57,15 @@ test('the Train panel trains marketing and the curve shows a point per round', a
   await panel.locator('select#label').selectOption('y')
   await panel.locator('textarea#params').fill('{"max_depth": 3, "eta": 0.3, "num_round": 4}')
   await panel.locator('button[type=submit]').click()
-  await page.waitForFunction(`(() => {
+  // A function predicate, not a string: the app's CSP (no 'unsafe-eval') refuses string predicates.
+  await page.waitForFunction(() => {
     const app = document.querySelector('st-app')
-    const panel = app && app.shadowRoot.querySelector('st-train-panel')
-    const alert = panel && panel.shadowRoot.querySelector('st-error-view')
-    if (alert && alert.error) throw new Error('the page shows an error: ' + alert.error.message)
-    const curve = app && app.shadowRoot.querySelector('st-train-curve')
-    return curve && curve.dataset.points === '4' && panel.shadowRoot.textContent.includes('AUC')
-  })()`, null, WAIT)
+    const panel = app?.shadowRoot?.querySelector('st-train-panel')
+    const alert = panel?.shadowRoot?.querySelector('st-error-view') as (Element & { error?: Error }) | null | undefined
+    if (alert?.error) throw new Error('the page shows an error: ' + alert.error.message)
+    const curve = app?.shadowRoot?.querySelector('st-train-curve') as HTMLElement | null | undefined
+    return curve?.dataset.points === '4' && !!panel?.shadowRoot?.textContent?.includes('AUC')
+  }, null, WAIT)
   expect(await page.locator('st-train-curve canvas').first().isVisible()).toBe(true)
   const text = await page.evaluate<string>(`document.querySelector('st-app').shadowRoot.querySelector('st-train-panel').shadowRoot.textContent`)
   expect(text).toMatch(/4 rounds in/)

@@ -13,7 +13,7 @@ const TABLES = [
 test('lists tables with their latest version; a click fires table-select', async () => {
   const el = await fixture('st-table-list', { tables: TABLES, state: 'ready' })
   const seen = record<TableSelectDetail>(document, 'table-select')
-  const buttons = [...el.shadowRoot!.querySelectorAll('button')]
+  const buttons = [...el.shadowRoot!.querySelectorAll<HTMLButtonElement>('button[data-table]')]
   expect(buttons.map(b => b.dataset.table)).toEqual(['clicks', 'marketing'])
   expect(buttons[0]!.textContent).toContain('v3')
   expect(buttons[1]!.querySelector('.version')!.textContent).toBe('')

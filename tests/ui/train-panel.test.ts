@@ -27,12 +27,12 @@ test('the form fires train-start with label, params text and validation share', 
   const el = await fixture('st-train-panel', { fields: FIELDS })
   const seen = record<TrainStartDetail>(document.body, 'train-start')
   const root = el.shadowRoot!
-  expect([...root.querySelectorAll('option')].map(o => o.value)).toEqual(['y', 'age'])
+  expect([...root.querySelectorAll<HTMLOptionElement>('select#label option')].map(o => o.value)).toEqual(['y', 'age'])
   const textarea = root.querySelector('textarea')!
   textarea.value = '{"num_round": 3}'
   textarea.dispatchEvent(new Event('input'))
   root.querySelector<HTMLButtonElement>('button[type=submit]')!.click()
-  expect(seen).toEqual([{ label: 'y', params: '{"num_round": 3}', validFraction: 0.2 }])
+  expect(seen).toEqual([{ model: 'gbdt', label: 'y', params: '{"num_round": 3}', validFraction: 0.2, filter: '' }])
 })
 
 test('busy, result and error states', async () => {

@@ -20,6 +20,25 @@ export interface BackendSetup {
   baseMargin: number
   /** Validation features (F Float32Arrays of V values, NaN = missing), predicted on raw values. */
   validColumns?: Float32Array[]
+  /**
+   * Global index of this backend's first row when it holds one rank's contiguous slice of the
+   * rows (ISSUE 6): subsampling hashes rowOffset + i, so it is per row, not per rank. Default 0.
+   */
+  rowOffset?: number
+  /** Data-parallel hooks (ISSUE 6): set when this backend holds one rank's rows. */
+  reduce?: BackendReduce
+}
+
+/**
+ * How a rank's backend combines its partial results with the other ranks' (allreduce). With
+ * these, quantisation scales come from the global max |g|, |h| and the root sums and every built
+ * node histogram are global sums — exact integers — so every rank grows the tree R = 1 grows.
+ */
+export interface BackendReduce {
+  /** Element-wise max over ranks (here [max |g|, max |h|]). */
+  max(v: Float32Array): Promise<Float32Array>
+  /** Element-wise sum over ranks of integers held exactly in doubles (|x| < 2^53). */
+  sum(v: Float64Array): Promise<Float64Array>
 }
 
 /** Fixed-point exact node sums are kept by the backend; these are their dequantised values. */

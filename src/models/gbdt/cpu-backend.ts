@@ -4,10 +4,11 @@
  * the executable specification of the GPU one, and both produce the same trees.
  * N = rows, F = features, B = total bins, S = histogram slots.
  */
-import type { BackendSetup, EvalRequest, GbdtBackend, NodeSums, AppliedSplit, SubtractJob } from './backend.ts'
+import type { BackendReduce, BackendSetup, EvalRequest, GbdtBackend, NodeSums, AppliedSplit, SubtractJob } from './backend.ts'
 import type { SplitCandidate, Tree } from './types.ts'
 import { gradient, OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED } from '../../kernels/gbdt/gradient.ref.ts'
-import { quantise } from '../../kernels/gbdt/quantise.ref.ts'
+import { quantise, quantiseMax } from '../../kernels/gbdt/quantise.ref.ts'
+import { allreducePairs, quantiseWithMax } from './hist-reduce.ts'
 import { histogramBuild } from '../../kernels/gbdt/histogram_build.ref.ts'
 import { histogramSubtract } from '../../kernels/gbdt/histogram_subtract.ref.ts'
 import { decodeSplit, putInt64, SPLIT_WORDS, splitEvaluate, type SplitResult } from '../../kernels/gbdt/split_evaluate.ref.ts'
@@ -50,17 +51,36 @@ class CpuBackend implements GbdtBackend {
     this.qgpair = new Int32Array(2 * this.n)
   }
 
-  beginRound(round: number): NodeSums {
-    const p = this.s.params
-    for (let i = 0; i < this.n; i++) this.positions[i] = rowSampled(p.seed, round, i, p.subsample) ? 0 : ROW_UNUSED
+  beginRound(round: number): NodeSums | Promise<NodeSums> {
+    const p = this.s.params, r0 = this.s.rowOffset ?? 0
+    for (let i = 0; i < this.n; i++) this.positions[i] = rowSampled(p.seed, round, r0 + i, p.subsample) ? 0 : ROW_UNUSED
     const objective = p.objective === 'reg:squarederror' ? OBJECTIVE_SQUARED_ERROR : OBJECTIVE_LOGISTIC
     gradient(this.margins, this.s.labels, this.s.weights ?? null, this.positions, this.gpair, this.n, objective, p.scale_pos_weight)
+    if (this.s.reduce) return this.beginRoundReduced(this.s.reduce)
     quantise(this.gpair, this.n, this.qgpair, this.scales)
+    return this.rootSums([this.sumQ(0), this.sumQ(1)])
+  }
+
+  /** beginRound's rest on one rank: global maxima for the scales, global root sums. */
+  private async beginRoundReduced(reduce: BackendReduce): Promise<NodeSums> {
+    const [mg, mh] = await reduce.max(Float32Array.from(quantiseMax(this.gpair, this.n)))
+    quantiseWithMax(this.gpair, this.n, this.qgpair, this.scales, mg, mh)
+    const [qg, qh] = await reduce.sum(Float64Array.of(this.sumQ(0), this.sumQ(1)))
+    return this.rootSums([qg, qh])
+  }
+
+  /** Σ of quantised column `c` (0 = g, 1 = h) over this backend's rows (exact in a double). */
+  private sumQ(c: number): number {
+    let q = 0
+    for (let i = 0; i < this.n; i++) q += this.qgpair[2 * i + c]
+    return q
+  }
+
+  /** Starts the tree: every row at the root, whose exact sums are `qg`, `qh`. */
+  private rootSums([qg, qh]: number[]): NodeSums {
     // Unsampled rows carry zero gradients but are partitioned too, so every row reaches a leaf.
     this.positions.fill(0)
     this.sums.clear(); this.results.clear(); this.slotOf.clear(); this.freeSlots = []; this.nextSlot = 0
-    let qg = 0, qh = 0
-    for (let i = 0; i < this.n; i++) { qg += this.qgpair[2 * i]; qh += this.qgpair[2 * i + 1] }
     const root = new Uint32Array(4)
     putInt64(root, 0, qg); putInt64(root, 2, qh)
     this.sums.set(0, root)
@@ -82,7 +102,7 @@ class CpuBackend implements GbdtBackend {
     return slot
   }
 
-  buildHistograms(nids: number[]): void {
+  buildHistograms(nids: number[]): void | Promise<void> {
     if (nids.length === 0) return
     const maxNid = Math.max(...nids)
     const nodeSlot = new Int32Array(maxNid + 1).fill(-1)
@@ -90,6 +110,15 @@ class CpuBackend implements GbdtBackend {
     const { binned, cuts } = this.s
     histogramBuild(binned.bins, binned.missOff, cuts.cutPtrs, this.qgpair, this.positions, nodeSlot, this.hist,
       this.n, binned.features, binned.rowWords, this.B)
+    if (this.s.reduce) return this.reduceSlots(nids, this.s.reduce)
+  }
+
+  /** Replaces the built slots of `nids` by their sums over ranks (one allreduce for all). */
+  private async reduceSlots(nids: number[], reduce: BackendReduce): Promise<void> {
+    const W = this.B * 4, local = new Uint32Array(nids.length * W)
+    nids.forEach((nid, m) => local.set(this.hist.subarray(this.slot(nid) * W, (this.slot(nid) + 1) * W), m * W))
+    const global = await allreducePairs(local, reduce)
+    nids.forEach((nid, m) => this.hist.set(global.subarray(m * W, (m + 1) * W), this.slot(nid) * W))
   }
 
   subtractHistograms(jobs: SubtractJob[]): void {

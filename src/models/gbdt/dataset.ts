@@ -122,14 +122,16 @@ function requireLabels(label: string, t: TableColumns): Float32Array {
  * `dictionaries` when given (validation / prediction), else dictionaries built from these rows.
  */
 export async function readTable(snapshot: Snapshot, features: FeatureSpec[], dictionaries: Record<string, string[]> | undefined,
-  cfg: { label?: string; filter?: string; workers?: number; http?: HttpOptions }): Promise<TableColumns & { dictionaries: Record<string, string[]> }> {
+  cfg: { label?: string; filter?: string; workers?: number; http?: HttpOptions; restrict?: (plan: ScanPlan) => ScanPlan }): Promise<TableColumns & { dictionaries: Record<string, string[]> }> {
   const numeric = features.filter(f => f.kind === 'numeric').map(f => f.name)
   const strings = features.filter(f => f.kind === 'categorical').map(f => f.name)
   const columns = features.map(f => f.name)
   const floats = [...numeric, ...(cfg.label ? [cfg.label] : [])]
   // The loader decodes every column its plan delivers, so it gets the numeric ones only; the
   // string reader gets the same units (same filter, deletion vectors) with the string columns.
-  const plan = await planScan(snapshot, { columns: floats, filter: cfg.filter, ...cfg.http })
+  const planned = await planScan(snapshot, { columns: floats, filter: cfg.filter, ...cfg.http })
+  // A rank (ISSUE 6, dist-dataset.ts) reads only some units: the same plan with fewer units.
+  const plan = cfg.restrict ? cfg.restrict(planned) : planned
   const read = await readFloats(plan, floats, cfg)
   const text = await readStringColumns(withColumns(plan, snapshot, strings), strings, cfg.http)
   const dicts: Record<string, string[]> = {}

@@ -4,7 +4,7 @@
  * level; lossguide: best loss change first), add it to the margins and evaluate the metrics.
  * N = rows, F = features, V = validation rows.
  */
-import type { Booster, Cuts, GbdtParams, SplitCandidate, Tree } from './types.ts'
+import type { BinnedMatrix, Booster, Cuts, GbdtParams, SplitCandidate, Tree } from './types.ts'
 import type { AppliedSplit, BackendFactory, GbdtBackend, NodeSums } from './backend.ts'
 import { buildCuts } from './cuts.ts'
 import { binMatrix } from './binned.ts'
@@ -32,10 +32,20 @@ export interface TrainData {
 
 /** Options of one training run. */
 export interface TrainOptions {
-  /** Called after each round with the validation metrics. */
-  onRound?: (round: number, metrics: Record<string, number>) => void
+  /** Called after each round with the validation metrics; 'stop' ends training after this round (a sweep's rung said so). */
+  onRound?: (round: number, metrics: Record<string, number>) => void | 'stop'
   /** Precomputed cuts (e.g. merged from workers' sketches); default: sketched here. */
   cuts?: Cuts
+  /** The binned matrix of `cuts` (a sweep's data cache shares it between trials); default: binned here. */
+  binned?: BinnedMatrix
+  /** base_score computed elsewhere (ISSUE 6: from label sums over ranks); default: params or estimated here. */
+  baseScore?: number
+  /**
+   * Data-parallel runs (ISSUE 6): called by every rank each round with its metrics (only the rank
+   * holding the validation set has any) and resolving to the metrics every rank uses, so early
+   * stopping decides alike everywhere. Set, it also lets this rank have no validation set.
+   */
+  shareMetrics?: (metrics: Record<string, number>) => Promise<Record<string, number>>
 }
 
 /** A node waiting for a decision, with its best split. */
@@ -46,11 +56,11 @@ interface Growth { b: GbdtBackend; p: GbdtParams; cuts: Cuts; sampler: ColumnSam
 
 /** Trains a booster (XGBoost `xgb.train`). `backend` defaults to the CPU reference backend. */
 export async function train(data: TrainData, p: GbdtParams, backend: BackendFactory = createCpuBackend, opts: TrainOptions = {}): Promise<Booster> {
-  checkData(data, p)
+  checkData(data, p, opts.shareMetrics !== undefined)
   const cuts = opts.cuts ?? buildCuts(data.columns, p.max_bin, data.weights)
-  const binned = binMatrix(data.columns, cuts)
+  const binned = opts.binned ?? binMatrix(data.columns, cuts)
   // XGBoost holds base_score as an f32; rounding here keeps exported and trained margins identical.
-  const baseScore = Math.fround(p.base_score ?? estimateBaseScore(p.objective, data.labels, data.weights))
+  const baseScore = Math.fround(opts.baseScore ?? p.base_score ?? estimateBaseScore(p.objective, data.labels, data.weights))
   const b = await backend({ params: p, cuts, binned, labels: data.labels, weights: data.weights,
     baseMargin: Math.fround(baseMargin(p.objective, baseScore)), validColumns: data.valid?.columns })
   const sampler = new ColumnSampler(data.columns.length, p, p.seed)
@@ -62,10 +72,11 @@ export async function train(data: TrainData, p: GbdtParams, backend: BackendFact
       const tree = await growTree(b, p, cuts, sampler, round)
       await b.finishTree(tree)
       trees.push(tree)
-      const metrics = await evalRound(b, data, p)
+      const own = await evalRound(b, data, p)
+      const metrics = opts.shareMetrics ? await opts.shareMetrics(own) : own
       history.push(metrics)
-      opts.onRound?.(round, metrics)
-      if (stop.update(round, metrics)) break
+      const asked = opts.onRound?.(round, metrics)
+      if (stop.update(round, metrics) || asked === 'stop') break
     }
   } finally {
     b.dispose()
@@ -75,7 +86,7 @@ export async function train(data: TrainData, p: GbdtParams, backend: BackendFact
     bestIteration: stop.best < 0 ? trees.length - 1 : stop.best }
 }
 
-function checkData(d: TrainData, p: GbdtParams): void {
+function checkData(d: TrainData, p: GbdtParams, shared: boolean): void {
   const n = d.labels.length
   if (n === 0) throw new RangeError('training data: no rows (empty table or filter result)')
   if (d.columns.length === 0) throw new RangeError('training data: no feature columns')
@@ -87,7 +98,7 @@ function checkData(d: TrainData, p: GbdtParams): void {
   })
   checkLabels(p.objective, d.labels, d.labelName)
   if (d.valid) checkLabels(p.objective, d.valid.labels, d.labelName)
-  if (p.early_stopping_rounds !== undefined && !d.valid) throw new RangeError('early_stopping_rounds: needs a validation set')
+  if (p.early_stopping_rounds !== undefined && !d.valid && !shared) throw new RangeError('early_stopping_rounds: needs a validation set')
 }
 
 /** Grows one tree (XGBoost UpdateTree): root, then expand by the grow policy. */

@@ -5,7 +5,8 @@
  * the metrics, the validation margins are read back. Work is queued into one command encoder and
  * submitted at those read-backs (a level = one submit). N = rows, F = features, V = validation rows, B = total bins, S = histogram slots, M = nodes.
  */
-import type { AppliedSplit, BackendFactory, BackendSetup, EvalRequest, GbdtBackend, NodeSums, SubtractJob } from './backend.ts'
+import type { AppliedSplit, BackendFactory, BackendReduce, BackendSetup, EvalRequest, GbdtBackend, NodeSums, SubtractJob } from './backend.ts'
+import { allreducePairs } from './hist-reduce.ts'
 import type { SplitCandidate, Tree } from './types.ts'
 import { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { createBuffer, uploadBuffer } from '../../gpu/buffers.ts'
@@ -113,14 +114,14 @@ class GpuBackend implements GbdtBackend {
     for (const c of this.res.rows) {
       // Unsampled rows get (0, 0) gradients (the mask is the gradient kernel's `positions`) but
       // are partitioned too, as in XGBoost: positions restart at the root for every row.
-      const mask = p.subsample < 1 ? e.upload(this.sampleMask(round, c.r0, c.n)) : undefined
+      const mask = p.subsample < 1 ? e.upload(this.sampleMask(round, (this.s.rowOffset ?? 0) + c.r0, c.n)) : undefined
       e.run(gradientCall({ margins: c.margins, labels: c.labels, weights: c.weights, positions: mask, gpair: c.gpair }, c.n, objective, p.scale_pos_weight))
       e.encoder().clearBuffer(c.positions)
     }
-    this.encodeQuantise()
+    await this.encodeQuantise()
     this.encodeRootSum()
     const [sums, scales] = await e.read([[this.rootSum, 16], [this.scales, SCALES_BYTES]])
-    const root = new Uint32Array(sums), sc = new Float32Array(scales)
+    const root = this.s.reduce ? await allreducePairs(new Uint32Array(sums), this.s.reduce) : new Uint32Array(sums), sc = new Float32Array(scales)
     this.sums.clear(); this.results.clear(); this.slots.reset()
     this.sums.set(0, root)
     await e.stage('gradient', t0)
@@ -134,12 +135,20 @@ class GpuBackend implements GbdtBackend {
     return mask
   }
 
-  /** Global max |g|, |h| over every row chunk, then each chunk quantised with the shared scales. */
-  private encodeQuantise(): void {
+  /**
+   * Global max |g|, |h| over every row chunk, then each chunk quantised with the shared scales.
+   * On a rank (setup.reduce) the maxima are read back and replaced by the max over ranks first.
+   */
+  private async encodeQuantise(): Promise<void> {
     const e = this.enc
     e.encoder().clearBuffer(this.scales, 0, SCALES_BYTES)
     const calls = this.res.rows.map(c => quantiseCalls({ gpair: c.gpair, qgpair: c.qgpair, scales: this.scales }, c.n))
     calls.forEach(([max]) => e.run(max))
+    if (this.s.reduce) {
+      const [local] = await e.read([[this.scales, 8]])
+      // The read submitted every pending command, so this write lands before the scale pass.
+      this.device.queue.writeBuffer(this.scales, 0, (await this.s.reduce.max(new Float32Array(local))) as Float32Array<ArrayBuffer>)
+    }
     // A new pass: every maximum is final before any row is scaled.
     e.barrier()
     calls.forEach(([, q]) => e.run(q))
@@ -173,7 +182,18 @@ class GpuBackend implements GbdtBackend {
         else e.runIndirect(histogramBuildRowsCall({ ...buffers, rows: rc.rowList, rowCount: rowCount! }, shape, { FPI: BUILD_FPI }), rc.rowArgs)
       })
     })
+    if (this.s.reduce) await this.reduceSlots(nids, this.s.reduce)
     await e.stage('histogram', t0)
+  }
+
+  /** Replaces the built slots of `nids` by their sums over ranks: one read, one allreduce, one write per slot. */
+  private async reduceSlots(nids: number[], reduce: BackendReduce): Promise<void> {
+    const bytes = this.B * 16, hist = this.slots.hist
+    const parts = await this.enc.read(nids.map(nid => [hist, bytes, this.slots.slot(nid, this.enc) * bytes] as [GPUBuffer, number, number]))
+    const local = new Uint32Array(nids.length * this.B * 4)
+    parts.forEach((b, m) => local.set(new Uint32Array(b), m * this.B * 4))
+    const global = await allreducePairs(local, reduce)
+    nids.forEach((nid, m) => this.device.queue.writeBuffer(hist, this.slots.slot(nid, this.enc) * bytes, global, m * this.B * 4, this.B * 4))
   }
 
   /** The chunk's built rows by slot + histogram_build_rows' indirect arguments (groups: widest feature chunk's); returns the count buffer. */

@@ -111,15 +111,15 @@ export class GpuEncoder {
   }
 
   /**
-   * Copies each [buffer, bytes] into one staging buffer, submits everything pending and maps
-   * it: one round trip for all reads. Returns one ArrayBuffer per source.
+   * Copies each [buffer, bytes, offset = 0] into one staging buffer, submits everything pending
+   * and maps it: one round trip for all reads. Returns one ArrayBuffer per source.
    */
-  async read(sources: Array<[GPUBuffer, number]>): Promise<ArrayBuffer[]> {
+  async read(sources: Array<[GPUBuffer, number] | [GPUBuffer, number, number]>): Promise<ArrayBuffer[]> {
     const total = sources.reduce((s, [, n]) => s + n, 0)
     const staging = this.device.createBuffer({ label: 'gbdt readback', size: Math.max(4, total), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST })
     let at = 0
-    for (const [src, n] of sources) {
-      if (n > 0) this.encoder().copyBufferToBuffer(src, 0, staging, at, n)
+    for (const [src, n, from] of sources) {
+      if (n > 0) this.encoder().copyBufferToBuffer(src, from ?? 0, staging, at, n)
       at += n
     }
     this.submit()

@@ -10,8 +10,14 @@ import { createCpuBackend } from './cpu-backend.ts'
 import { loadDataset, type Dataset } from './dataset.ts'
 import { train } from './driver.ts'
 import { CATEGORIES_ATTRIBUTE, addAttributes } from './model-attributes.ts'
+import { checkFeatureValues } from './feature-values.ts'
+import { trainRecovering } from './device-loss.ts'
+import { selectFeatures } from './features.ts'
+import { checkGbdtMemory, type MemoryBudget } from '../memory-budget.ts'
+import { openSnapshot } from '../../table/index.ts'
 import { parseParams } from './params.ts'
 import type { Booster, GbdtParams } from './types.ts'
+import type { CollectiveStats } from '../../dist/types.ts'
 import { toXGBoostJsonString } from './xgboost-json.ts'
 
 /** What to train (structured-cloneable: it crosses page.evaluate). */
@@ -38,6 +44,10 @@ export interface TrainConfig {
   backend?: 'gpu' | 'cpu'
   /** Loader workers (default: the loader's). */
   workers?: number
+  /** Data-parallel ranks (ISSUE 6): R > 1 trains on R rank workers (src/dist), each with its own device; default 1. */
+  ranks?: number
+  /** Memory the run may use (memory-budget.ts): refused up front when the estimate exceeds it. */
+  memoryBudget?: MemoryBudget
 }
 
 /** Progress events: data stages, then one per boosting round. */
@@ -48,6 +58,11 @@ export type TrainProgress =
 /** The headline numbers (what `snaptrain train --json` prints). */
 export interface TrainSummary {
   model: string
+  /** Ranks the run used (ISSUE 6), with per-collective totals (stats.ts combineStats); absent for R = 1. */
+  ranks?: number
+  collectives?: CollectiveStats[]
+  /** How allreduce travelled between ranks: 'shared memory' (SharedArrayBuffer) or 'messages'. */
+  collective_transport?: 'shared memory' | 'messages'
   auc: number | null
   logloss: number | null
   rounds: number
@@ -69,8 +84,8 @@ export interface TrainResult {
   summary: TrainSummary
 }
 
-/** How a backend is made (the GPU one needs a device); `adapter` names it in the manifest. */
-export interface BackendChoice { factory: BackendFactory; adapter: string; dispose?: () => void }
+/** How a backend is made (the GPU one needs a device); `adapter` names it in the manifest; `lost` is the device's (device-loss.ts). */
+export interface BackendChoice { factory: BackendFactory; adapter: string; dispose?: () => void; lost?: Promise<{ reason?: string; message: string }> }
 
 /**
  * Parameters with the run seed applied: --seed sets params.seed unless the params give one.
@@ -90,30 +105,41 @@ export function runParams(config: Pick<TrainConfig, 'params' | 'seed'>): GbdtPar
 export async function runTraining(config: TrainConfig, onProgress: (p: TrainProgress) => void = () => {},
   chooseBackend: (kind: 'gpu' | 'cpu') => Promise<BackendChoice> = defaultBackend): Promise<TrainResult> {
   if ((config.model ?? 'gbdt') !== 'gbdt') throw new RangeError(`model ${config.model}: not implemented yet (only gbdt)`)
+  if ((config.ranks ?? 1) > 1) return (await import('./dist-run.ts')).runDistTraining(config, onProgress)
   const params = runParams(config)
   const seed = config.seed ?? params.seed
   onProgress({ kind: 'stage', message: `planning and loading ${config.table}` })
+  await checkMemoryUpFront(config, params)
   const ds = await loadDataset({
     tableUrl: config.table, version: config.version, label: config.label, features: config.features, filter: config.filter,
     validTable: config.validTable ? { url: config.validTable, version: config.validVersion } : undefined,
     validFraction: config.validFraction, seed, workers: config.workers,
   })
+  checkFeatureValues(ds.data)
   onProgress({ kind: 'stage', message: `loaded ${ds.rowsTrain} training rows, ${ds.rowsValid} validation rows, ${ds.features.length} features` })
-  const backend = await chooseBackend(config.backend ?? 'gpu')
   const t0 = performance.now()
-  let booster: Booster
-  try {
-    booster = await train(ds.data, params, backend.factory, {
-      onRound: (round, metrics) => onProgress({ kind: 'round', round, rounds: params.num_round, metrics, elapsedMs: performance.now() - t0 }),
-    })
-  } finally {
-    backend.dispose?.()
-  }
+  // A lost GPU device is rebuilt and the (deterministic) boosting rerun: device-loss.ts.
+  const { booster, adapter } = await trainRecovering({
+    open: () => chooseBackend(config.backend ?? 'gpu'), numRound: params.num_round,
+    train: (factory, done) => train(ds.data, params, factory, {
+      onRound: (round, metrics) => { done(round); onProgress({ kind: 'round', round, rounds: params.num_round, metrics, elapsedMs: performance.now() - t0 }) },
+    }),
+    onRecover: (rounds, reason) => onProgress({ kind: 'stage', message: `GPU device lost (${reason}) after ${rounds} rounds; rebuilt it and boosting again from round 0 (deterministic: the same trees)` }),
+  })
   const seconds = (performance.now() - t0) / 1000
-  return finish(config, ds, booster, params, seed, seconds, backend.adapter)
+  return finish(config, ds, booster, params, seed, seconds, adapter)
 }
 
-function finish(config: TrainConfig, ds: Dataset, booster: Booster, params: GbdtParams, seed: number, seconds: number, adapter: string): TrainResult {
+/** The memory check before any data file is read (memory-budget.ts): the log's row count × the features. */
+async function checkMemoryUpFront(config: TrainConfig, params: GbdtParams): Promise<void> {
+  const snapshot = await openSnapshot(config.table, { version: config.version })
+  const { features } = selectFeatures(snapshot.schema, config.label, config.features)
+  const gpu = (config.backend ?? 'gpu') === 'gpu' && typeof navigator !== 'undefined' && Boolean(navigator.gpu)
+  await checkGbdtMemory(snapshot, features.length, { validFraction: config.validFraction, filtered: config.filter !== undefined }, params, gpu ? 'gpu' : 'cpu', config.memoryBudget)
+}
+
+/** The run's model, manifest, metrics and summary (also used by rank 0 of a ranks run, dist-rank.ts). */
+export function finish(config: TrainConfig, ds: Dataset, booster: Booster, params: GbdtParams, seed: number, seconds: number, adapter: string): TrainResult {
   const categories: Record<string, string> = Object.keys(ds.dictionaries).length ? { [CATEGORIES_ATTRIBUTE]: JSON.stringify(ds.dictionaries) } : {}
   const model = addAttributes(toXGBoostJsonString(booster), categories)
   const last = booster.history[booster.history.length - 1] ?? {}
@@ -148,5 +174,5 @@ export async function defaultBackend(kind: 'gpu' | 'cpu'): Promise<BackendChoice
   if (kind === 'cpu' || typeof navigator === 'undefined' || !navigator.gpu) return { factory: createCpuBackend, adapter: 'cpu (reference backend)' }
   const [{ requestDevice, adapterSummary, adapterLabel }, { createGpuBackend }] = await Promise.all([import('../../gpu/device.ts'), import('./gpu-backend.ts')])
   const { adapter, device } = await requestDevice()
-  return { factory: createGpuBackend(device), adapter: adapterLabel(adapterSummary(adapter)), dispose: () => device.destroy() }
+  return { factory: createGpuBackend(device), adapter: adapterLabel(adapterSummary(adapter)), dispose: () => device.destroy(), lost: device.lost }
 }

@@ -22,11 +22,23 @@ export interface RecsysBackend {
   /** σ(logit) per row (f32 [B]). */
   predict(batch: ModelBatch): Promise<Float32Array>
   /**
-   * Name of the first dense tensor (w{l}/b{l}) holding NaN or ±Infinity, else undefined. Needed
-   * besides the loss check: WGSL's max(0, NaN) may return 0, so a ReLU can hide NaN weights
-   * from the loss. (Embeddings are not scanned: too large to read back at every evaluation.)
+   * Name of the first weight tensor ('embeddings', then w{l}/b{l}) holding NaN or ±Infinity, else
+   * undefined. Needed besides the loss check: WGSL's max(0, NaN) may return 0, so a ReLU can
+   * hide NaN weights from the loss. The GPU model scans on the device (nonfinite_count kernel).
    */
   firstNonFinite(): Promise<string | undefined>
+  /** Names of every weight tensor holding NaN or ±Infinity (same order); optional, the loop falls back to firstNonFinite. */
+  nonFiniteTensors?(): Promise<string[]>
+  /**
+   * Keeps a copy of the current weights (not optimizer state) for restore_best, or of `w` (a
+   * checkpoint's kept weights on resume). Optional: without it the loop (best-weights.ts) keeps
+   * exportState's weights on the CPU.
+   */
+  keepWeights?(w?: ModelWeights): Promise<void>
+  /** Puts the kept weights back; false (nothing changed) when none were kept. */
+  restoreKeptWeights?(): Promise<boolean>
+  /** Copies of the kept weights (for a checkpoint), undefined when none were kept. */
+  keptWeights?(): Promise<ModelWeights | undefined>
   /** Copies of the weights and optimizer state. */
   exportState(): Promise<ModelState>
   /** Replaces weights and optimizer state (same shape and optimizers). */
@@ -59,8 +71,30 @@ export class RefBackend implements RecsysBackend {
   }
 
   async firstNonFinite(): Promise<string | undefined> {
-    return firstNonFiniteTensor(this.state.weights.dense)
+    return firstNonFiniteTensor(this.state.weights.dense, this.state.weights.embeddings)
   }
+
+  async nonFiniteTensors(): Promise<string[]> {
+    const { embeddings, dense } = this.state.weights
+    const bad = (t: Float32Array): boolean => t.some(x => !Number.isFinite(x))
+    return [...(bad(embeddings) ? ['embeddings'] : []), ...dense.flatMap((t, k) => (bad(t) ? [`${k % 2 === 0 ? 'w' : 'b'}${k >> 1}`] : []))]
+  }
+
+  async keepWeights(w?: ModelWeights): Promise<void> {
+    this.kept = cloneWeights(w ?? this.state.weights)
+  }
+
+  async keptWeights(): Promise<ModelWeights | undefined> {
+    return this.kept && cloneWeights(this.kept)
+  }
+
+  async restoreKeptWeights(): Promise<boolean> {
+    if (!this.kept) return false
+    this.state.weights = cloneWeights(this.kept)
+    return true
+  }
+
+  private kept?: ModelWeights
 
   async exportState(): Promise<ModelState> {
     return cloneState(this.state)
@@ -71,6 +105,11 @@ export class RefBackend implements RecsysBackend {
   }
 
   destroy(): void {}
+}
+
+/** A deep copy of weights. */
+export function cloneWeights(w: ModelWeights): ModelWeights {
+  return { embeddings: w.embeddings.slice(), dense: w.dense.map(t => t.slice()) }
 }
 
 /** A deep copy of weights and optimizer state. */
@@ -90,8 +129,9 @@ export function createRefBackend(shape: ModelShape, params: RecsysParams): RefBa
   return new RefBackend(shape, params, { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) })
 }
 
-/** `w{l}` / `b{l}` name of the first tensor (layout order) with a NaN or infinite element. */
-export function firstNonFiniteTensor(dense: readonly Float32Array[]): string | undefined {
+/** 'embeddings' (when given and not finite) or the `w{l}` / `b{l}` name of the first tensor (layout order) with a NaN or infinite element. */
+export function firstNonFiniteTensor(dense: readonly Float32Array[], embeddings?: Float32Array): string | undefined {
+  if (embeddings?.some(x => !Number.isFinite(x))) return 'embeddings'
   const k = dense.findIndex(t => t.some(x => !Number.isFinite(x)))
   return k < 0 ? undefined : `${k % 2 === 0 ? 'w' : 'b'}${k >> 1}`
 }

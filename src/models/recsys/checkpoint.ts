@@ -8,9 +8,12 @@
  *   then zero padding to a multiple of 8; tensor data follows, `offset` counted from there,
  *   every tensor 8-byte aligned, raw elements in order.
  * Tensor names: embeddings [R×D]; w{l}, b{l} (layout.ts order); m.w{l}…, v.w{l}… (Adam moments);
- * adagrad.accum [R×D] or rowwise.m, rowwise.v [R×D] and rowwise.step u32 [R].
+ * adagrad.accum [R×D] or rowwise.m, rowwise.v [R×D] and rowwise.step u32 [R]; with restore_best
+ * a mid-run checkpoint also holds the best evaluation's weights as best.embeddings, best.w{l},
+ * best.b{l} (so the resumed run can still end on them).
  */
-import type { ModelState } from './backend.ts'
+import type { ModelState, RecsysBackend } from './backend.ts'
+import type { ModelWeights } from './types.ts'
 import { denseTensors } from './layout.ts'
 import type { LoopState } from './train-loop.ts'
 import type { FeatureLayout, ModelShape, OptimizerState, RecsysParams } from './types.ts'
@@ -26,13 +29,15 @@ export interface Checkpoint {
   layout: FeatureLayout
   loop: LoopState
   state: ModelState
+  /** Weights kept by restore_best (backend.keptWeights()), absent when none were kept. */
+  best?: ModelWeights
 }
 
 /** One stored tensor. */
 export interface TensorEntry { name: string; dtype: 'f32' | 'u32'; length: number; offset: number }
 
 /** The JSON header. */
-export interface CheckpointHeader extends Omit<Checkpoint, 'state'> {
+export interface CheckpointHeader extends Omit<Checkpoint, 'state' | 'best'> {
   format: string
   version: number
   optimizerStep: number
@@ -57,12 +62,12 @@ export function encodeCheckpoint(ck: Checkpoint): Uint8Array<ArrayBuffer> {
   assertLittleEndian()
   const tensors: TensorEntry[] = []
   let offset = 0
-  const arrays = stateTensors(ck.shape, ck.state)
+  const arrays = [...stateTensors(ck.shape, ck.state), ...bestTensors(ck.shape, ck.best)]
   for (const [name, a] of arrays) {
     tensors.push({ name, dtype: a instanceof Uint32Array ? 'u32' : 'f32', length: a.length, offset })
     offset += align8(a.byteLength)
   }
-  const { state, ...rest } = ck
+  const { state, best: _best, ...rest } = ck
   const header: CheckpointHeader = { format: FORMAT, version: VERSION, ...rest, optimizerStep: state.opt.step, tensors }
   const json = new TextEncoder().encode(JSON.stringify(header))
   const dataStart = align8(12 + json.length)
@@ -72,6 +77,24 @@ export function encodeCheckpoint(ck: Checkpoint): Uint8Array<ArrayBuffer> {
   bytes.set(json, 12)
   arrays.forEach(([, a], i) => bytes.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), dataStart + tensors[i].offset))
   return bytes
+}
+
+/**
+ * A checkpoint of `backend` now: its state plus the weights restore_best kept (so a run resumed
+ * from it can still end on its best evaluation). `rest` = shape, params, layout, loop state.
+ */
+export async function captureCheckpoint(backend: RecsysBackend, rest: Omit<Checkpoint, 'state' | 'best'>): Promise<Checkpoint> {
+  const best = await backend.keptWeights?.()
+  return { ...rest, state: await backend.exportState(), ...(best ? { best } : {}) }
+}
+
+/** Puts a checkpoint's state (and kept best weights, if any) into `backend` before a resumed trainLoop. */
+export async function restoreCheckpoint(backend: RecsysBackend, ck: Checkpoint): Promise<void> {
+  await backend.importState(ck.state)
+  if (ck.best) {
+    if (!backend.keepWeights) throw new TypeError('restoreCheckpoint: the checkpoint holds restore_best weights but the backend cannot keep weights')
+    await backend.keepWeights(ck.best)
+  }
 }
 
 /** Parses a checkpoint; throws naming `source` and the problem (magic, header, missing or short tensor). */
@@ -97,7 +120,23 @@ export function decodeCheckpoint(bytes: Uint8Array, source = 'checkpoint'): Chec
     byName.set(t.name, t.dtype === 'u32' ? new Uint32Array(copy) : new Float32Array(copy))
   }
   const { format: _f, version: _v, tensors: _t, optimizerStep, ...rest } = header
-  return { ...rest, state: stateFrom(header.shape, byName, optimizerStep, fail) }
+  const best = byName.has('best.embeddings') ? weightsFrom(header.shape, byName, 'best.', fail) : undefined
+  return { ...rest, state: stateFrom(header.shape, byName, optimizerStep, fail), ...(best ? { best } : {}) }
+}
+
+/** Kept best weights as named tensors (`best.` + the weight names), none when absent. */
+function bestTensors(shape: ModelShape, best?: ModelWeights): [string, Float32Array][] {
+  if (!best) return []
+  return [['best.embeddings', best.embeddings], ...denseTensors(shape).map((d, i): [string, Float32Array] => [`best.${d.name}`, best.dense[i]])]
+}
+
+function weightsFrom(shape: ModelShape, t: Map<string, Float32Array | Uint32Array>, prefix: string, fail: (why: string) => never): ModelWeights {
+  const get = (name: string, length: number): Float32Array<ArrayBuffer> => {
+    const a = t.get(prefix + name)
+    if (!a || a.length !== length || !(a instanceof Float32Array)) return fail(`tensor ${prefix}${name}: expected ${length} f32 values`)
+    return a as Float32Array<ArrayBuffer>
+  }
+  return { embeddings: get('embeddings', shape.totalRows * shape.dim), dense: denseTensors(shape).map(d => get(d.name, d.length)) }
 }
 
 function stateFrom(shape: ModelShape, t: Map<string, Float32Array | Uint32Array>, step: number, fail: (why: string) => never): ModelState {

@@ -20,6 +20,8 @@ export interface RecsysDataConfig {
   validFraction?: number
   /** Loader workers (0 = read on this thread). */
   workers?: number
+  /** Multi-rank runs (ISSUE 6): train on this rank's equal share of every epoch (loader assignment, tail dropped). */
+  shard?: { rank: number; worldSize: number }
   http?: HttpOptions
 }
 
@@ -57,7 +59,7 @@ export async function openRecsysData(cfg: RecsysDataConfig, p: RecsysParams): Pr
   const layout = stats.finish(p)
   const valid: ModelBatch[] = []
   if (cfg.validFraction !== undefined) await scan(cfg, kinds, p, b => valid.push(featurize(layout, b, mask(b))))
-  const stepsPerEpoch = Math.ceil(cfg.plan.stats.rows / p.batch_size)
+  const stepsPerEpoch = Math.ceil(Math.floor(cfg.plan.stats.rows / (cfg.shard?.worldSize ?? 1)) / p.batch_size)
   const source: TrainSource = { layout, stepsPerEpoch, open: (epoch, cursor) => openEpoch(cfg, kinds, layout, p, epoch, mask, cursor) }
   return { source, valid: concatBatches(valid, layout), kinds }
 }
@@ -79,7 +81,7 @@ function openEpoch(
   mask: (b: Batch) => Uint8Array | undefined, cursor?: Cursor,
 ): EpochStream {
   const loader = createLoader(cfg.plan, {
-    assign: { seed: p.seed, epoch, worldSize: 1, rank: 0 }, cursor, batchSize: p.batch_size, spec: kinds.spec,
+    assign: { seed: p.seed, epoch, worldSize: cfg.shard?.worldSize ?? 1, rank: cfg.shard?.rank ?? 0 }, cursor, batchSize: p.batch_size, spec: kinds.spec,
     ids: cfg.validFraction !== undefined, workers: cfg.workers, http: cfg.http,
   })
   async function* batches(): AsyncGenerator<ModelBatch> {

@@ -102,3 +102,73 @@ export function destroyModelBuffers(b: ModelBuffers): void {
   ]
   all.forEach(x => x?.destroy())
 }
+
+/**
+ * Extra buffers of a model used as a rank (dist-types.ts RankModel): a MAP_READ staging buffer
+ * for the local gradients (loss sum f32, then the dense gradients f32 [P] in layout order, then
+ * dRows f32 [U × D]) and the combined touched rows (u32 [U]) and row gradients (f32 [U × D]),
+ * which grow when the union of the ranks' rows outgrows them. P = dense parameters.
+ */
+export class RankBuffers {
+  private readonly staging: GPUBuffer
+  private readonly denseBytes: number
+  private uniq?: GPUBuffer
+  private dRows?: GPUBuffer
+  /** Rows the combined buffers hold. */
+  private capacity = 0
+
+  constructor(private readonly device: GPUDevice, b: ModelBuffers) {
+    this.denseBytes = b.g.reduce((s, g) => s + g.size, 0)
+    this.staging = device.createBuffer({ label: 'rank gradients', size: 4 + this.denseBytes + b.dRows.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST })
+  }
+
+  /** Copies loss sum, dense gradients and the first `rowFloats` of dRows into the staging buffer. */
+  encodeReadback(enc: GPUCommandEncoder, b: ModelBuffers, rowFloats: number): void {
+    enc.copyBufferToBuffer(b.lossSum, 0, this.staging, 0, 4)
+    let at = 4
+    for (const g of b.g) { enc.copyBufferToBuffer(g, 0, this.staging, at, g.size); at += g.size }
+    if (rowFloats > 0) enc.copyBufferToBuffer(b.dRows, 0, this.staging, at, rowFloats * 4)
+  }
+
+  /** Maps the staging buffer (after the submit that filled it) and copies the values out. */
+  async read(rowFloats: number): Promise<{ lossSum: number; dense: Float32Array<ArrayBuffer>; dRows: Float32Array<ArrayBuffer> }> {
+    await this.staging.mapAsync(GPUMapMode.READ, 0, 4 + this.denseBytes + rowFloats * 4)
+    try {
+      const all = new Float32Array(this.staging.getMappedRange(0, 4 + this.denseBytes + rowFloats * 4))
+      const P = this.denseBytes / 4
+      return { lossSum: all[0], dense: all.slice(1, 1 + P), dRows: all.slice(1 + P, 1 + P + rowFloats) }
+    } finally {
+      this.staging.unmap()
+    }
+  }
+
+  /** Writes combined gradients: dense into b.g (layout order), rows and row gradients into the combined buffers. */
+  uploadCombined(b: ModelBuffers, g: { dense: Float32Array; rows: Uint32Array; dRows: Float32Array }, dim: number): { uniq: GPUBuffer; dRows: GPUBuffer } {
+    const q = this.device.queue
+    if (g.dense.byteLength !== this.denseBytes) throw new RangeError(`combined dense gradients: ${g.dense.length} values, the model has ${this.denseBytes / 4}`)
+    let at = 0
+    for (const buf of b.g) { q.writeBuffer(buf, 0, g.dense.buffer, g.dense.byteOffset + at, buf.size); at += buf.size }
+    this.reserve(g.rows.length, dim)
+    if (g.rows.length) {
+      q.writeBuffer(this.uniq!, 0, g.rows.buffer, g.rows.byteOffset, g.rows.byteLength)
+      q.writeBuffer(this.dRows!, 0, g.dRows.buffer, g.dRows.byteOffset, g.dRows.byteLength)
+    }
+    return { uniq: this.uniq!, dRows: this.dRows! }
+  }
+
+  destroy(): void {
+    this.staging.destroy()
+    this.uniq?.destroy()
+    this.dRows?.destroy()
+  }
+
+  /** Grows the combined buffers to at least `rows` rows (doubling; queued work keeps the old ones alive). */
+  private reserve(rows: number, dim: number): void {
+    if (rows <= this.capacity && this.uniq) return
+    this.uniq?.destroy()
+    this.dRows?.destroy()
+    this.capacity = Math.max(rows, 2 * this.capacity, 1)
+    this.uniq = createBuffer(this.device, this.capacity * 4, undefined, 'combined rows')
+    this.dRows = createBuffer(this.device, this.capacity * dim * 4, undefined, 'combined dRows')
+  }
+}

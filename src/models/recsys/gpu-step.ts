@@ -54,10 +54,19 @@ export function forwardCalls(shape: ModelShape, b: ModelBuffers, input: InputSet
 export function trainCalls(
   shape: ModelShape, p: RecsysParams, b: ModelBuffers, input: InputSet, n: number, uniq: number, t: number, lr: StepLr, mm: MatmulVariant,
 ): Call[] {
+  return [...backwardCalls(shape, b, input, n, uniq, n, mm), ...optimizerCalls(shape, p, b, { uniq: input.uniq, dRows: b.dRows }, uniq, t, lr)]
+}
+
+/**
+ * Loss sum and backward calls (after forwardCalls): gradients of Σ loss / `denom` into b.g
+ * (dense tensors) and b.dRows (f32 [U × D], rows input.uniq; U = `uniq`). denom = n for the batch mean;
+ * ranks pass 1 and scale the combined sums by 1 / global rows (dist-combine.ts).
+ */
+export function backwardCalls(shape: ModelShape, b: ModelBuffers, input: InputSet, n: number, uniq: number, denom: number, mm: MatmulVariant): Call[] {
   const calls: Call[] = reduceSumCalls({ inp: b.loss, out: b.lossSum, scratch: b.lossScratch }, n, { WG: LOSS_REDUCE_WG })
   const dims = layerDims(shape)
   const L = dims.length - 1
-  calls.push(bceLossBackwardCall({ logits: b.act[L], labels: input.labels, dlogits: b.dlogits }, n, n))
+  calls.push(bceLossBackwardCall({ logits: b.act[L], labels: input.labels, dlogits: b.dlogits }, n, denom))
   let dout = b.dlogits
   for (let l = L; l >= 0; l--) {
     const [c, oc] = dims[l]
@@ -73,17 +82,25 @@ export function trainCalls(
   const S = shape.sparse, D = shape.dim
   calls.push(concatBackwardCall({ dinp: b.dinp0, demb: b.demb }, { b: n, e: S * D, cd: shape.dense }))
   calls.push(embeddingBackwardCall({ dout: b.demb, order: input.order, segStart: input.segStart, dRows: b.dRows }, { uniq, dim: D, positions: n * S }))
-  b.w.forEach((w, i) => calls.push(adamCall({ weights: w, grads: b.g[i], m: b.m[i], v: b.v[i] }, { params: w.size / 4 }, denseHyper(p, lr.dense, t))))
-  calls.push(embeddingUpdate(shape, p, b, input, uniq, lr.embedding))
   return calls
 }
 
-function embeddingUpdate(shape: ModelShape, p: RecsysParams, b: ModelBuffers, input: InputSet, uniq: number, lr: number): Call {
+/** Where the embedding optimizer reads its touched rows: u32 [U] row ids and f32 [U × D] gradients. */
+export interface RowGradBuffers { uniq: GPUBuffer; dRows: GPUBuffer }
+
+/** Adam/AdamW on every dense tensor (gradients in b.g) and the row optimizer on `uniq` rows of `rows`. */
+export function optimizerCalls(shape: ModelShape, p: RecsysParams, b: ModelBuffers, rows: RowGradBuffers, uniq: number, t: number, lr: StepLr): Call[] {
+  const calls = b.w.map((w, i) => adamCall({ weights: w, grads: b.g[i], m: b.m[i], v: b.v[i] }, { params: w.size / 4 }, denseHyper(p, lr.dense, t)) as Call)
+  calls.push(embeddingUpdate(shape, p, b, rows, uniq, lr.embedding))
+  return calls
+}
+
+function embeddingUpdate(shape: ModelShape, p: RecsysParams, b: ModelBuffers, rows: RowGradBuffers, uniq: number, lr: number): Call {
   const rowShape = { uniq, dim: shape.dim, totalRows: shape.totalRows }
   if (p.embedding_optimizer === 'adagrad') {
-    return adagradCall({ weights: b.emb, accum: b.accum!, dRows: b.dRows, uniq: input.uniq }, rowShape, { lr, eps: ADAGRAD_EPS })
+    return adagradCall({ weights: b.emb, accum: b.accum!, dRows: rows.dRows, uniq: rows.uniq }, rowShape, { lr, eps: ADAGRAD_EPS })
   }
   const h = { lr, beta1: p.beta1, beta2: p.beta2, eps: p.eps, weightDecay: 0 }
-  return rowwiseAdamCall({ weights: b.emb, m: b.embM!, v: b.embV!, rowStep: b.rowStep!, dRows: b.dRows, uniq: input.uniq }, rowShape, h)
+  return rowwiseAdamCall({ weights: b.emb, m: b.embM!, v: b.embV!, rowStep: b.rowStep!, dRows: rows.dRows, uniq: rows.uniq }, rowShape, h)
 }
 

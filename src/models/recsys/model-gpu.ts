@@ -4,16 +4,22 @@
  * of two input sets, alternating, so the next upload never waits for the step still running on
  * the other set; then encodes forward, loss, backward and optimizer updates as one command
  * buffer. The loss sum of each step is copied into a history buffer that is read back only when
- * the loop asks for metrics (takeLosses), never per step.
+ * the loop asks for metrics (takeLosses), never per step. Bind groups and uniform buffers are
+ * kept across steps (gpu-call-cache.ts). As a rank (dist-types.ts RankModel) the step splits:
+ * `gradients` reads the local gradients back, `applyGradients` uploads the combined ones.
  */
 import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { readBuffer } from '../../gpu/readback.ts'
-import { prepareKernel, type KernelCall } from '../../kernels/runner.ts'
-import { firstNonFiniteTensor, type ModelState, type RecsysBackend } from './backend.ts'
-import { createModelBuffers, destroyModelBuffers, type InputSet, type ModelBuffers } from './gpu-buffers.ts'
-import { forwardCalls, trainCalls, type MatmulVariant } from './gpu-step.ts'
+import type { KernelCall } from '../../kernels/runner.ts'
+import type { ModelState } from './backend.ts'
+import type { CombinedGradients, RankGradients, RankModel } from './dist-types.ts'
+import { GpuCallCache } from './gpu-call-cache.ts'
+import { createModelBuffers, destroyModelBuffers, RankBuffers, type InputSet, type ModelBuffers } from './gpu-buffers.ts'
+import { NonFiniteScan } from './gpu-nonfinite.ts'
+import { WeightShadow } from './gpu-shadow.ts'
+import { backwardCalls, forwardCalls, optimizerCalls, trainCalls, type MatmulVariant } from './gpu-step.ts'
 import { embeddingSegments } from './segments.ts'
-import type { ModelBatch, ModelShape, OptimizerState, RecsysParams, StepLr } from './types.ts'
+import type { ModelBatch, ModelShape, ModelWeights, OptimizerState, RecsysParams, StepLr } from './types.ts'
 
 /** Options of GpuModel.create. */
 export interface GpuModelOptions {
@@ -23,9 +29,12 @@ export interface GpuModelOptions {
   matmul?: MatmulVariant
 }
 
-/** The GPU backend of the training loop. */
-export class GpuModel implements RecsysBackend {
+/** The GPU backend of the training loop (and a rank of a multi-rank run). */
+export class GpuModel implements RankModel {
   private steps = 0
+  private readonly calls: GpuCallCache
+  /** Gradient read-back and combined-row buffers, allocated on the first `gradients` call. */
+  private rank?: RankBuffers
   /** Rows of each step whose loss sum sits in lossHistory, oldest first. */
   private pendingRows: number[] = []
   private drained: number[] = []
@@ -33,7 +42,9 @@ export class GpuModel implements RecsysBackend {
   private constructor(
     private readonly cache: PipelineCache, readonly shape: ModelShape, private readonly params: RecsysParams,
     private readonly buffers: ModelBuffers, readonly maxBatch: number, private readonly matmul: MatmulVariant,
-  ) {}
+  ) {
+    this.calls = new GpuCallCache(cache)
+  }
 
   /**
    * Allocates the buffers and uploads `state`. Throws RangeError naming batch_size (or buckets /
@@ -66,6 +77,28 @@ export class GpuModel implements RecsysBackend {
     this.steps++
   }
 
+  async gradients(batch: ModelBatch): Promise<RankGradients> {
+    this.checkBatch(batch)
+    const input = await this.idleInput()
+    const seg = embeddingSegments(batch.rows, this.shape.totalRows)
+    this.upload(input, batch, seg)
+    const U = seg.uniq.length
+    this.rank ??= new RankBuffers(this.cache.device, this.buffers)
+    const calls = [...forwardCalls(this.shape, this.buffers, input, batch.n, this.matmul), ...backwardCalls(this.shape, this.buffers, input, batch.n, U, 1, this.matmul)]
+    this.submit(calls, enc => this.rank!.encodeReadback(enc, this.buffers, U * this.shape.dim))
+    const { lossSum, dense, dRows } = await this.rank.read(U * this.shape.dim)
+    return { n: batch.n, lossSum, dense, rows: seg.uniq, dRows }
+  }
+
+  async applyGradients(g: CombinedGradients, lr: StepLr): Promise<void> {
+    await this.idleInput()
+    this.rank ??= new RankBuffers(this.cache.device, this.buffers)
+    const rows = this.rank.uploadCombined(this.buffers, g, this.shape.dim)
+    const t = this.steps + this.stepOffset + 1
+    this.submit(optimizerCalls(this.shape, this.params, this.buffers, rows, g.rows.length, t, lr))
+    this.steps++
+  }
+
   async takeLosses(): Promise<number[]> {
     await this.drain()
     const out = this.drained
@@ -81,10 +114,30 @@ export class GpuModel implements RecsysBackend {
     return readBuffer(this.cache.device, this.buffers.probs, Float32Array, batch.n)
   }
 
+  /** On the GPU (gpu-nonfinite.ts): embeddings, then w{l}/b{l}; only 8 bytes per tensor come back. */
   async firstNonFinite(): Promise<string | undefined> {
-    await this.idleInput()
-    const dense = await Promise.all(this.buffers.w.map(b => readBuffer(this.cache.device, b, Float32Array)))
-    return firstNonFiniteTensor(dense)
+    this.nonFinite ??= new NonFiniteScan(this.cache, this.shape, this.buffers)
+    return this.nonFinite.firstNonFinite()
+  }
+
+  async nonFiniteTensors(): Promise<string[]> {
+    this.nonFinite ??= new NonFiniteScan(this.cache, this.shape, this.buffers)
+    return this.nonFinite.nonFiniteTensors()
+  }
+
+  /** Device-side copy of the weights (or upload of `w`) into shadow buffers (gpu-shadow.ts), queued after earlier steps. */
+  async keepWeights(w?: ModelWeights): Promise<void> {
+    this.shadow ??= new WeightShadow(this.cache.device, this.buffers)
+    if (w) this.shadow.load(w)
+    else this.shadow.save()
+  }
+
+  async restoreKeptWeights(): Promise<boolean> {
+    return this.shadow?.restore() ?? false
+  }
+
+  async keptWeights(): Promise<ModelWeights | undefined> {
+    return this.shadow?.read(this.shape.totalRows * this.shape.dim)
   }
 
   async exportState(): Promise<ModelState> {
@@ -123,8 +176,15 @@ export class GpuModel implements RecsysBackend {
   }
 
   destroy(): void {
+    this.calls.destroy()
+    this.rank?.destroy()
     destroyModelBuffers(this.buffers)
+    this.nonFinite?.destroy()
+    this.shadow?.destroy()
   }
+
+  private nonFinite?: NonFiniteScan
+  private shadow?: WeightShadow
 
   /** Adam's t = optimizer steps so far + 1; importState moves the count to the state's. */
   private stepOffset = 0
@@ -149,15 +209,12 @@ export class GpuModel implements RecsysBackend {
   /** Encodes `calls` in one compute pass (plus `after` copies) as one command buffer and submits it. */
   private submit(calls: KernelCall<unknown>[], after?: (enc: GPUCommandEncoder) => void): void {
     const device = this.cache.device
-    const prepared = calls.map(c => prepareKernel(this.cache, c))
     const enc = device.createCommandEncoder({ label: 'recsys step' })
     const pass = enc.beginComputePass({ label: 'recsys step' })
-    prepared.forEach(k => k.encode(pass))
+    this.calls.encode(pass, calls)
     pass.end()
     after?.(enc)
     device.queue.submit([enc.finish()])
-    // Uniform buffers may be destroyed once submitted: WebGPU keeps them alive for queued work.
-    prepared.forEach(k => k.destroy())
   }
 
   /** Reads back the loss sums of pending steps into `drained` as means (one map per metrics step). */

@@ -75,14 +75,14 @@ export function meanLoss(a: Activations): number {
   return reduceSum(a.loss, a.n, LOSS_REDUCE_WG) / a.n
 }
 
-/** Backward of the mean batch loss through the whole model. */
-export function modelBackward(shape: ModelShape, w: ModelWeights, batch: ModelBatch, a: Activations): Gradients {
+/** Backward of Σ loss / `denom` (default the batch rows: the mean) through the whole model. */
+export function modelBackward(shape: ModelShape, w: ModelWeights, batch: ModelBatch, a: Activations, denom = batch.n): Gradients {
   const { n } = batch
   const dims = layerDims(shape)
   const L = dims.length - 1
   const dense: Float32Array<ArrayBuffer>[] = dims.flatMap(([c, oc]) => [new Float32Array(oc * c), new Float32Array(oc)])
   let dout: Float32Array = new Float32Array(n)
-  bceLossBackward(a.act[L], batch.labels, null, dout, n, n)
+  bceLossBackward(a.act[L], batch.labels, null, dout, n, denom)
   for (let l = L; l >= 0; l--) {
     const [c, oc] = dims[l]
     const dpre = new Float32Array(n * oc)

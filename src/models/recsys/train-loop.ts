@@ -2,11 +2,14 @@
  * The recommender's training loop, backend-agnostic: epochs of loader batches (seeded shuffle
  * per epoch), lr schedule, a metrics read-back and validation every `eval_every` steps (AUC,
  * logloss), early stopping on validation AUC, and a stop-anywhere state (LoopState) that a
- * checkpoint stores so a resumed run continues exactly where this one stopped.
+ * checkpoint stores so a resumed run continues exactly where this one stopped. With
+ * params.restore_best, each improving evaluation keeps the weights (best-weights.ts) and a
+ * finished run ends holding the best evaluation's weights, not the last step's.
  */
 import type { Cursor } from '../../data/types.ts'
 import { auc, evaluate } from '../gbdt/metrics.ts'
 import type { RecsysBackend } from './backend.ts'
+import { BestWeights } from './best-weights.ts'
 import { sliceBatch, type TrainSource } from './data.ts'
 import { stepLr } from './optimizer.ts'
 import type { ModelBatch, RecsysParams } from './types.ts'
@@ -40,6 +43,11 @@ export interface TrainLoopOptions {
   /** Stop (unfinished) once this many updates are applied in total. */
   stopAtStep?: number
   onMetrics?: (row: MetricRow) => void
+  /**
+   * Called at the end of each epoch with that epoch's last metrics row (an evaluation is made
+   * there when the epoch did not end on one); 'stop' ends training now (a sweep's rung said so).
+   */
+  onEpochEnd?: (epoch: number, row: MetricRow) => void | 'stop'
 }
 
 /** What trainLoop returns. */
@@ -50,6 +58,11 @@ export interface TrainLoopResult {
   finished: boolean
   stoppedEarly: boolean
   samples: number
+  /**
+   * The metrics row whose weights the backend holds at the end: the best evaluation's when
+   * restore_best put them back, else undefined (the last step's weights).
+   */
+  restored?: MetricRow
 }
 
 /** A fresh loop state. */
@@ -65,13 +78,18 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
   const metrics: MetricRow[] = []
   const t0 = performance.now()
   let samples = 0, lastEval = state.step
+  const best = p.restore_best && o.valid && o.valid.n > 0 ? new BestWeights(o.backend) : undefined
   const report = async (epoch: number): Promise<boolean> => {
     const row = await measure(o, state, epoch, stepLr(Math.max(0, state.step - 1), p, totalSteps).dense, t0)
     lastEval = state.step
     metrics.push(row)
     o.onMetrics?.(row)
-    return updateEarlyStopping(state, row, p.early_stopping_rounds)
+    const stop = updateEarlyStopping(state, row, p.early_stopping_rounds)
+    if (best && state.bestStep === row.step && state.badRounds === 0) await best.keep()
+    return stop
   }
+  const done = async (stoppedEarly: boolean): Promise<TrainLoopResult> =>
+    ({ state, metrics, finished: true, stoppedEarly, samples, restored: best ? await restoreBest(best, state, metrics) : undefined })
   for (; state.epoch < p.epochs; state.epoch++, state.cursor = undefined) {
     const stream = o.source.open(state.epoch, state.cursor)
     try {
@@ -81,27 +99,46 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
         await o.backend.step(batch, stepLr(state.step, p, totalSteps))
         state.step++
         samples += batch.n
-        if (state.step % p.eval_every === 0 && await report(state.epoch)) return { state, metrics, finished: true, stoppedEarly: true, samples }
+        if (state.step % p.eval_every === 0 && await report(state.epoch)) return await done(true)
         if (o.stopAtStep !== undefined && state.step >= o.stopAtStep) return { state, metrics, finished: false, stoppedEarly: false, samples }
       }
     } finally {
       await stream.close()
     }
+    if (o.onEpochEnd && await epochEnd(o.onEpochEnd, state, metrics, lastEval, report)) return await done(true)
   }
   if (state.step > lastEval) await report(p.epochs - 1)
-  return { state, metrics, finished: true, stoppedEarly: false, samples }
+  return done(false)
 }
 
-/** Reads back the training losses (refusing NaN) and evaluates the validation rows. */
+/**
+ * Puts the best evaluation's weights back unless the last evaluation is the best. Returns that
+ * evaluation's row, or undefined when nothing was restored (no evaluation, last is best, or the
+ * best came before a resume whose checkpoint kept no weights).
+ */
+async function restoreBest(best: BestWeights, state: LoopState, metrics: MetricRow[]): Promise<MetricRow | undefined> {
+  if (state.bestAuc === null || metrics.at(-1)?.step === state.bestStep) return undefined
+  if (!await best.restore()) return undefined
+  return metrics.find(m => m.step === state.bestStep) ?? { step: state.bestStep, epoch: -1, trainLoss: NaN, validAuc: state.bestAuc, lr: NaN, elapsedMs: NaN }
+}
+
+/**
+ * The epoch-end hook: evaluates unless the epoch ended on an evaluation, then asks `hook`; true
+ * (stop) when early stopping fired or the hook said 'stop', with the state at the next epoch's start.
+ */
+async function epochEnd(hook: NonNullable<TrainLoopOptions['onEpochEnd']>, state: LoopState, metrics: MetricRow[], lastEval: number,
+  report: (epoch: number) => Promise<boolean>): Promise<boolean> {
+  const early = state.step > lastEval ? await report(state.epoch) : false
+  const row = metrics[metrics.length - 1]
+  const stop = early || (row !== undefined && hook(state.epoch, row) === 'stop')
+  if (stop) { state.epoch++; state.cursor = undefined }
+  return stop
+}
+
+/** Reads back the training losses and scans the weights (refusing NaN/±Infinity), then evaluates the validation rows. */
 async function measure(o: TrainLoopOptions, state: LoopState, epoch: number, lr: number, t0: number): Promise<MetricRow> {
   const losses = await o.backend.takeLosses()
-  const bad = losses.findIndex(l => !Number.isFinite(l))
-  if (bad >= 0) {
-    throw new RangeError(`training diverged: loss is ${losses[bad]} at step ${state.step - losses.length + bad + 1}; `
-      + `lower lr (lr = ${o.params.lr}, embedding_lr = ${o.params.embedding_lr})`)
-  }
-  const tensor = await o.backend.firstNonFinite()
-  if (tensor) throw new RangeError(`training diverged: dense weight ${tensor} has NaN/infinite values at step ${state.step}; lower lr (lr = ${o.params.lr}, embedding_lr = ${o.params.embedding_lr})`)
+  await refuseDivergence(o, state, losses)
   const trainLoss = losses.length ? losses.reduce((s, l) => s + l, 0) / losses.length : NaN
   const row: MetricRow = { step: state.step, epoch, trainLoss, lr, elapsedMs: performance.now() - t0 }
   if (o.valid && o.valid.n > 0) {
@@ -110,6 +147,24 @@ async function measure(o: TrainLoopOptions, state: LoopState, epoch: number, lr:
     row.validLogloss = evaluate('logloss', probs, o.valid.labels)
   }
   return row
+}
+
+/**
+ * Throws naming the first non-finite loss and every non-finite weight tensor (dense w{l}/b{l} in
+ * layout order, then 'embeddings') and the learning rates. Both are checked: a NaN loss alone
+ * does not say where, and NaN weights can hide from the loss (WGSL's max(0, NaN) may return 0).
+ */
+async function refuseDivergence(o: TrainLoopOptions, state: LoopState, losses: number[]): Promise<void> {
+  const bad = losses.findIndex(l => !Number.isFinite(l))
+  const first = o.backend.nonFiniteTensors ? undefined : await o.backend.firstNonFinite()
+  const tensors = o.backend.nonFiniteTensors ? await o.backend.nonFiniteTensors() : first ? [first] : []
+  if (bad < 0 && tensors.length === 0) return
+  const what = [
+    ...(bad >= 0 ? [`loss is ${losses[bad]} at step ${state.step - losses.length + bad + 1}`] : []),
+    ...tensors.filter(t => t !== 'embeddings').map(t => `dense weight ${t} has NaN/infinite values`),
+    ...(tensors.includes('embeddings') ? ['embedding table \'embeddings\' has NaN/infinite values'] : []),
+  ].join('; ')
+  throw new RangeError(`training diverged: ${what} (checked at step ${state.step}); lower lr (lr = ${o.params.lr}, embedding_lr = ${o.params.embedding_lr})`)
 }
 
 /** σ(logit) for every row of `data`, in chunks of the backend's largest batch. */

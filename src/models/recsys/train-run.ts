@@ -12,27 +12,37 @@ import type { ScanPlan } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import type { TrainConfig, TrainProgress, TrainSummary } from '../gbdt/train-run.ts'
 import { manifestTable, type RunManifest } from '../manifest.ts'
-import { createRefBackend, type RecsysBackend } from './backend.ts'
+import { createRefBackend, type ModelState, type RecsysBackend } from './backend.ts'
 import { encodeCheckpoint } from './checkpoint.ts'
 import { concatBatches, openRecsysData, type RecsysData } from './data.ts'
 import { columnKind, featurize, tableMemory } from './features.ts'
 import { initOptimizerState, initWeights } from './init.ts'
 import { modelShapeOf, parameterCount } from './layout.ts'
 import { parseRecsysParams } from './params.ts'
-import { trainLoop, type MetricRow, type TrainLoopResult } from './train-loop.ts'
+import type { MetricRow, TrainLoopResult } from './train-loop.ts'
+import { trainWithRecovery, type DeviceSession } from './recovery.ts'
+import { checkRecsysMemory } from '../memory-budget.ts'
+import type { RankContext } from '../../dist/types.ts'
+import { scaledParams } from './dist-lr.ts'
+import { rankCount, ranksBackend, runOnRankWorkers, withRanks, type RanksSummary, type RecsysRankConfig } from './dist-run.ts'
 import type { FeatureLayout, ModelBatch, ModelShape, RecsysParams } from './types.ts'
 
 /** What to train: GBDT's config with model 'recsys'; `params` are the recommender's (params.ts). */
-export type RecsysTrainConfig = TrainConfig & { model: 'recsys' }
+export type RecsysTrainConfig = TrainConfig & RecsysRankConfig & { model: 'recsys' }
 
 /** The headline numbers: GBDT's fields (rounds = evaluations) plus the recommender's. */
-export interface RecsysTrainSummary extends TrainSummary {
+export interface RecsysTrainSummary extends TrainSummary, Partial<RanksSummary> {
   /** Training rows (all epochs) per second of the training loop, evaluations included. */
   samples_per_second: number
   /** Epochs started (fewer than params.epochs after early stopping). */
   epochs: number
   /** Optimizer updates applied. */
   steps: number
+  /**
+   * Step of the evaluation whose weights the model holds when restore_best put them back (auc and
+   * logloss are then that evaluation's), else null (the last step's weights and evaluation).
+   */
+  restored_best_step: number | null
 }
 
 /** The manifest with the recommender's extras. */
@@ -65,29 +75,56 @@ export function recsysRunParams(config: Pick<TrainConfig, 'params' | 'seed'>): R
   return parseRecsysParams(raw)
 }
 
+/** Test and sweep hooks of runRecsysTraining (device-loss recovery, recovery.ts). */
+export interface RecsysRunHooks {
+  /** Called with each device the run opens (attempt 0 first, then one per recovery). */
+  onDevice?: (device: GPUDevice, attempt: number) => void
+  /** Evaluations between in-memory checkpoints (default: about one per epoch). */
+  checkpointEvery?: number
+  /** Device rebuilds allowed (default 2). */
+  maxRecoveries?: number
+}
+
 /** Trains one recommender; `onProgress` hears the data stages and every evaluation. Throws naming the bad input. */
-export async function runRecsysTraining(config: RecsysTrainConfig, onProgress: (p: TrainProgress) => void = () => {}): Promise<RecsysTrainResult> {
+export async function runRecsysTraining(config: RecsysTrainConfig, onProgress: (p: TrainProgress) => void = () => {}, rank?: RankContext, hooks: RecsysRunHooks = {}): Promise<RecsysTrainResult> {
+  const world = rankCount(config) // --ranks (ISSUE 6): GPU ranks run in rank workers (dist-run.ts, dist-rank.ts)
+  if (world > 1 && !rank && (config.backend ?? 'gpu') === 'gpu') return runOnRankWorkers<RecsysTrainResult, RecsysTrainConfig>(world, config, onProgress)
   const params = recsysRunParams(config)
-  const { plan, validPlan, data, valid } = await loadRecsysData(config, params, onProgress)
+  const globalBatch = world > 1 && !rank ? { ...params, batch_size: world * params.batch_size } : params // in-thread ranks split R × B
+  const { plan, validPlan, data, valid } = await loadRecsysData(config, globalBatch, onProgress)
   const layout = data.source.layout
   const shape = modelShapeOf(layout, params)
   onProgress({ kind: 'stage', message: `${layout.sparse.length} embedding tables (${tableMemory(layout, params.embedding_dim).join('; ')}), ${layout.denseInputs} dense inputs, ${valid.n} validation rows` })
-  const choice = await chooseBackend(config.backend ?? 'gpu', shape, params)
+  const ranked = world > 1 ? await ranksBackend(shape, params, { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) }, world, rank) : undefined
+  const kind = config.backend ?? 'gpu'
+  if (!ranked && kind === 'gpu' && hasWebGpu()) await checkRecsysMemory(shape, params, config.memoryBudget)
   const totalEvals = Math.ceil((params.epochs * data.source.stepsPerEpoch) / params.eval_every)
   const t0 = performance.now()
-  let evals = 0
+  // A lost device is rebuilt and the loop replays from the last checkpoint (recovery.ts), so rounds count by step.
+  const { loop, session } = await trainWithRecovery({
+    params: scaledParams(params, world), source: data.source, valid,
+    onMetrics: row => onProgress({ kind: 'round', round: Math.ceil(row.step / params.eval_every) - 1, rounds: totalEvals, metrics: progressMetrics(row), elapsedMs: row.elapsedMs }),
+  }, {
+    open: (state, attempt) => (ranked && attempt === 0 ? Promise.resolve(rankedSession(ranked)) : chooseBackend(kind, shape, params, state, d => hooks.onDevice?.(d, attempt))),
+    checkpointEvery: hooks.checkpointEvery, maxRecoveries: hooks.maxRecoveries,
+    onRecover: (step, reason) => onProgress({ kind: 'stage', message: `GPU device lost (${reason}); rebuilt it and resumed from the checkpoint at step ${step}` }),
+  })
   try {
-    const loop = await trainLoop({
-      params, backend: choice.backend, source: data.source, valid,
-      onMetrics: row => onProgress({ kind: 'round', round: evals++, rounds: totalEvals, metrics: progressMetrics(row), elapsedMs: row.elapsedMs }),
-    })
     const seconds = (performance.now() - t0) / 1000
-    const model = encodeCheckpoint({ shape, params, layout, loop: loop.state, state: await choice.backend.exportState() })
-    return finish({ config, params, plan, validPlan, layout, shape, loop, seconds, adapter: choice.adapter, model, rowsValid: valid.n })
+    const model = encodeCheckpoint({ shape, params, layout, loop: loop.state, state: await session.backend.exportState() })
+    return withRanks(finish({ config, params, plan, validPlan, layout, shape, loop, seconds, adapter: session.adapter, model, rowsValid: valid.n }), ranked?.backend)
   } finally {
-    choice.backend.destroy()
-    choice.dispose?.()
+    session.dispose?.()
   }
+}
+
+/** Ranked backends as a recovery session (no `lost`: a lost rank fails the run, see dist-run.ts). */
+function rankedSession(c: RecsysBackendChoice): DeviceSession {
+  return { backend: c.backend, adapter: c.adapter, dispose: () => { c.backend.destroy(); c.dispose?.() } }
+}
+
+function hasWebGpu(): boolean {
+  return typeof navigator !== 'undefined' && Boolean(navigator.gpu)
 }
 
 /** The training plan, features and batches (data.ts) and the validation rows (a fraction or a second table). */
@@ -97,7 +134,7 @@ async function loadRecsysData(config: RecsysTrainConfig, params: RecsysParams, o
   onProgress({ kind: 'stage', message: `planning ${config.table}` })
   const plan = await planTable(config.table, config.version, config)
   onProgress({ kind: 'stage', message: `feature statistics over ${plan.stats.rows} rows` })
-  const data = await openRecsysData({ plan, label: config.label, features: config.features, validFraction: config.validFraction, workers: config.workers }, params)
+  const data = await openRecsysData({ plan, label: config.label, features: config.features, validFraction: config.validFraction, workers: config.workers, shard: config.shard }, params)
   if (!config.validTable) return { plan, data, valid: data.valid }
   const validPlan = await planTable(config.validTable, config.validVersion, config)
   return { plan, validPlan, data, valid: await readValidTable(validPlan, data, params, config.workers) }
@@ -131,15 +168,21 @@ async function readValidTable(plan: ScanPlan, data: RecsysData, p: RecsysParams,
  * The GPU model on a fresh device, or the CPU reference when asked (or when WebGPU is absent).
  * Fresh seeded weights either way (init.ts). GPU modules load lazily.
  */
-async function chooseBackend(kind: 'gpu' | 'cpu', shape: ModelShape, params: RecsysParams): Promise<RecsysBackendChoice> {
-  if (kind === 'cpu' || typeof navigator === 'undefined' || !navigator.gpu) return { backend: createRefBackend(shape, params), adapter: 'cpu (reference backend)' }
+async function chooseBackend(kind: 'gpu' | 'cpu', shape: ModelShape, params: RecsysParams, state?: ModelState,
+  onDevice?: (device: GPUDevice) => void): Promise<DeviceSession> {
+  if (kind === 'cpu' || !hasWebGpu()) {
+    const backend = createRefBackend(shape, params)
+    if (state) await backend.importState(state)
+    return { backend, adapter: 'cpu (reference backend)', dispose: () => backend.destroy() }
+  }
   const [{ requestDevice, adapterSummary, adapterLabel }, { PipelineCache }, { GpuModel }] = await Promise.all([
     import('../../gpu/device.ts'), import('../../gpu/pipeline-cache.ts'), import('./model-gpu.ts')])
   const { adapter, device } = await requestDevice()
   try {
-    const state = { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) }
-    const backend = await GpuModel.create(new PipelineCache(device), shape, params, state)
-    return { backend, adapter: adapterLabel(adapterSummary(adapter)), dispose: () => device.destroy() }
+    const initial = state ?? { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) }
+    const backend = await GpuModel.create(new PipelineCache(device), shape, params, initial)
+    onDevice?.(device)
+    return { backend, adapter: adapterLabel(adapterSummary(adapter)), lost: device.lost, dispose: () => { backend.destroy(); device.destroy() } }
   } catch (e) {
     device.destroy()
     throw e
@@ -170,7 +213,7 @@ interface Finished {
 
 function finish(f: Finished): RecsysTrainResult {
   const metrics = f.loop.metrics.map(metricsRow)
-  const last = f.loop.metrics[f.loop.metrics.length - 1]
+  const last = f.loop.restored ?? f.loop.metrics[f.loop.metrics.length - 1]
   const best = f.loop.metrics.findIndex(m => m.step === f.loop.state.bestStep && f.loop.state.bestAuc !== null)
   const epochs = Math.min(f.params.epochs, f.loop.state.epoch + (f.loop.stoppedEarly ? 1 : 0))
   const rowsTrain = f.validPlan || f.config.validFraction === undefined ? f.plan.stats.rows : f.plan.stats.rows - f.rowsValid
@@ -179,6 +222,7 @@ function finish(f: Finished): RecsysTrainResult {
     model: 'recsys', auc: last?.validAuc ?? null, logloss: last?.validLogloss ?? null, rounds: metrics.length,
     best_iteration: best >= 0 ? best : metrics.length - 1, train_seconds: f.seconds, rows_train: rowsTrain, rows_valid: f.rowsValid,
     rows_per_second: perSecond, adapter: f.adapter, samples_per_second: perSecond, epochs, steps: f.loop.state.step,
+    restored_best_step: f.loop.restored?.step ?? null,
   }
   return { model: f.model, manifest: buildManifest(f, metrics, summary), metrics, summary }
 }

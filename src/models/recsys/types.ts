@@ -35,6 +35,17 @@ export interface RecsysParams {
   eval_every: number
   /** Stop when validation AUC has not improved for this many evaluations (0 = never). */
   early_stopping_rounds: number
+  /**
+   * At the end of the run (early stop or last epoch), put back the weights of the best validation
+   * evaluation (Keras' restore_best_weights; optimizer state stays the last step's). Default:
+   * early_stopping_rounds > 0.
+   */
+  restore_best: boolean
+  /**
+   * Multi-rank runs (`--ranks R`): peak lr and embedding_lr × 1 ('none'), × R ('linear') or × √R
+   * ('sqrt'), reached after warmup_steps (ISSUE 6 §3). No effect with one rank.
+   */
+  lr_scaling: 'none' | 'linear' | 'sqrt'
   /** Dense columns transformed by log1p(max(x, 0)) before normalisation. */
   log1p: string[]
   /** Adam moments (dense and row-wise): fixed, not in `--params`. */

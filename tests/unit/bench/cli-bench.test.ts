@@ -25,7 +25,7 @@ describe('snaptrain bench arguments', () => {
   test('unknown suite: exit 2, message names it and lists suites, no browser started', async () => {
     const io = captureIo()
     expect(await run(['--suite', 'nope'], io)).toBe(2)
-    expect(io.errs.join('\n')).toMatch(/unknown bench suite 'nope' \(suites: device, loader, gbdt, recsys, all\)/)
+    expect(io.errs.join('\n')).toMatch(/unknown bench suite 'nope' \(suites: device, loader, gbdt, recsys, sweep, scaleout, all\)/)
     expect(() => assertSuiteName('device')).not.toThrow()
     expect(() => assertSuiteName('all')).toThrow(/'all'/)
   })

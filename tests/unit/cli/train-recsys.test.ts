@@ -59,7 +59,8 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
     expect(r.code).toBe(0)
     const s = JSON.parse(r.out.trim().split('\n').pop()!)
     expect(Object.keys(s)).toEqual(['model', 'auc', 'logloss', 'rounds', 'best_iteration', 'train_seconds', 'rows_train', 'rows_valid',
-      'rows_per_second', 'model_path', 'manifest_path', 'adapter', 'samples_per_second', 'epochs', 'steps'])
+      'rows_per_second', 'model_path', 'manifest_path', 'adapter', 'samples_per_second', 'epochs', 'steps', 'restored_best_step'])
+    expect(s.restored_best_step).toBeNull() // no early stopping: restore_best is off
     const rows = s.rows_train + s.rows_valid
     const gen = JSON.parse(readFileSync(join(TABLE, '_generator.json'), 'utf8'))
     expect(rows).toBe(gen.finalRows)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { createRefBackend, RefBackend } from '../../../src/models/recsys/backend.ts'
-import { decodeCheckpoint, encodeCheckpoint, stateTensors } from '../../../src/models/recsys/checkpoint.ts'
+import { captureCheckpoint, decodeCheckpoint, encodeCheckpoint, restoreCheckpoint, stateTensors } from '../../../src/models/recsys/checkpoint.ts'
 import { openRecsysData } from '../../../src/models/recsys/data.ts'
 import { modelShapeOf } from '../../../src/models/recsys/layout.ts'
 import { parseRecsysParams } from '../../../src/models/recsys/params.ts'
@@ -37,12 +37,15 @@ describe('recsys checkpoints', () => {
     const first = await trainLoop({ params, backend: b, source: data.source, valid: data.valid, stopAtStep: stopAt })
     expect(first.finished).toBe(false)
     expect(first.state.step).toBe(stopAt)
-    const file = encodeCheckpoint({ shape, params, layout: data.source.layout, loop: first.state, state: await b.exportState() })
+    // With early_stopping_rounds 50, restore_best is on: the checkpoint carries the kept best weights.
+    const file = encodeCheckpoint(await captureCheckpoint(b, { shape, params, layout: data.source.layout, loop: first.state }))
     b.destroy()
 
     const ck = decodeCheckpoint(file, 'test.ckpt')
     expect(ck.loop.cursor?.position).toBe(first.state.cursor?.position)
+    expect(ck.best).toBeDefined()
     const c = new RefBackend(ck.shape, ck.params, ck.state)
+    await restoreCheckpoint(c, ck)
     const rest = await trainLoop({ params: ck.params, backend: c, source: data.source, valid: data.valid, resume: ck.loop })
     expect(rest.finished).toBe(true)
     expect(rest.state.step).toBe(whole.state.step)

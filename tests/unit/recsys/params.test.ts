@@ -4,7 +4,7 @@ import { DEFAULT_RECSYS_PARAMS, parseRecsysParams } from '../../../src/models/re
 describe('parseRecsysParams', () => {
   test('defaults are the issue’s', () => {
     const p = parseRecsysParams({})
-    expect(p).toMatchObject({ epochs: 1, batch_size: 4096, embedding_dim: 16, layers: [256, 128], lr: 1e-3, optimizer: 'adam', embedding_optimizer: 'adagrad', embedding_lr: 0.01, weight_decay: 0 })
+    expect(p).toMatchObject({ epochs: 1, batch_size: 4096, embedding_dim: 16, layers: [256, 128], lr: 1e-3, optimizer: 'adam', embedding_optimizer: 'adagrad', embedding_lr: 0.05, weight_decay: 0 })
     expect(parseRecsysParams(undefined)).toEqual(p)
   })
 

@@ -1,0 +1,194 @@
+/**
+ * `snaptrain sweep --table T --label COL --model gbdt|recsys --strategy S …`: validates the space,
+ * strategy knobs, trial count and parallelism in Node first (usage errors exit 2 before any
+ * browser starts; the page refuses a parallelism above its adapter's limit before loading data),
+ * checks the label and filter against the table, then runs the sweep in the app page
+ * (window.snaptrain.sweep, one GPUDevice per parallel trial, stored in that page's IndexedDB).
+ * One stderr line per finished trial; DIR gets trials.csv, sweep.json and the best model
+ * (model.json / model.bin + manifest.json), each written to a temp name and renamed.
+ */
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { CliIo } from './io.ts'
+import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
+import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
+import { precheck } from './train.ts'
+import { writeOutputs, type OutputData } from './out-dir.ts'
+import { fileStamp } from './bench.ts'
+import { runParams } from '../models/gbdt/train-run.ts'
+import { STRATEGY_NAMES } from '../tune/strategy.ts'
+import { planSweep } from '../tune/sweep-plan.ts'
+import { trialsCsv } from '../tune/export.ts'
+import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
+
+const SPEC = {
+  name: 'sweep',
+  summary: 'Sweep hyperparameters (grid, random, Hyperband, ASHA, TPE, BOHB) on a Delta table in headless Chromium (WebGPU); writes trials.csv, sweep.json and the best model.',
+  flags: {
+    table: { type: 'string', required: true, placeholder: 'dir|url', help: 'training table: a local folder (served on 127.0.0.1) or an http(s) URL' },
+    version: { type: 'int', min: 0, placeholder: 'N', help: 'table version (default: latest)' },
+    label: { type: 'string', required: true, placeholder: 'COL', help: 'label column (0/1)' },
+    features: { type: 'list', placeholder: 'a,b', help: 'feature columns (default: every usable column except the label)' },
+    filter: { type: 'string', placeholder: 'EXPR', help: 'row filter, e.g. "age >= 30"' },
+    'valid-table': { type: 'string', placeholder: 'dir|url', help: 'validation table (same columns; the filter applies to it too)' },
+    'valid-fraction': { type: 'number', placeholder: 'f', help: 'hold out this share of rows (default 0.2 without --valid-table)' },
+    model: { type: 'string', choices: ['gbdt', 'recsys'], required: true, placeholder: 'gbdt|recsys', help: 'model family' },
+    space: { type: 'string', placeholder: 'space.json', help: 'search space JSON file (default: the model\'s default space)' },
+    strategy: { type: 'string', choices: [...STRATEGY_NAMES], default: 'hyperband', placeholder: 'name', help: `search strategy: ${STRATEGY_NAMES.join(', ')}` },
+    trials: { type: 'int', placeholder: 'N', help: 'configurations to try (hyperband/bohb: caps the brackets\' total; default per strategy)' },
+    parallel: { type: 'int', placeholder: 'P', help: 'trials in parallel, one GPU device each (default from the adapter: 2 on a software adapter)' },
+    seed: { type: 'int', placeholder: 'S', help: 'sweep seed: configurations, brackets and the validation split (default 0)' },
+    'min-resource': { type: 'int', placeholder: 'r', help: 'smallest resource of a trial: boosting rounds (gbdt) or epochs (recsys)' },
+    'max-resource': { type: 'int', placeholder: 'R', help: 'largest resource of a trial (full budget)' },
+    eta: { type: 'number', placeholder: 'η', help: 'Hyperband/ASHA reduction factor (default 3)' },
+    metric: { type: 'string', choices: ['auc', 'logloss'], default: 'auc', placeholder: 'auc|logloss', help: 'validation metric (auc maximised, logloss minimised)' },
+    out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/sweep-<timestamp>)' },
+    timeout: { type: 'number', default: 3600, placeholder: 'S', help: 'give up after S seconds (default 3600)' },
+    json: { type: 'boolean', help: 'print {best, trials, stopped_early, gpu_seconds, gpu_seconds_full_budget, wall_seconds} as the last stdout line' },
+  },
+  notes: `examples:
+  snaptrain sweep --table public/tables/marketing --label y --model gbdt --strategy hyperband --trials 27 --json
+  snaptrain sweep --table public/tables/marketing --label y --model gbdt --strategy random --trials 10 \\
+    --space space.json --max-resource 30 --parallel 2 --out runs/sweep1
+
+A space file maps parameter names to domains: {"eta": {"type": "loguniform", "low": 0.01, "high": 0.3},
+"max_depth": {"type": "int", "low": 2, "high": 8}, "colsample_bytree": {"type": "uniform", "low": 0.5, "high": 1},
+"grow_policy": {"type": "categorical", "choices": ["depthwise", "lossguide"]}, "max_bin": 128}.`,
+} as const satisfies CommandSpec<Record<string, FlagSpec>>
+
+/** Parsed flags of `snaptrain sweep`. */
+export type SweepFlags = FlagValues<typeof SPEC.flags>
+
+/** What `--json` prints. */
+export interface SweepSummary {
+  best: { params: Record<string, unknown>; metric: number; trial: number } | null
+  trials: number
+  stopped_early: number
+  gpu_seconds: number
+  gpu_seconds_full_budget: number
+  wall_seconds: number
+}
+
+/** Runs `snaptrain sweep`; resolves to the exit code (0 ok, 1 data/run error, 2 usage error). */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const t0 = performance.now()
+  const parsed = parseCommand(argv, SPEC, io)
+  if (typeof parsed === 'number') return parsed
+  const f = parsed.values
+  let config: SweepConfig
+  try {
+    config = checkFlags(f)
+  } catch (e) {
+    io.err(`snaptrain sweep: ${(e as Error).message}`)
+    return 2
+  }
+  const tables: PageTable[] = []
+  try {
+    const table = await pageTable(f.table)
+    tables.push(table)
+    const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table') : undefined
+    if (valid) tables.push(valid)
+    const pageConfig: SweepConfig = { ...config, table: table.url, tablePath: table.path, validTable: valid?.url }
+    if (config.model === 'gbdt') await precheck({ table: pageConfig.table, version: config.version, label: config.label, features: config.features, filter: config.filter }, runParams({}))
+    const result = await runInPage(io, f.timeout, pageConfig)
+    writeSweep(io, f, result, (performance.now() - t0) / 1000)
+    return result.state.status === 'finished' ? 0 : 1
+  } catch (e) {
+    io.err(`snaptrain sweep: ${tables.reduce((m, t) => t.localize(m), pageErrorMessage(e))}`)
+    return 1
+  } finally {
+    for (const t of tables) await t.close()
+  }
+}
+
+/**
+ * The sweep config from the flags, validated without data (space file, strategy knobs, trials,
+ * parallel against the largest limit of any adapter). Throws naming the flag or the space entry.
+ */
+export function checkFlags(f: SweepFlags): SweepConfig {
+  if (f['valid-table'] && f['valid-fraction'] !== undefined) throw new Error('--valid-table and --valid-fraction: give at most one')
+  const config: SweepConfig = {
+    model: f.model, table: f.table, version: f.version, label: f.label, features: f.features.length ? f.features : undefined,
+    filter: f.filter, validTable: f['valid-table'], validFraction: f['valid-fraction'], space: f.space ? readSpace(f.space) : undefined,
+    strategy: f.strategy as StrategyName, trials: f.trials, parallel: f.parallel, seed: f.seed, minResource: f['min-resource'],
+    maxResource: f['max-resource'], eta: f.eta, metric: f.metric,
+  }
+  const plan = planSweep(config)
+  if (plan.errors.length) throw new Error(plan.errors.join('; '))
+  return config
+}
+
+/** The space file as JSON; throws naming the file. */
+function readSpace(path: string): Record<string, unknown> {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    throw new Error(`--space: cannot read ${resolve(path)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+  }
+  try {
+    return JSON.parse(text) as Record<string, unknown>
+  } catch (e) {
+    throw new Error(`--space: ${resolve(path)} is not valid JSON (${(e as Error).message})`)
+  }
+}
+
+/** What the page hands back: the final state, its export (with the call log) and the best trial's artifacts. */
+interface PageResult { state: SweepState; exported: string; best?: TrialArtifacts }
+
+async function runInPage(io: CliIo, seconds: number, config: SweepConfig): Promise<PageResult> {
+  const closers: Closers = []
+  return withAppPage(io, seconds, closers, page => page.evaluate<PageResult>(sweepScript(config)), line => {
+    const msg = progressLine(line)
+    if (msg) io.err(msg)
+  })
+}
+
+/** The page call as source text (tsx's keepNames wrappers break functions passed to evaluate). */
+export function sweepScript(config: SweepConfig): string {
+  return `(async () => {
+    const api = window.snaptrain
+    const state = await api.sweep(${JSON.stringify(config)}, e => window.__snaptrainProgress(JSON.stringify(e)))
+    const exported = await api.exportSweep(state.id)
+    const best = state.best ? await api.sweepArtifacts(state.id, state.best.trial) : undefined
+    return { state, exported, best }
+  })()`
+}
+
+/** One stderr line per stage and per finished trial (reports and starts are not printed). */
+export function progressLine(json: string): string | undefined {
+  const e = JSON.parse(json) as SweepEvent
+  if (e.kind === 'stage') return `sweep: ${e.message}`
+  if (e.kind !== 'trial' || e.trial.status === 'running' || e.trial.status === 'pending') return undefined
+  const t = e.trial
+  const last = t.curve.at(-1)
+  const metric = t.metric !== undefined ? t.metric.toFixed(5) : '-'
+  const params = Object.entries(t.config).map(([k, v]) => `${k}=${typeof v === 'number' ? Number(v.toPrecision(4)) : JSON.stringify(v)}`).join(' ')
+  return `[trial ${t.id}] ${t.status.padEnd(9)} bracket ${t.bracket} rung ${t.rung} resource ${last?.resource ?? 0}/${t.resource} metric ${metric} `
+    + `${t.gpuSeconds.toFixed(2)} GPU-s ${params}${t.error ? ` error: ${t.error}` : ''}`
+}
+
+/** The --json summary of a finished state. */
+export function sweepSummary(s: SweepState, wallSeconds: number): SweepSummary {
+  return {
+    best: s.best ? { params: s.best.params, metric: s.best.metric, trial: s.best.trial } : null,
+    trials: s.trials.length, stopped_early: s.stoppedEarly, gpu_seconds: s.gpuSeconds,
+    gpu_seconds_full_budget: s.gpuSecondsFullBudget, wall_seconds: wallSeconds,
+  }
+}
+
+function writeSweep(io: CliIo, f: SweepFlags, r: PageResult, wallSeconds: number): void {
+  const dir = resolve(f.out ?? join('runs', `sweep-${fileStamp(new Date().toISOString())}`))
+  const files: Record<string, OutputData> = { 'trials.csv': trialsCsv(r.state.trials), 'sweep.json': r.exported + '\n' }
+  if (r.best?.model) {
+    if (r.state.config.model === 'gbdt') files['model.json'] = r.best.model
+    else files['model.bin'] = Buffer.from(r.best.model, 'base64')
+  }
+  if (r.best?.manifest) files['manifest.json'] = JSON.stringify(r.best.manifest, null, 2) + '\n'
+  // One group: DIR holds the previous run or this whole one, never a mix (out-dir.ts).
+  writeOutputs(dir, files)
+  const s = sweepSummary(r.state, wallSeconds)
+  io.err(`sweep: ${r.state.status}: ${s.trials} trials (${s.stopped_early} stopped early), best ${s.best ? `trial ${s.best.trial} ${f.metric} ${s.best.metric.toFixed(5)}` : '-'}; `
+    + `${s.gpu_seconds.toFixed(1)} GPU-s (full budget ${s.gpu_seconds_full_budget.toFixed(1)}), ${wallSeconds.toFixed(1)} s wall; wrote ${dir}`)
+  if (f.json) io.out(JSON.stringify(s))
+}

@@ -1,0 +1,80 @@
+/**
+ * The trials a strategy issued and what it heard about them: ids, last reported metric, final
+ * status. Shared by every strategy so that ids, metrics and failure handling agree.
+ */
+import type { TrialConfig, TrialRequest } from './types.ts'
+
+/** What a strategy knows of one trial. */
+export interface BookEntry {
+  req: TrialRequest
+  done: boolean
+  status?: 'completed' | 'stopped' | 'failed'
+  /** Final metric (complete's, else the last report; undefined when failed). */
+  metric?: number
+  /** Last reported resource and metric. */
+  lastResource: number
+  lastMetric?: number
+}
+
+/** A finished trial's configuration and metric (what TPE fits). */
+export interface Observation { config: TrialConfig; metric: number; resource: number }
+
+/** Issued trials in id order. */
+export class TrialBook {
+  private entries: BookEntry[] = []
+
+  /** Issues the next id for `fields`. */
+  issue(fields: Omit<TrialRequest, 'id'>): TrialRequest {
+    const req: TrialRequest = { id: this.entries.length, ...fields }
+    this.entries.push({ req, done: false, lastResource: 0 })
+    return req
+  }
+
+  /** The entry of trial `id`; RangeError for an id never issued. */
+  get(id: number): BookEntry {
+    const e = this.entries[id]
+    if (!e) throw new RangeError(`trial ${id}: never issued (issued ${this.entries.length})`)
+    return e
+  }
+
+  /** Records a report. */
+  report(id: number, resource: number, metric: number): BookEntry {
+    const e = this.get(id)
+    e.lastResource = resource
+    e.lastMetric = metric
+    return e
+  }
+
+  /** Records the end of a trial; a second complete of the same trial is ignored. */
+  complete(id: number, status: 'completed' | 'stopped' | 'failed', metric?: number): void {
+    const e = this.get(id)
+    if (e.done) return
+    e.done = true
+    e.status = status
+    const m = status === 'failed' ? undefined : metric ?? e.lastMetric
+    e.metric = m !== undefined && Number.isFinite(m) ? m : undefined
+  }
+
+  /** Trials issued so far. */
+  get issued(): number { return this.entries.length }
+
+  /** Trials issued and not yet ended. */
+  running(): number {
+    return this.entries.reduce((n, e) => n + (e.done ? 0 : 1), 0)
+  }
+
+  /** All entries, id order. */
+  all(): readonly BookEntry[] { return this.entries }
+
+  /** Finished (not failed) trials with a metric, at the resource they reached. */
+  observations(): Observation[] {
+    return this.entries.filter(e => e.done && e.metric !== undefined)
+      .map(e => ({ config: e.req.config, metric: e.metric!, resource: Math.max(e.lastResource, e.status === 'completed' ? e.req.resource : 0) }))
+  }
+}
+
+/** Metric as a score where higher is better; missing / NaN scores lowest. */
+export function score(metric: number | undefined, direction: 'maximize' | 'minimize'): number {
+  if (metric === undefined || !Number.isFinite(metric)) return -Infinity
+  return direction === 'maximize' ? metric : -metric
+}

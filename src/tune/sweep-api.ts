@@ -1,0 +1,133 @@
+/**
+ * The sweep part of window.snaptrain: start, resume, stop, list, export/import, artifacts, plan
+ * and the "continue at scale" snippet, over one IndexedDB store per page and one data cache.
+ * Sweeps running in this page are tracked so stopSweep can abort them; a sweep stored as
+ * 'running' by a page that is gone is simply marked stopped.
+ */
+import { DataCache, type ReadOptions } from './data-cache.ts'
+import { defaultSpace } from './defaults.ts'
+import { exportSweep as exportJson, importSweep as importJson } from './export.ts'
+import { replaySweep } from './replay.ts'
+import { continueSnippet, type SnippetTable } from './snippet.ts'
+import { IdbStore } from './store-idb.ts'
+import { newSweepId } from './sweep-state.ts'
+import { planSweep, prepareSweep, type SweepPlan } from './sweep-plan.ts'
+import { runPageSweep, type SweepRunOptions } from './sweep-run.ts'
+import type { SweepConfig, SweepEvent, SweepModel, SweepState, SweepStore, TrialArtifacts } from './types.ts'
+
+/** The sweep methods of SnaptrainApi (api-types.ts documents each). */
+export interface SweepApi {
+  sweep(config: SweepConfig, onEvent?: (e: SweepEvent) => void, opts?: { id?: string }): Promise<SweepState>
+  resumeSweep(id: string, onEvent?: (e: SweepEvent) => void): Promise<SweepState>
+  stopSweep(id: string): Promise<void>
+  listSweeps(): Promise<SweepState[]>
+  getSweep(id: string): Promise<SweepState | undefined>
+  deleteSweep(id: string): Promise<void>
+  exportSweep(id: string): Promise<string>
+  importSweep(json: string): Promise<SweepState>
+  sweepArtifacts(id: string, trial: number): Promise<TrialArtifacts | undefined>
+  defaultSpace(model: SweepModel): Record<string, unknown>
+  planSweep(config: SweepConfig): SweepPlan
+  continueSnippet(id: string): Promise<string>
+}
+
+/** Test hooks of createSweepApi. */
+export interface SweepApiOptions {
+  /** Store (default: IdbStore.open() on first use). */
+  store?: () => Promise<SweepStore>
+  /** Table URLs of a config → absolute (the page API resolves them against the page). */
+  resolve?: (config: SweepConfig) => SweepConfig
+  onSlot?: SweepRunOptions['onSlot']
+  /** How tables are read (tests: no workers, a fetch that maps the dev server's HTML fallback to 404). */
+  read?: ReadOptions
+}
+
+/** The sweep API of one page. */
+export function createSweepApi(o: SweepApiOptions = {}): SweepApi {
+  let storeP: Promise<SweepStore> | undefined
+  const store = (): Promise<SweepStore> => (storeP ??= (o.store ?? (() => IdbStore.open()))())
+  const cache = new DataCache(o.read)
+  const active = new Map<string, { abort: AbortController; done: Promise<unknown> }>()
+  const resolve = o.resolve ?? (c => c)
+
+  async function track(id: string, run: (signal: AbortSignal) => Promise<SweepState>): Promise<SweepState> {
+    if (active.has(id)) throw new Error(`sweep ${id} is already running in this page`)
+    const abort = new AbortController()
+    const done = run(abort.signal)
+    active.set(id, { abort, done: done.catch(() => undefined) })
+    try {
+      return await done
+    } finally {
+      active.delete(id)
+    }
+  }
+
+  async function stored(id: string): Promise<SweepState> {
+    const s = await (await store()).get(id)
+    if (!s) throw new Error(`sweep ${id}: not found in this page's store`)
+    return s
+  }
+
+  return {
+    async sweep(config, onEvent = () => {}, opts = {}) {
+      const c = resolve(config)
+      prepareSweep(c)
+      const id = opts.id ?? newSweepId()
+      const st = await store()
+      if (await st.get(id)) throw new Error(`sweep ${id} already exists (resume it or pick another id)`)
+      return track(id, signal => runPageSweep(c, onEvent, { store: st, cache, signal, id, onSlot: o.onSlot }))
+    },
+    async resumeSweep(id, onEvent = () => {}) {
+      const s = await stored(id)
+      // Replaying into a throwaway strategy first refuses a diverging sweep before any data loads.
+      replaySweep(prepareSweep(s.config).strategy, s)
+      const st = await store()
+      return track(id, signal => runPageSweep(s, onEvent, { store: st, cache, signal, onSlot: o.onSlot }))
+    },
+    async stopSweep(id) {
+      const run = active.get(id)
+      if (run) { run.abort.abort(); await run.done; return }
+      const s = await stored(id)
+      if (s.status === 'running') await (await store()).put({ ...s, status: 'stopped', updatedAt: new Date().toISOString() })
+    },
+    async listSweeps() { return (await (await store()).list()).map(strip) },
+    async getSweep(id) { const s = await (await store()).get(id); return s && strip(s) },
+    async deleteSweep(id) {
+      if (active.has(id)) throw new Error(`sweep ${id} is running: stop it first`)
+      await (await store()).delete(id)
+    },
+    async exportSweep(id) { return exportJson(await stored(id)) },
+    async importSweep(json) {
+      const s = importJson(json)
+      const st = await store()
+      if (await st.get(s.id)) throw new Error(`sweep ${s.id} already exists in this page's store (delete it first)`)
+      // An imported sweep that was running elsewhere is stopped here until resumed.
+      await st.put(s.status === 'running' ? { ...s, status: 'stopped' } : s)
+      return strip((await st.get(s.id))!)
+    },
+    async sweepArtifacts(id, trial) { return (await store()).getArtifacts(id, trial) },
+    defaultSpace,
+    planSweep: config => planSweep(resolve(config)),
+    async continueSnippet(id) {
+      const s = await stored(id)
+      const a = s.best && await (await store()).getArtifacts(id, s.best.trial)
+      return continueSnippet(s, snippetTable(s, a?.manifest))
+    },
+  }
+}
+
+/** The state without the scheduler's log (callers and the UI never need it). */
+function strip(s: SweepState): SweepState {
+  const { log: _log, ...rest } = s as SweepState & { log?: unknown }
+  return rest
+}
+
+/** Table, version and features of the best trial (its manifest), else the config's. */
+function snippetTable(s: SweepState, manifest: unknown): SnippetTable {
+  const m = manifest as { table?: { url?: string; path?: string; version?: number }; features?: Array<{ name: string; categorical: boolean }> } | undefined
+  return {
+    url: s.config.tablePath ?? m?.table?.path ?? m?.table?.url ?? s.config.table,
+    version: m?.table?.version ?? s.config.version ?? null,
+    features: m?.features ?? (s.config.features ?? []).map(name => ({ name, categorical: false })),
+  }
+}

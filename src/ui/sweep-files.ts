@@ -1,0 +1,70 @@
+/**
+ * The files a sweep's result card downloads, built from the sweep methods of window.snaptrain:
+ * best params JSON, the best trial's model (XGBoost JSON for GBDT, the binary model file for the
+ * recommender) and run manifest, trials CSV, the continue-at-scale snippet, the whole sweep as
+ * JSON — and saving one as a Blob download with its file name.
+ */
+import { trialsCsv } from './trial-rows.ts'
+import type { SweepApi, SweepDownloadKind, SweepState } from './types.ts'
+
+/** A file to save: name and contents. */
+export interface DownloadFile { name: string; blob: Blob }
+
+/** base64 → bytes (the recommender's model is stored as base64). */
+function fromBase64(b64: string): Uint8Array<ArrayBuffer> {
+  const bin = atob(b64)
+  const out = new Uint8Array(bin.length)
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i)
+  return out
+}
+
+const json = (v: unknown) => new Blob([JSON.stringify(v, null, 2) + '\n'], { type: 'application/json' })
+
+/** The best trial's stored artifacts; throws naming the sweep and trial when there are none. */
+async function bestArtifacts(lib: SweepApi, s: SweepState) {
+  if (!s.best) throw new Error(`sweep ${s.id} has no best trial yet`)
+  const a = await lib.sweepArtifacts(s.id, s.best.trial)
+  if (!a) throw new Error(`sweep ${s.id}: no artifacts stored for trial ${s.best.trial}`)
+  return { a, trial: s.best.trial }
+}
+
+/** Builds file `kind` of sweep `s`; throws with the cause when the API cannot supply it. */
+export async function sweepFile(lib: SweepApi, s: SweepState, kind: SweepDownloadKind): Promise<DownloadFile> {
+  const base = `sweep-${s.id}`
+  switch (kind) {
+    case 'params':
+      if (!s.best) throw new Error(`sweep ${s.id} has no best trial yet`)
+      return { name: `${base}-params.json`, blob: json(s.best.params) }
+    case 'model': {
+      const { a, trial } = await bestArtifacts(lib, s)
+      if (!a.model) throw new Error(`sweep ${s.id}: trial ${trial} stored no model`)
+      return s.config.model === 'gbdt'
+        ? { name: `${base}-trial${trial}-model.json`, blob: new Blob([a.model], { type: 'application/json' }) }
+        : { name: `${base}-trial${trial}-model.bin`, blob: new Blob([fromBase64(a.model)], { type: 'application/octet-stream' }) }
+    }
+    case 'manifest': {
+      const { a, trial } = await bestArtifacts(lib, s)
+      if (a.manifest === undefined) throw new Error(`sweep ${s.id}: trial ${trial} stored no manifest`)
+      return { name: `${base}-trial${trial}-manifest.json`, blob: json(a.manifest) }
+    }
+    case 'csv':
+      return { name: `${base}-trials.csv`, blob: new Blob([trialsCsv(s.trials)], { type: 'text/csv' }) }
+    case 'snippet':
+      return { name: `${base}-continue.py`, blob: new Blob([await lib.continueSnippet(s.id)], { type: 'text/x-python' }) }
+    case 'sweep':
+      return { name: `${base}.json`, blob: new Blob([await lib.exportSweep(s.id)], { type: 'application/json' }) }
+  }
+}
+
+/** Saves `f` through a temporary `<a download>` (the browser's download, no server round trip). */
+export function downloadFile(f: DownloadFile): void {
+  const url = URL.createObjectURL(f.blob)
+  const a = document.createElement('a')
+  a.href = url
+  a.download = f.name
+  document.body.append(a)
+  a.click()
+  a.remove()
+  // Revoke later: Chrome reads the blob after click() returns.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000)
+}

@@ -1,0 +1,166 @@
+/**
+ * `<st-sweep-setup .fields=${schema} .table=${t} .spaceOf=${defaultSpace} .planner=${planSweep}>`:
+ * the sweep form — label, features (all by default), filter, validation share or table, model,
+ * the search space as JSON (the model's defaults filled in), strategy and its knobs (η, min/max
+ * resource), trials, parallelism, seed — validated as you type (form errors here, the engine's
+ * through `planner`) with what the plan will cost. Fires `sweep-start` (SweepConfig) on submit.
+ * `initial` (set by the owner for Clone and edit) refills the form.
+ */
+import { LitElement, html, css, nothing } from 'lit'
+import { customElement, property, state } from 'lit/decorators.js'
+import { baseStyles } from './styles.ts'
+import { defaultForm, draftConfig, formFromConfig, STRATEGIES, type SweepForm, type SweepTableRef } from './sweep-draft.ts'
+import { labelCandidates } from './train-panel.ts'
+import type { StructField, SweepConfig, SweepModel, SweepPlanView } from './types.ts'
+
+/** "what this will cost" line of a plan. */
+export function costText(p: SweepPlanView, model: SweepModel): string {
+  const unit = model === 'gbdt' ? 'boosting rounds' : 'epochs'
+  const share = p.resourceFullBudget > 0 ? ` (${Math.round((p.resourceTotal / p.resourceFullBudget) * 100)}% of it)` : ''
+  return `${p.trials} trial runs in ${p.brackets.length} bracket${p.brackets.length === 1 ? '' : 's'} · ${p.resourceTotal} ${unit} in total vs ${p.resourceFullBudget} at full budget${share}`
+}
+
+@customElement('st-sweep-setup')
+export class StSweepSetup extends LitElement {
+  static styles = [baseStyles, css`
+    form { display: grid; gap: 8px 10px; grid-template-columns: max-content minmax(0, 1fr); align-items: center; }
+    .full { grid-column: 1 / -1; }
+    textarea { font-family: var(--st-mono, ui-monospace, monospace); font-size: 12px; min-height: 160px; width: 100%; box-sizing: border-box; }
+    .features { display: flex; flex-wrap: wrap; gap: 2px 12px; max-height: 120px; overflow: auto; }
+    .knobs { display: flex; flex-wrap: wrap; gap: 6px 14px; }
+    .knobs input { width: 5em; }
+    ul.errors { color: var(--st-error, #c62828); margin: 0; padding-left: 18px; }
+    .cost { font-variant-numeric: tabular-nums; }
+  `]
+
+  @property({ attribute: false }) fields: StructField[] = []
+  @property({ attribute: false }) table?: SweepTableRef
+  /** The model's default search space (window.snaptrain.defaultSpace). */
+  @property({ attribute: false }) spaceOf?: (model: SweepModel) => Record<string, unknown>
+  /** The engine's validation and cost plan (window.snaptrain.planSweep). */
+  @property({ attribute: false }) planner?: (config: SweepConfig) => SweepPlanView
+  /** A config to refill the form with (Clone and edit). */
+  @property({ attribute: false }) initial?: SweepConfig
+  @property({ type: Boolean }) busy = false
+
+  @state() form?: SweepForm
+
+  private get columns(): string[] { return this.fields.map(f => f.name) }
+
+  protected willUpdate(changed: Map<PropertyKey, unknown>): void {
+    const init = this.initial
+    if (changed.has('initial') && init) this.form = formFromConfig(init, this.columns, this.space(init.model))
+    else if (!this.form || (changed.has('fields') && !this.fits(this.form))) {
+      // A clone whose table opened after the form was filled: fill it again against that schema.
+      if (init && this.columns.includes(init.label)) this.form = formFromConfig(init, this.columns, this.space(init.model))
+      else this.reset(this.form?.model ?? 'gbdt')
+    }
+  }
+
+  render() {
+    const f = this.form!
+    const { config, errors } = this.table ? draftConfig(f, this.table, this.columns) : { config: undefined, errors: ['no table is open'] }
+    const plan = config ? this.plan(config) : undefined
+    const all = [...errors, ...(plan?.errors ?? [])]
+    const labels = labelCandidates(this.fields)
+    return html`<h2>Sweep setup</h2><form novalidate @submit=${(e: Event) => this.submit(e, config, all)}>
+      <label for="model">Model</label>
+      <select id="model" @change=${(e: Event) => this.reset((e.target as HTMLSelectElement).value as SweepModel)}>
+        ${(['gbdt', 'recsys'] as const).map(m => html`<option value=${m} ?selected=${m === f.model}>${m === 'gbdt' ? 'GBDT (XGBoost hist)' : 'recommender (embeddings + MLP)'}</option>`)}</select>
+      <label for="label">Label</label>
+      <select id="label" @change=${(e: Event) => this.set({ label: (e.target as HTMLSelectElement).value })}>
+        ${labels.map(n => html`<option value=${n} ?selected=${n === f.label}>${n}</option>`)}</select>
+      <span>Features</span>${this.featureBoxes(f)}
+      <label for="filter">Filter</label>
+      <input id="filter" placeholder="e.g. age > 30 (optional)" .value=${f.filter} @input=${this.text('filter')}>
+      <span>Validation</span><span>
+        <select id="valid-mode" @change=${this.text('validMode')}>
+          <option value="fraction" ?selected=${f.validMode === 'fraction'}>share of rows</option>
+          <option value="table" ?selected=${f.validMode === 'table'}>another table</option></select>
+        ${f.validMode === 'fraction' ? html`<input id="valid-fraction" type="number" step="0.05" min="0.01" max="0.99" .value=${f.validFraction} @input=${this.text('validFraction')}>`
+          : html`<input id="valid-table" placeholder="table URL" .value=${f.validTable} @input=${this.text('validTable')}>`}</span>
+      <label for="space">Search space</label>
+      <textarea id="space" spellcheck="false" .value=${f.spaceText} @input=${this.text('spaceText')}></textarea>
+      <span>Strategy</span>${this.knobs(f)}
+      <label for="name">Name</label><input id="name" placeholder="optional" .value=${f.name} @input=${this.text('name')}>
+      <div class="full">${all.length ? html`<ul class="errors" role="alert">${all.map(e => html`<li>${e}</li>`)}</ul>`
+        : plan ? html`<div class="cost" data-trials=${plan.trials}>What this will cost: ${costText(plan, f.model)}</div>` : nothing}</div>
+      <div class="full"><button type="submit" ?disabled=${this.busy || all.length > 0}>Start sweep</button></div>
+    </form>`
+  }
+
+  private featureBoxes(f: SweepForm) {
+    const cols = this.columns.filter(c => c !== f.label)
+    return html`<div><div class="features">${cols.map(c => html`<label><input type="checkbox" data-feature=${c}
+        .checked=${f.features.includes(c)} @change=${(e: Event) => this.toggle(c, (e.target as HTMLInputElement).checked)}> ${c}</label>`)}</div>
+      <button type="button" class="all" @click=${() => this.set({ features: cols })}>all</button>
+      <button type="button" class="none" @click=${() => this.set({ features: [] })}>none</button></div>`
+  }
+
+  private knobs(f: SweepForm) {
+    const input = (id: keyof SweepForm, label: string) => html`<label>${label}
+      <input id=${id} type="number" placeholder="default" .value=${f[id] as string} @input=${this.text(id)}></label>`
+    return html`<div class="knobs">
+      <select id="strategy" @change=${this.text('strategy')}>${STRATEGIES.map(s => html`<option value=${s} ?selected=${s === f.strategy}>${s}</option>`)}</select>
+      ${input('eta', 'η')}${input('minResource', 'min resource')}${input('maxResource', 'max resource')}
+      ${input('trials', 'trials')}${input('parallel', 'parallel')}${input('seed', 'seed')}
+      <select id="metric" @change=${this.text('metric')}><option value="auc" ?selected=${f.metric === 'auc'}>maximise AUC</option>
+        <option value="logloss" ?selected=${f.metric === 'logloss'}>minimise logloss</option></select></div>`
+  }
+
+  /** True when `f`'s label and features are columns of the current schema (another version of the same table). */
+  private fits(f: SweepForm): boolean {
+    const cols = new Set(this.columns)
+    return cols.has(f.label) && f.features.every(c => cols.has(c))
+  }
+
+  private plan(config: SweepConfig): SweepPlanView | undefined {
+    if (!this.planner) return undefined
+    try {
+      return this.planner(config)
+    } catch (e) {
+      return { errors: [`planning the sweep: ${(e as Error).message}`], trials: 0, brackets: [], resourceTotal: 0, resourceFullBudget: 0 }
+    }
+  }
+
+  private space(model: SweepModel): Record<string, unknown> {
+    try {
+      return this.spaceOf?.(model) ?? {}
+    } catch {
+      return {}
+    }
+  }
+
+  /** A fresh form for `model` (model change or a new table): defaults, every feature chosen. */
+  private reset(model: SweepModel) {
+    const label = labelCandidates(this.fields).find(l => l === this.form?.label) ?? labelCandidates(this.fields)[0] ?? ''
+    this.form = defaultForm(model, this.space(model), label, this.columns.filter(c => c !== label))
+  }
+
+  private set(part: Partial<SweepForm>) {
+    const old = this.form!, next = { ...old, ...part }
+    // A new label leaves the features; the old one becomes a (chosen) feature again.
+    if (part.label !== undefined && part.label !== old.label) next.features = [...old.features.filter(c => c !== part.label), ...(old.label ? [old.label] : [])]
+    this.form = next
+  }
+
+  private text(key: keyof SweepForm) {
+    return (e: Event) => this.set({ [key]: (e.target as HTMLInputElement).value } as Partial<SweepForm>)
+  }
+
+  private toggle(c: string, on: boolean) {
+    const features = this.form!.features.filter(x => x !== c)
+    this.set({ features: on ? [...features, c] : features })
+  }
+
+  private submit(e: Event, config: SweepConfig | undefined, errors: string[]) {
+    e.preventDefault()
+    if (!config || errors.length) return
+    this.dispatchEvent(new CustomEvent('sweep-start', { detail: config, bubbles: true, composed: true }))
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap { 'st-sweep-setup': StSweepSetup }
+  interface HTMLElementEventMap { 'sweep-start': CustomEvent<SweepConfig> }
+}

@@ -1,0 +1,104 @@
+/**
+ * `<st-sweep-view .state=${s} .stage=${p} ?active=${running}>`: one sweep, live — header with
+ * status and cost, Stop / Resume / Clone-and-edit, a progress bar for the current data stage,
+ * the trial table, learning curves, best so far, parallel coordinates, parameter importance and
+ * the best-configuration card. Fires `sweep-stop`, `sweep-resume`, `sweep-clone` (SweepIdDetail);
+ * the result card fires `sweep-download`.
+ */
+import { LitElement, html, css, nothing } from 'lit'
+import { customElement, property } from 'lit/decorators.js'
+import { directionOf } from './sweep-chart-data.ts'
+import { baseStyles } from './styles.ts'
+import { tableName } from './sweep-list.ts'
+import type { ErrorView, SweepIdDetail, SweepState, TrialStatus } from './types.ts'
+import './best-chart.ts'
+import './error-view.ts'
+import './param-importance.ts'
+import './parallel-coords.ts'
+import './sweep-curves.ts'
+import './sweep-result.ts'
+import './trial-table.ts'
+
+/** A data stage in progress (SweepEvent 'stage'); `fraction` in [0, 1] when known. */
+export interface StageView { message: string; fraction?: number }
+
+/** Trials per status, e.g. { completed: 5, stopped: 3 }. */
+export function statusCounts(s: SweepState): Partial<Record<TrialStatus, number>> {
+  const c: Partial<Record<TrialStatus, number>> = {}
+  for (const t of s.trials) c[t.status] = (c[t.status] ?? 0) + 1
+  return c
+}
+
+@customElement('st-sweep-view')
+export class StSweepView extends LitElement {
+  static styles = [baseStyles, css`
+    :host { display: grid; gap: 14px; grid-template-columns: minmax(0, 1fr); }
+    .head { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: baseline; }
+    .head h1 { font-size: 18px; margin: 0; }
+    .actions { display: flex; gap: 6px; }
+    .stage { display: flex; gap: 8px; align-items: center; }
+    progress { width: 16em; }
+    .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(580px, 1fr)); gap: 14px; }
+    .cost { font-variant-numeric: tabular-nums; }
+  `]
+
+  @property({ attribute: false }) state?: SweepState
+  @property({ attribute: false }) stage?: StageView
+  /** True while this page runs the sweep (Stop shown instead of Resume). */
+  @property({ type: Boolean }) active = false
+  @property({ attribute: false }) error?: ErrorView
+  @property() snippet = ''
+  /** Chart width in CSS px. */
+  @property({ type: Number }) chartWidth = 560
+
+  render() {
+    const s = this.state
+    if (!s) return nothing
+    const dir = directionOf(s), metric = s.config.metric ?? 'auc'
+    const resource = s.config.model === 'gbdt' ? 'boosting rounds' : 'epochs'
+    return html`${this.header(s)}
+      ${this.stage && this.active ? html`<div class="stage" role="status"><span>${this.stage.message}</span>
+        ${this.stage.fraction === undefined ? nothing : html`<progress max="1" .value=${this.stage.fraction}></progress>`}</div>` : nothing}
+      ${this.error ? html`<st-error-view .error=${this.error}></st-error-view>` : nothing}
+      ${s.error ? html`<st-error-view .error=${{ context: 'The sweep', message: s.error, causes: [] }}></st-error-view>` : nothing}
+      <st-sweep-result .state=${s} .snippet=${this.snippet}></st-sweep-result>
+      <div><h2>Trials</h2><st-trial-table .trials=${s.trials} .metricLabel=${metric}></st-trial-table></div>
+      <div class="charts">
+        <st-sweep-curves .trials=${s.trials} .best=${s.best?.trial} .resourceLabel=${resource} .metricLabel=${metric} .width=${this.chartWidth}></st-sweep-curves>
+        <st-best-chart .trials=${s.trials} .direction=${dir} .metricLabel=${metric} .width=${this.chartWidth}></st-best-chart>
+        <st-parallel-coords .trials=${s.trials} .space=${s.config.space} .direction=${dir} .metricLabel=${metric} .width=${this.chartWidth}></st-parallel-coords>
+        <st-param-importance .trials=${s.trials}></st-param-importance>
+      </div>`
+  }
+
+  private header(s: SweepState) {
+    const c = statusCounts(s)
+    const counts = (['running', 'completed', 'stopped', 'failed', 'pending'] as const).filter(k => c[k]).map(k => `${c[k]} ${k}`).join(' · ')
+    const saved = s.gpuSecondsFullBudget > 0 ? ` (${Math.round((1 - s.gpuSeconds / s.gpuSecondsFullBudget) * 100)}% saved)` : ''
+    return html`<div class="head">
+        <h1>${s.config.name || `Sweep on ${tableName(s.config.table)}`}</h1>
+        <span class="status" data-status=${s.status}>${s.status}${this.active ? '' : s.status === 'running' ? ' (not running in this page)' : ''}</span>
+        <span class="muted">${s.config.model} · ${s.config.strategy} · label ${s.config.label} · seed ${s.config.seed ?? 0}</span>
+        <div class="actions">
+          ${this.active ? html`<button class="stop" @click=${() => this.fire('sweep-stop', s.id)}>■ Stop</button>`
+            : s.status !== 'finished' ? html`<button class="resume" @click=${() => this.fire('sweep-resume', s.id)}>▶ Resume</button>` : nothing}
+          <button class="clone" @click=${() => this.fire('sweep-clone', s.id)}>Clone and edit</button>
+        </div>
+      </div>
+      <div class="muted cost">${s.trials.length} trials${counts ? `: ${counts}` : ''} · ${s.stoppedEarly} stopped early ·
+        GPU ${s.gpuSeconds.toFixed(1)} s of ${s.gpuSecondsFullBudget.toFixed(1)} s at full budget${saved} · wall ${s.wallSeconds.toFixed(1)} s</div>`
+  }
+
+  private fire(type: 'sweep-stop' | 'sweep-resume' | 'sweep-clone', id: string) {
+    const detail: SweepIdDetail = { id }
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }))
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap { 'st-sweep-view': StSweepView }
+  interface HTMLElementEventMap {
+    'sweep-stop': CustomEvent<SweepIdDetail>
+    'sweep-clone': CustomEvent<SweepIdDetail>
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Issue 7's acceptance in headless Chromium: open the app, choose `marketing`, set up a small
+ * Hyperband sweep in the Sweep tab (η 3, resource 3 → 9 rounds, a small space, a third of the
+ * rows), start it, wait for it to finish; then every trial row has a metric, the learning-curve
+ * and parallel-coordinates charts hold data, the best card shows params, each download saves a
+ * file, and after a reload the sweep is still listed with its trials. Screenshots and the
+ * downloaded files go to tests/artifacts/ (git-ignored).
+ */
+import { mkdirSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser } from '../../src/cli/launch.ts'
+import { PROJECT_ROOT, startPageServer, type PageServer } from '../../src/cli/page-server.ts'
+
+const ARTIFACTS = resolve(PROJECT_ROOT, 'tests', 'artifacts')
+const WAIT = { timeout: 60_000 }
+/** The whole sweep: 5 configurations, 36 boosting rounds at most on a third of marketing. */
+const SWEEP_WAIT = { timeout: 150_000 }
+const SPACE = { eta: { type: 'loguniform', low: 0.1, high: 0.5 }, max_depth: { type: 'int', low: 2, high: 4 }, min_child_weight: { type: 'loguniform', low: 0.5, high: 10 } }
+
+let server: PageServer
+let browser: Browser
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  server = await startPageServer({ hmr: false })
+  browser = await launchBrowser()
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+/**
+ * Polls `probe` in the page every 500 ms until it returns something truthy. Not
+ * page.waitForFunction with a string predicate: that compiles it with eval inside the page, which
+ * the app's CSP (no 'unsafe-eval') refuses; page.evaluate runs through the DevTools protocol.
+ */
+async function until<T>(page: Page, probe: () => T | undefined | false, what: string, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const v = await page.evaluate(probe)
+    if (v) return v as T
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`)
+    await new Promise(r => setTimeout(r, 500))
+  }
+}
+
+/** The app's sweep view element (page side). */
+type ViewEl = HTMLElement & { state?: { id: string; status: string; trials: Array<{ id: number; metric?: number; curve: unknown[] }> }; active: boolean; error?: { message: string; causes: string[] } }
+
+/** Fails with the page's own error text when the sweep view shows one. */
+async function failOnPageError(page: Page): Promise<void> {
+  const alert = page.locator('st-sweep-view st-error-view [role=alert]')
+  if (await alert.count()) throw new Error(`the page shows an error: ${await alert.first().textContent()}`)
+}
+
+/** Sets a form control in the sweep setup and fires the event the component listens to. */
+async function fill(page: Page, sel: string, value: string): Promise<void> {
+  await page.locator(`st-sweep-setup ${sel}`).fill(value)
+}
+
+test('a small Hyperband sweep on marketing: live view, best card, downloads, still there after reload', async () => {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1400 }, acceptDownloads: true })
+  const page = await context.newPage()
+  const pageErrors: string[] = []
+  page.on('pageerror', e => pageErrors.push(e.message))
+  await page.goto(server.url, WAIT)
+  await until(page, () => typeof window.snaptrain?.sweep === 'function', 'window.snaptrain.sweep', WAIT.timeout)
+
+  await page.locator('st-table-list button[data-table="marketing"]').click(WAIT)
+  await page.locator('st-rows-preview tbody tr').first().waitFor(WAIT)
+  await page.locator('button[data-mode="sweep"]').click()
+  const setup = page.locator('st-sweep-setup')
+  await setup.locator('select#label').selectOption('y')
+  await setup.locator('select#strategy').selectOption('hyperband')
+  await fill(page, 'textarea#space', JSON.stringify(SPACE, null, 2))
+  await fill(page, 'input#filter', 'day <= 10')
+  await fill(page, 'input#eta', '3')
+  await fill(page, 'input#minResource', '3')
+  await fill(page, 'input#maxResource', '9')
+  await fill(page, 'input#parallel', '1')
+  await fill(page, 'input#seed', '7')
+  const cost = setup.locator('.cost')
+  await cost.waitFor(WAIT) // no inline errors: the engine accepted the plan
+  expect(await cost.textContent()).toMatch(/boosting rounds in total vs \d+ at full budget/)
+  await page.screenshot({ path: resolve(ARTIFACTS, 'sweep-setup.png'), fullPage: true })
+  await setup.locator('button[type=submit]').click()
+
+  const view = page.locator('st-sweep-view')
+  await view.waitFor(WAIT)
+  const state = await until(page, () => {
+    const v = document.querySelector('st-app')!.shadowRoot!.querySelector('st-sweep-view') as ViewEl | null
+    if (v?.error) throw new Error(`the page shows an error: ${v.error.message} ${v.error.causes.join(' / ')}`)
+    return v?.state && v.state.status !== 'running' && !v.active ? v.state : undefined
+  }, 'the sweep to finish', SWEEP_WAIT.timeout)
+  await failOnPageError(page)
+  expect(state.status).toBe('finished')
+  expect(state.trials.length).toBeGreaterThanOrEqual(5)
+
+  // Every trial is a row, and every row has a metric.
+  const rows = view.locator('st-trial-table tbody tr')
+  expect(await rows.count()).toBe(state.trials.length)
+  const metrics = await view.locator('st-trial-table tbody td[data-col="metric"]').allTextContents()
+  expect(metrics).toHaveLength(state.trials.length)
+  for (const m of metrics) expect(Number(m)).toBeGreaterThan(0)
+
+  const curves = view.locator('st-sweep-curves')
+  expect(Number(await curves.getAttribute('data-series'))).toBe(state.trials.filter(t => t.curve.length > 0).length)
+  expect(Number(await curves.getAttribute('data-points'))).toBeGreaterThanOrEqual(state.trials.length)
+  // Hyperband's lower bracket (3 configurations at 3 rounds) promotes one to 9 rounds: the others end short, drawn grey dashed.
+  expect(Number(await curves.getAttribute('data-stopped'))).toBeGreaterThanOrEqual(1)
+  expect(await curves.locator('canvas').isVisible()).toBe(true)
+  const pc = view.locator('st-parallel-coords')
+  expect(Number(await pc.getAttribute('data-series'))).toBe(state.trials.length)
+  expect(Number(await pc.getAttribute('data-axes'))).toBeGreaterThanOrEqual(2)
+  expect(await pc.locator('canvas').isVisible()).toBe(true)
+
+  const params = JSON.parse((await view.locator('st-sweep-result pre.params').textContent())!)
+  expect(Object.keys(params)).toEqual(expect.arrayContaining(['eta', 'max_depth']))
+  await page.screenshot({ path: resolve(ARTIFACTS, 'sweep-finished.png'), fullPage: true })
+
+  for (const kind of ['params', 'model', 'manifest', 'csv', 'snippet', 'sweep']) {
+    const [download] = await Promise.all([page.waitForEvent('download', WAIT), view.locator(`st-sweep-result button[data-download="${kind}"]`).click()])
+    await failOnPageError(page)
+    const name = download.suggestedFilename()
+    expect(name).toContain(state.id)
+    const path = resolve(ARTIFACTS, 'sweep-downloads', name)
+    await download.saveAs(path)
+    expect(statSync(path).size, `${kind} download ${name}`).toBeGreaterThan(0)
+  }
+
+  await page.reload(WAIT)
+  const item = page.locator(`st-sweep-list li[data-sweep="${state.id}"] button.open`)
+  await item.waitFor(WAIT)
+  await item.click()
+  await page.locator('st-sweep-view st-trial-table tbody tr').nth(state.trials.length - 1).waitFor(WAIT)
+  expect(await page.locator('st-sweep-view st-trial-table tbody tr').count()).toBe(state.trials.length)
+  await page.screenshot({ path: resolve(ARTIFACTS, 'sweep-reloaded.png'), fullPage: true })
+  expect(pageErrors).toEqual([])
+  await context.close()
+})

@@ -1,0 +1,76 @@
+/**
+ * GBDT over rank workers end to end (ISSUE 6): window.snaptrain.train with ranks 2 in the app page
+ * (each rank reading its share of marketing, on its own WebGPU device) returns the model R = 1
+ * returns, byte for byte, with the ranks and per-collective totals in the summary and manifest;
+ * then `snaptrain train --ranks 2 --json` prints them and writes that same model.json.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import type { Browser } from 'playwright-core'
+import { launchBrowser } from '../../src/cli/launch.ts'
+import { startPageServer, type PageServer } from '../../src/cli/page-server.ts'
+import type { TrainResult } from '../../src/api-types.ts'
+import { lastJson, runCli } from '../support/cli.ts'
+
+const WAIT = { timeout: 120_000 }
+const FILTER = 'age < 35 AND balance > 500'
+const PARAMS = { max_depth: 3, num_round: 3, subsample: 0.8, colsample_bytree: 0.8, seed: 7 }
+
+/** R = 1's model from the page test, which the CLI's R = 2 model.json must equal. */
+let pageModel: string | undefined
+let server: PageServer
+let browser: Browser
+beforeAll(async () => {
+  server = await startPageServer({ hmr: false })
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+test('ranks 2 in the page: the same model as R = 1, with per-collective totals', async () => {
+  const page = await (await browser.newContext({ bypassCSP: true })).newPage()
+  const pageErrors: string[] = []
+  page.on('pageerror', e => pageErrors.push(e.message))
+  await page.goto(server.url, WAIT)
+  await page.waitForFunction('window.snaptrain !== undefined', null, WAIT)
+  const run = (ranks: number): Promise<TrainResult> => page.evaluate<TrainResult>(`window.snaptrain.train({ table: 'tables/marketing', label: 'y',
+    filter: ${JSON.stringify(FILTER)}, validFraction: 0.2, seed: 3, ranks: ${ranks}, params: ${JSON.stringify(PARAMS)} })`)
+  const one = await run(1)
+  const two = await run(2)
+  expect(two.model).toBe(one.model)
+  pageModel = one.model
+  expect(two.metrics).toEqual(one.metrics)
+  expect(two.summary.ranks).toBe(2)
+  const allreduce = two.summary.collectives!.find(s => s.op === 'allreduce')!
+  expect(allreduce.calls).toBeGreaterThan(3)
+  expect(allreduce.bytes).toBeGreaterThan(0)
+  expect(two.manifest.collectives).toEqual(two.summary.collectives)
+  // The app page is cross-origin isolated (COOP/COEP), so allreduce goes through shared memory.
+  expect(two.summary.collective_transport).toBe('shared memory')
+  console.log(JSON.stringify(two.summary.collectives))
+  expect(two.manifest.table.digest).toBe(one.manifest.table.digest)
+  expect(await page.evaluate('window.snaptrain.version')).toBeTruthy()
+  expect(pageErrors).toEqual([])
+})
+
+test('snaptrain train --ranks 2 --json reports collectives and writes the R = 1 model', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'snaptrain-ranks-'))
+  const args = (ranks: number) => ['train', '--table', 'public/tables/marketing', '--label', 'y', '--filter', FILTER, '--valid-fraction', '0.2',
+    '--seed', '3', '--params', JSON.stringify(PARAMS), '--ranks', String(ranks), '--out', join(dir, `r${ranks}`), '--json']
+  if (pageModel === undefined) {
+    const r1 = await runCli(args(1), {}, 240_000)
+    expect(r1.code, r1.stderr).toBe(0)
+    pageModel = readFileSync(join(dir, 'r1', 'model.json'), 'utf8')
+  }
+  const r2 = await runCli(args(2), {}, 240_000)
+  expect(r2.code, r2.stderr).toBe(0)
+  const s = lastJson<{ ranks: number; collectives: Array<{ op: string; calls: number; bytes: number; ms: number }> }>(r2)
+  expect(s.ranks).toBe(2)
+  expect(s.collectives.map(c => c.op)).toEqual(expect.arrayContaining(['allreduce', 'broadcast', 'allgather']))
+  expect(readFileSync(join(dir, 'r2', 'model.json'), 'utf8')).toBe(pageModel)
+  console.log(JSON.stringify(s.collectives))
+})

@@ -1,0 +1,176 @@
+import { afterEach, expect, test } from 'vitest'
+import '../../src/ui/sweep-view.ts'
+import '../../src/ui/sweep-setup.ts'
+import '../../src/ui/sweep-list.ts'
+import type { SweepConfig, SweepDownloadDetail, SweepIdDetail, SweepPlanView } from '../../src/ui/types.ts'
+import { cleanup, fixture, record, textOf } from './fixture.ts'
+import { CONFIG, sweepState, trial, trials } from './sweep-fakes.ts'
+
+afterEach(cleanup)
+
+const q = (el: Element, sel: string) => el.shadowRoot!.querySelector(sel) as HTMLElement
+const ids = (table: Element) => [...table.shadowRoot!.querySelectorAll('tbody tr')].map(r => Number((r as HTMLElement).dataset.trial))
+
+test('trial table: every trial a row; header clicks sort, status and text filter', async () => {
+  const ts = [trial(0, 'completed', { eta: 0.1 }, 0.8), trial(1, 'stopped', { eta: 0.3 }, 0.7, 1), trial(2, 'failed', { eta: 0.05 }, undefined), trial(3, 'running', { eta: 0.2 }, 0.75, 2)]
+  const el = await fixture('st-trial-table', { trials: ts })
+  expect(ids(el)).toEqual([0, 1, 2, 3])
+  q(el, 'th[data-col=metric] button').click()
+  await el.updateComplete
+  expect(ids(el)).toEqual([0, 3, 1, 2]) // metric: best first, missing last
+  q(el, 'th[data-col="param:eta"] button').click()
+  await el.updateComplete
+  expect(ids(el)).toEqual([2, 0, 3, 1])
+  q(el, 'th[data-col="param:eta"] button').click()
+  await el.updateComplete
+  expect(ids(el)).toEqual([1, 3, 0, 2])
+  const status = q(el, 'select') as unknown as HTMLSelectElement
+  status.value = 'failed'
+  status.dispatchEvent(new Event('change'))
+  await el.updateComplete
+  expect(ids(el)).toEqual([2])
+  expect(textOf(el)).toContain('out of memory') // the trial's error is in its row
+  status.value = 'all'
+  status.dispatchEvent(new Event('change'))
+  const search = q(el, 'input[type=search]') as HTMLInputElement
+  search.value = '0.3'
+  search.dispatchEvent(new Event('input'))
+  await el.updateComplete
+  expect(ids(el)).toEqual([1])
+  expect(q(el, '.count').textContent).toBe('1 of 4 trials')
+  expect(el.shadowRoot!.querySelector('tr[data-trial="3"] progress')).toBeNull() // filtered out
+})
+
+test('curves: one uPlot series per trial with points, stopped ones counted and dashed', async () => {
+  const ts = trials(6)
+  const el = await fixture('st-sweep-curves', { trials: ts, best: 4 })
+  expect(el.dataset.series).toBe('6')
+  expect(Number(el.dataset.points)).toBe(ts.reduce((n, t) => n + t.curve.length, 0))
+  // Every fake trial ended at 1 or 3 of its 9 rounds without a promotion: all but the best are cut short.
+  expect(el.dataset.stopped).toBe('5')
+  expect(el.shadowRoot!.querySelector('canvas')).not.toBeNull()
+  const { curveKind, curveSeries } = await import('../../src/ui/sweep-curves.ts')
+  expect(curveSeries(trial(1, 'stopped', {}, 0.5), 'cut').dash).toEqual([6, 4])
+  expect(curveSeries(trial(1, 'completed', {}, 0.5), 'normal').dash).toBeUndefined()
+  // Hyperband: trial 0 left at rung 0 (3 of 9) is cut short; trial 1 was promoted as trial 2.
+  const hb = [trial(0, 'completed', {}, 0.7, 3, 3), trial(1, 'completed', {}, 0.8, 3, 3), { ...trial(2, 'completed', {}, 0.85, 9, 9), promotedFrom: 1 }]
+  expect(hb.map(t => curveKind(t, hb))).toEqual(['cut', 'promoted', 'normal'])
+  expect(curveKind(hb[2]!, hb, 2)).toBe('best')
+  el.trials = []
+  await el.updateComplete
+  expect(el.shadowRoot!.querySelector('canvas')).toBeNull()
+})
+
+test('parallel coordinates and best-so-far draw uPlot charts from trials with metrics', async () => {
+  const ts = [...trials(5), trial(7, 'failed', { eta: 0.5, max_depth: 9, grow: 'x' }, undefined)]
+  const pc = await fixture('st-parallel-coords', { trials: ts, space: CONFIG.space, metricLabel: 'auc' })
+  expect(pc.dataset.series).toBe('5')
+  expect(pc.dataset.axes).toBe('4') // eta, grow, max_depth, auc
+  expect(pc.shadowRoot!.querySelector('canvas')).not.toBeNull()
+  expect(textOf(pc)).toMatch(/eta ?0\.01 – 0\.04 \(log\)/)
+  const best = await fixture('st-best-chart', { trials: ts })
+  expect(Number(best.dataset.points)).toBeGreaterThan(0)
+  expect(best.shadowRoot!.querySelector('canvas')).not.toBeNull()
+})
+
+test('importance: a waiting note under 8 finished trials, bars from 8 on', async () => {
+  const el = await fixture('st-param-importance', { trials: trials(7) })
+  expect(textOf(el)).toContain('Shown once 8 trials have finished (7 so far)')
+  expect(el.shadowRoot!.querySelectorAll('.row')).toHaveLength(0)
+  el.trials = trials(8)
+  await el.updateComplete
+  const rows = [...el.shadowRoot!.querySelectorAll<HTMLElement>('.row')]
+  expect(rows.map(r => r.dataset.param)).toContain('max_depth')
+  expect(rows[0]!.dataset.param).toBe('max_depth')
+  expect((rows[0]!.querySelector('.bar') as HTMLElement).style.width).not.toBe('')
+})
+
+test('sweep view: header, result card downloads, buttons fire their events, errors rendered with cause', async () => {
+  const s = sweepState('s1', trials(9))
+  const el = await fixture('st-sweep-view', { state: s, active: false })
+  const downloads = record<SweepDownloadDetail>(document.body, 'sweep-download')
+  const clones = record<SweepIdDetail>(document.body, 'sweep-clone')
+  const resumes = record<SweepIdDetail>(document.body, 'sweep-resume')
+  const card = q(el, 'st-sweep-result')
+  await (card as unknown as { updateComplete: Promise<unknown> }).updateComplete
+  expect(textOf(card)).toContain(`trial ${s.best!.trial}`)
+  expect(q(card, 'pre.params').textContent).toBe(JSON.stringify(s.best!.params, null, 2))
+  const kinds = [...card.shadowRoot!.querySelectorAll<HTMLElement>('button[data-download]')].map(b => b.dataset.download)
+  expect(kinds).toEqual(['params', 'model', 'manifest', 'csv', 'snippet', 'sweep'])
+  q(card, 'button[data-download=model]').click()
+  expect(downloads).toEqual([{ id: 's1', kind: 'model' }])
+  expect(q(el, 'button.resume')).toBeNull() // finished: nothing to resume
+  q(el, 'button.clone').click()
+  expect(clones).toEqual([{ id: 's1' }])
+  el.state = { ...s, status: 'stopped' }
+  el.error = { context: 'Running the sweep', message: 'GPU device lost', causes: ['adapter reset by the driver'] }
+  await el.updateComplete
+  q(el, 'button.resume').click()
+  expect(resumes).toEqual([{ id: 's1' }])
+  const err = q(el, 'st-error-view')
+  await (err as unknown as { updateComplete: Promise<unknown> }).updateComplete
+  expect(textOf(err)).toContain('GPU device lost')
+  expect(textOf(err)).toContain('adapter reset by the driver')
+  el.active = true
+  el.stage = { message: 'binning features', fraction: 0.4 }
+  await el.updateComplete
+  expect(q(el, 'button.stop')).not.toBeNull()
+  expect((q(el, '.stage progress') as HTMLProgressElement).value).toBeCloseTo(0.4)
+})
+
+test('sweep setup: defaults filled in, engine errors inline as you type, cost shown, sweep-start with the config', async () => {
+  const plans: SweepConfig[] = []
+  const planner = (c: SweepConfig): SweepPlanView => {
+    plans.push(c)
+    const errors = ((c.space as Record<string, { low?: number }>).eta?.low ?? 0) > 1 ? ['space: eta: low 5 > high 0.3'] : []
+    return { errors, trials: 13, brackets: [{ index: 2, rungs: [] }, { index: 1, rungs: [] }, { index: 0, rungs: [] }], resourceTotal: 99, resourceFullBudget: 351 }
+  }
+  const fields = ['age', 'job', 'y'].map(name => ({ name, type: name === 'job' ? 'string' : 'integer', nullable: false, metadata: {} }))
+  const el = await fixture('st-sweep-setup', { fields, table: { url: 'http://h/m/', version: 0 }, planner,
+    spaceOf: m => (m === 'gbdt' ? { eta: { type: 'loguniform', low: 0.01, high: 0.3 } } : { lr: { type: 'loguniform', low: 1e-4, high: 1e-2 } }) })
+  const starts = record<SweepConfig>(document.body, 'sweep-start')
+  const area = q(el, 'textarea') as HTMLTextAreaElement
+  expect(JSON.parse(area.value)).toEqual({ eta: { type: 'loguniform', low: 0.01, high: 0.3 } })
+  expect(textOf(el)).toContain('13 trial runs in 3 brackets · 99 boosting rounds in total vs 351 at full budget (28% of it)')
+  area.value = '{"eta": {"type": "loguniform", "low": 5, "high": 0.3}}'
+  area.dispatchEvent(new Event('input'))
+  await el.updateComplete
+  expect(q(el, 'ul.errors').textContent).toContain('eta: low 5 > high 0.3')
+  expect((q(el, 'button[type=submit]') as HTMLButtonElement).disabled).toBe(true)
+  area.value = '{"eta": {"type": "loguniform", "low": 0.05, "high": 0.3}}'
+  area.dispatchEvent(new Event('input'))
+  const box = q(el, 'input[data-feature=job]') as HTMLInputElement
+  box.checked = false
+  box.dispatchEvent(new Event('change'))
+  await el.updateComplete
+  expect(q(el, 'ul.errors')).toBeNull()
+  ;(q(el, 'button[type=submit]') as HTMLButtonElement).click()
+  expect(starts).toHaveLength(1)
+  expect(starts[0]).toMatchObject({ model: 'gbdt', table: 'http://h/m/', label: 'y', features: ['age'], strategy: 'hyperband', validFraction: 0.2 })
+  const model = q(el, 'select#model') as HTMLSelectElement
+  model.value = 'recsys'
+  model.dispatchEvent(new Event('change'))
+  await el.updateComplete
+  expect(JSON.parse((q(el, 'textarea') as HTMLTextAreaElement).value)).toHaveProperty('lr')
+  expect(textOf(el)).toContain('epochs in total')
+  el.initial = { ...CONFIG, strategy: 'asha', name: 'mine' }
+  await el.updateComplete
+  expect((q(el, 'select#strategy') as HTMLSelectElement).value).toBe('asha')
+  expect((q(el, 'input#name') as HTMLInputElement).value).toBe('mine (copy)')
+})
+
+test('sweep list: newest first, resume only when not finished and not running here', async () => {
+  const a = sweepState('a', trials(2), { createdAt: '2026-01-01T00:00:00Z' })
+  const b = sweepState('b', trials(3), { status: 'running', createdAt: '2026-01-02T00:00:00Z' })
+  const c = sweepState('c', trials(1), { status: 'stopped', createdAt: '2026-01-03T00:00:00Z' })
+  const el = await fixture('st-sweep-list', { sweeps: [a, b, c], active: ['b'], state: 'ready' })
+  const opened = record<SweepIdDetail>(document.body, 'sweep-open')
+  expect([...el.shadowRoot!.querySelectorAll<HTMLElement>('li')].map(li => li.dataset.sweep)).toEqual(['c', 'b', 'a'])
+  expect([...el.shadowRoot!.querySelectorAll<HTMLElement>('li:has(button.resume)')].map(li => li.dataset.sweep)).toEqual(['c'])
+  q(el, 'li[data-sweep=b] button.open').click()
+  expect(opened).toEqual([{ id: 'b' }])
+  el.state = 'error'
+  el.error = { context: 'Reading the stored sweeps', message: 'IndexedDB is blocked', causes: [] }
+  await el.updateComplete
+  expect(el.shadowRoot!.querySelector('st-error-view')).not.toBeNull()
+})

@@ -1,0 +1,96 @@
+/**
+ * Credentials stay with the table: a bearer token (`--token` / SNAPTRAIN_TOKEN) goes to the
+ * table's origin and nowhere else, even when the log names a data file on another server (two
+ * fault servers on two ports), and never appears in stdout or stderr, whether the scan succeeds
+ * or fails. Manifests redact signed URLs' query values and URL passwords.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { run } from '../../../src/cli/scan.ts'
+import { manifestTable, redactUrl } from '../../../src/models/manifest.ts'
+import type { ScanPlan } from '../../../src/data/types.ts'
+import { REPO, runCli } from '../../support/cli.ts'
+import { startFaultServer, type FaultServer } from '../../support/fault-server.ts'
+
+const TOKEN = 's3cr3t-t0ken-8f2a'
+const AUTH = `Bearer ${TOKEN}`
+
+let dir: string
+let a: FaultServer // the table's origin: requires the token
+let b: FaultServer // another origin holding one data file: must never see it
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'snaptrain-creds-'))
+  const table = join(dir, 'marketing')
+  await cp(join(REPO, 'public/tables/marketing'), table, { recursive: true })
+  b = await startFaultServer(table)
+  a = await startFaultServer(table, { requireAuthorization: AUTH })
+  // Point the log's second data file at server B (an absolute path, as Delta allows).
+  const commit = join(table, '_delta_log', '00000000000000000000.json')
+  const lines = (await readFile(commit, 'utf8')).trim().split('\n').map(l => JSON.parse(l) as Record<string, { path?: string }>)
+  const adds = lines.filter(l => l.add)
+  expect(adds.length).toBe(2)
+  adds[1].add.path = `${b.tableUrl}${adds[1].add.path}`
+  await writeFile(commit, lines.map(l => JSON.stringify(l)).join('\n') + '\n')
+})
+
+afterAll(async () => {
+  await a?.close()
+  await b?.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+async function scanInProcess(args: string[]): Promise<{ code: number; text: string }> {
+  const lines: string[] = []
+  const code = await run(['--table', a.tableUrl, '--columns', 'age,y', ...args], { out: l => lines.push(l), err: l => lines.push(l) })
+  return { code, text: lines.join('\n') }
+}
+
+describe('a bearer token', () => {
+  it('is sent to the table origin only, never to another server the log points at', async () => {
+    a.requests.length = 0
+    b.requests.length = 0
+    const r = await scanInProcess(['--token', TOKEN, '--json'])
+    expect(r.code, r.text).toBe(0)
+    expect(r.text).not.toContain(TOKEN)
+    const gets = a.requests.filter(q => q.method === 'GET')
+    expect(gets.length).toBeGreaterThan(2)
+    for (const q of gets) expect(q.authorization, q.path).toBe(AUTH)
+    expect(b.requests.length).toBeGreaterThan(0) // the file on B was read …
+    for (const q of b.requests) expect(q.authorization, q.path).toBeUndefined() // … without the token
+  })
+
+  it('SNAPTRAIN_TOKEN works the same and is never printed (rows, summary, or errors)', async () => {
+    const ok = await runCli(['scan', '--table', a.tableUrl, '--columns', 'age,y', '--json'], { SNAPTRAIN_TOKEN: TOKEN })
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(ok.stdout + ok.stderr).not.toContain(TOKEN)
+    const debug = await runCli(['scan', '--table', `${a.tableUrl}nope/`, '--json'], { SNAPTRAIN_TOKEN: TOKEN, SNAPTRAIN_DEBUG: '1' })
+    expect(debug.code).toBe(1)
+    expect(debug.stdout + debug.stderr).not.toContain(TOKEN)
+  })
+
+  it('without it the table origin answers 401 and the message names the URL', async () => {
+    const r = await scanInProcess([])
+    expect(r.code).toBe(1)
+    expect(r.text).toMatch(new RegExp(`${a.tableUrl}\\S*: 401`))
+  })
+})
+
+describe('manifests', () => {
+  it('redact signed-URL query values and URL passwords, keeping the rest', () => {
+    expect(redactUrl('https://b.s3.amazonaws.com/t/?X-Amz-Credential=AKIA1%2Fx&X-Amz-Signature=deadbeef&x-id=GetObject'))
+      .toBe('https://b.s3.amazonaws.com/t/?X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&x-id=REDACTED')
+    expect(redactUrl('https://user:pa55@host.test/t/')).toBe('https://host.test/t/')
+    expect(redactUrl('http://127.0.0.1:5/t/')).toBe('http://127.0.0.1:5/t/')
+    expect(redactUrl('part-0.parquet')).toBe('part-0.parquet')
+    const plan = {
+      tableUrl: 'https://acct.blob.core.windows.net/c/t/?sv=2024&sig=SECRETSIG&se=2030', version: 3, digest: 'd',
+      files: [{ path: 'https://x.test/p.parquet?token=SECRETTOK', size: 10 }], stats: { rows: 7 },
+    } as unknown as ScanPlan
+    const text = JSON.stringify(manifestTable(plan))
+    expect(text).not.toMatch(/SECRETSIG|SECRETTOK/)
+    expect(text).toContain('sig=REDACTED')
+  })
+})
