@@ -12,6 +12,7 @@ import type { TrainConfig, TrainProgress, TrainResult } from './models/gbdt/trai
 import type { PredictConfig, PredictResult } from './models/gbdt/predict-run.ts'
 import type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary } from './models/recsys/train-run.ts'
 import type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts } from './tune/types.ts'
+import type { SweepApi } from './tune/sweep-api.ts'
 
 export type { PredictConfig, PredictResult, TrainConfig, TrainProgress, TrainResult }
 export type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary }
@@ -26,8 +27,8 @@ export interface AdapterInfoOptions {
   powerPreference?: GPUPowerPreference
 }
 
-/** The library API on `window.snaptrain`. */
-export interface SnaptrainApi {
+/** The library API on `window.snaptrain` (the sweep methods are SweepApi's, src/tune/sweep-api.ts). */
+export interface SnaptrainApi extends SweepApi {
   /** snaptrain package version (package.json). */
   readonly version: string
   /** The WebGPU adapter as plain data; throws naming the cause when WebGPU is unavailable. */
@@ -62,32 +63,6 @@ export interface SnaptrainApi {
   train(config: TrainConfig, onProgress?: (p: TrainProgress) => void): Promise<TrainResult>
   /** Margins and predictions of every live row of `config.table` (table order) with `config.model`. */
   predict(config: PredictConfig): Promise<PredictResult>
-  /**
-   * Runs a hyperparameter sweep in this page (src/tune): validates the config (RangeError naming
-   * the field: space, trials, parallel…) before anything runs, loads the table once, runs the
-   * strategy's trials on `parallel` GPU devices (default from the adapter), persists every trial
-   * change in IndexedDB and resolves with the final state. `onEvent` hears stages, trials, states.
-   */
-  sweep(config: SweepConfig, onEvent?: (e: SweepEvent) => void, opts?: { id?: string }): Promise<SweepState>
-  /** Resumes a stored sweep: finished trials are kept, unfinished ones run again. */
-  resumeSweep(id: string, onEvent?: (e: SweepEvent) => void): Promise<SweepState>
-  /** Stops a sweep running in this page (finished trials kept; resolves once it stopped). */
-  stopSweep(id: string): Promise<void>
-  /** Every stored sweep, oldest first. */
-  listSweeps(): Promise<SweepState[]>
-  getSweep(id: string): Promise<SweepState | undefined>
-  deleteSweep(id: string): Promise<void>
-  /** The stored sweep as a JSON document (importSweep reads it back). */
-  exportSweep(id: string): Promise<string>
-  importSweep(json: string): Promise<SweepState>
-  /** A trial's artifacts: model (gbdt: XGBoost JSON; recsys: base64 model file, kept for improving trials) and manifest. */
-  sweepArtifacts(id: string, trial: number): Promise<TrialArtifacts | undefined>
-  /** The default search space JSON of `model`. */
-  defaultSpace(model: SweepModel): Record<string, unknown>
-  /** What `config` would run (trials, brackets, resource units vs full budget) and every error in it; runs nothing. */
-  planSweep(config: SweepConfig): { errors: string[]; trials: number; brackets: Bracket[]; resourceTotal: number; resourceFullBudget: number }
-  /** Python that continues the best configuration at scale: XGBoost on Spark (gbdt) or PyTorch (recsys), same table version. */
-  continueSnippet(id: string): Promise<string>
 }
 
 declare global {

@@ -20,18 +20,13 @@ import { STRATEGY_NAMES } from '../tune/strategy.ts'
 import { planSweep } from '../tune/sweep-plan.ts'
 import { trialsCsv } from '../tune/export.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
+import { DATA_FLAGS } from './data-flags.ts'
 
 const SPEC = {
   name: 'sweep',
   summary: 'Sweep hyperparameters (grid, random, Hyperband, ASHA, TPE, BOHB) on a Delta table in headless Chromium (WebGPU); writes trials.csv, sweep.json and the best model.',
   flags: {
-    table: { type: 'string', required: true, placeholder: 'dir|url', help: 'training table: a local folder (served on 127.0.0.1) or an http(s) URL' },
-    version: { type: 'int', min: 0, placeholder: 'N', help: 'table version (default: latest)' },
-    label: { type: 'string', required: true, placeholder: 'COL', help: 'label column (0/1)' },
-    features: { type: 'list', placeholder: 'a,b', help: 'feature columns (default: every usable column except the label)' },
-    filter: { type: 'string', placeholder: 'EXPR', help: 'row filter, e.g. "age >= 30"' },
-    'valid-table': { type: 'string', placeholder: 'dir|url', help: 'validation table (same columns; the filter applies to it too)' },
-    'valid-fraction': { type: 'number', placeholder: 'f', help: 'hold out this share of rows (default 0.2 without --valid-table)' },
+    ...DATA_FLAGS,
     model: { type: 'string', choices: ['gbdt', 'recsys'], required: true, placeholder: 'gbdt|recsys', help: 'model family' },
     space: { type: 'string', placeholder: 'space.json', help: 'search space JSON file (default: the model\'s default space)' },
     strategy: { type: 'string', choices: [...STRATEGY_NAMES], default: 'hyperband', placeholder: 'name', help: `search strategy: ${STRATEGY_NAMES.join(', ')}` },
@@ -109,7 +104,7 @@ export function checkFlags(f: SweepFlags): SweepConfig {
   if (f['valid-table'] && f['valid-fraction'] !== undefined) throw new Error('--valid-table and --valid-fraction: give at most one')
   const config: SweepConfig = {
     model: f.model, table: f.table, version: f.version, label: f.label, features: f.features.length ? f.features : undefined,
-    filter: f.filter, validTable: f['valid-table'], validFraction: f['valid-fraction'], space: f.space ? readSpace(f.space) : undefined,
+    filter: f.filter, validTable: f['valid-table'], validVersion: f['valid-version'], validFraction: f['valid-fraction'], space: f.space ? readSpace(f.space) : undefined,
     strategy: f.strategy as StrategyName, trials: f.trials, parallel: f.parallel, seed: f.seed, minResource: f['min-resource'],
     maxResource: f['max-resource'], eta: f.eta, metric: f.metric,
   }

@@ -19,20 +19,14 @@ import { runParams, type TrainConfig, type TrainProgress, type TrainResult } fro
 import { metricsCsv } from '../models/manifest.ts'
 import { runRecsys } from './train-recsys.ts'
 import type { GbdtParams } from '../models/gbdt/types.ts'
+import { DATA_FLAGS } from './data-flags.ts'
 
 const SPEC = {
   name: 'train',
   summary: 'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json (recsys: model.bin), manifest.json, metrics.csv.',
   flags: {
     model: { type: 'string', choices: ['gbdt', 'recsys'], default: 'gbdt', placeholder: 'gbdt', help: 'model family (gbdt: XGBoost-compatible histogram GBDT; recsys: embeddings + MLP click model, writes model.bin)' },
-    table: { type: 'string', required: true, placeholder: 'dir|url', help: 'training table: a local folder (served on 127.0.0.1) or an http(s) URL' },
-    version: { type: 'int', min: 0, placeholder: 'N', help: 'table version (default: latest)' },
-    label: { type: 'string', required: true, placeholder: 'COL', help: 'label column (0/1 for binary:logistic)' },
-    features: { type: 'list', placeholder: 'a,b', help: 'feature columns (default: every numeric, boolean and string column except the label)' },
-    filter: { type: 'string', placeholder: 'EXPR', help: 'row filter, e.g. "age >= 30 AND job != \'student\'"' },
-    'valid-table': { type: 'string', placeholder: 'dir|url', help: 'validation table (same columns; the filter applies to it too)' },
-    'valid-version': { type: 'int', min: 0, placeholder: 'N', help: 'validation table version (default: latest)' },
-    'valid-fraction': { type: 'number', placeholder: 'f', help: 'hold out this share of rows, by a seeded hash of (seed, file, row)' },
+    ...DATA_FLAGS,
     params: { type: 'string', default: '{}', placeholder: 'JSON', help: 'XGBoost parameters, e.g. \'{"max_depth":6,"eta":0.3,"num_round":100}\' (recsys: epochs, batch_size, embedding_dim, layers, lr, optimizer, embedding_optimizer, embedding_lr, weight_decay, buckets, …)' },
     seed: { type: 'int', placeholder: 'S', help: 'seed of the validation split and (unless params.seed) of the booster (default 0)' },
     out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/<timestamp>)' },

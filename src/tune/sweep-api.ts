@@ -15,19 +15,33 @@ import { planSweep, prepareSweep, type SweepPlan } from './sweep-plan.ts'
 import { runPageSweep, type SweepRunOptions } from './sweep-run.ts'
 import type { SweepConfig, SweepEvent, SweepModel, SweepState, SweepStore, TrialArtifacts } from './types.ts'
 
-/** The sweep methods of SnaptrainApi (api-types.ts documents each). */
+/** The sweep methods of SnaptrainApi (window.snaptrain). */
 export interface SweepApi {
+  /**
+   * Runs a hyperparameter sweep in this page (src/tune): validates the config (RangeError naming
+   * the field: space, trials, parallel…) before anything runs, loads the table once, runs the
+   * strategy's trials on `parallel` GPU devices (default from the adapter), persists every trial
+   * change in IndexedDB and resolves with the final state. `onEvent` hears stages, trials, states.
+   */
   sweep(config: SweepConfig, onEvent?: (e: SweepEvent) => void, opts?: { id?: string }): Promise<SweepState>
+  /** Resumes a stored sweep: finished trials are kept, unfinished ones run again. */
   resumeSweep(id: string, onEvent?: (e: SweepEvent) => void): Promise<SweepState>
+  /** Stops a sweep running in this page (finished trials kept; resolves once it stopped). */
   stopSweep(id: string): Promise<void>
+  /** Every stored sweep, oldest first. */
   listSweeps(): Promise<SweepState[]>
   getSweep(id: string): Promise<SweepState | undefined>
   deleteSweep(id: string): Promise<void>
+  /** The stored sweep as a JSON document (importSweep reads it back). */
   exportSweep(id: string): Promise<string>
   importSweep(json: string): Promise<SweepState>
+  /** A trial's artifacts: model (gbdt: XGBoost JSON; recsys: base64 model file, kept for improving trials) and manifest. */
   sweepArtifacts(id: string, trial: number): Promise<TrialArtifacts | undefined>
+  /** The default search space JSON of `model`. */
   defaultSpace(model: SweepModel): Record<string, unknown>
+  /** What `config` would run (trials, brackets, resource units vs full budget) and every error in it; runs nothing. */
   planSweep(config: SweepConfig): SweepPlan
+  /** Python that continues the best configuration at scale: XGBoost on Spark (gbdt) or PyTorch (recsys), same table version. */
   continueSnippet(id: string): Promise<string>
 }
 

@@ -4,6 +4,7 @@
  * importance, store) is pure and testable; the scheduler runs trials through a TrialRunner.
  * Resource = boosting rounds (gbdt) or epochs (recsys). Metric direction: see SweepConfig.
  */
+import type { TrainConfig } from '../models/gbdt/train-run.ts'
 
 /** One parameter's domain as written in a space JSON. A bare JSON value (number, string, array…) is a fixed value. */
 export type ParamDomain =
@@ -117,20 +118,15 @@ export interface TrialRecord {
   endedAt?: string
 }
 
-/** What a sweep is asked to do (structured-cloneable: it crosses page.evaluate). */
-export interface SweepConfig {
+/** The data a sweep trains on: the same fields as a training run's (table, version, label, features, filter, validation). */
+export type SweepData = Pick<TrainConfig, 'table' | 'tablePath' | 'version' | 'label' | 'features' | 'filter' | 'validTable' | 'validVersion' | 'validFraction'>
+
+/**
+ * What a sweep is asked to do (structured-cloneable: it crosses page.evaluate). validFraction
+ * defaults to 0.2 when there is no validTable.
+ */
+export interface SweepConfig extends SweepData {
   model: SweepModel
-  /** Table root URL; `tablePath` the local folder the CLI served it from (manifest only). */
-  table: string
-  tablePath?: string
-  version?: number
-  label: string
-  features?: string[]
-  filter?: string
-  validTable?: string
-  validVersion?: number
-  /** Default 0.2 when no validTable. */
-  validFraction?: number
   /** Search space JSON (ParamDomain or fixed values); default per model (defaultSpace). */
   space?: Record<string, unknown>
   /** Parameters every trial gets unless the space sets them. */

@@ -4,39 +4,26 @@
  * error from the reader shown in the page. Screenshots go to tests/artifacts/ (git-ignored).
  * Needs public/tables/clicks (`npm run data`; `npm test` generates it first).
  */
-import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser } from '../../src/cli/launch.ts'
-import { PROJECT_ROOT, startPageServer, type PageServer } from '../../src/cli/page-server.ts'
+import { expect, test } from 'vitest'
+import type { Page } from 'playwright-core'
+import { ARTIFACTS, useApp } from '../support/app-harness.ts'
 import type {} from '../../src/api-types.ts' // window.snaptrain typing inside page.evaluate
 
-const ARTIFACTS = resolve(PROJECT_ROOT, 'tests', 'artifacts')
 const WAIT = { timeout: 60_000 }
+const app = useApp({})
 
-let server: PageServer
-let browser: Browser
 
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true })
-  server = await startPageServer()
-  browser = await launchBrowser()
-})
 
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
 
 /** A fresh page on the app with uncaught page errors collected; `init` runs before page scripts. */
 async function openApp(init?: () => void): Promise<{ page: Page; pageErrors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } })
+  const context = await app.browser.newContext({ viewport: { width: 1400, height: 1000 } })
   if (init) await context.addInitScript(init)
   const page = await context.newPage()
   const pageErrors: string[] = []
   page.on('pageerror', e => pageErrors.push(e.message))
-  await page.goto(server.url, WAIT)
+  await page.goto(app.server.url, WAIT)
   await page.waitForFunction(() => window.snaptrain !== undefined, null, WAIT)
   return { page, pageErrors }
 }
@@ -123,7 +110,7 @@ test('without WebGPU the page says what the browser needs, and tables still list
 
 test('a table URL that 404s: the API rejects naming it, the page shows the error', async () => {
   const { page } = await openApp()
-  const missing = new URL('tables/no-such-table/', server.url).href
+  const missing = new URL('tables/no-such-table/', app.server.url).href
   const err = await page.evaluate(url => window.snaptrain.openSnapshot(url).then(
     () => undefined, (e: { name: string; code?: string; message: string }) => ({ name: e.name, code: e.code, message: e.message })), missing)
   expect(err?.name).toBe('TableError')

@@ -6,32 +6,20 @@
  * file, and after a reload the sweep is still listed with its trials. Screenshots and the
  * downloaded files go to tests/artifacts/ (git-ignored).
  */
-import { mkdirSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser } from '../../src/cli/launch.ts'
-import { PROJECT_ROOT, startPageServer, type PageServer } from '../../src/cli/page-server.ts'
+import { expect, test } from 'vitest'
+import type { Page } from 'playwright-core'
+import { ARTIFACTS, useApp } from '../support/app-harness.ts'
 
-const ARTIFACTS = resolve(PROJECT_ROOT, 'tests', 'artifacts')
 const WAIT = { timeout: 60_000 }
+const app = useApp()
 /** The whole sweep: 5 configurations, 36 boosting rounds at most on a third of marketing. */
 const SWEEP_WAIT = { timeout: 150_000 }
 const SPACE = { eta: { type: 'loguniform', low: 0.1, high: 0.5 }, max_depth: { type: 'int', low: 2, high: 4 }, min_child_weight: { type: 'loguniform', low: 0.5, high: 10 } }
 
-let server: PageServer
-let browser: Browser
 
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true })
-  server = await startPageServer({ hmr: false })
-  browser = await launchBrowser()
-})
 
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
 
 /**
  * Polls `probe` in the page every 500 ms until it returns something truthy. Not
@@ -63,11 +51,11 @@ async function fill(page: Page, sel: string, value: string): Promise<void> {
 }
 
 test('a small Hyperband sweep on marketing: live view, best card, downloads, still there after reload', async () => {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1400 }, acceptDownloads: true })
+  const context = await app.browser.newContext({ viewport: { width: 1400, height: 1400 }, acceptDownloads: true })
   const page = await context.newPage()
   const pageErrors: string[] = []
   page.on('pageerror', e => pageErrors.push(e.message))
-  await page.goto(server.url, WAIT)
+  await page.goto(app.server.url, WAIT)
   await until(page, () => typeof window.snaptrain?.sweep === 'function', 'window.snaptrain.sweep', WAIT.timeout)
 
   await page.locator('st-table-list button[data-table="marketing"]').click(WAIT)

@@ -7,35 +7,24 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { Browser } from 'playwright-core'
-import { launchBrowser } from '../../src/cli/launch.ts'
-import { startPageServer, type PageServer } from '../../src/cli/page-server.ts'
+import { expect, test } from 'vitest'
+import { useApp } from '../support/app-harness.ts'
 import type { TrainResult } from '../../src/api-types.ts'
 import { lastJson, runCli } from '../support/cli.ts'
 
 const WAIT = { timeout: 120_000 }
+const app = useApp()
 const FILTER = 'age < 35 AND balance > 500'
 const PARAMS = { max_depth: 3, num_round: 3, subsample: 0.8, colsample_bytree: 0.8, seed: 7 }
 
 /** R = 1's model from the page test, which the CLI's R = 2 model.json must equal. */
 let pageModel: string | undefined
-let server: PageServer
-let browser: Browser
-beforeAll(async () => {
-  server = await startPageServer({ hmr: false })
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
 
 test('ranks 2 in the page: the same model as R = 1, with per-collective totals', async () => {
-  const page = await (await browser.newContext({ bypassCSP: true })).newPage()
+  const page = await (await app.browser.newContext({ bypassCSP: true })).newPage()
   const pageErrors: string[] = []
   page.on('pageerror', e => pageErrors.push(e.message))
-  await page.goto(server.url, WAIT)
+  await page.goto(app.server.url, WAIT)
   await page.waitForFunction('window.snaptrain !== undefined', null, WAIT)
   const run = (ranks: number): Promise<TrainResult> => page.evaluate<TrainResult>(`window.snaptrain.train({ table: 'tables/marketing', label: 'y',
     filter: ${JSON.stringify(FILTER)}, validFraction: 0.2, seed: 3, ranks: ${ranks}, params: ${JSON.stringify(PARAMS)} })`)

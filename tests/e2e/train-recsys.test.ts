@@ -5,37 +5,23 @@
  * its string columns hold nulls, which the recommender's hashed ids refuse by design.
  * Screenshot to tests/artifacts/train-recsys.png (git-ignored).
  */
-import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { Browser } from 'playwright-core'
-import { launchBrowser } from '../../src/cli/launch.ts'
-import { PROJECT_ROOT, startPageServer, type PageServer } from '../../src/cli/page-server.ts'
+import { expect, test } from 'vitest'
+import { ARTIFACTS, useApp } from '../support/app-harness.ts'
 
-const ARTIFACTS = resolve(PROJECT_ROOT, 'tests', 'artifacts')
 const WAIT = { timeout: 90_000 }
+const app = useApp()
 const PARAMS = { epochs: 1, batch_size: 512, embedding_dim: 4, layers: [16], lr: 0.01, eval_every: 2 }
 
-let server: PageServer
-let browser: Browser
 
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true })
-  server = await startPageServer({ hmr: false })
-  browser = await launchBrowser()
-})
 
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
 
 test('the Train panel trains the recommender and the curve shows a point per evaluation', async () => {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1200 } })
+  const context = await app.browser.newContext({ viewport: { width: 1400, height: 1200 } })
   const page = await context.newPage()
   const pageErrors: string[] = []
   page.on('pageerror', e => pageErrors.push(e.message))
-  await page.goto(server.url, WAIT)
+  await page.goto(app.server.url, WAIT)
   await page.locator('st-table-list button[data-table="clicks"]').click(WAIT)
   const panel = page.locator('st-train-panel')
   await panel.waitFor(WAIT)

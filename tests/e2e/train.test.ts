@@ -3,37 +3,24 @@
  * metrics; then the app's Train panel trains marketing for a few rounds and the live uPlot curve
  * shows one point per round. Screenshot to tests/artifacts/train-panel.png (git-ignored).
  */
-import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser } from '../../src/cli/launch.ts'
-import { PROJECT_ROOT, startPageServer, type PageServer } from '../../src/cli/page-server.ts'
+import { expect, test } from 'vitest'
+import type { Page } from 'playwright-core'
+import { ARTIFACTS, useApp } from '../support/app-harness.ts'
 import type { TrainResult } from '../../src/api-types.ts'
 
-const ARTIFACTS = resolve(PROJECT_ROOT, 'tests', 'artifacts')
 const WAIT = { timeout: 90_000 }
+const app = useApp()
 
-let server: PageServer
-let browser: Browser
 
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true })
-  server = await startPageServer({ hmr: false })
-  browser = await launchBrowser()
-})
 
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
 
 async function openApp(): Promise<{ page: Page; pageErrors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1200 } })
+  const context = await app.browser.newContext({ viewport: { width: 1400, height: 1200 } })
   const page = await context.newPage()
   const pageErrors: string[] = []
   page.on('pageerror', e => pageErrors.push(e.message))
-  await page.goto(server.url, WAIT)
+  await page.goto(app.server.url, WAIT)
   await page.waitForFunction(() => window.snaptrain !== undefined, null, WAIT)
   return { page, pageErrors }
 }

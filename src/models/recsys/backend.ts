@@ -51,7 +51,7 @@ export class RefBackend implements RecsysBackend {
   private losses: number[] = []
   readonly maxBatch = Number.MAX_SAFE_INTEGER
 
-  constructor(readonly shape: ModelShape, private readonly params: RecsysParams, private state: ModelState) {}
+  constructor(readonly shape: ModelShape, protected readonly params: RecsysParams, protected state: ModelState) {}
 
   async step(batch: ModelBatch, lr: StepLr): Promise<void> {
     const { weights, opt } = this.state

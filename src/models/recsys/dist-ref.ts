@@ -3,21 +3,16 @@
  * of Σ loss over the rank's batch out, combined gradients in. Used by the Node identity tests
  * and by `--backend cpu --ranks R`. P = dense parameters, U = distinct rows, D = embedding dim.
  */
-import { cloneState, firstNonFiniteTensor, type ModelState } from './backend.ts'
+import { RefBackend } from './backend.ts'
 import type { CombinedGradients, RankGradients, RankModel } from './dist-types.ts'
 import { initOptimizerState, initWeights } from './init.ts'
-import { LOSS_REDUCE_WG, meanLoss, modelBackward, modelForward } from './model-ref.ts'
+import { LOSS_REDUCE_WG, modelBackward, modelForward } from './model-ref.ts'
 import { applyOptimizers } from './optimizer.ts'
 import { reduceSum } from '../../kernels/recsys/reduce_sum.ref.ts'
 import type { ModelBatch, ModelShape, RecsysParams, StepLr } from './types.ts'
 
-/** A CPU reference rank. */
-export class RefRank implements RankModel {
-  private losses: number[] = []
-  readonly maxBatch = Number.MAX_SAFE_INTEGER
-
-  constructor(readonly shape: ModelShape, private readonly params: RecsysParams, private state: ModelState) {}
-
+/** A CPU reference rank: the reference backend (step, predict, state) plus the split step. */
+export class RefRank extends RefBackend implements RankModel {
   async gradients(batch: ModelBatch): Promise<RankGradients> {
     const a = modelForward(this.shape, this.state.weights, batch)
     const g = modelBackward(this.shape, this.state.weights, batch, a, 1)
@@ -29,37 +24,6 @@ export class RefRank implements RankModel {
     const segments = { uniq: c.rows, segStart: new Uint32Array(0), order: new Uint32Array(0) } // the optimizers read uniq only
     applyOptimizers(this.shape, this.params, this.state.weights, this.state.opt, { segments, dRows: c.dRows, dense }, lr)
   }
-
-  async step(batch: ModelBatch, lr: StepLr): Promise<void> {
-    const { weights, opt } = this.state
-    const a = modelForward(this.shape, weights, batch)
-    this.losses.push(meanLoss(a))
-    applyOptimizers(this.shape, this.params, weights, opt, modelBackward(this.shape, weights, batch, a), lr)
-  }
-
-  async takeLosses(): Promise<number[]> {
-    const out = this.losses
-    this.losses = []
-    return out
-  }
-
-  async predict(batch: ModelBatch): Promise<Float32Array> {
-    return modelForward(this.shape, this.state.weights, batch).probs
-  }
-
-  async firstNonFinite(): Promise<string | undefined> {
-    return firstNonFiniteTensor(this.state.weights.dense, this.state.weights.embeddings)
-  }
-
-  async exportState(): Promise<ModelState> {
-    return cloneState(this.state)
-  }
-
-  async importState(state: ModelState): Promise<void> {
-    this.state = cloneState(state)
-  }
-
-  destroy(): void {}
 }
 
 /** A reference rank with fresh seeded weights (the same on every rank for the same seed). */

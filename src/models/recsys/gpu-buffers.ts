@@ -28,7 +28,7 @@ export interface ModelBuffers {
   gradA: GPUBuffer; gradB: GPUBuffer
   dinp0: GPUBuffer; demb: GPUBuffer; dRows: GPUBuffer
   lossScratch: GPUBuffer[]; lossSum: GPUBuffer
-  /** f32 [eval_every]: one loss sum per step since the last read-back. */
+  /** f32 [min(eval_every, LOSS_HISTORY_MAX)]: one loss sum per step since the last read-back. */
   lossHistory: GPUBuffer
 }
 
@@ -89,7 +89,7 @@ export function createModelBuffers(device: GPUDevice, shape: ModelShape, p: Recs
     gradA: f32(B * widest, 'gradA'), gradB: f32(B * widest, 'gradB'),
     dinp0: f32(B * inputWidth(shape), 'dinp0'), demb: f32(B * S * D, 'demb'), dRows: f32(B * S * D, 'dRows'),
     lossScratch: reduceSumScratch(B).map((n, i) => f32(n, `loss scratch ${i}`)), lossSum: f32(1, 'loss sum'),
-    lossHistory: f32(p.eval_every, 'loss history'),
+    lossHistory: f32(lossHistorySlots(p), 'loss history'),
   }
 }
 
@@ -171,4 +171,16 @@ export class RankBuffers {
     this.uniq = createBuffer(this.device, this.capacity * 4, undefined, 'combined rows')
     this.dRows = createBuffer(this.device, this.capacity * dim * 4, undefined, 'combined dRows')
   }
+}
+
+/**
+ * Most loss sums kept on the device between read-backs: a huge eval_every (a sweep sets it past
+ * an epoch) would otherwise ask for a buffer the adapter refuses; past this many steps the model
+ * drains the sums early, which costs one read-back per LOSS_HISTORY_MAX steps.
+ */
+export const LOSS_HISTORY_MAX = 4096
+
+/** Slots of the loss-history buffer for `p`. */
+export function lossHistorySlots(p: { eval_every: number }): number {
+  return Math.min(p.eval_every, LOSS_HISTORY_MAX)
 }

@@ -14,7 +14,7 @@ import type { KernelCall } from '../../kernels/runner.ts'
 import type { ModelState } from './backend.ts'
 import type { CombinedGradients, RankGradients, RankModel } from './dist-types.ts'
 import { GpuCallCache } from './gpu-call-cache.ts'
-import { createModelBuffers, destroyModelBuffers, RankBuffers, type InputSet, type ModelBuffers } from './gpu-buffers.ts'
+import { createModelBuffers, destroyModelBuffers, lossHistorySlots, RankBuffers, type InputSet, type ModelBuffers } from './gpu-buffers.ts'
 import { NonFiniteScan } from './gpu-nonfinite.ts'
 import { WeightShadow } from './gpu-shadow.ts'
 import { backwardCalls, forwardCalls, optimizerCalls, trainCalls, type MatmulVariant } from './gpu-step.ts'
@@ -60,7 +60,7 @@ export class GpuModel implements RankModel {
 
   async step(batch: ModelBatch, lr: StepLr): Promise<void> {
     this.checkBatch(batch)
-    if (this.pendingRows.length >= this.params.eval_every) await this.drain()
+    if (this.pendingRows.length >= lossHistorySlots(this.params)) await this.drain()
     const input = this.buffers.inputs[this.steps % 2]
     await input.done // the step that last read this set has finished: safe to overwrite
     const seg = embeddingSegments(batch.rows, this.shape.totalRows)
