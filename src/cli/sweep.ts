@@ -21,6 +21,7 @@ import { planSweep } from '../tune/sweep-plan.ts'
 import { trialsCsv } from '../tune/export.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
 import { DATA_FLAGS } from './data-flags.ts'
+import { redactUrls } from '../models/manifest.ts'
 
 const SPEC = {
   name: 'sweep',
@@ -153,7 +154,7 @@ export function sweepScript(config: SweepConfig): string {
 /** One stderr line per stage and per finished trial (reports and starts are not printed). */
 export function progressLine(json: string): string | undefined {
   const e = JSON.parse(json) as SweepEvent
-  if (e.kind === 'stage') return `sweep: ${e.message}`
+  if (e.kind === 'stage') return `sweep: ${redactUrls(e.message)}`
   if (e.kind !== 'trial' || e.trial.status === 'running' || e.trial.status === 'pending') return undefined
   const t = e.trial
   const last = t.curve.at(-1)

@@ -16,7 +16,7 @@ import { readTable } from '../models/gbdt/dataset.ts'
 import { selectFeatures } from '../models/gbdt/features.ts'
 import { checkLabels } from '../models/gbdt/objective.ts'
 import { runParams, type TrainConfig, type TrainProgress, type TrainResult } from '../models/gbdt/train-run.ts'
-import { metricsCsv } from '../models/manifest.ts'
+import { metricsCsv, redactUrls } from '../models/manifest.ts'
 import { runRecsys } from './train-recsys.ts'
 import type { GbdtParams } from '../models/gbdt/types.ts'
 import { DATA_FLAGS } from './data-flags.ts'
@@ -187,7 +187,7 @@ export function trainScript(config: TrainConfig): string {
 /** One stderr line per progress event. */
 export function progressLine(json: string): string {
   const p = JSON.parse(json) as TrainProgress
-  if (p.kind === 'stage') return `train: ${p.message}`
+  if (p.kind === 'stage') return `train: ${redactUrls(p.message)}`
   const m = Object.entries(p.metrics).map(([k, v]) => `${k}=${v.toFixed(6)}`).join(' ')
   return `[${p.round + 1}/${p.rounds}] ${m} (${(p.elapsedMs / 1000).toFixed(1)} s)`
 }

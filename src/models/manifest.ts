@@ -78,6 +78,11 @@ export function redactUrl(url: string): string {
   return out.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, '$1')
 }
 
+/** `text` with every http(s) URL in it passed through redactUrl (progress and log lines). */
+export function redactUrls(text: string): string {
+  return text.replace(/https?:\/\/[^\s'"`]+/g, redactUrl)
+}
+
 /**
  * metrics.csv: header `round,<metric…>` then one line per round (metric columns in first-seen
  * order; a metric missing in a round is an empty cell). Numbers as JS prints them (round-trip).

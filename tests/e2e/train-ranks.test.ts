@@ -63,3 +63,20 @@ test('snaptrain train --ranks 2 --json reports collectives and writes the R = 1 
   expect(readFileSync(join(dir, 'r2', 'model.json'), 'utf8')).toBe(pageModel)
   console.log(JSON.stringify(s.collectives))
 })
+
+test('snaptrain train --model recsys --ranks 2 --json: two rank workers, dense allreduce and sparse allgather each step', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'snaptrain-recsys-ranks-'))
+  const params = { epochs: 1, batch_size: 256, embedding_dim: 4, layers: [16], lr: 0.01, eval_every: 1000 }
+  const r = await runCli(['train', '--model', 'recsys', '--table', 'public/tables/clicks', '--label', 'label', '--filter', 'user_id < 2000',
+    '--valid-fraction', '0.1', '--params', JSON.stringify(params), '--ranks', '2', '--out', dir, '--json'], {}, 240_000)
+  expect(r.code, r.stderr).toBe(0)
+  const s = lastJson<{ ranks: number; steps: number; auc: number; collectives: Array<{ op: string; calls: number; bytes: number }> }>(r)
+  expect(s.ranks).toBe(2)
+  expect(s.auc).toBeGreaterThan(0.5)
+  const byOp = Object.fromEntries(s.collectives.map(c => [c.op, c]))
+  // One dense allreduce and one sparse allgather per global step.
+  expect(byOp.allreduce.calls).toBeGreaterThanOrEqual(s.steps)
+  expect(byOp.allgather.calls).toBeGreaterThanOrEqual(s.steps)
+  expect(byOp.allreduce.bytes).toBeGreaterThan(0)
+  console.log(JSON.stringify(s))
+})

@@ -9,7 +9,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { run } from '../../../src/cli/scan.ts'
-import { manifestTable, redactUrl } from '../../../src/models/manifest.ts'
+import { manifestTable, redactUrl, redactUrls } from '../../../src/models/manifest.ts'
 import type { ScanPlan } from '../../../src/data/types.ts'
 import { REPO, runCli } from '../../support/cli.ts'
 import { startFaultServer, type FaultServer } from '../../support/fault-server.ts'
@@ -79,6 +79,12 @@ describe('a bearer token', () => {
 })
 
 describe('manifests', () => {
+  it('progress lines: every URL in a message is redacted, the rest kept', () => {
+    expect(redactUrls('planning and loading https://h.test/t/?sig=S3CRET and http://u:pw@h.test/v/ now'))
+      .toBe('planning and loading https://h.test/t/?sig=REDACTED and http://h.test/v/ now')
+    expect(redactUrls('no url here')).toBe('no url here')
+  })
+
   it('redact signed-URL query values and URL passwords, keeping the rest', () => {
     expect(redactUrl('https://b.s3.amazonaws.com/t/?X-Amz-Credential=AKIA1%2Fx&X-Amz-Signature=deadbeef&x-id=GetObject'))
       .toBe('https://b.s3.amazonaws.com/t/?X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&x-id=REDACTED')
