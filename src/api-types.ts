@@ -13,10 +13,11 @@ import type { PredictConfig, PredictResult } from './models/gbdt/predict-run.ts'
 import type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary } from './models/recsys/train-run.ts'
 import type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts } from './tune/types.ts'
 import type { SweepApi } from './tune/sweep-api.ts'
+import type { ParamImportance } from './tune/importance.ts'
 
 export type { PredictConfig, PredictResult, TrainConfig, TrainProgress, TrainResult }
 export type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary }
-export type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts }
+export type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts, ParamImportance }
 
 export type { AdapterSummary, CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, TableEntry }
 

@@ -56,7 +56,8 @@ export async function runSweepSuite(ctx: SuiteContext): Promise<BenchRow[]> {
 /** Hyperband, then the same configurations at full budget; rows for AUC, GPU-seconds, wall. */
 async function compare(ctx: SuiteContext, cache: DataCache, w: SweepWorkload): Promise<BenchRow[]> {
   const progress = (label: string) => (e: SweepEvent): void => {
-    if (e.kind === 'stage') ctx.progress(`${label}: ${e.message}`)
+    // Progress updates (fraction < 1) are for the page's bars; the log keeps each step's end.
+    if (e.kind === 'stage' && (e.fraction === undefined || e.fraction === 1)) ctx.progress(`${label}: ${e.message}`)
     if (e.kind === 'trial' && e.trial.endedAt && e.trial.status !== 'running') {
       ctx.progress(`${label} trial ${e.trial.id} ${e.trial.status} r=${e.trial.curve.at(-1)?.resource ?? 0} auc=${e.trial.metric?.toFixed(4) ?? '-'} ${e.trial.gpuSeconds.toFixed(2)} GPU-s`)
     }

@@ -11,6 +11,7 @@ import type { CliIo } from './io.ts'
 import { parseCommand, type CommandSpec, type FlagSpec } from './args.ts'
 import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { atomicWrite } from './train.ts'
+import { TOKEN_FLAG, tokenHeaders } from './data-flags.ts'
 import { fromXGBoostJson } from '../models/gbdt/xgboost-json.ts'
 import { categoriesOf } from '../models/gbdt/model-attributes.ts'
 import type { PredictConfig, PredictResult } from '../models/gbdt/predict-run.ts'
@@ -26,6 +27,7 @@ const SPEC = {
     cpu: { type: 'boolean', help: 'predict with the CPU reference predictor instead of the GPU kernel' },
     timeout: { type: 'number', default: 900, placeholder: 'S', help: 'give up after S seconds (default 900)' },
     json: { type: 'boolean', help: 'print {rows, out, adapter} as one JSON object on the last stdout line' },
+    ...TOKEN_FLAG,
   },
 } as const satisfies CommandSpec<Record<string, FlagSpec>>
 
@@ -45,7 +47,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   let table: PageTable | undefined
   try {
     table = await pageTable(f.table)
-    const config: PredictConfig = { model, table: table.url, version: f.version, cpu: f.cpu }
+    const config: PredictConfig = { model, table: table.url, version: f.version, cpu: f.cpu, headers: tokenHeaders(f) }
     const r = await withAppPage(io, f.timeout, closers, page => page.evaluate<PredictResult>(predictScript(config)))
     const out = resolve(f.out)
     atomicWrite(out, predsCsv(r.margins, r.predictions))

@@ -20,7 +20,7 @@ import { STRATEGY_NAMES } from '../tune/strategy.ts'
 import { planSweep } from '../tune/sweep-plan.ts'
 import { trialsCsv } from '../tune/export.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
-import { DATA_FLAGS } from './data-flags.ts'
+import { DATA_FLAGS, tokenHeaders } from './data-flags.ts'
 import { redactUrls } from '../models/manifest.ts'
 
 const SPEC = {
@@ -84,8 +84,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     tables.push(table)
     const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table') : undefined
     if (valid) tables.push(valid)
-    const pageConfig: SweepConfig = { ...config, table: table.url, tablePath: table.path, validTable: valid?.url }
-    if (config.model === 'gbdt') await precheck({ table: pageConfig.table, version: config.version, label: config.label, features: config.features, filter: config.filter }, runParams({}))
+    const pageConfig: SweepConfig = { ...config, table: table.url, tablePath: table.path, validTable: valid?.url, headers: tokenHeaders(f) }
+    if (config.model === 'gbdt') await precheck({ table: pageConfig.table, version: config.version, label: config.label, features: config.features, filter: config.filter, headers: pageConfig.headers }, runParams({}))
     const result = await runInPage(io, f.timeout, pageConfig)
     writeSweep(io, f, result, (performance.now() - t0) / 1000)
     return result.state.status === 'finished' ? 0 : 1
@@ -151,10 +151,13 @@ export function sweepScript(config: SweepConfig): string {
   })()`
 }
 
-/** One stderr line per stage and per finished trial (reports and starts are not printed). */
+/**
+ * One stderr line per stage and per finished trial (reports and starts are not printed). Of a
+ * stage's progress updates (fraction) only the last (1) is printed: a terminal log needs no bar.
+ */
 export function progressLine(json: string): string | undefined {
   const e = JSON.parse(json) as SweepEvent
-  if (e.kind === 'stage') return `sweep: ${redactUrls(e.message)}`
+  if (e.kind === 'stage') return e.fraction === undefined || e.fraction === 1 ? `sweep: ${redactUrls(e.message)}` : undefined
   if (e.kind !== 'trial' || e.trial.status === 'running' || e.trial.status === 'pending') return undefined
   const t = e.trial
   const last = t.curve.at(-1)

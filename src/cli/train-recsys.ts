@@ -13,6 +13,7 @@ import { fileStamp } from './bench.ts'
 import { checkCommonFlags, readLabels, runTraining, withParamsPrefix, type TrainFlags } from './train.ts'
 import { openSnapshot } from '../table/index.ts'
 import { checkLabels } from '../models/gbdt/objective.ts'
+import { httpFor } from '../models/gbdt/train-run.ts'
 import { metricsCsv } from '../models/manifest.ts'
 import { classifyColumns } from '../models/recsys/features.ts'
 import { recsysRunParams, type RecsysTrainConfig, type RecsysTrainResult } from '../models/recsys/train-run.ts'
@@ -42,7 +43,7 @@ export function checkRecsysFlags(f: TrainFlags): RecsysParams {
  * rows, and the labels are 0/1 without nulls. Reads only the label column.
  */
 export async function precheckRecsys(config: RecsysTrainConfig, params: RecsysParams): Promise<void> {
-  const snapshot = await openSnapshot(config.table, { version: config.version })
+  const snapshot = await openSnapshot(config.table, { version: config.version, ...httpFor(config, config.table) })
   const kinds = classifyColumns(snapshot.schema.fields, config.label, config.features)
   if (params.buckets && typeof params.buckets === 'object') {
     for (const c of Object.keys(params.buckets)) if (!kinds.sparse.includes(c)) throw new RangeError(`--params: buckets.${c}: not an embedding (id/categorical) feature column (those: ${kinds.sparse.join(', ')})`)

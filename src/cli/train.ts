@@ -15,11 +15,11 @@ import { openSnapshot, type Snapshot } from '../table/index.ts'
 import { readTable } from '../models/gbdt/dataset.ts'
 import { selectFeatures } from '../models/gbdt/features.ts'
 import { checkLabels } from '../models/gbdt/objective.ts'
-import { runParams, type TrainConfig, type TrainProgress, type TrainResult } from '../models/gbdt/train-run.ts'
+import { httpFor, runParams, type TrainConfig, type TrainProgress, type TrainResult } from '../models/gbdt/train-run.ts'
 import { metricsCsv, redactUrls } from '../models/manifest.ts'
 import { runRecsys } from './train-recsys.ts'
 import type { GbdtParams } from '../models/gbdt/types.ts'
-import { DATA_FLAGS } from './data-flags.ts'
+import { DATA_FLAGS, tokenHeaders } from './data-flags.ts'
 
 const SPEC = {
   name: 'train',
@@ -150,7 +150,7 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
     model: f.model, table: table.url, tablePath: table.path, version: f.version, label: f.label,
     features: f.features.length ? f.features : undefined, filter: f.filter, validTable: valid?.url, validTablePath: valid?.path,
     validVersion: f['valid-version'], validFraction: f['valid-fraction'], params: JSON.parse(f.params) as Record<string, unknown>,
-    seed: f.seed, backend: f.backend, workers: f.workers,
+    seed: f.seed, backend: f.backend, workers: f.workers, headers: tokenHeaders(f),
   }
 }
 
@@ -159,7 +159,7 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
  * features exist, and the filter parses and keeps rows. Reads only the label column.
  */
 export async function precheck(config: TrainConfig, params: GbdtParams): Promise<void> {
-  const snapshot = await openSnapshot(config.table, { version: config.version })
+  const snapshot = await openSnapshot(config.table, { version: config.version, ...httpFor(config, config.table) })
   selectFeatures(snapshot.schema, config.label, config.features)
   checkLabels(params.objective, await readLabels(snapshot, config), config.label)
 }
@@ -169,7 +169,7 @@ export async function precheck(config: TrainConfig, params: GbdtParams): Promise
  * leaves no rows or a label is null, naming the filter or the file and row.
  */
 export async function readLabels(snapshot: Snapshot, config: TrainConfig): Promise<Float32Array> {
-  const t = await readTable(snapshot, [], undefined, { label: config.label, filter: config.filter, workers: 0 })
+  const t = await readTable(snapshot, [], undefined, { label: config.label, filter: config.filter, workers: 0, http: httpFor(config, config.table) })
   if (t.plan.stats.rows === 0) {
     throw new RangeError(config.filter ? `filter "${config.filter}" selects no rows of ${config.table} version ${snapshot.version}` : `${config.table} version ${snapshot.version} has no rows`)
   }

@@ -5,8 +5,8 @@
  * rows (recsys-memory.ts) and, per feature layout (buckets, log1p), the featurized rows.
  */
 import { loadDataset, type Dataset } from '../models/gbdt/dataset.ts'
-import { buildCuts } from '../models/gbdt/cuts.ts'
-import { binMatrix } from '../models/gbdt/binned.ts'
+import { httpFor } from '../models/gbdt/train-run.ts'
+import { binColumns } from './bin-progress.ts'
 import type { BinnedMatrix, Cuts } from '../models/gbdt/types.ts'
 import { loadRecsysTable, type RecsysTable } from './recsys-memory.ts'
 import type { HttpOptions } from '../table/types.ts'
@@ -15,11 +15,17 @@ import type { SweepConfig } from './types.ts'
 /** Default validation share when a sweep names no validation table. */
 export const DEFAULT_VALID_FRACTION = 0.2
 
+/**
+ * Hears a loading step: its message and, when known, the step's share done in [0, 1] (SweepEvent
+ * 'stage' fraction: rows read of the plan's rows, features binned of all features).
+ */
+export type StageListener = (message: string, fraction?: number) => void
+
 /** GBDT data of one sweep: the dataset and, per max_bin, cuts + binned matrix. */
 export interface GbdtData {
   dataset: Dataset
-  /** Cuts and binned matrix for `maxBin` (computed on first use, then shared). */
-  binned(maxBin: number): { cuts: Cuts; binned: BinnedMatrix }
+  /** Cuts and binned matrix for `maxBin` (computed on first use, then shared); `onStage` hears the binning. */
+  binned(maxBin: number, onStage?: StageListener): Promise<{ cuts: Cuts; binned: BinnedMatrix }>
 }
 
 /** Which rows a sweep trains and validates on (the cache key's parts). */
@@ -36,18 +42,27 @@ export function validFraction(c: SweepConfig): number | undefined {
 /** How the cache reads tables: loader workers (default the loader's) and HTTP options (tests: a fetch). */
 export interface ReadOptions { workers?: number; http?: HttpOptions }
 
+/**
+ * `read` for the table at `url` of sweep `c`: its HTTP headers (a bearer token) are kept only when
+ * `url` has the origin of `c.table`, so a validation table elsewhere never receives them.
+ */
+export function readFor(read: ReadOptions, c: SweepConfig, url: string): ReadOptions {
+  const { headers, ...http } = read.http ?? {}
+  return { ...read, http: { ...http, ...httpFor({ table: c.table, headers }, url) } }
+}
+
 /** A small cache of loaded sweep data (the last `capacity` keys), page- or process-wide. */
 export class DataCache {
   private readonly entries = new Map<string, Promise<unknown>>()
   constructor(private readonly read: ReadOptions = {}, private readonly capacity = 2) {}
 
   /** GBDT data of `c`, loaded once. `onStage` hears the loading steps. */
-  gbdt(c: SweepConfig, onStage: (message: string) => void = () => {}): Promise<GbdtData> {
+  gbdt(c: SweepConfig, onStage: StageListener = () => {}): Promise<GbdtData> {
     return this.get(dataKey(c), () => loadGbdt(c, this.read, onStage))
   }
 
   /** The recommender's decoded rows of `c`, loaded once. */
-  recsys(c: SweepConfig, onStage: (message: string) => void = () => {}): Promise<RecsysTable> {
+  recsys(c: SweepConfig, onStage: StageListener = () => {}): Promise<RecsysTable> {
     return this.get(dataKey(c), () => loadRecsysTable(c, validFraction(c), this.read, onStage))
   }
 
@@ -64,23 +79,28 @@ export class DataCache {
   }
 }
 
-async function loadGbdt(c: SweepConfig, read: ReadOptions, onStage: (message: string) => void): Promise<GbdtData> {
-  onStage(`loading ${c.table}${c.version !== undefined ? ` version ${c.version}` : ''}`)
+async function loadGbdt(c: SweepConfig, read: ReadOptions, onStage: StageListener): Promise<GbdtData> {
+  const what = `loading ${c.table}${c.version !== undefined ? ` version ${c.version}` : ''}`
+  onStage(what)
   const dataset = await loadDataset({
     tableUrl: c.table, version: c.version, label: c.label, features: c.features, filter: c.filter,
-    validTable: c.validTable ? { url: c.validTable, version: c.validVersion } : undefined,
+    validTable: c.validTable ? { url: c.validTable, version: c.validVersion, http: readFor(read, c, c.validTable).http } : undefined,
     validFraction: validFraction(c), seed: c.seed ?? 0, workers: read.workers, http: read.http,
+    onProgress: (done, total) => onStage(`${what}: ${done} of ${total} rows`, total > 0 ? done / total : 1),
   })
   if (!dataset.data.valid) throw new RangeError(`sweep: no validation rows (validFraction ${validFraction(c)} of ${dataset.rowsTrain} rows); the metric needs some`)
   onStage(`loaded ${dataset.rowsTrain} training rows, ${dataset.rowsValid} validation rows, ${dataset.features.length} features`)
-  const byBin = new Map<number, { cuts: Cuts; binned: BinnedMatrix }>()
+  const byBin = new Map<number, Promise<{ cuts: Cuts; binned: BinnedMatrix }>>()
   return {
     dataset,
-    binned(maxBin) {
+    binned(maxBin, say = () => {}) {
       let hit = byBin.get(maxBin)
       if (!hit) {
-        const cuts = buildCuts(dataset.data.columns, maxBin, dataset.data.weights)
-        hit = { cuts, binned: binMatrix(dataset.data.columns, cuts) }
+        const F = dataset.features.length
+        hit = binColumns(dataset.data.columns, maxBin, dataset.data.weights,
+          f => say(`binning ${F} features (max_bin ${maxBin}): ${Math.round(f * F)} done`, f))
+        // A failed binning is not kept: the next trial tries again (and fails with its own error).
+        hit.catch(() => byBin.delete(maxBin))
         byBin.set(maxBin, hit)
       }
       return hit

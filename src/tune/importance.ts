@@ -3,9 +3,10 @@
  * (configurations in the unit cube → metric), each parameter's main-effect share of the variance
  * averaged over the trees. Deterministic for a given seed and trial list.
  */
-import type { SearchSpace, TrialRecord } from './types.ts'
+import type { SearchSpace, SweepState, TrialRecord } from './types.ts'
 import { Rng } from '../util/rng.ts'
-import { encode, searchDims } from './space.ts'
+import { encode, parseSpace, searchDims, withoutParams } from './space.ts'
+import { defaultSpace } from './defaults.ts'
 import { reachedResource } from './cost.ts'
 import { fitForest, mainEffects } from './forest.ts'
 
@@ -35,6 +36,19 @@ export function parameterImportance(space: SearchSpace, trials: readonly TrialRe
   for (const tree of forest) mainEffects(tree, dims.length).forEach((v, j) => { sums[j] += v / forest.length })
   return dims.map((param, j) => ({ param, importance: sums[j] }))
     .sort((a, b) => b.importance - a.importance || a.param.localeCompare(b.param))
+}
+
+/**
+ * parameterImportance of a stored or running sweep: its space (the config's, else the model's
+ * default) over its trials, seeded by the sweep's seed. Parameters no trial's configuration
+ * carries are left out: Hyperband, ASHA and BOHB set the resource per rung instead of sampling it.
+ */
+export function sweepImportance(state: SweepState, o: ImportanceOptions = {}): ParamImportance[] | undefined {
+  const { model } = state.config
+  const space = parseSpace(state.config.space ?? defaultSpace(model), model)
+  const carried = new Set(state.trials.flatMap(t => Object.keys(t.config)))
+  const searched = withoutParams(space, Object.keys(space).filter(k => !carried.has(k)))
+  return parameterImportance(searched, state.trials, { seed: state.config.seed ?? 0, ...o })
 }
 
 function atLargestResource(done: readonly TrialRecord[], minTrials: number): TrialRecord[] | undefined {

@@ -20,6 +20,7 @@
  *   bestTrial(trials, direction): SweepBest | undefined; bestSoFar(trials, direction): BestPoint[]
  *   gpuSecondsTotal(trials); fullBudgetSeconds(trials, R); planCost(plan, R): PlanCost (resource units)
  *   parameterImportance(space, trials, opts?): ParamImportance[] | undefined (undefined below minTrials = 8)
+ *   sweepImportance(state, opts?): the same over a sweep's space and trials (what the page shows)
  * Files and store
  *   exportSweep(state): string; importSweep(text): SweepState; trialsCsv(trials): string (RFC 4180, CRLF)
  *   new MemoryStore(); await IdbStore.open(name = 'snaptrain')  — both implement SweepStore
@@ -35,7 +36,7 @@ export { tpeSuggest, type TpeOptions } from './tpe.ts'
 export { STRATEGY_NAMES, createStrategy, validateStrategyOptions, resolveStrategyOptions } from './strategy.ts'
 export { gpuSecondsTotal, fullBudgetSeconds, reachedResource, planCost, type PlanCost } from './cost.ts'
 export { bestTrial, bestSoFar, type BestPoint } from './best.ts'
-export { parameterImportance, type ParamImportance, type ImportanceOptions } from './importance.ts'
+export { parameterImportance, sweepImportance, type ParamImportance, type ImportanceOptions } from './importance.ts'
 export { exportSweep, importSweep, trialsCsv, csvField, TRIAL_COLUMNS, SWEEP_FORMAT, SWEEP_FORMAT_VERSION } from './export.ts'
 export { MemoryStore } from './store-memory.ts'
 export { IdbStore, IDB_NAME, IDB_VERSION } from './store-idb.ts'

@@ -13,7 +13,7 @@ import { concatBatches, type EpochStream, type TrainSource } from '../models/rec
 import { classifyColumns, featurize, FeatureStats, validMask, type ColumnKinds } from '../models/recsys/features.ts'
 import type { FeatureLayout, ModelBatch, RecsysParams } from '../models/recsys/types.ts'
 import { Rng } from '../util/rng.ts'
-import type { ReadOptions } from './data-cache.ts'
+import { readFor, type ReadOptions, type StageListener } from './data-cache.ts'
 import type { SweepConfig } from './types.ts'
 
 /** Training data of one trial's parameters. */
@@ -30,15 +30,17 @@ export interface RecsysTable {
 interface Part { batch: Batch; valid: Uint8Array }
 
 /** Reads the table (and validation table) once. Throws naming the table, filter or column. */
-export async function loadRecsysTable(c: SweepConfig, fraction: number | undefined, read: ReadOptions, onStage: (m: string) => void): Promise<RecsysTable> {
+export async function loadRecsysTable(c: SweepConfig, fraction: number | undefined, read: ReadOptions, onStage: StageListener): Promise<RecsysTable> {
   const plan = await planTable(c.table, c.version, c, read)
   const kinds = classifyColumns(plan.schema?.fields ?? [], c.label, c.features)
   onStage(`decoding ${plan.stats.rows} rows of ${c.table}`)
   const seed = c.seed ?? 0
-  const parts = await readParts(plan, kinds, read, b => fraction === undefined ? new Uint8Array(b.size) : validMask(plan, b, seed, fraction))
+  const say = (what: string) => (done: number, total: number) => onStage(`decoding ${what}: ${done} of ${total} rows`, total > 0 ? done / total : 1)
+  const parts = await readParts(plan, kinds, read, b => fraction === undefined ? new Uint8Array(b.size) : validMask(plan, b, seed, fraction), say(c.table))
   if (c.validTable) {
-    const validPlan = await planTable(c.validTable, c.validVersion, c, read)
-    parts.push(...await readParts(validPlan, kinds, read, b => new Uint8Array(b.size).fill(1)))
+    const validRead = readFor(read, c, c.validTable)
+    const validPlan = await planTable(c.validTable, c.validVersion, c, validRead)
+    parts.push(...await readParts(validPlan, kinds, validRead, b => new Uint8Array(b.size).fill(1), say(c.validTable)))
   }
   onStage(`decoded ${parts.reduce((s, p) => s + p.batch.size, 0)} rows`)
   const byLayout = new Map<string, { train: ModelBatch; valid: ModelBatch; layout: FeatureLayout }>()
@@ -61,11 +63,18 @@ async function planTable(url: string, version: number | undefined, c: SweepConfi
   return plan
 }
 
-async function readParts(plan: ScanPlan, kinds: ColumnKinds, read: ReadOptions, mask: (b: Batch) => Uint8Array): Promise<Part[]> {
+/** Decoded batches of `plan`; `progress(rows read, plan rows)` after each batch (0 first). */
+async function readParts(plan: ScanPlan, kinds: ColumnKinds, read: ReadOptions, mask: (b: Batch) => Uint8Array,
+  progress: (done: number, total: number) => void): Promise<Part[]> {
   const loader = createLoader(plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: 65_536, spec: kinds.spec, ids: true, workers: read.workers, http: read.http })
   const parts: Part[] = []
+  let rows = 0
+  progress(0, plan.stats.rows)
   try {
-    for await (const batch of loader.batches()) parts.push({ batch, valid: mask(batch) })
+    for await (const batch of loader.batches()) {
+      parts.push({ batch, valid: mask(batch) })
+      progress(rows += batch.size, plan.stats.rows)
+    }
   } finally {
     await loader.close()
   }

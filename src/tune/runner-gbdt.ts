@@ -15,7 +15,7 @@ import { runParams } from '../models/gbdt/train-run.ts'
 import type { Booster, GbdtParams } from '../models/gbdt/types.ts'
 import { toXGBoostJsonString } from '../models/gbdt/xgboost-json.ts'
 import { manifestTable } from '../models/manifest.ts'
-import { validFraction, type GbdtData } from './data-cache.ts'
+import { validFraction, type GbdtData, type StageListener } from './data-cache.ts'
 import type { GpuBusyClock } from './gpu-busy.ts'
 import type { SweepConfig, TrialArtifacts, TrialConfig, TrialRequest, TrialRunner } from './types.ts'
 
@@ -31,6 +31,8 @@ export interface GbdtRunnerContext {
   kernel?: HistogramKernel
   /** Backend override (tests: the CPU reference). */
   backend?: BackendFactory
+  /** Hears the binning of a max_bin not yet binned (message, fraction of features done). */
+  onStage?: StageListener
 }
 
 /**
@@ -51,7 +53,7 @@ export function createGbdtRunner(ctx: GbdtRunnerContext): TrialRunner {
   return {
     async run(req, report, signal) {
       const p = gbdtTrialParams(ctx.config, req.config, req.resource)
-      const { cuts, binned } = ctx.data.binned(p.max_bin)
+      const { cuts, binned } = await ctx.data.binned(p.max_bin, ctx.onStage)
       await ctx.clock?.idle()
       const busy0 = ctx.clock?.seconds() ?? 0
       const backend = ctx.backend ?? createGpuBackend(ctx.cache!.device, ctx.cache, { histogramKernel: ctx.kernel })

@@ -7,6 +7,7 @@
 import { DataCache, type ReadOptions } from './data-cache.ts'
 import { defaultSpace } from './defaults.ts'
 import { exportSweep as exportJson, importSweep as importJson } from './export.ts'
+import { sweepImportance, type ParamImportance } from './importance.ts'
 import { replaySweep } from './replay.ts'
 import { continueSnippet, type SnippetTable } from './snippet.ts'
 import { IdbStore } from './store-idb.ts'
@@ -43,6 +44,12 @@ export interface SweepApi {
   planSweep(config: SweepConfig): SweepPlan
   /** Python that continues the best configuration at scale: XGBoost on Spark (gbdt) or PyTorch (recsys), same table version. */
   continueSnippet(id: string): Promise<string>
+  /**
+   * Importance of each searched parameter of `state` (fANOVA main effects on a small seeded forest,
+   * importance.ts: share of the metric's variance in [0, 1]), highest first; undefined until 8
+   * trials finished with a metric. Pure: reads only `state`.
+   */
+  sweepImportance(state: SweepState): ParamImportance[] | undefined
 }
 
 /** Test hooks of createSweepApi. */
@@ -84,12 +91,15 @@ export function createSweepApi(o: SweepApiOptions = {}): SweepApi {
 
   return {
     async sweep(config, onEvent = () => {}, opts = {}) {
-      const c = resolve(config)
+      // Why headers leave the config here: the config is stored (IndexedDB) and exported; a
+      // token must not be. They reach the reader through a cache of this sweep's own.
+      const { headers, ...c } = resolve(config)
       prepareSweep(c)
       const id = opts.id ?? newSweepId()
       const st = await store()
       if (await st.get(id)) throw new Error(`sweep ${id} already exists (resume it or pick another id)`)
-      return track(id, signal => runPageSweep(c, onEvent, { store: st, cache, signal, id, onSlot: o.onSlot }))
+      const reader = headers ? new DataCache({ ...o.read, http: { ...o.read?.http, headers } }) : cache
+      return track(id, signal => runPageSweep(c, onEvent, { store: st, cache: reader, signal, id, onSlot: o.onSlot }))
     },
     async resumeSweep(id, onEvent = () => {}) {
       const s = await stored(id)
@@ -122,6 +132,7 @@ export function createSweepApi(o: SweepApiOptions = {}): SweepApi {
     async sweepArtifacts(id, trial) { return (await store()).getArtifacts(id, trial) },
     defaultSpace,
     planSweep: config => planSweep(resolve(config)),
+    sweepImportance: state => sweepImportance(state),
     async continueSnippet(id) {
       const s = await stored(id)
       const a = s.best && await (await store()).getArtifacts(id, s.best.trial)

@@ -1,11 +1,12 @@
 /**
  * The sweep methods of window.snaptrain without loading the sweep runtime up front: planning and
- * default spaces are pure and answer at once; everything that runs, stores or reads a sweep
+ * default spaces and importance are pure and answer at once; everything that runs, stores or reads a sweep
  * loads sweep-api.ts (scheduler, runners, IndexedDB store) on its first call.
  */
 import { defaultSpace } from './defaults.ts'
 import type { SweepApi } from './sweep-api.ts'
 import { planSweep } from './sweep-plan.ts'
+import { sweepImportance } from './importance.ts'
 import type { SweepConfig } from './types.ts'
 
 /** SweepApi whose async methods load the runtime lazily; `resolve` makes a config's table URLs absolute. */
@@ -25,5 +26,6 @@ export function lazySweepApi(resolve: (c: SweepConfig) => SweepConfig): SweepApi
     continueSnippet: async id => (await load()).continueSnippet(id),
     defaultSpace,
     planSweep: config => planSweep(resolve(config)),
+    sweepImportance: state => sweepImportance(state),
   }
 }

@@ -6,7 +6,7 @@
 import { adapterLabel, adapterSummary, assertGpu, requestDevice } from '../gpu/device.ts'
 import { PipelineCache } from '../gpu/pipeline-cache.ts'
 import { chooseHistogramKernel } from '../kernels/gbdt/histogram_choice.ts'
-import type { DataCache } from './data-cache.ts'
+import type { DataCache, StageListener } from './data-cache.ts'
 import { GpuBusyClock } from './gpu-busy.ts'
 import { createGbdtRunner } from './runner-gbdt.ts'
 import { createRecsysRunner } from './runner-recsys.ts'
@@ -38,7 +38,7 @@ export async function runPageSweep(from: SweepConfig | SweepState, onEvent: (e: 
   const adapter = adapterSummary(probe.adapter)
   probe.device.destroy()
   const parallel = resolveParallel(config, adapter)
-  const stage = (message: string): void => onEvent({ kind: 'stage', message })
+  const stage = (message: string, fraction?: number): void => onEvent(fraction === undefined ? { kind: 'stage', message } : { kind: 'stage', message, fraction })
   const slots = await slotFactory(config, o, stage)
   stage(`running ${config.strategy} on ${parallel} slot(s), ${adapterLabel(adapter)}`)
   return runSweep(isSweepState(from) ? from : { ...config, parallel }, strategy, slots, o.store, onEvent, o.signal, {
@@ -47,7 +47,7 @@ export async function runPageSweep(from: SweepConfig | SweepState, onEvent: (e: 
 }
 
 /** Loads the shared data, then makes slots (one fresh device each) running the model's trials. */
-async function slotFactory(config: SweepConfig, o: SweepRunOptions, stage: (m: string) => void): Promise<SlotFactory> {
+async function slotFactory(config: SweepConfig, o: SweepRunOptions, stage: StageListener): Promise<SlotFactory> {
   const gbdt = config.model === 'gbdt' ? await o.cache.gbdt(config, stage) : undefined
   const table = config.model === 'recsys' ? await o.cache.recsys(config, stage) : undefined
   const best = {}
@@ -58,7 +58,7 @@ async function slotFactory(config: SweepConfig, o: SweepRunOptions, stage: (m: s
     try {
       const clock = new GpuBusyClock(device), cache = new PipelineCache(device)
       const runner = gbdt
-        ? createGbdtRunner({ config, data: gbdt, cache, clock, kernel: await chooseHistogramKernel(cache) })
+        ? createGbdtRunner({ config, data: gbdt, cache, clock, kernel: await chooseHistogramKernel(cache), onStage: stage })
         : createRecsysRunner({ config, table: table!, cache, clock, best })
       return { runner, lost, dispose: () => device.destroy() } satisfies TrialSlot
     } catch (e) {

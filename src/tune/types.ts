@@ -119,7 +119,7 @@ export interface TrialRecord {
 }
 
 /** The data a sweep trains on: the same fields as a training run's (table, version, label, features, filter, validation). */
-export type SweepData = Pick<TrainConfig, 'table' | 'tablePath' | 'version' | 'label' | 'features' | 'filter' | 'validTable' | 'validVersion' | 'validFraction'>
+export type SweepData = Pick<TrainConfig, 'table' | 'tablePath' | 'version' | 'label' | 'features' | 'filter' | 'validTable' | 'validVersion' | 'validFraction' | 'headers'>
 
 /**
  * What a sweep is asked to do (structured-cloneable: it crosses page.evaluate). validFraction

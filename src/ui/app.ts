@@ -118,7 +118,7 @@ export class StApp extends LitElement {
   private sweepView() {
     const sw = this.sweeper, s = sw.current!
     return html`<st-sweep-view .state=${s} .stage=${sw.stage} ?active=${sw.active.has(s.id)} .error=${sw.error}
-      .snippet=${sw.snippet}></st-sweep-view>`
+      .snippet=${sw.snippet} .importance=${sw.importance} .importanceError=${sw.importanceError}></st-sweep-view>`
   }
 
   /** Tabs (single run | sweep) and the chosen block under the open snapshot. */

@@ -1,15 +1,25 @@
 /**
- * `<st-param-importance .trials=${t}>`: horizontal bars of each parameter's share of the metric's
- * variance (importance.ts), shown once enough trials finished; until then it says how many more
- * are needed. Plain HTML bars: a handful of rows need no chart library. Widths go through
- * styleMap (CSSOM), not a style attribute, so a strict CSP without 'unsafe-inline' allows them.
+ * `<st-param-importance .importance=${imp} .trials=${t}>`: horizontal bars of each parameter's
+ * share of the metric's variance. The numbers come from the engine (window.snaptrain
+ * sweepImportance: fANOVA main effects on a small forest, src/tune/importance.ts), fetched by the
+ * sweep controller when the state changes; until they exist it says how many finished trials are
+ * needed. Plain HTML bars: a handful of rows need no chart library. Widths go through styleMap
+ * (CSSOM), not a style attribute, so a strict CSP without 'unsafe-inline' allows them.
  */
-import { LitElement, html, css } from 'lit'
+import { LitElement, html, css, nothing } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
 import { styleMap } from 'lit/directives/style-map.js'
-import { finishedTrials, MIN_FINISHED_FOR_IMPORTANCE, paramImportance } from './importance.ts'
+import './error-view.ts'
 import { baseStyles } from './styles.ts'
-import type { TrialRecord } from './types.ts'
+import type { ParamImportance, TrialRecord } from './types.ts'
+
+/** Finished trials the engine needs before it estimates importance (its minTrials default). */
+export const MIN_FINISHED_FOR_IMPORTANCE = 8
+
+/** Trials that ended (completed or stopped) with a finite metric: what the waiting note counts. */
+export function finishedCount(trials: readonly TrialRecord[]): number {
+  return trials.filter(t => (t.status === 'completed' || t.status === 'stopped') && typeof t.metric === 'number' && Number.isFinite(t.metric)).length
+}
 
 @customElement('st-param-importance')
 export class StParamImportance extends LitElement {
@@ -20,21 +30,26 @@ export class StParamImportance extends LitElement {
     .pct { text-align: right; font-variant-numeric: tabular-nums; }
   `]
 
+  /** The sweep's importance, highest first; undefined while too few trials finished. */
+  @property({ attribute: false }) importance?: ParamImportance[]
+  /** The sweep's trials (the waiting note and caption count the finished ones). */
   @property({ attribute: false }) trials: TrialRecord[] = []
+  /** Why the importance could not be computed, if it could not. */
+  @property() error?: string
 
   render() {
-    const imp = paramImportance(this.trials)
+    const n = finishedCount(this.trials), imp = this.importance
+    const error = this.error ? html`<st-error-view .error=${{ context: 'Computing parameter importance', message: this.error, causes: [] }}></st-error-view>` : nothing
     if (!imp) {
-      const n = finishedTrials(this.trials).length
-      return html`<h2>Parameter importance</h2>
-        <p class="muted waiting">Shown once ${MIN_FINISHED_FOR_IMPORTANCE} trials have finished (${n} so far).</p>`
+      return html`<h2>Parameter importance</h2>${error}
+        ${this.error ? nothing : html`<p class="muted waiting">Shown once ${MIN_FINISHED_FOR_IMPORTANCE} trials have finished (${n} so far).</p>`}`
     }
     return html`<h2>Parameter importance</h2>
-      <div class="bars">${imp.map(x => html`<div class="row" data-param=${x.name}>
-        <span class="mono">${x.name}</span>
+      <div class="bars">${imp.map(x => html`<div class="row" data-param=${x.param}>
+        <span class="mono">${x.param}</span>
         <div class="track"><div class="bar" style=${styleMap({ width: `${(x.importance * 100).toFixed(1)}%` })}></div></div>
         <span class="pct">${(x.importance * 100).toFixed(0)}%</span></div>`)}</div>
-      <p class="muted">Share of the metric's variance explained by binning trials on each parameter (first order, ${finishedTrials(this.trials).length} finished trials).</p>`
+      <p class="muted">Share of the metric's variance explained by each parameter alone (fANOVA main effects on a small random forest, ${n} finished trials).</p>`
   }
 }
 

@@ -11,10 +11,10 @@ import { withTimeout } from '../util/deadline.ts'
 import { toErrorView } from './errors.ts'
 import { downloadFile, sweepFile } from './sweep-files.ts'
 import type { StageView } from './sweep-view.ts'
-import type { ErrorView, LoadState, SweepApi, SweepConfig, SweepDownloadKind, SweepEvent, SweepState, TrialRecord } from './types.ts'
+import type { ErrorView, LoadState, ParamImportance, SweepApi, SweepConfig, SweepDownloadKind, SweepEvent, SweepState, TrialRecord } from './types.ts'
 
 const SWEEP_METHODS: ReadonlyArray<keyof SweepApi> = ['sweep', 'resumeSweep', 'stopSweep', 'listSweeps', 'getSweep', 'deleteSweep',
-  'exportSweep', 'importSweep', 'sweepArtifacts', 'defaultSpace', 'planSweep', 'continueSnippet']
+  'exportSweep', 'importSweep', 'sweepArtifacts', 'defaultSpace', 'planSweep', 'continueSnippet', 'sweepImportance']
 
 /** `api` as a SweepApi; throws naming the missing methods when the page's API has no sweeps. */
 export function sweepApiOf(api: SnaptrainApi): SweepApi {
@@ -50,6 +50,8 @@ export class SweepController implements ReactiveController {
   /** Ids of sweeps this page runs now. */
   readonly active = new Set<string>()
   private readonly stages = new Map<string, StageView>()
+  /** Importance of the last state asked for (a trial event makes a new state object, so it is recomputed then). */
+  private importanceOf?: { state: SweepState; value?: ParamImportance[]; error?: string }
 
   constructor(private readonly host: ReactiveControllerHost, private readonly api: () => SnaptrainApi, private readonly timeoutMs: () => number) {
     host.addController(this)
@@ -61,6 +63,27 @@ export class SweepController implements ReactiveController {
 
   /** Stage of the current sweep while this page runs it. */
   get stage(): StageView | undefined { return this.current && this.stages.get(this.current.id) }
+
+  /**
+   * Parameter importance of the current sweep (window.snaptrain.sweepImportance), computed once
+   * per state; undefined until 8 trials finished.
+   */
+  get importance(): ParamImportance[] | undefined { return this.importanceNow()?.value }
+
+  /** Why the importance of the current sweep could not be computed (shown in its panel). */
+  get importanceError(): string | undefined { return this.importanceNow()?.error }
+
+  private importanceNow(): { value?: ParamImportance[]; error?: string } | undefined {
+    const s = this.current, lib = this.lib
+    if (!s || !lib) return undefined
+    if (this.importanceOf?.state !== s) {
+      // Caught here, not thrown from render: the panel says why and the rest of the sweep still shows.
+      try { this.importanceOf = { state: s, value: lib.sweepImportance(s) } } catch (e) {
+        this.importanceOf = { state: s, error: e instanceof Error ? e.message : String(e) }
+      }
+    }
+    return this.importanceOf
+  }
 
   /** The sweep methods, or undefined (with the list showing why) when the API has none. */
   get lib(): SweepApi | undefined {

@@ -10,7 +10,7 @@ import { customElement, property } from 'lit/decorators.js'
 import { directionOf } from './sweep-chart-data.ts'
 import { baseStyles } from './styles.ts'
 import { tableName } from './sweep-list.ts'
-import type { ErrorView, SweepIdDetail, SweepState, TrialStatus } from './types.ts'
+import type { ErrorView, ParamImportance, SweepIdDetail, SweepState, TrialStatus } from './types.ts'
 import './best-chart.ts'
 import './error-view.ts'
 import './param-importance.ts'
@@ -44,6 +44,10 @@ export class StSweepView extends LitElement {
 
   @property({ attribute: false }) state?: SweepState
   @property({ attribute: false }) stage?: StageView
+  /** Parameter importance of `state` (the controller asks window.snaptrain.sweepImportance); undefined until enough trials finished. */
+  @property({ attribute: false }) importance?: ParamImportance[]
+  /** Why the importance could not be computed. */
+  @property({ attribute: false }) importanceError?: string
   /** True while this page runs the sweep (Stop shown instead of Resume). */
   @property({ type: Boolean }) active = false
   @property({ attribute: false }) error?: ErrorView
@@ -67,7 +71,7 @@ export class StSweepView extends LitElement {
         <st-sweep-curves .trials=${s.trials} .best=${s.best?.trial} .resourceLabel=${resource} .metricLabel=${metric} .width=${this.chartWidth}></st-sweep-curves>
         <st-best-chart .trials=${s.trials} .direction=${dir} .metricLabel=${metric} .width=${this.chartWidth}></st-best-chart>
         <st-parallel-coords .trials=${s.trials} .space=${s.config.space} .direction=${dir} .metricLabel=${metric} .width=${this.chartWidth}></st-parallel-coords>
-        <st-param-importance .trials=${s.trials}></st-param-importance>
+        <st-param-importance .importance=${this.importance} .error=${this.importanceError} .trials=${s.trials}></st-param-importance>
       </div>`
   }
 

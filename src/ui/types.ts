@@ -59,7 +59,7 @@ export interface VersionSelectDetail { version: number }
  * that an API object has them (test fakes and older builds may not).
  */
 export type SweepApi = Pick<SnaptrainApi, 'sweep' | 'resumeSweep' | 'stopSweep' | 'listSweeps' | 'getSweep' | 'deleteSweep'
-  | 'exportSweep' | 'importSweep' | 'sweepArtifacts' | 'defaultSpace' | 'planSweep' | 'continueSnippet'>
+  | 'exportSweep' | 'importSweep' | 'sweepArtifacts' | 'defaultSpace' | 'planSweep' | 'continueSnippet' | 'sweepImportance'>
 
 /** What `planSweep` answers: validation errors (empty when the config can run) and the cost plan. */
 export interface SweepPlanView {
@@ -82,3 +82,5 @@ export interface SweepIdDetail { id: string }
 export interface SweepDownloadDetail { id: string; kind: SweepDownloadKind }
 
 export type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts, TrialRecord, TrialStatus, StrategyName } from '../tune/types.ts'
+/** One parameter's importance (sweepImportance): share of the metric's variance, in [0, 1]. */
+export type { ParamImportance } from '../tune/importance.ts'

@@ -30,8 +30,12 @@ it('runs a Hyperband sweep on two devices: every trial measured, best model stor
   const api = createSweepApi({ store: async () => store, read: READ })
   const plan = api.planSweep(BASE)
   expect(plan.errors).toEqual([])
-  const stages: string[] = []
-  const s = await api.sweep(BASE, e => { if (e.kind === 'stage') stages.push(e.message) })
+  const stages: string[] = [], bars: Array<{ message: string; fraction: number }> = []
+  const s = await api.sweep(BASE, e => {
+    if (e.kind !== 'stage') return
+    stages.push(e.message)
+    if (e.fraction !== undefined) bars.push({ message: e.message, fraction: e.fraction })
+  })
   expect(s.status).toBe('finished')
   expect(s.trials.length).toBe(plan.trials)
   for (const t of s.trials) {
@@ -44,6 +48,12 @@ it('runs a Hyperband sweep on two devices: every trial measured, best model stor
   expect(s.gpuSecondsFullBudget).toBeGreaterThan(0)
   expect(s.best!.metric).toBe(Math.max(...s.trials.map(t => t.metric!)))
   expect(stages.some(m => /loaded \d+ training rows/.test(m))).toBe(true)
+  // Progress bars: loading and binning (max_bin 64, once for all trials) each rise from 0 to 1.
+  for (const step of [/^loading .*rows$/, /^binning \d+ features \(max_bin 64\)/]) {
+    const f = bars.filter(b => step.test(b.message)).map(b => b.fraction)
+    expect([f[0], f.at(-1)], String(step)).toEqual([0, 1])
+    expect(f.every((x, i) => i === 0 || x >= f[i - 1]!), String(step)).toBe(true)
+  }
   const art = await api.sweepArtifacts(s.id, s.best!.trial)
   expect(fromXGBoostJson(art!.model!).trees.length).toBe(s.trials[s.best!.trial].curve.at(-1)!.resource)
   expect((await api.getSweep(s.id))!.trials.map(t => t.status)).toEqual(s.trials.map(t => t.status))

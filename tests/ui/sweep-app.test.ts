@@ -3,7 +3,7 @@ import '../../src/ui/app.ts'
 import type { SnaptrainApi, Snapshot, TrainConfig, TrainProgress } from '../../src/api-types.ts'
 import type { SweepApi, SweepConfig, SweepEvent, SweepState } from '../../src/ui/types.ts'
 import { cleanup, textOf } from './fixture.ts'
-import { CONFIG, sweepState, trial } from './sweep-fakes.ts'
+import { CONFIG, importanceOf, sweepState, trial, trials } from './sweep-fakes.ts'
 
 afterEach(() => { cleanup(); vi.restoreAllMocks() })
 
@@ -13,6 +13,8 @@ const FIELDS = ['age', 'job', 'y'].map(name => ({ name, type: name === 'job' ? '
 function fakeApi(run: (config: SweepConfig, on: (e: SweepEvent) => void, id: string) => Promise<SweepState>, stored: SweepState[] = []) {
   const store = new Map(stored.map(s => [s.id, s]))
   const calls: string[] = []
+  /** Trial counts of the states sweepImportance was asked about. */
+  const asked: number[] = []
   const sweeps: SweepApi = {
     sweep: async (config, on = () => {}, opts) => {
       calls.push(`sweep ${config.strategy}`)
@@ -31,6 +33,7 @@ function fakeApi(run: (config: SweepConfig, on: (e: SweepEvent) => void, id: str
     defaultSpace: () => ({ eta: { type: 'loguniform', low: 0.01, high: 0.3 } }),
     planSweep: c => ({ errors: c.maxResource! < 1 ? ['maxResource must be ≥ 1'] : [], trials: 13, brackets: [{ index: 0, rungs: [] }], resourceTotal: 40, resourceFullBudget: 117 }),
     continueSnippet: async id => `# continue sweep ${id} with xgboost.spark\n`,
+    sweepImportance: s => { asked.push(s.trials.length); return importanceOf(s) },
   }
   const snapshot = (url: string): Snapshot => ({ tableUrl: url, version: 0, timestamp: 0, protocol: { minReaderVersion: 1, minWriterVersion: 2 },
     metadata: { id: 'i', format: { provider: 'parquet' }, schemaString: '', partitionColumns: [], configuration: {} },
@@ -43,7 +46,7 @@ function fakeApi(run: (config: SweepConfig, on: (e: SweepEvent) => void, id: str
     train: async () => { throw new Error('not scripted') }, predict: async () => { throw new Error('unused') },
     ...sweeps,
   } as unknown as SnaptrainApi
-  return { api, calls, store }
+  return { api, calls, store, asked }
 }
 
 async function waitFor<T>(probe: () => T | undefined | null | false, ms = 3000): Promise<T> {
@@ -86,6 +89,17 @@ test('stored sweeps are listed; opening one shows its trials, curves and best ca
   await waitFor(() => textOf(deep('st-app >>> st-sweep-view >>> st-sweep-result')!).includes('continue sweep old'))
 })
 
+test('parameter importance comes from window.snaptrain.sweepImportance, asked once per state', async () => {
+  const old = sweepState('imp', trials(9))
+  const { api, asked } = fakeApi(async () => { throw new Error('unused') }, [old])
+  await mount(api)
+  const item = await waitFor(() => deep('st-app >>> st-sweep-list >>> li[data-sweep=imp] button.open'))
+  item.click()
+  const row = await waitFor(() => deep('st-app >>> st-sweep-view >>> st-param-importance >>> .row[data-param=max_depth]'))
+  expect(textOf(row)).toContain('90%')
+  expect(asked).toEqual([9])
+})
+
 test('start from the setup form: live events fill the view; downloads save named files; reload-free list update', async () => {
   let release!: () => void
   const gate = new Promise<void>(r => { release = r })
@@ -107,6 +121,7 @@ test('start from the setup form: live events fill the view; downloads save named
   ;(setup.shadowRoot!.querySelector('button[type=submit]') as HTMLButtonElement).click()
   await waitFor(() => deep('st-app >>> st-sweep-view >>> st-trial-table >>> tr[data-trial="0"][data-status=running]'))
   expect(textOf(deep('st-app >>> st-sweep-view >>> .stage')!)).toContain('binning features')
+  expect((deep('st-app >>> st-sweep-view >>> .stage progress') as HTMLProgressElement).value).toBe(0.5)
   expect(deep('st-app >>> st-sweep-view >>> button.stop')).not.toBeNull()
   expect(calls).toEqual(['sweep hyperband'])
   deep('st-app >>> st-sweep-view >>> button.stop')!.click()

@@ -5,6 +5,7 @@ import '../../src/ui/sweep-list.ts'
 import type { SweepConfig, SweepDownloadDetail, SweepIdDetail, SweepPlanView } from '../../src/ui/types.ts'
 import { cleanup, fixture, record, textOf } from './fixture.ts'
 import { CONFIG, sweepState, trial, trials } from './sweep-fakes.ts'
+import { sweepImportance } from '../../src/tune/importance.ts'
 
 afterEach(cleanup)
 
@@ -73,16 +74,24 @@ test('parallel coordinates and best-so-far draw uPlot charts from trials with me
   expect(best.shadowRoot!.querySelector('canvas')).not.toBeNull()
 })
 
-test('importance: a waiting note under 8 finished trials, bars from 8 on', async () => {
-  const el = await fixture('st-param-importance', { trials: trials(7) })
+test('importance: a waiting note until the engine has an estimate, then bars; an error is shown with its cause', async () => {
+  // The engine's estimate (what window.snaptrain.sweepImportance answers): none below 8 finished trials.
+  expect(sweepImportance(sweepState('s', trials(7)))).toBeUndefined()
+  const el = await fixture('st-param-importance', { trials: trials(7), importance: undefined })
   expect(textOf(el)).toContain('Shown once 8 trials have finished (7 so far)')
   expect(el.shadowRoot!.querySelectorAll('.row')).toHaveLength(0)
-  el.trials = trials(8)
+  el.trials = trials(15)
+  el.importance = sweepImportance(sweepState('s', el.trials))
   await el.updateComplete
   const rows = [...el.shadowRoot!.querySelectorAll<HTMLElement>('.row')]
-  expect(rows.map(r => r.dataset.param)).toContain('max_depth')
+  expect(rows.map(r => r.dataset.param).sort()).toEqual(['eta', 'max_depth']) // the space's parameters only
   expect(rows[0]!.dataset.param).toBe('max_depth')
   expect((rows[0]!.querySelector('.bar') as HTMLElement).style.width).not.toBe('')
+  el.importance = undefined
+  el.error = 'space: eta low > high'
+  await el.updateComplete
+  expect(textOf(q(el, 'st-error-view'))).toContain('space: eta low > high')
+  expect(textOf(el)).not.toContain('Shown once')
 })
 
 test('sweep view: header, result card downloads, buttons fire their events, errors rendered with cause', async () => {

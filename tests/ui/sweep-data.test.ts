@@ -1,7 +1,6 @@
 import { expect, test } from 'vitest'
 import { bestSoFar, curvesData, normalise, parallelData } from '../../src/ui/sweep-chart-data.ts'
 import { columnStats, rowsChanged } from '../../src/ui/column-stats.ts'
-import { MIN_FINISHED_FOR_IMPORTANCE, paramImportance } from '../../src/ui/importance.ts'
 import { defaultForm, draftConfig } from '../../src/ui/sweep-draft.ts'
 import { filterTrials, sortTrials, trialsCsv } from '../../src/ui/trial-rows.ts'
 import type { AddFile } from '../../src/table/types.ts'
@@ -61,15 +60,6 @@ test('parallel coordinates: varying params + metric axis, values in [0, 1], log 
   const cat = parallelData([trial(0, 'completed', { g: 'a' }, 0.5), trial(1, 'completed', { g: 'b' }, 0.6)], 'minimize')
   expect(cat.axes[0]!.categories).toEqual(['"a"', '"b"'])
   expect(cat.lines[0]!.score).toBe(1) // lower is better when minimising
-})
-
-test('importance: none below the minimum of finished trials, then shares summing to 1, largest first', () => {
-  expect(paramImportance(trials(MIN_FINISHED_FOR_IMPORTANCE - 1))).toBeUndefined()
-  // Running and failed trials do not count as finished.
-  expect(paramImportance([...trials(7), trial(9, 'running', { eta: 0.1, max_depth: 3, grow: 'x' }, 0.7)])).toBeUndefined()
-  const imp = paramImportance(trials(15))!
-  expect(imp.map(x => x.name)[0]).toBe('max_depth')
-  expect(imp.reduce((s, x) => s + x.importance, 0)).toBeCloseTo(1)
 })
 
 test('draft config: form errors name the field; all features → features omitted', () => {

@@ -19,6 +19,11 @@ export function trials(n: number): TrialRecord[] {
     { eta: 0.01 * (1 + (i % 4)), max_depth: 2 + (i % 5), grow: i % 2 ? 'lossguide' : 'depthwise' }, 0.7 + (i % 5) * 0.02, i % 3 === 2 ? 1 : 3))
 }
 
+/** A stand-in for window.snaptrain.sweepImportance: undefined below 8 trials, else max_depth 90 %, eta 10 %. */
+export function importanceOf(s: SweepState): Array<{ param: string; importance: number }> | undefined {
+  return s.trials.length < 8 ? undefined : [{ param: 'max_depth', importance: 0.9 }, { param: 'eta', importance: 0.1 }]
+}
+
 /** A finished sweep over `ts` with its best trial. */
 export function sweepState(id: string, ts: TrialRecord[], over: Partial<SweepState> = {}): SweepState {
   const best = ts.filter(t => t.metric !== undefined).sort((a, b) => b.metric! - a.metric!)[0]

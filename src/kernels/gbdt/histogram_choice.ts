@@ -1,5 +1,5 @@
 /**
- * Picks the histogram kernel per device by measuring (issue 4): storage atomics win on
+ * Picks the histogram kernel per adapter by measuring (issue 4): storage atomics win on
  * SwiftShader (workgroup atomics ~1.5 M/s there), workgroup privatisation on real GPUs.
  * Not a kernel itself: it times histogram_build and histogram_build_wg on one fixed workload.
  */
@@ -21,7 +21,15 @@ export interface HistogramTimings { storage: number; workgroup: number }
 /** The fixed workload: 16384 rows × 8 features × 64 bins (no missing), 2 slots, every row built. */
 const N = 16_384, F = 8, BINS = 64, SLOTS = 2
 
-const choices = new WeakMap<GPUDevice, Promise<HistogramKernel>>()
+/**
+ * Choices per adapter (adapterKey), shared by every device of the page on that adapter: a sweep's
+ * slots each own a device, and measuring on each while another slot already trained let a stalled
+ * queue make storage atomics look slower, so one slot ran every trial with the workgroup kernel
+ * (15–40× slower on SwiftShader at depth 9).
+ */
+const byAdapter = new Map<string, Promise<HistogramKernel>>()
+/** Fallback when the device does not expose its adapter (GPUDevice.adapterInfo absent). */
+const byDevice = new WeakMap<GPUDevice, Promise<HistogramKernel>>()
 
 /** Timed runs per variant: best-of-3 keeps one stall of a busy machine from deciding. */
 const CHOICE_REPS = 3
@@ -35,12 +43,32 @@ export function pickHistogramKernel(t: HistogramTimings): HistogramKernel {
   return t.workgroup < 0.8 * t.storage ? 'workgroup' : 'storage'
 }
 
-/** The faster variant on `cache.device`, measured once per device and then cached. */
-export function chooseHistogramKernel(cache: PipelineCache): Promise<HistogramKernel> {
-  let hit = choices.get(cache.device)
+/**
+ * Identity of the adapter behind `device` (vendor|architecture|device|description), or undefined
+ * where the browser lacks GPUDevice.adapterInfo.
+ */
+export function adapterKey(device: GPUDevice): string | undefined {
+  const info = (device as { adapterInfo?: GPUAdapterInfo }).adapterInfo
+  return info ? [info.vendor, info.architecture, info.device, info.description].join('|') : undefined
+}
+
+/**
+ * The faster variant on `cache.device`, measured once per adapter (devices of one adapter share
+ * the first measurement, made before any of them trains) and then cached; a failed measurement
+ * is forgotten so the next device measures again. `measure` is for tests.
+ */
+export function chooseHistogramKernel(cache: PipelineCache,
+  measure: (c: PipelineCache) => Promise<HistogramKernel> = c => measureHistogramKernels(c, CHOICE_REPS).then(pickHistogramKernel)): Promise<HistogramKernel> {
+  const key = adapterKey(cache.device)
+  let hit = key === undefined ? byDevice.get(cache.device) : byAdapter.get(key)
   if (!hit) {
-    hit = measureHistogramKernels(cache, CHOICE_REPS).then(pickHistogramKernel)
-    choices.set(cache.device, hit)
+    const mine = measure(cache)
+    if (key === undefined) byDevice.set(cache.device, mine)
+    else {
+      byAdapter.set(key, mine)
+      mine.catch(() => { if (byAdapter.get(key) === mine) byAdapter.delete(key) })
+    }
+    hit = mine
   }
   return hit
 }

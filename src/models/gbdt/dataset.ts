@@ -23,13 +23,18 @@ export interface DatasetConfig {
   features?: string[]
   filter?: string
   /** Validation table (same columns); exclusive with validFraction. */
-  validTable?: { url: string; version?: number }
+  validTable?: { url: string; version?: number; http?: HttpOptions }
   /** Share of rows, in (0, 1), held out by isValidRow(seed, path, row). */
   validFraction?: number
   seed: number
   /** Loader workers (0 = read on this thread). */
   workers?: number
   http?: HttpOptions
+  /**
+   * Hears the numeric read's progress: rows read so far and the plan's rows, after each loader
+   * batch (0 of N first). Called once per table read (training, then validation table).
+   */
+  onProgress?: (rowsRead: number, rowsTotal: number) => void
 }
 
 /** The columns of one scanned table, in table order. */
@@ -73,8 +78,10 @@ export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
   const dictionaries = table.dictionaries
   const base = { features, skipped, dictionaries, plan: table.plan }
   if (cfg.validTable) {
-    const vs = await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...cfg.http })
-    const valid = await readTable(vs, features, dictionaries, { ...cfg, filter: cfg.filter })
+    // Why its own HTTP options: credentials for the training table are not the validation table's.
+    const http = cfg.validTable.http ?? cfg.http
+    const vs = await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...http })
+    const valid = await readTable(vs, features, dictionaries, { ...cfg, filter: cfg.filter, http })
     if (valid.plan.stats.rows === 0) throw new RangeError(`validation table ${cfg.validTable.url} has no rows${cfg.filter ? ` matching "${cfg.filter}"` : ''}`)
     return { ...base, validPlan: valid.plan, data: trainData(cfg, features, table, valid), rowsTrain: table.plan.stats.rows, rowsValid: valid.plan.stats.rows }
   }
@@ -122,7 +129,7 @@ function requireLabels(label: string, t: TableColumns): Float32Array {
  * `dictionaries` when given (validation / prediction), else dictionaries built from these rows.
  */
 export async function readTable(snapshot: Snapshot, features: FeatureSpec[], dictionaries: Record<string, string[]> | undefined,
-  cfg: { label?: string; filter?: string; workers?: number; http?: HttpOptions; restrict?: (plan: ScanPlan) => ScanPlan }): Promise<TableColumns & { dictionaries: Record<string, string[]> }> {
+  cfg: { label?: string; filter?: string; workers?: number; http?: HttpOptions; restrict?: (plan: ScanPlan) => ScanPlan; onProgress?: DatasetConfig['onProgress'] }): Promise<TableColumns & { dictionaries: Record<string, string[]> }> {
   const numeric = features.filter(f => f.kind === 'numeric').map(f => f.name)
   const strings = features.filter(f => f.kind === 'categorical').map(f => f.name)
   const columns = features.map(f => f.name)
@@ -151,11 +158,12 @@ function withColumns(plan: ScanPlan, snapshot: Snapshot, columns: string[]): Sca
  * and file-relative index. Checks that delivery follows the plan's unit order, which the string
  * reader relies on.
  */
-async function readFloats(plan: ScanPlan, names: string[], cfg: { workers?: number; http?: HttpOptions }): Promise<{ values: Map<string, Float32Array>; paths: string[]; rows: Uint32Array }> {
+async function readFloats(plan: ScanPlan, names: string[], cfg: { workers?: number; http?: HttpOptions; onProgress?: DatasetConfig['onProgress'] }): Promise<{ values: Map<string, Float32Array>; paths: string[]; rows: Uint32Array }> {
   const n = plan.stats.rows
   const values = new Map(names.map(name => [name, new Float32Array(n)]))
   const paths = new Array<string>(n), rows = new Uint32Array(n)
-  if (n === 0 || names.length === 0) return { values, paths, rows }
+  cfg.onProgress?.(0, n)
+  if (n === 0 || names.length === 0) { cfg.onProgress?.(n, n); return { values, paths, rows } }
   const spec: DecodeSpec = Object.fromEntries(names.map(name => [name, 'float32' as const]))
   const loader = createLoader(plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: 65_536, spec, workers: cfg.workers, ids: true, http: cfg.http })
   let at = 0, lastUnit = 0
@@ -170,6 +178,7 @@ async function readFloats(plan: ScanPlan, names: string[], cfg: { workers?: numb
         rows[at + i] = batch.ids!.row[i]
       }
       at += batch.size
+      cfg.onProgress?.(at, n)
     }
   } finally {
     await loader.close()

@@ -146,8 +146,9 @@ async function validSet(cfg: DatasetConfig, features: FeatureSpec[], dictionarie
   mine: { columns: Float32Array[]; labels: Float32Array }, coll: Collective): Promise<{ data: NonNullable<TrainData['valid']>; plan?: ScanPlan; rows: number } | undefined> {
   if (cfg.validTable) {
     if (coll.rank !== 0) return undefined
-    const vs = await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...cfg.http })
-    const t = await readTable(vs, features, dictionaries, { label: cfg.label, filter: cfg.filter, workers: cfg.workers, http: cfg.http })
+    const http = cfg.validTable.http ?? cfg.http
+    const vs = await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...http })
+    const t = await readTable(vs, features, dictionaries, { label: cfg.label, filter: cfg.filter, workers: cfg.workers, http })
     if (t.plan.stats.rows === 0) throw new RangeError(`validation table ${cfg.validTable.url} has no rows${cfg.filter ? ` matching "${cfg.filter}"` : ''}`)
     return { data: { columns: t.columns, labels: requireLabels(cfg.label, t.labels!, t, new Uint8Array(t.labels!.length).fill(1)) }, plan: t.plan, rows: t.plan.stats.rows }
   }

@@ -13,7 +13,7 @@ import { checkFeatureValues } from './feature-values.ts'
 import type { TrainData } from './driver.ts'
 import { shardOf, trainShard } from './dist-train.ts'
 import { parseParams } from './params.ts'
-import { finish, runParams, type TrainConfig, type TrainResult } from './train-run.ts'
+import { finish, httpFor, runParams, type TrainConfig, type TrainResult } from './train-run.ts'
 import { toXGBoostJsonString } from './xgboost-json.ts'
 import { hashString } from '../../util/hash.ts'
 import type { HistogramKernel } from '../../kernels/gbdt/histogram_choice.ts'
@@ -85,8 +85,8 @@ async function tableRank(ctx: RankContext, config: TrainConfig): Promise<GbdtRan
   say(`${ctx.world} ranks: each reading its share of ${config.table}`)
   const { shard, dataset: ds } = await loadRankDataset({
     tableUrl: config.table, version: config.version, label: config.label, features: config.features, filter: config.filter,
-    validTable: config.validTable ? { url: config.validTable, version: config.validVersion } : undefined,
-    validFraction: config.validFraction, seed, workers: 0,
+    validTable: config.validTable ? { url: config.validTable, version: config.validVersion, http: httpFor(config, config.validTable) } : undefined,
+    validFraction: config.validFraction, seed, workers: 0, http: httpFor(config, config.table),
   }, ctx.coll)
   checkFeatureValues(shard.data)
   say(`loaded ${ds.rowsTrain} training rows (${shard.data.labels.length} on rank 0), ${ds.rowsValid} validation rows, ${ds.features.length} features`)

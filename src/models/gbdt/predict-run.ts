@@ -24,6 +24,8 @@ export interface PredictConfig {
   /** CPU reference predictor instead of the GPU kernel. */
   cpu?: boolean
   workers?: number
+  /** Extra request headers (e.g. a bearer token), sent only to the origin of `table`; never returned. */
+  headers?: Record<string, string>
 }
 
 /** Margins and predictions, one per table row in table order. */
@@ -42,9 +44,10 @@ export async function runPrediction(config: PredictConfig): Promise<PredictResul
   const json = JSON.parse(config.model) as unknown
   const booster = fromXGBoostJson(json)
   const categories = categoriesOf(json)
-  const snapshot = await openSnapshot(config.table, { version: config.version })
+  const http = config.headers ? { headers: config.headers } : {}
+  const snapshot = await openSnapshot(config.table, { version: config.version, ...http })
   const specs = modelFeatures(booster, snapshot.schema, categories, config.table)
-  const table = await readTable(snapshot, specs, categories, { workers: config.workers })
+  const table = await readTable(snapshot, specs, categories, { workers: config.workers, http })
   const { margins, adapter } = config.cpu ? { margins: predictMargins(booster, table.columns), adapter: 'cpu (reference predictor)' }
     : await gpuMargins(booster, table.columns)
   const predictions = margins.map(m => transform(booster.params.objective, m))

@@ -17,6 +17,7 @@ import { checkGbdtMemory, type MemoryBudget } from '../memory-budget.ts'
 import { openSnapshot } from '../../table/index.ts'
 import { parseParams } from './params.ts'
 import type { Booster, GbdtParams } from './types.ts'
+import type { HttpOptions } from '../../table/types.ts'
 import type { CollectiveStats } from '../../dist/types.ts'
 import { toXGBoostJsonString } from './xgboost-json.ts'
 
@@ -48,6 +49,11 @@ export interface TrainConfig {
   ranks?: number
   /** Memory the run may use (memory-budget.ts): refused up front when the estimate exceeds it. */
   memoryBudget?: MemoryBudget
+  /**
+   * Extra request headers (e.g. `Authorization: Bearer …` from `--token`), sent only to the
+   * origin of `table` (httpFor); never written into the manifest, metrics or progress.
+   */
+  headers?: Record<string, string>
 }
 
 /** Progress events: data stages, then one per boosting round. */
@@ -112,8 +118,8 @@ export async function runTraining(config: TrainConfig, onProgress: (p: TrainProg
   await checkMemoryUpFront(config, params)
   const ds = await loadDataset({
     tableUrl: config.table, version: config.version, label: config.label, features: config.features, filter: config.filter,
-    validTable: config.validTable ? { url: config.validTable, version: config.validVersion } : undefined,
-    validFraction: config.validFraction, seed, workers: config.workers,
+    validTable: config.validTable ? { url: config.validTable, version: config.validVersion, http: httpFor(config, config.validTable) } : undefined,
+    validFraction: config.validFraction, seed, workers: config.workers, http: httpFor(config, config.table),
   })
   checkFeatureValues(ds.data)
   onProgress({ kind: 'stage', message: `loaded ${ds.rowsTrain} training rows, ${ds.rowsValid} validation rows, ${ds.features.length} features` })
@@ -130,9 +136,23 @@ export async function runTraining(config: TrainConfig, onProgress: (p: TrainProg
   return finish(config, ds, booster, params, seed, seconds, adapter)
 }
 
+/**
+ * HTTP options for reading the table at `url`: `config.headers` only when `url` has the origin of
+ * `config.table` (a validation table elsewhere gets none); http.ts then sends them only to that
+ * origin, so data files the log names on other hosts never see them either.
+ */
+export function httpFor(config: { table: string; headers?: Record<string, string> }, url: string): HttpOptions {
+  if (!config.headers) return {}
+  try {
+    return new URL(url).origin === new URL(config.table).origin ? { headers: config.headers } : {}
+  } catch {
+    return {}
+  }
+}
+
 /** The memory check before any data file is read (memory-budget.ts): the log's row count × the features. */
 async function checkMemoryUpFront(config: TrainConfig, params: GbdtParams): Promise<void> {
-  const snapshot = await openSnapshot(config.table, { version: config.version })
+  const snapshot = await openSnapshot(config.table, { version: config.version, ...httpFor(config, config.table) })
   const { features } = selectFeatures(snapshot.schema, config.label, config.features)
   const gpu = (config.backend ?? 'gpu') === 'gpu' && typeof navigator !== 'undefined' && Boolean(navigator.gpu)
   await checkGbdtMemory(snapshot, features.length, { validFraction: config.validFraction, filtered: config.filter !== undefined }, params, gpu ? 'gpu' : 'cpu', config.memoryBudget)

@@ -10,7 +10,8 @@ import { createLoader } from '../../data/loader.ts'
 import { planScan } from '../../data/plan.ts'
 import type { ScanPlan } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
-import type { TrainConfig, TrainProgress, TrainSummary } from '../gbdt/train-run.ts'
+import { httpFor, type TrainConfig, type TrainProgress, type TrainSummary } from '../gbdt/train-run.ts'
+import type { HttpOptions } from '../../table/types.ts'
 import { manifestTable, type RunManifest } from '../manifest.ts'
 import { createRefBackend, type ModelState, type RecsysBackend } from './backend.ts'
 import { encodeCheckpoint } from './checkpoint.ts'
@@ -134,27 +135,28 @@ async function loadRecsysData(config: RecsysTrainConfig, params: RecsysParams, o
   onProgress({ kind: 'stage', message: `planning ${config.table}` })
   const plan = await planTable(config.table, config.version, config)
   onProgress({ kind: 'stage', message: `feature statistics over ${plan.stats.rows} rows` })
-  const data = await openRecsysData({ plan, label: config.label, features: config.features, validFraction: config.validFraction, workers: config.workers, shard: config.shard }, params)
+  const data = await openRecsysData({ plan, label: config.label, features: config.features, validFraction: config.validFraction, workers: config.workers, shard: config.shard, http: httpFor(config, config.table) }, params)
   if (!config.validTable) return { plan, data, valid: data.valid }
   const validPlan = await planTable(config.validTable, config.validVersion, config)
-  return { plan, validPlan, data, valid: await readValidTable(validPlan, data, params, config.workers) }
+  return { plan, validPlan, data, valid: await readValidTable(validPlan, data, params, config.workers, httpFor(config, config.validTable)) }
 }
 
 /** Plans every column (or label + features) of the table at `url`, with the run's filter. */
 async function planTable(url: string, version: number | undefined, config: TrainConfig): Promise<ScanPlan> {
-  const snapshot = await openSnapshot(url, { version })
+  const http = httpFor(config, url)
+  const snapshot = await openSnapshot(url, { version, ...http })
   const columns = config.features ? [config.label, ...config.features.filter(f => f !== config.label)] : undefined
-  const plan = await planScan(snapshot, { columns, label: config.label, filter: config.filter })
+  const plan = await planScan(snapshot, { columns, label: config.label, filter: config.filter, ...http })
   if (plan.stats.rows === 0) throw new RangeError(config.filter ? `filter "${config.filter}" selects no rows of ${url} version ${snapshot.version}` : `${url} version ${snapshot.version} has no rows`)
   return plan
 }
 
 /** Every row of the validation table, featurized with the training layout. */
-async function readValidTable(plan: ScanPlan, data: RecsysData, p: RecsysParams, workers?: number): Promise<ModelBatch> {
+async function readValidTable(plan: ScanPlan, data: RecsysData, p: RecsysParams, workers?: number, http?: HttpOptions): Promise<ModelBatch> {
   for (const c of [data.kinds.label, ...Object.keys(data.kinds.spec)]) {
     if (!plan.columns.includes(c)) throw new RangeError(`validation table ${plan.tableUrl}: column '${c}' does not exist`)
   }
-  const loader = createLoader(plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: p.batch_size, spec: data.kinds.spec, workers })
+  const loader = createLoader(plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: p.batch_size, spec: data.kinds.spec, workers, http })
   const parts: ModelBatch[] = []
   try {
     for await (const b of loader.batches()) parts.push(featurize(data.source.layout, b))

@@ -79,5 +79,8 @@ describe('sweep helpers', () => {
     expect(progressLine(JSON.stringify({ kind: 'trial', trial }))).toBe('[trial 4] stopped   bracket 1 rung 0 resource 3/9 metric 0.80000 1.50 GPU-s eta=0.1235')
     expect(progressLine(JSON.stringify({ kind: 'trial', trial: { ...trial, status: 'running' } }))).toBeUndefined()
     expect(progressLine(JSON.stringify({ kind: 'stage', message: 'loading x' }))).toBe('sweep: loading x')
+    // Progress updates for the page's bars: only a step's end (fraction 1) reaches the terminal.
+    expect(progressLine(JSON.stringify({ kind: 'stage', message: 'loading x: 5 of 10 rows', fraction: 0.5 }))).toBeUndefined()
+    expect(progressLine(JSON.stringify({ kind: 'stage', message: 'loading x: 10 of 10 rows', fraction: 1 }))).toBe('sweep: loading x: 10 of 10 rows')
   })
 })

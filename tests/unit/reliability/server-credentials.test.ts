@@ -12,61 +12,38 @@ import { run } from '../../../src/cli/scan.ts'
 import { manifestTable, redactUrl, redactUrls } from '../../../src/models/manifest.ts'
 import type { ScanPlan } from '../../../src/data/types.ts'
 import { REPO, runCli } from '../../support/cli.ts'
-import { startFaultServer, type FaultServer } from '../../support/fault-server.ts'
+import { useTwoOrigins } from '../../support/two-origins.ts'
 
 const TOKEN = 's3cr3t-t0ken-8f2a'
 const AUTH = `Bearer ${TOKEN}`
 
-let dir: string
-let a: FaultServer // the table's origin: requires the token
-let b: FaultServer // another origin holding one data file: must never see it
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'snaptrain-creds-'))
-  const table = join(dir, 'marketing')
-  await cp(join(REPO, 'public/tables/marketing'), table, { recursive: true })
-  b = await startFaultServer(table)
-  a = await startFaultServer(table, { requireAuthorization: AUTH })
-  // Point the log's second data file at server B (an absolute path, as Delta allows).
-  const commit = join(table, '_delta_log', '00000000000000000000.json')
-  const lines = (await readFile(commit, 'utf8')).trim().split('\n').map(l => JSON.parse(l) as Record<string, { path?: string }>)
-  const adds = lines.filter(l => l.add)
-  expect(adds.length).toBe(2)
-  adds[1].add.path = `${b.tableUrl}${adds[1].add.path}`
-  await writeFile(commit, lines.map(l => JSON.stringify(l)).join('\n') + '\n')
-})
-
-afterAll(async () => {
-  await a?.close()
-  await b?.close()
-  await rm(dir, { recursive: true, force: true })
-})
+const origins = useTwoOrigins(AUTH, 'snaptrain-creds-')
 
 async function scanInProcess(args: string[]): Promise<{ code: number; text: string }> {
   const lines: string[] = []
-  const code = await run(['--table', a.tableUrl, '--columns', 'age,y', ...args], { out: l => lines.push(l), err: l => lines.push(l) })
+  const code = await run(['--table', origins.a.tableUrl, '--columns', 'age,y', ...args], { out: l => lines.push(l), err: l => lines.push(l) })
   return { code, text: lines.join('\n') }
 }
 
 describe('a bearer token', () => {
   it('is sent to the table origin only, never to another server the log points at', async () => {
-    a.requests.length = 0
-    b.requests.length = 0
+    origins.a.requests.length = 0
+    origins.b.requests.length = 0
     const r = await scanInProcess(['--token', TOKEN, '--json'])
     expect(r.code, r.text).toBe(0)
     expect(r.text).not.toContain(TOKEN)
-    const gets = a.requests.filter(q => q.method === 'GET')
+    const gets = origins.a.requests.filter(q => q.method === 'GET')
     expect(gets.length).toBeGreaterThan(2)
     for (const q of gets) expect(q.authorization, q.path).toBe(AUTH)
-    expect(b.requests.length).toBeGreaterThan(0) // the file on B was read …
-    for (const q of b.requests) expect(q.authorization, q.path).toBeUndefined() // … without the token
+    expect(origins.b.requests.length).toBeGreaterThan(0) // the file on B was read …
+    for (const q of origins.b.requests) expect(q.authorization, q.path).toBeUndefined() // … without the token
   })
 
   it('SNAPTRAIN_TOKEN works the same and is never printed (rows, summary, or errors)', async () => {
-    const ok = await runCli(['scan', '--table', a.tableUrl, '--columns', 'age,y', '--json'], { SNAPTRAIN_TOKEN: TOKEN })
+    const ok = await runCli(['scan', '--table', origins.a.tableUrl, '--columns', 'age,y', '--json'], { SNAPTRAIN_TOKEN: TOKEN })
     expect(ok.code, ok.stderr).toBe(0)
     expect(ok.stdout + ok.stderr).not.toContain(TOKEN)
-    const debug = await runCli(['scan', '--table', `${a.tableUrl}nope/`, '--json'], { SNAPTRAIN_TOKEN: TOKEN, SNAPTRAIN_DEBUG: '1' })
+    const debug = await runCli(['scan', '--table', `${origins.a.tableUrl}nope/`, '--json'], { SNAPTRAIN_TOKEN: TOKEN, SNAPTRAIN_DEBUG: '1' })
     expect(debug.code).toBe(1)
     expect(debug.stdout + debug.stderr).not.toContain(TOKEN)
   })
@@ -74,7 +51,7 @@ describe('a bearer token', () => {
   it('without it the table origin answers 401 and the message names the URL', async () => {
     const r = await scanInProcess([])
     expect(r.code).toBe(1)
-    expect(r.text).toMatch(new RegExp(`${a.tableUrl}\\S*: 401`))
+    expect(r.text).toMatch(new RegExp(`${origins.a.tableUrl}\\S*: 401`))
   })
 })
 
@@ -86,8 +63,8 @@ describe('manifests', () => {
   })
 
   it('redact signed-URL query values and URL passwords, keeping the rest', () => {
-    expect(redactUrl('https://b.s3.amazonaws.com/t/?X-Amz-Credential=AKIA1%2Fx&X-Amz-Signature=deadbeef&x-id=GetObject'))
-      .toBe('https://b.s3.amazonaws.com/t/?X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&x-id=REDACTED')
+    expect(redactUrl('https://origins.b.s3.amazonaws.com/t/?X-Amz-Credential=AKIA1%2Fx&X-Amz-Signature=deadbeef&x-id=GetObject'))
+      .toBe('https://origins.b.s3.amazonaws.com/t/?X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&x-id=REDACTED')
     expect(redactUrl('https://user:pa55@host.test/t/')).toBe('https://host.test/t/')
     expect(redactUrl('http://127.0.0.1:5/t/')).toBe('http://127.0.0.1:5/t/')
     expect(redactUrl('part-0.parquet')).toBe('part-0.parquet')

@@ -3,7 +3,7 @@ import * as tune from '../../../src/tune/index.ts'
 
 it('re-exports the engine API', () => {
   for (const name of ['parseSpace', 'defaultSpace', 'createStrategy', 'resolveStrategyOptions', 'validateStrategyOptions', 'hyperbandPlan', 'ashaRungs',
-    'tpeSuggest', 'bestTrial', 'bestSoFar', 'gpuSecondsTotal', 'fullBudgetSeconds', 'planCost', 'parameterImportance', 'exportSweep', 'importSweep',
+    'tpeSuggest', 'bestTrial', 'bestSoFar', 'gpuSecondsTotal', 'fullBudgetSeconds', 'planCost', 'parameterImportance', 'sweepImportance', 'exportSweep', 'importSweep',
     'trialsCsv', 'MemoryStore', 'IdbStore', 'grid', 'sample', 'encode', 'decode']) {
     expect(typeof (tune as Record<string, unknown>)[name], name).toBe('function')
   }
