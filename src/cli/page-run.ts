@@ -28,6 +28,19 @@ export interface PageTable {
 const pageServed = new Set<ServedDirectory>()
 
 /**
+ * The training table and the optional validation table of a command's flags, served for the
+ * page; each is pushed onto `into` as soon as it is open, so the caller closes it even when the
+ * second one fails.
+ */
+export async function pageTables(f: { table: string; 'valid-table'?: string }, into: PageTable[]): Promise<{ table: PageTable; valid?: PageTable }> {
+  const table = await pageTable(f.table)
+  into.push(table)
+  const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table') : undefined
+  if (valid) into.push(valid)
+  return { table, valid }
+}
+
+/**
  * `--table` for the page: an http(s) URL as is; a folder mounted under its own name (siblings
  * unreachable), CORS open only to the app page's origin (added when the page server starts).
  */

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
-import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
+import { pageErrorMessage, pageTables, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { precheck } from './train.ts'
 import { writeOutputs, type OutputData } from './out-dir.ts'
 import { fileStamp } from './bench.ts'
@@ -80,10 +80,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
   const tables: PageTable[] = []
   try {
-    const table = await pageTable(f.table)
-    tables.push(table)
-    const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table') : undefined
-    if (valid) tables.push(valid)
+    const { table, valid } = await pageTables(f, tables)
     const pageConfig: SweepConfig = { ...config, table: table.url, tablePath: table.path, validTable: valid?.url, headers: tokenHeaders(f) }
     if (config.model === 'gbdt') await precheck({ table: pageConfig.table, version: config.version, label: config.label, features: config.features, filter: config.filter, headers: pageConfig.headers }, runParams({}))
     const result = await runInPage(io, f.timeout, pageConfig)

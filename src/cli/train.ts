@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
 import { writeOutputs } from './out-dir.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
-import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
+import { pageErrorMessage, pageTables, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { fileStamp } from './bench.ts'
 import { openSnapshot, type Snapshot } from '../table/index.ts'
 import { readTable } from '../models/gbdt/dataset.ts'
@@ -88,10 +88,7 @@ export async function runTraining<P, C extends TrainConfig, R>(f: TrainFlags, io
   const closers: Closers = []
   const tables: PageTable[] = []
   try {
-    const table = await pageTable(f.table)
-    tables.push(table)
-    const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table') : undefined
-    if (valid) tables.push(valid)
+    const { table, valid } = await pageTables(f, tables)
     const config = family.config(trainConfig(f, table, valid))
     await family.precheck(config, params)
     const result = await withAppPage(io, f.timeout, closers, page => page.evaluate<R>(trainScript(config)), line => io.err(progressLine(line)))

@@ -9,7 +9,7 @@
 import type { Bracket, SearchSpace, Strategy, StrategyOptions, StrategyWait, TrialRequest } from './types.ts'
 import { Rng } from '../util/rng.ts'
 import { sample, withoutParams } from './space.ts'
-import { score, TrialBook } from './book.ts'
+import { BookedStrategy, score } from './book.ts'
 import { DEFAULT_TRIALS } from './defaults.ts'
 
 /** Rung boundaries r·η^k below R (rounded), ascending: where ASHA decides. */
@@ -28,9 +28,8 @@ export function percentile(values: readonly number[], q: number): number {
 }
 
 /** ASHA as a replayable state machine; `trials` new configurations drawn in issue order from Rng(seed). */
-export class AshaStrategy implements Strategy {
+export class AshaStrategy extends BookedStrategy implements Strategy {
   readonly name = 'asha' as const
-  private book = new TrialBook()
   private rng: Rng
   private rungs: number[]
   /** Per rung: trial id → score (higher is better) recorded there. */
@@ -38,6 +37,7 @@ export class AshaStrategy implements Strategy {
 
   /** `space` already without the resource parameter. */
   constructor(private space: SearchSpace, private o: StrategyOptions & { trials: number }) {
+    super()
     this.rng = new Rng(o.seed)
     this.rungs = ashaRungs(o.minResource, o.maxResource, o.eta)
     this.recorded = this.rungs.map(() => new Map())
@@ -55,7 +55,7 @@ export class AshaStrategy implements Strategy {
    * At the highest rung ≤ `resource` that has not recorded this trial: 'stop' when the metric is
    * below that rung's cutoff so far, then record it. Anywhere else 'continue'.
    */
-  report(id: number, resource: number, metric: number): 'continue' | 'stop' {
+  override report(id: number, resource: number, metric: number): 'continue' | 'stop' {
     this.book.report(id, resource, metric)
     for (let k = this.rungs.length - 1; k >= 0; k--) {
       const rec = this.recorded[k]
@@ -68,10 +68,6 @@ export class AshaStrategy implements Strategy {
     return 'continue'
   }
 
-  /** Records the trial's end. */
-  complete(id: number, status: 'completed' | 'stopped' | 'failed', metric?: number): void {
-    this.book.complete(id, status, metric)
-  }
 
   /** One bracket: rung k holds (at most, in expectation) ⌊trials/η^k⌋ trials at r·η^k; the last rung is R. */
   plan(): Bracket[] {

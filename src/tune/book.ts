@@ -78,3 +78,22 @@ export function score(metric: number | undefined, direction: 'maximize' | 'minim
   if (metric === undefined || !Number.isFinite(metric)) return -Infinity
   return direction === 'maximize' ? metric : -metric
 }
+
+/**
+ * The bookkeeping every strategy shares: a TrialBook, reports recorded (and answered 'continue':
+ * a strategy with rungs overrides report) and trial ends recorded. Subclasses add next and plan.
+ */
+export abstract class BookedStrategy {
+  protected readonly book = new TrialBook()
+
+  /** Records the report; 'continue' (no early stopping unless overridden). */
+  report(id: number, resource: number, metric: number): 'continue' | 'stop' {
+    this.book.report(id, resource, metric)
+    return 'continue'
+  }
+
+  /** Records the trial's end (its final metric ranks it where the strategy ranks trials). */
+  complete(id: number, status: 'completed' | 'stopped' | 'failed', metric?: number): void {
+    this.book.complete(id, status, metric)
+  }
+}

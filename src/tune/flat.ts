@@ -3,18 +3,17 @@
  * resource, never stopped early. Configurations are proposed at issue time from what finished.
  */
 import type { Bracket, StrategyName, StrategyWait, Strategy, TrialConfig, TrialRequest } from './types.ts'
-import { TrialBook } from './book.ts'
+import { BookedStrategy, type TrialBook } from './book.ts'
 
 /** Proposes the `index`-th configuration given the trials so far. */
 export type Propose = (index: number, book: TrialBook) => TrialConfig
 
 /** Grid / random / TPE as one state machine; `resourceOf` maps a configuration to its resource. */
-export class FlatStrategy implements Strategy {
-  private book = new TrialBook()
+export class FlatStrategy extends BookedStrategy implements Strategy {
 
   /** `total`: configurations to issue; `maxResource`: R, for the plan. */
   constructor(readonly name: StrategyName, private total: number, private maxResource: number,
-    private propose: Propose, private resourceOf: (c: TrialConfig) => number) {}
+    private propose: Propose, private resourceOf: (c: TrialConfig) => number) { super() }
 
   /** The next configuration until `total` were issued; then 'wait' while any runs, then 'done'. */
   next(): TrialRequest | StrategyWait {
@@ -23,17 +22,6 @@ export class FlatStrategy implements Strategy {
       return this.book.issue({ config, resource: this.resourceOf(config), bracket: 0, rung: 0 })
     }
     return this.book.running() > 0 ? 'wait' : 'done'
-  }
-
-  /** Always 'continue': these strategies do not stop trials early. */
-  report(id: number, resource: number, metric: number): 'continue' | 'stop' {
-    this.book.report(id, resource, metric)
-    return 'continue'
-  }
-
-  /** Records the trial's end. */
-  complete(id: number, status: 'completed' | 'stopped' | 'failed', metric?: number): void {
-    this.book.complete(id, status, metric)
   }
 
   /** One bracket, one rung: `total` configurations at R. */

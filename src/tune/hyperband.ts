@@ -9,7 +9,7 @@
 import type { Bracket, Rung, SearchSpace, Strategy, StrategyOptions, StrategyWait, TrialConfig, TrialRequest } from './types.ts'
 import { Rng } from '../util/rng.ts'
 import { sample, withoutParams } from './space.ts'
-import { score, TrialBook } from './book.ts'
+import { BookedStrategy, score, TrialBook } from './book.ts'
 
 /** s_max = ⌊log_η(R/r)⌋, computed by multiplication so that exact powers are not lost to rounding. */
 export function hyperbandSMax(minResource: number, maxResource: number, eta: number): number {
@@ -63,13 +63,13 @@ interface BracketRun {
  * ended. So one worker runs the brackets one after another, and parallel workers that would wait
  * on a rung start the next bracket instead. 'wait' when every bracket waits; 'done' when all ended.
  */
-export class HyperbandStrategy implements Strategy {
-  private book = new TrialBook()
+export class HyperbandStrategy extends BookedStrategy implements Strategy {
   private runs: BracketRun[]
 
   /** `brackets` from hyperbandPlan; `sampler` draws new configurations. */
   constructor(readonly name: 'hyperband' | 'bohb', private brackets: Bracket[], private sampler: BracketSampler,
     private direction: 'maximize' | 'minimize') {
+    super()
     this.runs = brackets.map(plan => ({ plan, rung: 0, ids: plan.rungs.map(() => []), sampled: 0, queue: [], finished: false }))
   }
 
@@ -80,17 +80,6 @@ export class HyperbandStrategy implements Strategy {
       if (req) return req
     }
     return this.book.running() > 0 ? 'wait' : 'done'
-  }
-
-  /** Always 'continue': Hyperband trials run to their requested resource. */
-  report(id: number, resource: number, metric: number): 'continue' | 'stop' {
-    this.book.report(id, resource, metric)
-    return 'continue'
-  }
-
-  /** Records the trial's end (its final metric ranks it in its rung). */
-  complete(id: number, status: 'completed' | 'stopped' | 'failed', metric?: number): void {
-    this.book.complete(id, status, metric)
   }
 
   /** The brackets (s_max … 0), as planned. */
