@@ -3,17 +3,16 @@
  * scan (nonfinite_count, gpu-nonfinite.ts) through trainLoop, on tiny shapes.
  */
 import { describe, expect, test } from 'vitest'
-import type { Cursor } from '../../src/data/types.ts'
 import { auc } from '../../src/models/gbdt/metrics.ts'
 import type { ModelState } from '../../src/models/recsys/backend.ts'
-import type { TrainSource } from '../../src/models/recsys/data.ts'
 import { initOptimizerState, initWeights } from '../../src/models/recsys/init.ts'
 import { GpuModel } from '../../src/models/recsys/model-gpu.ts'
 import { parseRecsysParams } from '../../src/models/recsys/params.ts'
 import { predictAll, trainLoop } from '../../src/models/recsys/train-loop.ts'
-import type { FeatureLayout, ModelBatch, ModelShape, RecsysParams } from '../../src/models/recsys/types.ts'
+import type { ModelBatch, ModelShape, RecsysParams } from '../../src/models/recsys/types.ts'
 import { Rng } from '../../src/util/rng.ts'
 import { checked, gpuCache } from '../kernels/bench/setup.ts'
+import { memorySource } from '../support/memory-source.ts'
 
 /** S = 2, D = 4, R = 20 (tables of 7 and 13 rows), 3 dense inputs, layers [8, 4]. */
 const SHAPE: ModelShape = { sparse: 2, dim: 4, totalRows: 20, dense: 3, layers: [8, 4] }
@@ -28,16 +27,6 @@ function batchOf(rng: Rng, n: number): ModelBatch {
   return { n, rows, dense: rng.floats(n * 3), labels }
 }
 
-function memorySource(batches: ModelBatch[]): TrainSource {
-  const layout = { sparse: [{}, {}], totalRows: SHAPE.totalRows, denseInputs: SHAPE.dense } as unknown as FeatureLayout
-  return {
-    layout, stepsPerEpoch: batches.length,
-    open: (_epoch, cursor) => {
-      let at = cursor?.position ?? 0
-      return { async *batches() { while (at < batches.length) yield batches[at++] }, cursor: () => ({ position: at }) as Cursor, close: async () => {} }
-    },
-  }
-}
 
 function startState(p: RecsysParams, shape = SHAPE): ModelState {
   return { weights: initWeights(shape, 4), opt: initOptimizerState(shape, p) }
@@ -48,7 +37,7 @@ describe('GPU recommender: restore_best and the on-device divergence scan', () =
     // A high lr makes validation AUC move around, so a later evaluation is worse than the best.
     const p = parseRecsysParams({ epochs: 8, batch_size: 16, layers: [8, 4], embedding_dim: 4, eval_every: 1, early_stopping_rounds: 3, lr: 0.05, embedding_lr: 0.5 })
     const rng = new Rng(8)
-    const source = memorySource(Array.from({ length: 6 }, () => batchOf(rng, 16)))
+    const source = memorySource(Array.from({ length: 6 }, () => batchOf(rng, 16)), SHAPE)
     const valid = batchOf(rng, 200)
     const cache = await gpuCache()
     const gpu = await GpuModel.create(cache, SHAPE, p, startState(p))
@@ -72,7 +61,7 @@ describe('GPU recommender: restore_best and the on-device divergence scan', () =
   test.each(['adagrad', 'rowwise_adam'] as const)('a diverging embedding_lr (%s, 3e38) stops naming the embedding table', async opt => {
     const p = parseRecsysParams({ epochs: 1, batch_size: 16, layers: [8, 4], embedding_dim: 4, eval_every: 4, embedding_optimizer: opt, embedding_lr: 3e38 })
     const rng = new Rng(9)
-    const source = memorySource(Array.from({ length: 8 }, () => batchOf(rng, 16)))
+    const source = memorySource(Array.from({ length: 8 }, () => batchOf(rng, 16)), SHAPE)
     const cache = await gpuCache()
     const gpu = await GpuModel.create(cache, SHAPE, p, startState(p))
     try {

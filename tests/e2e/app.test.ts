@@ -7,7 +7,7 @@
 import { resolve } from 'node:path'
 import { expect, test } from 'vitest'
 import type { Page } from 'playwright-core'
-import { ARTIFACTS, useApp } from '../support/app-harness.ts'
+import { ARTIFACTS, openApp, useApp } from '../support/app-harness.ts'
 import type {} from '../../src/api-types.ts' // window.snaptrain typing inside page.evaluate
 
 const WAIT = { timeout: 60_000 }
@@ -17,15 +17,8 @@ const app = useApp({})
 
 
 /** A fresh page on the app with uncaught page errors collected; `init` runs before page scripts. */
-async function openApp(init?: () => void): Promise<{ page: Page; pageErrors: string[] }> {
-  const context = await app.browser.newContext({ viewport: { width: 1400, height: 1000 } })
-  if (init) await context.addInitScript(init)
-  const page = await context.newPage()
-  const pageErrors: string[] = []
-  page.on('pageerror', e => pageErrors.push(e.message))
-  await page.goto(app.server.url, WAIT)
-  await page.waitForFunction(() => window.snaptrain !== undefined, null, WAIT)
-  return { page, pageErrors }
+function openAppPage(init?: () => void): Promise<{ page: Page; pageErrors: string[] }> {
+  return openApp(app, { viewport: { width: 1400, height: 1000 }, init, wait: WAIT })
 }
 
 /** Waits until the open table shows rows; fails with the page's error text when it shows an error. */
@@ -40,7 +33,7 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 test('adapter panel reports the adapter navigator.gpu hands out', async () => {
-  const { page, pageErrors } = await openApp()
+  const { page, pageErrors } = await openAppPage()
   const expected = await page.evaluate(async () => {
     const a = await navigator.gpu.requestAdapter()
     return { vendor: a?.info.vendor ?? '', architecture: a?.info.architecture ?? '' }
@@ -56,7 +49,7 @@ test('adapter panel reports the adapter navigator.gpu hands out', async () => {
 })
 
 test('clicks: schema matches the snapshot, first rows match readRows, version picker reopens', async () => {
-  const { page, pageErrors } = await openApp()
+  const { page, pageErrors } = await openAppPage()
   await page.locator('st-table-list button[data-table="clicks"]').click(WAIT)
   await shownOrFailed(page)
 
@@ -94,7 +87,7 @@ test('clicks: schema matches the snapshot, first rows match readRows, version pi
 })
 
 test('without WebGPU the page says what the browser needs, and tables still list', async () => {
-  const { page } = await openApp(() => { Object.defineProperty(navigator, 'gpu', { value: undefined }) })
+  const { page } = await openAppPage(() => { Object.defineProperty(navigator, 'gpu', { value: undefined }) })
   const panel = page.locator('st-adapter-panel .unavailable')
   await panel.waitFor(WAIT)
   const text = await panel.textContent()
@@ -109,7 +102,7 @@ test('without WebGPU the page says what the browser needs, and tables still list
 })
 
 test('a table URL that 404s: the API rejects naming it, the page shows the error', async () => {
-  const { page } = await openApp()
+  const { page } = await openAppPage()
   const missing = new URL('tables/no-such-table/', app.server.url).href
   const err = await page.evaluate(url => window.snaptrain.openSnapshot(url).then(
     () => undefined, (e: { name: string; code?: string; message: string }) => ({ name: e.name, code: e.code, message: e.message })), missing)

@@ -10,7 +10,7 @@ import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { expect, test } from 'vitest'
 import type { Page } from 'playwright-core'
-import { ARTIFACTS, useApp } from '../support/app-harness.ts'
+import { ARTIFACTS, openApp, until, useApp } from '../support/app-harness.ts'
 
 const WAIT = { timeout: 60_000 }
 const app = useApp()
@@ -21,20 +21,6 @@ const SPACE = { eta: { type: 'loguniform', low: 0.1, high: 0.5 }, max_depth: { t
 
 
 
-/**
- * Polls `probe` in the page every 500 ms until it returns something truthy. Not
- * page.waitForFunction with a string predicate: that compiles it with eval inside the page, which
- * the app's CSP (no 'unsafe-eval') refuses; page.evaluate runs through the DevTools protocol.
- */
-async function until<T>(page: Page, probe: () => T | undefined | false, what: string, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs
-  for (;;) {
-    const v = await page.evaluate(probe)
-    if (v) return v as T
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`)
-    await new Promise(r => setTimeout(r, 500))
-  }
-}
 
 /** The app's sweep view element (page side). */
 type ViewEl = HTMLElement & { state?: { id: string; status: string; trials: Array<{ id: number; metric?: number; curve: unknown[] }> }; active: boolean; error?: { message: string; causes: string[] } }
@@ -51,11 +37,7 @@ async function fill(page: Page, sel: string, value: string): Promise<void> {
 }
 
 test('a small Hyperband sweep on marketing: live view, best card, downloads, still there after reload', async () => {
-  const context = await app.browser.newContext({ viewport: { width: 1400, height: 1400 }, acceptDownloads: true })
-  const page = await context.newPage()
-  const pageErrors: string[] = []
-  page.on('pageerror', e => pageErrors.push(e.message))
-  await page.goto(app.server.url, WAIT)
+  const { context, page, pageErrors } = await openApp(app, { viewport: { width: 1400, height: 1400 }, acceptDownloads: true, wait: WAIT })
   await until(page, () => typeof window.snaptrain?.sweep === 'function', 'window.snaptrain.sweep', WAIT.timeout)
 
   await page.locator('st-table-list button[data-table="marketing"]').click(WAIT)

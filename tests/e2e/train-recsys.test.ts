@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path'
 import { expect, test } from 'vitest'
-import { ARTIFACTS, useApp } from '../support/app-harness.ts'
+import { ARTIFACTS, openApp, until, useApp } from '../support/app-harness.ts'
 
 const WAIT = { timeout: 90_000 }
 const app = useApp()
@@ -17,11 +17,7 @@ const PARAMS = { epochs: 1, batch_size: 512, embedding_dim: 4, layers: [16], lr:
 
 
 test('the Train panel trains the recommender and the curve shows a point per evaluation', async () => {
-  const context = await app.browser.newContext({ viewport: { width: 1400, height: 1200 } })
-  const page = await context.newPage()
-  const pageErrors: string[] = []
-  page.on('pageerror', e => pageErrors.push(e.message))
-  await page.goto(app.server.url, WAIT)
+  const { context, page, pageErrors } = await openApp(app, { wait: WAIT })
   await page.locator('st-table-list button[data-table="clicks"]').click(WAIT)
   const panel = page.locator('st-train-panel')
   await panel.waitFor(WAIT)
@@ -30,18 +26,12 @@ test('the Train panel trains the recommender and the curve shows a point per eva
   await panel.locator('input#filter').fill('user_id < 3000')
   await panel.locator('textarea#params').fill(JSON.stringify(PARAMS))
   await panel.locator('button[type=submit]').click()
-  // Polled with page.evaluate, not a string waitForFunction: the app's CSP refuses the eval that one needs.
-  for (const end = Date.now() + WAIT.timeout; ;) {
-    const done = await page.evaluate(() => {
-      const p = document.querySelector('st-app')!.shadowRoot!.querySelector('st-train-panel')!
-      const alert = p.shadowRoot!.querySelector('st-error-view') as (HTMLElement & { error?: { message: string } }) | null
-      if (alert?.error) throw new Error(`the page shows an error: ${alert.error.message}`)
-      return p.shadowRoot!.textContent!.includes('evaluations (')
-    })
-    if (done) break
-    if (Date.now() > end) throw new Error('timed out waiting for the recommender run to finish')
-    await new Promise(r => setTimeout(r, 500))
-  }
+  await until(page, () => {
+    const p = document.querySelector('st-app')!.shadowRoot!.querySelector('st-train-panel')!
+    const alert = p.shadowRoot!.querySelector('st-error-view') as (HTMLElement & { error?: { message: string } }) | null
+    if (alert?.error) throw new Error(`the page shows an error: ${alert.error.message}`)
+    return p.shadowRoot!.textContent!.includes('evaluations (')
+  }, 'the recommender run to finish', WAIT.timeout)
   const curve = page.locator('st-train-curve')
   const points = Number(await curve.getAttribute('data-points'))
   const text = await panel.locator('.result').textContent()

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path'
 import { expect, test } from 'vitest'
 import type { Page } from 'playwright-core'
-import { ARTIFACTS, useApp } from '../support/app-harness.ts'
+import { ARTIFACTS, openApp, useApp } from '../support/app-harness.ts'
 import type { TrainResult } from '../../src/api-types.ts'
 
 const WAIT = { timeout: 90_000 }
@@ -15,18 +15,9 @@ const app = useApp()
 
 
 
-async function openApp(): Promise<{ page: Page; pageErrors: string[] }> {
-  const context = await app.browser.newContext({ viewport: { width: 1400, height: 1200 } })
-  const page = await context.newPage()
-  const pageErrors: string[] = []
-  page.on('pageerror', e => pageErrors.push(e.message))
-  await page.goto(app.server.url, WAIT)
-  await page.waitForFunction(() => window.snaptrain !== undefined, null, WAIT)
-  return { page, pageErrors }
-}
 
 test('window.snaptrain.train returns model, manifest and per-round metrics', async () => {
-  const { page, pageErrors } = await openApp()
+  const { page, pageErrors } = await openApp(app, { wait: WAIT })
   const r = await page.evaluate<TrainResult>(`window.snaptrain.train({ table: 'tables/marketing', label: 'y', validFraction: 0.2,
     params: { num_round: 3, max_depth: 3 } })`)
   expect(r.metrics).toHaveLength(3)
@@ -37,7 +28,7 @@ test('window.snaptrain.train returns model, manifest and per-round metrics', asy
 })
 
 test('the Train panel trains marketing and the curve shows a point per round', async () => {
-  const { page, pageErrors } = await openApp()
+  const { page, pageErrors } = await openApp(app, { wait: WAIT })
   await page.locator('st-table-list button', { hasText: 'marketing' }).first().click()
   const panel = page.locator('st-train-panel')
   await panel.waitFor(WAIT)
@@ -62,7 +53,7 @@ test('the Train panel trains marketing and the curve shows a point per round', a
 })
 
 test('a label the objective cannot fit is shown as an error in the page', async () => {
-  const { page } = await openApp()
+  const { page } = await openApp(app, { wait: WAIT })
   await page.locator('st-table-list button', { hasText: 'marketing' }).first().click()
   const panel = page.locator('st-train-panel')
   await panel.waitFor(WAIT)

@@ -5,7 +5,8 @@
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
-import type { Browser } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type {} from '../../src/api-types.ts' // window.snaptrain typing inside page functions
 import { launchBrowser } from '../../src/cli/launch.ts'
 import { PROJECT_ROOT, startPageServer, type PageServer } from '../../src/cli/page-server.ts'
 
@@ -28,4 +29,42 @@ export function useApp(opts: { hmr?: boolean } = { hmr: false }): AppHarness {
     await h.server?.close()
   })
   return h
+}
+
+/** Options of openApp. */
+export interface OpenAppOptions {
+  viewport?: { width: number; height: number }
+  /** Runs in the page before its scripts (context.addInitScript). */
+  init?: () => void
+  acceptDownloads?: boolean
+  /** Bound on navigation and on window.snaptrain appearing (the caller's WAIT). */
+  wait: { timeout: number }
+}
+
+/** A fresh context and page on the app, uncaught page errors collected, window.snaptrain installed. */
+export async function openApp(app: AppHarness, opts: OpenAppOptions): Promise<{ context: BrowserContext; page: Page; pageErrors: string[] }> {
+  const context = await app.browser.newContext({ viewport: opts.viewport ?? { width: 1400, height: 1200 }, acceptDownloads: opts.acceptDownloads })
+  if (opts.init) await context.addInitScript(opts.init)
+  const page = await context.newPage()
+  const pageErrors: string[] = []
+  page.on('pageerror', e => pageErrors.push(e.message))
+  await page.goto(app.server.url, opts.wait)
+  // A function predicate, not a string: the app's CSP (no 'unsafe-eval') refuses string predicates.
+  await page.waitForFunction(() => window.snaptrain !== undefined, null, opts.wait)
+  return { context, page, pageErrors }
+}
+
+/**
+ * Polls `probe` in the page every 500 ms until it returns something truthy (an exception thrown
+ * by `probe` fails at once). page.evaluate runs through the DevTools protocol, so the app's CSP
+ * does not refuse it as it refuses string waitForFunction predicates.
+ */
+export async function until<T>(page: Page, probe: () => T | undefined | false, what: string, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const v = await page.evaluate(probe)
+    if (v) return v as T
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`)
+    await new Promise(r => setTimeout(r, 500))
+  }
 }

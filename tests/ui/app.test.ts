@@ -3,7 +3,7 @@ import '../../src/ui/app.ts'
 import type { StApp } from '../../src/ui/app.ts'
 import type { SnaptrainApi, Snapshot } from '../../src/api-types.ts'
 import { TableError } from '../../src/table/types.ts'
-import { cleanup, textOf } from './fixture.ts'
+import { cleanup, textOf, waitFor } from './fixture.ts'
 
 afterEach(cleanup)
 
@@ -43,16 +43,6 @@ async function mount(api: SnaptrainApi, props: Partial<StApp> = {}): Promise<StA
   return el
 }
 
-/** Polls `probe` every frame until it returns a value, for at most 3 s. */
-async function waitFor<T>(probe: () => T | undefined | null | false): Promise<T> {
-  const until = performance.now() + 3000
-  for (;;) {
-    const v = probe()
-    if (v) return v
-    if (performance.now() > until) throw new Error(`waitFor timed out: ${probe}`)
-    await new Promise(r => requestAnimationFrame(r))
-  }
-}
 
 const inner = (el: Element, sel: string) => el.shadowRoot!.querySelector(sel)
 

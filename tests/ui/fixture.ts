@@ -28,3 +28,14 @@ export function record<T>(target: EventTarget, type: string): T[] {
 export function cleanup(): void {
   document.body.replaceChildren()
 }
+
+/** Polls `probe` every frame until it returns a value, for at most `ms` (default 3 s). */
+export async function waitFor<T>(probe: () => T | undefined | null | false, ms = 3000): Promise<T> {
+  const until = performance.now() + ms
+  for (;;) {
+    const v = probe()
+    if (v) return v
+    if (performance.now() > until) throw new Error(`waitFor timed out: ${probe}`)
+    await new Promise(r => requestAnimationFrame(r))
+  }
+}

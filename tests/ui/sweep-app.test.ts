@@ -2,7 +2,7 @@ import { afterEach, expect, test, vi } from 'vitest'
 import '../../src/ui/app.ts'
 import type { SnaptrainApi, Snapshot, TrainConfig, TrainProgress } from '../../src/api-types.ts'
 import type { SweepApi, SweepConfig, SweepEvent, SweepState } from '../../src/ui/types.ts'
-import { cleanup, textOf } from './fixture.ts'
+import { cleanup, textOf, waitFor } from './fixture.ts'
 import { CONFIG, importanceOf, sweepState, trial, trials } from './sweep-fakes.ts'
 
 afterEach(() => { cleanup(); vi.restoreAllMocks() })
@@ -49,15 +49,6 @@ function fakeApi(run: (config: SweepConfig, on: (e: SweepEvent) => void, id: str
   return { api, calls, store, asked }
 }
 
-async function waitFor<T>(probe: () => T | undefined | null | false, ms = 3000): Promise<T> {
-  const until = performance.now() + ms
-  for (;;) {
-    const v = probe()
-    if (v) return v
-    if (performance.now() > until) throw new Error(`waitFor timed out: ${probe}`)
-    await new Promise(r => requestAnimationFrame(r))
-  }
-}
 
 /** Finds `sel` through nested shadow roots: 'st-app >>> st-sweep-view >>> st-trial-table'. */
 function deep(sel: string): HTMLElement | null {

@@ -5,7 +5,7 @@ import { labelCandidates, type TrainStartDetail } from '../../src/ui/train-panel
 import { parseParamsText } from '../../src/ui/train-controller.ts'
 import type { SnaptrainApi, TrainConfig, TrainProgress, TrainResult } from '../../src/api-types.ts'
 import type { StructField } from '../../src/ui/types.ts'
-import { cleanup, fixture, record, textOf } from './fixture.ts'
+import { cleanup, fixture, record, textOf, waitFor } from './fixture.ts'
 
 afterEach(cleanup)
 
@@ -89,12 +89,3 @@ test('st-app mediates: Train calls api.train for the open table and feeds the cu
   await waitFor(() => textOf(panel).includes('AUC 0.7500'))
 })
 
-async function waitFor<T>(probe: () => T | undefined | null | false): Promise<T> {
-  const until = performance.now() + 3000
-  for (;;) {
-    const v = probe()
-    if (v) return v
-    if (performance.now() > until) throw new Error(`waitFor timed out: ${probe}`)
-    await new Promise(r => requestAnimationFrame(r))
-  }
-}

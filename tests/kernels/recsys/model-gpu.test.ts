@@ -1,17 +1,16 @@
 import { describe, expect, test } from 'vitest'
 import { RefBackend, type ModelState } from '../../../src/models/recsys/backend.ts'
-import type { TrainSource } from '../../../src/models/recsys/data.ts'
 import { decodeCheckpoint, encodeCheckpoint, stateTensors } from '../../../src/models/recsys/checkpoint.ts'
-import type { Cursor } from '../../../src/data/types.ts'
 import { initOptimizerState, initWeights } from '../../../src/models/recsys/init.ts'
 import { inputWidth } from '../../../src/models/recsys/layout.ts'
 import { GpuModel } from '../../../src/models/recsys/model-gpu.ts'
 import { parseRecsysParams } from '../../../src/models/recsys/params.ts'
 import { trainLoop } from '../../../src/models/recsys/train-loop.ts'
-import type { FeatureLayout, ModelBatch, ModelShape, RecsysParams } from '../../../src/models/recsys/types.ts'
+import type { ModelBatch, ModelShape, RecsysParams } from '../../../src/models/recsys/types.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { compareArrays } from '../../../src/util/tolerance.ts'
 import { checked, expectMatch, gpuCache } from '../bench/setup.ts'
+import { memorySource } from '../../support/memory-source.ts'
 
 /** B ≤ 16, S = 2, D = 4, R = 20 (tables of 7 and 13 rows), 3 dense inputs, layers [8, 4]. */
 const SHAPE: ModelShape = { sparse: 2, dim: 4, totalRows: 20, dense: 3, layers: [8, 4] }
@@ -37,21 +36,6 @@ function startState(p: RecsysParams, seed: number): ModelState {
  */
 const ATOL = 1e-6, RTOL = 1e-4
 
-/** An in-memory epoch of fixed batches whose cursor is the batch index (as `position`). */
-function memorySource(batches: ModelBatch[]): TrainSource {
-  const layout = { sparse: [{}, {}], totalRows: SHAPE.totalRows, denseInputs: SHAPE.dense } as unknown as FeatureLayout
-  return {
-    layout, stepsPerEpoch: batches.length,
-    open: (_epoch, cursor) => {
-      let at = cursor?.position ?? 0
-      return {
-        async *batches() { while (at < batches.length) yield batches[at++] },
-        cursor: () => ({ position: at }) as Cursor,
-        close: async () => {},
-      }
-    },
-  }
-}
 
 describe('GPU recommender vs the CPU reference model', () => {
   test.each([
@@ -92,7 +76,7 @@ describe('GPU recommender vs the CPU reference model', () => {
     const rng = new Rng(21)
     const batches = [16, 16, 16, 16, 16, 16, 9].map(n => randomBatch(rng, n))
     const valid = randomBatch(rng, 40)
-    const source = memorySource(batches)
+    const source = memorySource(batches, SHAPE)
     const cache = await gpuCache()
     const whole = await GpuModel.create(cache, SHAPE, p, startState(p, 3))
     const first = await GpuModel.create(cache, SHAPE, p, startState(p, 3))
@@ -145,15 +129,7 @@ describe('GPU recommender vs the CPU reference model', () => {
     state.weights.dense[tensor][at] = NaN
     const gpu = await GpuModel.create(cache, SHAPE, p, state)
     const rng = new Rng(9)
-    const layout = { sparse: [{}, {}], totalRows: 20, denseInputs: 3 } as unknown as FeatureLayout
-    const source: TrainSource = {
-      layout, stepsPerEpoch: 4,
-      open: () => ({
-        async *batches() { for (let k = 0; k < 4; k++) yield randomBatch(rng, 16) },
-        cursor: () => ({}) as never,
-        close: async () => {},
-      }),
-    }
+    const source = memorySource(Array.from({ length: 4 }, () => randomBatch(rng, 16)), SHAPE)
     try {
       await expect(trainLoop({ params: p, backend: gpu, source })).rejects.toThrow(message)
     } finally {
