@@ -10,6 +10,7 @@
 import { replaySweep, type LoggedSweepState, type SweepLogEntry } from './replay.ts'
 import { bestOf, isSweepState, newSweepState, trialRecord, updateTotals } from './sweep-state.ts'
 import type { Strategy, SweepConfig, SweepEvent, SweepState, SweepStore, TrialRecord, TrialRequest, TrialRunner } from './types.ts'
+import { within } from '../util/deadline.ts'
 
 /** One worker place: a runner on its own device, and how to notice and release that device. */
 export interface TrialSlot {
@@ -217,7 +218,7 @@ async function saveArtifacts(run: Run, trial: number, a: NonNullable<Awaited<Ret
  * trial should fail with the cause, not the symptom.
  */
 function lostSoon(slot: TrialSlot, ms = 100): Promise<string | undefined> {
-  return Promise.race([slot.lost, new Promise<undefined>(resolve => setTimeout(resolve, ms))])
+  return within(slot.lost, ms)
 }
 
 /** The device of a slot was lost during a trial. */

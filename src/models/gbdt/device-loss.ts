@@ -8,6 +8,7 @@
  */
 import type { BackendFactory } from './backend.ts'
 import type { Booster } from './types.ts'
+import { within } from '../../util/deadline.ts'
 
 /** A backend on one device; `lost` resolves when the device is lost (absent: CPU, never lost). */
 export interface LosableBackend { factory: BackendFactory; adapter: string; dispose?: () => void; lost?: Promise<{ reason?: string; message: string }> }
@@ -42,7 +43,7 @@ export async function trainRecovering(r: GbdtRecovery): Promise<{ booster: Boost
       return { booster: await Promise.race([run, lost]), adapter: backend.adapter }
     } catch (e) {
       // An error from a lost device can arrive a moment before `lost` resolves.
-      if (backend.lost && !reason) await Promise.race([backend.lost, new Promise(res => setTimeout(res, 300))])
+      if (backend.lost && !reason) await within(backend.lost, 300)
       if (!reason) throw e
       if (attempt >= (r.maxRecoveries ?? 1)) {
         throw new Error(`GPU device lost (${reason}) after ${done} of ${r.numRound} boosting rounds, ${attempt + 1} time(s); `

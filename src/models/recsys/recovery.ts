@@ -10,6 +10,7 @@
 import type { ModelState, RecsysBackend } from './backend.ts'
 import type { ModelWeights } from './types.ts'
 import { initialLoopState, trainLoop, type LoopState, type MetricRow, type TrainLoopOptions, type TrainLoopResult } from './train-loop.ts'
+import { within } from '../../util/deadline.ts'
 
 /** A backend on one device; `lost` resolves when that device is lost (absent: CPU, never lost); `dispose` destroys both. */
 export interface DeviceSession {
@@ -127,7 +128,7 @@ function watchLost(session: DeviceSession): LostWatch {
     // An error from a lost device can arrive a moment before `lost` resolves: wait briefly for it.
     async settled() {
       if (reason || !session.lost) return reason
-      await Promise.race([session.lost, new Promise(r => setTimeout(r, 300))])
+      await within(session.lost, 300)
       return reason
     },
   }
