@@ -3,6 +3,7 @@
  * exactly: int64 beyond ±(2^53−1) as strings (a JSON number there would silently round), NaN/±Inf
  * as strings (JSON has no such numbers), timestamps ISO-8601, binary base64, maps as objects.
  */
+import { Timestamp } from '../table/timestamp.ts'
 import type { Row } from '../table/types.ts'
 
 /** A value JSON.stringify writes as is. */
@@ -10,8 +11,9 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: s
 
 /**
  * Converts one decoded value to JSON. bigint → number when a safe integer, else decimal string;
- * non-finite numbers → 'NaN' | 'Infinity' | '-Infinity'; Date → ISO-8601 (UTC, ms) or null when
- * invalid; Uint8Array → base64; Map → object when every key is a string, else [key, value] pairs;
+ * non-finite numbers → 'NaN' | 'Infinity' | '-Infinity'; Timestamp → ISO-8601 (UTC; 3 fraction
+ * digits, or 6/9 when the value has µs/ns) and Date → ISO-8601 (UTC, ms), null when not printable;
+ * Uint8Array → base64; Map → object when every key is a string, else [key, value] pairs;
  * arrays and structs recursively; undefined → null.
  */
 export function toJsonValue(v: unknown): JsonValue {
@@ -32,6 +34,7 @@ export function toJsonValue(v: unknown): JsonValue {
 }
 
 function objectToJson(v: object): JsonValue {
+  if (v instanceof Timestamp) return v.toJSON()
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString()
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')
   if (Array.isArray(v)) return v.map(toJsonValue)

@@ -62,7 +62,9 @@ export function createRowSource(snapshot: Snapshot, plan: ScanPlan, columns: str
  * which indices they had.
  */
 async function readFileRows(snapshot: Snapshot, file: AddFile, groupRows: number[], columns: string[], http: HttpOptions): Promise<Row[]> {
-  const deleted = file.deletionVector ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, http) : []
+  const deleted = file.deletionVector
+    ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, http, file.url, groupRows.reduce((a, b) => a + b, 0))
+    : []
   const out: Row[] = []
   let group = 0
   let start = 0

@@ -47,8 +47,9 @@ const SPEC = {
   SNAPTRAIN_TOKEN             bearer token for the table's origin when --token is not given (never printed)
   SNAPTRAIN_DEBUG             print stack traces of errors
 
-JSON values: int64 beyond ±2^53 as strings, timestamps ISO-8601 (UTC), dates YYYY-MM-DD,
-decimals as strings, binary as base64, maps as objects (or [key, value] pairs), NaN/Infinity as strings.
+JSON values: int64 beyond ±2^53 as strings, timestamps ISO-8601 (UTC; 6 or 9 fraction digits when
+the value has µs or ns, else 3), dates YYYY-MM-DD, decimals as strings, binary as base64, maps as
+objects (or [key, value] pairs), NaN/Infinity as strings.
 
 Data path: --filter, --shards/--shard, --seed, --epoch, --shuffle-buffer, --mode, --resume,
 --stop-after, --cursor-out or --format ids plan the scan (pruning, deletion vectors) and deliver
@@ -102,7 +103,7 @@ function usage(io: CliIo, message: string): number {
 }
 
 async function scan(location: TableLocation, flags: ScanFlags, open: OpenOptions, io: CliIo, start: StartPoint | undefined): Promise<number> {
-  const snapshot = await openSnapshot(location.url, open)
+  const snapshot = await openSnapshot(location.url, { ...open, onWarning: m => io.err(`snaptrain scan: warning: ${m}`) })
   const fields = selectFields(snapshot, flags.columns, location.display)
   const names = fields.map(f => f.name)
   const stdout = watchStdout()

@@ -5,8 +5,10 @@
  *
  * Value conventions (set by the parsers in unit-reader.ts): dates are day numbers, timestamps are
  * seconds since the epoch (fractional), decimals are JS numbers, strings are JS strings, binary is
- * Uint8Array, int64 is bigint.
+ * Uint8Array, int64 is bigint. Partition values are Row values (table/types.ts): a timestamp one
+ * is a Timestamp (or its structured clone, in a loader worker) and becomes the same seconds.
  */
+import { Timestamp } from '../table/timestamp.ts'
 import { hashBytes, hashInt64, hashInteger, hashString } from '../util/hash.ts'
 
 const MS_PER_DAY = 86_400_000
@@ -15,15 +17,27 @@ const scratch = new DataView(new ArrayBuffer(8))
 /** A conversion failure; the caller adds column, file and row. */
 export class ValueError extends Error {}
 
-/** Number for 'float32': null → NaN; booleans 0/1; bigint, Date (seconds), decimal/date strings. */
+/** Number for 'float32': null → NaN; booleans 0/1; bigint, Timestamp (seconds), decimal/date strings. */
 export function toFloat(v: unknown): number {
   if (typeof v === 'number') return v
   if (v === null || v === undefined) return NaN
   if (typeof v === 'bigint') return Number(v)
   if (typeof v === 'boolean') return v ? 1 : 0
-  if (v instanceof Date) return v.getTime() / 1000
   if (typeof v === 'string') return stringToNumber(v)
+  const timestamp = Timestamp.from(v)
+  if (timestamp) return timestamp.seconds()
   throw new ValueError(`cannot decode ${describe(v)} as float32`)
+}
+
+/**
+ * Seconds since the epoch of unannotated timestamp values (unit-columns.ts RawTimestamp), as the
+ * parsers compute them for annotated ones (µs / 1e6; days × 86 400); nulls stay null.
+ */
+export function rawTimestampSeconds(data: ArrayLike<unknown>, raw: 'micros' | 'days'): unknown[] {
+  return Array.from(data, (v) => {
+    if (raw === 'micros' && typeof v === 'bigint') return Number(v) / 1e6
+    return raw === 'days' && typeof v === 'number' ? v * 86_400 : v
+  })
 }
 
 /** Partition values arrive as strings for dates ('YYYY-MM-DD' → days) and decimals ('-1.20'). */
@@ -58,17 +72,23 @@ export function toBool(v: unknown): number {
 
 /**
  * Stable hash for 'hash32': strings by UTF-8 bytes, integers (number or bigint) as int64, binary
- * by its bytes, other numbers by their float64 bytes, booleans as the integers 0/1.
+ * by its bytes, other numbers by their float64 bytes, booleans as the integers 0/1, timestamps as
+ * their seconds (the number a data column's parser yields, so a partition value hashes alike).
  */
 export function toHash(v: unknown): number {
   if (typeof v === 'string') return hashString(v)
   if (typeof v === 'bigint') return hashInt64(v)
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? hashInteger(v) : hashFloat(v)
+  if (typeof v === 'number') return hashNumber(v)
   if (v instanceof Uint8Array) return hashBytes(v)
   if (typeof v === 'boolean') return hashInteger(v ? 1 : 0)
-  if (v instanceof Date) return hashInteger(v.getTime())
   if (v === null || v === undefined) throw new ValueError('null value (hash32 ids have no null)')
+  const timestamp = Timestamp.from(v)
+  if (timestamp) return hashNumber(timestamp.seconds())
   throw new ValueError(`cannot hash ${describe(v)}`)
+}
+
+function hashNumber(v: number): number {
+  return Number.isSafeInteger(v) ? hashInteger(v) : hashFloat(v)
 }
 
 function hashFloat(v: number): number {

@@ -4,12 +4,16 @@
  * (mayMatch / mustMatch) for partition, file and row-group pruning.
  */
 import type { ColumnRange, ColumnRangeStats, FilterExpr, Literal } from './types.ts'
+import { Timestamp } from '../table/timestamp.ts'
 import type { Row } from '../table/types.ts'
 
 /** SQL truth value: true, false or unknown (null). */
 type Truth = boolean | null
 
-/** A comparable key: numbers (ints, floats, booleans as 0/1, timestamps as ms), bigints, strings (dates as 'YYYY-MM-DD'). */
+/**
+ * A comparable key: numbers (ints, floats, booleans as 0/1), bigints (longs, timestamps as ns since
+ * the epoch), strings (dates as 'YYYY-MM-DD').
+ */
 export type Key = number | bigint | string
 
 /** True when the row satisfies the filter (unknown → rejected). */
@@ -77,22 +81,18 @@ export function compareValue(value: unknown, literal: Literal): number | undefin
   return a === undefined || b === undefined ? undefined : compareKeys(a, b)
 }
 
-/** Row value → key (Dates as ms, booleans as 0/1); undefined for types filters don't compare. */
+/** Row value → key (Timestamps as ns, booleans as 0/1); undefined for types filters don't compare. */
 function valueKey(value: unknown): Key | undefined {
   switch (typeof value) {
     case 'number': case 'bigint': case 'string': return value
     case 'boolean': return value ? 1 : 0
   }
-  return value instanceof Date ? value.getTime() : undefined
+  return value instanceof Timestamp ? value.epochNanos : undefined
 }
 
 /** Literal → key in the domain of `like` (the row value it is compared with). */
 function literalKey(literal: Literal, like: unknown): Key | undefined {
-  if (like instanceof Date) {
-    if (literal.type === 'number' || literal.type === 'boolean') return undefined
-    const ms = literal.type === 'date' ? Date.parse(`${literal.value}T00:00:00Z`) : Date.parse(literal.value)
-    return Number.isNaN(ms) ? undefined : ms
-  }
+  if (like instanceof Timestamp) return timestampKey(literal)
   switch (typeof like) {
     case 'number': return literal.type === 'number' ? literal.value : undefined
     // Longs beyond 2^53: the literal's digits, not its rounded double.
@@ -101,6 +101,20 @@ function literalKey(literal: Literal, like: unknown): Key | undefined {
     case 'boolean': return literal.type === 'boolean' ? (literal.value ? 1 : 0) : undefined
   }
   return undefined
+}
+
+/** Parsed timestamp keys of literals: a filter compares one literal with every row. */
+const TIMESTAMP_KEYS = new WeakMap<Literal, bigint | null>()
+
+/** ns since the epoch of a timestamp, date (midnight UTC) or string literal; undefined for others. */
+function timestampKey(literal: Literal): bigint | undefined {
+  if (literal.type !== 'timestamp' && literal.type !== 'date' && literal.type !== 'string') return undefined
+  let key = TIMESTAMP_KEYS.get(literal)
+  if (key === undefined) {
+    key = Timestamp.parse(literal.value)?.epochNanos ?? null
+    TIMESTAMP_KEYS.set(literal, key)
+  }
+  return key ?? undefined
 }
 
 const DECIMAL = /^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/

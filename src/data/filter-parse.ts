@@ -13,7 +13,7 @@
  * columns must exist and literals must fit the column's Delta type (strings are read as dates or
  * timestamps for such columns); every error names the token or column and its 1-based position.
  */
-import { parseTimestamp } from '../table/partition-values.ts'
+import { Timestamp } from '../table/timestamp.ts'
 import type { DeltaType, StructType } from '../table/types.ts'
 import { FilterError, tokenize, type Token } from './filter-lexer.ts'
 import type { FilterExpr, Literal } from './types.ts'
@@ -244,8 +244,11 @@ export function dateLiteral(text: string): Literal | undefined {
   return { type: 'date', value: `${m[1]}-${m[2]}-${m[3]}` }
 }
 
-/** A timestamp as Delta writes partition values (UTC unless a zone is given) → ISO literal. */
+/**
+ * A timestamp as Delta writes partition values (UTC unless a zone is given) → ISO literal with
+ * every fraction digit it has (Timestamp's text), so comparisons stay exact to the µs (or ns).
+ */
 export function timestampLiteral(text: string): Literal | undefined {
-  const date = parseTimestamp(text)
-  return date && !Number.isNaN(date.getTime()) ? { type: 'timestamp', value: date.toISOString() } : undefined
+  const value = Timestamp.parse(text)?.toJSON()
+  return value ? { type: 'timestamp', value } : undefined
 }

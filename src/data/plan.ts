@@ -73,13 +73,16 @@ function fileStats(snapshot: Snapshot, file: AddFile): ColumnRangeStats {
   return withPartitions(deltaFileStats(snapshot, file), filePartitionValues(snapshot, file))
 }
 
-/** One footer and the deletion vector (fetched together), then each row group in order. */
+/**
+ * One footer, then the deletion vector (bounded by the footer's row count), then each row group
+ * in order.
+ */
 async function planFile(snapshot: Snapshot, file: AddFile, filter: FilterExpr | undefined, maxUnitRows: number, opts: PlanOptions): Promise<FilePlan> {
   const buffer = await openFile(file, opts, snapshot.tableUrl)
-  const [metadata, deleted] = await Promise.all([
-    readFooter(buffer, file.url),
-    file.deletionVector ? loadDeletionVector(file.deletionVector, snapshot.tableUrl, opts) : Promise.resolve([]),
-  ])
+  const metadata = await readFooter(buffer, file.url)
+  const deleted = file.deletionVector
+    ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, opts, file.url, Number(metadata.num_rows))
+    : []
   const partitionValues = filePartitionValues(snapshot, file)
   const ctx: FileContext = { snapshot, file, buffer, metadata, deleted, filter, partitionValues, maxUnitRows }
   const plan: FilePlan = {

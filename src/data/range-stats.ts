@@ -7,7 +7,8 @@
  */
 import { parquetSchema, type FileMetaData, type SchemaElement, type SchemaTree } from 'hyparquet'
 import { findParquetChild, partitionValueFor } from '../table/column-mapping.ts'
-import { parsePartitionValue, parseTimestamp } from '../table/partition-values.ts'
+import { parsePartitionValue } from '../table/partition-values.ts'
+import { Timestamp } from '../table/timestamp.ts'
 import { formatDays } from '../table/values.ts'
 import type { AddFile, DeltaType, Snapshot } from '../table/types.ts'
 import type { ColumnRange, ColumnRangeStats } from './types.ts'
@@ -115,10 +116,7 @@ function fromDelta(value: unknown, type: DeltaType, side: 'min' | 'max'): unknow
     case 'boolean': return typeof value === 'boolean' ? value : undefined
     case 'string': return typeof value === 'string' ? truncatedString(value, side) : undefined
     case 'date': return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : undefined
-    case 'timestamp': case 'timestamp_ntz': {
-      const date = typeof value === 'string' ? parseTimestamp(value) : undefined
-      return date ? widen(date, side) : undefined
-    }
+    case 'timestamp': case 'timestamp_ntz': return typeof value === 'string' ? deltaTimestamp(value, side) : undefined
   }
   return undefined // decimals (lossy in JSON), binary: no pruning
 }
@@ -133,7 +131,7 @@ function fromParquet(value: unknown, type: DeltaType, side: 'min' | 'max'): unkn
     case 'boolean': return typeof value === 'boolean' ? value : undefined
     case 'string': return typeof value === 'string' ? truncatedString(value, side) : undefined
     case 'date': return value instanceof Date ? formatDays(Math.floor(value.getTime() / MS_PER_DAY)) : typeof value === 'number' ? formatDays(value) : undefined
-    case 'timestamp': case 'timestamp_ntz': return value instanceof Date ? widen(value, side) : undefined
+    case 'timestamp': case 'timestamp_ntz': return parquetTimestamp(value, side)
   }
   return undefined
 }
@@ -142,11 +140,30 @@ function truncatedString(value: string, side: 'min' | 'max'): string | undefined
   return side === 'max' && [...value].length >= STRING_PREFIX ? undefined : value
 }
 
+/** Microseconds a millisecond-precision bound may be off by: the rest of that millisecond. */
+const SUB_MS = 999n
+
 /**
- * Stats hold timestamps at ms precision, truncated (hyparquet toward zero, Delta writers by
- * dropping µs); widening by 1 ms keeps the bound on the safe side either way.
+ * Delta JSON stats print timestamps at ms precision, dropping the µs (Spark truncates, so a max
+ * of 4.000Z covers rows up to 4.000999 s; Delta readers add those 999 µs to every timestamp max).
+ * The min is widened the same way because a truncation toward zero (checkpoint stats decoded by
+ * hyparquet, pre-1970 instants) raises it. A stat printed with sub-ms digits is exact.
  */
-function widen(date: Date, side: 'min' | 'max'): Date | undefined {
-  const ms = date.getTime()
-  return Number.isNaN(ms) ? undefined : new Date(side === 'min' ? ms - 1 : ms + 1)
+function deltaTimestamp(text: string, side: 'min' | 'max'): Timestamp | undefined {
+  const t = Timestamp.parse(text)
+  if (!t || /\.\d{4,}/.test(text)) return t
+  return new Timestamp(side === 'min' ? t.micros - SUB_MS : t.micros + SUB_MS)
+}
+
+/**
+ * Parquet statistics come from hyparquet's default parsers: a Date of the value truncated toward
+ * zero to ms, so the real bound lies within 999 µs either side of it. A Timestamp (a footer read
+ * with exact parsers) is the bound itself.
+ */
+function parquetTimestamp(value: unknown, side: 'min' | 'max'): Timestamp | undefined {
+  if (value instanceof Timestamp) return value
+  const ms = value instanceof Date ? value.getTime() : NaN
+  if (Number.isNaN(ms)) return undefined
+  const micros = BigInt(ms) * 1000n
+  return new Timestamp(side === 'min' ? micros - SUB_MS : micros + SUB_MS)
 }

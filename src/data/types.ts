@@ -21,7 +21,8 @@ export type FilterExpr =
 
 /**
  * A literal in a filter: number (int or float), string, date ('YYYY-MM-DD' via DATE '…'),
- * timestamp (ISO-8601 UTC string with ms, via TIMESTAMP '…'), boolean (TRUE/FALSE).
+ * timestamp (ISO-8601 UTC string as Timestamp prints it, with µs or ns digits when the literal has
+ * them, via TIMESTAMP '…'), boolean (TRUE/FALSE).
  */
 export type Literal =
   /** `text`: the literal as written (sign included), for exact long and decimal comparisons. */

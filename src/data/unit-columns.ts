@@ -10,9 +10,15 @@ import { TableError, type StructField } from '../table/types.ts'
 import { defaultEncoding } from './decode.ts'
 import type { ColumnEncoding, DecodeSpec, PlanFile, ScanPlan } from './types.ts'
 
-/** One delivered column of one file. */
+/**
+ * A timestamp column stored without a timestamp annotation, whose values hyparquet hands over as
+ * they are: Spark's INT64 microseconds, or the day numbers of a date widened to timestamp_ntz.
+ */
+export type RawTimestamp = 'micros' | 'days'
+
+/** One delivered column of one file; `rawTimestamp` marks values to bring to seconds first. */
 export type ColumnSource =
-  | { name: string; encoding: ColumnEncoding; kind: 'parquet'; parquetName: string }
+  | { name: string; encoding: ColumnEncoding; kind: 'parquet'; parquetName: string; rawTimestamp?: RawTimestamp }
   | { name: string; encoding: ColumnEncoding; kind: 'constant'; value: unknown }
 
 /**
@@ -43,11 +49,26 @@ function fromField(plan: ScanPlan, file: PlanFile, root: SchemaTree, field: Stru
   }
   const node = findParquetChild(root.children, field, schema.columnMapping)
   if (node) checkPhysicalType(file.url, field.name, field.type, node)
-  if (node) return { name: field.name, encoding, kind: 'parquet', parquetName: node.element.name }
+  if (node) {
+    const source: ColumnSource = { name: field.name, encoding, kind: 'parquet', parquetName: node.element.name }
+    const raw = rawTimestamp(field, node)
+    return raw ? { ...source, rawTimestamp: raw } : source
+  }
   if (!field.nullable) {
     throw new TableError(`${file.url}: non-nullable column '${field.name}' is missing from the file`, 'schema', file.url)
   }
   return { name: field.name, encoding, kind: 'constant', value: null }
+}
+
+/**
+ * Annotated timestamps reach the decoders as seconds (unit-reader.ts parsers); these do not, and
+ * would otherwise become µs or day-number features in files of a column whose others hold seconds.
+ */
+function rawTimestamp(field: StructField, node: SchemaTree): RawTimestamp | undefined {
+  if (field.type !== 'timestamp' && field.type !== 'timestamp_ntz') return undefined
+  const { type, converted_type, logical_type } = node.element
+  if (type === 'INT32') return 'days'
+  return type === 'INT64' && !converted_type && !logical_type ? 'micros' : undefined
 }
 
 function fromParquet(file: PlanFile, root: SchemaTree, name: string, asked?: ColumnEncoding): ColumnSource {

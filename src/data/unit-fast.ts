@@ -19,7 +19,7 @@ export function decodeFastColumns(
   const out = new Map<string, DecodedColumn>()
   const groupStart = groupStartOf(file.metadata, unit.rowGroup)
   for (const c of columns) {
-    if (c.kind !== 'parquet') continue
+    if (c.kind !== 'parquet' || c.rawTimestamp) continue // raw timestamps need seconds first
     const values = fastColumn(bytes, file.metadata, unit, c.parquetName, c.encoding, groupStart, compressors)
     if (!values) continue
     const column: DecodedColumn = { name: c.name, encoding: c.encoding, values: values.values }

@@ -10,8 +10,9 @@ import { retryingFetch } from '../table/http.ts'
 import { FileMemory } from '../table/range-check.ts'
 import { TableError, type HttpOptions } from '../table/types.ts'
 import { decodeColumn, decodeConstant, type ColumnChunk, type RowSelection } from './decode.ts'
+import { rawTimestampSeconds } from './decode-values.ts'
 import { chunkRanges, fetchRanges, type UnitBytes } from './unit-bytes.ts'
-import { resolveColumns, type ColumnSource } from './unit-columns.ts'
+import { resolveColumns, type ColumnSource, type RawTimestamp } from './unit-columns.ts'
 import { decodeFastColumns } from './unit-fast.ts'
 import type { DecodeSpec, DecodedColumn, DecodedUnit, ScanPlan, Unit } from './types.ts'
 
@@ -107,7 +108,7 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
     for (const c of columns) {
       const ctx = { column: c.name, url: file.url }
       decoded[c.name] = fast.get(c.name) ?? (c.kind === 'parquet'
-        ? decodeColumn(chunks.get(c.parquetName) ?? [], sel, c.encoding, ctx)
+        ? decodeColumn(inSeconds(chunks.get(c.parquetName) ?? [], c.rawTimestamp), sel, c.encoding, ctx)
         : decodeConstant(c.value, sel, c.encoding, ctx))
     }
     workEnd = performance.now()
@@ -119,6 +120,11 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
   }
 
   return { read, stats: () => ({ ...totals }) }
+}
+
+/** Chunks of a raw timestamp column in seconds, as the parsers deliver annotated ones. */
+function inSeconds(chunks: ColumnChunk[], raw: RawTimestamp | undefined): ColumnChunk[] {
+  return raw ? chunks.map((c) => ({ rowStart: c.rowStart, data: rawTimestampSeconds(c.data, raw) })) : chunks
 }
 
 function count(totals: UnitReaderStats, unit: Unit, timing: DecodedUnit['timing']): void {

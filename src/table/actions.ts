@@ -48,10 +48,15 @@ export interface CheckpointMetadataAction { version: number; tags?: Record<strin
 /** Pointer from a v2 checkpoint to a sidecar file under `_delta_log/_sidecars/`. */
 export interface SidecarAction { path: string; sizeInBytes: number; modificationTime: number; tags?: Record<string, string> }
 
-/** One parsed line of the log; unknown action kinds are kept as 'other' (the protocol says ignore). */
+/**
+ * One parsed line of the log; unknown action kinds are kept as 'other' (the protocol says ignore).
+ * A `metaData` missing a required field carries `incomplete` (where and what) instead of failing at
+ * once: only the metaData in force at the read version has to be complete, and streaming writers
+ * are known to write a first one without a schema that a later commit supersedes.
+ */
 export type Action =
   | { kind: 'protocol'; protocol: Protocol }
-  | { kind: 'metaData'; metaData: Metadata }
+  | { kind: 'metaData'; metaData: Metadata; incomplete?: string }
   | { kind: 'add'; add: AddAction }
   | { kind: 'remove'; remove: RemoveAction }
   | { kind: 'commitInfo'; commitInfo: CommitInfoAction }
@@ -75,24 +80,51 @@ export function parseCommit(text: string, url: string): Action[] {
   const lines = text.split('\n')
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim()
-    if (line) actions.push(parseLine(line, url, i + 1))
+    if (line) actions.push(parseLine(line, url, i + 1, i + 1 < lines.length))
   }
   return actions
 }
 
-function parseLine(line: string, url: string, lineNo: number): Action {
+/**
+ * One log line. Keys this reader does not know are ignored beside a known action (the protocol's
+ * forward-compatibility rule); a line of unknown keys only is an unknown action, skipped.
+ */
+function parseLine(line: string, url: string, lineNo: number, more: boolean): Action {
   let obj: unknown
   try {
     obj = JSON.parse(line)
   } catch (error) {
+    if (more && opensObject(line)) {
+      throw malformed(url, lineNo, 'the commit is not newline-delimited JSON: the action that starts here spans ' +
+        'several lines (pretty-printed?); Delta writes one action per line')
+    }
     throw malformed(url, lineNo, `not JSON (${(error as Error).message})`)
   }
   if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw malformed(url, lineNo, 'not a JSON object')
   const entries = Object.entries(obj as Record<string, unknown>).filter(([, v]) => v != null)
-  if (entries.length !== 1) throw malformed(url, lineNo, `expected one action, found ${entries.length}`)
-  const [name, body] = entries[0]
-  if (!KINDS.has(name)) return { kind: 'other', name }
+  const known = entries.filter(([name]) => KINDS.has(name))
+  if (known.length > 1) {
+    throw malformed(url, lineNo, `expected one action, found ${known.length} (${known.map(([n]) => n).join(', ')})`)
+  }
+  if (!known.length) return { kind: 'other', name: entries[0]?.[0] ?? '' }
+  const [name, body] = known[0]
   return toAction(name, body, (msg: string) => malformed(url, lineNo, msg))
+}
+
+/** True when `line` leaves a JSON object or array open (outside strings): it continues on the next line. */
+function opensObject(line: string): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]
+    if (inString) {
+      if (c === '\\') i++
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if (c === '{' || c === '[') depth++
+    else if (c === '}' || c === ']') depth--
+  }
+  return depth > 0 && !inString
 }
 
 /**
@@ -107,7 +139,7 @@ export function toAction(name: string, body: unknown, fail: (msg: string) => Tab
   const b = body as Record<string, unknown>
   switch (name) {
     case 'protocol': return { kind: 'protocol', protocol: toProtocol(b, fail) }
-    case 'metaData': return { kind: 'metaData', metaData: toMetadata(b, fail) }
+    case 'metaData': return toMetadata(b, fail)
     case 'add': return { kind: 'add', add: toAdd(b, fail) }
     case 'remove': return { kind: 'remove', remove: toRemove(b, fail) }
     case 'commitInfo': return { kind: 'commitInfo', commitInfo: toCommitInfo(b) }
@@ -129,19 +161,22 @@ function toProtocol(b: Record<string, unknown>, fail: (msg: string) => TableErro
   return protocol
 }
 
-function toMetadata(b: Record<string, unknown>, fail: (msg: string) => TableError): Metadata {
+function toMetadata(b: Record<string, unknown>, fail: (msg: string) => TableError): Action {
   const format = (b.format ?? { provider: 'parquet' }) as Metadata['format']
+  const missing = (['id', 'schemaString'] as const).filter(key => typeof b[key] !== 'string')
   const metadata: Metadata = {
-    id: str(b.id, 'metaData.id', fail),
+    id: typeof b.id === 'string' ? b.id : '',
     format: { provider: format.provider ?? 'parquet', options: stringMap(format.options) as Record<string, string> },
-    schemaString: str(b.schemaString, 'metaData.schemaString', fail),
+    schemaString: typeof b.schemaString === 'string' ? b.schemaString : '',
     partitionColumns: strings(b.partitionColumns ?? []),
     configuration: stringMap(b.configuration) as Record<string, string>,
   }
   if (typeof b.name === 'string') metadata.name = b.name
   if (typeof b.description === 'string') metadata.description = b.description
   if (b.createdTime != null) metadata.createdTime = Number(b.createdTime)
-  return metadata
+  if (!missing.length) return { kind: 'metaData', metaData: metadata }
+  const what = missing.map(key => `metaData.${key} is missing or not a string`).join('; ')
+  return { kind: 'metaData', metaData: metadata, incomplete: fail(what).message }
 }
 
 function toAdd(b: Record<string, unknown>, fail: (msg: string) => TableError): AddAction {

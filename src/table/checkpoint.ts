@@ -75,9 +75,9 @@ async function readRows(part: CheckpointPart, fetch: typeof globalThis.fetch): P
 }
 
 async function readRowsSized(part: CheckpointPart, fetch: typeof globalThis.fetch): Promise<Record<string, unknown>[]> {
-  // Why cached: a small checkpoint is then fetched once, footer and column chunks together.
-  const file = cachedAsyncBuffer(await asyncBufferFromUrl({ url: part.url, byteLength: part.size, fetch }))
   try {
+    // Why cached: a small checkpoint is then fetched once, footer and column chunks together.
+    const file = cachedAsyncBuffer(await asyncBufferFromUrl({ url: part.url, byteLength: part.size, fetch }))
     const metadata = await parquetMetadataAsync(file)
     const names = new Set(parquetSchema(metadata).children.map(c => c.element.name))
     const columns = READ_COLUMNS.filter(c => names.has(c))

@@ -5,7 +5,7 @@
  * This module finds, for a logical field, the parquet schema node that stores it.
  */
 import type { SchemaTree } from 'hyparquet'
-import type { Snapshot, StructField } from './types.ts'
+import { TableError, type DeltaType, type Snapshot, type StructField, type StructType } from './types.ts'
 
 /** The table's column mapping mode. */
 export type ColumnMappingMode = Snapshot['columnMapping']
@@ -63,4 +63,50 @@ export function partitionValueFor(
   if (field.name in values) return values[field.name]
   const physical = physicalName(field, mode)
   return physical in values ? values[physical] : null
+}
+
+/**
+ * Refuses a schema in which two columns of one struct share a name (case-insensitively, as Spark
+ * resolves names) or, under column mapping, a physical name, or two fields anywhere share a field
+ * id: each would make one column's data silently replace another's. Nested structs (also inside
+ * arrays and maps) are checked level by level.
+ *
+ * @param where named in the error (the table URL)
+ * @throws TableError 'malformed-log' naming both columns
+ */
+export function checkDistinctColumns(schema: StructType, mode: ColumnMappingMode, where: string): void {
+  const ids = new Map<number, string>()
+  const visit = (type: DeltaType, path: string): void => {
+    if (typeof type === 'string') return
+    if (type.type === 'array') return visit(type.elementType, `${path}[]`)
+    if (type.type === 'map') return visit(type.keyType, `${path}.key`), visit(type.valueType, `${path}.value`)
+    const logical = new Map<string, string>()
+    const physical = new Map<string, string>()
+    for (const field of type.fields) {
+      const name = path ? `${path}.${field.name}` : field.name
+      const seen = logical.get(field.name.toLowerCase())
+      if (seen !== undefined) throw duplicate(where, `columns '${seen}' and '${name}' have the same name`)
+      logical.set(field.name.toLowerCase(), name)
+      if (mode !== 'none') {
+        const key = physicalName(field, mode).toLowerCase()
+        const other = physical.get(key)
+        if (other !== undefined) {
+          throw duplicate(where, `columns '${other}' and '${name}' map to one physical column '${physicalName(field, mode)}'`)
+        }
+        physical.set(key, name)
+      }
+      const id = fieldId(field, mode)
+      if (id !== undefined) {
+        const other = ids.get(id)
+        if (other !== undefined) throw duplicate(where, `columns '${other}' and '${name}' have the same field id ${id}`)
+        ids.set(id, name)
+      }
+      visit(field.type, name)
+    }
+  }
+  visit(schema, '')
+}
+
+function duplicate(where: string, what: string): TableError {
+  return new TableError(`${where}: invalid schema: ${what}`, 'malformed-log', where)
 }

@@ -1,8 +1,13 @@
 /**
- * Reading commit files, their timestamps, and finding the version in force at a time
- * (PROTOCOL.md "In-Commit Timestamps": `inCommitTimestamp` when present, else the commit's
- * `commitInfo.timestamp`, else the file's modification time).
+ * Reading commit files, their timestamps, and finding the version in force at a time.
+ * PROTOCOL.md "In-Commit Timestamps" and "Commit Provenance": a commit's time is its
+ * `inCommitTimestamp` when the table writes them, else its log file's modification time (over HTTP
+ * the `Last-Modified` of the commit file, or `LastModified` in an S3 listing) — never
+ * `commitInfo.timestamp`, which writers fill in as they like. File times are made strictly
+ * increasing before they are compared (a commit not later than its predecessor counts as the
+ * predecessor's time + 1 ms), as Delta readers do when clocks go backwards.
  */
+import { mapLimit } from '../util/map-limit.ts'
 import { parseCommit, type Action, type CommitInfoAction } from './actions.ts'
 import { fetchOptional, lastModified, statusError } from './http.ts'
 import { commitUrl, type CommitFile } from './listing.ts'
@@ -37,7 +42,9 @@ export class CommitReader {
   async readRequired(commit: CommitFile): Promise<ReadCommit> {
     const read = await this.read(commit)
     if (!read) {
-      throw new TableError(`GET ${commit.url}: 404 Not Found (commit ${commit.version} vanished while reading)`, 'http', commit.url)
+      // Probing assumes commits without gaps; a listing saw the file. Either way it is missing now.
+      throw new TableError(`GET ${commit.url}: 404 Not Found: commit ${commit.version} is missing (a version gap in ` +
+        'the log, or the file was removed while reading)', 'malformed-log', commit.url)
     }
     return read
   }
@@ -57,16 +64,40 @@ export function commitInfoOf(read: ReadCommit): CommitInfoAction | undefined {
   return undefined
 }
 
-/** Commit time in ms since epoch: inCommitTimestamp, else commitInfo.timestamp, else file time, else 0. */
-export function commitTimestamp(read: ReadCommit): number {
-  const info = commitInfoOf(read)
-  return info?.inCommitTimestamp ?? info?.timestamp ?? read.lastModified ?? 0
+/** The commit's in-commit timestamp (ms), when it has one. */
+export function inCommitTime(read: ReadCommit): number | undefined {
+  return commitInfoOf(read)?.inCommitTimestamp
 }
 
-/** History entry of a commit. */
-export function toCommitInfo(read: ReadCommit): CommitInfo {
+/**
+ * The commit file's own time (ms): its modification time; `commitInfo.timestamp` only where the
+ * server told no time at all (no Last-Modified), else 0.
+ */
+export function fileTime(read: ReadCommit): number {
+  return read.lastModified ?? commitInfoOf(read)?.timestamp ?? 0
+}
+
+/** Commit time of one commit, unadjusted: in-commit timestamp, else the file's time. */
+export function commitTimestamp(read: ReadCommit): number {
+  return inCommitTime(read) ?? fileTime(read)
+}
+
+/** Times made strictly increasing: each one at least its predecessor + 1 ms (Delta's adjustment). */
+export function monotonize(times: readonly number[]): number[] {
+  const out: number[] = []
+  for (const t of times) out.push(out.length && t <= out[out.length - 1] ? out[out.length - 1] + 1 : t)
+  return out
+}
+
+/** Times of consecutive commits, oldest first, as time travel compares them. */
+export function commitTimes(reads: readonly ReadCommit[]): number[] {
+  return monotonize(reads.map(commitTimestamp))
+}
+
+/** History entry of a commit at the (adjusted) commit time `timestamp`. */
+export function toCommitInfo(read: ReadCommit, timestamp = commitTimestamp(read)): CommitInfo {
   const info = commitInfoOf(read)
-  const out: CommitInfo = { version: read.version, timestamp: commitTimestamp(read) }
+  const out: CommitInfo = { version: read.version, timestamp }
   if (typeof info?.operation === 'string') out.operation = info.operation
   if (info?.operationMetrics) out.operationMetrics = info.operationMetrics
   return out
@@ -82,20 +113,38 @@ export function toMillis(timestamp: string | number): number {
 }
 
 /**
- * Latest commit with timestamp ≤ `ms`, by binary search over the listed commits (commit times
- * increase with the version; that is guaranteed with in-commit timestamps). Reads O(log n) commits.
+ * Latest commit whose time is ≤ `ms` ("the latest commit at or before the timestamp").
+ * In-commit timestamps, when the newest commit has one, cover a suffix of the log from the version
+ * that enabled them and increase by construction: that suffix is binary-searched, O(log n) reads.
+ * Commits before it are compared by their file times after the monotonic adjustment, which needs
+ * every one of them: free from a listing (it carries the times), one GET each when probing.
  *
  * @returns the version, or undefined when `ms` is before the first listed commit
  */
 export async function versionAt(commits: CommitFile[], ms: number, reader: CommitReader): Promise<number | undefined> {
-  const time = async (i: number) => commitTimestamp(await reader.readRequired(commits[i]))
-  if (!commits.length || (await time(0)) > ms) return undefined
-  let lo = 0 // time(lo) <= ms
-  let hi = commits.length // time(hi) > ms, or past the end
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1
-    if ((await time(mid)) <= ms) lo = mid
-    else hi = mid
+  if (!commits.length) return undefined
+  const ict = async (i: number) => inCommitTime(await reader.readRequired(commits[i]))
+  let start = commits.length // first commit of the in-commit-timestamp suffix
+  if ((await ict(commits.length - 1)) !== undefined) {
+    start = await firstIndex(0, commits.length - 1, async i => (await ict(i)) !== undefined)
+    if ((await ict(start))! <= ms) {
+      const last = await firstIndex(start, commits.length, async i => i === commits.length || (await ict(i))! > ms)
+      return commits[last - 1].version
+    }
   }
-  return commits[lo].version
+  const times = monotonize(await mapLimit(commits.slice(0, start), 8, async c =>
+    c.lastModified ?? fileTime(await reader.readRequired(c))))
+  let found: number | undefined
+  for (let i = 0; i < times.length && times[i] <= ms; i++) found = commits[i].version
+  return found
+}
+
+/** Smallest i in [lo, hi] with `pred(i)` true, for a predicate false then true (pred(hi) is taken as true). */
+async function firstIndex(lo: number, hi: number, pred: (i: number) => Promise<boolean>): Promise<number> {
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (await pred(mid)) hi = mid
+    else lo = mid + 1
+  }
+  return lo
 }

@@ -15,19 +15,20 @@ const TEST_FILE_CORE = 'test%dv%prefix-deletion_vector_'
 const UUID_CHARS = 20
 
 /**
- * Loads a deletion vector. Returns the deleted row indexes (0-based, ascending) within the data
- * file. `tableUrl` ends with '/'. Throws TableError 'corrupt-file' (naming the DV URL) on a bad
- * size, checksum, bitmap or cardinality, and 'http' when the file cannot be fetched.
+ * Loads a deletion vector. Returns the deleted row indexes (0-based, strictly ascending) within
+ * the data file. `tableUrl` ends with '/'; `dataFile` (the data file's URL) names an inline DV in
+ * errors. Throws TableError 'corrupt-file' (naming the DV URL) on a bad size, checksum, bitmap or
+ * cardinality, 'unsupported-feature' for a path off the table's origin (before any request), and
+ * 'http' when the file cannot be fetched.
  */
 export async function loadDeletionVector(
-  dv: DeletionVectorDescriptor, tableUrl: string, opts: HttpOptions = {},
+  dv: DeletionVectorDescriptor, tableUrl: string, opts: HttpOptions = {}, dataFile?: string, rows?: number,
 ): Promise<number[]> {
-  const { bytes, where } = dv.storageType === 'i'
-    ? { bytes: inlineBytes(dv), where: `inline deletion vector '${dv.pathOrInlineDv}'` }
-    : await fileBytes(dv, tableUrl, opts)
+  checkBounds(dv, dataFile, rows)
+  const { bytes, where } = dv.storageType === 'i' ? inlineBytes(dv, dataFile) : await fileBytes(dv, tableUrl, opts)
   let deleted: number[]
   try {
-    deleted = decodeDeletionBitmap(bytes)
+    deleted = decodeDeletionBitmap(bytes, { maxValues: Math.min(dv.cardinality, rows ?? Infinity), rows })
   } catch (error) {
     if (!(error instanceof RoaringFormatError)) throw error
     throw corrupt(where, error.message)
@@ -38,32 +39,76 @@ export async function loadDeletionVector(
   return deleted
 }
 
+/**
+ * What the log claims of a deletion vector, held against the data file's row count (from its
+ * footer) before a byte is fetched or decoded: it cannot delete more rows than the file has, and
+ * its bitmap cannot need more bytes than a full bitmap of that many rows (one 8 KiB container per
+ * 65 536 rows, plus headers).
+ */
+function checkBounds(dv: DeletionVectorDescriptor, dataFile: string | undefined, rows: number | undefined): void {
+  if (rows === undefined) return
+  const where = `deletion vector of ${dataFile ?? 'a data file'}`
+  if (dv.cardinality > rows) throw corrupt(where, `the log says it deletes ${dv.cardinality} rows, the file has ${rows}`)
+  const maxBytes = maxBitmapBytes(rows)
+  if (dv.sizeInBytes > maxBytes) {
+    throw corrupt(where, `sizeInBytes ${dv.sizeInBytes} is more than a bitmap of ${rows} rows needs (at most ${maxBytes})`)
+  }
+}
+
+/** Largest serialized bitmap (magic, buckets, headers, full 8 KiB containers) for row indexes below `rows`. */
+export function maxBitmapBytes(rows: number): number {
+  const containers = Math.ceil(rows / 65536) + 1
+  const buckets = Math.ceil(rows / 2 ** 32) + 1
+  return 12 + buckets * 16 + containers * (8192 + 8)
+}
+
 function corrupt(where: string, why: string): TableError {
   const url = where.startsWith('inline') ? undefined : where
   return new TableError(`${where}: corrupt deletion vector: ${why}`, 'corrupt-file', url)
 }
 
-function inlineBytes(dv: DeletionVectorDescriptor): Uint8Array {
+function inlineBytes(dv: DeletionVectorDescriptor, dataFile?: string): { bytes: Uint8Array; where: string } {
+  // The Z85 text means nothing to a user; the data file it belongs to does.
+  const where = dataFile ? `inline deletion vector of ${dataFile}` : `inline deletion vector '${dv.pathOrInlineDv}'`
   try {
-    return z85Decode(dv.pathOrInlineDv, dv.sizeInBytes)
+    return { bytes: z85Decode(dv.pathOrInlineDv, dv.sizeInBytes), where }
   } catch (error) {
-    throw corrupt(`inline deletion vector '${dv.pathOrInlineDv}'`, (error as Error).message)
+    throw corrupt(where, (error as Error).message)
   }
 }
 
 /**
  * Candidate URLs of a DV file: storage type 'u' → `<table>/<prefix>/deletion_vector_<uuid>.bin`;
- * 'p' → the absolute path (resolved against the table URL, so a relative one also works).
+ * 'p' → the absolute path (see absoluteDvUrl).
  */
 export function deletionVectorUrls(dv: DeletionVectorDescriptor, tableUrl: string): string[] {
-  if (dv.storageType === 'p') return [new URL(dv.pathOrInlineDv, tableUrl).href]
-  if (dv.storageType !== 'u') throw new TableError(`deletion vector storage type '${dv.storageType}' is unknown`, 'unsupported-feature')
+  if (dv.storageType === 'p') return [absoluteDvUrl(dv.pathOrInlineDv, tableUrl)]
+  if (dv.storageType !== 'u') {
+    throw new TableError(`deletion vector storage type '${dv.storageType}' is unknown`, 'unsupported-feature')
+  }
   const id = dv.pathOrInlineDv
   if (id.length < UUID_CHARS) throw corrupt(`deletion vector id '${id}'`, 'shorter than a UUID')
   const prefix = id.slice(0, -UUID_CHARS)
   const uuid = z85DecodeUuid(id.slice(-UUID_CHARS))
   const dir = tableUrl + (prefix ? `${encodeURIComponent(prefix)}/` : '')
   return [FILE_CORE, TEST_FILE_CORE].map((core) => `${dir}${encodeURIComponent(core)}${uuid}.bin`)
+}
+
+/**
+ * URL of a 'p' deletion vector. The log holds a URI, so its %-escapes are kept as they are (the
+ * server decodes them once to find the file); a relative one is resolved against the table URL.
+ * Why only the table's origin: a Spark-written path (`s3://…`, `file:/…`) cannot be fetched over
+ * HTTP, and a path on another host must not see the table's requests (nor its credentials).
+ */
+function absoluteDvUrl(path: string, tableUrl: string): string {
+  const tableOrigin = new URL(tableUrl).origin
+  const url = URL.canParse(path, tableUrl) ? new URL(path, tableUrl) : undefined
+  if (!url || url.origin === 'null' || url.origin !== tableOrigin) {
+    throw new TableError(
+      `deletion vector path '${path}' is not on the table's origin ${tableOrigin}: ` +
+      'only deletion vectors served next to the table can be read', 'unsupported-feature', path)
+  }
+  return url.href
 }
 
 /**

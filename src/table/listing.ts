@@ -235,6 +235,9 @@ export async function probeLog(tableUrl: string, opts: HttpOptions, target?: num
     fromZero = false
   }
   const latest = await lastExisting(hint?.version ?? 0, exists)
+  // The search assumes no gap; a gap inside the range found fails when its commit is read. One more
+  // HEAD catches a one-commit gap that ended the search early and would silently serve an old version.
+  if (await exists(latest + 2)) throw versionGap(tableUrl, latest + 1)
   const first = fromZero ? 0 : hint!.version + 1
   const commits: CommitFile[] = []
   for (let v = first; v <= latest; v++) commits.push({ version: v, url: commitUrl(tableUrl, v) })
@@ -260,4 +263,11 @@ export async function lastExisting(known: number, exists: (v: number) => Promise
 
 async function commitExists(tableUrl: string, version: number, opts: HttpOptions): Promise<boolean> {
   return (await fetchOptional(commitUrl(tableUrl, version), opts, 'HEAD', tableUrl)) !== undefined
+}
+
+/** The error for a log with commit `version` missing while later ones exist. */
+export function versionGap(tableUrl: string, version: number): TableError {
+  return new TableError(`${commitUrl(tableUrl, version)} is missing: the log has a ` +
+    `version gap at commit ${version} (later commits exist), so versions from ${version} on cannot be read`,
+  'malformed-log', tableUrl)
 }

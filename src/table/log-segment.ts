@@ -3,7 +3,7 @@
  * after that checkpoint up to the version (PROTOCOL.md "Checkpoints": for time travel the
  * checkpoint must not be newer than the version).
  */
-import type { CheckpointFile, CommitFile, LogListing } from './listing.ts'
+import { versionGap, type CheckpointFile, type CommitFile, type LogListing } from './listing.ts'
 import { TableError } from './types.ts'
 
 /** Files to replay for `version`, oldest first. */
@@ -49,7 +49,22 @@ export function buildSegment(listing: LogListing, tableUrl: string, version?: nu
     const commits = collect(byVersion, start, target)
     if (commits) return { version: target, checkpoint, commits }
   }
-  throw notFound(tableUrl, target, range)
+  throw gapIn(listing, byVersion, candidates[0] ? candidates[0].version + 1 : 0, target, tableUrl) ??
+    notFound(tableUrl, target, range)
+}
+
+/**
+ * The error for a commit missing between two that exist in start..end (commits older than every
+ * listed one were cleaned up, which is no gap), or undefined.
+ */
+function gapIn(listing: LogListing, byVersion: Map<number, CommitFile>, start: number, end: number,
+  tableUrl: string): TableError | undefined {
+  const first = listing.commits[0]?.version
+  if (first === undefined) return undefined
+  for (let v = Math.max(start, first + 1); v <= end; v++) {
+    if (!byVersion.has(v)) return versionGap(tableUrl, v)
+  }
+  return undefined
 }
 
 /** Commits start..end, or undefined when one is missing. */

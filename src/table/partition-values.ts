@@ -4,6 +4,7 @@
  * A JSON null or an empty string is a null partition; the string "null" is the string "null".
  */
 import { decimalType, formatDecimal, formatDays, rescale } from './values.ts'
+import { Timestamp } from './timestamp.ts'
 import { TableError, type DeltaType } from './types.ts'
 
 const INT_RANGES: Record<string, [number, number]> = {
@@ -38,7 +39,8 @@ function parseTyped(raw: string, type: string): unknown {
     case 'float': case 'double': return parseFloating(raw)
     case 'boolean': return parseBoolean(raw)
     case 'date': return parseDate(raw)
-    case 'timestamp': case 'timestamp_ntz': return parseTimestamp(raw)
+    // 'yyyy-MM-dd HH:mm:ss[.fraction]' (Spark) or ISO 8601 (Delta Kernel), exact to the µs.
+    case 'timestamp': case 'timestamp_ntz': return Timestamp.parse(raw)
     case 'binary': return parseBinary(raw)
   }
   const decimal = decimalType(type)
@@ -71,37 +73,11 @@ function parseDate(raw: string): string | undefined {
   return isCalendarDay(ms, match[2], match[3]) ? formatDays(Math.floor(ms / 86_400_000)) : undefined
 }
 
-/**
- * Timestamp partition values: 'yyyy-MM-dd HH:mm:ss[.fraction]' (Spark), ISO 8601 with 'T' and
- * 'Z' or an offset (Delta Kernel, e.g. '2024-01-01T10:00:00.000000Z'), or a bare date. Values
- * without a zone are UTC: the protocol notes partition timestamps carry no time zone, and
- * Delta's readers interpret them in UTC. Sub-millisecond digits are dropped (Date holds ms).
- */
-export function parseTimestamp(raw: string): Date | undefined {
-  const match =
-    /^\s*(-?\d{4,6})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?\s*$/i.exec(raw)
-  if (!match) return undefined
-  const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', zone] = match
-  const ms = Number((fraction + '000').slice(0, 3))
-  const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms)
-  if (!isCalendarDay(utc, mo, d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined
-  return new Date(utc - zoneOffsetMs(zone))
-}
-
 /** Date.UTC rolls 2021-13-45 over into 2022; reject instead of reading a different day. */
 function isCalendarDay(ms: number, month: string, day: string): boolean {
   if (Number.isNaN(ms)) return false
   const date = new Date(ms)
   return date.getUTCMonth() + 1 === Number(month) && date.getUTCDate() === Number(day)
-}
-
-function zoneOffsetMs(zone: string | undefined): number {
-  if (!zone || zone.toUpperCase() === 'Z') return 0
-  const digits = zone.replace(':', '')
-  const sign = digits[0] === '-' ? -1 : 1
-  const hours = Number(digits.slice(1, 3))
-  const minutes = Number(digits.slice(3, 5) || '0')
-  return sign * (hours * 60 + minutes) * 60_000
 }
 
 /**

@@ -28,9 +28,15 @@ export const MAX_READER_VERSION = 3
 export function checkReadable(protocol: Protocol, tableUrl: string): void {
   const version = protocol.minReaderVersion
   if (!Number.isInteger(version) || version < 1 || version > MAX_READER_VERSION) {
+    // Name the listed features too: they tell the user what the newer protocol is needed for.
+    const listed = protocol.readerFeatures ?? []
+    const unknown = listed.filter(f => !SUPPORTED_READER_FEATURES.has(f))
+    const features = !listed.length ? ''
+      : `; the table lists reader feature${listed.length > 1 ? 's' : ''} ${listed.join(', ')}` +
+        (unknown.length ? ` (unsupported: ${unknown.join(', ')})` : '')
     throw new TableError(
-      `${tableUrl}: Unsupported Delta protocol reader version ${version} (this reader supports 1 to ${MAX_READER_VERSION})`,
-      'unsupported-feature', tableUrl)
+      `${tableUrl}: Unsupported Delta protocol reader version ${version} (this reader supports 1 to ${MAX_READER_VERSION})` +
+      features, 'unsupported-feature', tableUrl)
   }
   if (version < 3) return
   const features = protocol.readerFeatures ?? []

@@ -5,13 +5,16 @@
  * absolute URL, logical partition keys and parsed statistics.
  */
 import type { Action, AddAction } from './actions.ts'
-import { physicalName, toLogicalKeys } from './schema.ts'
+import { physicalName } from './column-mapping.ts'
+import { toLogicalKeys } from './schema.ts'
 import type { AddFile, DeletionVectorDescriptor, FileStats, Metadata, Protocol, StructType } from './types.ts'
 
 /** State accumulated while replaying actions oldest to newest. */
 export interface ReplayState {
   protocol?: Protocol
   metadata?: Metadata
+  /** Why the metaData in force is incomplete (file, line and field), when it is. */
+  metadataIncomplete?: string
   /** Live adds by fileKey. */
   files: Map<string, AddAction>
 }
@@ -29,7 +32,7 @@ export function applyActions(state: ReplayState, actions: Iterable<Action>): voi
   for (const action of actions) {
     switch (action.kind) {
       case 'protocol': state.protocol = action.protocol; break
-      case 'metaData': state.metadata = action.metaData; break
+      case 'metaData': state.metadata = action.metaData; state.metadataIncomplete = action.incomplete; break
       case 'add': state.files.set(fileKey(action.add.path, action.add.deletionVector), action.add); break
       case 'remove': state.files.delete(fileKey(action.remove.path, action.remove.deletionVector)); break
       default: break

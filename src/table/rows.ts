@@ -16,7 +16,8 @@ import { retryingFetch } from './http.ts'
 import { FileMemory, type FileValidator } from './range-check.ts'
 import { parsePartitionValue } from './partition-values.ts'
 import { countDeletedIn, isDeleted } from './roaring.ts'
-import { convertValue, floorDiv } from './values.ts'
+import { Timestamp } from './timestamp.ts'
+import { convertValue } from './values.ts'
 import { TableError, type AddFile, type HttpOptions, type ReadOptions, type Row, type Snapshot, type StructField } from './types.ts'
 
 /** One output column and where its values come from. */
@@ -32,13 +33,14 @@ export interface ColumnPlan {
 const FILE_CONCURRENCY = 4
 
 /**
- * Timestamps with floor division (hyparquet truncates toward zero, which is off by one ms before
- * 1970) and dates as day numbers (values.ts formats them), see values.ts.
+ * Timestamps exactly, as Timestamp (hyparquet's Dates would drop the microseconds, and its
+ * truncation toward zero is off by one ms before 1970), and dates as day numbers (values.ts
+ * formats them), see values.ts.
  */
 const PARSERS: Partial<ParquetParsers> = {
-  timestampFromMilliseconds: (ms: bigint) => new Date(Number(ms)),
-  timestampFromMicroseconds: (us: bigint) => new Date(Number(floorDiv(us, 1000n))),
-  timestampFromNanoseconds: (ns: bigint) => new Date(Number(floorDiv(ns, 1_000_000n))),
+  timestampFromMilliseconds: (ms: bigint) => Timestamp.fromMillis(ms),
+  timestampFromMicroseconds: (us: bigint) => Timestamp.fromMicros(us),
+  timestampFromNanoseconds: (ns: bigint) => Timestamp.fromNanos(ns),
   dateFromDays: (days: number) => days,
 }
 
@@ -82,7 +84,7 @@ export async function* scanFile(snapshot: Snapshot, file: AddFile, opts: ReadOpt
   const plans = planColumns(snapshot, file, fields, parquetSchema(metadata))
   const partitionRow = partitionValues(snapshot, file, plans)
   const deleted = file.deletionVector
-    ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, opts)
+    ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, opts, file.url, Number(metadata.num_rows))
     : []
   const rawMetadata = withRawTypes(metadata)
   let groupStart = 0

@@ -2,11 +2,17 @@
  * The table schema: parse `metaData.schemaString` (PROTOCOL.md "Schema Serialization Format") and
  * read the column mapping settings (PROTOCOL.md "Column Mapping").
  */
+import { physicalName } from './column-mapping.ts'
 import { TableError, type DeltaType, type Metadata, type StructField, type StructType } from './types.ts'
 
 const PRIMITIVES = new Set(['string', 'long', 'integer', 'short', 'byte', 'float', 'double', 'boolean',
   'binary', 'date', 'timestamp', 'timestamp_ntz', 'variant'])
 const DECIMAL = /^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$/
+/**
+ * Deepest nesting of struct/array/map types accepted. Real schemas stay far below it; the bound
+ * keeps a crafted schema from exhausting the stack of every recursive reader of rows and types.
+ */
+export const MAX_SCHEMA_DEPTH = 100
 
 /**
  * Parse a schemaString into a StructType; field metadata is kept as is.
@@ -21,41 +27,48 @@ export function parseSchema(schemaString: string, where = 'metaData.schemaString
   } catch (error) {
     throw new TableError(`${where}: schema is not JSON (${(error as Error).message})`, 'malformed-log')
   }
-  const type = toType(json, where)
+  const type = toType(json, where, 0)
   if (typeof type !== 'object' || type.type !== 'struct') {
     throw new TableError(`${where}: schema is not a struct`, 'malformed-log')
   }
   return type
 }
 
-function toType(json: unknown, path: string): DeltaType {
+function toType(json: unknown, path: string, depth: number): DeltaType {
   if (typeof json === 'string') return toPrimitive(json, path)
   if (!json || typeof json !== 'object') throw bad(path, `type ${JSON.stringify(json)}`)
+  if (depth >= MAX_SCHEMA_DEPTH) {
+    throw new TableError(`${path.slice(0, 200)}…: schema nests types more than ${MAX_SCHEMA_DEPTH} levels deep ` +
+      '(the limit of this reader)', 'unsupported-feature')
+  }
   const t = json as Record<string, unknown>
+  const d = depth + 1
   switch (t.type) {
-    case 'struct': return { type: 'struct', fields: toFields(t.fields, path) }
+    case 'struct': return { type: 'struct', fields: toFields(t.fields, path, d) }
     case 'array': return {
-      type: 'array', elementType: toType(t.elementType, `${path}.element`), containsNull: t.containsNull !== false,
+      type: 'array', elementType: toType(t.elementType, `${path}.element`, d), containsNull: t.containsNull !== false,
     }
     case 'map': return {
-      type: 'map', keyType: toType(t.keyType, `${path}.key`), valueType: toType(t.valueType, `${path}.value`),
+      type: 'map', keyType: toType(t.keyType, `${path}.key`, d), valueType: toType(t.valueType, `${path}.value`, d),
       valueContainsNull: t.valueContainsNull !== false,
     }
     default: throw bad(path, `type ${JSON.stringify(t.type)}`)
   }
 }
 
-function toFields(fields: unknown, path: string): StructField[] {
+function toFields(fields: unknown, path: string, depth: number): StructField[] {
   if (!Array.isArray(fields)) throw bad(path, 'struct without a fields array')
   return fields.map((f: Record<string, unknown>) => {
     if (typeof f?.name !== 'string') throw bad(path, 'field without a name')
     const metadata = (f.metadata && typeof f.metadata === 'object' ? f.metadata : {}) as Record<string, unknown>
-    return { name: f.name, type: toType(f.type, `${path}.${f.name}`), nullable: f.nullable !== false, metadata }
+    return { name: f.name, type: toType(f.type, `${path}.${f.name}`, depth), nullable: f.nullable !== false, metadata }
   })
 }
 
 function toPrimitive(name: string, path: string): DeltaType {
   if (PRIMITIVES.has(name) || DECIMAL.test(name)) return name
+  // Spark's NullType: a column with no values (Spark does not even write it to the data files).
+  if (name === 'void' || name === 'null') return 'void'
   // Spark writes bare "decimal" for the default precision (10, 0).
   if (name === 'decimal') return 'decimal(10,0)'
   throw new TableError(`${path}: unsupported data type "${name}"`, 'unsupported-feature')
@@ -76,12 +89,6 @@ export function columnMappingMode(metadata: Metadata): 'none' | 'name' | 'id' {
   const mode = metadata.configuration['delta.columnMapping.mode'] ?? 'none'
   if (mode === 'none' || mode === 'name' || mode === 'id') return mode
   throw new TableError(`unsupported column mapping mode "${mode}"`, 'unsupported-feature')
-}
-
-/** Physical name of a field under column mapping (falls back to the logical name). */
-export function physicalName(field: StructField, mode: 'none' | 'name' | 'id'): string {
-  const physical = field.metadata['delta.columnMapping.physicalName']
-  return mode !== 'none' && typeof physical === 'string' ? physical : field.name
 }
 
 /**

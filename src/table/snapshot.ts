@@ -3,9 +3,10 @@
  * replay checkpoint + commits, check the protocol, and hand back the Snapshot the row reader needs.
  */
 import { readCheckpoint } from './checkpoint.ts'
+import { checkDistinctColumns } from './column-mapping.ts'
 import { mapLimit } from '../util/map-limit.ts'
-import { CommitReader, commitTimestamp, toCommitInfo, toMillis, versionAt, type ReadCommit } from './commits.ts'
-import { listLog, probeLog, type LogListing } from './listing.ts'
+import { CommitReader, commitTimes, commitTimestamp, toCommitInfo, toMillis, versionAt, type ReadCommit } from './commits.ts'
+import { listLog, probeLog, type CheckpointFile, type LogListing } from './listing.ts'
 import { buildSegment, versionRange, type LogSegment } from './log-segment.ts'
 import { checkReadable } from './protocol.ts'
 import { applyActions, liveFiles, newReplayState, type ReplayState } from './replay.ts'
@@ -32,17 +33,64 @@ export async function openSnapshot(tableUrl: string, opts: OpenOptions = {}): Pr
   let listing = await discover(root, opts, opts.version)
   let version = opts.version
   if (opts.timestamp !== undefined) [listing, version] = await resolveTimestamp(root, opts, listing, reader, opts.timestamp)
-  const segment = await segmentOrExplain(listing, root, version, opts, reader)
-  const [state, commits] = await replay(segment, root, opts, reader)
+  const { segment, state, commits } = await replayVersion(listing, root, version, opts, reader)
   return assemble(root, segment, state, await snapshotTime(segment, commits, reader))
 }
 
-async function replay(segment: LogSegment, root: string, opts: HttpOptions, reader: CommitReader): Promise<[ReplayState, ReadCommit[]]> {
+/** A replayed segment. */
+interface Replayed { segment: LogSegment; state: ReplayState; commits: ReadCommit[] }
+
+/**
+ * Replay the segment of `version`. A checkpoint that is gone or does not parse is passed over for
+ * an older one or the commits from version 0, as Delta readers do, and `onWarning` says so; only
+ * when no complete path is left does the open fail, naming the checkpoint and what is missing.
+ */
+async function replayVersion(listing: LogListing, root: string, version: number | undefined, opts: OpenOptions,
+  reader: CommitReader): Promise<Replayed> {
+  let segment = await segmentOrExplain(listing, root, version, opts, reader)
+  for (;;) {
+    const state = newReplayState()
+    const checkpoint = segment.checkpoint
+    try {
+      if (checkpoint) applyActions(state, await readCheckpoint(checkpoint, root, opts))
+    } catch (error) {
+      if (!checkpoint || !(error instanceof TableError)) throw error
+      listing = await withoutCheckpoint(listing, checkpoint, root, opts)
+      try {
+        segment = buildSegment(listing, root, version)
+      } catch (fallback) {
+        if (!(fallback instanceof TableError)) throw fallback
+        throw new TableError(`${error.message}; without that checkpoint version ${version ?? 'latest'} cannot be ` +
+          `rebuilt: ${fallback.message}`, error.code, checkpoint.parts[0].url)
+      }
+      warn(opts, `${error.message}; reading ${segment.checkpoint ? `the checkpoint of version ${segment.checkpoint.version}`
+        : 'the commits from version 0'} instead`)
+      continue
+    }
+    const commits = await mapLimit(segment.commits, CONCURRENCY, c => reader.readRequired(c))
+    for (const commit of commits) applyActions(state, commit.actions)
+    return { segment, state, commits }
+  }
+}
+
+/** The listing without `bad`; a probed one is probed again from version 0 (the commits the checkpoint replaced). */
+async function withoutCheckpoint(listing: LogListing, bad: CheckpointFile, root: string, opts: HttpOptions): Promise<LogListing> {
+  const base = listing.source === 'probe' && listing.commits[0]?.version !== 0 ? await probeLog(root, opts, 0) : listing
+  const url = bad.parts[0].url
+  return { ...base, checkpoints: base.checkpoints.filter(c => c.parts[0].url !== url) }
+}
+
+function warn(opts: OpenOptions, message: string): void {
+  if (opts.onWarning) opts.onWarning(message)
+  else console.warn(`snaptrain: ${message}`)
+}
+
+async function replay(segment: LogSegment, root: string, opts: HttpOptions, reader: CommitReader): Promise<ReplayState> {
   const state = newReplayState()
   if (segment.checkpoint) applyActions(state, await readCheckpoint(segment.checkpoint, root, opts))
   const commits = await mapLimit(segment.commits, CONCURRENCY, c => reader.readRequired(c))
   for (const commit of commits) applyActions(state, commit.actions)
-  return [state, commits]
+  return state
 }
 
 /**
@@ -56,7 +104,7 @@ async function segmentOrExplain(listing: LogListing, root: string, version: numb
     return buildSegment(listing, root, version)
   } catch (error) {
     if (!(error instanceof TableError) || error.code !== 'version-not-found') throw error
-    const [latest] = await replay(buildSegment(listing, root), root, opts, reader)
+    const latest = await replay(buildSegment(listing, root), root, opts, reader)
     if (latest.protocol) checkReadable(latest.protocol, root)
     throw error
   }
@@ -73,8 +121,9 @@ export async function listCommits(tableUrl: string, opts: HttpOptions = {}): Pro
   if (!listing.commits.length) listing = await discover(root, opts)
   versionRange(listing, root) // throws not-a-table for an empty log
   const reader = new CommitReader(root, opts)
-  const reads = await mapLimit(listing.commits, CONCURRENCY, c => reader.read(c))
-  return reads.filter((r): r is ReadCommit => r !== undefined).map(toCommitInfo)
+  const reads = (await mapLimit(listing.commits, CONCURRENCY, c => reader.read(c))).filter((r): r is ReadCommit => r !== undefined)
+  const times = commitTimes(reads)
+  return reads.map((read, i) => toCommitInfo(read, times[i]))
 }
 
 /** Normalise the table URL: absolute, with a trailing '/'. */
@@ -100,12 +149,10 @@ async function discover(root: string, opts: HttpOptions, target?: number): Promi
 async function resolveTimestamp(root: string, opts: HttpOptions, listing: LogListing, reader: CommitReader,
   timestamp: string | number): Promise<[LogListing, number]> {
   const ms = toMillis(timestamp)
-  let version = await versionAt(listing.commits, ms, reader)
-  // Probing starts at the last checkpoint; an older time needs the commits from version 0.
-  if (version === undefined && listing.source === 'probe' && listing.commits[0]?.version !== 0) {
-    listing = await probeLog(root, opts, 0)
-    version = await versionAt(listing.commits, ms, reader)
-  }
+  // Probing starts at the last checkpoint, but commit times are adjusted from the oldest commit on
+  // (and an older time needs those commits anyway): take the log from version 0 where it exists.
+  if (listing.source === 'probe' && listing.commits[0]?.version !== 0) listing = await probeLog(root, opts, 0)
+  const version = await versionAt(listing.commits, ms, reader)
   if (version === undefined) {
     const first = listing.commits[0]
     const firstTime = first ? new Date(commitTimestamp((await reader.readRequired(first)))).toISOString() : 'none'
@@ -131,8 +178,12 @@ function assemble(root: string, segment: LogSegment, state: ReplayState, timesta
     throw new TableError(`${root}: no ${missing} action in the log up to version ${segment.version}`, 'malformed-log', root)
   }
   checkReadable(protocol, root)
+  if (state.metadataIncomplete) {
+    throw new TableError(`${state.metadataIncomplete} (the metaData in force at version ${segment.version})`, 'malformed-log', root)
+  }
   const schema = parseSchema(metadata.schemaString, `${root} metaData.schemaString`)
   const columnMapping = columnMappingMode(metadata)
+  checkDistinctColumns(schema, columnMapping, root)
   return {
     tableUrl: root,
     version: segment.version,

@@ -27,6 +27,11 @@ export interface OpenOptions extends HttpOptions {
   version?: number
   /** Latest version committed at or before this time (ISO-8601 string or ms since epoch). */
   timestamp?: string | number
+  /**
+   * Told what the reader worked around (a checkpoint it could not read, say); default
+   * `console.warn`. The CLI sends it to stderr.
+   */
+  onWarning?: (message: string) => void
 }
 
 /** A primitive Delta type name as in the schema JSON: 'long', 'string', 'decimal(10,2)', … */
@@ -112,7 +117,10 @@ export interface AddFile {
 /** One committed version as seen in the log (for history views and time travel). */
 export interface CommitInfo {
   version: number
-  /** Commit time in ms since epoch (inCommitTimestamp, else commitInfo.timestamp, else file time). */
+  /**
+   * Commit time in ms since epoch: inCommitTimestamp, else the commit file's modification time,
+   * made strictly increasing over the history (as time travel compares them).
+   */
   timestamp: number
   operation?: string
   operationMetrics?: Record<string, string>
@@ -139,7 +147,9 @@ export interface Snapshot {
  * A decoded row, keyed by LOGICAL column name (partition columns included). Value types:
  * byte/short/integer/float/double → number; long → bigint; boolean → boolean; string → string;
  * binary → Uint8Array; decimal(p,s) → exact decimal string ("-12.30"); date → 'YYYY-MM-DD' string;
- * timestamp and timestamp_ntz → Date (UTC instant; ntz read as UTC wall clock);
+ * timestamp and timestamp_ntz → Timestamp (timestamp.ts: exact µs since the epoch as a bigint, plus
+ * the ns within the µs that only Parquet NANOS/INT96 columns carry; ntz read as UTC wall clock;
+ * printed ISO-8601 with 'Z', 3/6/9 fraction digits as the value needs);
  * struct → object; array → array; map → Map. null for null.
  */
 export type Row = Record<string, unknown>

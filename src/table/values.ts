@@ -4,10 +4,12 @@
  *
  * The reader asks hyparquet for raw decimals (DECIMAL annotation stripped: hyparquet would turn
  * them into lossy floats), raw maps (MAP annotation stripped: hyparquet would key them by string),
- * day numbers for dates, and bytes for unannotated BYTE_ARRAY (utf8: false), then converts here.
+ * day numbers for dates, Timestamps for timestamps (rows.ts parsers), and bytes for unannotated
+ * BYTE_ARRAY (utf8: false), then converts here.
  */
 import type { SchemaTree } from 'hyparquet'
 import { findParquetChild, type ColumnMappingMode } from './column-mapping.ts'
+import { Timestamp } from './timestamp.ts'
 import { TableError, type ArrayType, type DeltaType, type MapType, type StructType } from './types.ts'
 
 const MS_PER_DAY = 86_400_000
@@ -102,19 +104,13 @@ function toDateString(value: unknown, ctx: ValueContext): string {
   throw mismatch(ctx, `expected a date, got ${typeof value}`)
 }
 
-function toTimestamp(value: unknown, ctx: ValueContext): Date {
-  if (value instanceof Date) return value
+function toTimestamp(value: unknown, ctx: ValueContext): Timestamp {
+  if (value instanceof Timestamp) return value
   // Type widening date → timestamp_ntz leaves day numbers in old files.
-  if (typeof value === 'number') return new Date(value * MS_PER_DAY)
+  if (typeof value === 'number') return Timestamp.fromDays(value)
   // INT64 without a timestamp annotation: Spark's microseconds.
-  if (typeof value === 'bigint') return new Date(Number(floorDiv(value, 1000n)))
+  if (typeof value === 'bigint') return Timestamp.fromMicros(value)
   throw mismatch(ctx, `expected a timestamp, got ${typeof value}`)
-}
-
-/** Floor division for bigint (pre-1970 instants must round down, not toward zero). */
-export function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q
 }
 
 function toDecimal(value: unknown, scale: number, fileScale: number, ctx: ValueContext): string {

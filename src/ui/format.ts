@@ -1,7 +1,8 @@
 /**
  * Text for table cells and Delta types. Row values follow src/table/types.ts `Row`: bigint for
- * long, Date for timestamps, Uint8Array for binary, Map for maps, nested objects for structs.
+ * long, Timestamp for timestamps, Uint8Array for binary, Map for maps, nested objects for structs.
  */
+import { Timestamp } from '../table/timestamp.ts'
 import type { DeltaType } from '../table/types.ts'
 
 /** Longest cell text before it is cut with an ellipsis (characters). */
@@ -17,6 +18,7 @@ function valueText(v: unknown): string {
   if (typeof v === 'number') return formatNumber(v)
   if (typeof v === 'bigint' || typeof v === 'boolean') return String(v)
   if (typeof v === 'string') return v
+  if (v instanceof Timestamp) return v.toString()
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? 'Invalid Date' : v.toISOString()
   if (v instanceof Uint8Array) return `0x${hex(v.subarray(0, 32))}${v.length > 32 ? '…' : ''} (${v.length} B)`
   if (v instanceof Map) return `{${[...v].map(([k, x]) => `${valueText(k)}: ${valueText(x)}`).join(', ')}}`

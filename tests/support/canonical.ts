@@ -3,8 +3,9 @@
  * come in other shapes (Spark-written parquet read by plain hyparquet, or JSON from EXPECTED.json).
  * Both sides go through `canonical(value, deltaType)`, so only the meaning is compared:
  * integers as decimal text, decimals without trailing zeros, dates as 'YYYY-MM-DD', timestamps as
- * ms since epoch (Rows hold Dates, so expected micros are floored to ms), maps as sorted entries.
+ * exact µs since epoch (plus '+<n>ns' when a value has nanoseconds), maps as sorted entries.
  */
+import { Timestamp } from '../../src/table/timestamp.ts'
 import type { DeltaType } from '../../src/table/types.ts'
 
 const MS_PER_DAY = 86_400_000
@@ -40,12 +41,18 @@ function canonicalDate(value: unknown): string {
   return `?date(${String(value)})`
 }
 
-/** Timestamps as ms: Date → getTime(); bigint or number → microseconds (the expected files' unit). */
+/**
+ * Timestamps as exact µs: Timestamp → its micros (and nanos); bigint or integral number →
+ * microseconds (the expected files' unit); text → parsed exactly. A Date (ms) is refused, since
+ * comparing at ms would hide a lost microsecond.
+ */
 function canonicalTimestamp(value: unknown): string {
-  if (value instanceof Date) return String(value.getTime())
-  if (typeof value === 'bigint') return String(Number(value / 1000n - (value % 1000n < 0n ? 1n : 0n)))
-  if (typeof value === 'number') return String(Math.floor(value / 1000))
-  if (typeof value === 'string') return String(Date.parse(value))
+  const timestamp = Timestamp.from(value)
+  if (timestamp) return timestamp.nanos ? `${timestamp.micros}+${timestamp.nanos}ns` : String(timestamp.micros)
+  if (typeof value === 'bigint') return value.toString()
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value)
+  const parsed = typeof value === 'string' ? Timestamp.parse(value) : undefined
+  if (parsed) return canonicalTimestamp(parsed)
   return `?timestamp(${String(value)})`
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { formatBytes, formatTimestamp, formatType, formatValue, MAX_CELL_CHARS } from '../../src/ui/format.ts'
 import { toErrorView } from '../../src/ui/errors.ts'
 import { TableError } from '../../src/table/types.ts'
+import { Timestamp } from '../../src/table/timestamp.ts'
 
 describe('formatValue', () => {
   test('row value types of src/table/types.ts', () => {
@@ -15,6 +16,7 @@ describe('formatValue', () => {
     expect(formatValue(false)).toBe('false')
     expect(formatValue('')).toBe('')
     expect(formatValue(new Date(Date.UTC(2024, 0, 2, 3, 4, 5)))).toBe('2024-01-02T03:04:05.000Z')
+    expect(formatValue(Timestamp.fromMicros(4_000_500n))).toBe('1970-01-01T00:00:04.000500Z')
     expect(formatValue(new Uint8Array([1, 255]))).toBe('0x01ff (2 B)')
     expect(formatValue(new Map([['a', 1n]]))).toBe('{a: 1}')
     expect(formatValue([1, null])).toBe('[1, null]')

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { readRows } from '../../src/table/rows.ts'
 import { openSnapshot } from '../../src/table/snapshot.ts'
 import { SUPPORTED_READER_FEATURES } from '../../src/table/protocol.ts'
+import { Timestamp } from '../../src/table/timestamp.ts'
 import { TableError, type Row, type Snapshot, type StructField } from '../../src/table/types.ts'
 import { canonical, canonicalRow } from '../support/canonical.ts'
 import { fileFetch } from '../support/file-fetch.ts'
@@ -50,12 +51,19 @@ async function read(snapshot: Snapshot, dir: string): Promise<Row[]> {
 // ---------------------------------------------------------------------------------------------
 // DAT: compare with the rows in expected/<v>/table_content/*.parquet as a multiset.
 
+/** Expected timestamps as exact µs (bigint) or ns (Timestamp), not hyparquet's ms Dates. */
+const EXACT_TIMESTAMPS = {
+  timestampFromMilliseconds: (ms: bigint) => ms * 1000n,
+  timestampFromMicroseconds: (us: bigint) => us,
+  timestampFromNanoseconds: (ns: bigint) => Timestamp.fromNanos(ns),
+}
+
 async function expectedRows(contentDir: string): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = []
   for (const name of readdirSync(contentDir).filter((n) => n.endsWith('.parquet')).sort()) {
     const bytes = readFileSync(join(contentDir, name))
     const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
-    rows.push(...await parquetReadObjects({ file, compressors, utf8: false }))
+    rows.push(...await parquetReadObjects({ file, compressors, utf8: false, parsers: EXACT_TIMESTAMPS }))
   }
   return rows
 }

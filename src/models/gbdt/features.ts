@@ -33,6 +33,7 @@ const FLOAT = new Set(['float', 'double'])
 export function featureOf(field: StructField): FeatureSpec | string {
   const t = field.type
   if (typeof t !== 'string') return `${t.type} columns are not features (only numeric, boolean and string columns)`
+  if (t === 'void') return 'void (NullType) columns hold only nulls and are not features'
   const base = { name: field.name, deltaType: t }
   if (INTEGER.has(t) || t === 'boolean') return { ...base, kind: 'numeric', xgbType: 'int' }
   if (FLOAT.has(t) || t.startsWith('decimal')) return { ...base, kind: 'numeric', xgbType: 'float' }

@@ -21,6 +21,7 @@ const SPARSE_TYPES = new Set(['string', 'binary', 'boolean', 'byte', 'short', 'i
 
 /** 'sparse' | 'dense' | 'list', or undefined for a type the model cannot use (struct, map, …). */
 export function columnKind(type: DeltaType): 'sparse' | 'dense' | 'list' | undefined {
+  if (type === 'void') return undefined // NullType: only nulls, nothing to learn from
   if (typeof type === 'string') return SPARSE_TYPES.has(type) ? 'sparse' : 'dense'
   // Numeric arrays only (decoded as fixed_list); arrays of strings have no fixed-width form.
   if (type.type === 'array' && typeof type.elementType === 'string' && !['string', 'binary', 'boolean'].includes(type.elementType)) return 'list'

@@ -241,7 +241,7 @@ function buildManifest(f: Finished, metrics: Array<Record<string, number>>, s: R
     ...layout.lists.map(x => ({ name: x.name, type: `list[${x.length}]`, delta_type: deltaType(x.name) })),
   ]
   const used = new Set([config.label, ...features.map(x => x.name)])
-  const skipped = config.features ? [] : fields.filter(x => !used.has(x.name) && columnKind(x.type) === undefined).map(x => ({ name: x.name, reason: 'type has no model input' }))
+  const skipped = config.features ? [] : fields.filter(x => !used.has(x.name) && columnKind(x.type) === undefined).map(x => ({ name: x.name, reason: x.type === 'void' ? 'void (NullType) column: only nulls' : 'type has no model input' }))
   return {
     kind: 'snaptrain-run', model: 'recsys', snaptrain_version: SNAPTRAIN_VERSION, created: new Date().toISOString(),
     table: manifestTable(plan, config.tablePath), validation, columns: plan.columns, label: config.label, features, skipped_columns: skipped,

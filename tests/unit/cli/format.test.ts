@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { csvField, csvRecord, rowToCsvLine, rowToJsonLine, toJsonValue } from '../../../src/cli/format.ts'
+import { Timestamp } from '../../../src/table/timestamp.ts'
 
 describe('toJsonValue', () => {
   it('passes JSON-native values through', () => {
@@ -28,6 +29,12 @@ describe('toJsonValue', () => {
     expect(toJsonValue(new Date(Date.UTC(2021, 0, 2, 3, 4, 5, 678)))).toBe('2021-01-02T03:04:05.678Z')
     expect(toJsonValue(new Date(-1))).toBe('1969-12-31T23:59:59.999Z')
     expect(toJsonValue(new Date(NaN))).toBeNull()
+    // Timestamp Row values: the ms form when whole ms, else every µs (or ns) digit.
+    expect(toJsonValue(Timestamp.fromMillis(Date.UTC(2021, 0, 2, 3, 4, 5, 678)))).toBe('2021-01-02T03:04:05.678Z')
+    expect(toJsonValue(Timestamp.fromMicros(4_000_500n))).toBe('1970-01-01T00:00:04.000500Z')
+    expect(toJsonValue(new Timestamp(-1n))).toBe('1969-12-31T23:59:59.999999Z')
+    expect(toJsonValue(Timestamp.fromNanos(1n))).toBe('1970-01-01T00:00:00.000000001Z')
+    expect(toJsonValue(new Timestamp(9n * 10n ** 18n))).toBeNull()
     expect(toJsonValue(new Uint8Array([0, 1, 2, 255]))).toBe('AAEC/w==')
     const view = new Uint8Array([9, 104, 105, 9]).subarray(1, 3)
     expect(toJsonValue(view)).toBe('aGk=')

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { decodeColumn, decodeConstant, defaultEncoding, type ColumnChunk, type RowSelection } from '../../../src/data/decode.ts'
 import { refInt64, refString } from './murmur-ref.ts'
+import { Timestamp } from '../../../src/table/timestamp.ts'
 
 const ctx = { column: 'col', url: 'http://t/part-0.parquet' }
 const all = (start: number, end: number): RowSelection => ({ start, end })
@@ -94,5 +95,15 @@ describe('decodeColumn', () => {
     expect(Array.from(decodeConstant('x', sel, 'hash32', ctx).values)).toEqual([refString('x'), refString('x'), refString('x')])
     expect(Array.from(decodeConstant(null, sel, 'float32', ctx).values)).toEqual([NaN, NaN, NaN])
     expect(() => decodeConstant(null, sel, 'int32', ctx)).toThrow(/'col'.*null/)
+  })
+
+  it('timestamp partition values decode as the seconds a data column holds, also after a structured clone', () => {
+    const sel = all(0, 2)
+    const t = Timestamp.fromMicros(1_609_502_400_123_456n)
+    const seconds = Number(t.micros) / 1e6 // what unit-reader.ts's MICROS parser yields for a data column
+    for (const value of [t, structuredClone(t)]) {
+      expect(Array.from(decodeConstant(value, sel, 'float32', ctx).values)).toEqual([Math.fround(seconds), Math.fround(seconds)])
+      expect(decodeConstant(value, sel, 'hash32', ctx).values).toEqual(decodeColumn([{ rowStart: 0, data: [seconds, seconds] }], sel, 'hash32', ctx).values)
+    }
   })
 })

@@ -2,13 +2,14 @@ import { describe, expect, test } from 'vitest'
 import { evalFilter, mayMatch, mustMatch } from '../../../src/data/filter-eval.ts'
 import { parseFilter } from '../../../src/data/filter-parse.ts'
 import type { ColumnRangeStats } from '../../../src/data/types.ts'
+import { Timestamp } from '../../../src/table/timestamp.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 const ev = (filter: string, row: Record<string, unknown>) => evalFilter(parseFilter(filter), row)
 
 describe('evalFilter', () => {
   test('compares numbers, bigints, strings, dates, timestamps, booleans', () => {
-    const row = { n: 3, big: 12345678901234567n, s: 'b', d: '2024-02-29', ts: new Date('2024-01-01T10:00:00Z'), ok: true }
+    const row = { n: 3, big: 12345678901234567n, s: 'b', d: '2024-02-29', ts: Timestamp.parse('2024-01-01T10:00:00Z'), ok: true }
     expect(ev('n = 3 and n >= 3 and n < 3.5 and n != 4', row)).toBe(true)
     expect(ev('big > 12345678901234566 and big <= 12345678901234567', row)).toBe(true)
     expect(ev("s > 'a' and s < 'c' and s in ('x', 'b')", row)).toBe(true)
@@ -16,6 +17,14 @@ describe('evalFilter', () => {
     expect(ev("ts > TIMESTAMP '2024-01-01 09:59:59.999' and ts = TIMESTAMP '2024-01-01T10:00:00Z'", row)).toBe(true)
     expect(ev("ts >= DATE '2024-01-02'", row)).toBe(false)
     expect(ev('ok = true and not ok = false', row)).toBe(true)
+  })
+
+  test('timestamps compare exactly to the µs and ns, never at ms', () => {
+    const row = { ts: Timestamp.fromMicros(4_000_500n), ns: Timestamp.fromNanos(4_000_000_001n) }
+    expect(ev("ts > TIMESTAMP '1970-01-01T00:00:04.000Z'", row)).toBe(true)
+    expect(ev("ts = TIMESTAMP '1970-01-01 00:00:04.0005'", row)).toBe(true)
+    expect(ev("ts < TIMESTAMP '1970-01-01 00:00:04.000501' and ts > TIMESTAMP '1970-01-01 00:00:04.000499'", row)).toBe(true)
+    expect(ev("ns > TIMESTAMP '1970-01-01 00:00:04' and ns = TIMESTAMP '1970-01-01 00:00:04.000000001'", row)).toBe(true)
   })
 
   test('decimals (exact strings) and longs beyond 2^53 compare exactly with the literal text', () => {

@@ -58,6 +58,9 @@ describe('parseFilter', () => {
     expect(parseFilter("day < '2024-03-01'", schema)).toMatchObject({ value: { type: 'date', value: '2024-03-01' } })
     expect(parseFilter("ts > TIMESTAMP '2024-01-01 10:00:00'", schema)).toMatchObject({ value: { type: 'timestamp', value: '2024-01-01T10:00:00.000Z' } })
     expect(parseFilter("ts > DATE '2024-01-01'", schema)).toMatchObject({ value: { type: 'timestamp', value: '2024-01-01T00:00:00.000Z' } })
+    // Sub-millisecond digits stay in the literal, exactly.
+    expect(parseFilter("ts > TIMESTAMP '2024-01-01 10:00:00.000500'", schema)).toMatchObject({ value: { value: '2024-01-01T10:00:00.000500Z' } })
+    expect(parseFilter("ts > '1969-12-31 23:59:59.999999999'", schema)).toMatchObject({ value: { value: '1969-12-31T23:59:59.999999999Z' } })
     expect(error("day = DATE '2023-02-29'").message).toMatch(/bad date '2023-02-29' at position 12/)
   })
 

@@ -4,7 +4,7 @@
  * columns are checked against the row reader rather than against the decoders themselves.
  */
 import { resolve } from 'node:path'
-import { openSnapshot, readRows, type Row, type Snapshot } from '../../../src/table/index.ts'
+import { openSnapshot, readRows, Timestamp, type Row, type Snapshot } from '../../../src/table/index.ts'
 import { planScan } from '../../../src/data/plan.ts'
 import type { ColumnEncoding, DecodedColumn, ScanPlan } from '../../../src/data/types.ts'
 import type { FetchLike } from '../../../src/table/types.ts'
@@ -47,7 +47,7 @@ export function expectedColumn(rows: Row[], name: string, encoding: ColumnEncodi
 
 function asNumber(v: unknown): number {
   if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return Date.parse(v) / 86_400_000
-  if (v instanceof Date) return v.getTime() / 1000
+  if (v instanceof Timestamp) return v.seconds()
   return Number(v)
 }
 

@@ -6,7 +6,7 @@ import { planScan } from '../../../src/data/plan.ts'
 import type { ScanPlan } from '../../../src/data/types.ts'
 import { liveRowAt } from '../../../src/data/units.ts'
 import { loadDeletionVector } from '../../../src/table/deletion-vector.ts'
-import { openSnapshot, readRows, scanFile } from '../../../src/table/index.ts'
+import { openSnapshot, readRows, scanFile, Timestamp } from '../../../src/table/index.ts'
 import { TableError, type FetchLike, type Row, type Snapshot } from '../../../src/table/types.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { fileFetch, type FileFetch } from '../../support/file-fetch.ts'
@@ -271,7 +271,7 @@ function randomFilter(rng: Rng, snapshot: Snapshot, rows: Row[], only?: string[]
     if (value === null || value === undefined) return undefined
     if (type === 'date') return `DATE '${value}'`
     if (type.startsWith('decimal')) return String(value)
-    if (value instanceof Date) return `TIMESTAMP '${value.toISOString()}'`
+    if (value instanceof Timestamp) return `TIMESTAMP '${value.toISOString()}'`
     if (typeof value === 'string') return `'${value.replace(/'/g, "''")}'`
     return String(value).toUpperCase()
   }

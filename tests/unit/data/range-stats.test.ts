@@ -43,6 +43,9 @@ describe('range stats from Delta stats and partition values', () => {
     expect(may(`s > '${long}zzz'`)).toBe(true) // a 32-char max may be a truncated prefix
     expect(may('n > 9007199254740993')).toBe(true) // not exactly representable in JSON: unknown
     expect(may("ts > TIMESTAMP '2024-01-01 11:00:00.123'")).toBe(true) // µs beyond the ms in stats
+    expect(may("ts > TIMESTAMP '2024-01-01 11:00:00.123998'")).toBe(true) // the max covers up to +999 µs
+    expect(may("ts >= TIMESTAMP '2024-01-01 11:00:00.123999'")).toBe(true)
+    expect(may("ts > TIMESTAMP '2024-01-01 11:00:00.123999'")).toBe(false) // and no further
     expect(may('x > 3')).toBe(true) // NaN rows escape min/max
     expect(may('m > 100')).toBe(true) // JSON decimals are lossy: no pruning
   })

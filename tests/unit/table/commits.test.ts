@@ -1,17 +1,24 @@
 import { describe, expect, it } from 'vitest'
 import type { CommitInfoAction } from '../../../src/table/actions.ts'
-import { commitTimestamp, toCommitInfo, toMillis } from '../../../src/table/commits.ts'
+import { commitTimestamp, monotonize, toCommitInfo, toMillis } from '../../../src/table/commits.ts'
 import { mapLimit } from '../../../src/util/map-limit.ts'
 
 describe('commit helpers', () => {
-  it('orders timestamp sources: inCommitTimestamp, commitInfo.timestamp, file time', () => {
-    const info = (commitInfo: CommitInfoAction) => ({ version: 1, actions: [{ kind: 'commitInfo' as const, commitInfo }], lastModified: 9 })
-    expect(commitTimestamp(info({ timestamp: 2, inCommitTimestamp: 1 }))).toBe(1)
+  it('takes inCommitTimestamp, else the file time; commitInfo.timestamp only without a file time', () => {
+    const info = (commitInfo: CommitInfoAction, lastModified?: number) =>
+      ({ version: 1, actions: [{ kind: 'commitInfo' as const, commitInfo }], lastModified })
+    expect(commitTimestamp(info({ timestamp: 2, inCommitTimestamp: 1 }, 9))).toBe(1)
+    expect(commitTimestamp(info({ timestamp: 2 }, 9))).toBe(9)
+    expect(commitTimestamp(info({}, 9))).toBe(9)
     expect(commitTimestamp(info({ timestamp: 2 }))).toBe(2)
-    expect(commitTimestamp(info({}))).toBe(9)
     expect(commitTimestamp({ version: 1, actions: [] })).toBe(0)
-    expect(toCommitInfo(info({ timestamp: 2, operation: 'DELETE', operationMetrics: { n: '1' } })))
-      .toEqual({ version: 1, timestamp: 2, operation: 'DELETE', operationMetrics: { n: '1' } })
+    expect(toCommitInfo(info({ timestamp: 2, operation: 'DELETE', operationMetrics: { n: '1' } }, 9)))
+      .toEqual({ version: 1, timestamp: 9, operation: 'DELETE', operationMetrics: { n: '1' } })
+  })
+
+  it('makes commit times strictly increasing, as Delta readers adjust clocks that go backwards', () => {
+    expect(monotonize([10, 5, 5, 20, 19])).toEqual([10, 11, 12, 20, 21])
+    expect(monotonize([])).toEqual([])
   })
 
   it('parses times and names a bad one', () => {

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest'
 import { crc32, deletionVectorUrls, loadDeletionVector } from '../../../src/table/deletion-vector.ts'
 import { TableError, type DeletionVectorDescriptor, type FetchLike } from '../../../src/table/types.ts'
 import { z85Encode } from '../../../src/table/z85.ts'
-import { deltaBitmap, dvFile } from './roaring-fixtures.ts'
+import { craftedBitmap, deltaBitmap, dvFile } from './roaring-fixtures.ts'
 
 const TABLE = 'http://host/t/'
 /** uuid 00112233-4455-6677-8899-aabbccddeeff as 16 bytes, then as a Z85 id. */
@@ -51,12 +51,31 @@ describe('deletion vectors', () => {
     expect(await loadDeletionVector(dv, TABLE, { fetch })).toEqual([3, 5, 8])
   })
 
-  test("'p' absolute path and a server that ignores Range", async () => {
-    const url = 'http://other/dv/file.bin'
+  test("'p' absolute path on the table's origin, and a server that ignores Range", async () => {
+    const url = 'http://host/dv/file.bin'
     const whole: FetchLike = async (u) => (u === url ? new Response(file as BodyInit, { status: 200 }) : new Response(null, { status: 404 }))
     const dv = descriptor({ storageType: 'p', pathOrInlineDv: url, offset: offsets[1], sizeInBytes: second.length, cardinality: 2 })
     expect(await loadDeletionVector(dv, TABLE, { fetch: whole })).toEqual([0, 100_000])
   })
+
+  test("'p' keeps the URI's %-escapes as they are (the server decodes them once)", () => {
+    const dv = descriptor({ storageType: 'p', pathOrInlineDv: 'http://host/t/dv%20dir/a&b%25c%20d.bin' })
+    expect(deletionVectorUrls(dv, TABLE)).toEqual(['http://host/t/dv%20dir/a&b%25c%20d.bin'])
+  })
+
+  const offOrigin = ['http://other/dv/file.bin', 'https://host/t/dv.bin', 's3://bucket/t/dv.bin', 'file:/tmp/t/dv.bin']
+  for (const path of offOrigin) {
+    test(`'p' off the table's origin is refused before any request: ${path}`, async () => {
+      const seen: string[] = []
+      const dv = descriptor({ storageType: 'p', pathOrInlineDv: path, sizeInBytes: second.length, cardinality: 2 })
+      const opts = { fetch: memoryFetch({ [path]: file }, seen), headers: { Authorization: 'Bearer secret' } }
+      const error = await loadDeletionVector(dv, TABLE, opts).catch((e) => e)
+      expect(error).toBeInstanceOf(TableError)
+      expect(error.code).toBe('unsupported-feature')
+      expect(error.message).toContain(`deletion vector path '${path}' is not on the table's origin http://host`)
+      expect(seen).toEqual([])
+    })
+  }
 
   test("'i' inline bitmap (padded to 4 bytes before Z85)", async () => {
     const padded = new Uint8Array(Math.ceil(first.length / 4) * 4)
@@ -84,6 +103,31 @@ describe('deletion vectors', () => {
     await expect(loadDeletionVector(wrongSize, TABLE, { fetch })).rejects.toThrow(/size field/)
     const wrongCount = descriptor({ offset: offsets[0], sizeInBytes: first.length, cardinality: 4 })
     await expect(loadDeletionVector(wrongCount, TABLE, { fetch })).rejects.toThrow(/holds 3 deleted rows, the log says 4/)
+  })
+
+  test('an invalid bitmap inside a valid frame is corrupt, naming the file and the broken rule', async () => {
+    const bad = craftedBitmap([{ key: 0, kind: 'array', values: [1, 9, 7] }])
+    const url = `${TABLE}deletion_vector_${UUID}.bin`
+    const fetch = memoryFetch({ [url]: dvFile([bad], crc32).file })
+    const dv = descriptor({ sizeInBytes: bad.length, cardinality: 3 })
+    const error = await loadDeletionVector(dv, TABLE, { fetch }).catch((e) => e)
+    expect(error).toBeInstanceOf(TableError)
+    expect(error.code).toBe('corrupt-file')
+    expect(error.url).toBe(url)
+    expect(error.message).toBe(`${url}: corrupt deletion vector: array container 0 of bucket 0: ` +
+      'values not strictly ascending at index 2 (7 after 9)')
+  })
+
+  test('an invalid inline bitmap is named by its data file', async () => {
+    const bad = craftedBitmap([{ key: 0, kind: 'run', runs: [[4, 3], [6, 0]] }])
+    const padded = new Uint8Array(Math.ceil(bad.length / 4) * 4)
+    padded.set(bad)
+    const inline = { storageType: 'i' as const, pathOrInlineDv: z85Encode(padded), offset: undefined }
+    const dv = descriptor({ ...inline, sizeInBytes: bad.length, cardinality: 5 })
+    const dataFile = `${TABLE}part-0.parquet`
+    const error = await loadDeletionVector(dv, TABLE, { fetch: memoryFetch({}) }, dataFile).catch((e) => e)
+    expect(error.code).toBe('corrupt-file')
+    expect(error.message).toContain(`inline deletion vector of ${dataFile}: corrupt deletion vector: run container 0`)
   })
 
   test('a missing DV file is an http error naming the URL', async () => {

@@ -45,7 +45,11 @@ describe('buildSegment', () => {
   it('falls back to an older checkpoint when commits after the newest are missing', () => {
     const l = listing([...commits(0, 4), ...commits(6, 8)], [cp(3), cp(7)])
     expect(buildSegment(l, T, 4).checkpoint?.version).toBe(3)
-    expect(() => buildSegment(l, T, 5)).toThrow(/version 5 not found/)
+    // Commit 5 is missing between 4 and 6: a version gap, named as such.
+    const gap = error(() => buildSegment(l, T, 5))
+    expect(gap.code).toBe('malformed-log')
+    expect(gap.message).toBe(`${T}_delta_log/00000000000000000005.json is missing: the log has a version gap at ` +
+      'commit 5 (later commits exist), so versions from 5 on cannot be read')
   })
 
   it('says not-a-table for an empty log', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { parseDecimal, parsePartitionValue, parseTimestamp } from '../../../src/table/partition-values.ts'
+import { parseDecimal, parsePartitionValue } from '../../../src/table/partition-values.ts'
+import { Timestamp } from '../../../src/table/timestamp.ts'
 import { TableError } from '../../../src/table/types.ts'
 
 describe('partition values', () => {
@@ -28,14 +29,17 @@ describe('partition values', () => {
     expect(parsePartitionValue('1970-1-2', 'date', 'c')).toBe('1970-01-02')
   })
 
-  test('timestamps: Spark form, fractions, ISO 8601 with Z and offsets, all UTC', () => {
-    expect(parseTimestamp('1969-01-01 00:00:00')?.getTime()).toBe(-31536000000)
-    expect(parseTimestamp('2020-01-01 08:09:10.001')?.getTime()).toBe(1577866150001)
-    expect(parseTimestamp('2021-11-18 02:30:00.123456')?.getTime()).toBe(1637202600123)
-    expect(parseTimestamp('2024-01-01T10:00:00.000000Z')?.getTime()).toBe(1704103200000)
-    expect(parseTimestamp('2024-01-01T12:00:00+02:00')?.getTime()).toBe(1704103200000)
-    expect(parseTimestamp('2024-01-01')?.getTime()).toBe(1704067200000)
-    expect(parsePartitionValue('1970-01-01 00:00:00', 'timestamp_ntz', 'c')).toEqual(new Date(0))
+  test('timestamps: Spark form, fractions to the µs, ISO 8601 with Z and offsets, all UTC', () => {
+    const micros = (raw: string) => (parsePartitionValue(raw, 'timestamp', 'c') as Timestamp).micros
+    expect(micros('1969-01-01 00:00:00')).toBe(-31536000000000n)
+    expect(micros('2020-01-01 08:09:10.001')).toBe(1577866150001000n)
+    expect(micros('2021-11-18 02:30:00.123456')).toBe(1637202600123456n)
+    expect(micros('2024-01-01T10:00:00.000000Z')).toBe(1704103200000000n)
+    expect(micros('2024-01-01T12:00:00+02:00')).toBe(1704103200000000n)
+    expect(micros('2024-01-01')).toBe(1704067200000000n)
+    expect(micros('0050-03-01 00:00:00')).toBe(BigInt(Date.parse('0050-03-01T00:00:00Z')) * 1000n) // not 1950
+    expect(parsePartitionValue('1970-01-01 00:00:00', 'timestamp_ntz', 'c')).toEqual(new Timestamp(0n))
+    expect(() => parsePartitionValue('2021-02-30 00:00:00', 'timestamp', 'c')).toThrow(/not a valid timestamp/)
   })
 
   test('decimals are exact strings at the type scale', () => {

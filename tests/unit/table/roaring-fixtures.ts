@@ -87,3 +87,46 @@ export function dvFile(bitmaps: Uint8Array[], crc: (b: Uint8Array) => number): {
   }
   return { file: Uint8Array.from(out), offsets }
 }
+
+/**
+ * One container written exactly as given, for bitmaps that break the format: values are not
+ * sorted, runs are [start, lengthMinus1] pairs as stored, and `cardinality` (default: what the
+ * values or runs hold) goes into the header unchecked.
+ */
+export type CraftedContainer =
+  | { key: number; kind: 'array'; values: number[]; cardinality?: number }
+  | { key: number; kind: 'run'; runs: [number, number][]; cardinality?: number }
+
+/** Delta DV bitmap with one bucket (key 0) holding `containers` as given, then `trailing` extra bytes. */
+export function craftedBitmap(containers: CraftedContainer[], trailing = 0): Uint8Array {
+  const w = new Bytes()
+  w.u32(DV_MAGIC)
+  w.u32(1); w.u32(0)
+  w.u32(0)
+  const runs = containers.some((c) => c.kind === 'run')
+  if (runs) {
+    w.u32(12347 | ((containers.length - 1) << 16))
+    for (let i = 0; i < containers.length; i += 8) {
+      let flags = 0
+      containers.slice(i, i + 8).forEach((c, j) => { if (c.kind === 'run') flags |= 1 << j })
+      w.out.push(flags)
+    }
+  } else {
+    w.u32(12346)
+    w.u32(containers.length)
+  }
+  for (const c of containers) {
+    const held = c.kind === 'array' ? c.values.length : c.runs.reduce((n, [, len]) => n + len + 1, 0)
+    w.u16(c.key); w.u16((c.cardinality ?? held) - 1)
+  }
+  if (!runs || containers.length >= 4) for (const _ of containers) w.u32(0)
+  for (const c of containers) {
+    if (c.kind === 'array') for (const v of c.values) w.u16(v)
+    else {
+      w.u16(c.runs.length)
+      for (const [start, len] of c.runs) { w.u16(start); w.u16(len) }
+    }
+  }
+  for (let i = 0; i < trailing; i++) w.out.push(0)
+  return Uint8Array.from(w.out)
+}

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import { readRows } from '../../../src/table/rows.ts'
 import { openSnapshot } from '../../../src/table/snapshot.ts'
+import { Timestamp } from '../../../src/table/timestamp.ts'
 import type { Row } from '../../../src/table/types.ts'
 import { canonicalRow } from '../../support/canonical.ts'
 import { fileFetch } from '../../support/file-fetch.ts'
@@ -44,7 +45,7 @@ describe('golden row values', () => {
       as_int: nullParts ? null : i, as_long: nullParts ? null : BigInt(i), as_byte: nullParts ? null : i,
       as_short: nullParts ? null : i, as_boolean: nullParts ? null : i % 2 === 0, as_float: nullParts ? null : i,
       as_double: nullParts ? null : i, as_string: nullParts ? null : String(i), as_string_lit_null: nullParts ? null : 'null',
-      as_date: nullParts ? null : '2021-09-08', as_timestamp: nullParts ? null : new Date('2021-09-08T11:11:11Z'),
+      as_date: nullParts ? null : '2021-09-08', as_timestamp: nullParts ? null : Timestamp.parse('2021-09-08T11:11:11Z'),
       as_big_decimal: nullParts ? null : String(i),
       as_list_of_records: [{ val: i }, { val: i }, { val: i }],
       as_nested_struct: { aa: String(i), ab: String(i), ac: { aca: i, acb: BigInt(i) } },

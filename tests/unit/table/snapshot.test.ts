@@ -43,7 +43,7 @@ const THREE = [
 ]
 
 describe.each([true, false])('openSnapshot (listing %s)', listing => {
-  const dir = writeTable(THREE)
+  const dir = writeTable(THREE, [1000, 2000, 3000])
   const fetch = fileFetch(dir, { listing })
   const url = 'http://table.test/t'
 
@@ -97,15 +97,16 @@ describe.each([true, false])('openSnapshot (listing %s)', listing => {
 })
 
 describe('commit timestamps', () => {
-  it('prefers inCommitTimestamp, then commitInfo.timestamp, then the file time', async () => {
+  it('takes inCommitTimestamp, else the file time, never commitInfo.timestamp', async () => {
     const dir = writeTable([
       [{ commitInfo: { timestamp: 5, inCommitTimestamp: 1000 } }, PROTOCOL, META],
       [{ commitInfo: { timestamp: 2000 } }, add('a.parquet')],
       [add('b.parquet')],
-    ], [undefined, undefined, 3_000_000] as number[])
+    ], [7000, 5_000_000, 3_000_000])
     for (const listing of [true, false]) {
       const history = await listCommits('http://table.test/t/', { fetch: fileFetch(dir, { listing }) })
-      expect(history.map(c => c.timestamp)).toEqual([1000, 2000, 3_000_000])
+      // Version 2's file is older than version 1's: it counts as version 1's time + 1 ms.
+      expect(history.map(c => c.timestamp)).toEqual([1000, 5_000_000, 5_000_001])
     }
   })
 })

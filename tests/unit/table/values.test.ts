@@ -1,5 +1,6 @@
 import type { SchemaTree } from 'hyparquet'
 import { describe, expect, test } from 'vitest'
+import { Timestamp } from '../../../src/table/timestamp.ts'
 import { TableError, type DeltaType } from '../../../src/table/types.ts'
 import { bytesToBigInt, convertValue, formatDays, formatDecimal, type ValueContext } from '../../../src/table/values.ts'
 
@@ -29,14 +30,15 @@ describe('values', () => {
     expect(convertValue(7, 'decimal(10,2)', node('i'), ctx)).toBe('7.00')
   })
 
-  test('dates from day numbers; timestamps from Date, days and raw micros', () => {
+  test('dates from day numbers; timestamps from Timestamp, days and raw micros', () => {
     expect(formatDays(0)).toBe('1970-01-01')
     expect(formatDays(-1)).toBe('1969-12-31')
     expect(convertValue(18878, 'date', undefined, ctx)).toBe('2021-09-08')
-    const date = new Date(1_000)
-    expect(convertValue(date, 'timestamp', undefined, ctx)).toBe(date)
-    expect(convertValue(1, 'timestamp_ntz', undefined, ctx)).toEqual(new Date(86_400_000))
-    expect(convertValue(-1n, 'timestamp', undefined, ctx)).toEqual(new Date(-1))
+    const timestamp = Timestamp.fromMicros(4_000_500n)
+    expect(convertValue(timestamp, 'timestamp', undefined, ctx)).toBe(timestamp)
+    expect(convertValue(1, 'timestamp_ntz', undefined, ctx)).toEqual(Timestamp.fromMillis(86_400_000))
+    expect(convertValue(-1n, 'timestamp', undefined, ctx)).toEqual(new Timestamp(-1n))
+    expect(() => convertValue(new Date(0), 'timestamp', undefined, ctx)).toThrow(/expected a timestamp/)
   })
 
   test('primitives follow the Delta type, not the parquet type', () => {
