@@ -139,6 +139,47 @@ function treeFromJson(j: unknown, i: number): Tree {
   }
 }
 
+/**
+ * Refuses a tree that is not one: arrays of unequal length, a child or feature index out of range,
+ * a node reached twice or never from the root (a cycle or shared children: walking it would loop
+ * or take exponential time), a non-finite threshold or leaf value. Every path that loads a model
+ * (CPU and GPU prediction, the CLI's check) goes through `fromXGBoostJson`, so this runs once.
+ *
+ * @param numFeature the model's feature count (split indices must be below it)
+ * @throws RangeError naming the tree and node
+ */
+export function validateTree(t: Tree, index: number, numFeature: number): void {
+  const w = `XGBoost model: trees[${index}]`
+  const n = t.left.length
+  if (n === 0) throw new RangeError(`${w} has no nodes`)
+  const arrays = { right_children: t.right, parents: t.parent, split_indices: t.splitIndex, split_conditions: t.splitCondition,
+    default_left: t.defaultLeft, base_weights: t.baseWeight, loss_changes: t.lossChange, sum_hessian: t.sumHessian }
+  for (const [name, a] of Object.entries(arrays)) {
+    if (a.length !== n) throw new RangeError(`${w}: ${name} has ${a.length} entries, left_children has ${n}`)
+  }
+  const seen = new Uint8Array(n)
+  const stack = [0]
+  seen[0] = 1
+  let reached = 1
+  while (stack.length) {
+    const id = stack.pop()!
+    const l = t.left[id], r = t.right[id]
+    if (!Number.isFinite(t.splitCondition[id])) throw new RangeError(`${w} node ${id}: split condition / leaf value is not finite`)
+    if (l === -1 && r === -1) continue
+    if (l < 0 || l >= n || r < 0 || r >= n) throw new RangeError(`${w} node ${id}: child ${l < 0 || l >= n ? l : r} is not a node of the tree (0 to ${n - 1})`)
+    if (t.splitIndex[id] < 0 || t.splitIndex[id] >= numFeature) {
+      throw new RangeError(`${w} node ${id}: splits on feature ${t.splitIndex[id]}, the model has ${numFeature} features`)
+    }
+    for (const c of [l, r]) {
+      if (seen[c]) throw new RangeError(`${w} node ${id}: child ${c} is reached twice (the nodes do not form a tree)`)
+      seen[c] = 1
+      reached++
+      stack.push(c)
+    }
+  }
+  if (reached !== n) throw new RangeError(`${w}: node ${seen.indexOf(0)} is not reached from the root (${n - reached} such nodes)`)
+}
+
 /** A predict-only booster from an XGBoost JSON model (object or string). */
 export function fromXGBoostJson(json: unknown): Booster {
   const root = typeof json === 'string' ? JSON.parse(json) as unknown : json
@@ -149,8 +190,12 @@ export function fromXGBoostJson(json: unknown): Booster {
   if (Number(field(mp, 'num_class', 'learner_model_param')) > 1) throw new RangeError('XGBoost model: multi-class models are not supported')
   const objective = String(field(field(learner, 'objective', 'learner'), 'name', 'objective')) as GbdtParams['objective']
   if (!['binary:logistic', 'reg:squarederror', 'reg:logistic'].includes(objective)) throw new RangeError(`XGBoost model: objective ${objective} is not supported`)
-  const trees = (field(field(gb, 'model', 'gradient_booster'), 'trees', 'model') as unknown[]).map(treeFromJson)
+  const rawTrees = field(field(gb, 'model', 'gradient_booster'), 'trees', 'model')
+  if (!Array.isArray(rawTrees)) throw new RangeError('XGBoost model: model.trees is not an array')
   const F = Number(field(mp, 'num_feature', 'learner_model_param'))
+  if (!Number.isInteger(F) || F < 0) throw new RangeError(`XGBoost model: num_feature ${String(F)} is not a whole number ≥ 0`)
+  const trees = rawTrees.map(treeFromJson)
+  trees.forEach((t, i) => validateTree(t, i, F))
   const names = (learner as Json).feature_names as string[] | undefined
   const types = (learner as Json).feature_types as string[] | undefined
   return {

@@ -14,7 +14,7 @@
  */
 import type { ModelState, RecsysBackend } from './backend.ts'
 import type { ModelWeights } from './types.ts'
-import { denseTensors } from './layout.ts'
+import { checkShape, denseTensors } from './layout.ts'
 import type { LoopState } from './train-loop.ts'
 import type { FeatureLayout, ModelShape, OptimizerState, RecsysParams } from './types.ts'
 
@@ -110,7 +110,9 @@ export function decodeCheckpoint(bytes: Uint8Array, source = 'checkpoint'): Chec
   } catch (e) {
     return fail(`header is not JSON (${(e as Error).message})`)
   }
+  if (!header || typeof header !== 'object') return fail('header is not a JSON object')
   if (header.format !== FORMAT || header.version !== VERSION) fail(`format ${header.format} version ${header.version}, expected ${FORMAT} ${VERSION}`)
+  checkHeader(header, fail)
   const dataStart = align8(12 + h)
   const byName = new Map<string, Float32Array | Uint32Array>()
   for (const t of header.tensors) {
@@ -122,6 +124,32 @@ export function decodeCheckpoint(bytes: Uint8Array, source = 'checkpoint'): Chec
   const { format: _f, version: _v, tensors: _t, optimizerStep, ...rest } = header
   const best = byName.has('best.embeddings') ? weightsFrom(header.shape, byName, 'best.', fail) : undefined
   return { ...rest, state: stateFrom(header.shape, byName, optimizerStep, fail), ...(best ? { best } : {}) }
+}
+
+/**
+ * The header's shape and tensor table are what the decoder trusts to slice the file: every count a
+ * whole number in range, every tensor entry well formed and named once, before anything is read.
+ */
+function checkHeader(header: CheckpointHeader, fail: (why: string) => never): void {
+  if (!header.shape || typeof header.shape !== 'object' || !Array.isArray(header.shape.layers)) fail('header.shape is missing')
+  try {
+    checkShape(header.shape)
+  } catch (e) {
+    fail(`header.shape: ${(e as Error).message}`)
+  }
+  if (!Number.isSafeInteger(header.optimizerStep) || header.optimizerStep < 0) fail(`header.optimizerStep ${header.optimizerStep} is not a count`)
+  if (!Array.isArray(header.tensors)) fail('header.tensors is not an array')
+  const names = new Set<string>()
+  header.tensors.forEach((t, i) => {
+    if (!t || typeof t.name !== 'string') fail(`header.tensors[${i}] has no name`)
+    if (names.has(t.name)) fail(`tensor ${t.name} is listed twice`)
+    names.add(t.name)
+    if (t.dtype !== 'f32' && t.dtype !== 'u32') fail(`tensor ${t.name}: dtype ${JSON.stringify(t.dtype)} is not f32 or u32`)
+    for (const key of ['length', 'offset'] as const) {
+      if (!Number.isSafeInteger(t[key]) || t[key] < 0) fail(`tensor ${t.name}: ${key} ${JSON.stringify(t[key])} is not a whole number ≥ 0`)
+    }
+    if (t.offset % 8 !== 0) fail(`tensor ${t.name}: offset ${t.offset} is not 8-byte aligned`)
+  })
 }
 
 /** Kept best weights as named tensors (`best.` + the weight names), none when absent. */
