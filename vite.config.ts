@@ -1,6 +1,7 @@
 import { defineConfig } from 'vite'
 import { tablesListingPlugin } from './src/cli/vite-tables-plugin.ts'
 import { CONTENT_SECURITY_POLICY } from './src/cli/csp.ts'
+import { configuredHosts, hostCheckPlugin } from './src/cli/host-check.ts'
 
 // COOP/COEP make the page cross-origin isolated (SharedArrayBuffer for allreduce, precise timers);
 // the CSP (src/cli/csp.ts) keeps eval out and scripts to this origin. The same policy is in index.html
@@ -14,10 +15,13 @@ const pageHeaders = {
 
 export default defineConfig({
   // GET /?list-type=2&prefix=tables/… answers S3 ListObjectsV2 for public/ (table discovery).
-  plugins: [tablesListingPlugin()],
+  // The host check (src/cli/host-check.ts) answers 403 to any Host but loopback with our port and
+  // SNAPTRAIN_ALLOWED_HOSTS: a page elsewhere cannot rebind its own domain to this server.
+  plugins: [hostCheckPlugin(), tablesListingPlugin()],
   // Loopback only; `npx vite --host <addr>` (or `npm start -- --host <addr>`) binds elsewhere, explicitly.
-  server: { headers: pageHeaders, host: '127.0.0.1' },
-  preview: { headers: pageHeaders, host: '127.0.0.1' },
+  // allowedHosts: vite's own check (also of the HMR websocket) must let the configured names through.
+  server: { headers: pageHeaders, host: '127.0.0.1', allowedHosts: configuredHosts() },
+  preview: { headers: pageHeaders, host: '127.0.0.1', allowedHosts: configuredHosts() },
   worker: { format: 'es' },
   // Pre-bundled at start: discovered later (st-train-curve), vite would reload a running page.
   optimizeDeps: { include: ['uplot'] },

@@ -17,7 +17,7 @@ export default defineConfig({
       {
         test: {
           name: 'browser',
-          include: ['tests/kernels/**/*.test.ts', 'tests/ui/**/*.test.ts', 'tests/workers/**/*.test.ts', 'tests/dist/**/*.test.ts', 'tests/browser/**/*.test.ts'],
+          include: ['tests/kernels/**/*.test.ts', 'tests/ui/**/*.test.ts', 'tests/workers/**/*.test.ts', 'tests/ranks/**/*.test.ts', 'tests/browser/**/*.test.ts'],
           testTimeout: 120_000,
           browser: {
             enabled: true,

@@ -5,7 +5,7 @@
  * a page without loader workers would do; the loader has to beat it to earn its plumbing.
  */
 import { parquetMetadata, parquetRead, type ColumnData } from 'hyparquet'
-import { compressors } from 'hyparquet-compressors'
+import { compressors } from '../data/codecs.ts'
 import type { ScanPlan } from '../data/types.ts'
 import { hashInt64, hashInteger, hashString } from '../util/hash.ts'
 import type { CsvColumnSpec } from './loader-csv.ts'

@@ -5,6 +5,8 @@
  */
 import { Timestamp } from '../table/timestamp.ts'
 import type { Row } from '../table/types.ts'
+import { guardFormula, type CsvOptions } from '../util/csv-formula.ts'
+import { escapeControls } from './io.ts'
 
 /** A value JSON.stringify writes as is. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue }
@@ -56,30 +58,36 @@ function entriesToObject(entries: [string, unknown][]): { [k: string]: JsonValue
   return out
 }
 
-/** One row as a JSON line, keys in `columns` order (all of the row's keys when omitted). */
+/**
+ * One row as a JSON line, keys in `columns` order (all of the row's keys when omitted). DEL and
+ * C1 characters, which JSON.stringify writes raw, are written as `\u00XX`: the same JSON, and a
+ * table cannot send terminal escapes through `scan | less`.
+ */
 export function rowToJsonLine(row: Row, columns?: readonly string[]): string {
   const keys = columns ?? Object.keys(row)
-  return JSON.stringify(entriesToObject(keys.map(k => [k, row[k]])))
+  return escapeControls(JSON.stringify(entriesToObject(keys.map(k => [k, row[k]]))))
 }
 
 /**
  * One CSV field, quoted per RFC 4180 when it holds a comma, quote, CR or LF (quotes doubled).
  * null → empty field and '' → `""`, so the two stay distinguishable (as PostgreSQL's CSV does);
- * nested values (struct, array, map) → their JSON text.
+ * nested values (struct, array, map) → their JSON text. With `formulaGuard`, string values (not
+ * numbers, int64 or decimals) that a spreadsheet would run get a leading `'` (util/csv-formula.ts).
  */
-export function csvField(v: unknown): string {
+export function csvField(v: unknown, opts: CsvOptions = {}): string {
   const j = toJsonValue(v)
   if (j === null) return ''
-  const text = typeof j === 'object' ? JSON.stringify(j) : String(j)
+  const raw = typeof j === 'object' ? JSON.stringify(j) : String(j)
+  const text = opts.formulaGuard && typeof v === 'string' ? guardFormula(raw) : raw
   return text === '' || /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
 /** One CSV record (no line terminator) of `values` in order. */
-export function csvRecord(values: readonly unknown[]): string {
-  return values.map(csvField).join(',')
+export function csvRecord(values: readonly unknown[], opts: CsvOptions = {}): string {
+  return values.map(v => csvField(v, opts)).join(',')
 }
 
 /** One row as a CSV record, fields in `columns` order. */
-export function rowToCsvLine(row: Row, columns: readonly string[]): string {
-  return csvRecord(columns.map(c => row[c]))
+export function rowToCsvLine(row: Row, columns: readonly string[], opts: CsvOptions = {}): string {
+  return csvRecord(columns.map(c => row[c]), opts)
 }

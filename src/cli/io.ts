@@ -1,9 +1,21 @@
-/** Where a CLI command writes: stdout lines, stderr lines. Injectable so tests capture output. */
+/**
+ * Where a CLI command writes: stdout lines, stderr lines, and table data. Injectable so tests
+ * capture output. Every message passes `safeIo` (main.ts wraps the io once), so no command can
+ * print a signed URL's signature or a table's terminal escape sequence by forgetting a call.
+ */
+import { redactUrls } from '../util/redact.ts'
+
+/** Where a CLI command writes. */
 export interface CliIo {
-  /** One line (or block) to stdout. */
+  /** One line (or block) to stdout: a message, a table, or a `--json` summary. */
   out(line: string): void
   /** One line (or block) to stderr: progress and errors. */
   err(line: string): void
+  /**
+   * Table data to stdout, exactly as given (scan's CSV and JSONL rows, `ids` lines); default
+   * `out`. Kept apart from `out` because messages are rewritten for the terminal and data must not be.
+   */
+  data?(text: string): void
 }
 
 /** The process's stdout/stderr. */
@@ -12,6 +24,42 @@ export function defaultIo(): CliIo {
     out: line => { process.stdout.write(line + '\n') },
     err: line => { process.stderr.write(line + '\n') },
   }
+}
+
+/**
+ * `io` with every message made safe to print: secrets redacted (util/redact.ts), then control
+ * characters escaped (escapeControls). `data` passes through untouched.
+ */
+export function safeIo(io: CliIo): CliIo {
+  return {
+    out: line => io.out(printable(line)),
+    err: line => io.err(printable(line)),
+    data: text => writeData(io, text),
+  }
+}
+
+/** Writes table data through `io.data`, or `io.out` where the io has no data channel. */
+export function writeData(io: CliIo, text: string): void {
+  if (io.data) io.data(text)
+  else io.out(text)
+}
+
+/** A message as the terminal should see it: no secrets, no control characters but \n and \t. */
+export function printable(text: string): string {
+  return escapeControls(redactUrls(text))
+}
+
+/** C0 controls except \n and \t, DEL, and C1 (U+009B is a one-character CSI on some terminals). */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+
+/**
+ * `text` with each control character written as `\u001b` and the like, so a column name, file
+ * name or commit line from a table cannot move the cursor, retitle the window or hide output.
+ * On JSON text the result is the same JSON: raw control characters can only stand inside its
+ * strings (JSON.stringify escapes C0 but writes DEL and C1 raw), where `\u00XX` means the same.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 /** Prints an error as one clear line: `snaptrain: <message>` (the message names file/URL/flag). */

@@ -4,7 +4,7 @@
  * printed as one line naming the cause (DESIGN.md, headless contract).
  */
 import type { CliIo } from './io.ts'
-import { defaultIo, reportError } from './io.ts'
+import { defaultIo, reportError, safeIo } from './io.ts'
 
 type Command = { summary: string; load: () => Promise<{ run: (argv: string[], io: CliIo) => Promise<number> }> }
 
@@ -25,8 +25,12 @@ ${Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(8)}${c.summary}`).join(
 
 Run 'snaptrain <command> --help' for a command's options.`
 
-/** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
-export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+/**
+ * Runs the CLI with `argv` (without node and script); resolves to the exit code. Everything the
+ * command prints goes through safeIo: messages redacted and escaped, data as is.
+ */
+export async function main(argv: string[], given: CliIo = defaultIo()): Promise<number> {
+  const io = safeIo(given)
   const [name, ...rest] = argv
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(USAGE)
@@ -37,11 +41,17 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     io.err(`snaptrain: unknown command '${name}'\n${USAGE}`)
     return 2
   }
+  // Library warnings (a checkpoint the reader passed over, say) default to console.warn; during a
+  // command they go through the same sink as everything else, redacted and escaped.
+  const warn = console.warn
+  console.warn = (...args: unknown[]) => io.err(args.map(String).join(' '))
   try {
     const mod = await cmd.load()
     return await mod.run(rest, io)
   } catch (e) {
     reportError(io, e)
     return 1
+  } finally {
+    console.warn = warn
   }
 }

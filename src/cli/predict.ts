@@ -11,7 +11,7 @@ import type { CliIo } from './io.ts'
 import { parseCommand, type CommandSpec, type FlagSpec } from './args.ts'
 import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { atomicWrite } from './train.ts'
-import { TOKEN_FLAG, tokenHeaders } from './data-flags.ts'
+import { ALLOW_ORIGIN_FLAG, allowOrigins, TOKEN_FLAG, tokenHeaders } from './data-flags.ts'
 import { fromXGBoostJson } from '../models/gbdt/xgboost-json.ts'
 import { categoriesOf } from '../models/gbdt/model-attributes.ts'
 import type { PredictConfig, PredictResult } from '../models/gbdt/predict-run.ts'
@@ -28,6 +28,7 @@ const SPEC = {
     timeout: { type: 'number', default: 900, placeholder: 'S', help: 'give up after S seconds (default 900)' },
     json: { type: 'boolean', help: 'print {rows, out, adapter} as one JSON object on the last stdout line' },
     ...TOKEN_FLAG,
+    ...ALLOW_ORIGIN_FLAG,
   },
 } as const satisfies CommandSpec<Record<string, FlagSpec>>
 
@@ -37,7 +38,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (typeof parsed === 'number') return parsed
   const f = parsed.values
   let model: string
+  let origins: string[] | undefined
   try {
+    origins = allowOrigins(f)
     model = loadModel(resolve(f.model))
   } catch (e) {
     io.err(`snaptrain predict: ${(e as Error).message}`)
@@ -47,7 +50,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   let table: PageTable | undefined
   try {
     table = await pageTable(f.table)
-    const config: PredictConfig = { model, table: table.url, version: f.version, cpu: f.cpu, headers: tokenHeaders(f) }
+    const config: PredictConfig = {
+      model, table: table.url, version: f.version, cpu: f.cpu, headers: tokenHeaders(f), allowOrigins: origins,
+    }
     const r = await withAppPage(io, f.timeout, closers, page => page.evaluate<PredictResult>(predictScript(config)))
     const out = resolve(f.out)
     atomicWrite(out, predsCsv(r.margins, r.predictions))

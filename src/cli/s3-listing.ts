@@ -57,9 +57,106 @@ export function fileEtag(st: Pick<Stats, 'size' | 'mtimeMs'>): string {
  */
 export async function renderListObjectsV2(rootDir: string, opts: ListOptions = {}): Promise<string> {
   const prefix = opts.prefix ?? ''
-  const objects = await listObjects(rootDir, prefix)
-  const page = paginate(objects, opts)
+  const page = opts.delimiter === '/' ? await delimitedPage(rootDir, opts) : paginate(await listObjects(rootDir, prefix), opts)
   return listingXml(page, opts)
+}
+
+/** A folder entry as a listing sees it: its key part (a folder's ends in '/') and its UTF-8 bytes for ordering. */
+interface FolderEntry { name: string; part: string; bytes: Buffer; isDir: boolean }
+
+/** Sorted entries per folder, valid while the folder's mtime is unchanged (adding or removing an entry changes it). */
+const folderCache = new Map<string, { mtimeMs: number; entries: FolderEntry[] }>()
+const FOLDER_CACHE_SIZE = 16
+
+/**
+ * One page of a '/'-delimited listing, from the one folder the prefix points into (what Delta
+ * readers ask: `prefix=<table>/_delta_log/&delimiter=/`). The folder is read and sorted once per
+ * change, each page finds its start by binary search and stats only the files it returns, so
+ * listing n keys costs O(n) in all rather than a whole folder walk per page of 1000.
+ */
+async function delimitedPage(rootDir: string, opts: ListOptions): Promise<Page> {
+  const prefix = opts.prefix ?? ''
+  const maxKeys = Math.min(Math.max(opts.maxKeys ?? MAX_KEYS, 0), MAX_KEYS)
+  const page: Page = { contents: [], commonPrefixes: [] }
+  const dirKey = prefix.slice(0, prefix.lastIndexOf('/') + 1)
+  // A prefix is client input: '..' in it must not walk out of the root.
+  if (dirKey.split('/').some(s => s === '..' || s === '.')) return page
+  const root = await realpath(rootDir)
+  const dir = join(root, ...dirKey.split('/').filter(Boolean))
+  // Only real folders are listed (as the walk does): a linked folder would escape or loop.
+  if (await realpath(dir).catch(() => null) !== dir) return page
+  const entries = await folderEntries(dir)
+  const after = opts.continuationToken !== undefined ? decodeToken(opts.continuationToken) : opts.startAfter
+  const namePrefix = Buffer.from(prefix.slice(dirKey.length), 'utf8')
+  const afterPart = after !== undefined && after.startsWith(dirKey) ? Buffer.from(after.slice(dirKey.length), 'utf8') : undefined
+  // Keys under the folder are dirKey + part; entries with the name prefix are one run in byte order.
+  let i = lowerBound(entries, namePrefix)
+  if (after !== undefined && !after.startsWith(dirKey) && compareKeys(after, dirKey) >= 0) i = entries.length
+  if (afterPart) i = Math.max(i, upperBound(entries, afterPart))
+  for (; i < entries.length; i++) {
+    const e = entries[i]
+    if (!e.bytes.subarray(0, namePrefix.length).equals(namePrefix)) break
+    const key = dirKey + e.part
+    if (e.isDir) {
+      if (!(await holdsFile(root, join(dir, e.name)))) continue // S3 has no empty "folders"
+    } else {
+      const st = await entryStat(root, join(dir, e.name))
+      if (!st || st === 'dir') continue
+      if (page.contents.length + page.commonPrefixes.length === maxKeys) { page.nextToken = encodeToken(lastEntry(page)); break }
+      page.contents.push({ key, size: st.size, mtimeMs: st.mtimeMs, etag: fileEtag(st) })
+      continue
+    }
+    if (page.contents.length + page.commonPrefixes.length === maxKeys) { page.nextToken = encodeToken(lastEntry(page)); break }
+    page.commonPrefixes.push(key)
+  }
+  return page
+}
+
+async function folderEntries(dir: string): Promise<FolderEntry[]> {
+  const mtimeMs = (await stat(dir)).mtimeMs
+  const cached = folderCache.get(dir)
+  if (cached && cached.mtimeMs === mtimeMs) return cached.entries
+  const dirents = await readdir(dir, { withFileTypes: true }).catch(() => [])
+  const entries = dirents.map(d => {
+    const part = d.isDirectory() ? `${d.name}/` : d.name
+    return { name: d.name, part, bytes: Buffer.from(part, 'utf8'), isDir: d.isDirectory() }
+  }).sort((a, b) => Buffer.compare(a.bytes, b.bytes))
+  folderCache.delete(dir)
+  folderCache.set(dir, { mtimeMs, entries })
+  if (folderCache.size > FOLDER_CACHE_SIZE) folderCache.delete(folderCache.keys().next().value!)
+  return entries
+}
+
+/** First index whose bytes are ≥ `key`. */
+function lowerBound(entries: FolderEntry[], key: Buffer): number {
+  let lo = 0, hi = entries.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (Buffer.compare(entries[mid].bytes, key) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** First index whose rolled-up part is > `key` (a folder 'x/' is past every key under it). */
+function upperBound(entries: FolderEntry[], key: Buffer): number {
+  let lo = 0, hi = entries.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (Buffer.compare(entries[mid].bytes, key) <= 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** Whether a folder holds a file somewhere below it (what makes it a common prefix). */
+async function holdsFile(root: string, dir: string): Promise<boolean> {
+  const dirents = await readdir(dir, { withFileTypes: true }).catch(() => [])
+  for (const d of dirents) {
+    const path = join(dir, d.name)
+    if (d.isDirectory() ? await holdsFile(root, path) : (await entryStat(root, path)) instanceof Object) return true
+  }
+  return false
 }
 
 /** All files under `rootDir` whose key starts with `prefix`, sorted by key (UTF-8 byte order). */

@@ -12,9 +12,10 @@ import { assignFromCursor, checkCursor, cursorToJson, makeCursor, parseCursor } 
 import { planDigest } from '../data/digest.ts'
 import type { AssignOptions, Cursor, RankStreamView, ScanPlan } from '../data/types.ts'
 import type { HttpOptions, Snapshot } from '../table/types.ts'
+import type { CsvOptions } from '../util/csv-formula.ts'
 import { UsageError } from './args.ts'
 import { csvRecord, rowToCsvLine, rowToJsonLine } from './format.ts'
-import type { CliIo } from './io.ts'
+import { writeData, type CliIo } from './io.ts'
 import { createRowSource } from './scan-rows.ts'
 import type { TableLocation } from './table-url.ts'
 
@@ -35,6 +36,7 @@ export interface DataFlags {
   timestamp?: string
   limit?: number
   json: boolean
+  'csv-formula-guard'?: boolean
 }
 
 /** Flags that need a plan; any of them (or `--format ids`) takes the data path. */
@@ -130,7 +132,8 @@ export async function dataScan(
   const budget = Math.min(flags['stop-after'] ?? Infinity, flags.limit ?? Infinity)
   const end = Math.min(stream.length, start.position + budget)
   const format = flags.format ?? (flags.json ? 'none' : 'jsonl')
-  const delivered = await writeStream(plan, stream, start.position, end, format, snapshot, columns, http, io, stdout)
+  const out = { io, stdout, csv: { formulaGuard: flags['csv-formula-guard'] } }
+  const delivered = await writeStream(plan, stream, start.position, end, format, snapshot, columns, http, out)
   if (flags['cursor-out'] !== undefined) await writeCursor(flags['cursor-out'], makeCursor(plan, stream.options, start.position + delivered))
   return {
     rows: delivered, rows_dropped: stream.rowsDropped, rows_padded: stream.rowsPadded,
@@ -143,19 +146,20 @@ export async function dataScan(
 /** Writes positions [from, to) of the stream; returns the rows written (fewer if stdout closed). */
 async function writeStream(
   plan: ScanPlan, stream: RankStreamView, from: number, to: number, format: 'ids' | 'jsonl' | 'csv' | 'none',
-  snapshot: Snapshot, columns: string[], http: HttpOptions, io: CliIo, stdout: { readonly closed: boolean },
+  snapshot: Snapshot, columns: string[], http: HttpOptions,
+  { io, stdout, csv }: { io: CliIo; stdout: { readonly closed: boolean }; csv: CsvOptions },
 ): Promise<number> {
   if (format === 'none') return to - from // --json alone: nothing to print, the count is known
   const source = format === 'jsonl' || format === 'csv' ? createRowSource(snapshot, plan, columns, http) : undefined
-  if (format === 'csv') io.out(csvRecord(columns))
+  if (format === 'csv') writeData(io, csvRecord(columns, csv))
   let p = from
   while (p < to && !stdout.closed) {
     const q = Math.min(to, p + CHUNK_ROWS)
     const { unit, index } = stream.rowsAt(p, q)
-    if (format === 'ids') io.out(idLines(plan, unit, index))
+    if (format === 'ids') writeData(io, idLines(plan, unit, index))
     else if (source) {
       const rows = await source.rowsFor(unit, index)
-      io.out(rows.map(r => (format === 'csv' ? rowToCsvLine(r, columns) : rowToJsonLine(r, columns))).join('\n'))
+      writeData(io, rows.map(r => (format === 'csv' ? rowToCsvLine(r, columns, csv) : rowToJsonLine(r, columns))).join('\n'))
     }
     p = q
   }

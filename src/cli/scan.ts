@@ -7,7 +7,7 @@
  * exit 1 and one stderr line naming the file/URL and the problem (a cursor that does not fit:
  * the reason); usage errors → exit 2.
  */
-import type { CliIo } from './io.ts'
+import { writeData, type CliIo } from './io.ts'
 import { parseCommand, UsageError } from './args.ts'
 import type { CommandSpec, FlagSpec, FlagValues } from './args.ts'
 import { openTableLocation, TableArgError } from './table-url.ts'
@@ -16,7 +16,9 @@ import { rowToCsvLine, rowToJsonLine, csvRecord } from './format.ts'
 import { openSnapshot, scanFile } from '../table/index.ts'
 import { FilterError } from '../data/filter-parse.ts'
 import { dataScan, startPoint, wantsDataPath, type StartPoint } from './scan-data.ts'
+import { ALLOW_ORIGIN_FLAG, allowOrigins } from './data-flags.ts'
 import type { HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, StructField } from '../table/index.ts'
+import type { CsvOptions } from '../util/csv-formula.ts'
 
 const SPEC = {
   name: 'scan',
@@ -41,11 +43,14 @@ const SPEC = {
     'cursor-out': { type: 'string', placeholder: 'cursor.json', help: 'write the cursor after the last row delivered (temp file + rename)' },
     'timeout-ms': { type: 'int', min: 1, placeholder: 'ms', help: 'per-request HTTP timeout (default: $SNAPTRAIN_HTTP_TIMEOUT_MS, else 10000)' },
     token: { type: 'string', placeholder: 'T', help: 'bearer token sent (Authorization header) to the table\'s origin only (prefer $SNAPTRAIN_TOKEN: argv is visible to other users)' },
+    ...ALLOW_ORIGIN_FLAG,
+    'csv-formula-guard': { type: 'boolean', help: 'with --format csv: write text cells starting with = + - @ tab or CR (numbers excepted) with a leading \' so spreadsheets do not run them (changes the data; default off)' },
   },
   notes: `environment:
   SNAPTRAIN_HTTP_TIMEOUT_MS   per-request HTTP timeout in ms when --timeout-ms is not given
   SNAPTRAIN_TOKEN             bearer token for the table's origin when --token is not given (never printed)
   SNAPTRAIN_DEBUG             print stack traces of errors
+  SNAPTRAIN_ALLOWED_HOSTS     host names the local table server answers besides localhost, 127.0.0.1, [::1]
 
 JSON values: int64 beyond ±2^53 as strings, timestamps ISO-8601 (UTC; 6 or 9 fraction digits when
 the value has µs or ns, else 3), dates YYYY-MM-DD, decimals as strings, binary as base64, maps as
@@ -108,14 +113,14 @@ async function scan(location: TableLocation, flags: ScanFlags, open: OpenOptions
   const names = fields.map(f => f.name)
   const stdout = watchStdout()
   if (start) {
-    const extra = await dataScan(location, snapshot, names, flags, start, { timeoutMs: open.timeoutMs, headers: open.headers }, io, stdout)
+    const extra = await dataScan(location, snapshot, names, flags, start, readHttp(open), io, stdout)
     if (flags.json && !stdout.closed) io.out(JSON.stringify({ ...summary(location, snapshot, fields, extra.rows), ...extra }))
     return 0
   }
   const printRows = !flags.json || flags.format !== undefined
-  const rows = streamRows(snapshot, { timeoutMs: open.timeoutMs, headers: open.headers, columns: names, limit: flags.limit })
+  const rows = streamRows(snapshot, { ...readHttp(open), columns: names, limit: flags.limit })
   const format = printRows ? (flags.format === 'csv' ? 'csv' : 'jsonl') : 'none'
-  const count = await writeRows(rows, names, format, io, stdout)
+  const count = await writeRows(rows, names, format, io, stdout, { formulaGuard: flags['csv-formula-guard'] })
   // Nothing is pruned or dropped on the plain path; the fields are there so --json has one shape.
   const plain = { rows_dropped: 0, rows_padded: 0, files_pruned: 0, row_groups_pruned: 0 }
   if (flags.json && !stdout.closed) io.out(JSON.stringify({ ...summary(location, snapshot, fields, count), ...plain }))
@@ -143,12 +148,24 @@ function watchStdout(): { readonly closed: boolean } {
 }
 
 /**
- * HTTP options: the timeout (see timeoutOption) and, from `--token` or `SNAPTRAIN_TOKEN`, an
- * `Authorization: Bearer` header that the reader sends to the table's origin only (http.ts).
+ * HTTP options: the timeout (see timeoutOption), from `--token` or `SNAPTRAIN_TOKEN` an
+ * `Authorization: Bearer` header that the reader sends to the table's origin only (http.ts), and
+ * the `--allow-origin` list of other origins the table's files may come from.
  */
-export function httpOptions(flags: { 'timeout-ms'?: number; token?: string }, env = process.env): HttpOptions {
+export function httpOptions(
+  flags: { 'timeout-ms'?: number; token?: string; 'allow-origin'?: string[] }, env = process.env,
+): HttpOptions {
   const token = flags.token ?? (env.SNAPTRAIN_TOKEN || undefined)
-  return { ...timeoutOption(flags, env), ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}) }
+  const origins = allowOrigins(flags)
+  return {
+    ...timeoutOption(flags, env), ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}),
+    ...(origins ? { allowOrigins: origins } : {}),
+  }
+}
+
+/** The HTTP options of the row reads (the open options minus version, timestamp, warnings). */
+function readHttp(open: OpenOptions): HttpOptions {
+  return { timeoutMs: open.timeoutMs, headers: open.headers, allowOrigins: open.allowOrigins }
 }
 
 /** `--timeout-ms`, else `SNAPTRAIN_HTTP_TIMEOUT_MS`, else the reader's default. */
@@ -199,21 +216,22 @@ export async function* streamRows(snapshot: Snapshot, opts: ReadOptions): AsyncG
 /** Writes rows as they arrive in chunks of CHUNK_ROWS lines; returns the number of rows. */
 async function writeRows(
   rows: AsyncIterable<Row>, names: string[], format: 'jsonl' | 'csv' | 'none', io: CliIo, stdout: { closed: boolean },
+  csv: CsvOptions,
 ): Promise<number> {
-  if (format === 'csv') io.out(csvRecord(names))
+  if (format === 'csv') writeData(io, csvRecord(names, csv))
   let chunk: string[] = []
   let count = 0
   for await (const row of rows) {
     if (stdout.closed) break
     count++
     if (format === 'none') continue
-    chunk.push(format === 'csv' ? rowToCsvLine(row, names) : rowToJsonLine(row, names))
+    chunk.push(format === 'csv' ? rowToCsvLine(row, names, csv) : rowToJsonLine(row, names))
     if (chunk.length >= CHUNK_ROWS) {
-      io.out(chunk.join('\n'))
+      writeData(io, chunk.join('\n'))
       chunk = []
     }
   }
-  if (chunk.length > 0) io.out(chunk.join('\n'))
+  if (chunk.length > 0) writeData(io, chunk.join('\n'))
   return count
 }
 

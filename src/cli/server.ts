@@ -6,6 +6,7 @@
  * may also load from it. Only files inside the root are served; with `mount` the root appears as
  * one folder `/<mount>/` and nothing else answers, so a table's sibling folders stay private.
  * CORS is off unless asked for: a list of origins (reflected one at a time), or `true` for any.
+ * A request whose Host is not one of the server's own names gets 403 (host-check.ts).
  */
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -16,6 +17,7 @@ import { extname, isAbsolute, join, sep } from 'node:path'
 import { fileEtag, renderListObjectsV2, xmlEscape } from './s3-listing.ts'
 import { parseRange } from './range.ts'
 import { DATA_CSP } from './csp.ts'
+import { configuredHosts, refuseForeignHost } from './host-check.ts'
 
 /** Options of `serveDirectory`. */
 export interface ServeOptions {
@@ -33,6 +35,11 @@ export interface ServeOptions {
    * get 404, and the root listing shows only keys under `<mount>/`. Default: the root is `/`.
    */
   mount?: string
+  /**
+   * Host names answered besides loopback with the server's port (any port with these); added to
+   * SNAPTRAIN_ALLOWED_HOSTS. `host`, when given, is answered too.
+   */
+  allowedHosts?: readonly string[]
 }
 
 /** A running server; `url` is its root and ends with '/' (with `mount`, the folder is `url + encodeURIComponent(mount) + '/'`). */
@@ -76,7 +83,10 @@ export async function serveDirectory(rootDir: string, opts: ServeOptions = {}): 
     root: await realpath(rootDir), mount: opts.mount,
     origins: opts.cors === true ? '*' : opts.cors ? new Set(opts.cors) : undefined,
   }
+  const hosts = [...configuredHosts(), ...(opts.allowedHosts ?? []), ...(opts.host ? [opts.host] : [])]
+    .map(h => h.toLowerCase())
   const server = createServer((req, res) => {
+    if (refuseForeignHost(req, res, hosts)) return
     handle(served, req, res).catch(e => send(res, e instanceof Refusal ? e.status : 500, (e as Error).message))
   })
   const host = opts.host ?? '127.0.0.1'

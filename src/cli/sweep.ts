@@ -20,8 +20,7 @@ import { STRATEGY_NAMES } from '../tune/strategy.ts'
 import { planSweep } from '../tune/sweep-plan.ts'
 import { trialsCsv } from '../tune/export.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
-import { DATA_FLAGS, tokenHeaders } from './data-flags.ts'
-import { redactUrls } from '../models/manifest.ts'
+import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
 
 const SPEC = {
   name: 'sweep',
@@ -41,6 +40,7 @@ const SPEC = {
     out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/sweep-<timestamp>)' },
     timeout: { type: 'number', default: 3600, placeholder: 'S', help: 'give up after S seconds (default 3600)' },
     json: { type: 'boolean', help: 'print {best, trials, stopped_early, gpu_seconds, gpu_seconds_full_budget, wall_seconds} as the last stdout line' },
+    'csv-formula-guard': { type: 'boolean', help: 'trials.csv: write text cells starting with = + - @ tab or CR (numbers excepted) with a leading \' so spreadsheets do not run them (default off)' },
   },
   notes: `examples:
   snaptrain sweep --table public/tables/marketing --label y --model gbdt --strategy hyperband --trials 27 --json
@@ -82,7 +82,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     const { table, valid } = await pageTables(f, tables)
     const pageConfig: SweepConfig = { ...config, table: table.url, tablePath: table.path, validTable: valid?.url, headers: tokenHeaders(f) }
-    if (config.model === 'gbdt') await precheck({ table: pageConfig.table, version: config.version, label: config.label, features: config.features, filter: config.filter, headers: pageConfig.headers }, runParams({}))
+    if (config.model === 'gbdt') {
+      const { version, label, features, filter } = config
+      const data = { table: pageConfig.table, version, label, features, filter, headers: pageConfig.headers }
+      await precheck({ ...data, allowOrigins: config.allowOrigins }, runParams({}))
+    }
     const result = await runInPage(io, f.timeout, pageConfig)
     writeSweep(io, f, result, (performance.now() - t0) / 1000)
     return result.state.status === 'finished' ? 0 : 1
@@ -104,7 +108,7 @@ export function checkFlags(f: SweepFlags): SweepConfig {
     model: f.model, table: f.table, version: f.version, label: f.label, features: f.features.length ? f.features : undefined,
     filter: f.filter, validTable: f['valid-table'], validVersion: f['valid-version'], validFraction: f['valid-fraction'], space: f.space ? readSpace(f.space) : undefined,
     strategy: f.strategy as StrategyName, trials: f.trials, parallel: f.parallel, seed: f.seed, minResource: f['min-resource'],
-    maxResource: f['max-resource'], eta: f.eta, metric: f.metric,
+    maxResource: f['max-resource'], eta: f.eta, metric: f.metric, allowOrigins: allowOrigins(f),
   }
   const plan = planSweep(config)
   if (plan.errors.length) throw new Error(plan.errors.join('; '))
@@ -154,7 +158,7 @@ export function sweepScript(config: SweepConfig): string {
  */
 export function progressLine(json: string): string | undefined {
   const e = JSON.parse(json) as SweepEvent
-  if (e.kind === 'stage') return e.fraction === undefined || e.fraction === 1 ? `sweep: ${redactUrls(e.message)}` : undefined
+  if (e.kind === 'stage') return e.fraction === undefined || e.fraction === 1 ? `sweep: ${e.message}` : undefined
   if (e.kind !== 'trial' || e.trial.status === 'running' || e.trial.status === 'pending') return undefined
   const t = e.trial
   const last = t.curve.at(-1)
@@ -175,7 +179,9 @@ export function sweepSummary(s: SweepState, wallSeconds: number): SweepSummary {
 
 function writeSweep(io: CliIo, f: SweepFlags, r: PageResult, wallSeconds: number): void {
   const dir = resolve(f.out ?? join('runs', `sweep-${fileStamp(new Date().toISOString())}`))
-  const files: Record<string, OutputData> = { 'trials.csv': trialsCsv(r.state.trials), 'sweep.json': r.exported + '\n' }
+  const files: Record<string, OutputData> = {
+    'trials.csv': trialsCsv(r.state.trials, { formulaGuard: f['csv-formula-guard'] }), 'sweep.json': r.exported + '\n',
+  }
   if (r.best?.model) {
     if (r.state.config.model === 'gbdt') files['model.json'] = r.best.model
     else files['model.bin'] = Buffer.from(r.best.model, 'base64')

@@ -1,9 +1,11 @@
 /**
- * `snaptrain train --model gbdt --table T --label COL …`: validates parameters, label, features
- * and filter in Node first (usage errors exit 2 before any browser starts), then trains in the
- * app page in headless Chromium (window.snaptrain.train, WebGPU), printing one progress line per
- * round on stderr, and writes DIR/model.json, DIR/manifest.json and DIR/metrics.csv (each to a
- * temp name, then renamed). With --json the last stdout line is the run summary.
+ * `snaptrain train --model gbdt|recsys --table T --label COL …`: validates parameters, label,
+ * features and filter in Node first (usage errors exit 2 before any browser starts), then trains
+ * in the app page in headless Chromium (window.snaptrain.train, WebGPU), printing one progress line
+ * per round on stderr, and writes DIR/model.json (recsys: model.bin, the checkpoint layout of
+ * src/models/recsys/checkpoint.ts), DIR/manifest.json and DIR/metrics.csv (each to a temp name,
+ * then renamed). With --json the last stdout line is the run summary. The two families share the
+ * run; each gives its flag checks, its Node precheck against the table and its output writer.
  */
 import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
@@ -16,10 +18,12 @@ import { readTable } from '../models/gbdt/dataset.ts'
 import { selectFeatures } from '../models/gbdt/features.ts'
 import { checkLabels } from '../models/gbdt/objective.ts'
 import { httpFor, runParams, type TrainConfig, type TrainProgress, type TrainResult } from '../models/gbdt/train-run.ts'
-import { metricsCsv, redactUrls } from '../models/manifest.ts'
-import { runRecsys } from './train-recsys.ts'
+import { metricsCsv } from '../models/manifest.ts'
+import { classifyColumns } from '../models/recsys/features.ts'
+import { recsysRunParams, type RecsysTrainConfig, type RecsysTrainResult } from '../models/recsys/train-run.ts'
+import type { RecsysParams } from '../models/recsys/types.ts'
 import type { GbdtParams } from '../models/gbdt/types.ts'
-import { DATA_FLAGS, tokenHeaders } from './data-flags.ts'
+import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
 
 const SPEC = {
   name: 'train',
@@ -127,6 +131,7 @@ export function checkCommonFlags(f: TrainFlags): Record<string, unknown> {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('--params: must be a JSON object')
   if (f['valid-table'] && f['valid-fraction'] !== undefined) throw new Error('--valid-table and --valid-fraction: give at most one')
   if (f['valid-version'] !== undefined && !f['valid-table']) throw new Error('--valid-version: needs --valid-table')
+  allowOrigins(f) // a bad origin is a usage error (exit 2), found before any table is served
   const fr = f['valid-fraction']
   if (fr !== undefined && !(fr > 0 && fr < 1)) throw new Error(`--valid-fraction: must be in (0, 1), got ${fr}`)
   return raw as Record<string, unknown>
@@ -147,7 +152,7 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
     model: f.model, table: table.url, tablePath: table.path, version: f.version, label: f.label,
     features: f.features.length ? f.features : undefined, filter: f.filter, validTable: valid?.url, validTablePath: valid?.path,
     validVersion: f['valid-version'], validFraction: f['valid-fraction'], params: JSON.parse(f.params) as Record<string, unknown>,
-    seed: f.seed, backend: f.backend, workers: f.workers, headers: tokenHeaders(f),
+    seed: f.seed, backend: f.backend, workers: f.workers, headers: tokenHeaders(f), allowOrigins: allowOrigins(f),
   }
 }
 
@@ -184,7 +189,7 @@ export function trainScript(config: TrainConfig): string {
 /** One stderr line per progress event. */
 export function progressLine(json: string): string {
   const p = JSON.parse(json) as TrainProgress
-  if (p.kind === 'stage') return `train: ${redactUrls(p.message)}`
+  if (p.kind === 'stage') return `train: ${p.message}`
   const m = Object.entries(p.metrics).map(([k, v]) => `${k}=${v.toFixed(6)}`).join(' ')
   return `[${p.round + 1}/${p.rounds}] ${m} (${(p.elapsedMs / 1000).toFixed(1)} s)`
 }
@@ -204,4 +209,55 @@ function writeRun(io: CliIo, f: TrainFlags, r: TrainResult): void {
 }
 
 /** Writes `text` to a temp file beside `path`, then renames it over `path` (src/cli/out-dir.ts). */
+// The recommender family of the same command.
+
+/** The recommender's model file name in DIR. */
+export const RECSYS_MODEL_FILE = 'model.bin'
+
+/** Runs `snaptrain train --model recsys`; resolves to the exit code (0 ok, 1 data/run error, 2 usage error). */
+export function runRecsys(f: TrainFlags, io: CliIo): Promise<number> {
+  return runTraining<RecsysParams, RecsysTrainConfig, RecsysTrainResult>(f, io, {
+    check: checkRecsysFlags,
+    config: base => ({ ...base, model: 'recsys', ranks: f.ranks }) as RecsysTrainConfig,
+    precheck: precheckRecsys,
+    write: writeRecsysRun,
+  })
+}
+
+/** Flag and `--params` checks that need no data; returns the validated parameters. Throws naming the flag/parameter. */
+export function checkRecsysFlags(f: TrainFlags): RecsysParams {
+  return withParamsPrefix(() => recsysRunParams({ params: checkCommonFlags(f), seed: f.seed }))
+}
+
+/**
+ * Data checks in Node before a browser starts: label and features exist and have model inputs,
+ * per-column params (buckets, log1p) name feature columns of the right kind, the filter keeps
+ * rows, and the labels are 0/1 without nulls. Reads only the label column.
+ */
+export async function precheckRecsys(config: RecsysTrainConfig, params: RecsysParams): Promise<void> {
+  const snapshot = await openSnapshot(config.table, { version: config.version, ...httpFor(config, config.table) })
+  const kinds = classifyColumns(snapshot.schema.fields, config.label, config.features)
+  if (params.buckets && typeof params.buckets === 'object') {
+    for (const c of Object.keys(params.buckets)) if (!kinds.sparse.includes(c)) throw new RangeError(`--params: buckets.${c}: not an embedding (id/categorical) feature column (those: ${kinds.sparse.join(', ')})`)
+  }
+  for (const c of params.log1p) if (!kinds.dense.includes(c)) throw new RangeError(`--params: log1p: '${c}' is not a dense feature column (those: ${kinds.dense.join(', ')})`)
+  checkLabels('binary:logistic', await readLabels(snapshot, config), config.label)
+}
+
+/** Writes model.bin, manifest.json and metrics.csv (temp name + rename each) and prints the summary. */
+function writeRecsysRun(io: CliIo, f: TrainFlags, r: RecsysTrainResult): void {
+  const dir = resolve(f.out ?? join('runs', fileStamp(new Date().toISOString())))
+  const [modelPath, manifestPath] = writeOutputs(dir, {
+    [RECSYS_MODEL_FILE]: new Uint8Array(r.model), 'manifest.json': JSON.stringify(r.manifest, null, 2) + '\n', 'metrics.csv': metricsCsv(r.metrics),
+  })
+  const s = r.summary
+  io.err(`train: ${s.steps} steps (${s.epochs} epochs, ${s.rounds} evaluations) in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; `
+    + `${Math.round(s.samples_per_second)} samples/s; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}`
+    + `${s.restored_best_step === null ? '' : ` (restore_best: weights of the evaluation at step ${s.restored_best_step})`}; wrote ${dir}`)
+  if (f.json) {
+    const { adapter, samples_per_second, epochs, steps, restored_best_step, ...rest } = s
+    io.out(JSON.stringify({ ...rest, model_path: modelPath, manifest_path: manifestPath, adapter, samples_per_second, epochs, steps, restored_best_step }))
+  }
+}
+
 export { atomicWrite } from './out-dir.ts'

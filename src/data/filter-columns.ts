@@ -3,23 +3,24 @@
  * logical name, partition values included), reusing the row reader's column planning and value
  * conversion so the filter sees exactly the values readRows would deliver.
  */
-import { parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet'
-import { buildRow, partitionValues, planColumns, readGroup, withRawTypes } from '../table/rows.ts'
+import type { AsyncBuffer, FileMetaData } from 'hyparquet'
+import { buildRow, partitionValues, planColumns, readGroup, schemaField, withRawTypes } from '../table/rows.ts'
+import { schemaIndex } from './group-read.ts'
 import type { AddFile, Row, Snapshot } from '../table/types.ts'
 
 /**
- * Rows [start, end) of `file` with only `columns` (logical names, all in the schema) filled in;
- * row i of the result is file row start + i. `metadata` is the file's footer as parsed.
+ * The rows of row group `rowGroup` of `file` with only `columns` (logical names, all in the
+ * schema) filled in, in file order. `metadata` is the file's footer as parsed.
  */
 export async function readFilterRows(
-  snapshot: Snapshot, file: AddFile, buffer: AsyncBuffer, metadata: FileMetaData, columns: string[], start: number, end: number,
+  snapshot: Snapshot, file: AddFile, buffer: AsyncBuffer, metadata: FileMetaData, columns: string[], rowGroup: number,
 ): Promise<Row[]> {
-  const fields = columns.map((name) => snapshot.schema.fields.find((f) => f.name === name)!)
-  const plans = planColumns(snapshot, file, fields, parquetSchema(metadata))
+  const fields = columns.map((name) => schemaField(snapshot.schema, name)!)
+  const plans = planColumns(snapshot, file, fields, schemaIndex(metadata).tree)
   const partitionRow = partitionValues(snapshot, file, plans)
-  const raw = await readGroup(buffer, rawTypes(metadata), plans, start, end, file.url)
-  const rows: Row[] = new Array(end - start)
-  for (let i = 0; i < rows.length; i++) rows[i] = buildRow(raw?.[i], plans, partitionRow, snapshot, file.url)
+  const values = await readGroup(buffer, rawTypes(metadata), plans, rowGroup, file.url)
+  const rows: Row[] = new Array(Number(metadata.row_groups[rowGroup].num_rows))
+  for (let i = 0; i < rows.length; i++) rows[i] = buildRow(values, i, plans, partitionRow, snapshot, file.url)
   return rows
 }
 

@@ -7,7 +7,7 @@
  */
 import { type AsyncBuffer, type FileMetaData } from 'hyparquet'
 import { loadDeletionVector } from '../table/deletion-vector.ts'
-import { fileValidator, openFile, readFooter } from '../table/rows.ts'
+import { fileValidator, openFile, readFooter, schemaField } from '../table/rows.ts'
 import { TableError, type AddFile, type Snapshot } from '../table/types.ts'
 import { planDigest } from './digest.ts'
 import { filterColumns, parseFilter } from './filter-parse.ts'
@@ -111,7 +111,7 @@ async function planRowGroup(ctx: FileContext, rowGroup: number, start: number, e
   plan.rowsBeforeFilter += ranges.reduce((n, range, i) => n + (masks[i]?.length ?? range.end - range.start), 0)
   if (filter && stats && !mustMatch(filter, stats) && masks.some((mask) => mask?.length !== 0)) {
     // One read of the filter columns per row group (a column chunk is one request), shared by its units.
-    const rows = await readFilterRows(ctx.snapshot, ctx.file, ctx.buffer, ctx.metadata, filterColumns(filter), start, end)
+    const rows = await readFilterRows(ctx.snapshot, ctx.file, ctx.buffer, ctx.metadata, filterColumns(filter), rowGroup)
     ranges.forEach((range, i) => {
       masks[i] = filterLive(masks[i], range.start, range.end, (offset) => evalFilter(filter, rows[range.start - start + offset]))
     })
@@ -146,6 +146,6 @@ function assemble(snapshot: Snapshot, opts: PlanOptions, columns: string[], plan
 
 /** Delta fields of the delivered columns for the decoders (columns are validated already). */
 function planSchemaOf(snapshot: Snapshot, columns: string[]): PlanSchema {
-  const fields = columns.map((name) => snapshot.schema.fields.find((f) => f.name === name)!)
+  const fields = columns.map((name) => schemaField(snapshot.schema, name)!)
   return { fields, columnMapping: snapshot.columnMapping, partitionColumns: [...snapshot.partitionColumns] }
 }

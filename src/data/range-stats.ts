@@ -5,12 +5,14 @@
  * hyparquet decodes them, under physical column names). Every bound is converted to the Row value
  * type of the column's Delta type; anything uncertain is left out (unknown never prunes).
  */
-import { parquetSchema, type FileMetaData, type SchemaElement, type SchemaTree } from 'hyparquet'
+import type { FileMetaData, SchemaElement, SchemaTree } from 'hyparquet'
 import { findParquetChild, partitionValueFor } from '../table/column-mapping.ts'
 import { parsePartitionValue } from '../table/partition-values.ts'
 import { Timestamp } from '../table/timestamp.ts'
+import { schemaField } from '../table/rows.ts'
 import { formatDays } from '../table/values.ts'
 import type { AddFile, DeltaType, Snapshot } from '../table/types.ts'
+import { groupChunks, schemaIndex } from './group-read.ts'
 import type { ColumnRange, ColumnRangeStats } from './types.ts'
 
 /**
@@ -24,7 +26,7 @@ const MS_PER_DAY = 86_400_000
 export function filePartitionValues(snapshot: Snapshot, file: AddFile): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const name of snapshot.partitionColumns) {
-    const field = snapshot.schema.fields.find((f) => f.name === name)
+    const field = schemaField(snapshot.schema, name)
     if (!field) continue
     const raw = partitionValueFor(file.partitionValues, field, snapshot.columnMapping)
     out[name] = parsePartitionValue(raw, field.type, name)
@@ -70,7 +72,7 @@ export function rowGroupStats(snapshot: Snapshot, metadata: FileMetaData, rowGro
     if (typeof field.type !== 'string' || partitions.has(field.name)) continue
     const node = findParquetChild(root.children, field, snapshot.columnMapping)
     if (!node) { columns[field.name] = { nullCount: rowCount }; continue } // column added later: all null
-    const chunk = group.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === node.element.name)
+    const chunk = groupChunks(group).get(node.element.name)?.find((c) => c.meta_data?.path_in_schema.length === 1)
     const s = chunk?.meta_data?.statistics
     if (!s) continue
     // Deprecated min/max were written with signed comparison: right for signed ints, dates and
@@ -86,13 +88,9 @@ export function rowGroupStats(snapshot: Snapshot, metadata: FileMetaData, rowGro
   return { rowCount, columns }
 }
 
-/** parquetSchema builds a tree per call; row groups of one footer share it. */
-const SCHEMAS = new WeakMap<FileMetaData, SchemaTree>()
-
+/** parquetSchema builds a tree per call; row groups of one footer share one (group-read.ts). */
 function schemaOf(metadata: FileMetaData): SchemaTree {
-  let root = SCHEMAS.get(metadata)
-  if (!root) { root = parquetSchema(metadata); SCHEMAS.set(metadata, root) }
-  return root
+  return schemaIndex(metadata).tree
 }
 
 function signedOrder(type: string, element: SchemaElement): boolean {

@@ -65,7 +65,11 @@ export interface UnitBytes {
  */
 export async function fetchRanges(file: AsyncBuffer, ranges: ByteRange[], url = 'the file'): Promise<UnitBytes> {
   const t0 = performance.now()
-  const fetched: Fetched[] = await Promise.all(ranges.map(async (r) => ({ ...r, bytes: await fullRange(file, r, url) })))
+  // Settle every request before failing: a run that stops must not leave requests in flight.
+  const settled = await Promise.allSettled(ranges.map(async (r) => ({ ...r, bytes: await fullRange(file, r, url) })))
+  const failed = settled.find((s) => s.status === 'rejected')
+  if (failed) throw failed.reason
+  const fetched = settled.map((s) => (s as PromiseFulfilledResult<Fetched>).value)
   const fetchMs = performance.now() - t0
   const bytes = fetched.reduce((sum, f) => sum + f.bytes.byteLength, 0)
   const view = (start: number, end: number): Uint8Array | undefined => {

@@ -3,11 +3,12 @@
  * mapping), a partition value, or nothing (the file predates the column), plus the encoding.
  * Resolved once per file per reader; the unit reader reuses it for every unit of the file.
  */
-import { parquetSchema, type SchemaTree } from 'hyparquet'
+import type { SchemaTree } from 'hyparquet'
 import { findParquetChild } from '../table/column-mapping.ts'
 import { checkPhysicalType } from '../table/physical-type.ts'
 import { TableError, type StructField } from '../table/types.ts'
 import { defaultEncoding } from './decode.ts'
+import { schemaIndex } from './group-read.ts'
 import type { ColumnEncoding, DecodeSpec, PlanFile, ScanPlan } from './types.ts'
 
 /**
@@ -28,12 +29,13 @@ export type ColumnSource =
  * decoded, or when the spec names a column the plan does not deliver.
  */
 export function resolveColumns(plan: ScanPlan, file: PlanFile, spec: DecodeSpec): ColumnSource[] {
+  const delivered = new Set(plan.columns)
   for (const name of Object.keys(spec)) {
-    if (!plan.columns.includes(name)) {
+    if (!delivered.has(name)) {
       throw new TableError(`decode spec names column '${name}', which the plan does not deliver (columns: ${plan.columns.join(', ')})`, 'schema')
     }
   }
-  const root = parquetSchema(file.metadata)
+  const root = schemaIndex(file.metadata).tree
   return plan.columns.map((name, i) => {
     const field = plan.schema?.fields[i]
     if (field && field.name !== name) throw new TableError(`plan.schema.fields[${i}] is '${field.name}', expected '${name}'`, 'schema')
@@ -76,7 +78,7 @@ function fromParquet(file: PlanFile, root: SchemaTree, name: string, asked?: Col
     const value = file.partitionValues[name]
     return { name, encoding: asked ?? encodingOfValue(value), kind: 'constant', value }
   }
-  const node = root.children.find((child) => child.element.name === name)
+  const node = schemaIndex(file.metadata).top.get(name)
   if (!node) throw new TableError(`${file.url}: no column '${name}' in the parquet file`, 'schema', file.url)
   return { name, encoding: asked ?? parquetEncoding(node, file.url), kind: 'parquet', parquetName: name }
 }

@@ -5,7 +5,7 @@
  * hyparquet's general path, which then also reports any error precisely.
  */
 import type { Compressors, FileMetaData } from 'hyparquet'
-import { getSchemaPath } from 'hyparquet/src/schema.js'
+import { groupChunks, groupStartOf, schemaIndex } from './group-read.ts'
 import { decodeChunkFast, selectFast } from './page-decode.ts'
 import type { FastEncoding } from './page-values.ts'
 import type { DecodedColumn, PlanFile, Unit } from './types.ts'
@@ -33,25 +33,19 @@ function fastColumn(
   bytes: UnitBytes, metadata: FileMetaData, unit: Unit, name: string, encoding: DecodedColumn['encoding'],
   groupStart: number, compressors?: Compressors,
 ): { values: DecodedColumn['values']; width: number } | undefined {
-  const leaves = metadata.row_groups[unit.rowGroup].columns.filter((c) => c.meta_data?.path_in_schema[0] === name)
-  const meta = leaves.length === 1 ? leaves[0].meta_data : undefined
+  const leaves = groupChunks(metadata.row_groups[unit.rowGroup]).get(name)
+  const meta = leaves?.length === 1 ? leaves[0].meta_data : undefined
   if (!meta) return undefined
   const start = Number(meta.dictionary_page_offset || meta.data_page_offset)
   const view = bytes.view(start, start + Number(meta.total_compressed_size))
   if (!view) return undefined
   try {
-    const schemaPath = getSchemaPath(metadata.schema, meta.path_in_schema)
+    const schemaPath = schemaIndex(metadata).leaves.get(meta.path_in_schema.join('.'))
+    if (!schemaPath) return undefined
     const chunk = decodeChunkFast({ bytes: view, meta, schemaPath, encoding, groupStart, start: unit.rowStart, end: unit.rowEnd, compressors })
     if (!chunk || chunk.rowStart > unit.rowStart || chunk.rowStart + chunk.rows < unit.rowEnd) return undefined
     return { values: selectFast(chunk, { start: unit.rowStart, end: unit.rowEnd, live: unit.live }, encoding as FastEncoding), width: chunk.width }
   } catch {
     return undefined // damaged or unexpected pages: the general path decodes or names the error
   }
-}
-
-/** File row of the first row of row group `index`. */
-function groupStartOf(metadata: FileMetaData, index: number): number {
-  let row = 0
-  for (let i = 0; i < index; i++) row += Number(metadata.row_groups[i].num_rows)
-  return row
 }

@@ -4,14 +4,15 @@
  * as typed arrays in unit order. One reader per loader worker; it holds one AsyncBuffer per file
  * (footers come from the plan, never refetched) and the resolved columns of each file.
  */
-import { asyncBufferFromUrl, parquetRead, type AsyncBuffer, type ParquetParsers } from 'hyparquet'
-import { compressors } from 'hyparquet-compressors'
+import { asyncBufferFromUrl, type AsyncBuffer, type ParquetParsers } from 'hyparquet'
 import { retryingFetch } from '../table/http.ts'
 import { FileMemory } from '../table/range-check.ts'
 import { TableError, type HttpOptions } from '../table/types.ts'
 import { decodeColumn, decodeConstant, type ColumnChunk, type RowSelection } from './decode.ts'
 import { rawTimestampSeconds } from './decode-values.ts'
-import { chunkRanges, fetchRanges, type UnitBytes } from './unit-bytes.ts'
+import { compressors } from './codecs.ts'
+import { fetchGroup, groupStartOf, readGroupColumns } from './group-read.ts'
+import type { UnitBytes } from './unit-bytes.ts'
 import { resolveColumns, type ColumnSource, type RawTimestamp } from './unit-columns.ts'
 import { decodeFastColumns } from './unit-fast.ts'
 import type { DecodeSpec, DecodedColumn, DecodedUnit, ScanPlan, Unit } from './types.ts'
@@ -82,8 +83,9 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
     const key = `${unit.fileIndex}:${unit.rowGroup}`
     const cached = groups.find((g) => g.key === key)
     if (cached) return { bytes: await cached.bytes, fresh: false }
-    const ranges = chunkRanges(plan.files[unit.fileIndex].metadata, unit.rowGroup, names)
-    const bytes = fileBuffer(unit.fileIndex).then((file) => fetchRanges(file, ranges, plan.files[unit.fileIndex].url))
+    const { metadata, url } = plan.files[unit.fileIndex]
+    // Checked once per fetch, so the fast path and the general one both decode checked pages.
+    const bytes = fileBuffer(unit.fileIndex).then((file) => fetchGroup(file, metadata, unit.rowGroup, names, url))
     groups.unshift({ key, bytes })
     groups.length = Math.min(groups.length, GROUP_CACHE)
     return { bytes: await bytes, fresh: true }
@@ -102,7 +104,7 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
     const waited = Math.max(0, t0 - Math.max(requested, workEnd))
     const fast = bytes ? decodeFastColumns(bytes, file, unit, columns, compressors) : new Map<string, DecodedColumn>()
     const general = [...new Set(columns.flatMap((c) => (c.kind === 'parquet' && !fast.has(c.name) ? [c.parquetName] : [])))]
-    const chunks = bytes && general.length ? await decodeChunks(bytes, plan, unit, general) : new Map<string, ColumnChunk[]>()
+    const chunks = bytes && general.length ? decodeChunks(bytes, plan, unit, general) : new Map<string, ColumnChunk[]>()
     const sel: RowSelection = { start: unit.rowStart, end: unit.rowEnd, live: unit.live }
     const decoded: Record<string, DecodedColumn> = {}
     for (const c of columns) {
@@ -145,21 +147,27 @@ function rangeIds(unit: Unit): Uint32Array {
  * Decodes rows [unit.rowStart, unit.rowEnd) of the named parquet columns into chunks per column.
  * Chunks may extend past the range (whole pages); decodeColumn picks the live rows.
  */
-async function decodeChunks(bytes: UnitBytes, plan: ScanPlan, unit: Unit, columns: string[]): Promise<Map<string, ColumnChunk[]>> {
-  const chunks = new Map<string, ColumnChunk[]>(columns.map((c) => [c, []]))
+function decodeChunks(bytes: UnitBytes, plan: ScanPlan, unit: Unit, columns: string[]): Map<string, ColumnChunk[]> {
   const file = plan.files[unit.fileIndex]
+  const groupStart = groupStartOf(file.metadata, unit.rowGroup)
+  const select = { groupStart, selectStart: unit.rowStart - groupStart, selectEnd: unit.rowEnd - groupStart }
   try {
-    await parquetRead({
-      file: bytes.buffer, metadata: file.metadata, columns, rowStart: unit.rowStart, rowEnd: unit.rowEnd,
-      compressors, utf8: false, parsers: PARSERS,
-      onChunk: ({ columnName, columnData, rowStart }) => chunks.get(columnName)?.push({ rowStart, data: columnData }),
-    })
+    const decoded = readGroupColumns(bytes, file.metadata, unit.rowGroup, select, columns, { parsers: PARSERS, utf8: false })
+    return new Map(columns.map((name) => {
+      const column = decoded.get(name)
+      const chunks: ColumnChunk[] = []
+      let rowStart = groupStart + (column?.skipped ?? 0)
+      for (const data of column?.data ?? []) {
+        chunks.push({ rowStart, data })
+        rowStart += data.length
+      }
+      return [name, chunks]
+    }))
   } catch (error) {
     if (error instanceof TableError) throw error
     const message = error instanceof Error ? error.message : String(error)
     throw new TableError(`${file.url}: corrupt parquet data (rows ${unit.rowStart}–${unit.rowEnd}): ${message}`, 'corrupt-file', file.url)
   }
-  return chunks
 }
 
 /**

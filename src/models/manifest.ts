@@ -5,6 +5,7 @@
  * recsys later. Plain JSON data, written by the CLI next to model.json.
  */
 import type { ScanPlan } from '../data/types.ts'
+import { redactUrl } from '../util/redact.ts'
 
 /** The table side of a run: what was read, pinned. */
 export interface ManifestTable {
@@ -52,7 +53,7 @@ export interface RunManifest {
 }
 
 /**
- * The pinned description of a plan's table. URLs are redacted (redactUrl): a signed URL's
+ * The pinned description of a plan's table. URLs are redacted (util/redact.ts): a signed URL's
  * signature or a password in the URL must not end up in a file people share.
  */
 export function manifestTable(plan: ScanPlan, path?: string): ManifestTable {
@@ -60,27 +61,6 @@ export function manifestTable(plan: ScanPlan, path?: string): ManifestTable {
     url: redactUrl(plan.tableUrl), ...(path ? { path } : {}), version: plan.version, digest: plan.digest,
     files: plan.files.map(f => ({ path: redactUrl(f.path), size: f.size })), rows: plan.stats.rows,
   }
-}
-
-/**
- * `url` without secrets: each query parameter's value becomes 'REDACTED' (signed URLs carry the
- * signature, credential and token there: X-Amz-Signature, sig, se, token, …; names are kept so
- * the manifest still says the URL was signed) and a user:password part is dropped. Text that is
- * not an absolute URL (a relative file path) is returned as is, minus any query string values.
- */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?')
-  let out = url
-  if (q >= 0) {
-    const query = url.slice(q + 1).split('&').map(p => (p.includes('=') ? `${p.slice(0, p.indexOf('='))}=REDACTED` : p))
-    out = `${url.slice(0, q)}?${query.join('&')}`
-  }
-  return out.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, '$1')
-}
-
-/** `text` with every http(s) URL in it passed through redactUrl (progress and log lines). */
-export function redactUrls(text: string): string {
-  return text.replace(/https?:\/\/[^\s'"`]+/g, redactUrl)
 }
 
 /**

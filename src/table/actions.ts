@@ -69,18 +69,26 @@ export type Action =
 const KINDS = new Set(['protocol', 'metaData', 'add', 'remove', 'commitInfo', 'txn', 'domainMetadata',
   'checkpointMetadata', 'sidecar'])
 
+const utf8 = new TextDecoder()
+
 /**
- * Parse a commit file (or a v2 checkpoint in JSON form). Blank lines are skipped.
+ * Parse a commit file (or a v2 checkpoint in JSON form). Blank lines are skipped. The body is
+ * decoded one line at a time, so a large commit costs its bytes plus one line, not a copy of
+ * the whole file as one string and another as an array of lines.
  *
- * @param text file body
+ * @param body file body (bytes as fetched, or text)
  * @param url the file's URL, named in errors ("…/00000000000000000003.json line 2: …")
  */
-export function parseCommit(text: string, url: string): Action[] {
+export function parseCommit(body: Uint8Array | string, url: string): Action[] {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body
   const actions: Action[] = []
-  const lines = text.split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim()
-    if (line) actions.push(parseLine(line, url, i + 1, i + 1 < lines.length))
+  let start = 0
+  for (let lineNo = 1; start < bytes.length; lineNo++) {
+    let end = bytes.indexOf(0x0a, start)
+    if (end < 0) end = bytes.length
+    const line = utf8.decode(bytes.subarray(start, end)).trim()
+    start = end + 1
+    if (line) actions.push(parseLine(line, url, lineNo, start < bytes.length))
   }
   return actions
 }

@@ -4,9 +4,9 @@
  * actions may live in sidecar parquet files under `_delta_log/_sidecars/`.
  */
 import { asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet'
-import { compressors } from 'hyparquet-compressors'
+import { compressors } from '../data/codecs.ts'
 import { toAction, type Action, type AddAction } from './actions.ts'
-import { fetchText, retryingFetch } from './http.ts'
+import { fetchBytes, retryingFetch } from './http.ts'
 import type { CheckpointFile, CheckpointPart } from './listing.ts'
 import { parseCommit } from './actions.ts'
 import { TableError, type HttpOptions } from './types.ts'
@@ -41,7 +41,7 @@ export function sidecarUrl(tableUrl: string, path: string): string {
 
 async function readPart(part: CheckpointPart, tableUrl: string, opts: HttpOptions): Promise<Action[]> {
   if (new URL(part.url).pathname.endsWith('.json')) {
-    return parseCommit(await fetchText(part.url, opts, tableUrl), part.url)
+    return parseCommit(await fetchBytes(part.url, opts, undefined, tableUrl), part.url)
   }
   return readParquetActions(part, tableUrl, opts)
 }

@@ -41,13 +41,29 @@ export function findParquetChild(
   field: StructField,
   mode: ColumnMappingMode,
 ): SchemaTree | undefined {
+  const index = childIndex(children)
   const id = fieldId(field, mode)
-  if (id !== undefined) {
-    const byId = children.find((child) => child.element.field_id === id)
-    if (byId) return byId
+  const byId = id === undefined ? undefined : index.byId.get(id)
+  return byId ?? index.byName.get(physicalName(field, mode))
+}
+
+/** Children of a schema node by field id and by name (first wins, as `find` would), built once per node. */
+interface ChildIndex { byId: Map<number, SchemaTree>; byName: Map<string, SchemaTree> }
+
+// A wide file has tens of thousands of children, and every column of a read is looked up in them.
+const CHILDREN = new WeakMap<readonly SchemaTree[], ChildIndex>()
+
+function childIndex(children: readonly SchemaTree[]): ChildIndex {
+  let index = CHILDREN.get(children)
+  if (index) return index
+  index = { byId: new Map(), byName: new Map() }
+  for (const child of children) {
+    const id = child.element.field_id
+    if (id !== undefined && !index.byId.has(id)) index.byId.set(id, child)
+    if (!index.byName.has(child.element.name)) index.byName.set(child.element.name, child)
   }
-  const name = physicalName(field, mode)
-  return children.find((child) => child.element.name === name)
+  CHILDREN.set(children, index)
+  return index
 }
 
 /**

@@ -53,7 +53,7 @@ export class CommitReader {
     const res = await fetchOptional(commit.url, this.opts, 'GET', this.tableUrl)
     if (!res) return undefined
     if (!res.ok) throw statusError('GET', commit.url, res)
-    const actions = parseCommit(await res.text(), commit.url)
+    const actions = parseCommit(new Uint8Array(await res.arrayBuffer()), commit.url)
     return { version: commit.version, actions, lastModified: commit.lastModified ?? lastModified(res) }
   }
 }

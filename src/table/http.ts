@@ -4,9 +4,17 @@
  * (only `fetch`, `AbortController`, `Headers`, `Response`).
  */
 import { TableError, type FetchLike, type HttpOptions } from './types.ts'
-import { checkRangedAnswer, FatalResponseError, FileMemory } from './range-check.ts'
+import { checkRangedAnswer, FatalResponseError, FileMemory, requestedRange } from './range-check.ts'
 
 const DEFAULT_TIMEOUT_MS = 10_000
+/**
+ * Largest whole-file answer taken when the file's size is not known from the log: commit files,
+ * `_last_checkpoint`, JSON checkpoints, listing pages. 256 MiB holds commits of millions of
+ * actions; `HttpOptions.maxLogBytes` or, in Node, `SNAPTRAIN_MAX_LOG_BYTES` changes it.
+ */
+export const DEFAULT_MAX_LOG_BYTES = 256 * 2 ** 20
+/** Error bodies (4xx/5xx) are read at most this far: they only explain, and a server may send gigabytes. */
+const MAX_ERROR_BODY_BYTES = 64 * 2 ** 10
 const DEFAULT_ATTEMPTS = 4
 const DEFAULT_BACKOFF_MS = 100
 
@@ -47,6 +55,9 @@ export function retryingFetch(opts: HttpOptions = {}, tableUrl?: string, memory 
 export async function send(
   url: string, init: RequestInit | undefined, opts: HttpOptions, tableUrl?: string, memory = new FileMemory(),
 ): Promise<Response> {
+  checkOrigin(url, opts, tableUrl)
+  // With an allow-list a redirect could lead anywhere, so it fails instead of being followed.
+  if (opts.allowOrigins) init = { ...init, redirect: 'error' }
   const attempts = Math.max(1, opts.attempts ?? DEFAULT_ATTEMPTS)
   const method = init?.method ?? 'GET'
   let lastError: TableError | undefined
@@ -79,10 +90,10 @@ async function attemptOnce(url: string, init: RequestInit, opts: HttpOptions, me
   const base = opts.fetch ?? globalThis.fetch
   try {
     const res = await base(url, { ...init, signal: controller.signal })
+    const range = rangeOf(init)
     const body = (init.method ?? 'GET') === 'HEAD' || NULL_BODY_STATUSES.has(res.status)
       ? null
-      : await res.arrayBuffer()
-    const range = rangeOf(init)
+      : await readBounded(url, res, bodyLimit(url, res, range, opts, memory), controller)
     if (range !== null && body !== null && res.ok) checkRangedAnswer(url, range, res, body.byteLength, memory)
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
   } catch (error) {
@@ -94,6 +105,72 @@ async function attemptOnce(url: string, init: RequestInit, opts: HttpOptions, me
     clearTimeout(timer)
     init.signal?.removeEventListener('abort', onCallerAbort)
   }
+}
+
+/** How many body bytes an answer may have, and why (named when it is exceeded). */
+interface BodyLimit { bytes: number; why: string; cut?: boolean }
+
+/**
+ * A ranged answer (206) may hold exactly the bytes asked for; a whole-file answer (200, also to a
+ * server that ignored Range) at most the file's size from the log, else the log-file cap; an
+ * error answer is cut at 64 KiB.
+ */
+function bodyLimit(url: string, res: Response, range: string | null, opts: HttpOptions, memory: FileMemory): BodyLimit {
+  if (!res.ok) return { bytes: MAX_ERROR_BODY_BYTES, why: 'error body', cut: true }
+  const asked = requestedRange(range)
+  if (res.status === 206 && asked) {
+    if (asked.start !== undefined && asked.end !== undefined) return { bytes: asked.end - asked.start + 1, why: `asked for ${range}` }
+    if (asked.start === undefined && asked.end !== undefined) return { bytes: asked.end, why: `asked for ${range}` }
+  }
+  const size = memory.known(url)?.size
+  if (size !== undefined) return { bytes: size, why: 'the file size in the log' }
+  const cap = opts.maxLogBytes ?? envMaxLogBytes() ?? DEFAULT_MAX_LOG_BYTES
+  return { bytes: cap, why: 'the log-file cap (maxLogBytes / SNAPTRAIN_MAX_LOG_BYTES)' }
+}
+
+/** `SNAPTRAIN_MAX_LOG_BYTES` where there is an environment (Node), else undefined. */
+function envMaxLogBytes(): number | undefined {
+  const raw = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.SNAPTRAIN_MAX_LOG_BYTES
+  const n = raw === undefined ? NaN : Number(raw)
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined
+}
+
+/**
+ * Reads the body chunk by chunk and aborts the request the moment it grows past `limit` (an
+ * error, never retried: the server sends more than it may), or, for an error body, keeps what
+ * fits and stops reading.
+ */
+async function readBounded(url: string, res: Response, limit: BodyLimit, controller: AbortController): Promise<ArrayBuffer> {
+  const reader = res.body?.getReader()
+  if (!reader) {
+    const whole = await res.arrayBuffer()
+    if (whole.byteLength > limit.bytes && !limit.cut) throw tooLong(url, limit)
+    return limit.cut ? whole.slice(0, limit.bytes) : whole
+  }
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (total + value.byteLength > limit.bytes) {
+      controller.abort()
+      if (!limit.cut) throw tooLong(url, limit)
+      chunks.push(value.subarray(0, limit.bytes - total))
+      total = limit.bytes
+      break
+    }
+    chunks.push(value)
+    total += value.byteLength
+  }
+  const out = new Uint8Array(total)
+  let at = 0
+  for (const c of chunks) { out.set(c, at); at += c.byteLength }
+  return out.buffer
+}
+
+function tooLong(url: string, limit: BodyLimit): TableError {
+  return new FatalResponseError(`GET ${url}: the answer is longer than ${limit.bytes} bytes (${limit.why}); ` +
+    'the request was aborted', 'bad-response', url)
 }
 
 /** The request's Range header, or null. */
@@ -125,6 +202,28 @@ function sameOrigin(a: string, b: string): boolean {
     return new URL(a).origin === new URL(b).origin
   } catch {
     return false
+  }
+}
+
+/**
+ * Refuses `url` unless its origin is the table's or one of `opts.allowOrigins` (no list: any).
+ * Why here: every request of the reader passes send(), so a log that names a file on another
+ * host (loopback included) cannot reach it by any path.
+ */
+function checkOrigin(url: string, opts: HttpOptions, tableUrl?: string): void {
+  if (!opts.allowOrigins) return
+  const allowed = [...(tableUrl ? [tableUrl] : []), ...opts.allowOrigins].map(originOf)
+  const origin = originOf(url)
+  if (origin !== 'null' && allowed.includes(origin)) return
+  throw new TableError(`${url}: origin ${origin} is not allowed (allowed: ${allowed.join(', ')}; ` +
+    'add it with --allow-origin / allowOrigins)', 'http', url)
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return 'null'
   }
 }
 

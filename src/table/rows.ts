@@ -5,10 +5,11 @@
  * to the Row types under its logical name.
  */
 import {
-  asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync, parquetReadObjects, parquetSchema,
-  type AsyncBuffer, type FileMetaData, type ParquetParsers, type SchemaTree,
+  asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync,
+  type AsyncBuffer, type DecodedArray, type FileMetaData, type ParquetParsers, type SchemaTree,
 } from 'hyparquet'
-import { compressors } from 'hyparquet-compressors'
+import { flatten } from 'hyparquet/src/utils.js'
+import { fetchGroup, readGroupColumns, schemaIndex } from '../data/group-read.ts'
 import { findParquetChild, partitionValueFor, physicalName } from './column-mapping.ts'
 import { checkPhysicalType } from './physical-type.ts'
 import { loadDeletionVector } from './deletion-vector.ts'
@@ -18,7 +19,9 @@ import { parsePartitionValue } from './partition-values.ts'
 import { countDeletedIn, isDeleted } from './roaring.ts'
 import { Timestamp } from './timestamp.ts'
 import { convertValue } from './values.ts'
-import { TableError, type AddFile, type HttpOptions, type ReadOptions, type Row, type Snapshot, type StructField } from './types.ts'
+import {
+  TableError, type AddFile, type HttpOptions, type ReadOptions, type Row, type Snapshot, type StructField, type StructType,
+} from './types.ts'
 
 /** One output column and where its values come from. */
 export interface ColumnPlan {
@@ -81,22 +84,22 @@ export async function* scanFile(snapshot: Snapshot, file: AddFile, opts: ReadOpt
   const fields = selectFields(snapshot, opts.columns)
   const buffer = await openFile(file, opts, snapshot.tableUrl)
   const metadata = await readFooter(buffer, file.url)
-  const plans = planColumns(snapshot, file, fields, parquetSchema(metadata))
+  const plans = planColumns(snapshot, file, fields, schemaIndex(metadata).tree)
   const partitionRow = partitionValues(snapshot, file, plans)
   const deleted = file.deletionVector
     ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, opts, file.url, Number(metadata.num_rows))
     : []
   const rawMetadata = withRawTypes(metadata)
   let groupStart = 0
-  for (const group of metadata.row_groups) {
+  for (const [rowGroup, group] of metadata.row_groups.entries()) {
     if (remaining <= 0) return
     const groupRows = Number(group.num_rows)
     const allDeleted = countDeletedIn(deleted, groupStart, groupStart + groupRows) === groupRows
-    const raw = allDeleted ? undefined : await readGroup(buffer, rawMetadata, plans, groupStart, groupStart + groupRows, file.url)
+    const values = allDeleted ? undefined : await readGroup(buffer, rawMetadata, plans, rowGroup, file.url)
     const batch: Row[] = []
     for (let i = 0; i < groupRows && batch.length < remaining; i++) {
       if (deleted.length && isDeleted(deleted, groupStart + i)) continue
-      batch.push(buildRow(raw?.[i], plans, partitionRow, snapshot, file.url))
+      batch.push(buildRow(values, i, plans, partitionRow, snapshot, file.url))
     }
     remaining -= batch.length
     groupStart += groupRows
@@ -108,10 +111,23 @@ export async function* scanFile(snapshot: Snapshot, file: AddFile, opts: ReadOpt
 function selectFields(snapshot: Snapshot, columns?: string[]): StructField[] {
   if (!columns) return snapshot.schema.fields
   return columns.map((name) => {
-    const field = snapshot.schema.fields.find((f) => f.name === name)
+    const field = schemaField(snapshot.schema, name)
     if (!field) throw new TableError(`${snapshot.tableUrl}: no column '${name}' in the table schema`, 'schema', snapshot.tableUrl)
     return field
   })
+}
+
+const FIELDS = new WeakMap<StructType, Map<string, StructField>>()
+
+/** The top-level field named `name` (the first, as `find` would), from an index built once per schema. */
+export function schemaField(schema: StructType, name: string): StructField | undefined {
+  let index = FIELDS.get(schema)
+  if (!index) {
+    index = new Map()
+    for (const f of schema.fields) if (!index.has(f.name)) index.set(f.name, f)
+    FIELDS.set(schema, index)
+  }
+  return index.get(name)
 }
 
 /**
@@ -195,33 +211,49 @@ export function withRawTypes(metadata: FileMetaData): FileMetaData {
   return { ...metadata, schema }
 }
 
-/** Reads the data columns of rows [start, end); undefined when no data column is needed. */
+/** Decoded values of a row group's data columns, keyed by parquet top-level name; one entry per row. */
+export type GroupValues = Map<string, DecodedArray>
+
+/**
+ * Reads the data columns of row group `rowGroup` (pages checked before decoding, group-read.ts);
+ * undefined when no data column is needed.
+ */
 export async function readGroup(
-  buffer: AsyncBuffer, metadata: FileMetaData, plans: ColumnPlan[], start: number, end: number, url: string,
-): Promise<Record<string, unknown>[] | undefined> {
-  const columns = plans.flatMap((p) => (p.node ? [p.node.element.name] : []))
-  if (!columns.length || start === end) return undefined
+  buffer: AsyncBuffer, metadata: FileMetaData, plans: ColumnPlan[], rowGroup: number, url: string,
+): Promise<GroupValues | undefined> {
+  const columns = new Set(plans.flatMap((p) => (p.node ? [p.node.element.name] : [])))
+  const rows = Number(metadata.row_groups[rowGroup].num_rows)
+  if (!columns.size || !rows) return undefined
   try {
-    return await parquetReadObjects({
-      file: buffer, metadata, columns, rowStart: start, rowEnd: end, compressors, utf8: false, parsers: PARSERS,
-    })
+    const bytes = await fetchGroup(buffer, metadata, rowGroup, columns, url)
+    const select = { groupStart: 0, selectStart: 0, selectEnd: rows }
+    const decoded = readGroupColumns(bytes, metadata, rowGroup, select, columns, { utf8: false, parsers: PARSERS })
+    const values: GroupValues = new Map()
+    for (const name of columns) {
+      const column = decoded.get(name)
+      if (!column) throw new Error(`parquet column not found: ${name}`)
+      const flat = flatten(column.data)
+      if (column.skipped || flat.length < rows) throw new Error(`column ${name} holds ${flat.length} of ${rows} rows`)
+      values.set(name, flat)
+    }
+    return values
   } catch (error) {
-    throw asTableError(error, url, `data (rows ${start}–${end})`)
+    throw asTableError(error, url, `data (row group ${rowGroup})`)
   }
 }
 
-/** One Row from a decoded parquet record (undefined: no data column read) plus the file's partition values. */
+/** Row `i` of a row group's decoded values (undefined: no data column read) plus the file's partition values. */
 export function buildRow(
-  raw: Record<string, unknown> | undefined, plans: ColumnPlan[], partitionRow: Record<string, unknown>,
+  values: GroupValues | undefined, i: number, plans: ColumnPlan[], partitionRow: Record<string, unknown>,
   snapshot: Snapshot, url: string,
 ): Row {
   const row: Row = {}
   for (const { field, partition, node } of plans) {
     if (partition) row[field.name] = partitionRow[field.name]
-    else if (!node || !raw) row[field.name] = null
+    else if (!node || !values) row[field.name] = null
     else {
       const ctx = { url, column: field.name, mode: snapshot.columnMapping }
-      row[field.name] = convertValue(raw[node.element.name], field.type, node, ctx)
+      row[field.name] = convertValue(values.get(node.element.name)![i], field.type, node, ctx)
     }
   }
   return row

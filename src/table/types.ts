@@ -19,6 +19,18 @@ export interface HttpOptions {
   backoffMs?: number
   /** Extra request headers (e.g. Authorization), sent only to the table's origin. */
   headers?: Record<string, string>
+  /**
+   * Origins (`https://host[:port]`) besides the table's own that its files (data files, deletion
+   * vectors, checkpoint parts) may come from; a request anywhere else is refused before it is
+   * sent, and redirects are not followed. Default: no list, any origin the log names.
+   */
+  allowOrigins?: string[]
+  /**
+   * Largest whole-file answer (bytes) where the log does not give the file's size: commits,
+   * `_last_checkpoint`, JSON checkpoints, listing pages. Default 256 MiB (in Node also
+   * `SNAPTRAIN_MAX_LOG_BYTES`); a longer answer is aborted and refused naming the URL.
+   */
+  maxLogBytes?: number
 }
 
 /** Which snapshot to open. At most one of version / timestamp. */

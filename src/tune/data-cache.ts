@@ -9,17 +9,12 @@ import { httpFor } from '../models/gbdt/train-run.ts'
 import { binColumns } from './bin-progress.ts'
 import type { BinnedMatrix, Cuts } from '../models/gbdt/types.ts'
 import { loadRecsysTable, type RecsysTable } from './recsys-memory.ts'
-import type { HttpOptions } from '../table/types.ts'
-import type { SweepConfig } from './types.ts'
+import type { ReadOptions, StageListener, SweepConfig } from './types.ts'
 
 /** Default validation share when a sweep names no validation table. */
 export const DEFAULT_VALID_FRACTION = 0.2
 
-/**
- * Hears a loading step: its message and, when known, the step's share done in [0, 1] (SweepEvent
- * 'stage' fraction: rows read of the plan's rows, features binned of all features).
- */
-export type StageListener = (message: string, fraction?: number) => void
+export type { ReadOptions, StageListener } from './types.ts'
 
 /** GBDT data of one sweep: the dataset and, per max_bin, cuts + binned matrix. */
 export interface GbdtData {
@@ -31,7 +26,7 @@ export interface GbdtData {
 /** Which rows a sweep trains and validates on (the cache key's parts). */
 export function dataKey(c: SweepConfig): string {
   return JSON.stringify([c.model, c.table, c.version ?? 'latest', c.label, c.features ?? null, c.filter ?? null,
-    c.validTable ?? null, c.validVersion ?? null, validFraction(c) ?? null, c.seed ?? 0])
+    c.validTable ?? null, c.validVersion ?? null, validFraction(c) ?? null, c.seed ?? 0, c.allowOrigins ?? null])
 }
 
 /** The sweep's validation fraction: given, else the default unless a validation table is named. */
@@ -39,8 +34,6 @@ export function validFraction(c: SweepConfig): number | undefined {
   return c.validTable ? undefined : c.validFraction ?? DEFAULT_VALID_FRACTION
 }
 
-/** How the cache reads tables: loader workers (default the loader's) and HTTP options (tests: a fetch). */
-export interface ReadOptions { workers?: number; http?: HttpOptions }
 
 /**
  * `read` for the table at `url` of sweep `c`: its HTTP headers (a bearer token) are kept only when
@@ -58,12 +51,19 @@ export class DataCache {
 
   /** GBDT data of `c`, loaded once. `onStage` hears the loading steps. */
   gbdt(c: SweepConfig, onStage: StageListener = () => {}): Promise<GbdtData> {
-    return this.get(dataKey(c), () => loadGbdt(c, this.read, onStage))
+    return this.get(dataKey(c), () => loadGbdt(c, this.readOf(c), onStage))
   }
 
   /** The recommender's decoded rows of `c`, loaded once. */
   recsys(c: SweepConfig, onStage: StageListener = () => {}): Promise<RecsysTable> {
-    return this.get(dataKey(c), () => loadRecsysTable(c, validFraction(c), this.read, onStage))
+    const read = this.readOf(c)
+    return this.get(dataKey(c), () => loadRecsysTable(c, validFraction(c), read, onStage,
+      c.validTable ? readFor(read, c, c.validTable) : undefined))
+  }
+
+  /** The cache's read options plus the sweep's allow-list of origins, which every table of it keeps. */
+  private readOf(c: SweepConfig): ReadOptions {
+    return c.allowOrigins ? { ...this.read, http: { ...this.read.http, allowOrigins: c.allowOrigins } } : this.read
   }
 
   private get<T>(key: string, load: () => Promise<T>): Promise<T> {

@@ -4,6 +4,7 @@
  */
 import type { SweepState, TrialRecord } from './types.ts'
 import { STRATEGY_NAMES } from './strategy.ts'
+import { guardFormula, type CsvOptions } from '../util/csv-formula.ts'
 
 /** Format tag of an exported sweep file. */
 export const SWEEP_FORMAT = 'snaptrain-sweep'
@@ -82,19 +83,20 @@ export const TRIAL_COLUMNS = ['trial', 'status', 'bracket', 'rung', 'resource', 
  * the trials' config keys, sorted (a parameter named like a fixed column gets a `param_` prefix).
  * Arrays / objects are written as JSON; missing values as empty fields.
  */
-export function trialsCsv(trials: readonly TrialRecord[]): string {
+export function trialsCsv(trials: readonly TrialRecord[], opts: CsvOptions = {}): string {
   const params = [...new Set(trials.flatMap(t => Object.keys(t.config)))].sort()
   const header = [...TRIAL_COLUMNS, ...params.map(p => ((TRIAL_COLUMNS as readonly string[]).includes(p) ? `param_${p}` : p))]
   const rows = [...trials].sort((a, b) => a.id - b.id).map(t => [
     t.id, t.status, t.bracket, t.rung, t.resource, t.curve.at(-1)?.resource, t.promotedFrom, t.metric, t.gpuSeconds, t.wallSeconds, t.error,
     ...params.map(p => t.config[p]),
   ])
-  return [header, ...rows].map(r => r.map(csvField).join(',')).join('\r\n') + '\r\n'
+  return [header, ...rows].map(r => r.map(v => csvField(v, opts)).join(',')).join('\r\n') + '\r\n'
 }
 
-/** One CSV field (RFC 4180). */
-export function csvField(v: unknown): string {
+/** One CSV field (RFC 4180); with `formulaGuard`, strings a spreadsheet would run get a leading `'`. */
+export function csvField(v: unknown, opts: CsvOptions = {}): string {
   if (v === undefined || v === null) return ''
-  const s = typeof v === 'object' ? JSON.stringify(v) : String(v)
+  const raw = typeof v === 'object' ? JSON.stringify(v) : String(v)
+  const s = opts.formulaGuard && typeof v === 'string' ? guardFormula(raw) : raw
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
 }

@@ -1,20 +1,21 @@
 /**
  * The recommender's rows held in memory for a sweep: the table is decoded once (loader, table
  * order, row ids for the seeded validation split), and each trial trains from those rows through
- * a TrainSource with a seeded per-epoch permutation, so no trial re-reads the table. Featurized
- * rows are shared by trials with the same feature layout (buckets, log1p).
+ * a TrainSource that replays the loader's own epoch streams, so no trial re-reads the table and a
+ * trial trains exactly the model `snaptrain train` trains. Featurized rows are shared by trials
+ * with the same feature layout (buckets, log1p, embedding_dim) and seed.
  * N = training rows, V = validation rows, S = sparse features, Cd = dense inputs.
  */
+import { makeCursor } from '../data/cursor.ts'
 import { createLoader } from '../data/loader.ts'
 import { planScan } from '../data/plan.ts'
+import { rankStream } from '../data/stream.ts'
 import type { Batch, Cursor, ScanPlan } from '../data/types.ts'
 import { openSnapshot } from '../table/index.ts'
 import { concatBatches, type EpochStream, type TrainSource } from '../models/recsys/data.ts'
 import { classifyColumns, featurize, FeatureStats, validMask, type ColumnKinds } from '../models/recsys/features.ts'
 import type { FeatureLayout, ModelBatch, RecsysParams } from '../models/recsys/types.ts'
-import { Rng } from '../util/rng.ts'
-import { readFor, type ReadOptions, type StageListener } from './data-cache.ts'
-import type { SweepConfig } from './types.ts'
+import type { ReadOptions, StageListener, SweepConfig } from './types.ts'
 
 /** Training data of one trial's parameters. */
 export interface RecsysTrialData { source: TrainSource; valid: ModelBatch; layout: FeatureLayout; plan: ScanPlan }
@@ -26,31 +27,36 @@ export interface RecsysTable {
   data(p: RecsysParams): RecsysTrialData
 }
 
-/** Decoded rows with their validation mask (1 = validation row). */
-interface Part { batch: Batch; valid: Uint8Array }
+/** Decoded rows of one table, in table order (its units one after another). */
+interface Part { batch: Batch }
 
-/** Reads the table (and validation table) once. Throws naming the table, filter or column. */
-export async function loadRecsysTable(c: SweepConfig, fraction: number | undefined, read: ReadOptions, onStage: StageListener): Promise<RecsysTable> {
+/**
+ * Reads the table (and validation table, with `validRead`: its own HTTP options) once. Throws
+ * naming the table, filter or column.
+ */
+export async function loadRecsysTable(c: SweepConfig, fraction: number | undefined, read: ReadOptions, onStage: StageListener,
+  validRead: ReadOptions = read): Promise<RecsysTable> {
   const plan = await planTable(c.table, c.version, c, read)
   const kinds = classifyColumns(plan.schema?.fields ?? [], c.label, c.features)
   onStage(`decoding ${plan.stats.rows} rows of ${c.table}`)
-  const seed = c.seed ?? 0
   const say = (what: string) => (done: number, total: number) => onStage(`decoding ${what}: ${done} of ${total} rows`, total > 0 ? done / total : 1)
-  const parts = await readParts(plan, kinds, read, b => fraction === undefined ? new Uint8Array(b.size) : validMask(plan, b, seed, fraction), say(c.table))
+  const parts = await readParts(plan, kinds, read, say(c.table))
+  const unitStart = unitOffsets(plan, parts)
+  const validParts: Part[] = []
   if (c.validTable) {
-    const validRead = readFor(read, c, c.validTable)
     const validPlan = await planTable(c.validTable, c.validVersion, c, validRead)
-    parts.push(...await readParts(validPlan, kinds, validRead, b => new Uint8Array(b.size).fill(1), say(c.validTable)))
+    validParts.push(...await readParts(validPlan, kinds, validRead, say(c.validTable)))
   }
-  onStage(`decoded ${parts.reduce((s, p) => s + p.batch.size, 0)} rows`)
-  const byLayout = new Map<string, { train: ModelBatch; valid: ModelBatch; layout: FeatureLayout }>()
+  onStage(`decoded ${[...parts, ...validParts].reduce((s, p) => s + p.batch.size, 0)} rows`)
+  const byLayout = new Map<string, Featurized>()
   return {
     plan,
     data(p) {
-      const key = JSON.stringify([p.buckets ?? null, [...p.log1p].sort(), p.embedding_dim])
+      // The split is seeded by the trial's seed, as `snaptrain train` seeds it.
+      const key = JSON.stringify([p.buckets ?? null, [...p.log1p].sort(), p.embedding_dim, p.seed])
       let hit = byLayout.get(key)
-      if (!hit) byLayout.set(key, hit = featurizeParts(parts, kinds, p))
-      return { source: memorySource(hit.train, hit.layout, p.batch_size, p.seed), valid: hit.valid, layout: hit.layout, plan }
+      if (!hit) byLayout.set(key, hit = featurizeParts(plan, parts, validParts, kinds, p, fraction))
+      return { source: memorySource(plan, hit.all, hit.train, unitStart, hit.layout, p.batch_size, p.seed), valid: hit.valid, layout: hit.layout, plan }
     },
   }
 }
@@ -63,16 +69,15 @@ async function planTable(url: string, version: number | undefined, c: SweepConfi
   return plan
 }
 
-/** Decoded batches of `plan`; `progress(rows read, plan rows)` after each batch (0 first). */
-async function readParts(plan: ScanPlan, kinds: ColumnKinds, read: ReadOptions, mask: (b: Batch) => Uint8Array,
-  progress: (done: number, total: number) => void): Promise<Part[]> {
+/** Decoded batches of `plan` in table order, with row ids; `progress(rows read, plan rows)` after each batch (0 first). */
+async function readParts(plan: ScanPlan, kinds: ColumnKinds, read: ReadOptions, progress: (done: number, total: number) => void): Promise<Part[]> {
   const loader = createLoader(plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: 65_536, spec: kinds.spec, ids: true, workers: read.workers, http: read.http })
   const parts: Part[] = []
   let rows = 0
   progress(0, plan.stats.rows)
   try {
     for await (const batch of loader.batches()) {
-      parts.push({ batch, valid: mask(batch) })
+      parts.push({ batch })
       progress(rows += batch.size, plan.stats.rows)
     }
   } finally {
@@ -81,53 +86,83 @@ async function readParts(plan: ScanPlan, kinds: ColumnKinds, read: ReadOptions, 
   return parts
 }
 
-/** Statistics over the training rows → layout → featurized training and validation rows. */
-function featurizeParts(parts: Part[], kinds: ColumnKinds, p: RecsysParams): { train: ModelBatch; valid: ModelBatch; layout: FeatureLayout } {
+/**
+ * Where each unit's live rows start among the table-order rows. Without a seed the loader
+ * delivers unit after unit, each unit's live rows in order; checked here, since the sweep's
+ * epochs index the rows by (unit, live row) exactly as the loader's streams name them.
+ */
+function unitOffsets(plan: ScanPlan, parts: Part[]): Uint32Array {
+  const start = new Uint32Array(plan.units.length).fill(0xffffffff)
+  let at = 0
+  let last = -1
+  for (const { batch } of parts) {
+    const units = batch.ids!.unit
+    for (let i = 0; i < batch.size; i++, at++) {
+      const u = units[i]
+      if (u === last) continue
+      if (start[u] !== 0xffffffff) throw new Error(`sweep: unit ${u} of ${plan.tableUrl} came in two runs; table order is unit order`)
+      start[u] = at
+      last = u
+    }
+  }
+  return start
+}
+
+/** A trial's featurized rows: all training-table rows (table order) with the training mask, and the validation rows. */
+interface Featurized { all: ModelBatch; train: Uint8Array; valid: ModelBatch; layout: FeatureLayout }
+
+/**
+ * Statistics over the training rows → layout → featurized rows, as `snaptrain train` computes
+ * them (data.ts): the same seeded split, the same row order of the statistics pass.
+ */
+function featurizeParts(plan: ScanPlan, parts: Part[], validParts: Part[], kinds: ColumnKinds, p: RecsysParams,
+  fraction: number | undefined): Featurized {
+  const masks = parts.map(({ batch }) => fraction === undefined ? new Uint8Array(batch.size) : validMask(plan, batch, p.seed, fraction))
   const stats = new FeatureStats(kinds, new Set(p.log1p))
-  for (const { batch, valid } of parts) stats.observe(batch, valid.map(v => 1 - v))
+  parts.forEach(({ batch }, i) => stats.observe(batch, masks[i].map(v => 1 - v)))
   const layout = stats.finish(p)
-  const train = concatBatches(parts.map(x => featurize(layout, x.batch, x.valid.map(v => 1 - v))), layout)
-  const valid = concatBatches(parts.map(x => featurize(layout, x.batch, x.valid)), layout)
-  if (train.n === 0) throw new RangeError('sweep: no training rows left after the validation split')
-  return { train, valid, layout }
+  const all = concatBatches(parts.map(x => featurize(layout, x.batch)), layout)
+  const train = new Uint8Array(all.n)
+  let at = 0
+  for (const m of masks) for (const v of m) train[at++] = 1 - v
+  const valid = concatBatches([...parts.map((x, i) => featurize(layout, x.batch, masks[i])),
+    ...validParts.map(x => featurize(layout, x.batch))], layout)
+  if (!train.some(v => v === 1)) throw new RangeError('sweep: no training rows left after the validation split')
+  return { all, train, valid, layout }
 }
 
 /**
- * Epochs over in-memory rows: a seeded permutation per epoch (seed, epoch), batches of `batch`
- * rows gathered from it. The cursor is the rows delivered so far (plus the pinning fields the
- * loader's Cursor has), so a resumed epoch continues where it stopped.
+ * Epochs over in-memory rows that deliver exactly what the loader delivers to `snaptrain train`:
+ * the epoch's rank stream (rankStream: seeded unit order and shuffle windows, seed and epoch as the
+ * run's) cut into batches of `batch` positions, validation rows then leaving each batch. So a
+ * trial and a training run with the same inputs see the same batches and train the same model.
+ * The cursor is the loader's (position in the stream), so a resumed epoch continues where it stopped.
  */
-export function memorySource(rows: ModelBatch, layout: FeatureLayout, batch: number, seed: number): TrainSource {
+export function memorySource(plan: ScanPlan, rows: ModelBatch, train: Uint8Array, unitStart: Uint32Array, layout: FeatureLayout,
+  batch: number, seed: number): TrainSource {
   const S = layout.sparse.length, Cd = layout.denseInputs
-  const stepsPerEpoch = Math.ceil(rows.n / batch)
+  const stepsPerEpoch = Math.ceil(plan.stats.rows / batch)
   function open(epoch: number, cursor?: Cursor): EpochStream {
-    const order = permutation(rows.n, seed, epoch)
+    const assign = { seed, epoch, worldSize: 1, rank: 0 }
+    const stream = rankStream(plan, assign)
     let at = cursor?.position ?? 0
     async function* batches(): AsyncGenerator<ModelBatch> {
-      while (at < rows.n) {
-        const idx = order.subarray(at, Math.min(rows.n, at + batch))
-        at += idx.length
-        yield gatherRows(rows, idx, S, Cd)
+      while (at < stream.length) {
+        const end = Math.min(stream.length, at + batch)
+        const { unit, index } = stream.rowsAt(at, end)
+        const picked: number[] = []
+        for (let i = 0; i < unit.length; i++) {
+          const r = unitStart[unit[i]] + index[i]
+          if (train[r]) picked.push(r)
+        }
+        at = end
+        yield gatherRows(rows, Uint32Array.from(picked), S, Cd)
       }
     }
-    const cur = (): Cursor => ({ tableUrl: 'memory:', version: 0, planDigest: '', seed, epoch, worldSize: 1, rank: 0, mode: 'pad', shuffleBuffer: 0, position: at })
-    return { batches, cursor: cur, close: async () => {} }
+    return { batches, cursor: () => makeCursor(plan, assign, at), close: async () => {} }
   }
   return { layout, stepsPerEpoch, open }
 }
-
-/** Fisher–Yates permutation of 0 … n−1 seeded by (seed, epoch). */
-function permutation(n: number, seed: number, epoch: number): Uint32Array {
-  const rng = new Rng((seed * 0x9e3779b1 + epoch * 0x85ebca6b) >>> 0)
-  const out = new Uint32Array(n)
-  for (let i = 0; i < n; i++) out[i] = i
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1))
-    const t = out[i]; out[i] = out[j]; out[j] = t
-  }
-  return out
-}
-
 /** Rows `idx` of `b` as one batch. */
 function gatherRows(b: ModelBatch, idx: Uint32Array, S: number, Cd: number): ModelBatch {
   const n = idx.length

@@ -7,7 +7,6 @@
 import { version as SNAPTRAIN_VERSION } from '../../package.json'
 import type { PipelineCache } from '../gpu/pipeline-cache.ts'
 import type { HistogramKernel } from '../kernels/gbdt/histogram_choice.ts'
-import { createGpuBackend } from '../models/gbdt/gpu-backend.ts'
 import type { BackendFactory } from '../models/gbdt/backend.ts'
 import { train } from '../models/gbdt/driver.ts'
 import { CATEGORIES_ATTRIBUTE, addAttributes } from '../models/gbdt/model-attributes.ts'
@@ -56,7 +55,9 @@ export function createGbdtRunner(ctx: GbdtRunnerContext): TrialRunner {
       const { cuts, binned } = await ctx.data.binned(p.max_bin, ctx.onStage)
       await ctx.clock?.idle()
       const busy0 = ctx.clock?.seconds() ?? 0
-      const backend = ctx.backend ?? createGpuBackend(ctx.cache!.device, ctx.cache, { histogramKernel: ctx.kernel })
+      // The GPU backend loads lazily, so the runner also serves the CPU reference where WebGPU is absent.
+      const backend = ctx.backend ?? (await import('../models/gbdt/gpu-backend.ts'))
+        .createGpuBackend(ctx.cache!.device, ctx.cache, { histogramKernel: ctx.kernel })
       const booster = await train(ctx.data.dataset.data, p, backend, {
         cuts, binned,
         onRound: (round, m) => {

@@ -12,7 +12,6 @@ import { createRefBackend, type RecsysBackend } from '../models/recsys/backend.t
 import { encodeCheckpoint } from '../models/recsys/checkpoint.ts'
 import { initOptimizerState, initWeights } from '../models/recsys/init.ts'
 import { modelShapeOf } from '../models/recsys/layout.ts'
-import { GpuModel } from '../models/recsys/model-gpu.ts'
 import { recsysRunParams } from '../models/recsys/train-run.ts'
 import { trainLoop, type MetricRow } from '../models/recsys/train-loop.ts'
 import type { ModelShape, RecsysParams } from '../models/recsys/types.ts'
@@ -86,6 +85,7 @@ export function createRecsysRunner(ctx: RecsysRunnerContext): TrialRunner {
 
 async function createBackend(ctx: RecsysRunnerContext, shape: ModelShape, p: RecsysParams): Promise<RecsysBackend> {
   if (!ctx.cache) return createRefBackend(shape, p)
+  const { GpuModel } = await import('../models/recsys/model-gpu.ts') // lazily: the CPU path runs without WebGPU
   return GpuModel.create(ctx.cache, shape, p, { weights: initWeights(shape, p.seed), opt: initOptimizerState(shape, p) })
 }
 

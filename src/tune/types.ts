@@ -5,6 +5,7 @@
  * Resource = boosting rounds (gbdt) or epochs (recsys). Metric direction: see SweepConfig.
  */
 import type { TrainConfig } from '../models/gbdt/train-run.ts'
+import type { HttpOptions } from '../table/types.ts'
 
 /** One parameter's domain as written in a space JSON. A bare JSON value (number, string, array…) is a fixed value. */
 export type ParamDomain =
@@ -119,7 +120,7 @@ export interface TrialRecord {
 }
 
 /** The data a sweep trains on: the same fields as a training run's (table, version, label, features, filter, validation). */
-export type SweepData = Pick<TrainConfig, 'table' | 'tablePath' | 'version' | 'label' | 'features' | 'filter' | 'validTable' | 'validVersion' | 'validFraction' | 'headers'>
+export type SweepData = Pick<TrainConfig, 'table' | 'tablePath' | 'version' | 'label' | 'features' | 'filter' | 'validTable' | 'validVersion' | 'validFraction' | 'headers' | 'allowOrigins'>
 
 /**
  * What a sweep is asked to do (structured-cloneable: it crosses page.evaluate). validFraction
@@ -196,3 +197,12 @@ export interface TrialRunner {
    */
   run(req: TrialRequest, report: (resource: number, metric: number) => 'continue' | 'stop', signal: AbortSignal): Promise<{ gpuSeconds: number; artifacts?: TrialArtifacts }>
 }
+
+/**
+ * Hears a loading step: its message and, when known, the step's share done in [0, 1] (SweepEvent
+ * 'stage' fraction: rows read of the plan's rows, features binned of all features).
+ */
+export type StageListener = (message: string, fraction?: number) => void
+
+/** How a sweep reads tables: loader workers (default the loader's) and HTTP options (tests: a fetch). */
+export interface ReadOptions { workers?: number; http?: HttpOptions }

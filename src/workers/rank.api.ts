@@ -1,8 +1,8 @@
 /**
  * The rank worker's API (comlink), shared by src/workers/rank.worker.ts and the coordinator
- * (src/dist/rank-group.ts) through `import type`. The logic lives in src/dist/rank-service.ts.
+ * (src/ranks/rank-group.ts) through `import type`. The logic lives in src/ranks/rank-service.ts.
  */
-import type { CollectiveStats } from '../dist/types.ts'
+import type { CollectiveStats } from '../ranks/types.ts'
 
 /** What a rank is started with (the port is transferred). */
 export interface RankInit {
@@ -19,7 +19,7 @@ export interface RankInit {
 /** One rank worker. */
 export interface RankWorkerApi {
   init(init: RankInit): void
-  /** Runs job `job` (a name in src/dist/jobs.ts) with `config`; its value and this rank's collective totals. */
+  /** Runs job `job` (a name registered in src/ranks/jobs.ts) with `config`; its value and this rank's collective totals. */
   run(job: string, config: unknown): Promise<{ value: unknown; stats: CollectiveStats[] }>
   /** Test hook: destroys this rank's GPU device as if it were lost (no-op without one). */
   loseDevice(): Promise<void>

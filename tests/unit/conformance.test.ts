@@ -1,5 +1,5 @@
 /**
- * Conformance suite over ../shared/conformance (README.md there): every DAT case at every
+ * Conformance suite over tests/conformance (README.md there): every DAT case at every
  * expected version, and every golden table with an EXPECTED.json entry. Tables are served by the
  * fake `fileFetch`, so the reader's HTTP path (listing, Range reads, retries) runs as in production.
  */
@@ -17,7 +17,7 @@ import { TableError, type Row, type Snapshot, type StructField } from '../../src
 import { canonical, canonicalRow } from '../support/canonical.ts'
 import { fileFetch } from '../support/file-fetch.ts'
 
-const ROOT = fileURLToPath(new URL('../../../shared/conformance/', import.meta.url))
+const ROOT = fileURLToPath(new URL('../conformance/', import.meta.url))
 const TABLE_URL = 'http://table.test/'
 const results = { passed: 0, failed: [] as string[] }
 

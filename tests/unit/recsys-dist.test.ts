@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { localGroup } from '../../src/dist/local-group.ts'
+import { localGroup } from '../../src/ranks/local-group.ts'
 import { RefBackend } from '../../src/models/recsys/backend.ts'
 import { RanksBackend, splitBatch } from '../../src/models/recsys/dist-backend.ts'
 import { combineGradients, mergeRowGradients } from '../../src/models/recsys/dist-combine.ts'

@@ -7,7 +7,7 @@
  * summary of their union — and merged chunk by chunk as sketchColumn does. Exact for integer
  * row weights (all 1 without weights); F = features, K = summary entries.
  */
-import type { Collective } from '../../dist/types.ts'
+import type { Collective } from '../../ranks/types.ts'
 import type { Cuts } from './types.ts'
 import { combine, emptySummary, prune, summarise, type Summary } from './sketch.ts'
 import { cutsFromSummaries, hasMissing, SKETCH_RATIO } from './cuts.ts'

@@ -8,7 +8,7 @@
  * the validation rows are gathered to rank 0 in rank order (= table order).
  * N = training rows, V = validation rows, U = units, F = features.
  */
-import type { Collective } from '../../dist/types.ts'
+import type { Collective } from '../../ranks/types.ts'
 import type { ScanPlan } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import type { Dataset } from './dataset.ts'

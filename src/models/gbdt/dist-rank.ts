@@ -1,11 +1,11 @@
 /**
- * The GBDT rank job (registered as 'gbdt' in src/dist/jobs.ts): inside one rank worker, get the
+ * The GBDT rank job (registered as 'gbdt' in src/models/rank-jobs.ts): inside one rank worker, get the
  * data, keep this rank's contiguous rows (global row ids kept, so subsampling is per row), train
  * with this rank's own GPU device (or the CPU reference) through trainShard, and return the
  * model's digest — plus, on rank 0, the model or the whole run result.
  * N = training rows, R = ranks.
  */
-import type { RankContext, RankJob } from '../../dist/types.ts'
+import type { RankContext, RankJob } from '../../ranks/types.ts'
 import type { BackendFactory } from './backend.ts'
 import { createCpuBackend } from './cpu-backend.ts'
 import { loadRankDataset } from './dist-dataset.ts'

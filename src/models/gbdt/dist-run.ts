@@ -1,11 +1,11 @@
 /**
- * GBDT across ranks, page side (ISSUE 6): starts R rank workers (src/dist), runs the 'gbdt' rank
+ * GBDT across ranks, page side (ISSUE 6): starts R rank workers (src/ranks), runs the 'gbdt' rank
  * job on each, checks every rank built the same model, and adds the ranks and per-collective
  * totals to the summary and the manifest. R = ranks.
  */
-import { runRanks, type RankGroupOptions, type RankRun } from '../../dist/index.ts'
-import { combineStats } from '../../dist/stats.ts'
-import type { CollectiveStats } from '../../dist/types.ts'
+import { runRanks, type RankGroupOptions, type RankRun } from '../../ranks/index.ts'
+import { combineStats } from '../../ranks/stats.ts'
+import type { CollectiveStats } from '../../ranks/types.ts'
 import type { GbdtRankConfig, GbdtRankResult } from './dist-rank.ts'
 import type { TrainData } from './driver.ts'
 import type { TrainConfig, TrainProgress, TrainResult } from './train-run.ts'

@@ -7,7 +7,7 @@
  * from rank 0 (which holds the validation set) by broadcast. Worker-free: runs with localGroup.
  * N = rows, F = features, R = ranks.
  */
-import type { Collective } from '../../dist/types.ts'
+import type { Collective } from '../../ranks/types.ts'
 import type { BackendFactory, BackendReduce } from './backend.ts'
 import { train, type TrainData } from './driver.ts'
 import { distCuts } from './dist-cuts.ts'

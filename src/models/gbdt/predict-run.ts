@@ -13,6 +13,7 @@ import { baseMargin, transform } from './objective.ts'
 import { predictMargins } from './predict.ts'
 import type { Booster } from './types.ts'
 import { fromXGBoostJson } from './xgboost-json.ts'
+import { httpFor } from './train-run.ts'
 
 /** What to predict (structured-cloneable). */
 export interface PredictConfig {
@@ -26,6 +27,8 @@ export interface PredictConfig {
   workers?: number
   /** Extra request headers (e.g. a bearer token), sent only to the origin of `table`; never returned. */
   headers?: Record<string, string>
+  /** Origins besides the table's own that its files may come from (HttpOptions.allowOrigins); default any. */
+  allowOrigins?: string[]
 }
 
 /** Margins and predictions, one per table row in table order. */
@@ -44,7 +47,7 @@ export async function runPrediction(config: PredictConfig): Promise<PredictResul
   const json = JSON.parse(config.model) as unknown
   const booster = fromXGBoostJson(json)
   const categories = categoriesOf(json)
-  const http = config.headers ? { headers: config.headers } : {}
+  const http = httpFor(config, config.table)
   const snapshot = await openSnapshot(config.table, { version: config.version, ...http })
   const specs = modelFeatures(booster, snapshot.schema, categories, config.table)
   const table = await readTable(snapshot, specs, categories, { workers: config.workers, http })

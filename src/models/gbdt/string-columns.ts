@@ -6,7 +6,7 @@
  * N = live rows of the plan.
  */
 import { asyncBufferFromUrl, cachedAsyncBuffer, parquetRead, type AsyncBuffer } from 'hyparquet'
-import { compressors } from 'hyparquet-compressors'
+import { compressors } from '../../data/codecs.ts'
 import { resolveColumns, type ColumnSource } from '../../data/unit-columns.ts'
 import type { ScanPlan, Unit } from '../../data/types.ts'
 import { retryingFetch } from '../../table/http.ts'

@@ -18,7 +18,7 @@ import { openSnapshot } from '../../table/index.ts'
 import { parseParams } from './params.ts'
 import type { Booster, GbdtParams } from './types.ts'
 import type { HttpOptions } from '../../table/types.ts'
-import type { CollectiveStats } from '../../dist/types.ts'
+import type { CollectiveStats } from '../../ranks/types.ts'
 import { toXGBoostJsonString } from './xgboost-json.ts'
 
 /** What to train (structured-cloneable: it crosses page.evaluate). */
@@ -45,7 +45,7 @@ export interface TrainConfig {
   backend?: 'gpu' | 'cpu'
   /** Loader workers (default: the loader's). */
   workers?: number
-  /** Data-parallel ranks (ISSUE 6): R > 1 trains on R rank workers (src/dist), each with its own device; default 1. */
+  /** Data-parallel ranks (ISSUE 6): R > 1 trains on R rank workers (src/ranks), each with its own device; default 1. */
   ranks?: number
   /** Memory the run may use (memory-budget.ts): refused up front when the estimate exceeds it. */
   memoryBudget?: MemoryBudget
@@ -54,6 +54,8 @@ export interface TrainConfig {
    * origin of `table` (httpFor); never written into the manifest, metrics or progress.
    */
   headers?: Record<string, string>
+  /** Origins besides each table's own that its files may come from (HttpOptions.allowOrigins); default any. */
+  allowOrigins?: string[]
 }
 
 /** Progress events: data stages, then one per boosting round. */
@@ -139,14 +141,18 @@ export async function runTraining(config: TrainConfig, onProgress: (p: TrainProg
 /**
  * HTTP options for reading the table at `url`: `config.headers` only when `url` has the origin of
  * `config.table` (a validation table elsewhere gets none); http.ts then sends them only to that
- * origin, so data files the log names on other hosts never see them either.
+ * origin, so data files the log names on other hosts never see them either. `allowOrigins`
+ * applies to every table of the run.
  */
-export function httpFor(config: { table: string; headers?: Record<string, string> }, url: string): HttpOptions {
-  if (!config.headers) return {}
+export function httpFor(
+  config: { table: string; headers?: Record<string, string>; allowOrigins?: string[] }, url: string,
+): HttpOptions {
+  const allow: HttpOptions = config.allowOrigins ? { allowOrigins: config.allowOrigins } : {}
+  if (!config.headers) return allow
   try {
-    return new URL(url).origin === new URL(config.table).origin ? { headers: config.headers } : {}
+    return new URL(url).origin === new URL(config.table).origin ? { ...allow, headers: config.headers } : allow
   } catch {
-    return {}
+    return allow
   }
 }
 

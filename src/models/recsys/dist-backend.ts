@@ -7,7 +7,7 @@
  * weights; predictions, state export and the non-finite check use rank 0.
  * B = per-rank batch, N = global batch rows.
  */
-import type { Collective, CollectiveStats } from '../../dist/types.ts'
+import type { Collective, CollectiveStats } from '../../ranks/types.ts'
 import type { ModelState, RecsysBackend } from './backend.ts'
 import { sliceBatch } from './data.ts'
 import { combineGradients } from './dist-combine.ts'

@@ -7,7 +7,7 @@
  * even when ranks hold different row counts (validation holdout, last batch).
  * P = dense parameters, U = distinct rows, D = embedding dim.
  */
-import type { Collective } from '../../dist/types.ts'
+import type { Collective } from '../../ranks/types.ts'
 import type { CombinedGradients, RankGradients } from './dist-types.ts'
 
 /** What a rank ships in the allgather: everything but the dense gradients. */

@@ -1,11 +1,11 @@
 /**
- * The recommender's rank job (registered as 'recsys' in src/dist/jobs.ts): one rank of a
+ * The recommender's rank job (registered as 'recsys' in src/models/rank-jobs.ts): one rank of a
  * `--ranks R` run inside a rank worker. It trains exactly as a single-rank run does
  * (train-run.ts) except that it reads its own share of every epoch and combines gradients with
  * the other ranks every step (dist-backend.ts). Rank 0 returns the result; the others return
  * it without the model bytes (the weights are the same on every rank).
  */
-import type { RankContext, RankJob } from '../../dist/types.ts'
+import type { RankContext, RankJob } from '../../ranks/types.ts'
 import type { TrainProgress } from '../gbdt/train-run.ts'
 import { runRecsysTraining, type RecsysTrainConfig, type RecsysTrainResult } from './train-run.ts'
 

@@ -1,13 +1,13 @@
 /**
- * `--ranks R` for the recommender (ISSUE 6 §3), page side. GPU: R rank workers (src/dist), each
+ * `--ranks R` for the recommender (ISSUE 6 §3), page side. GPU: R rank workers (src/ranks), each
  * running the recsys rank job (dist-rank.ts) — its own GPUDevice, its own shard of every epoch
  * (the loader's rank assignment), gradients combined every step; rank 0's model and summary come
  * back with the collectives' totals. CPU reference: R RefRanks in this thread on an in-thread
  * group, each step's global batch of R × batch_size rows split between them.
  */
-import { combineStats } from '../../dist/stats.ts'
-import { localGroup } from '../../dist/local-group.ts'
-import type { CollectiveStats, RankContext } from '../../dist/types.ts'
+import { combineStats } from '../../ranks/stats.ts'
+import { localGroup } from '../../ranks/local-group.ts'
+import type { CollectiveStats, RankContext } from '../../ranks/types.ts'
 import type { TrainProgress } from '../gbdt/train-run.ts'
 import { cloneState, type ModelState } from './backend.ts'
 import { RanksBackend } from './dist-backend.ts'
@@ -35,12 +35,12 @@ export function rankCount(config: RecsysRankConfig): number {
 /**
  * Runs the 'recsys' rank job (dist-rank.ts) on `world` = R rank workers with `config`; resolves
  * to rank 0's result with samples/s summed over the ranks (each rank's rows / its loop time) and
- * the collectives' totals over all ranks (src/dist/stats.ts). Progress: rank 0's events.
+ * the collectives' totals over all ranks (src/ranks/stats.ts). Progress: rank 0's events.
  */
 export async function runOnRankWorkers<T extends { summary: { samples_per_second: number; rows_per_second: number } }, C>(
   world: number, config: C, onProgress: (p: TrainProgress) => void,
 ): Promise<T & { summary: RanksSummary }> {
-  const { runRanks } = await import('../../dist/rank-group.ts')
+  const { runRanks } = await import('../../ranks/rank-group.ts')
   const run = await runRanks<T | null, C>(world, 'recsys', config, { onProgress: (rank, e) => { if (rank === 0) onProgress(e as TrainProgress) } })
   const first = run.results[0]
   if (!first) throw new Error('recsys ranks: rank 0 returned no result')

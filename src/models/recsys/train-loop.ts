@@ -1,7 +1,7 @@
 /**
  * The recommender's training loop, backend-agnostic: epochs of loader batches (seeded shuffle
- * per epoch), lr schedule, a metrics read-back and validation every `eval_every` steps (AUC,
- * logloss), early stopping on validation AUC, and a stop-anywhere state (LoopState) that a
+ * per epoch), lr schedule, a metrics read-back and validation every `eval_every` steps and at
+ * the end of every epoch (AUC, logloss), early stopping on validation AUC, and a stop-anywhere state (LoopState) that a
  * checkpoint stores so a resumed run continues exactly where this one stopped. With
  * params.restore_best, each improving evaluation keeps the weights (best-weights.ts) and a
  * finished run ends holding the best evaluation's weights, not the last step's.
@@ -105,7 +105,7 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
     } finally {
       await stream.close()
     }
-    if (o.onEpochEnd && await epochEnd(o.onEpochEnd, state, metrics, lastEval, report)) return await done(true)
+    if (await epochEnd(o.onEpochEnd, state, metrics, lastEval, report)) return await done(true)
   }
   if (state.step > lastEval) await report(p.epochs - 1)
   return done(false)
@@ -123,14 +123,16 @@ async function restoreBest(best: BestWeights, state: LoopState, metrics: MetricR
 }
 
 /**
- * The epoch-end hook: evaluates unless the epoch ended on an evaluation, then asks `hook`; true
- * (stop) when early stopping fired or the hook said 'stop', with the state at the next epoch's start.
+ * The end of an epoch: evaluates unless the epoch ended on an evaluation (every run does, with or
+ * without a hook, so a sweep trial, which reports each epoch, evaluates exactly where the same
+ * training run does), then asks `hook`; true (stop) when early stopping fired or the hook said
+ * 'stop', with the state at the next epoch's start.
  */
-async function epochEnd(hook: NonNullable<TrainLoopOptions['onEpochEnd']>, state: LoopState, metrics: MetricRow[], lastEval: number,
+async function epochEnd(hook: TrainLoopOptions['onEpochEnd'], state: LoopState, metrics: MetricRow[], lastEval: number,
   report: (epoch: number) => Promise<boolean>): Promise<boolean> {
   const early = state.step > lastEval ? await report(state.epoch) : false
   const row = metrics[metrics.length - 1]
-  const stop = early || (row !== undefined && hook(state.epoch, row) === 'stop')
+  const stop = early || (hook !== undefined && row !== undefined && hook(state.epoch, row) === 'stop')
   if (stop) { state.epoch++; state.cursor = undefined }
   return stop
 }
@@ -189,4 +191,15 @@ function updateEarlyStopping(state: LoopState, row: MetricRow, rounds: number): 
   }
   state.badRounds++
   return rounds > 0 && state.badRounds >= rounds
+}
+
+/**
+ * How many evaluations a run has made by `step`: one every `evalEvery` steps and one at each
+ * epoch's end (once where the two coincide), with `stepsPerEpoch` steps an epoch. At the last
+ * step it is the run's total; at an evaluation's step, that evaluation's 1-based index.
+ */
+export function evaluationsUpTo(step: number, stepsPerEpoch: number, evalEvery: number): number {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b))
+  const both = (evalEvery / gcd(evalEvery, stepsPerEpoch)) * stepsPerEpoch
+  return Math.floor(step / evalEvery) + Math.floor(step / stepsPerEpoch) - Math.floor(step / both)
 }

@@ -20,10 +20,10 @@ import { columnKind, featurize, tableMemory } from './features.ts'
 import { initOptimizerState, initWeights } from './init.ts'
 import { modelShapeOf, parameterCount } from './layout.ts'
 import { parseRecsysParams } from './params.ts'
-import type { MetricRow, TrainLoopResult } from './train-loop.ts'
+import { evaluationsUpTo, type MetricRow, type TrainLoopResult } from './train-loop.ts'
 import { trainWithRecovery, type DeviceSession } from './recovery.ts'
 import { checkRecsysMemory } from '../memory-budget.ts'
-import type { RankContext } from '../../dist/types.ts'
+import type { RankContext } from '../../ranks/types.ts'
 import { scaledParams } from './dist-lr.ts'
 import { rankCount, ranksBackend, runOnRankWorkers, withRanks, type RanksSummary, type RecsysRankConfig } from './dist-run.ts'
 import type { FeatureLayout, ModelBatch, ModelShape, RecsysParams } from './types.ts'
@@ -99,12 +99,13 @@ export async function runRecsysTraining(config: RecsysTrainConfig, onProgress: (
   const ranked = world > 1 ? await ranksBackend(shape, params, { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) }, world, rank) : undefined
   const kind = config.backend ?? 'gpu'
   if (!ranked && kind === 'gpu' && hasWebGpu()) await checkRecsysMemory(shape, params, config.memoryBudget)
-  const totalEvals = Math.ceil((params.epochs * data.source.stepsPerEpoch) / params.eval_every)
+  const stepsPerEpoch = data.source.stepsPerEpoch
+  const totalEvals = evaluationsUpTo(params.epochs * stepsPerEpoch, stepsPerEpoch, params.eval_every)
   const t0 = performance.now()
   // A lost device is rebuilt and the loop replays from the last checkpoint (recovery.ts), so rounds count by step.
   const { loop, session } = await trainWithRecovery({
     params: scaledParams(params, world), source: data.source, valid,
-    onMetrics: row => onProgress({ kind: 'round', round: Math.ceil(row.step / params.eval_every) - 1, rounds: totalEvals, metrics: progressMetrics(row), elapsedMs: row.elapsedMs }),
+    onMetrics: row => onProgress({ kind: 'round', round: evaluationsUpTo(row.step, stepsPerEpoch, params.eval_every) - 1, rounds: totalEvals, metrics: progressMetrics(row), elapsedMs: row.elapsedMs }),
   }, {
     open: (state, attempt) => (ranked && attempt === 0 ? Promise.resolve(rankedSession(ranked)) : chooseBackend(kind, shape, params, state, d => hooks.onDevice?.(d, attempt))),
     checkpointEvery: hooks.checkpointEvery, maxRecoveries: hooks.maxRecoveries,

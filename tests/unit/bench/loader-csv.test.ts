@@ -96,7 +96,7 @@ describe('createCsvBatcher', () => {
 
 describe('exportSnapshotCsv', () => {
   it('exports every live row of a DV table with deletion vectors applied, and times it', async () => {
-    const root = '../shared/conformance/golden'
+    const root = 'tests/conformance/golden'
     const fetch = fileFetch(root)
     const snapshot = await openSnapshot('http://table.test/table-with-dv-small/', { fetch })
     const expected = await readRows(snapshot, { fetch })

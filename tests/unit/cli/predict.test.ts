@@ -19,10 +19,9 @@ import { predictMargins } from '../../../src/models/gbdt/predict.ts'
 import { runTraining } from '../../../src/models/gbdt/train-run.ts'
 import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
 import { predsCsv } from '../../../src/cli/predict.ts'
+import { PYTHON as PY, requireXgboost, runXgboostTests } from '../../support/peers.ts'
 
 const TABLE = 'public/tables/marketing'
-const PY = '/usr/bin/python3'
-const hasXgboost = spawnSync(PY, ['-c', 'import xgboost'], { timeout: 20_000 }).status === 0
 const tmp = mkdtempSync(join(tmpdir(), 'snaptrain-predict-'))
 let server: ServedDirectory
 let modelPath: string
@@ -94,7 +93,8 @@ describe('snaptrain predict (GPU kernel in the page)', () => {
   })
 })
 
-describe.skipIf(!hasXgboost)('XGBoost interop (/usr/bin/python3 with xgboost)', () => {
+describe.skipIf(!runXgboostTests)('XGBoost interop (/usr/bin/python3 with xgboost)', () => {
+  beforeAll(requireXgboost)
   it('XGBoost loads our marketing model.json and agrees on margins within 1e-5', () => {
     const csv = join(tmp, 'features.csv')
     const lines = [[...names, 'margin'].join(',')]

@@ -13,7 +13,7 @@ import { UsageError } from '../../../src/cli/args.ts'
 import type { Cursor, ScanPlan } from '../../../src/data/types.ts'
 import { planDigest } from '../../../src/data/digest.ts'
 
-const DV_TABLE = '../shared/conformance/golden/table-with-dv-small'
+const DV_TABLE = 'tests/conformance/golden/table-with-dv-small'
 const CURSOR: Cursor = { tableUrl: 'file:///t/', version: 3, planDigest: 'abc', seed: 5, epoch: 1, worldSize: 4, rank: 2, mode: 'drop_last', shuffleBuffer: 100, position: 10 }
 const tmp: string[] = []
 afterAll(async () => { for (const d of tmp) await rm(d, { recursive: true, force: true }) })

@@ -15,7 +15,7 @@ import { toJsonValue } from '../../../src/cli/format.ts'
 import { REPO, runCli, type CliResult } from '../../support/cli.ts'
 
 /** Relative to the repo: CI runs in a clean clone with shared/ beside it. */
-const CONFORMANCE = '../shared/conformance'
+const CONFORMANCE = 'tests/conformance'
 const BASIC = `${CONFORMANCE}/dat/basic_append`
 
 /** Runs `node bin/snaptrain.js scan …` from the repo root; killed after 20 s so a hang fails fast. */

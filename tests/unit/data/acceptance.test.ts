@@ -18,7 +18,7 @@ import { planScan } from '../../../src/data/plan.ts'
 import { openSnapshot } from '../../../src/table/index.ts'
 import { lastJson, runCli, type CliResult } from '../../support/cli.ts'
 
-const DV_TABLE = '../shared/conformance/golden/table-with-dv-large'
+const DV_TABLE = 'tests/conformance/golden/table-with-dv-large'
 const SEED = '3'
 
 let tmp = ''

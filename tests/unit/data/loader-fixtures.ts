@@ -12,7 +12,7 @@ import { fileFetch } from '../../support/file-fetch.ts'
 import { refInt64, refString } from './murmur-ref.ts'
 
 export const CLICKS = resolve('public/tables/clicks')
-export const GOLDEN = resolve('../shared/conformance/golden')
+export const GOLDEN = resolve('tests/conformance/golden')
 export const BASE = 'http://table.test/'
 
 /** A table opened over the fake fetch, its plan (with schema) and its rows in table order. */

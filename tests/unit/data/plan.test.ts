@@ -12,7 +12,7 @@ import { Rng } from '../../../src/util/rng.ts'
 import { fileFetch, type FileFetch } from '../../support/file-fetch.ts'
 
 const CLICKS = new URL('../../../public/tables/clicks', import.meta.url).pathname
-const CONFORMANCE = '/work/shared/conformance/'
+const CONFORMANCE = 'tests/conformance/'
 const URL_ = 'http://table.test/'
 
 async function open(dir: string): Promise<{ snapshot: Snapshot; fetch: FileFetch }> {

@@ -16,9 +16,8 @@ import { leafOf } from '../../../src/models/gbdt/predict.ts'
 import { makeBinary, sliceColumns } from './synthetic.ts'
 import { packTrees, predict as kernelPredict } from '../../../src/kernels/gbdt/predict.ref.ts'
 import { baseMargin } from '../../../src/models/gbdt/objective.ts'
+import { PYTHON as PY, requireXgboost, runXgboostTests } from '../../support/peers.ts'
 
-const PY = '/usr/bin/python3'
-const hasXgboost = spawnSync(PY, ['-c', 'import xgboost'], { timeout: 20_000 }).status === 0
 
 function csv(columns: Float32Array[], margins: Float32Array): string {
   const rows = [columns.map((_, f) => `f${f}`).concat('margin').join(',')]
@@ -53,7 +52,8 @@ describe('XGBoost interop', () => {
     expect(Array.from(out)).toEqual(Array.from(predictMargins(b, valid)))
   })
 
-  it.skipIf(!hasXgboost)('xgboost loads model.json and agrees on margins within 1e-5', async () => {
+  it.skipIf(!runXgboostTests)('xgboost loads model.json and agrees on margins within 1e-5', async () => {
+    requireXgboost()
     const b = await train(trainData, parseParams({ max_depth: 5, num_round: 20, eta: 0.3 }))
     const valid = sliceColumns(d.columns, 1000, 1500)
     const dir = mkdtempSync(join(tmpdir(), 'snaptrain-interop-'))

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest'
 import { packTrees, predict } from '../../../src/kernels/gbdt/predict.ref.ts'
 import type { Tree } from '../../../src/models/gbdt/types.ts'
 import { makeTree } from './tree-fixture.ts'
+import { PYTHON as PY, requireXgboost, runXgboostTests } from '../../support/peers.ts'
 
 // Root: f0 < 0.5 (missing left) → leaf 1 | node 2: f1 < 2 (missing right) → leaf 2 | leaf 3.
 const tree = makeTree([[1, 2, 0, 0.5, 3, 1], [-1, -1, 0, 1, -1, 0], [3, 4, 1, 2, 7, 0], [-1, -1, 0, 2, -1, 0], [-1, -1, 0, 3, -1, 0]])
@@ -32,8 +33,6 @@ describe('predict (reference)', () => {
   })
 })
 
-const PY = '/usr/bin/python3'
-const hasXgboost = spawnSync(PY, ['-c', 'import xgboost'], { timeout: 20_000 }).status === 0
 
 // Trains a small real XGBoost model on data with NaNs; prints its JSON, the rows and XGBoost's margins.
 const TRAIN_SCRIPT = `
@@ -60,7 +59,8 @@ function fromXGBoostTree(j: Record<string, number[]>): Tree {
 }
 
 describe('predict (reference) against real XGBoost', () => {
-  test.skipIf(!hasXgboost)('margins agree with xgboost predict(output_margin=True) within 1e-5', () => {
+  test.skipIf(!runXgboostTests)('margins agree with xgboost predict(output_margin=True) within 1e-5', () => {
+    requireXgboost()
     const r = spawnSync(PY, ['-c', TRAIN_SCRIPT], { encoding: 'utf8', timeout: 60_000, maxBuffer: 64 << 20 })
     expect(r.status, r.stderr).toBe(0)
     const { model, x, margins } = JSON.parse(r.stdout) as XGBoostDump

@@ -21,7 +21,7 @@ import {
 } from './bad-tables.ts'
 import { SWEEP_ROWS, writeSpaces } from './bad-sweep.ts'
 
-const CONFORMANCE = join(import.meta.dirname, '../../../../shared/conformance')
+const CONFORMANCE = join(import.meta.dirname, '../../conformance')
 const tmp = mkdtempSync(join(tmpdir(), 'snaptrain-bad-input-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 

@@ -4,15 +4,19 @@
  * memory bound (peak RSS measured for the spawned CLI cases). Inputs are built at test time.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parquetWriteBuffer } from 'hyparquet-writer'
 import { afterAll, describe, expect, it } from 'vitest'
 import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
 import { decodeCheckpoint } from '../../../src/models/recsys/checkpoint.ts'
+import { renderListObjectsV2 } from '../../../src/cli/s3-listing.ts'
 import { maxBitmapBytes } from '../../../src/table/deletion-vector.ts'
+import { fetchBytes } from '../../../src/table/http.ts'
 import { decodeDeletionBitmap, DV_MAGIC } from '../../../src/table/roaring.ts'
 import { MAX_SCHEMA_DEPTH } from '../../../src/table/schema.ts'
+import { openSnapshot } from '../../../src/table/snapshot.ts'
 import { z85Encode } from '../../../src/table/z85.ts'
 import { runCliMeasured } from '../../support/cli.ts'
 
@@ -195,4 +199,83 @@ describe('a recommender checkpoint whose header lies about the file', () => {
       expect(() => decodeCheckpoint(file(header(patch)), 'model.bin')).toThrow(`model.bin: not a recsys checkpoint: ${message}`)
     })
   }
+})
+
+describe('bodies and logs that never end', () => {
+  /** A loopback server: `/t/_delta_log/<v>.json` per `commits`, and `endless` paths that stream zeros until the client leaves. */
+  async function server(commits: string[], endless: (path: string, range?: string) => boolean) {
+    const srv = createServer((req, res) => {
+      const path = new URL(req.url!, 'http://x').pathname
+      if (endless(path, req.headers.range)) {
+        if (req.method === 'HEAD') { res.writeHead(200).end(); return } // no body: writes would be dropped, never pushed back
+        res.writeHead(req.headers.range ? 206 : 200, req.headers.range ? { 'Content-Range': 'bytes 0-99/1000000000000' } : {})
+        const chunk = Buffer.alloc(64 * 1024)
+        const pump = () => { while (res.write(chunk)) { /* until the socket pushes back */ } }
+        res.on('drain', pump)
+        req.on('close', () => res.destroy())
+        return pump()
+      }
+      const m = /^\/t\/_delta_log\/(\d{20})\.json$/.exec(path)
+      const body = m ? commits[Number(m[1])] : undefined
+      if (body === undefined) { res.writeHead(404).end(); return }
+      res.writeHead(200, { 'Content-Length': Buffer.byteLength(body) }).end(body)
+    })
+    await new Promise<void>(r => srv.listen(0, '127.0.0.1', r))
+    const port = (srv.address() as { port: number }).port
+    return { url: `http://127.0.0.1:${port}/t/`, close: () => new Promise(r => srv.close(r)) }
+  }
+  const COMMIT0 = `${JSON.stringify({ protocol: { minReaderVersion: 1, minWriterVersion: 2 } })}\n${JSON.stringify({ metaData: {
+    id: 'x', format: { provider: 'parquet', options: {} }, partitionColumns: [], configuration: {},
+    schemaString: JSON.stringify({ type: 'struct', fields: [{ name: 'id', type: 'long', nullable: true, metadata: {} }] }) } })}\n`
+
+  it('a commit whose body never ends is aborted at the log-file cap, once, naming the file and the cap', async () => {
+    const s = await server([COMMIT0], p => p.endsWith('00000000000000000001.json'))
+    try {
+      const t0 = performance.now()
+      const error = await openSnapshot(s.url, { maxLogBytes: 2 ** 20, timeoutMs: 10_000 }).then(() => undefined, (e: Error) => e)
+      expect(error?.message).toMatch(/00000000000000000001\.json: the answer is longer than 1048576 bytes \(the log-file cap/)
+      expect(performance.now() - t0).toBeLessThan(5_000) // not 4 attempts × the 10 s timeout
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('a ranged read never takes more than the bytes it asked for', async () => {
+    const s = await server([COMMIT0], p => p.endsWith('data.bin'))
+    try {
+      const error = await fetchBytes(`${s.url}data.bin`, {}, [0, 100]).then(() => undefined, (e: Error) => e)
+      expect(error?.message).toMatch(/data\.bin: the answer is longer than 100 bytes \(asked for bytes=0-99\)/)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('a commit larger than the cap is refused by scan naming the file and the cap, in bounded memory', async () => {
+    const dir = table('big-commit', 4)
+    const filler = `${JSON.stringify({ commitInfo: { operation: 'WRITE', pad: 'x'.repeat(1000) } })}\n`
+    writeFileSync(join(dir, '_delta_log/00000000000000000001.json'), filler.repeat(20_000)) // ~20 MB
+    const r = await runCliMeasured(['scan', '--table', dir], { SNAPTRAIN_MAX_LOG_BYTES: String(4 * 2 ** 20) })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/00000000000000000001\.json: the answer is longer than 4194304 bytes \(the log-file cap/)
+    expect(r.ms).toBeLessThan(ANSWER_MS)
+    expect(r.peakRssMiB).toBeLessThan(CLI_RSS_MIB)
+  }, 30_000)
+
+  it('listing a log of 20 000 commits is linear: every page finds its start instead of walking the folder', async () => {
+    const dir = join(tmp, 'many-commits')
+    mkdirSync(join(dir, 't/_delta_log'), { recursive: true })
+    for (let v = 0; v < 20_000; v++) writeFileSync(join(dir, 't/_delta_log', `${String(v).padStart(20, '0')}.json`), '{}\n')
+    const t0 = performance.now()
+    let token: string | undefined
+    let keys = 0
+    let pages = 0
+    do {
+      const xml = await renderListObjectsV2(dir, { prefix: 't/_delta_log/', delimiter: '/', continuationToken: token })
+      keys += (xml.match(/<Key>/g) ?? []).length
+      pages++
+      token = /<NextContinuationToken>([^<]*)</.exec(xml)?.[1]
+    } while (token)
+    expect([keys, pages]).toEqual([20_000, 20])
+    expect(performance.now() - t0).toBeLessThan(ANSWER_MS)
+  }, 60_000)
 })

@@ -9,7 +9,7 @@ import type { CheckpointFile } from '../../../src/table/listing.ts'
 import { TableError } from '../../../src/table/types.ts'
 import { fileFetch } from '../../support/file-fetch.ts'
 
-const ROOT = join(import.meta.dirname, '../../../../shared/conformance')
+const ROOT = join(import.meta.dirname, '../../conformance')
 const fetch = fileFetch(ROOT)
 const table = (name: string) => `http://table.test/golden/${name}/`
 const log = (name: string, file: string) => `${table(name)}_delta_log/${file}`

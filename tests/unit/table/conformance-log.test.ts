@@ -1,5 +1,5 @@
 /**
- * Log-level conformance: every table in ../shared/conformance opens at every version the
+ * Log-level conformance: every table in tests/conformance opens at every version the
  * expectations name (golden/EXPECTED.json, dat expected/v<N> + latest), over the S3-listing path and
  * the probing path; must-refuse tables are refused naming the feature or version. Row-level checks
  * are in the row reader's conformance test.
@@ -12,7 +12,7 @@ import { openSnapshot } from '../../../src/table/index.ts'
 import { TableError, type Snapshot } from '../../../src/table/types.ts'
 import { fileFetch } from '../../support/file-fetch.ts'
 
-const ROOT = join(import.meta.dirname, '../../../../shared/conformance')
+const ROOT = join(import.meta.dirname, '../../conformance')
 const GOLDEN = join(ROOT, 'golden')
 const DAT = join(ROOT, 'dat')
 

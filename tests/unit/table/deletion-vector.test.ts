@@ -142,7 +142,7 @@ describe('deletion vectors', () => {
   })
 
   test('a real DV file from the golden table table-with-dv-large', async () => {
-    const root = fileURLToPath(new URL('../../../../shared/conformance/golden/table-with-dv-large/', import.meta.url))
+    const root = fileURLToPath(new URL('../../conformance/golden/table-with-dv-large/', import.meta.url))
     const name = 'test%dv%prefix-deletion_vector_44ccbf3f-b223-4581-9cd8-a7e569120ada.bin'
     const fetch = memoryFetch({ [`${TABLE}${encodeURIComponent(name)}`]: new Uint8Array(readFileSync(root + name)) })
     const dv = descriptor({ pathOrInlineDv: 'm9JzgVlI!?Oy<+3x+y^b', offset: 85, sizeInBytes: 34, cardinality: 1 })

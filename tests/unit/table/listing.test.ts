@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { lastExisting, listLog, parseListXml, parseLogFileName, probeLog } from '../../../src/table/listing.ts'
 import { fileFetch } from '../../support/file-fetch.ts'
 
-const ROOT = join(import.meta.dirname, '../../../../shared/conformance')
+const ROOT = join(import.meta.dirname, '../../conformance')
 const golden = (name: string) => `http://table.test/golden/${name}/`
 
 describe('parseLogFileName', () => {

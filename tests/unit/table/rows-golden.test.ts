@@ -13,7 +13,7 @@ import type { Row } from '../../../src/table/types.ts'
 import { canonicalRow } from '../../support/canonical.ts'
 import { fileFetch } from '../../support/file-fetch.ts'
 
-const GOLDEN = fileURLToPath(new URL('../../../../shared/conformance/golden/', import.meta.url))
+const GOLDEN = fileURLToPath(new URL('../../conformance/golden/', import.meta.url))
 
 async function golden(name: string): Promise<{ rows: Row[]; snapshot: Awaited<ReturnType<typeof openSnapshot>> }> {
   const dir = join(GOLDEN, name)

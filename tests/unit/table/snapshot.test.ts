@@ -6,7 +6,7 @@ import { listCommits, openSnapshot } from '../../../src/table/index.ts'
 import { TableError } from '../../../src/table/types.ts'
 import { fileFetch } from '../../support/file-fetch.ts'
 
-const ROOT = join(import.meta.dirname, '../../../../shared/conformance')
+const ROOT = join(import.meta.dirname, '../../conformance')
 const SCHEMA = JSON.stringify({ type: 'struct', fields: [
   { name: 'id', type: 'long', nullable: true, metadata: {} },
   { name: 'p', type: 'string', nullable: true, metadata: {} },

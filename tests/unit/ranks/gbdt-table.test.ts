@@ -1,0 +1,59 @@
+/**
+ * Ranks reading their own share of a table (marketing over a loopback server, filtered): the
+ * shards put together are exactly loadDataset's training rows in table order, the categorical
+ * dictionaries are the same, rank 0 holds the same validation set — and the model trained over
+ * 3 in-thread ranks (CPU reference backend) is byte-identical to R = 1's.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { serveDirectory, type ServedDirectory } from '../../../src/cli/server.ts'
+import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
+import { loadDataset, type DatasetConfig } from '../../../src/models/gbdt/dataset.ts'
+import { loadRankDataset, unitSpan } from '../../../src/models/gbdt/dist-dataset.ts'
+import { trainShard } from '../../../src/models/gbdt/dist-train.ts'
+import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
+import { train } from '../../../src/models/gbdt/driver.ts'
+import { parseParams } from '../../../src/models/gbdt/params.ts'
+import { toXGBoostJsonString } from '../../../src/models/gbdt/xgboost-json.ts'
+import { localGroup } from '../../../src/ranks/local-group.ts'
+
+let server: ServedDirectory
+let cfg: DatasetConfig
+beforeAll(async () => {
+  server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables'))
+  cfg = { tableUrl: `${server.url}marketing/`, label: 'y', filter: 'age < 32 AND balance > 100', validFraction: 0.25, seed: 3, workers: 0 }
+})
+afterAll(async () => { await server?.close() })
+
+it('unitSpan finds the units holding a range of positions', () => {
+  const before = Float64Array.of(0, 10, 10, 25, 30)
+  expect(unitSpan(before, 0, 10)).toEqual([0, 1])
+  expect(unitSpan(before, 9, 11)).toEqual([0, 3])
+  expect(unitSpan(before, 10, 30)).toEqual([2, 4])
+  expect(unitSpan(before, 5, 5)).toEqual([0, 0])
+})
+
+it('rank shards put together are loadDataset\'s rows; dictionaries and validation set agree; the model is identical', async () => {
+  const ds = await loadDataset(cfg)
+  const p = parseParams({ max_depth: 3, num_round: 3, subsample: 0.8, colsample_bytree: 0.8, max_bin: 32, seed: 1, eval_metric: ['auc'] })
+  const want = toXGBoostJsonString(await train(ds.data, p, createCpuBackend))
+  for (const world of [2, 3]) {
+    const group = localGroup(world)
+    const ranks = await Promise.all(group.map(c => loadRankDataset(cfg, c)))
+    for (let f = 0; f < ds.data.columns.length; f++) {
+      const joined = ranks.flatMap(r => Array.from(r.shard.data.columns[f]))
+      expect(joined).toEqual(Array.from(ds.data.columns[f]))
+    }
+    expect(ranks.flatMap(r => Array.from(r.shard.data.labels))).toEqual(Array.from(ds.data.labels))
+    ranks.forEach(r => expect(r.dataset.dictionaries).toEqual(ds.dictionaries))
+    expect(ranks[0].shard.data.valid).toEqual(ds.data.valid)
+    expect(ranks[1].shard.data.valid).toBeUndefined()
+    expect(ranks[0].dataset.rowsTrain).toBe(ds.rowsTrain)
+    expect(ranks[0].dataset.rowsValid).toBe(ds.rowsValid)
+    expect(ranks[0].dataset.plan.digest).toBe(ds.plan.digest)
+    if (world === 3) {
+      const models = await Promise.all(group.map((c, r) => trainShard(ranks[r].shard, p, c, createCpuBackend)))
+      models.forEach(m => expect(toXGBoostJsonString(m)).toBe(want))
+    }
+  }
+})

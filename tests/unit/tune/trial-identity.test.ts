@@ -1,0 +1,79 @@
+/**
+ * A sweep trial is the training run it claims to be: for both models, a trial and `snaptrain
+ * train`'s run with the same table version, features, filter, validation split, parameters and
+ * seed give byte-identical model files and identical metrics (CPU backends, in Node, over a real
+ * loopback server; the GPU backends are checked against the same references elsewhere).
+ */
+import { dirname } from 'node:path'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
+import { serveDirectory, type ServedDirectory } from '../../../src/cli/server.ts'
+import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
+import { runTraining } from '../../../src/models/gbdt/train-run.ts'
+import { runRecsysTraining } from '../../../src/models/recsys/train-run.ts'
+import { DataCache } from '../../../src/tune/data-cache.ts'
+import { createGbdtRunner } from '../../../src/tune/runner-gbdt.ts'
+import { createRecsysRunner } from '../../../src/tune/runner-recsys.ts'
+import type { SweepConfig, TrialArtifacts } from '../../../src/tune/types.ts'
+import { clicksFixture } from '../recsys/clicks-fixture.ts'
+
+let tables: ServedDirectory
+let clicks: ServedDirectory
+let clicksUrl: string
+beforeAll(async () => {
+  tables = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables'))
+  const fx = await clicksFixture(3000)
+  clicks = await serveDirectory(dirname(fx.dir))
+  clicksUrl = `${clicks.url}clicks/`
+}, 60_000)
+afterAll(async () => {
+  await tables?.close()
+  await clicks?.close()
+})
+
+/** Runs one trial of `config` with `resource` and returns its artifacts. */
+async function trial(run: ReturnType<typeof createGbdtRunner>, resource: number): Promise<TrialArtifacts> {
+  const result = await run.run({ id: 0, config: {}, resource, bracket: 0, rung: 0 }, () => 'continue', new AbortController().signal)
+  return result.artifacts!
+}
+
+function fromBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), c => c.charCodeAt(0))
+}
+
+describe('sweep trial = training run', () => {
+  it('GBDT: the same model bytes and metrics', async () => {
+    const params = { max_depth: 3, eta: 0.3, subsample: 0.8, colsample_bytree: 0.8, eval_metric: ['auc', 'logloss'] }
+    const common = { table: `${tables.url}marketing/`, label: 'y', filter: 'age < 50', validFraction: 0.25, seed: 7 }
+    const trained = await runTraining({ ...common, params: { ...params, num_round: 6 }, backend: 'cpu', workers: 0 })
+    const config: SweepConfig = { model: 'gbdt', ...common, strategy: 'grid', trials: 1, fixed: params }
+    const data = await new DataCache({ workers: 0 }).gbdt(config, () => {})
+    const artifacts = await trial(createGbdtRunner({ config, data, backend: createCpuBackend }), 6)
+    expect(artifacts.model).toBe(trained.model)
+    expect((artifacts.manifest as { metrics: unknown }).metrics).toEqual(trained.metrics.map(stripWall))
+  }, 120_000)
+
+  it('recommender: the same model bytes and metrics', async () => {
+    const params = { epochs: 2, batch_size: 256, embedding_dim: 4, layers: [8], lr: 3e-3, eval_every: 6, early_stopping_rounds: 50 }
+    const common = { table: clicksUrl, label: 'label', validFraction: 0.2, seed: 11 }
+    const trained = await runRecsysTraining({ model: 'recsys', ...common, params, backend: 'cpu', workers: 0 })
+    const config: SweepConfig = { model: 'recsys', ...common, strategy: 'grid', trials: 1, fixed: { ...params, epochs: undefined } }
+    const table = await new DataCache({ workers: 0 }).recsys(config, () => {})
+    const artifacts = await trial(createRecsysRunner({ config, table, best: {} }), 2)
+    expect(artifacts.model).toBeDefined()
+    const model = fromBase64(artifacts.model as string)
+    expect(model.byteLength).toBe(trained.model.byteLength)
+    const head = (b: Uint8Array) => new TextDecoder().decode(b.subarray(12, 12 + new DataView(b.buffer, b.byteOffset).getUint32(8, true)))
+    expect(head(model)).toBe(head(trained.model))
+    expect(Buffer.from(model).equals(Buffer.from(trained.model))).toBe(true)
+    const last = trained.metrics.at(-1)!
+    expect((artifacts.manifest as { metric: number }).metric).toBe(last.auc)
+  }, 180_000)
+})
+
+/** A metrics row without wall-clock fields (they differ between any two runs). */
+function stripWall(row: Record<string, number>): Record<string, number> {
+  const { elapsed_seconds: _e, ...rest } = row
+  return rest
+}
