@@ -141,6 +141,17 @@ function envMaxLogBytes(): number | undefined {
  * fits and stops reading.
  */
 async function readBounded(url: string, res: Response, limit: BodyLimit, controller: AbortController): Promise<ArrayBuffer> {
+  // A declared length decides at once: over the limit is refused unread; within it, the body is
+  // that many bytes (HTTP/1.1 framing), read in one piece as fast as the runtime can.
+  const declared = Number(res.headers.get('Content-Length') ?? NaN)
+  const encoded = res.headers.has('Content-Encoding') // a compressed body's length says nothing of the bytes it inflates to
+  if (Number.isSafeInteger(declared) && declared >= 0 && !encoded && !limit.cut) {
+    if (declared > limit.bytes) {
+      controller.abort()
+      throw tooLong(url, limit)
+    }
+    return res.arrayBuffer()
+  }
   const reader = res.body?.getReader()
   if (!reader) {
     const whole = await res.arrayBuffer()
