@@ -19,7 +19,7 @@ export interface RecsysSizes {
   validRows: number
 }
 
-/** Sizes of a full run on the software adapter (issue 5 §4: batch 1024, 64-32, D 16). */
+/** Sizes of a full run on the software adapter (batch 1024, 64-32, D 16). */
 export const RECSYS_SIZES: RecsysSizes = { batch: 1024, layers: [64, 32], dim: 16, warmup: 3, steps: 40, validRows: 8192 }
 
 /** Smoke-run sizes (--quick). */

@@ -1,5 +1,5 @@
 /**
- * Pure parts of the `scaleout` suite (ISSUE 6 §4): the runs (dataset × ranks R × lr rule), the
+ * Pure parts of the `scaleout` suite: the runs (dataset × ranks R × lr rule), the
  * rows each run yields, and reading those rows back as points for the table and the plot
  * (scaleout-plot.ts). R = ranks; B = per-rank batch; the global batch is R × B.
  */

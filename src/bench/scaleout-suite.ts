@@ -1,5 +1,5 @@
 /**
- * The `scaleout` suite (runs in the page; ISSUE 6 §4): the recommender on `clicks` and
+ * The `scaleout` suite (runs in the page): the recommender on `clicks` and
  * `marketing` with R = 1, 2, 4 ranks for the same epochs — (a) per-rank batch kept and lr
  * unchanged, (b) lr scaled by rule (× √R, × R) with warmup — each a whole training run as
  * `snaptrain train --ranks R` does it (R > 1: rank workers, each with its own GPUDevice and share

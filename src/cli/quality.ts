@@ -1,6 +1,6 @@
 /**
  * `snaptrain quality [--tables marketing,clicks,higgs-like] [--rounds 100] [--markdown] [--json]`:
- * the quality comparison of issue 4 — our validation AUC against XGBoost `tree_method=hist` with
+ * the quality comparison: our validation AUC against XGBoost `tree_method=hist` with
  * identical parameters (binary:logistic, max_depth 6, eta 0.3, max_bin 256, no sampling, seed 0)
  * on exactly the same rows. Tables are read with the GBDT dataset loader on this thread (the same
  * features, categorical codes and seeded 80/20 split as `snaptrain train --valid-fraction 0.2`),

@@ -1,8 +1,8 @@
 /**
  * The run manifest: everything needed to say what a model was trained on and how — the pinned
  * table (URL, version, plan digest and file list), columns, filter, seed, parameters, per-round
- * metrics, adapter and snaptrain version — plus metrics.csv. Model-agnostic: GBDT fills it now,
- * recsys later. Plain JSON data, written by the CLI next to model.json.
+ * metrics, adapter and snaptrain version — plus metrics.csv. Shared parts of the two families'
+ * manifests (the table block, metrics.csv); plain JSON data, written by the CLI next to the model.
  */
 import type { ScanPlan } from '../data/types.ts'
 import { redactUrl } from '../util/redact.ts'
@@ -46,7 +46,7 @@ export interface RunManifest {
   rows_train: number
   rows_valid: number
   train_seconds: number
-  /** Data-parallel ranks (ISSUE 6) and per-collective totals; absent for R = 1. */
+  /** Data-parallel ranks and per-collective totals; absent for R = 1. */
   ranks?: number
   collectives?: Array<{ op: string; calls: number; bytes: number; ms: number }>
   collective_transport?: string

@@ -1,5 +1,5 @@
 /**
- * Types of data-parallel training across rank workers (ISSUE 6): the collective operations a
+ * Types of data-parallel training across rank workers: the collective operations a
  * rank uses and what they cost. R = world size; ranks 0 … R−1. Allreduce results are identical
  * on every rank and are summed in rank order (rank 0 + rank 1 + …), so float sums are
  * deterministic for a given R.
@@ -28,7 +28,7 @@ export interface Collective {
   stats(): CollectiveStats[]
 }
 
-// ---- Rank workers (added by ISSUE 6 / H6: additive) ----
+// ---- Rank workers ----
 
 /** Element-wise reduction of an allreduce. */
 export type ReduceOp = 'sum' | 'max'

@@ -1,5 +1,5 @@
 /**
- * Tuning engine (ISSUE 7), pure and testable. API summary:
+ * Tuning engine, pure and testable. API summary:
  *
  * Space
  *   parseSpace(raw: unknown, model?: SweepModel): SearchSpace      — RangeError `space.<name>: …`

@@ -1,5 +1,5 @@
 /**
- * Types of hyperparameter sweeps (ISSUE 7): search spaces, strategies (grid, random, Hyperband,
+ * Types of hyperparameter sweeps: search spaces, strategies (grid, random, Hyperband,
  * ASHA, TPE, BOHB), trials, sweep state and the store. The engine (space, strategies, cost,
  * importance, store) is pure and testable; the scheduler runs trials through a TrialRunner.
  * Resource = boosting rounds (gbdt) or epochs (recsys). Metric direction: see SweepConfig.

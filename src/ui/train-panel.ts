@@ -29,7 +29,7 @@ export interface TrainResultView {
 export const DEFAULT_PARAMS_TEXT = '{\n  "max_depth": 6,\n  "eta": 0.3,\n  "num_round": 20\n}'
 
 /**
- * Recommender parameters the form starts with (issue 5 names): sized so a first run finishes
+ * Recommender parameters the form starts with: sized so a first run finishes
  * in seconds even on a software adapter (batch 1024, a 64-32 MLP), evaluating every 10 steps
  * so the curve fills in as it trains.
  */

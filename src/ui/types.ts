@@ -54,7 +54,7 @@ export interface TableSelectDetail { name: string; url: string }
 export interface VersionSelectDetail { version: number }
 
 /**
- * The sweep methods of window.snaptrain (issue 7), the only ones the sweep UI calls. A Pick of
+ * The sweep methods of window.snaptrain, the only ones the sweep UI calls. A Pick of
  * SnaptrainApi so the two cannot drift; `sweepApiOf` (sweep-controller.ts) checks at run time
  * that an API object has them (test fakes and older builds may not).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7's acceptance in headless Chromium: open the app, choose `marketing`, set up a small
+ * The sweep flow in headless Chromium: open the app, choose `marketing`, set up a small
  * Hyperband sweep in the Sweep tab (η 3, resource 3 → 9 rounds, a small space, a third of the
  * rows), start it, wait for it to finish; then every trial row has a metric, the learning-curve
  * and parallel-coordinates charts hold data, the best card shows params, each download saves a

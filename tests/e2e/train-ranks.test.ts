@@ -1,5 +1,5 @@
 /**
- * GBDT over rank workers end to end (ISSUE 6): window.snaptrain.train with ranks 2 in the app page
+ * GBDT over rank workers end to end: window.snaptrain.train with ranks 2 in the app page
  * (each rank reading its share of marketing, on its own WebGPU device) returns the model R = 1
  * returns, byte for byte, with the ranks and per-collective totals in the summary and manifest;
  * then `snaptrain train --ranks 2 --json` prints them and writes that same model.json.

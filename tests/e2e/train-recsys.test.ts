@@ -1,5 +1,5 @@
 /**
- * Issue 5's "live curves in the app": the Train panel trains the embeddings + MLP recommender on
+ * Live recommender curves in the app: the Train panel trains the embeddings + MLP recommender on
  * a few thousand rows of `clicks` (filter user_id < 3000, one epoch of batch 512) and the uPlot
  * curve draws one point per evaluation (train loss, validation AUC / logloss). Not marketing:
  * its string columns hold nulls, which the recommender's hashed ids refuse by design.

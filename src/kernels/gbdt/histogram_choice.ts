@@ -1,5 +1,5 @@
 /**
- * Picks the histogram kernel per adapter by measuring (issue 4): storage atomics win on
+ * Picks the histogram kernel per adapter by measuring: storage atomics win on
  * SwiftShader (workgroup atomics ~1.5 M/s there), workgroup privatisation on real GPUs.
  * Not a kernel itself: it times histogram_build and histogram_build_wg on one fixed workload.
  */

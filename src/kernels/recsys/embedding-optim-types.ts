@@ -1,5 +1,5 @@
 /**
- * Shapes and hyperparameters of the recommender kernels (ISSUE 5 "Layout decisions").
+ * Shapes and hyperparameters of the recommender kernels.
  * Legend: B = batch rows, S = sparse features, D = embedding dim, R = total embedding rows over
  * all tables, U = unique rows a batch touched, P = parameters of a dense tensor.
  */

@@ -22,10 +22,10 @@ export interface BackendSetup {
   validColumns?: Float32Array[]
   /**
    * Global index of this backend's first row when it holds one rank's contiguous slice of the
-   * rows (ISSUE 6): subsampling hashes rowOffset + i, so it is per row, not per rank. Default 0.
+   * rows: subsampling hashes rowOffset + i, so it is per row, not per rank. Default 0.
    */
   rowOffset?: number
-  /** Data-parallel hooks (ISSUE 6): set when this backend holds one rank's rows. */
+  /** Data-parallel hooks: set when this backend holds one rank's rows. */
   reduce?: BackendReduce
 }
 

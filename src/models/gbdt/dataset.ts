@@ -137,7 +137,7 @@ export async function readTable(snapshot: Snapshot, features: FeatureSpec[], dic
   // The loader decodes every column its plan delivers, so it gets the numeric ones only; the
   // string reader gets the same units (same filter, deletion vectors) with the string columns.
   const planned = await planScan(snapshot, { columns: floats, filter: cfg.filter, ...cfg.http })
-  // A rank (ISSUE 6, dist-dataset.ts) reads only some units: the same plan with fewer units.
+  // A rank (dist-dataset.ts) reads only some units: the same plan with fewer units.
   const plan = cfg.restrict ? cfg.restrict(planned) : planned
   const read = await readFloats(plan, floats, cfg)
   const text = await readStringColumns(withColumns(plan, snapshot, strings), strings, cfg.http)

@@ -1,5 +1,5 @@
 /**
- * Quantile cuts over ranks (ISSUE 6), identical to buildCuts on all the rows for every R: each
+ * Quantile cuts over ranks, identical to buildCuts on all the rows for every R: each
  * rank holds the contiguous global rows [lo, lo + n) of N; the sketch's chunks are global row
  * ranges [k·C, (k+1)·C) (C = SKETCH_CHUNK_ROWS, what sketchColumn uses), so a rank summarises
  * its part of each chunk exactly (pruned when it holds the whole chunk), the parts are gathered,

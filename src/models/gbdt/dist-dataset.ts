@@ -1,5 +1,5 @@
 /**
- * One rank's share of a table (ISSUE 6): from the scan plan alone (the planner already applied
+ * One rank's share of a table: from the scan plan alone (the planner already applied
  * deletion vectors and the exact filter to every unit) each rank knows every row's identity and
  * whether the seeded split sends it to validation, hence every training row's global index in
  * table order — R = 1's row order. Rank r reads only the units holding its training rows

@@ -1,5 +1,5 @@
 /**
- * GBDT across ranks, page side (ISSUE 6): starts R rank workers (src/ranks), runs the 'gbdt' rank
+ * GBDT across ranks, page side: starts R rank workers (src/ranks), runs the 'gbdt' rank
  * job on each, checks every rank built the same model, and adds the ranks and per-collective
  * totals to the summary and the manifest. R = ranks.
  */

@@ -1,5 +1,5 @@
 /**
- * GBDT across ranks (ISSUE 6), as distributed XGBoost: each rank holds a contiguous slice of the
+ * GBDT across ranks, as distributed XGBoost: each rank holds a contiguous slice of the
  * training rows (global rows [lo, lo + n) of N); cuts are sketched per rank and merged exactly
  * (dist-cuts.ts), base_score comes from global label sums, and the backend's reduce hooks make
  * the quantisation scales, root sums and every built node histogram global (exact integers), so

@@ -38,10 +38,10 @@ export interface TrainOptions {
   cuts?: Cuts
   /** The binned matrix of `cuts` (a sweep's data cache shares it between trials); default: binned here. */
   binned?: BinnedMatrix
-  /** base_score computed elsewhere (ISSUE 6: from label sums over ranks); default: params or estimated here. */
+  /** base_score computed elsewhere (across ranks: from label sums over all ranks); default: params or estimated here. */
   baseScore?: number
   /**
-   * Data-parallel runs (ISSUE 6): called by every rank each round with its metrics (only the rank
+   * Data-parallel runs: called by every rank each round with its metrics (only the rank
    * holding the validation set has any) and resolving to the metrics every rank uses, so early
    * stopping decides alike everywhere. Set, it also lets this rank have no validation set.
    */

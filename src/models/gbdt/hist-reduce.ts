@@ -1,5 +1,5 @@
 /**
- * The data-parallel pieces of the GBDT backends (ISSUE 6): 64-bit fixed-point sums kept as
+ * The data-parallel pieces of the GBDT backends: 64-bit fixed-point sums kept as
  * [lo, hi] u32 pairs are summed over ranks as exact doubles, and gradients are quantised with
  * the global maxima. Both backends (CPU reference and WebGPU) use these, so their distributed
  * runs stay bit-identical. W = u32 words (2 per 64-bit value).

@@ -23,7 +23,7 @@ import { toXGBoostJsonString } from './xgboost-json.ts'
 
 /** What to train (structured-cloneable: it crosses page.evaluate). */
 export interface TrainConfig {
-  /** Only 'gbdt' for now. */
+  /** Model family: 'gbdt' (this module's runTraining) or 'recsys' (models/recsys/train-run.ts). */
   model?: string
   /** Table root URL (relative URLs are resolved by the caller). */
   table: string
@@ -45,7 +45,7 @@ export interface TrainConfig {
   backend?: 'gpu' | 'cpu'
   /** Loader workers (default: the loader's). */
   workers?: number
-  /** Data-parallel ranks (ISSUE 6): R > 1 trains on R rank workers (src/ranks), each with its own device; default 1. */
+  /** Data-parallel ranks: R > 1 trains on R rank workers (src/ranks), each with its own device; default 1. */
   ranks?: number
   /** Memory the run may use (memory-budget.ts): refused up front when the estimate exceeds it. */
   memoryBudget?: MemoryBudget
@@ -66,7 +66,7 @@ export type TrainProgress =
 /** The headline numbers (what `snaptrain train --json` prints). */
 export interface TrainSummary {
   model: string
-  /** Ranks the run used (ISSUE 6), with per-collective totals (stats.ts combineStats); absent for R = 1. */
+  /** Ranks the run used, with per-collective totals (stats.ts combineStats); absent for R = 1. */
   ranks?: number
   collectives?: CollectiveStats[]
   /** How allreduce travelled between ranks: 'shared memory' (SharedArrayBuffer) or 'messages'. */
@@ -112,7 +112,7 @@ export function runParams(config: Pick<TrainConfig, 'params' | 'seed'>): GbdtPar
 /** Trains one model; `onProgress` hears stages and rounds. Throws naming the bad input. */
 export async function runTraining(config: TrainConfig, onProgress: (p: TrainProgress) => void = () => {},
   chooseBackend: (kind: 'gpu' | 'cpu') => Promise<BackendChoice> = defaultBackend): Promise<TrainResult> {
-  if ((config.model ?? 'gbdt') !== 'gbdt') throw new RangeError(`model ${config.model}: not implemented yet (only gbdt)`)
+  if ((config.model ?? 'gbdt') !== 'gbdt') throw new RangeError(`model ${config.model}: runTraining trains GBDT models only (recsys: runRecsysTraining)`)
   if ((config.ranks ?? 1) > 1) return (await import('./dist-run.ts')).runDistTraining(config, onProgress)
   const params = runParams(config)
   const seed = config.seed ?? params.seed

@@ -20,7 +20,7 @@ export interface RecsysDataConfig {
   validFraction?: number
   /** Loader workers (0 = read on this thread). */
   workers?: number
-  /** Multi-rank runs (ISSUE 6): train on this rank's equal share of every epoch (loader assignment, tail dropped). */
+  /** Multi-rank runs: train on this rank's equal share of every epoch (loader assignment, tail dropped). */
   shard?: { rank: number; worldSize: number }
   http?: HttpOptions
 }

@@ -1,5 +1,5 @@
 /**
- * R ranks driven as one RecsysBackend (ISSUE 6 §3), so the unchanged training loop trains them:
+ * R ranks driven as one RecsysBackend, so the unchanged training loop trains them:
  * `step` takes a global batch of up to R × B rows, gives rank r the contiguous slice r (the
  * global batch is the ranks' batches one after another, as in a single-rank run with batch
  * R × B), and each rank computes its gradients, combines them with the others through its

@@ -1,5 +1,5 @@
 /**
- * Combining the ranks' gradients of one step (ISSUE 6 §3). Dense gradients: one allreduce(sum)
+ * Combining the ranks' gradients of one step. Dense gradients: one allreduce(sum)
  * of the concatenated MLP gradients. Embedding gradients: sparse — every rank allgathers the
  * others' touched rows and row gradients and merges them per row in rank order, so only rows
  * some rank touched are updated and no rank ships an [R × D] table. Ranks send gradients of

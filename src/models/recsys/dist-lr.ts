@@ -1,5 +1,5 @@
 /**
- * Learning-rate scaling for data-parallel runs (ISSUE 6 §3): with R ranks the global batch is
+ * Learning-rate scaling for data-parallel runs: with R ranks the global batch is
  * R × batch_size, so fewer, larger steps are taken per epoch. The linear rule (Goyal et al.,
  * "Accurate, Large Minibatch SGD") scales the peak lr by R, the square-root rule (Krizhevsky,
  * "One weird trick"; suited to Adam-type optimizers) by √R; both reach the peak through the

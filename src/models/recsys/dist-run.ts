@@ -1,5 +1,5 @@
 /**
- * `--ranks R` for the recommender (ISSUE 6 §3), page side. GPU: R rank workers (src/ranks), each
+ * `--ranks R` for the recommender, page side. GPU: R rank workers (src/ranks), each
  * running the recsys rank job (dist-rank.ts) — its own GPUDevice, its own shard of every epoch
  * (the loader's rank assignment), gradients combined every step; rank 0's model and summary come
  * back with the collectives' totals. CPU reference: R RefRanks in this thread on an in-thread

@@ -1,5 +1,5 @@
 /**
- * Types of the recommender across ranks (ISSUE 6 §3): a rank's local gradients, the gradients
+ * Types of the recommender across ranks: a rank's local gradients, the gradients
  * combined over all ranks, and the model interface a rank drives. P = dense parameters (all MLP
  * tensors, layout order, concatenated), U = distinct embedding rows, D = embedding dim.
  */

@@ -1,6 +1,6 @@
 /**
- * Bind groups and uniform buffers of the recommender's step, kept across steps (issue 5
- * leftover). A training step issues the same ~30 kernel calls over the same buffers every time;
+ * Bind groups and uniform buffers of the recommender's step, kept across steps. A training
+ * step issues the same ~30 kernel calls over the same buffers every time;
  * only uniform values (n, U, lr, Adam's t) change. So each call position keeps its pipeline,
  * bind group and uniform buffer, and a step only rewrites the uniform bytes that differ.
  * Safe with steps in flight: queue.writeBuffer is ordered after every earlier submit, so a

@@ -1,5 +1,5 @@
 /**
- * Parameter layout of the embedding + MLP model (llm.c conventions, ISSUE 5 "Layout decisions").
+ * Parameter layout of the embedding + MLP model (llm.c conventions).
  * Embeddings: one f32 [R × D] table stack. MLP: layer l (0 … L−1 hidden, L = output) has weight
  * `w{l}` [OC × C] row-major and bias `b{l}` [OC]; C of layer 0 = C0 = S·D + Cd, OC of layer L = 1.
  * Dense tensors are listed w0, b0, w1, b1, …, wL, bL: the order of checkpoints and optimizer state.

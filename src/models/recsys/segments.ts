@@ -1,5 +1,5 @@
 /**
- * The CPU half of the deterministic embedding backward (ISSUE 5 "Layout decisions"): group a
+ * The CPU half of the deterministic embedding backward: group a
  * batch's lookup positions by embedding row, so embedding_backward sums each row's gradients in
  * one fixed order without atomics, and the row optimizers touch only those rows.
  * B·S = lookup positions (p = b·S + s), U = distinct rows in the batch.

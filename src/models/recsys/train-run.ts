@@ -88,7 +88,7 @@ export interface RecsysRunHooks {
 
 /** Trains one recommender; `onProgress` hears the data stages and every evaluation. Throws naming the bad input. */
 export async function runRecsysTraining(config: RecsysTrainConfig, onProgress: (p: TrainProgress) => void = () => {}, rank?: RankContext, hooks: RecsysRunHooks = {}): Promise<RecsysTrainResult> {
-  const world = rankCount(config) // --ranks (ISSUE 6): GPU ranks run in rank workers (dist-run.ts, dist-rank.ts)
+  const world = rankCount(config) // --ranks: GPU ranks run in rank workers (dist-run.ts, dist-rank.ts)
   if (world > 1 && !rank && (config.backend ?? 'gpu') === 'gpu') return runOnRankWorkers<RecsysTrainResult, RecsysTrainConfig>(world, config, onProgress)
   const params = recsysRunParams(config)
   const globalBatch = world > 1 && !rank ? { ...params, batch_size: world * params.batch_size } : params // in-thread ranks split R × B

@@ -1,5 +1,5 @@
 /**
- * Types of the recommender (ISSUE 5): parameters, feature layout, model shape and state.
+ * Types of the recommender: parameters, feature layout, model shape and state.
  * Legend: B = batch rows, S = sparse (embedding) features, D = embedding dim, R = total embedding
  * rows over all tables, Cd = dense inputs, C0 = S·D + Cd (MLP input), H_l = hidden width of layer l,
  * L = hidden layers.
@@ -43,7 +43,7 @@ export interface RecsysParams {
   restore_best: boolean
   /**
    * Multi-rank runs (`--ranks R`): peak lr and embedding_lr × 1 ('none'), × R ('linear') or × √R
-   * ('sqrt'), reached after warmup_steps (ISSUE 6 §3). No effect with one rank.
+   * ('sqrt'), reached after warmup_steps. No effect with one rank.
    */
   lr_scaling: 'none' | 'linear' | 'sqrt'
   /** Dense columns transformed by log1p(max(x, 0)) before normalisation. */

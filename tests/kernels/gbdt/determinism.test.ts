@@ -1,5 +1,5 @@
 /**
- * Determinism of GPU training (issue 4): histogram sums are exact fixed-point integers, so the
+ * Determinism of GPU training: histogram sums are exact fixed-point integers, so the
  * same seed gives a byte-identical XGBoost JSON model whatever the atomics' order — across runs,
  * across the two histogram kernels and across chunkings of the data.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 3 acceptance, end to end through the real CLI (`node bin/snaptrain.js scan …`, tables
+ * The loader's acceptance, end to end through the real CLI (`node bin/snaptrain.js scan …`, tables
  * served by the CLI's loopback server or by a fault-injecting proxy here): sharding covers every
  * live row once, shuffles are seeded per epoch, cursors resume exactly, a 10%-failing server
  * changes nothing, and filter pushdown prunes yet returns exactly the filtered rows.

@@ -1,5 +1,5 @@
 /**
- * Progress of a sweep's data steps (ISSUE 7 "progress bars for any step over a second"): loading
+ * Progress of a sweep's data steps (a progress bar for any step over a second): loading
  * the table and binning its features report fractions that rise from 0 to 1, and binning one
  * feature at a time gives exactly the cuts and bytes of binning all features at once.
  */
