@@ -79,3 +79,12 @@ describe('src/ import graph', () => {
     expect(offending).toEqual([])
   })
 })
+
+describe('src/ comments', () => {
+  it('state decisions rather than cite the tracker (no "issue N" references)', () => {
+    const citing = files(SRC).flatMap(file => readFileSync(file, 'utf8').split('\n')
+      .map((line, i) => (/\bissue \d/i.test(line) ? `${relative(SRC, file)}:${i + 1}` : ''))
+      .filter(Boolean))
+    expect(citing).toEqual([])
+  })
+})
