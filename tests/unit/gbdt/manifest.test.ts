@@ -90,7 +90,7 @@ describe('runTraining (CPU backend, in Node)', () => {
     expect(categoriesOf(json).job).toHaveLength(11)
   })
   it('refuses other models and bad labels', async () => {
-    await expect(runTraining({ model: 'recsys', table: 'x', label: 'y' })).rejects.toThrow(/not implemented yet/)
+    await expect(runTraining({ model: 'recsys', table: 'x', label: 'y' })).rejects.toThrow(/model recsys: runTraining trains GBDT models only \(recsys: runRecsysTraining\)/)
     await expect(runTraining({ table: `${server.url}marketing/`, label: 'age', params: { num_round: 1 }, backend: 'cpu', workers: 0 }))
       .rejects.toThrow(/label column age: binary:logistic needs labels 0 or 1/)
   })
