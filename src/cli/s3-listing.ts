@@ -97,17 +97,13 @@ async function delimitedPage(rootDir: string, opts: ListOptions): Promise<Page> 
     const e = entries[i]
     if (!e.bytes.subarray(0, namePrefix.length).equals(namePrefix)) break
     const key = dirKey + e.part
-    if (e.isDir) {
-      if (!(await holdsFile(root, join(dir, e.name)))) continue // S3 has no empty "folders"
-    } else {
-      const st = await entryStat(root, join(dir, e.name))
-      if (!st || st === 'dir') continue
-      if (page.contents.length + page.commonPrefixes.length === maxKeys) { page.nextToken = encodeToken(lastEntry(page)); break }
-      page.contents.push({ key, size: st.size, mtimeMs: st.mtimeMs, etag: fileEtag(st) })
-      continue
-    }
+    const path = join(dir, e.name)
+    // A folder is a common prefix when it holds a file (S3 has no empty "folders"); a file needs its stat.
+    const st = e.isDir ? undefined : await entryStat(root, path)
+    if (e.isDir ? !(await holdsFile(root, path)) : !st || st === 'dir') continue
     if (page.contents.length + page.commonPrefixes.length === maxKeys) { page.nextToken = encodeToken(lastEntry(page)); break }
-    page.commonPrefixes.push(key)
+    if (st && st !== 'dir') page.contents.push({ key, size: st.size, mtimeMs: st.mtimeMs, etag: fileEtag(st) })
+    else page.commonPrefixes.push(key)
   }
   return page
 }

@@ -67,10 +67,15 @@ async function replayVersion(listing: LogListing, root: string, version: number 
         : 'the commits from version 0'} instead`)
       continue
     }
-    const commits = await mapLimit(segment.commits, CONCURRENCY, c => reader.readRequired(c))
-    for (const commit of commits) applyActions(state, commit.actions)
-    return { segment, state, commits }
+    return { segment, state, commits: await applyCommits(state, segment, reader) }
   }
+}
+
+/** Reads the segment's commits (8 at a time) and applies them in version order; returns them. */
+async function applyCommits(state: ReplayState, segment: LogSegment, reader: CommitReader): Promise<ReadCommit[]> {
+  const commits = await mapLimit(segment.commits, CONCURRENCY, c => reader.readRequired(c))
+  for (const commit of commits) applyActions(state, commit.actions)
+  return commits
 }
 
 /** The listing without `bad`; a probed one is probed again from version 0 (the commits the checkpoint replaced). */
@@ -88,8 +93,7 @@ function warn(opts: OpenOptions, message: string): void {
 async function replay(segment: LogSegment, root: string, opts: HttpOptions, reader: CommitReader): Promise<ReplayState> {
   const state = newReplayState()
   if (segment.checkpoint) applyActions(state, await readCheckpoint(segment.checkpoint, root, opts))
-  const commits = await mapLimit(segment.commits, CONCURRENCY, c => reader.readRequired(c))
-  for (const commit of commits) applyActions(state, commit.actions)
+  await applyCommits(state, segment, reader)
   return state
 }
 
