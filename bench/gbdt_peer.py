@@ -4,7 +4,7 @@
 Usage: /usr/bin/python3 bench/gbdt_peer.py TRAIN.f32 TRAIN_LABELS.f32 VALID.f32 VALID_LABELS.f32 \
     FEATURES ROUNDS [NTHREAD [BASE_SCORE]]
 The .f32 files are little-endian float32: features row-major (rows x FEATURES, NaN = missing) and
-labels (rows), written by src/cli/bench-gbdt.ts from the same seeded generator the page uses.
+labels (rows), written by bench/cli-gbdt.ts from the same seeded generator the page uses.
 Trains binary:logistic, tree_method=hist, max_depth 6, eta 0.3, max_bin 256, no sampling, with
 the validation AUC evaluated every round (as snaptrain does), and prints one JSON line:
 {rows, rounds, roundSeconds[], dmatrixSeconds, validAuc, validAucs[], xgboost, nthread}.

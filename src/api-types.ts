@@ -2,20 +2,24 @@
  * Type of `window.snaptrain`, the library API the page exposes: the CLI and the e2e tests drive
  * the page through it, and the app shell (st-app) uses nothing else. Values cross Playwright's
  * `page.evaluate` as structured data (bigint, Date and typed arrays survive; class instances
- * become plain objects).
+ * become plain objects). The benchmarks are not part of it: bench.html (dev server only) installs
+ * them as `window.snaptrainBench` (bench/page.ts).
  */
 import type { AdapterSummary } from './gpu/types.ts'
-import type { runBenchSuite } from './bench/index.ts'
 import type { TableEntry } from './table/catalog.ts'
 import type { CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot } from './table/types.ts'
-import type { TrainConfig, TrainProgress, TrainResult } from './models/gbdt/train-run.ts'
+import type { RunResult, TrainConfig, TrainProgress, TrainSummary } from './run/config.ts'
+import type { RunManifest } from './run/manifest.ts'
 import type { PredictConfig, PredictResult } from './models/gbdt/predict-run.ts'
-import type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary } from './models/recsys/train-run.ts'
+import type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary } from './models/recsys/family.ts'
 import type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts } from './tune/types.ts'
-import type { SweepApi } from './tune/sweep-api.ts'
+import type { SweepApi } from './sweep/api.ts'
 import type { ParamImportance } from './tune/importance.ts'
 
-export type { PredictConfig, PredictResult, TrainConfig, TrainProgress, TrainResult }
+/** A GBDT run's result: the XGBoost JSON model, its manifest, metrics per round, the summary. */
+export type TrainResult = RunResult<string, TrainSummary, RunManifest>
+
+export type { PredictConfig, PredictResult, RunManifest, TrainConfig, TrainProgress, TrainSummary }
 export type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary }
 export type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts, ParamImportance }
 
@@ -28,7 +32,7 @@ export interface AdapterInfoOptions {
   powerPreference?: GPUPowerPreference
 }
 
-/** The library API on `window.snaptrain` (the sweep methods are SweepApi's, src/tune/sweep-api.ts). */
+/** The library API on `window.snaptrain` (the sweep methods are SweepApi's, src/sweep/api.ts). */
 export interface SnaptrainApi extends SweepApi {
   /** snaptrain package version (package.json). */
   readonly version: string
@@ -45,11 +49,6 @@ export interface SnaptrainApi extends SweepApi {
   listCommits(url: string, opts?: HttpOptions): Promise<CommitInfo[]>
   /** Rows of `snapshot` (live rows, after deletion vectors), keyed by logical column name. */
   readRows(snapshot: Snapshot, opts?: ReadOptions): Promise<Row[]>
-  /**
-   * Runs benchmark suite `name` (src/bench, e.g. 'device') on a fresh device and resolves to its
-   * rows; loaded on first call, so the page does not pay for the bench code up front.
-   */
-  bench?: typeof runBenchSuite
   /**
    * With `model: 'recsys'`: trains the embeddings + MLP recommender (recsys params in `params`) →
    * {model (binary model file, checkpoint layout), manifest, metrics per evaluation, summary with

@@ -7,8 +7,8 @@ import { adapterSummary, assertAdapter, assertGpu } from './gpu/device.ts'
 import { listTables } from './table/catalog.ts'
 import { listCommits, openSnapshot, readRows } from './table/index.ts'
 import { withTimeout } from './util/deadline.ts'
-import { lazySweepApi } from './tune/sweep-lazy.ts'
-import type { AdapterInfoOptions, AdapterSummary, RecsysTrainConfig, SnaptrainApi, TrainConfig, TrainProgress } from './api-types.ts'
+import { lazySweepApi } from './sweep/lazy.ts'
+import type { AdapterInfoOptions, AdapterSummary, SnaptrainApi, TrainConfig, TrainProgress } from './api-types.ts'
 
 const ADAPTER_TIMEOUT_MS = 10_000
 
@@ -22,11 +22,9 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
     openSnapshot: (url, opts) => openSnapshot(abs(url), opts),
     listCommits: (url, opts) => listCommits(abs(url), opts),
     readRows: (snapshot, opts) => readRows(snapshot, opts),
-    bench: async (name, opts) => (await import('./bench/index.ts')).runBenchSuite(name, opts),
     train: (async (config: TrainConfig, onProgress?: (p: TrainProgress) => void) => {
       const c = { ...config, table: abs(config.table), validTable: config.validTable && abs(config.validTable) }
-      if (c.model === 'recsys') return (await import('./models/recsys/train-run.ts')).runRecsysTraining(c as RecsysTrainConfig, onProgress)
-      return (await import('./models/gbdt/train-run.ts')).runTraining(c, onProgress)
+      return (await import('./run/pipeline.ts')).runTraining(c, onProgress)
     }) as SnaptrainApi['train'],
     predict: async (config) => (await import('./models/gbdt/predict-run.ts')).runPrediction({ ...config, table: abs(config.table) }),
     ...lazySweepApi(c => ({ ...c, table: abs(c.table), validTable: c.validTable && abs(c.validTable) })),

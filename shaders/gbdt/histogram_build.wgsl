@@ -39,9 +39,7 @@ fn add64(at: u32, v: i32) {
   if (v == 0) {
     return;
   }
-  let lo = bitcast<u32>(v);
-  let old = atomicAdd(&hist[at], lo);
-  let hi = select(0u, 0xFFFFFFFFu, v < 0) + select(0u, 1u, old + lo < old);
+  let hi = i64_hi_of_add(v, atomicAdd(&hist[at], bitcast<u32>(v)));
   if (hi != 0u) {
     atomicAdd(&hist[at + 1u], hi);
   }
@@ -64,7 +62,7 @@ fn histogram_build(
 ) {
   // Flat index over the folded x·y grid → (row i, feature group c); rows vary fastest so
   // neighbouring invocations read neighbouring bytes of one feature's bins.
-  let idx = (wid.y * nwg.x + wid.x) * WG + lid;
+  let idx = invocation_index(wid, nwg, WG, lid);
   let groups = (params.f + FPI - 1u) / FPI;
   if (idx >= params.n * groups) {
     return;
@@ -105,7 +103,7 @@ fn histogram_build_rows(
   @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let idx = (wid.y * nwg.x + wid.x) * WG + lid;
+  let idx = invocation_index(wid, nwg, WG, lid);
   let groups = (params.f + FPI - 1u) / FPI;
   // The list never exceeds N rows (a stale count must not read past it).
   let k = min(rowCount[0], min(params.n, arrayLength(&rows)));

@@ -41,9 +41,7 @@ fn addLocal(at: u32, v: i32) {
   if (v == 0) {
     return;
   }
-  let lo = bitcast<u32>(v);
-  let old = atomicAdd(&local[at], lo);
-  let hi = select(0u, 0xFFFFFFFFu, v < 0) + select(0u, 1u, old + lo < old);
+  let hi = i64_hi_of_add(v, atomicAdd(&local[at], bitcast<u32>(v)));
   if (hi != 0u) {
     atomicAdd(&local[at + 1u], hi);
   }
@@ -53,8 +51,7 @@ fn addLocal(at: u32, v: i32) {
 fn addGlobal(at: u32, lo: u32, hi: u32) {
   var carry = 0u;
   if (lo != 0u) {
-    let old = atomicAdd(&hist[at], lo);
-    carry = select(0u, 1u, old + lo < old);
+    carry = i64_carry(atomicAdd(&hist[at], lo), lo);
   }
   if (hi + carry != 0u) {
     atomicAdd(&hist[at + 1u], hi + carry);
@@ -96,7 +93,7 @@ fn histogram_build_wg(
 ) {
   // Flat workgroup index → (row block, chunk, slot); uniform per workgroup, so the early return
   // keeps the barriers below in uniform control flow.
-  let w = wid.y * nwg.x + wid.x;
+  let w = workgroup_index(wid, nwg);
   let blocks = (params.n + ROWS - 1u) / ROWS;
   if (w >= blocks * params.chunks * params.slots) {
     return;

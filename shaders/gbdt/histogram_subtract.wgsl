@@ -15,11 +15,6 @@ struct Params {
 @group(0) @binding(1) var<storage, read> triples: array<u32>;
 @group(0) @binding(2) var<storage, read_write> hist: array<u32>;
 
-// (lo, hi) of a − s with the borrow of the low word carried into the high word.
-fn sub64(a: vec2<u32>, s: vec2<u32>) -> vec2<u32> {
-  return vec2<u32>(a.x - s.x, a.y - s.y - select(0u, 1u, a.x < s.x));
-}
-
 fn pairAt(at: u32) -> vec2<u32> {
   return vec2<u32>(hist[at], hist[at + 1u]);
 }
@@ -30,7 +25,7 @@ fn histogram_subtract(
   @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let idx = (wid.y * nwg.x + wid.x) * WG + lid;
+  let idx = invocation_index(wid, nwg, WG, lid);
   if (idx >= params.count * params.b) {
     return;
   }
@@ -40,8 +35,8 @@ fn histogram_subtract(
   let p = (triples[3u * t] * params.b + bin) * 4u;
   let c = (triples[3u * t + 1u] * params.b + bin) * 4u;
   let s = (triples[3u * t + 2u] * params.b + bin) * 4u;
-  let g = sub64(pairAt(p), pairAt(c));
-  let h = sub64(pairAt(p + 2u), pairAt(c + 2u));
+  let g = i64_sub(pairAt(p), pairAt(c));
+  let h = i64_sub(pairAt(p + 2u), pairAt(c + 2u));
   hist[s] = g.x;
   hist[s + 1u] = g.y;
   hist[s + 2u] = h.x;

@@ -20,7 +20,7 @@ fn margin_update(
   @builtin(local_invocation_index) lid: u32,
 ) {
   // Flat row index over the folded x·y grid.
-  let i = (wid.y * nwg.x + wid.x) * WG + lid;
+  let i = invocation_index(wid, nwg, WG, lid);
   if (i >= params.rows) {
     return;
   }

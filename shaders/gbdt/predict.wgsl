@@ -1,6 +1,6 @@
 // predict: margins of an ensemble on raw features, XGBoost semantics: value < split condition
 // goes left, NaN takes the default direction; out = base + t0 + t1 + … (f32, tree order).
-// N = rows, F = features, T = trees; nodes packed by packTrees (predict.ref.ts), 5 words each:
+// N = rows, F = features, T = trees; nodes packed by packTrees (src/kernels/gbdt/layout.ts), 5 words each:
 // left, right (i32, −1 = leaf, tree-local), feature | defaultLeft << 31, splitBin, value (f32).
 // Dispatch: linearDispatch(N, WG), one row each, looping over the trees.
 
@@ -53,7 +53,7 @@ fn predict(
   @builtin(local_invocation_index) lid: u32,
 ) {
   // Flat row index over the folded x·y grid.
-  let i = (wid.y * nwg.x + wid.x) * WG + lid;
+  let i = invocation_index(wid, nwg, WG, lid);
   if (i >= params.rows) {
     return;
   }

@@ -40,17 +40,13 @@ fn scaleFor(bits: u32) -> f32 {
   return bitcast<f32>(u32(127 + QUANT_BITS - e) << 23u);
 }
 
-fn flatIndex(wid: vec3u, nwg: vec3u, lid: u32) -> u32 {
-  return (wid.y * nwg.x + wid.x) * WG + lid;
-}
-
 @compute @workgroup_size(WG)
 fn quantise_max(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let i0 = flatIndex(wid, nwg, lid) * RPI;
+  let i0 = invocation_index(wid, nwg, WG, lid) * RPI;
   let i1 = min(params.n, i0 + RPI);
   var v = vec2<u32>(0u, 0u);
   for (var i = i0; i < i1; i++) {
@@ -71,7 +67,7 @@ fn quantise(
   @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let i = flatIndex(wid, nwg, lid);
+  let i = invocation_index(wid, nwg, WG, lid);
   let s = vec2<f32>(scaleFor(atomicLoad(&scales[0])), scaleFor(atomicLoad(&scales[1])));
   // Before the row guard: with N = 0 one workgroup still runs to publish the scales.
   if (i == 0u) {

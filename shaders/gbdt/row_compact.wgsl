@@ -44,17 +44,13 @@ fn slotOf(i: u32) -> u32 {
   return select(params.slots, u32(s), s >= 0 && u32(s) < params.slots);
 }
 
-fn firstRow(wid: vec3u, nwg: vec3u, lid: u32) -> u32 {
-  return ((wid.y * nwg.x + wid.x) * WG + lid) * RPI;
-}
-
 @compute @workgroup_size(WG)
 fn row_compact(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let i0 = firstRow(wid, nwg, lid);
+  let i0 = invocation_index(wid, nwg, WG, lid) * RPI;
   let i1 = min(params.n, i0 + RPI);
   // Runs of one slot cost one atomic (rows of a node are often neighbours after early splits).
   var run = params.slots;
@@ -103,7 +99,7 @@ fn row_compact_scatter(
   @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let i0 = firstRow(wid, nwg, lid);
+  let i0 = invocation_index(wid, nwg, WG, lid) * RPI;
   let i1 = min(params.n, i0 + RPI);
   for (var i = i0; i < i1; i++) {
     let s = slotOf(i);

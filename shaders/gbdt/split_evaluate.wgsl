@@ -31,7 +31,7 @@ const NO_FEATURE: u32 = 0xffffffffu;
 @group(0) @binding(5) var<storage, read> nodeSums: array<u32>;
 // [maxAbsG, maxAbsH, gScale, hScale] as quantise writes it: dequantised = q / scale.
 @group(0) @binding(6) var<storage, read> scales: array<f32>;
-// 16 words per node, layout in split_evaluate.ref.ts.
+// 16 words per node, layout at decodeSplit in src/kernels/gbdt/layout.ts.
 @group(0) @binding(7) var<storage, read_write> out: array<u32>;
 
 // This node's totals, scales and parent score.
@@ -53,20 +53,11 @@ var<workgroup> wLeft: array<u32, WG>;
 var<workgroup> wLG: array<vec2u, WG>;
 var<workgroup> wLH: array<vec2u, WG>;
 
-fn add64(a: vec2u, b: vec2u) -> vec2u {
-  let lo = a.x + b.x;
-  return vec2u(lo, a.y + b.y + select(0u, 1u, lo < a.x));
-}
-
-fn sub64(a: vec2u, b: vec2u) -> vec2u {
-  return vec2u(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
-}
-
 // f32 of a signed 64-bit integer from four exact 16-bit pieces of its magnitude (int→float
 // rounding is implementation-defined in WGSL; the pieces convert exactly), high to low.
 fn to_f32(v: vec2u) -> f32 {
   let neg = (v.y >> 31u) == 1u;
-  let m = select(v, sub64(vec2u(0u, 0u), v), neg);
+  let m = select(v, i64_sub(vec2u(0u, 0u), v), neg);
   let a = f32(m.y >> 16u) * 281474976710656.0;
   let b = f32(m.y & 0xffffu) * 4294967296.0;
   let c = f32(m.x >> 16u) * 65536.0;
@@ -101,12 +92,12 @@ fn hist_at(w: u32) -> vec2u {
 // Offers the candidate with exact left sums (lg, lh); strict > keeps the earlier on ties.
 fn offer(lg: vec2u, lh: vec2u, f: u32, splitBin: i32, defaultLeft: u32) {
   let hl = to_f32(lh) / scales[3];
-  let hr = to_f32(sub64(nodeH, lh)) / scales[3];
+  let hr = to_f32(i64_sub(nodeH, lh)) / scales[3];
   if (!(hl >= params.minChildWeight && hr >= params.minChildWeight)) {
     return;
   }
   let gl = to_f32(lg) / scales[2];
-  let gr = to_f32(sub64(nodeG, lg)) / scales[2];
+  let gr = to_f32(i64_sub(nodeG, lg)) / scales[2];
   let gain = (score(gl, hl) + score(gr, hr)) - parentScore;
   // Finite test on the bits (compilers may assume no Inf/NaN in float compares).
   if ((bitcast<u32>(gain) & 0x7f800000u) == 0x7f800000u || !(gain > bGain)) {
@@ -120,8 +111,8 @@ fn scan_feature(base: u32, n: u32, f: u32) {
   var pg = vec2u(0u, 0u);
   var ph = vec2u(0u, 0u);
   for (var i = 0u; i < n; i++) {
-    pg = add64(pg, hist_at((base + i) * 4u));
-    ph = add64(ph, hist_at((base + i) * 4u + 2u));
+    pg = i64_add(pg, hist_at((base + i) * 4u));
+    ph = i64_add(ph, hist_at((base + i) * 4u + 2u));
     offer(pg, ph, f, i32(i), 0u);
   }
   if (all(pg == nodeG) && all(ph == nodeH)) {
@@ -130,9 +121,9 @@ fn scan_feature(base: u32, n: u32, f: u32) {
   var sg = vec2u(0u, 0u);
   var sh = vec2u(0u, 0u);
   for (var i = i32(n) - 1; i >= 0; i--) {
-    sg = add64(sg, hist_at((base + u32(i)) * 4u));
-    sh = add64(sh, hist_at((base + u32(i)) * 4u + 2u));
-    offer(sub64(nodeG, sg), sub64(nodeH, sh), f, i - 1, 1u);
+    sg = i64_add(sg, hist_at((base + u32(i)) * 4u));
+    sh = i64_add(sh, hist_at((base + u32(i)) * 4u + 2u));
+    offer(i64_sub(nodeG, sg), i64_sub(nodeH, sh), f, i - 1, 1u);
   }
 }
 
@@ -151,8 +142,8 @@ fn write_result(m: u32) {
     }
     return;
   }
-  let rg = sub64(nodeG, wLG[0]);
-  let rh = sub64(nodeH, wLH[0]);
+  let rg = i64_sub(nodeG, wLG[0]);
+  let rh = i64_sub(nodeH, wLH[0]);
   out[o] = bitcast<u32>(wGain[0]);
   out[o + 1u] = wFeature[0];
   out[o + 2u] = bitcast<u32>(wBin[0]);
@@ -172,7 +163,7 @@ fn split_evaluate(
   @builtin(local_invocation_index) lid: u32,
 ) {
   // Flat node index over the folded x·y grid (uniform across the workgroup).
-  let m = wid.y * nwg.x + wid.x;
+  let m = workgroup_index(wid, nwg);
   if (m >= params.nodes) {
     return;
   }

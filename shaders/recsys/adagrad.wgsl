@@ -25,7 +25,7 @@ fn adagrad(
   @builtin(local_invocation_index) lid: u32,
 ) {
   // Flat index over the folded x·y grid into dRows [U × D]: touched row u = i / D, component d.
-  let i = (wid.y * nwg.x + wid.x) * WG + lid;
+  let i = invocation_index(wid, nwg, WG, lid);
   if (i >= params.uniq * params.dim) {
     return;
   }

@@ -19,20 +19,6 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> m: array<f32>;
 @group(0) @binding(4) var<storage, read_write> v: array<f32>;
 
-// beta^n by square-and-multiply in f32 (as adam.ref.ts powU32F32): WGSL pow's error bound is
-// loose and 1 − β2^t cancels for small t, so both sides round the same products instead.
-fn pow_u32(beta: f32, n: u32) -> f32 {
-  var result = 1.0;
-  var base = beta;
-  for (var e = n; e > 0u; e = e >> 1u) {
-    if ((e & 1u) == 1u) {
-      result = result * base;
-    }
-    base = base * base;
-  }
-  return result;
-}
-
 @compute @workgroup_size(WG)
 fn adam(
   @builtin(workgroup_id) wid: vec3u,
@@ -40,18 +26,14 @@ fn adam(
   @builtin(local_invocation_index) lid: u32,
 ) {
   // Flat parameter index over the folded x·y grid.
-  let i = (wid.y * nwg.x + wid.x) * WG + lid;
+  let i = invocation_index(wid, nwg, WG, lid);
   if (i >= params.n) {
     return;
   }
-  let g = grads[i];
-  // Decoupled weight decay first, as torch.optim.AdamW.
-  let p = weights[i] * (1.0 - params.lr * params.weight_decay);
-  let mi = params.beta1 * m[i] + (1.0 - params.beta1) * g;
-  let vi = params.beta2 * v[i] + (1.0 - params.beta2) * (g * g);
-  m[i] = mi;
-  v[i] = vi;
-  let stepSize = params.lr / (1.0 - pow_u32(params.beta1, params.t));
-  let denom = sqrt(vi) / sqrt(1.0 - pow_u32(params.beta2, params.t)) + params.eps;
-  weights[i] = p - stepSize * (mi / denom);
+  let bias = adam_bias(params.lr, params.beta1, params.beta2, params.t);
+  let decay = 1.0 - params.lr * params.weight_decay;
+  let r = adam_element(weights[i], grads[i], m[i], v[i], params.beta1, params.beta2, params.eps, decay, bias);
+  weights[i] = r.x;
+  m[i] = r.y;
+  v[i] = r.z;
 }

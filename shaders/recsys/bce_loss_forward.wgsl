@@ -39,7 +39,7 @@ fn bce_loss_forward(
   @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let i = (wid.y * nwg.x + wid.x) * WG + lid;
+  let i = invocation_index(wid, nwg, WG, lid);
   if (i >= params.n) {
     return;
   }

@@ -23,7 +23,7 @@ fn bias_relu_backward(
   @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let c = (wid.y * nwg.x + wid.x) * WG + lid;
+  let c = invocation_index(wid, nwg, WG, lid);
   if (c >= params.c) {
     return;
   }

@@ -21,7 +21,7 @@ fn bias_relu_forward(
   @builtin(local_invocation_index) lid: u32,
 ) {
   // Flat element index b·C + c over the folded x·y grid.
-  let i = (wid.y * nwg.x + wid.x) * WG + lid;
+  let i = invocation_index(wid, nwg, WG, lid);
   if (i >= params.b * params.c) {
     return;
   }

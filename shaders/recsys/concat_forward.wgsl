@@ -22,7 +22,7 @@ fn concat_forward(
   @builtin(local_invocation_index) lid: u32,
 ) {
   let c0 = params.e + params.cd;
-  let i = (wid.y * nwg.x + wid.x) * WG + lid;
+  let i = invocation_index(wid, nwg, WG, lid);
   if (i >= params.b * c0) {
     return;
   }

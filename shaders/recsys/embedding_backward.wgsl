@@ -22,7 +22,7 @@ fn embedding_backward(
   @builtin(local_invocation_index) lid: u32,
 ) {
   // Flat index over the folded x·y grid into dRows [U × D]: segment u = i / D, component d = i % D.
-  let i = (wid.y * nwg.x + wid.x) * WG + lid;
+  let i = invocation_index(wid, nwg, WG, lid);
   if (i >= params.uniq * params.dim) {
     return;
   }

@@ -23,7 +23,7 @@ fn embedding_forward(
   @builtin(local_invocation_index) lid: u32,
 ) {
   // Flat lookup index over the folded x·y grid.
-  let p = (wid.y * nwg.x + wid.x) * WG + lid;
+  let p = invocation_index(wid, nwg, WG, lid);
   if (p >= params.positions) {
     return;
   }

@@ -39,7 +39,7 @@ fn nonfinite_count(
   let stride = nwg.x * nwg.y * WG;
   var count = 0u;
   var first = 0u;
-  for (var i = (wid.y * nwg.x + wid.x) * WG + lid; i < params.n; i += stride) {
+  for (var i = invocation_index(wid, nwg, WG, lid); i < params.n; i += stride) {
     if ((inp[i] & EXPONENT) == EXPONENT) {
       count += 1u;
       first = max(first, params.n - i);

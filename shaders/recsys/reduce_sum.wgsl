@@ -21,7 +21,7 @@ fn reduce_sum(
   @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let g = wid.y * nwg.x + wid.x;
+  let g = workgroup_index(wid, nwg);
   let i = g * WG + lid;
   var x = 0.0;
   if (i < params.n) {

@@ -24,19 +24,6 @@ struct Params {
 @group(0) @binding(5) var<storage, read> dRows: array<f32>;
 @group(0) @binding(6) var<storage, read> uniq: array<u32>;
 
-// beta^n by square-and-multiply in f32, identical to adam.wgsl (and adam.ref.ts powU32F32).
-fn pow_u32(beta: f32, n: u32) -> f32 {
-  var result = 1.0;
-  var base = beta;
-  for (var e = n; e > 0u; e = e >> 1u) {
-    if ((e & 1u) == 1u) {
-      result = result * base;
-    }
-    base = base * base;
-  }
-  return result;
-}
-
 @compute @workgroup_size(WG)
 fn rowwise_adam(
   @builtin(workgroup_id) wid: vec3u,
@@ -44,7 +31,7 @@ fn rowwise_adam(
   @builtin(local_invocation_index) lid: u32,
 ) {
   // Flat touched-row index over the folded x·y grid.
-  let k = (wid.y * nwg.x + wid.x) * WG + lid;
+  let k = invocation_index(wid, nwg, WG, lid);
   if (k >= params.uniq) {
     return;
   }
@@ -54,17 +41,14 @@ fn rowwise_adam(
   }
   let t = rowStep[row] + 1u;
   rowStep[row] = t;
-  let stepSize = params.lr / (1.0 - pow_u32(params.beta1, t));
-  let bias2Sqrt = sqrt(1.0 - pow_u32(params.beta2, t));
+  let bias = adam_bias(params.lr, params.beta1, params.beta2, t);
   let decay = 1.0 - params.lr * params.weight_decay;
   for (var d = 0u; d < params.dim; d++) {
     // Row `row`'s component d in the [R × D] tables; the batch's gradient row k in dRows.
     let j = row * params.dim + d;
-    let g = dRows[k * params.dim + d];
-    let mi = params.beta1 * m[j] + (1.0 - params.beta1) * g;
-    let vi = params.beta2 * v[j] + (1.0 - params.beta2) * (g * g);
-    m[j] = mi;
-    v[j] = vi;
-    weights[j] = weights[j] * decay - stepSize * (mi / (sqrt(vi) / bias2Sqrt + params.eps));
+    let r = adam_element(weights[j], dRows[k * params.dim + d], m[j], v[j], params.beta1, params.beta2, params.eps, decay, bias);
+    weights[j] = r.x;
+    m[j] = r.y;
+    v[j] = r.z;
   }
 }

@@ -3,8 +3,9 @@
  * against (export, then download and parse). Used by `snaptrain bench --suite loader` in Node
  * before the browser starts; the bench reports the time this takes as the export step.
  *
- * CSV dialect: a header line of column names, RFC 4180 quoting (format.ts `csvField`): null is an
- * empty field, '' is `""`, arrays/structs/maps are their JSON text (quoted, since it has commas).
+ * CSV dialect: util/csv.ts's (through format.ts `csvField`, which converts the row values first),
+ * LF line ends: a header line of column names, RFC 4180 quoting, null is an empty field, '' is
+ * `""`, arrays/structs/maps are their JSON text (quoted, since it has commas).
  */
 import { once } from 'node:events'
 import { createWriteStream } from 'node:fs'

@@ -5,7 +5,7 @@
  */
 import { Timestamp } from '../table/timestamp.ts'
 import type { Row } from '../table/types.ts'
-import { guardFormula, type CsvOptions } from '../util/csv-formula.ts'
+import { csvField as plainCsvField, type CsvOptions } from '../util/csv.ts'
 import { escapeControls } from './io.ts'
 
 /** A value JSON.stringify writes as is. */
@@ -72,17 +72,13 @@ export function rowToJsonLine(row: Row, columns?: readonly string[]): string {
 const NO_OPTIONS: CsvOptions = {}
 
 /**
- * One CSV field, quoted per RFC 4180 when it holds a comma, quote, CR or LF (quotes doubled).
- * null → empty field and '' → `""`, so the two stay distinguishable (as PostgreSQL's CSV does);
- * nested values (struct, array, map) → their JSON text. With `formulaGuard`, string values (not
- * numbers, int64 or decimals) that a spreadsheet would run get a leading `'` (util/csv-formula.ts).
+ * One CSV field of a row value, in util/csv.ts's dialect (null → empty field, '' → `""`, nested
+ * values (struct, array, map) → their JSON text), after toJsonValue's conversion (int64,
+ * timestamps, binary). With `formulaGuard`, string values (not numbers, int64 or decimals) that a
+ * spreadsheet would run get a leading `'`.
  */
 export function csvField(v: unknown, opts: CsvOptions = NO_OPTIONS): string {
-  const j = toJsonValue(v)
-  if (j === null) return ''
-  const raw = typeof j === 'object' ? JSON.stringify(j) : String(j)
-  const text = opts.formulaGuard && typeof v === 'string' ? guardFormula(raw) : raw
-  return text === '' || /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+  return plainCsvField(toJsonValue(v), typeof v === 'string' ? opts : NO_OPTIONS)
 }
 
 /** One CSV record (no line terminator) of `values` in order. */

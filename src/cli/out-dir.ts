@@ -78,3 +78,8 @@ export function leftoverTemps(dir: string): string[] {
   const beside = existsSync(parent) ? readdirSync(parent).filter(n => n.startsWith(base + TEMP_MARK)) : []
   return [...inside, ...beside]
 }
+
+/** ISO date made safe for file names: 2026-11-30T03-20-00Z (default run folders, bench result files). */
+export function fileStamp(iso: string): string {
+  return iso.replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')
+}

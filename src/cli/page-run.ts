@@ -9,9 +9,10 @@ import { basename, dirname, resolve } from 'node:path'
 import type { Page } from 'playwright-core'
 import type { CliIo } from './io.ts'
 import { launchBrowser } from './launch.ts'
-import { startPageServer } from './page-server.ts'
-import { serveDirectory, type ServedDirectory } from './server.ts'
+import { startPageServer } from '../serve/page-server.ts'
+import { serveDirectory, type ServedDirectory } from '../serve/server.ts'
 import { localizeUrls, TableArgError } from './table-url.ts'
+import { withTimeout } from '../util/deadline.ts'
 
 /** A table the page can fetch. */
 export interface PageTable {
@@ -70,28 +71,49 @@ export type Closers = Array<() => Promise<void>>
  */
 export async function withAppPage<T>(io: CliIo, seconds: number, closers: Closers, body: (page: Page) => Promise<T>,
   progress: (line: string) => void = line => io.err(line)): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${seconds} s (raise --timeout)`)), seconds * 1000)
-  })
   try {
-    return await Promise.race([openAndRun(io, closers, body, progress), limit])
+    return await withTimeout(openAndRun(io, closers, body, progress), seconds * 1000, `timed out after ${seconds} s (raise --timeout)`)
   } finally {
-    clearTimeout(timer)
     for (const close of closers.reverse()) await close().catch(() => undefined)
   }
 }
 
-async function openAndRun<T>(io: CliIo, closers: Closers, body: (page: Page) => Promise<T>, progress: (line: string) => void): Promise<T> {
+/** Where a run's app page comes from: the page server's URL and fresh pages of a WebGPU browser. */
+export interface AppPageHost {
+  /** The app page server's URL, ending in '/'. */
+  url: string
+  /** A new page in a context of its own; the run closes it when it ends. */
+  newPage(): Promise<Page>
+}
+
+let sharedHost: AppPageHost | undefined
+
+/**
+ * Runs in this process open their page on `host` (one page server and browser kept for many
+ * runs, as the in-process tests do) instead of starting a server and a browser each; undefined
+ * goes back to that default.
+ */
+export function useAppPageHost(host: AppPageHost | undefined): void {
+  sharedHost = host
+}
+
+/** A page server and a browser of this run's own, closed with it. */
+async function ownHost(closers: Closers): Promise<AppPageHost> {
   const server = await startPageServer({ hmr: false })
   closers.push(() => server.close())
-  for (const table of pageServed) table.allowOrigin(new URL(server.url).origin)
   const browser = await launchBrowser()
   closers.push(() => browser.close())
-  const page = await browser.newPage()
+  return { url: server.url, newPage: () => browser.newPage() }
+}
+
+async function openAndRun<T>(io: CliIo, closers: Closers, body: (page: Page) => Promise<T>, progress: (line: string) => void): Promise<T> {
+  const host = sharedHost ?? await ownHost(closers)
+  for (const table of pageServed) table.allowOrigin(new URL(host.url).origin)
+  const page = await host.newPage()
+  closers.push(() => page.close())
   page.on('pageerror', e => io.err(`page error: ${e.message}`))
   await page.exposeFunction('__snaptrainProgress', progress)
-  await page.goto(server.url, { timeout: 60_000 })
+  await page.goto(host.url, { timeout: 60_000 })
   await pollPage(page, 'Boolean(window.snaptrain && window.snaptrain.train)', 60_000)
   return body(page)
 }

@@ -12,6 +12,7 @@ import { parseCommand, type CommandSpec, type FlagSpec } from './args.ts'
 import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { atomicWrite } from './train.ts'
 import { ALLOW_ORIGIN_FLAG, allowOrigins, TOKEN_FLAG, tokenHeaders } from './data-flags.ts'
+import { csvText } from '../util/csv.ts'
 import { fromXGBoostJson } from '../models/gbdt/xgboost-json.ts'
 import { categoriesOf } from '../models/gbdt/model-attributes.ts'
 import type { PredictConfig, PredictResult } from '../models/gbdt/predict-run.ts'
@@ -92,9 +93,9 @@ export function predictScript(config: PredictConfig): string {
 
 /** preds.csv: `margin,prediction` then one line per row (f32 values, shortest round-trip form). */
 export function predsCsv(margins: ArrayLike<number>, predictions: ArrayLike<number>): string {
-  const lines = ['margin,prediction']
-  for (let i = 0; i < margins.length; i++) lines.push(`${f32(margins[i])},${f32(predictions[i])}`)
-  return lines.join('\n') + '\n'
+  const records: unknown[][] = [['margin', 'prediction']]
+  for (let i = 0; i < margins.length; i++) records.push([f32(margins[i]), f32(predictions[i])])
+  return csvText(records)
 }
 
 function f32(x: number): string {

@@ -12,7 +12,7 @@ import { assignFromCursor, checkCursor, cursorToJson, makeCursor, parseCursor } 
 import { planDigest } from '../data/digest.ts'
 import type { AssignOptions, Cursor, RankStreamView, ScanPlan } from '../data/types.ts'
 import type { HttpOptions, Snapshot } from '../table/types.ts'
-import type { CsvOptions } from '../util/csv-formula.ts'
+import type { CsvOptions } from '../util/csv.ts'
 import { UsageError } from './args.ts'
 import { csvRecord, rowToCsvLine, rowToJsonLine } from './format.ts'
 import { writeData, type CliIo } from './io.ts'

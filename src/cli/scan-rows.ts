@@ -58,8 +58,8 @@ export function createRowSource(snapshot: Snapshot, plan: ScanPlan, columns: str
 
 /**
  * The live rows of one file, placed at their file-relative indices (deleted rows are holes).
- * scanFile yields each row group's rows with deleted ones removed; the deletion vector tells
- * which indices they had.
+ * scanFile yields each row group's rows with deleted ones removed; the deletion vector (loaded
+ * once here and handed to scanFile) tells which indices they had.
  */
 async function readFileRows(snapshot: Snapshot, file: AddFile, groupRows: number[], columns: string[], http: HttpOptions): Promise<Row[]> {
   const deleted = file.deletionVector
@@ -68,7 +68,7 @@ async function readFileRows(snapshot: Snapshot, file: AddFile, groupRows: number
   const out: Row[] = []
   let group = 0
   let start = 0
-  for await (const batch of scanFile(snapshot, file, { ...http, columns })) {
+  for await (const batch of scanFile(snapshot, file, { ...http, columns }, deleted)) {
     const end = start + groupRows[group]!
     const live = liveAfterDeletes(deleted, start, end)
     for (let i = 0; i < batch.length; i++) out[live ? live[i]! : start + i] = batch[i]!

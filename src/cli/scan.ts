@@ -18,7 +18,7 @@ import { FilterError } from '../data/filter-parse.ts'
 import { dataScan, startPoint, wantsDataPath, type StartPoint } from './scan-data.ts'
 import { ALLOW_ORIGIN_FLAG, allowOrigins } from './data-flags.ts'
 import type { HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, StructField } from '../table/index.ts'
-import type { CsvOptions } from '../util/csv-formula.ts'
+import type { CsvOptions } from '../util/csv.ts'
 
 const SPEC = {
   name: 'scan',

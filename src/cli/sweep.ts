@@ -13,11 +13,10 @@ import type { CliIo } from './io.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
 import { pageErrorMessage, pageTables, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { precheck } from './train.ts'
-import { writeOutputs, type OutputData } from './out-dir.ts'
-import { fileStamp } from './bench.ts'
-import { runParams } from '../models/gbdt/train-run.ts'
+import { loadFamily } from '../run/family.ts'
+import { fileStamp, writeOutputs, type OutputData } from './out-dir.ts'
 import { STRATEGY_NAMES } from '../tune/strategy.ts'
-import { planSweep } from '../tune/sweep-plan.ts'
+import { planSweep } from '../sweep/plan.ts'
 import { trialsCsv } from '../tune/export.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
 import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
@@ -82,11 +81,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     const { table, valid } = await pageTables(f, tables)
     const pageConfig: SweepConfig = { ...config, table: table.url, tablePath: table.path, validTable: valid?.url, headers: tokenHeaders(f) }
-    if (config.model === 'gbdt') {
-      const { version, label, features, filter } = config
-      const data = { table: pageConfig.table, version, label, features, filter, headers: pageConfig.headers }
-      await precheck({ ...data, allowOrigins: config.allowOrigins }, runParams({}))
-    }
+    // GBDT's label checks in Node; for both families every trial reads the version checked here.
+    const family = config.model === 'gbdt' ? await loadFamily('gbdt') : undefined
+    const { version, label, features, filter, validVersion, allowOrigins } = config
+    const data = { model: config.model, table: pageConfig.table, version, label, features, filter, headers: pageConfig.headers, allowOrigins, validTable: pageConfig.validTable, validVersion }
+    const pinned = await precheck(data, family, family?.params({}))
+    pageConfig.version = pinned.version
+    pageConfig.validVersion = pinned.validVersion
     const result = await runInPage(io, f.timeout, pageConfig)
     writeSweep(io, f, result, (performance.now() - t0) / 1000)
     return result.state.status === 'finished' ? 0 : 1
@@ -131,7 +132,7 @@ function readSpace(path: string): Record<string, unknown> {
 }
 
 /** What the page hands back: the final state, its export (with the call log) and the best trial's artifacts. */
-interface PageResult { state: SweepState; exported: string; best?: TrialArtifacts }
+export interface PageResult { state: SweepState; exported: string; best?: TrialArtifacts }
 
 async function runInPage(io: CliIo, seconds: number, config: SweepConfig): Promise<PageResult> {
   const closers: Closers = []
@@ -177,8 +178,11 @@ export function sweepSummary(s: SweepState, wallSeconds: number): SweepSummary {
   }
 }
 
-function writeSweep(io: CliIo, f: SweepFlags, r: PageResult, wallSeconds: number): void {
-  const dir = resolve(f.out ?? join('runs', `sweep-${fileStamp(new Date().toISOString())}`))
+/**
+ * The files of DIR by name: trials.csv (tune/export.ts `trialsCsv`, the function the page's
+ * download uses too), sweep.json, and the best trial's model and manifest when there is one.
+ */
+export function sweepOutputFiles(f: Pick<SweepFlags, 'csv-formula-guard'>, r: PageResult): Record<string, OutputData> {
   const files: Record<string, OutputData> = {
     'trials.csv': trialsCsv(r.state.trials, { formulaGuard: f['csv-formula-guard'] }), 'sweep.json': r.exported + '\n',
   }
@@ -187,6 +191,12 @@ function writeSweep(io: CliIo, f: SweepFlags, r: PageResult, wallSeconds: number
     else files['model.bin'] = Buffer.from(r.best.model, 'base64')
   }
   if (r.best?.manifest) files['manifest.json'] = JSON.stringify(r.best.manifest, null, 2) + '\n'
+  return files
+}
+
+function writeSweep(io: CliIo, f: SweepFlags, r: PageResult, wallSeconds: number): void {
+  const dir = resolve(f.out ?? join('runs', `sweep-${fileStamp(new Date().toISOString())}`))
+  const files = sweepOutputFiles(f, r)
   // One group: DIR holds the previous run or this whole one, never a mix (out-dir.ts).
   writeOutputs(dir, files)
   const s = sweepSummary(r.state, wallSeconds)

@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { serveDirectory } from './server.ts'
+import { serveDirectory } from '../serve/server.ts'
 
 /** Where a table lives for the duration of a command. */
 export interface TableLocation {

@@ -1,28 +1,23 @@
 /**
  * `snaptrain train --model gbdt|recsys --table T --label COL …`: validates parameters, label,
- * features and filter in Node first (usage errors exit 2 before any browser starts), then trains
- * in the app page in headless Chromium (window.snaptrain.train, WebGPU), printing one progress line
+ * features and filter in Node first (usage errors exit 2 before any browser starts), pins the
+ * table version the precheck opened, then trains in the app page in headless Chromium
+ * (window.snaptrain.train: the one run, src/run/pipeline.ts, WebGPU), printing one progress line
  * per round on stderr, and writes DIR/model.json (recsys: model.bin, the checkpoint layout of
  * src/models/recsys/checkpoint.ts), DIR/manifest.json and DIR/metrics.csv (each to a temp name,
- * then renamed). With --json the last stdout line is the run summary. The two families share the
- * run; each gives its flag checks, its Node precheck against the table and its output writer.
+ * then renamed). With --json the last stdout line is the run summary. `--model` picks the family
+ * (src/run/family.ts); the command is the same for both.
  */
 import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
-import { writeOutputs } from './out-dir.ts'
+import { fileStamp, writeOutputs } from './out-dir.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
 import { pageErrorMessage, pageTables, withAppPage, type Closers, type PageTable } from './page-run.ts'
-import { fileStamp } from './bench.ts'
-import { openSnapshot, type Snapshot } from '../table/index.ts'
-import { readTable } from '../models/gbdt/dataset.ts'
-import { selectFeatures } from '../models/gbdt/features.ts'
-import { checkLabels } from '../models/gbdt/objective.ts'
-import { httpFor, runParams, type TrainConfig, type TrainProgress, type TrainResult } from '../models/gbdt/train-run.ts'
-import { metricsCsv } from '../models/manifest.ts'
-import { classifyColumns } from '../models/recsys/features.ts'
-import { recsysRunParams, type RecsysTrainConfig, type RecsysTrainResult } from '../models/recsys/train-run.ts'
-import type { RecsysParams } from '../models/recsys/types.ts'
-import type { GbdtParams } from '../models/gbdt/types.ts'
+import { openSnapshot } from '../table/index.ts'
+import { httpFor, type RunResult, type TrainConfig, type TrainProgress, type TrainSummary } from '../run/config.ts'
+import { loadFamily, type ModelFamily } from '../run/family.ts'
+import { metricsCsv } from '../run/manifest.ts'
+import type { RecsysTrainSummary } from '../models/recsys/family.ts'
 import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
 
 const SPEC = {
@@ -60,31 +55,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(argv, SPEC, io)
   if (typeof parsed === 'number') return parsed
   const f = parsed.values
-  if (f.model === 'recsys') return runRecsys(f, io)
-  return runTraining(f, io, { check: checkFlags, config: c => ({ ...c, ranks: f.ranks }), precheck, write: writeRun })
-}
-
-/** What differs between model families in a `snaptrain train` run; the run itself is shared. */
-export interface TrainFamily<P, C extends TrainConfig, R> {
-  /** Flag and parameter checks that need no data (throws → exit 2). */
-  check(f: TrainFlags): P
-  /** The family's page config from the common one. */
-  config(base: TrainConfig): C
-  /** Checks against the table in Node before a browser starts (throws → exit 1). */
-  precheck(config: C, params: P): Promise<void>
-  /** Writes DIR's files and the summary. */
-  write(io: CliIo, f: TrainFlags, result: R): void
-}
-
-/**
- * The shared run: validate flags (exit 2), serve local tables, precheck in Node, train in the
- * app page with progress on stderr, write the outputs; errors name the local paths, not the
- * loopback URLs, and every server is closed.
- */
-export async function runTraining<P, C extends TrainConfig, R>(f: TrainFlags, io: CliIo, family: TrainFamily<P, C, R>): Promise<number> {
-  let params: P
+  const family = await loadFamily(f.model)
+  let params: unknown
   try {
-    params = family.check(f)
+    params = checkFlags(f, family)
   } catch (e) {
     io.err(`snaptrain train: ${(e as Error).message}`)
     return 2
@@ -93,10 +67,9 @@ export async function runTraining<P, C extends TrainConfig, R>(f: TrainFlags, io
   const tables: PageTable[] = []
   try {
     const { table, valid } = await pageTables(f, tables)
-    const config = family.config(trainConfig(f, table, valid))
-    await family.precheck(config, params)
-    const result = await withAppPage(io, f.timeout, closers, page => page.evaluate<R>(trainScript(config)), line => io.err(progressLine(line)))
-    family.write(io, f, result)
+    const config = await precheck(trainConfig(f, table, valid), family, params)
+    const result = await withAppPage(io, f.timeout, closers, page => page.evaluate<RunResult>(trainScript(config)), line => io.err(progressLine(line)))
+    writeRun(io, f, result)
     return 0
   } catch (e) {
     const msg = tables.reduce((m, t) => t.localize(m), pageErrorMessage(e))
@@ -107,11 +80,12 @@ export async function runTraining<P, C extends TrainConfig, R>(f: TrainFlags, io
   }
 }
 
-/** Flag checks that need no data; returns the validated parameters. Throws naming the flag/parameter. */
-export function checkFlags(f: TrainFlags): GbdtParams {
-  const p = withParamsPrefix(() => runParams({ params: checkCommonFlags(f), seed: f.seed }))
-  // The driver would refuse it too, but only in the page, after a browser started.
-  if (p.early_stopping_rounds !== undefined && f['valid-fraction'] === undefined && !f['valid-table']) {
+/** Flag checks that need no data; returns the family's validated parameters. Throws naming the flag/parameter. */
+export function checkFlags(f: TrainFlags, family: ModelFamily): unknown {
+  const raw = checkCommonFlags(f)
+  const p = withParamsPrefix(() => family.params({ params: raw, seed: f.seed }))
+  // The run would refuse it too, but only in the page, after a browser started.
+  if (family.name === 'gbdt' && raw.early_stopping_rounds !== undefined && f['valid-fraction'] === undefined && !f['valid-table']) {
     throw new Error('--params: early_stopping_rounds: needs a validation set (--valid-fraction or --valid-table)')
   }
   return p
@@ -152,33 +126,21 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
     model: f.model, table: table.url, tablePath: table.path, version: f.version, label: f.label,
     features: f.features.length ? f.features : undefined, filter: f.filter, validTable: valid?.url, validTablePath: valid?.path,
     validVersion: f['valid-version'], validFraction: f['valid-fraction'], params: JSON.parse(f.params) as Record<string, unknown>,
-    seed: f.seed, backend: f.backend, workers: f.workers, headers: tokenHeaders(f), allowOrigins: allowOrigins(f),
+    seed: f.seed, backend: f.backend, workers: f.workers, ranks: f.ranks, headers: tokenHeaders(f), allowOrigins: allowOrigins(f),
   }
 }
 
 /**
- * Data checks in Node before a browser starts: the label exists and fits the objective, the
- * features exist, and the filter parses and keeps rows. Reads only the label column.
+ * Data checks in Node before a browser starts (the family's: label, features, filter; reads only
+ * the label column). Returns the config with its table version pinned to the snapshot checked,
+ * so the page reads exactly that version (a commit landing meanwhile changes nothing).
  */
-export async function precheck(config: TrainConfig, params: GbdtParams): Promise<void> {
+export async function precheck(config: TrainConfig, family: ModelFamily | undefined, params?: unknown): Promise<TrainConfig> {
   const snapshot = await openSnapshot(config.table, { version: config.version, ...httpFor(config, config.table) })
-  selectFeatures(snapshot.schema, config.label, config.features)
-  checkLabels(params.objective, await readLabels(snapshot, config), config.label)
-}
-
-/**
- * The label column of the filtered table (read in Node, label only): throws when the filter
- * leaves no rows or a label is null, naming the filter or the file and row.
- */
-export async function readLabels(snapshot: Snapshot, config: TrainConfig): Promise<Float32Array> {
-  const t = await readTable(snapshot, [], undefined, { label: config.label, filter: config.filter, workers: 0, http: httpFor(config, config.table) })
-  if (t.plan.stats.rows === 0) {
-    throw new RangeError(config.filter ? `filter "${config.filter}" selects no rows of ${config.table} version ${snapshot.version}` : `${config.table} version ${snapshot.version} has no rows`)
-  }
-  const y = t.labels!
-  const nullAt = y.findIndex(v => Number.isNaN(v))
-  if (nullAt >= 0) throw new RangeError(`label column ${config.label}: null at ${t.paths[nullAt]} row ${t.rows[nullAt]}`)
-  return y
+  await family?.precheck(snapshot, config, params)
+  const validVersion = config.validTable && config.validVersion === undefined
+    ? (await openSnapshot(config.validTable, { ...httpFor(config, config.validTable) })).version : config.validVersion
+  return { ...config, version: snapshot.version, validVersion }
 }
 
 /** The page call as source text (tsx's keepNames wrappers break functions passed to evaluate). */
@@ -194,70 +156,31 @@ export function progressLine(json: string): string {
   return `[${p.round + 1}/${p.rounds}] ${m} (${(p.elapsedMs / 1000).toFixed(1)} s)`
 }
 
-/** Writes the three files (temp name + rename each) and prints the summary. */
-function writeRun(io: CliIo, f: TrainFlags, r: TrainResult): void {
-  const dir = resolve(f.out ?? join('runs', fileStamp(new Date().toISOString())))
-  const [modelPath, manifestPath] = writeOutputs(dir, {
-    'model.json': r.model, 'manifest.json': JSON.stringify(r.manifest, null, 2) + '\n', 'metrics.csv': metricsCsv(r.metrics),
-  })
-  const s = r.summary
-  io.err(`train: ${s.rounds} rounds in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}; wrote ${dir}`)
-  if (f.json) {
-    const { adapter, ...rest } = s
-    io.out(JSON.stringify({ ...rest, model_path: modelPath, manifest_path: manifestPath, adapter }))
-  }
-}
-
-/** Writes `text` to a temp file beside `path`, then renames it over `path` (src/cli/out-dir.ts). */
-// The recommender family of the same command.
-
-/** The recommender's model file name in DIR. */
+/** The recommender's model file name in DIR (GBDT: model.json). */
 export const RECSYS_MODEL_FILE = 'model.bin'
 
-/** Runs `snaptrain train --model recsys`; resolves to the exit code (0 ok, 1 data/run error, 2 usage error). */
-export function runRecsys(f: TrainFlags, io: CliIo): Promise<number> {
-  return runTraining<RecsysParams, RecsysTrainConfig, RecsysTrainResult>(f, io, {
-    check: checkRecsysFlags,
-    config: base => ({ ...base, model: 'recsys', ranks: f.ranks }) as RecsysTrainConfig,
-    precheck: precheckRecsys,
-    write: writeRecsysRun,
-  })
-}
-
-/** Flag and `--params` checks that need no data; returns the validated parameters. Throws naming the flag/parameter. */
-export function checkRecsysFlags(f: TrainFlags): RecsysParams {
-  return withParamsPrefix(() => recsysRunParams({ params: checkCommonFlags(f), seed: f.seed }))
-}
-
-/**
- * Data checks in Node before a browser starts: label and features exist and have model inputs,
- * per-column params (buckets, log1p) name feature columns of the right kind, the filter keeps
- * rows, and the labels are 0/1 without nulls. Reads only the label column.
- */
-export async function precheckRecsys(config: RecsysTrainConfig, params: RecsysParams): Promise<void> {
-  const snapshot = await openSnapshot(config.table, { version: config.version, ...httpFor(config, config.table) })
-  const kinds = classifyColumns(snapshot.schema.fields, config.label, config.features)
-  if (params.buckets && typeof params.buckets === 'object') {
-    for (const c of Object.keys(params.buckets)) if (!kinds.sparse.includes(c)) throw new RangeError(`--params: buckets.${c}: not an embedding (id/categorical) feature column (those: ${kinds.sparse.join(', ')})`)
-  }
-  for (const c of params.log1p) if (!kinds.dense.includes(c)) throw new RangeError(`--params: log1p: '${c}' is not a dense feature column (those: ${kinds.dense.join(', ')})`)
-  checkLabels('binary:logistic', await readLabels(snapshot, config), config.label)
-}
-
-/** Writes model.bin, manifest.json and metrics.csv (temp name + rename each) and prints the summary. */
-function writeRecsysRun(io: CliIo, f: TrainFlags, r: RecsysTrainResult): void {
+/** Writes the model file, manifest.json and metrics.csv (temp name + rename each) and prints the summary. */
+function writeRun(io: CliIo, f: TrainFlags, r: RunResult): void {
   const dir = resolve(f.out ?? join('runs', fileStamp(new Date().toISOString())))
+  const model: Record<string, string | Uint8Array> = typeof r.model === 'string' ? { 'model.json': r.model } : { [RECSYS_MODEL_FILE]: new Uint8Array(r.model) }
   const [modelPath, manifestPath] = writeOutputs(dir, {
-    [RECSYS_MODEL_FILE]: new Uint8Array(r.model), 'manifest.json': JSON.stringify(r.manifest, null, 2) + '\n', 'metrics.csv': metricsCsv(r.metrics),
+    ...model, 'manifest.json': JSON.stringify(r.manifest, null, 2) + '\n', 'metrics.csv': metricsCsv(r.metrics),
   })
-  const s = r.summary
-  io.err(`train: ${s.steps} steps (${s.epochs} epochs, ${s.rounds} evaluations) in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; `
-    + `${Math.round(s.samples_per_second)} samples/s; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}`
-    + `${s.restored_best_step === null ? '' : ` (restore_best: weights of the evaluation at step ${s.restored_best_step})`}; wrote ${dir}`)
+  io.err(`train: ${summaryLine(r.summary)}; wrote ${dir}`)
   if (f.json) {
-    const { adapter, samples_per_second, epochs, steps, restored_best_step, ...rest } = s
-    io.out(JSON.stringify({ ...rest, model_path: modelPath, manifest_path: manifestPath, adapter, samples_per_second, epochs, steps, restored_best_step }))
+    const { adapter, samples_per_second, epochs, steps, restored_best_step, ...rest } = r.summary as RecsysTrainSummary
+    const recsys = r.summary.model === 'recsys' ? { samples_per_second, epochs, steps, restored_best_step } : {}
+    io.out(JSON.stringify({ ...rest, model_path: modelPath, manifest_path: manifestPath, adapter, ...recsys }))
   }
+}
+
+/** The stderr line of a finished run. */
+function summaryLine(s: TrainSummary): string {
+  if (s.model !== 'recsys') return `${s.rounds} rounds in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}`
+  const r = s as RecsysTrainSummary
+  return `${r.steps} steps (${r.epochs} epochs, ${r.rounds} evaluations) in ${r.train_seconds.toFixed(1)} s on ${r.adapter}; `
+    + `${Math.round(r.samples_per_second)} samples/s; auc ${r.auc ?? '-'} logloss ${r.logloss ?? '-'}`
+    + `${r.restored_best_step === null ? '' : ` (restore_best: weights of the evaluation at step ${r.restored_best_step})`}`
 }
 
 export { atomicWrite } from './out-dir.ts'

@@ -8,6 +8,7 @@
  */
 import { TableError, type DeltaType } from '../table/types.ts'
 import { hashInt64Words, hashString } from '../util/hash.ts'
+import { lowerBound } from '../util/lower-bound.ts'
 import { ValueError, describe, toBool, toFloat, toHash, toInteger } from './decode-values.ts'
 import type { ColumnEncoding, DecodedColumn } from './types.ts'
 
@@ -116,17 +117,6 @@ function spansOf(chunks: readonly ColumnChunk[], sel: RowSelection, ctx: DecodeC
 
 function rowAt(sel: RowSelection, k: number): number {
   return sel.live ? sel.live[k] : sel.start + k
-}
-
-function lowerBound(sorted: Uint32Array, value: number): number {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sorted[mid] < value) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 /** Marks which output row failed, so `located` can name the file row. */

@@ -4,13 +4,12 @@
  * Synchronous FNV-1a over two independent 32-bit lanes: not cryptographic (cursors are not a
  * security boundary), but identical in Node and browsers and fast over large live masks.
  */
+import { FNV_OFFSET, fnv1aStep } from '../util/hash.ts'
 import type { PlanFile, Unit } from './types.ts'
 
-const FNV_PRIME = 0x01000193
-
-/** Incremental two-lane FNV-1a hasher over strings and uint32 words. */
+/** Incremental two-lane FNV-1a hasher over strings and uint32 words (lane b: its own basis, bytes xor 0x5a). */
 export class Digest {
-  private a = 0x811c9dc5
+  private a = FNV_OFFSET
   private b = 0x050c5d1f
 
   /** Mixes a string (UTF-16 code units, length-prefixed so "ab"+"c" ≠ "a"+"bc"). */
@@ -24,8 +23,8 @@ export class Digest {
   word(value: number): this {
     for (let shift = 0; shift < 32; shift += 8) {
       const byte = (value >>> shift) & 0xff
-      this.a = Math.imul(this.a ^ byte, FNV_PRIME)
-      this.b = Math.imul(this.b ^ byte ^ 0x5a, FNV_PRIME)
+      this.a = fnv1aStep(this.a, byte)
+      this.b = fnv1aStep(this.b, byte ^ 0x5a)
     }
     return this
   }

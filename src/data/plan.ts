@@ -149,3 +149,8 @@ function planSchemaOf(snapshot: Snapshot, columns: string[]): PlanSchema {
   const fields = columns.map((name) => schemaField(snapshot.schema, name)!)
   return { fields, columnMapping: snapshot.columnMapping, partitionColumns: [...snapshot.partitionColumns] }
 }
+
+/** The one "no rows" error of a run's plan: the filter selects none, or the table has none. */
+export function noRowsError(filter: string | undefined, url: string, version: number): RangeError {
+  return new RangeError(filter ? `filter "${filter}" selects no rows of ${url} version ${version}` : `${url} version ${version} has no rows`)
+}

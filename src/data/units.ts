@@ -2,6 +2,7 @@
  * Units: cutting a row group into row ranges of bounded size, and the live-row masks that tell a
  * unit which of its rows survive the deletion vector and the row filter.
  */
+import { lowerBound } from '../util/lower-bound.ts'
 import type { Unit } from './types.ts'
 
 /** Default largest unit in rows (PlanOptions.maxUnitRows). */
@@ -65,15 +66,4 @@ export function makeUnit(id: number, fileIndex: number, rowGroup: number, range:
 /** File-relative row index of the i-th live row of a unit. */
 export function liveRowAt(unit: Unit, i: number): number {
   return unit.live ? unit.live[i] : unit.rowStart + i
-}
-
-function lowerBound(sorted: readonly number[], value: number): number {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (sorted[mid] < value) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }

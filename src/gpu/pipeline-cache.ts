@@ -2,6 +2,7 @@
  * Compute pipelines cached per device by (program, override constants): compiling WGSL is the
  * slow part of a first dispatch, and benches re-run the same kernel with a few workgroup sizes.
  */
+import { fnv1a } from '../util/hash.ts'
 import type { BindingKind, ComputeProgram, OverrideConstants } from './types.ts'
 
 /** A compiled pipeline and the explicit bind group layout of its group 0. */
@@ -78,12 +79,7 @@ export function pipelineKey(program: ComputeProgram, constants: OverrideConstant
   return `${program.name}:${program.entryPoint}#${hashString(program.code)}{${c}}`
 }
 
-/** FNV-1a 32-bit hash of `s`, as 8 hex digits. */
+/** FNV-1a 32-bit hash of `s` (util/hash.ts `fnv1a`), as 8 hex digits. */
 export function hashString(s: string): string {
-  let h = 0x811c9dc5
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i)
-    h = Math.imul(h, 0x01000193) >>> 0
-  }
-  return h.toString(16).padStart(8, '0')
+  return fnv1a(s).toString(16).padStart(8, '0')
 }

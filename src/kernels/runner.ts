@@ -27,6 +27,8 @@ export interface PreparedKernel {
   bindGroup: GPUBindGroup
   /** Workgroups [x, y, z]; all-zero grids are skipped by `encode`. */
   dispatch: Dispatch
+  /** The 'params' uniform buffer (absent when the kernel has no uniforms); owned by this preparation. */
+  uniform?: GPUBuffer
   /** Records setPipeline / setBindGroup / dispatch into an open compute pass. */
   encode(pass: GPUComputePassEncoder): void
   /** Frees the uniform buffer this preparation created. */
@@ -50,7 +52,7 @@ export function prepareKernel<Shape>(cache: PipelineCache, call: KernelCall<Shap
   const bindGroup = device.createBindGroup({ label: spec.name, layout, entries })
   const dispatch = spec.dispatchSize(call.shape, constants)
   return {
-    name: spec.name, pipeline, bindGroup, dispatch,
+    name: spec.name, pipeline, bindGroup, dispatch, uniform,
     encode(pass) {
       if (workgroupCount(dispatch) === 0) return
       pass.setPipeline(pipeline)

@@ -3,6 +3,7 @@
  * the parity test all read the same object, so bindings and dispatch geometry live in one place.
  */
 import type { BindingSpec, ComputeProgram, OverrideConstants } from '../gpu/types.ts'
+import type { SnippetName } from './wgsl.ts'
 
 /** Scalar types of uniform fields; each takes 4 bytes in the `Params` struct. */
 export type UniformType = 'u32' | 'i32' | 'f32'
@@ -15,6 +16,10 @@ export type Dispatch = readonly [number, number, number]
 
 /** A compute kernel: WGSL + bindings + uniform layout + overrides + dispatch geometry. */
 export interface KernelSpec<Shape> extends ComputeProgram {
+  /** The kernel's own .wgsl text; `code` is it plus `snippets` (wgsl.ts defineKernel). */
+  source?: string
+  /** Shared shaders/lib snippets appended to `source`, in order. */
+  snippets?: readonly SnippetName[]
   /** Fields of the uniform struct bound as the binding named 'params' (empty: no uniform). */
   uniforms: readonly UniformField[]
   /** Default values of the `override` constants (workgroup / tile sizes). */

@@ -5,9 +5,9 @@
 import { registerRankJob } from '../ranks/jobs.ts'
 import type { RankJob } from '../ranks/types.ts'
 
-/** GBDT across ranks (src/models/gbdt/dist-rank.ts). */
+/** GBDT on in-memory data across ranks, for tests and benches (src/models/gbdt/dist-rank.ts). */
 registerRankJob('gbdt', async () => (await import('./gbdt/dist-rank.ts')).gbdtRankJob as RankJob)
-/** Recommender across ranks (src/models/recsys/dist-rank.ts). */
-registerRankJob('recsys', async () => (await import('./recsys/dist-rank.ts')).recsysRankJob as RankJob)
 /** Recommender steps on given batches, for the worker identity test (src/models/recsys/dist-steps.ts). */
 registerRankJob('recsys-steps', async () => (await import('./recsys/dist-steps.ts')).recsysStepsJob as RankJob)
+/** The training run of every family on one rank (src/run/rank-job.ts). */
+registerRankJob('train', async () => (await import('../run/rank-job.ts')).trainRankJob as RankJob)

@@ -5,6 +5,7 @@
  * kill a rank while the others wait. L = elements per array.
  */
 import type { CollectiveArray, RankContext, RankJob } from './types.ts'
+import { mixSeed } from '../util/hash.ts'
 import { Rng } from '../util/rng.ts'
 
 /** Kinds of array the self-test covers. */
@@ -34,7 +35,7 @@ export interface CollectivesResult {
 
 /** Rank `rank`'s seeded array of `kind` and `length` (integers in ±1000 for ints, floats in ±1). */
 export function rankArray(seed: number, rank: number, kind: ArrayKind, length: number, index: number): CollectiveArray {
-  const rng = new Rng(seed * 1_000_003 + rank * 7919 + index)
+  const rng = new Rng(mixSeed(seed, rank, index))
   const out = new globalThis[kind](length)
   for (let i = 0; i < length; i++) {
     const u = rng.nextU32() / 4294967296

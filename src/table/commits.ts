@@ -13,6 +13,9 @@ import { fetchOptional, lastModified, statusError } from './http.ts'
 import { commitUrl, type CommitFile } from './listing.ts'
 import { TableError, type CommitInfo, type HttpOptions } from './types.ts'
 
+/** Commit files fetched at once: enough to hide latency, few enough to be polite to one server. */
+export const COMMIT_CONCURRENCY = 8
+
 /** A fetched, parsed commit. `lastModified` in ms since epoch when known. */
 export interface ReadCommit { version: number; actions: Action[]; lastModified?: number }
 
@@ -132,7 +135,7 @@ export async function versionAt(commits: CommitFile[], ms: number, reader: Commi
       return commits[last - 1].version
     }
   }
-  const times = monotonize(await mapLimit(commits.slice(0, start), 8, async c =>
+  const times = monotonize(await mapLimit(commits.slice(0, start), COMMIT_CONCURRENCY, async c =>
     c.lastModified ?? fileTime(await reader.readRequired(c))))
   let found: number | undefined
   for (let i = 0; i < times.length && times[i] <= ms; i++) found = commits[i].version

@@ -14,6 +14,7 @@
  * invariants (sorted unique values, headers that match their containers) would make them
  * disagree silently. Such a bitmap is refused instead.
  */
+import { lowerBound } from '../util/lower-bound.ts'
 
 /** Magic number Delta writes before the 64-bit bitmap. */
 export const DV_MAGIC = 1681511377
@@ -202,18 +203,6 @@ function readBitmapContainer(reader: ByteReader, high: number, out: number[]): v
     for (let bit = 0; bit < 32; bit++) if (bits & (1 << bit)) out.push(high + word * 32 + bit)
   }
   reader.pos += 8192
-}
-
-/** Index of the first entry ≥ `row` in the sorted `deleted` list (binary search). */
-function lowerBound(deleted: readonly number[], row: number): number {
-  let lo = 0
-  let hi = deleted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (deleted[mid] < row) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 /** How many rows of [start, end) the sorted `deleted` list names (to skip fully deleted row groups). */

@@ -77,16 +77,18 @@ async function collect(batches: AsyncIterable<Row[]>): Promise<Row[]> {
 
 /**
  * Reads one live file of a snapshot, yielding the live rows of each row group as one batch
- * (row groups whose rows are all deleted yield an empty batch). Honours `opts.limit`.
+ * (row groups whose rows are all deleted yield an empty batch). Honours `opts.limit`. `deleted`:
+ * the file's deletion vector when the caller already loaded it (sorted deleted row indices), so
+ * it is not fetched twice; otherwise it is loaded here.
  */
-export async function* scanFile(snapshot: Snapshot, file: AddFile, opts: ReadOptions = {}): AsyncGenerator<Row[]> {
+export async function* scanFile(snapshot: Snapshot, file: AddFile, opts: ReadOptions = {}, deleted?: readonly number[]): AsyncGenerator<Row[]> {
   let remaining = opts.limit ?? Infinity
   const fields = selectFields(snapshot, opts.columns)
   const buffer = await openFile(file, opts, snapshot.tableUrl)
   const metadata = await readFooter(buffer, file.url)
   const plans = planColumns(snapshot, file, fields, schemaIndex(metadata).tree)
   const partitionRow = partitionValues(snapshot, file, plans)
-  const deleted = file.deletionVector
+  deleted ??= file.deletionVector
     ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, opts, file.url, Number(metadata.num_rows))
     : []
   const rawMetadata = withRawTypes(metadata)

@@ -5,16 +5,13 @@
 import { readCheckpoint } from './checkpoint.ts'
 import { checkDistinctColumns } from './column-mapping.ts'
 import { mapLimit } from '../util/map-limit.ts'
-import { CommitReader, commitTimes, commitTimestamp, toCommitInfo, toMillis, versionAt, type ReadCommit } from './commits.ts'
+import { COMMIT_CONCURRENCY, CommitReader, commitTimes, commitTimestamp, toCommitInfo, toMillis, versionAt, type ReadCommit } from './commits.ts'
 import { listLog, probeLog, type CheckpointFile, type LogListing } from './listing.ts'
 import { buildSegment, versionRange, type LogSegment } from './log-segment.ts'
 import { checkReadable } from './protocol.ts'
 import { applyActions, liveFiles, newReplayState, type ReplayState } from './replay.ts'
 import { columnMappingMode, parseSchema } from './schema.ts'
 import { TableError, type CommitInfo, type HttpOptions, type OpenOptions, type Snapshot } from './types.ts'
-
-/** Commit files fetched at once: enough to hide latency, few enough to be polite to one server. */
-const CONCURRENCY = 8
 
 /**
  * Open the snapshot of a Delta table served over HTTP.
@@ -73,7 +70,7 @@ async function replayVersion(listing: LogListing, root: string, version: number 
 
 /** Reads the segment's commits (8 at a time) and applies them in version order; returns them. */
 async function applyCommits(state: ReplayState, segment: LogSegment, reader: CommitReader): Promise<ReadCommit[]> {
-  const commits = await mapLimit(segment.commits, CONCURRENCY, c => reader.readRequired(c))
+  const commits = await mapLimit(segment.commits, COMMIT_CONCURRENCY, c => reader.readRequired(c))
   for (const commit of commits) applyActions(state, commit.actions)
   return commits
 }
@@ -125,7 +122,7 @@ export async function listCommits(tableUrl: string, opts: HttpOptions = {}): Pro
   if (!listing.commits.length) listing = await discover(root, opts)
   versionRange(listing, root) // throws not-a-table for an empty log
   const reader = new CommitReader(root, opts)
-  const reads = (await mapLimit(listing.commits, CONCURRENCY, c => reader.read(c))).filter((r): r is ReadCommit => r !== undefined)
+  const reads = (await mapLimit(listing.commits, COMMIT_CONCURRENCY, c => reader.read(c))).filter((r): r is ReadCommit => r !== undefined)
   const times = commitTimes(reads)
   return reads.map((read, i) => toCommitInfo(read, times[i]))
 }

@@ -1,10 +1,11 @@
 /**
  * Sweep export / import as JSON (with validation naming the bad field) and the trials table as
- * CSV (RFC 4180: CRLF line ends, fields with comma, quote or line break quoted, quotes doubled).
+ * CSV (util/csv.ts, CRLF line ends): the one trials.csv, written by `snaptrain sweep` and
+ * downloaded from the page alike.
  */
 import type { SweepState, TrialRecord } from './types.ts'
 import { STRATEGY_NAMES } from './strategy.ts'
-import { guardFormula, type CsvOptions } from '../util/csv-formula.ts'
+import { csvText, type CsvOptions } from '../util/csv.ts'
 
 /** Format tag of an exported sweep file. */
 export const SWEEP_FORMAT = 'snaptrain-sweep'
@@ -81,7 +82,8 @@ export const TRIAL_COLUMNS = ['trial', 'status', 'bracket', 'rung', 'resource', 
 /**
  * trials.csv: a header, then one row per trial in id order; parameter columns are the union of
  * the trials' config keys, sorted (a parameter named like a fixed column gets a `param_` prefix).
- * Arrays / objects are written as JSON; missing values as empty fields.
+ * Arrays / objects are written as JSON; missing values as empty fields; CRLF line ends (a file
+ * for spreadsheets).
  */
 export function trialsCsv(trials: readonly TrialRecord[], opts: CsvOptions = {}): string {
   const params = [...new Set(trials.flatMap(t => Object.keys(t.config)))].sort()
@@ -90,13 +92,5 @@ export function trialsCsv(trials: readonly TrialRecord[], opts: CsvOptions = {})
     t.id, t.status, t.bracket, t.rung, t.resource, t.curve.at(-1)?.resource, t.promotedFrom, t.metric, t.gpuSeconds, t.wallSeconds, t.error,
     ...params.map(p => t.config[p]),
   ])
-  return [header, ...rows].map(r => r.map(v => csvField(v, opts)).join(',')).join('\r\n') + '\r\n'
-}
-
-/** One CSV field (RFC 4180); with `formulaGuard`, strings a spreadsheet would run get a leading `'`. */
-export function csvField(v: unknown, opts: CsvOptions = {}): string {
-  if (v === undefined || v === null) return ''
-  const raw = typeof v === 'object' ? JSON.stringify(v) : String(v)
-  const s = opts.formulaGuard && typeof v === 'string' ? guardFormula(raw) : raw
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
+  return csvText([header, ...rows], { ...opts, eol: '\r\n' })
 }

@@ -7,6 +7,7 @@
  * once every trial of the rung has ended; failed trials rank last and are never promoted.
  */
 import type { Bracket, Rung, SearchSpace, Strategy, StrategyOptions, StrategyWait, TrialConfig, TrialRequest } from './types.ts'
+import { bracketSeed } from '../util/hash.ts'
 import { Rng } from '../util/rng.ts'
 import { sample, withoutParams } from './space.ts'
 import { BookedStrategy, score, TrialBook } from './book.ts'
@@ -119,11 +120,6 @@ export class HyperbandStrategy extends BookedStrategy implements Strategy {
   }
 }
 
-/** A seed for stream `k` derived from the sweep seed (so each bracket's draws do not depend on timing). */
-export function mixSeed(seed: number, k: number): number {
-  return (Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) + Math.imul(k + 1, 0x85ebca6b)) >>> 0
-}
-
 /**
  * Hyperband over `space` (its `resourceParam` dropped: the rung resource replaces it). Each
  * bracket draws its configurations from its own seeded stream, so the same seed gives the same
@@ -132,6 +128,6 @@ export function mixSeed(seed: number, k: number): number {
 export function createHyperband(space: SearchSpace, o: StrategyOptions): HyperbandStrategy {
   const sp = o.resourceParam ? withoutParams(space, [o.resourceParam]) : space
   const brackets = hyperbandPlan(o.minResource, o.maxResource, o.eta, o.trials)
-  const rngs = new Map(brackets.map(b => [b.index, new Rng(mixSeed(o.seed, b.index))]))
+  const rngs = new Map(brackets.map(b => [b.index, new Rng(bracketSeed(o.seed, b.index))]))
   return new HyperbandStrategy('hyperband', brackets, s => sample(sp, rngs.get(s)!), o.direction)
 }

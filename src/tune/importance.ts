@@ -45,7 +45,7 @@ export function parameterImportance(space: SearchSpace, trials: readonly TrialRe
  */
 export function sweepImportance(state: SweepState, o: ImportanceOptions = {}): ParamImportance[] | undefined {
   const { model } = state.config
-  const space = parseSpace(state.config.space ?? defaultSpace(model), model)
+  const space = parseSpace(state.config.space ?? defaultSpace(model))
   const carried = new Set(state.trials.flatMap(t => Object.keys(t.config)))
   const searched = withoutParams(space, Object.keys(space).filter(k => !carried.has(k)))
   return parameterImportance(searched, state.trials, { seed: state.config.seed ?? 0, ...o })

@@ -1,13 +1,13 @@
 /**
- * Tuning engine, pure and testable. API summary:
+ * Tuning engine, pure and testable: no GPU, no store, no model module (the sweep runtime around
+ * it, with the stores and the models' parameter checks, is src/sweep/index.ts). API summary:
  *
  * Space
- *   parseSpace(raw: unknown, model?: SweepModel): SearchSpace      — RangeError `space.<name>: …`
+ *   parseSpace(raw: unknown, model?: ModelParamCheck): SearchSpace — RangeError `space.<name>: …`
  *   defaultSpace(model): Record<string, unknown>                     — space JSON, parse with parseSpace
  *   RESOURCE_PARAM[model] ('num_round' | 'epochs'), DEFAULT_RESOURCES[model] {minResource, maxResource, eta}, DEFAULT_TRIALS
  *   searchDims(space): string[]; sample(space, rng): TrialConfig; encode(space, config): number[]; decode(space, u): TrialConfig
  *   grid(space, points, limit?): TrialConfig[]; gridSize(space, points): number; withoutParams(space, names)
- *   GBDT_PARAM_NAMES, MODEL_PARAM_NAMES[model]
  * Strategies (replayable state machines, types.ts Strategy)
  *   resolveStrategyOptions(model, partial & {strategy}): StrategyOptions   — defaults + validation
  *   validateStrategyOptions(o): void                                       — RangeError naming the option
@@ -21,14 +21,12 @@
  *   gpuSecondsTotal(trials); fullBudgetSeconds(trials, R); planCost(plan, R): PlanCost (resource units)
  *   parameterImportance(space, trials, opts?): ParamImportance[] | undefined (undefined below minTrials = 8)
  *   sweepImportance(state, opts?): the same over a sweep's space and trials (what the page shows)
- * Files and store
+ * Files
  *   exportSweep(state): string; importSweep(text): SweepState; trialsCsv(trials): string (RFC 4180, CRLF)
- *   new MemoryStore(); await IdbStore.open(name = 'snaptrain')  — both implement SweepStore
  */
 export type * from './types.ts'
 export { parseSpace, searchDims, sample, encode, decode, encodeDim, decodeDim, withoutParams, choiceIndex } from './space.ts'
 export { defaultSpace, RESOURCE_PARAM, DEFAULT_RESOURCES, DEFAULT_TRIALS } from './defaults.ts'
-export { GBDT_PARAM_NAMES, MODEL_PARAM_NAMES } from './model-params.ts'
 export { grid, gridSize, gridConfig, gridValues } from './grid.ts'
 export { hyperbandPlan, hyperbandSMax, hyperbandBracket, HyperbandStrategy } from './hyperband.ts'
 export { ashaRungs, percentile, AshaStrategy } from './asha.ts'
@@ -37,7 +35,6 @@ export { STRATEGY_NAMES, createStrategy, validateStrategyOptions, resolveStrateg
 export { gpuSecondsTotal, fullBudgetSeconds, reachedResource, planCost, type PlanCost } from './cost.ts'
 export { bestTrial, bestSoFar, type BestPoint } from './best.ts'
 export { parameterImportance, sweepImportance, type ParamImportance, type ImportanceOptions } from './importance.ts'
-export { exportSweep, importSweep, trialsCsv, csvField, TRIAL_COLUMNS, SWEEP_FORMAT, SWEEP_FORMAT_VERSION } from './export.ts'
-export { MemoryStore } from './store-memory.ts'
-export { IdbStore, IDB_NAME, IDB_VERSION } from './store-idb.ts'
+export { exportSweep, importSweep, trialsCsv, TRIAL_COLUMNS, SWEEP_FORMAT, SWEEP_FORMAT_VERSION } from './export.ts'
+export { csvField } from '../util/csv.ts'
 export type { Observation } from './book.ts'

@@ -3,9 +3,8 @@
  * the unit cube (one coordinate per searchable parameter, keys sorted) that TPE and the importance
  * estimate work in. d = number of searchable (non-fixed) parameters.
  */
-import type { ParamDomain, SearchSpace, SweepModel, TrialConfig } from './types.ts'
+import type { ModelParamCheck, ParamDomain, SearchSpace, TrialConfig } from './types.ts'
 import type { Rng } from '../util/rng.ts'
-import { checkModelValue, checkModelConfig, checkModelName } from './model-params.ts'
 
 const TYPES = ['uniform', 'loguniform', 'int', 'categorical', 'fixed'] as const
 
@@ -16,7 +15,7 @@ const TYPES = ['uniform', 'loguniform', 'int', 'categorical', 'fixed'] as const
  * sweep's parameters outside the space), must be accepted as a whole (e.g. recsys weight_decay
  * needs optimizer 'adamw'). Throws RangeError naming the parameter (`space.eta: …`).
  */
-export function parseSpace(raw: unknown, model?: SweepModel, fixed: Record<string, unknown> = {}): SearchSpace {
+export function parseSpace(raw: unknown, model?: ModelParamCheck, fixed: Record<string, unknown> = {}): SearchSpace {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new RangeError(`space must be a JSON object of parameter → domain, got ${JSON.stringify(raw)}`)
   }
@@ -56,11 +55,29 @@ function parseDomain(name: string, v: unknown): ParamDomain {
   return { type: d.type as 'uniform' | 'loguniform', low: lo, high: hi }
 }
 
-function checkModel(model: SweepModel, name: string, d: ParamDomain): void {
-  checkModelName(model, name)
+function checkModel(model: ModelParamCheck, name: string, d: ParamDomain): void {
+  if (!model.names.includes(name)) throw new RangeError(`space.${name}: unknown parameter for ${model.model} (known: ${model.names.join(', ')})`)
   if (d.type === 'fixed') checkModelValue(model, name, d.value)
   else if (d.type === 'categorical') d.choices.forEach(c => checkModelValue(model, name, c))
   else { checkModelValue(model, name, d.low); checkModelValue(model, name, d.high) }
+}
+
+/** Throws RangeError `space.<name>: …` when the model refuses `value` for `name` alone. */
+function checkModelValue(model: ModelParamCheck, name: string, value: unknown): void {
+  try {
+    model.check(model.probe?.(name, value) ?? { [name]: value })
+  } catch (e) {
+    throw new RangeError(`space.${name}: ${(e as Error).message}`)
+  }
+}
+
+/** Throws RangeError when the model refuses `config` as a whole (e.g. weight_decay without adamw). */
+function checkModelConfig(model: ModelParamCheck, config: TrialConfig): void {
+  try {
+    model.check(config)
+  } catch (e) {
+    throw new RangeError(`space: a configuration from the middle of this space is refused by ${model.model}: ${(e as Error).message}`)
+  }
 }
 
 /** Searchable (non-fixed) parameter names, sorted: the unit cube's coordinate order. */

@@ -4,7 +4,7 @@
  * importance, store) is pure and testable; the scheduler runs trials through a TrialRunner.
  * Resource = boosting rounds (gbdt) or epochs (recsys). Metric direction: see SweepConfig.
  */
-import type { TrainConfig } from '../models/gbdt/train-run.ts'
+import type { TrainConfig } from '../run/config.ts'
 import type { HttpOptions } from '../table/types.ts'
 
 /** One parameter's domain as written in a space JSON. A bare JSON value (number, string, array…) is a fixed value. */
@@ -23,6 +23,16 @@ export type TrialConfig = Record<string, unknown>
 
 /** Model families a sweep can train. */
 export type SweepModel = 'gbdt' | 'recsys'
+
+/** What a space is checked against: the model's parameter names and its own parser (src/sweep/model-params.ts). */
+export interface ModelParamCheck {
+  model: SweepModel
+  names: readonly string[]
+  /** Throws naming the parameter when the model refuses `raw`. */
+  check(raw: Record<string, unknown>): void
+  /** The parameters that test `name` = `value` alone (default `{ [name]: value }`). */
+  probe?(name: string, value: unknown): Record<string, unknown>
+}
 
 /** Search strategies. 'bohb' = Hyperband with TPE-sampled configurations. */
 export type StrategyName = 'grid' | 'random' | 'hyperband' | 'asha' | 'tpe' | 'bohb'

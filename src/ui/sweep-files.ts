@@ -1,10 +1,11 @@
 /**
  * The files a sweep's result card downloads, built from the sweep methods of window.snaptrain:
  * best params JSON, the best trial's model (XGBoost JSON for GBDT, the binary model file for the
- * recommender) and run manifest, trials CSV, the continue-at-scale snippet, the whole sweep as
- * JSON — and saving one as a Blob download with its file name.
+ * recommender) and run manifest, trials CSV (tune/export.ts `trialsCsv`: byte for byte the file
+ * `snaptrain sweep` writes), the continue-at-scale snippet, the whole sweep as JSON — and saving
+ * one as a Blob download with its file name.
  */
-import { trialsCsv } from './trial-rows.ts'
+import { trialsCsv } from '../tune/export.ts'
 import type { SweepApi, SweepDownloadKind, SweepState } from './types.ts'
 
 /** A file to save: name and contents. */

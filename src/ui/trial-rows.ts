@@ -1,7 +1,7 @@
 /**
- * Pure helpers of the trial table: the column keys, a cell's value, sorting, filtering by status
- * and text, and the trials CSV. Parameter columns are keyed `param:<name>` so any parameter of
- * the space sorts like a built-in column.
+ * Pure helpers of the trial table: the column keys, a cell's value, sorting and filtering by
+ * status and text (the trials CSV is the CLI's, tune/export.ts `trialsCsv`). Parameter columns
+ * are keyed `param:<name>` so any parameter of the space sorts like a built-in column.
  */
 import { formatNumber } from './format.ts'
 import type { TrialRecord, TrialStatus } from './types.ts'
@@ -64,26 +64,6 @@ export function filterTrials(trials: readonly TrialRecord[], filter: TrialFilter
   const text = filter.text.trim().toLowerCase()
   return trials.filter(t => (filter.status === 'all' || t.status === filter.status)
     && (!text || `${t.id} ${t.status} ${JSON.stringify(t.config)} ${t.error ?? ''}`.toLowerCase().includes(text)))
-}
-
-/** One CSV field: quoted when it holds a comma, quote or newline (RFC 4180). */
-function csvField(v: unknown): string {
-  if (v === undefined || v === null) return ''
-  const s = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v)
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
-}
-
-/**
- * The trials as CSV text (header + one line per trial, id order): id, status, bracket, rung,
- * resource (requested), reached (last reported resource), metric, gpu_seconds, wall_seconds,
- * error, then one column per parameter.
- */
-export function trialsCsv(trials: readonly TrialRecord[]): string {
-  const params = paramNames(trials)
-  const head = ['id', 'status', 'bracket', 'rung', 'resource', 'reached', 'metric', 'gpu_seconds', 'wall_seconds', 'error', ...params]
-  const lines = [...trials].sort((a, b) => a.id - b.id).map(t => [t.id, t.status, t.bracket, t.rung, t.resource,
-    t.curve[t.curve.length - 1]?.resource, t.metric, t.gpuSeconds, t.wallSeconds, t.error, ...params.map(p => t.config[p])].map(csvField).join(','))
-  return [head.join(','), ...lines].join('\n') + '\n'
 }
 
 /** Share of its requested resource a trial has reached, in [0, 1] (the per-trial progress bar). */

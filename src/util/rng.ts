@@ -1,6 +1,7 @@
 /**
  * Seeded pseudo-random numbers: a small, fast generator (SplitMix32 seeding an xoshiro128**),
- * identical in Node, the page and workers, so a seed reproduces data, shuffles and inits.
+ * identical in Node, the page and workers, so a seed reproduces data, shuffles and inits — and the
+ * one shuffle drawing from it (Fisher–Yates, full or partial).
  */
 
 /** A seeded generator of uniform numbers. */
@@ -66,4 +67,27 @@ export class Rng {
 
 function rotl(x: number, k: number): number {
   return ((x << k) | (x >>> (32 - k))) >>> 0
+}
+
+/** A mutable list of numbers: a typed array or a number[]. */
+export interface NumberList { length: number; [i: number]: number }
+
+/** Fisher–Yates shuffle of `values` in place, drawing from `rng` (every permutation equally likely). */
+export function shuffleInPlace(values: NumberList, rng: Rng): void {
+  for (let i = values.length - 1; i > 0; i--) swap(values, i, rng.int(i + 1))
+}
+
+/**
+ * Partial Fisher–Yates (Durstenfeld's forward form): afterwards `values[0, k)` is a uniformly
+ * random k-subset in random order; only k draws, so choosing a few of many stays cheap. Its draws
+ * differ from shuffleInPlace's (front to back), so the two are not interchangeable for a seed.
+ */
+export function sampleInPlace(values: NumberList, k: number, rng: Rng): void {
+  for (let i = 0; i < k; i++) swap(values, i, i + rng.int(values.length - i))
+}
+
+function swap(values: NumberList, i: number, j: number): void {
+  const t = values[i]
+  values[i] = values[j]
+  values[j] = t
 }

@@ -1,6 +1,6 @@
-/** The recsys bench's pipelined run (recsys-pipelined.ts) on a tiny in-memory stream. */
+/** The recsys bench's pipelined run (recsys-pipelined.ts: the product's trainLoop) on a tiny in-memory stream. */
 import { describe, expect, test } from 'vitest'
-import { runPipelined } from '../../src/bench/recsys-pipelined.ts'
+import { runPipelined } from '../../bench/recsys-pipelined.ts'
 import type { Cursor } from '../../src/data/types.ts'
 import type { EpochStream } from '../../src/models/recsys/data.ts'
 import { initWeights } from '../../src/models/recsys/init.ts'
@@ -28,7 +28,7 @@ function stream(sizes: number[]): EpochStream & { taken: number; closed: boolean
 
 describe('recsys bench: pipelined run', () => {
   const p = parseRecsysParams({ batch_size: 16, layers: [8, 4], embedding_dim: 4 })
-  const base = { shape: SHAPE, params: p, init: initWeights(SHAPE, 1), lr: { dense: 1e-3, embedding: 1e-3 } }
+  const base = { shape: SHAPE, params: p, init: initWeights(SHAPE, 1) }
 
   test('times exactly the steps after the warm-up, reads losses every readEvery steps, closes the stream', async () => {
     const cache = await gpuCache()

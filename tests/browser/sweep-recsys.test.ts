@@ -4,8 +4,8 @@
  * table decoded once for every trial, the best trial's model file kept.
  */
 import { expect, it } from 'vitest'
-import { createSweepApi } from '../../src/tune/sweep-api.ts'
-import { MemoryStore } from '../../src/tune/store-memory.ts'
+import { createSweepApi } from '../../src/sweep/api.ts'
+import { MemoryStore } from '../../src/sweep/store-memory.ts'
 import type { SweepConfig } from '../../src/tune/types.ts'
 import type { FetchLike } from '../../src/table/types.ts'
 

@@ -5,8 +5,8 @@
  * sweep goes on and finishes on a fresh device.
  */
 import { expect, it } from 'vitest'
-import { createSweepApi } from '../../src/tune/sweep-api.ts'
-import { MemoryStore } from '../../src/tune/store-memory.ts'
+import { createSweepApi } from '../../src/sweep/api.ts'
+import { MemoryStore } from '../../src/sweep/store-memory.ts'
 import { fromXGBoostJson } from '../../src/models/gbdt/xgboost-json.ts'
 import type { SweepConfig, SweepEvent } from '../../src/tune/types.ts'
 import type { FetchLike } from '../../src/table/types.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { IdbStore } from '../../src/tune/store-idb.ts'
+import { IdbStore } from '../../src/sweep/store-idb.ts'
 import type { SweepState } from '../../src/tune/types.ts'
 
 function sweep(id: string, createdAt: string): SweepState {

@@ -2,18 +2,23 @@
  * GBDT over rank workers end to end: window.snaptrain.train with ranks 2 in the app page
  * (each rank reading its share of marketing, on its own WebGPU device) returns the model R = 1
  * returns, byte for byte, with the ranks and per-collective totals in the summary and manifest;
- * then `snaptrain train --ranks 2 --json` prints them and writes that same model.json.
+ * then `snaptrain train --ranks 2 --json` prints them and writes that same model.json. The CLI
+ * runs are in-process (main with a captured io) on this file's page server and browser; the CLI
+ * as a process: tests/e2e/cli.test.ts.
  */
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { expect, test } from 'vitest'
+import { afterAll, beforeAll, expect, test } from 'vitest'
 import { useApp } from '../support/app-harness.ts'
 import type { TrainResult } from '../../src/api-types.ts'
-import { lastJson, runCli } from '../support/cli.ts'
+import { lastJson, runMain } from '../support/cli.ts'
+import { useAppPageHost } from '../../src/cli/page-run.ts'
 
 const WAIT = { timeout: 120_000 }
 const app = useApp()
+beforeAll(() => useAppPageHost({ url: app.server.url, newPage: () => app.browser.newPage() }))
+afterAll(() => useAppPageHost(undefined))
 const FILTER = 'age < 35 AND balance > 500'
 const PARAMS = { max_depth: 3, num_round: 3, subsample: 0.8, colsample_bytree: 0.8, seed: 7 }
 
@@ -51,11 +56,11 @@ test('snaptrain train --ranks 2 --json reports collectives and writes the R = 1 
   const args = (ranks: number) => ['train', '--table', 'public/tables/marketing', '--label', 'y', '--filter', FILTER, '--valid-fraction', '0.2',
     '--seed', '3', '--params', JSON.stringify(PARAMS), '--ranks', String(ranks), '--out', join(dir, `r${ranks}`), '--json']
   if (pageModel === undefined) {
-    const r1 = await runCli(args(1), {}, 240_000)
+    const r1 = await runMain(args(1))
     expect(r1.code, r1.stderr).toBe(0)
     pageModel = readFileSync(join(dir, 'r1', 'model.json'), 'utf8')
   }
-  const r2 = await runCli(args(2), {}, 240_000)
+  const r2 = await runMain(args(2))
   expect(r2.code, r2.stderr).toBe(0)
   const s = lastJson<{ ranks: number; collectives: Array<{ op: string; calls: number; bytes: number; ms: number }> }>(r2)
   expect(s.ranks).toBe(2)
@@ -67,8 +72,8 @@ test('snaptrain train --ranks 2 --json reports collectives and writes the R = 1 
 test('snaptrain train --model recsys --ranks 2 --json: two rank workers, dense allreduce and sparse allgather each step', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'snaptrain-recsys-ranks-'))
   const params = { epochs: 1, batch_size: 256, embedding_dim: 4, layers: [16], lr: 0.01, eval_every: 1000 }
-  const r = await runCli(['train', '--model', 'recsys', '--table', 'public/tables/clicks', '--label', 'label', '--filter', 'user_id < 2000',
-    '--valid-fraction', '0.1', '--params', JSON.stringify(params), '--ranks', '2', '--out', dir, '--json'], {}, 240_000)
+  const r = await runMain(['train', '--model', 'recsys', '--table', 'public/tables/clicks', '--label', 'label', '--filter', 'user_id < 2000',
+    '--valid-fraction', '0.1', '--params', JSON.stringify(params), '--ranks', '2', '--out', dir, '--json'])
   expect(r.code, r.stderr).toBe(0)
   const s = lastJson<{ ranks: number; steps: number; auc: number; collectives: Array<{ op: string; calls: number; bytes: number }> }>(r)
   expect(s.ranks).toBe(2)

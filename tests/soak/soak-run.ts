@@ -5,8 +5,8 @@
  */
 import type { Browser, CDPSession, Page } from 'playwright-core'
 import { launchBrowser } from '../../src/cli/launch.ts'
-import { startPageServer, type PageServer } from '../../src/cli/page-server.ts'
-import type { TrainConfig } from '../../src/models/gbdt/train-run.ts'
+import { startPageServer, type PageServer } from '../../src/serve/page-server.ts'
+import type { TrainConfig } from '../../src/run/config.ts'
 import { GPU_TRACKER, type GpuStats } from './gpu-tracker.ts'
 
 /** One training's outcome, compared across runs: model digest and metrics without wall times. */

@@ -1,7 +1,16 @@
-/** Spawns the real CLI (`node bin/snaptrain.js …`) from the repo root, for end-to-end tests. */
+/**
+ * The CLI for tests: spawned for real (`node bin/snaptrain.js …` from the repo root: runCli,
+ * runCliMeasured) for the few end-to-end runs, or in-process (runMain, shareAppPage) for the rest.
+ */
 import { spawn } from 'node:child_process'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll } from 'vitest'
+import type { Browser } from 'playwright-core'
+import { main } from '../../src/cli/main.ts'
+import { launchBrowser } from '../../src/cli/launch.ts'
+import { useAppPageHost } from '../../src/cli/page-run.ts'
+import { startPageServer, type PageServer } from '../../src/serve/page-server.ts'
 
 /** Repository root. */
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -39,6 +48,60 @@ export function runCli(args: string[], env: Record<string, string> = {}, killMs 
       clearTimeout(timer)
       done({ code, stdout, stderr, ms: performance.now() - t0 })
     })
+  })
+}
+
+/** Environment of the in-process runs under way, and what it replaced. */
+let active: { runs: number; env: Record<string, string>; saved: Record<string, string | undefined> } | undefined
+
+/**
+ * Runs `snaptrain <args>` in this process: main(argv, io) with an io that writes what the process's
+ * own io would (a line and '\n' per message), `env` set for the run's duration (SNAPTRAIN_DEBUG
+ * empty unless given) and restored after; runs at the same time must agree on `env`. No tsx child
+ * process: for usage errors, Node-side checks and everything that does not need a real process's
+ * exit (runCli keeps those).
+ */
+export async function runMain(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const t0 = performance.now()
+  let stdout = ''
+  let stderr = ''
+  const vars: Record<string, string> = { SNAPTRAIN_DEBUG: '', ...env }
+  if (active && JSON.stringify(active.env) !== JSON.stringify(vars)) {
+    throw new Error(`runMain: concurrent runs with different env (${JSON.stringify(active.env)} vs ${JSON.stringify(vars)})`)
+  }
+  active ??= { runs: 0, env: vars, saved: Object.fromEntries(Object.keys(vars).map(k => [k, process.env[k]])) }
+  active.runs++
+  Object.assign(process.env, vars)
+  try {
+    const code = await main(args, { out: line => { stdout += line + '\n' }, err: line => { stderr += line + '\n' } })
+    return { code, stdout, stderr, ms: performance.now() - t0 }
+  } finally {
+    if (--active.runs === 0) {
+      for (const [k, v] of Object.entries(active.saved)) {
+        if (v === undefined) delete process.env[k]
+        else process.env[k] = v
+      }
+      active = undefined
+    }
+  }
+}
+
+/**
+ * For a test file whose in-process runs (runMain) train, sweep or predict in the page: one page
+ * server and one headless Chromium for all of the file's runs, each run on a fresh page (its own
+ * browser context), instead of a server and a browser per run. Registers beforeAll/afterAll.
+ */
+export function shareAppPage(): void {
+  let server: PageServer | undefined
+  let browser: Browser | undefined
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([startPageServer({ hmr: false }), launchBrowser()])
+    useAppPageHost({ url: server.url, newPage: () => browser!.newPage() })
+  }, 120_000)
+  afterAll(async () => {
+    useAppPageHost(undefined)
+    await browser?.close()
+    await server?.close()
   })
 }
 

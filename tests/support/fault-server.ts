@@ -16,8 +16,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { readFile, realpath, stat } from 'node:fs/promises'
 import { basename, join, sep } from 'node:path'
-import { renderListObjectsV2 } from '../../src/cli/s3-listing.ts'
-import { parseRange } from '../../src/cli/range.ts'
+import { renderListObjectsV2 } from '../../src/serve/s3-listing.ts'
+import { parseRange } from '../../src/serve/range.ts'
 import { Rng } from '../../src/util/rng.ts'
 
 /** The faults the server can inject. */

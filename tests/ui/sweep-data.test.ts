@@ -2,7 +2,8 @@ import { expect, test } from 'vitest'
 import { bestSoFar, curvesData, normalise, parallelData } from '../../src/ui/sweep-chart-data.ts'
 import { columnStats, rowsChanged } from '../../src/ui/column-stats.ts'
 import { defaultForm, draftConfig } from '../../src/ui/sweep-draft.ts'
-import { filterTrials, sortTrials, trialsCsv } from '../../src/ui/trial-rows.ts'
+import { filterTrials, sortTrials } from '../../src/ui/trial-rows.ts'
+import { trialsCsv } from '../../src/tune/export.ts'
 import type { AddFile } from '../../src/table/types.ts'
 import { trial, trials } from './sweep-fakes.ts'
 
@@ -23,12 +24,13 @@ test('filtering by status and by text in params and errors', () => {
   expect(filterTrials(T, { status: 'completed', text: 'depth":6' })).toEqual([])
 })
 
-test('trials CSV: header with params, one line per trial, quoting', () => {
+test('trials CSV (the one trials.csv the page downloads and the CLI writes): header with params, one line per trial, quoting', () => {
   const csv = trialsCsv([...T, trial(4, 'failed', { eta: 0.1, depth: 3 }, undefined)].map(t => t.id === 4 ? { ...t, error: 'bad, "quoted"' } : t))
-  const lines = csv.trim().split('\n')
-  expect(lines[0]).toBe('id,status,bracket,rung,resource,reached,metric,gpu_seconds,wall_seconds,error,depth,eta')
+  expect(csv.endsWith('\r\n')).toBe(true)
+  const lines = csv.slice(0, -2).split('\r\n')
+  expect(lines[0]).toBe('trial,status,bracket,rung,resource,reached,promoted_from,metric,gpu_seconds,wall_seconds,error,depth,eta')
   expect(lines).toHaveLength(6)
-  expect(lines[1]).toBe('0,completed,0,1,9,3,0.8,0.25,1,,3,0.1')
+  expect(lines[1]).toBe('0,completed,0,1,9,3,,0.8,0.25,1,,3,0.1')
   expect(lines[5]).toContain('"bad, ""quoted"""')
 })
 

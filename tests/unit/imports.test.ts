@@ -73,6 +73,26 @@ describe('src/ import graph', () => {
     expect(cycles(g)).toContainEqual(['ranks/jobs.ts', 'ranks/rank-service.ts'])
   })
 
+  it('keeps the tuning engine pure: tune/ imports no GPU, store, sweep runtime, UI, worker or model module', () => {
+    const offending = [...graph].filter(([file]) => file.startsWith('tune/'))
+      .flatMap(([file, deps]) => deps.filter(d => /^(gpu|kernels|models|sweep|ui|workers|run|data|table)\//.test(d)).map(d => `${file} → ${d}`))
+    expect(offending).toEqual([])
+  })
+
+  it('finds an impure tune/ import when there is one (the check can fail)', () => {
+    const g = new Map(graph)
+    g.set('tune/space.ts', [...g.get('tune/space.ts')!, 'sweep/store-idb.ts'])
+    const offending = [...g].filter(([file]) => file.startsWith('tune/')).flatMap(([, deps]) => deps.filter(d => d.startsWith('sweep/')))
+    expect(offending).toEqual(['sweep/store-idb.ts'])
+  })
+
+  it('has one training run: the families plug into run/, and nothing but run/ and sweep/ calls a family', () => {
+    expect(graph.has('run/pipeline.ts')).toBe(true)
+    const callers = [...graph].filter(([file]) => !file.startsWith('run/') && !file.startsWith('sweep/') && !file.startsWith('models/'))
+      .flatMap(([file, deps]) => deps.filter(d => /^models\/[^/]+\/family\.ts$/.test(d)).map(d => `${file} → ${d}`))
+    expect(callers).toEqual([])
+  })
+
   it('keeps the rank layer free of models', () => {
     const offending = [...graph].filter(([file]) => file.startsWith('ranks/'))
       .flatMap(([file, deps]) => deps.filter(d => d.startsWith('models/')).map(d => `${file} → ${d}`))

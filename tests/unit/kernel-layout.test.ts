@@ -1,12 +1,13 @@
 /**
  * Layout rule (DESIGN.md "Layout", STYLE.md §2/§5/§6): every shaders/<path>/<kernel>.wgsl has
  * src/kernels/<path>/<kernel>.ts (spec, the only importer of the WGSL), <kernel>.ref.ts and
- * tests/kernels/<path>/<kernel>.test.ts, and an entry point named after the kernel.
+ * tests/kernels/<path>/<kernel>.test.ts, and an entry point named after the kernel. Snippets in
+ * shaders/lib are loaded only by src/kernels/wgsl.ts and used only by the kernels that declare them.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { PROJECT_ROOT } from '../../src/cli/page-server.ts'
+import { PROJECT_ROOT } from '../../src/serve/page-server.ts'
 
 /** Paths (relative to `root`) of files under `dir` ending in one of `exts`. */
 function walk(root: string, dir: string, exts: string[]): string[] {
@@ -25,7 +26,8 @@ function requiredCompanions(wgsl: string): string[] {
   return [`src/kernels/${rel}.ts`, `src/kernels/${rel}.ref.ts`, `tests/kernels/${rel}.test.ts`]
 }
 
-const shaders = walk(PROJECT_ROOT, 'shaders', ['.wgsl'])
+// shaders/lib holds snippets joined to kernels by src/kernels/wgsl.ts, not kernels of their own.
+const shaders = walk(PROJECT_ROOT, 'shaders', ['.wgsl']).filter(f => !f.startsWith('shaders/lib/'))
 
 describe('kernel layout', () => {
   test('companions are derived from the shader path', () => {
@@ -48,6 +50,14 @@ describe('kernel layout', () => {
     const spec = readFileSync(join(PROJECT_ROOT, requiredCompanions(wgsl)[0]), 'utf8')
     expect(spec, `${requiredCompanions(wgsl)[0]} must import ${wgsl}?raw`).toContain(`${wgsl}?raw'`)
     expect(readFileSync(join(PROJECT_ROOT, wgsl), 'utf8')).toMatch(new RegExp(`@compute[^]*?fn ${name}\\s*\\(`))
+  })
+
+  test('only src/kernels/wgsl.ts loads the snippets', () => {
+    const snippets = walk(PROJECT_ROOT, 'shaders/lib', ['.wgsl'])
+    expect(snippets.length).toBeGreaterThan(0)
+    const loaders = [...walk(PROJECT_ROOT, 'src', ['.ts']), ...walk(PROJECT_ROOT, 'bench', ['.ts'])]
+      .filter(f => /['"][^'"]*shaders\/lib\/[\w.]+\.wgsl(\?raw)?['"]/.test(readFileSync(join(PROJECT_ROOT, f), 'utf8')))
+    expect(loaders).toEqual(['src/kernels/wgsl.ts'])
   })
 
   test('only src/kernels/** imports WGSL', () => {

@@ -6,12 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { join } from 'node:path'
-import { serveDirectory, type ServedDirectory } from '../../src/cli/server.ts'
-import { PROJECT_ROOT } from '../../src/cli/page-server.ts'
+import { serveDirectory, type ServedDirectory } from '../../src/serve/server.ts'
+import { PROJECT_ROOT } from '../../src/serve/page-server.ts'
 import { stateTensors, decodeCheckpoint } from '../../src/models/recsys/checkpoint.ts'
-import { lrScale, scaledParams } from '../../src/models/recsys/dist-lr.ts'
+import { lrScale, scaledParams } from '../../src/models/recsys/ranks.ts'
 import { parseRecsysParams } from '../../src/models/recsys/params.ts'
-import { runRecsysTraining, type RecsysTrainConfig } from '../../src/models/recsys/train-run.ts'
+import { runTraining } from '../../src/run/pipeline.ts'
+import type { RecsysTrainConfig, RecsysTrainResult } from '../../src/models/recsys/family.ts'
+
+const runRecsysTraining = async (c: RecsysTrainConfig): Promise<RecsysTrainResult> => await runTraining(c) as RecsysTrainResult
 import { compareArrays, describeMismatch } from '../../src/util/tolerance.ts'
 
 let server: ServedDirectory

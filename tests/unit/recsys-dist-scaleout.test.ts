@@ -1,7 +1,7 @@
 /** The scale-out suite's pure parts: run labels round-trip into points, the Markdown table and the SVG plot. */
 import { describe, expect, test } from 'vitest'
-import { scaleoutSvg } from '../../src/bench/scaleout-plot.ts'
-import { caseLabel, caseParams, SCALEOUT_METRICS, SCALEOUT_SIZES, scaleoutMarkdown, scaleoutPoints, type ScaleoutCase } from '../../src/bench/scaleout-rows.ts'
+import { scaleoutSvg } from '../../bench/scaleout-plot.ts'
+import { caseLabel, caseParams, SCALEOUT_METRICS, SCALEOUT_SIZES, scaleoutMarkdown, scaleoutPoints, type ScaleoutCase } from '../../bench/scaleout-rows.ts'
 
 const CLICKS = SCALEOUT_SIZES.datasets[0]
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { REPO } from '../support/cli.ts'
 import { startFaultServer, type FaultRule, type FaultServer } from '../support/fault-server.ts'
-import type { TrainConfig } from '../../src/models/gbdt/train-run.ts'
+import type { TrainConfig } from '../../src/run/config.ts'
 import { openSoakPage, type Outcome, type SoakPage } from '../soak/soak-run.ts'
 
 const GBDT_TRIALS = Number(process.env.SNAPTRAIN_SOAK_GBDT ?? 50)

@@ -3,14 +3,7 @@
  * margins, as XGBoost's `binary:logistic` / `reg:logistic` and `reg:squarederror`.
  * N = rows. gpair is interleaved (g, h) per row, i.e. `array<vec2<f32>>` of length N.
  */
-
-/** Objective ids of the `objective` uniform. */
-export const OBJECTIVE_LOGISTIC = 0
-/** Objective id of `reg:squarederror`. */
-export const OBJECTIVE_SQUARED_ERROR = 1
-
-/** Row position meaning "not sampled this round": its gradient pair is (0, 0). */
-export const ROW_UNUSED = 0xffffffff
+import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED } from './layout.ts'
 
 /** Hessian floor of the logistic loss (XGBoost `kRtEps`-style clamp, keeps H > 0). */
 export const LOGISTIC_MIN_HESS = 1e-16

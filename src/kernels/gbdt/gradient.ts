@@ -1,17 +1,19 @@
 /** gradient: per-row (g, h) of the objective at the margins (shaders/gbdt/gradient.wgsl). */
-import code from '../../../shaders/gbdt/gradient.wgsl?raw'
+import source from '../../../shaders/gbdt/gradient.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
-import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR } from './gradient.ref.ts'
+import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR } from './layout.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: `n` rows. */
 export interface GradientShape { n: number }
 
 /** Spec of gradient; override WG = workgroup size (invocations). */
-export const gradientSpec: KernelSpec<GradientShape> = {
+export const gradientSpec: KernelSpec<GradientShape> = defineKernel({
   name: 'gradient',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'gradient',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -27,7 +29,7 @@ export const gradientSpec: KernelSpec<GradientShape> = {
   ],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.n, c.WG),
-}
+})
 
 /** Buffers of a gradient call; `weights` / `positions` may be omitted (any small buffer is bound). */
 export interface GradientBuffers {
@@ -45,7 +47,7 @@ export interface GradientBuffers {
 
 /**
  * A call writing gpair for `n` rows. `objective`: 0 = binary:logistic / reg:logistic, 1 =
- * reg:squarederror (ids exported by gradient.ref.ts); `scalePosWeight` multiplies positives'
+ * reg:squarederror (ids exported by layout.ts); `scalePosWeight` multiplies positives'
  * weights under the logistic objective.
  */
 export function gradientCall(

@@ -5,7 +5,7 @@
  * Layouts (src/models/gbdt/types.ts): bins u8-in-u32 feature-major; qgpair Int32Array (qg, qh) × N;
  * hist Uint32Array of S·B·4 words, [gLo, gHi, hLo, hHi] at (slot·B + bin)·4, two's complement.
  */
-import { ROW_UNUSED } from './gradient.ref.ts'
+import { ROW_UNUSED } from './layout.ts'
 
 /**
  * Adds the signed 32-bit `v` to the 64-bit two's-complement pair at `hist[i]` (lo), `hist[i+1]`

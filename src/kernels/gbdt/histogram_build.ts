@@ -1,8 +1,9 @@
 /** histogram_build: per-(slot, bin) exact 64-bit gradient sums with storage atomics (shaders/gbdt/histogram_build.wgsl). */
-import code from '../../../shaders/gbdt/histogram_build.wgsl?raw'
+import source from '../../../shaders/gbdt/histogram_build.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: `n` rows, `f` features, `rowWords` = ceil(n / 4), `b` = total bins, `slots` built. */
 export interface HistogramShape { n: number; f: number; rowWords: number; b: number; slots: number }
@@ -35,9 +36,10 @@ export interface HistogramBuffers {
 export const DEFAULT_FPI = 32
 
 /** Spec of histogram_build; overrides WG = workgroup size, FPI = features per invocation. */
-export const histogramBuildSpec: KernelSpec<HistogramShape> = {
+export const histogramBuildSpec: KernelSpec<HistogramShape> = defineKernel({
   name: 'histogram_build',
-  code,
+  source,
+  snippets: ['fixed64', 'grid'],
   entryPoint: 'histogram_build',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -52,7 +54,7 @@ export const histogramBuildSpec: KernelSpec<HistogramShape> = {
   uniforms: [{ name: 'n', type: 'u32' }, { name: 'f', type: 'u32' }, { name: 'rowWords', type: 'u32' }, { name: 'b', type: 'u32' }],
   overrides: { WG: 256, FPI: DEFAULT_FPI },
   dispatchSize: (s, c) => linearDispatch(s.f === 0 ? 0 : s.n * Math.ceil(s.f / c.FPI), c.WG),
-}
+})
 
 /** Buffers of histogram_build_rows: the build's plus the row list and its length. */
 export interface HistogramRowsBuffers extends HistogramBuffers {

@@ -2,20 +2,22 @@
  * histogram_build_wg: the workgroup-privatised histogram build (shaders/gbdt/histogram_build_wg.wgsl),
  * same output as histogram_build; plus the feature-chunk table it needs.
  */
-import code from '../../../shaders/gbdt/histogram_build_wg.wgsl?raw'
+import source from '../../../shaders/gbdt/histogram_build_wg.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
 import type { HistogramBuffers, HistogramShape } from './histogram_build.ts'
 import { checkHistogramShape } from './histogram_build.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Histogram shape plus `chunks` = feature chunks in the chunk table. */
 export interface HistogramWgShape extends HistogramShape { chunks: number }
 
 /** Spec of histogram_build_wg; overrides WG, WG_BINS (private bins), ROWS (rows per workgroup). */
-export const histogramBuildWgSpec: KernelSpec<HistogramWgShape> = {
+export const histogramBuildWgSpec: KernelSpec<HistogramWgShape> = defineKernel({
   name: 'histogram_build_wg',
-  code,
+  source,
+  snippets: ['fixed64', 'grid'],
   entryPoint: 'histogram_build_wg',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -34,7 +36,7 @@ export const histogramBuildWgSpec: KernelSpec<HistogramWgShape> = {
   ],
   overrides: { WG: 256, WG_BINS: 1024, ROWS: 4096 },
   dispatchSize: (s, c) => linearDispatch(Math.ceil(s.n / c.ROWS) * s.chunks * s.slots * c.WG, c.WG),
-}
+})
 
 /**
  * Feature chunks for a private histogram of `wgBins` bins: consecutive features grouped greedily

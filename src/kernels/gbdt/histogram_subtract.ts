@@ -1,16 +1,18 @@
 /** histogram_subtract: sibling = parent − built for lists of slot triples (shaders/gbdt/histogram_subtract.wgsl). */
-import code from '../../../shaders/gbdt/histogram_subtract.wgsl?raw'
+import source from '../../../shaders/gbdt/histogram_subtract.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: `count` triples, `b` bins per slot. */
 export interface SubtractShape { count: number; b: number }
 
 /** Spec of histogram_subtract; override WG = workgroup size (invocations). */
-export const histogramSubtractSpec: KernelSpec<SubtractShape> = {
+export const histogramSubtractSpec: KernelSpec<SubtractShape> = defineKernel({
   name: 'histogram_subtract',
-  code,
+  source,
+  snippets: ['fixed64', 'grid'],
   entryPoint: 'histogram_subtract',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -20,7 +22,7 @@ export const histogramSubtractSpec: KernelSpec<SubtractShape> = {
   uniforms: [{ name: 'count', type: 'u32' }, { name: 'b', type: 'u32' }],
   overrides: { WG: 256 },
   dispatchSize: (s, c) => linearDispatch(s.count * s.b, c.WG),
-}
+})
 
 /**
  * A call computing, for t < count, slot triples[3t+2] = slot triples[3t] − slot triples[3t+1]

@@ -2,7 +2,7 @@
  * Reference for margin_update.wgsl: adds each training row's leaf value to its margin once the
  * tree is grown (rows sit in leaves; leaf values already include eta). N = rows, K = tree nodes.
  */
-import { NO_NODE } from './row_partition.ref.ts'
+import { NO_NODE } from './layout.ts'
 
 /**
  * - positions: u32 [N] node id per row (0xFFFFFFFF or ≥ `nodes` = row skipped)

@@ -1,16 +1,18 @@
 /** predict: ensemble margins on raw f32 features (shaders/gbdt/predict.wgsl). */
-import code from '../../../shaders/gbdt/predict.wgsl?raw'
+import source from '../../../shaders/gbdt/predict.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: N rows × F features, T trees, longest path `maxDepth` (from packTrees). */
 export interface PredictShape { rows: number; features: number; trees: number; maxDepth: number }
 
 /** Spec of predict; override WG = workgroup size (one row per invocation, all trees). */
-export const predictSpec: KernelSpec<PredictShape> = {
+export const predictSpec: KernelSpec<PredictShape> = defineKernel({
   name: 'predict',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'predict',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -25,11 +27,11 @@ export const predictSpec: KernelSpec<PredictShape> = {
   ],
   overrides: { WG: 128 },
   dispatchSize: (shape, c) => linearDispatch(shape.rows, c.WG),
-}
+})
 
 /**
  * A call writing `out` (f32 × N) = baseMargin + Σ_t leaf_t for `features` (f32 × N·F, row-major,
- * NaN = missing) over `nodes` / `treeOffsets` from packTrees (predict.ref.ts).
+ * NaN = missing) over `nodes` / `treeOffsets` from packTrees (layout.ts).
  */
 export function predictCall(
   buffers: { features: GPUBuffer; nodes: GPUBuffer; treeOffsets: GPUBuffer; out: GPUBuffer },

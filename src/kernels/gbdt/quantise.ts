@@ -2,12 +2,13 @@
  * quantise: max |g|, |h| → power-of-two scales → i32 pairs, two passes of shaders/gbdt/quantise.wgsl
  * (entry points quantise_max, quantise) sharing one binding layout.
  */
-import code from '../../../shaders/gbdt/quantise.wgsl?raw'
+import source from '../../../shaders/gbdt/quantise.wgsl?raw'
 import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import type { KernelCall } from '../runner.ts'
 import { prepareKernel } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: `n` rows. */
 export interface QuantiseShape { n: number }
@@ -19,9 +20,10 @@ export const SCALES_BYTES = 16
 export const QUANTISE_RPI = 64
 
 /** Spec of the second pass (quantise); overrides WG = workgroup size, RPI = rows per max-pass invocation. */
-export const quantiseSpec: KernelSpec<QuantiseShape> = {
+export const quantiseSpec: KernelSpec<QuantiseShape> = defineKernel({
   name: 'quantise',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'quantise',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -33,7 +35,7 @@ export const quantiseSpec: KernelSpec<QuantiseShape> = {
   overrides: { WG: 256, RPI: QUANTISE_RPI },
   // At least one workgroup: it also publishes the scales, which must be right for N = 0 too.
   dispatchSize: (shape, c) => linearDispatch(Math.max(shape.n, 1), c.WG),
-}
+})
 
 /**
  * Spec of the first pass (quantise_max): same module and bindings, another entry point; one

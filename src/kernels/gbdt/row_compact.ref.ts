@@ -4,7 +4,7 @@
  * The kernel's list has the same slot groups, but rows within a group land in atomic order:
  * compare each group as a set, or feed the list to histogram_build_rows (exact, order-free sums).
  */
-import { ROW_UNUSED } from './gradient.ref.ts'
+import { ROW_UNUSED } from './layout.ts'
 import { MAX_WORKGROUPS_PER_DIM } from '../spec.ts'
 
 /** Slot of row i, or −1 when its node is not built (unused row, node past the table, slot ∉ [0, S)). */

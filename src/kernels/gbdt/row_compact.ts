@@ -3,12 +3,13 @@
  * indirect dispatch arguments of histogram_build_rows over it (shaders/gbdt/row_compact.wgsl,
  * entry points row_compact, row_compact_scan, row_compact_scatter sharing one binding layout).
  */
-import code from '../../../shaders/gbdt/row_compact.wgsl?raw'
+import source from '../../../shaders/gbdt/row_compact.wgsl?raw'
 import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import type { KernelCall } from '../runner.ts'
 import { prepareKernel } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: `n` rows, `slots` built; `groups` items per listed row and `wg` items per workgroup of the consumer. */
 export interface RowCompactShape { n: number; groups: number; wg: number; slots: number }
@@ -25,9 +26,10 @@ export const ROW_ARGS_BYTES = 12
 export const ROW_COMPACT_RPI = 16
 
 /** Spec of row_compact; overrides WG = workgroup size, RPI = rows per invocation. */
-export const rowCompactSpec: KernelSpec<RowCompactShape> = {
+export const rowCompactSpec: KernelSpec<RowCompactShape> = defineKernel({
   name: 'row_compact',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'row_compact',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -40,7 +42,7 @@ export const rowCompactSpec: KernelSpec<RowCompactShape> = {
   uniforms: [{ name: 'n', type: 'u32' }, { name: 'groups', type: 'u32' }, { name: 'wg', type: 'u32' }, { name: 'slots', type: 'u32' }],
   overrides: { WG: 256, RPI: ROW_COMPACT_RPI },
   dispatchSize: (s, c) => linearDispatch(Math.ceil(s.n / c.RPI), c.WG),
-}
+})
 
 /** Spec of row_compact_scan (prefix sums, total, arguments): same module and bindings, one invocation. */
 export const rowCompactScanSpec: KernelSpec<RowCompactShape> = {

@@ -2,14 +2,8 @@
  * Reference for row_partition.wgsl: moves each row of a node split this level to its child.
  * N = rows, F = features, K = nodes in the split table (node ids of the current tree).
  */
-
-/** Words per node in the split table: [feature, splitBin (i32), defaultLeft, leftChild, rightChild]. */
-export const SPLIT_TABLE_WORDS = 5
-/** Position of a row that takes no part (not sampled); also "no child" in the split table. */
-export const NO_NODE = 0xffffffff
-
-/** Shape: `rows` = N, `rowWords` = ceil(N / 4) of the binned matrix, `nodes` = K. */
-export interface PartitionShape { rows: number; rowWords: number; nodes: number }
+import type { PartitionShape } from './layout.ts'
+import { NO_NODE, SPLIT_TABLE_WORDS } from './layout.ts'
 
 /**
  * Bin of (row i, feature f) in the feature-major u8-in-u32 matrix (types.ts "bins"), or −1 when

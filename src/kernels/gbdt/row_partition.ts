@@ -1,14 +1,16 @@
 /** row_partition: moves rows of nodes split this level to their children (shaders/gbdt/row_partition.wgsl). */
-import code from '../../../shaders/gbdt/row_partition.wgsl?raw'
+import source from '../../../shaders/gbdt/row_partition.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
-import type { PartitionShape } from './row_partition.ref.ts'
+import type { PartitionShape } from './layout.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Spec of row_partition; override WG = workgroup size (one row per invocation). */
-export const rowPartitionSpec: KernelSpec<PartitionShape> = {
+export const rowPartitionSpec: KernelSpec<PartitionShape> = defineKernel({
   name: 'row_partition',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'row_partition',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -20,11 +22,11 @@ export const rowPartitionSpec: KernelSpec<PartitionShape> = {
   uniforms: [{ name: 'rows', type: 'u32' }, { name: 'rowWords', type: 'u32' }, { name: 'nodes', type: 'u32' }],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.rows, c.WG),
-}
+})
 
 /**
  * A call updating `positions` (u32 × N, in place) from `bins` (u32 × F·rowWords), `missOff`
- * (u32 × F) and the split table `splits` (u32 × K·5, layout in row_partition.ref.ts).
+ * (u32 × F) and the split table `splits` (u32 × K·5, layout at SPLIT_TABLE_WORDS in layout.ts).
  */
 export function rowPartitionCall(
   buffers: { bins: GPUBuffer; missOff: GPUBuffer; splits: GPUBuffer; positions: GPUBuffer },

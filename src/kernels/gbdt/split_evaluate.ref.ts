@@ -7,37 +7,9 @@
  * JS numbers, exact while |sum| < 2^53 (N · 2^30 < 2^53, i.e. N < 8.3 M rows per node).
  * The gain is computed in f32 with Math.fround after every operation, in the kernel's order.
  */
-import type { SplitCandidate } from '../../models/gbdt/types.ts'
-
-/** u32 words per node in the `out` buffer (layout in `splitEvaluate`). */
-export const SPLIT_WORDS = 16
-/** `feature` word of a node without any valid split (gain ≤ 0 everywhere). */
-export const NO_FEATURE = 0xffffffff
-
-/** Regularisation of the split gain (XGBoost names), as f32 uniforms. */
-export interface SplitParams { lambda: number; alpha: number; minChildWeight: number }
-
-/** Shape: `nodes` = M, `features` = F; `maskPerNode` 1 = featureMask is [M × F], 0 = [F]. */
-export interface SplitShape { nodes: number; features: number; maskPerNode: number }
-
-/** A SplitCandidate plus the exact integer child sums (children's `nodeSums` next level). */
-export interface SplitResult extends SplitCandidate {
-  /** [gLo, gHi, hLo, hHi] of the left / right child, two's complement 64-bit. */
-  leftSum: Uint32Array
-  rightSum: Uint32Array
-}
-
-/** Signed 64-bit integer of words (lo, hi) as a JS number (exact below 2^53). */
-export function int64(lo: number, hi: number): number {
-  return (hi | 0) * 4294967296 + (lo >>> 0)
-}
-
-/** Writes JS integer `v` as two's complement (lo, hi) at words[at], words[at + 1]. */
-export function putInt64(words: Uint32Array, at: number, v: number): void {
-  const hi = Math.floor(v / 4294967296)
-  words[at] = (v - hi * 4294967296) >>> 0
-  words[at + 1] = hi >>> 0
-}
+import { int64, putInt64 } from './fixed-point.ts'
+import type { SplitParams, SplitShape } from './layout.ts'
+import { NO_FEATURE, SPLIT_WORDS } from './layout.ts'
 
 /**
  * f32 of a 64-bit integer as the kernel computes it: magnitude split into four exact 16-bit
@@ -75,10 +47,10 @@ export function nodeScore(g: number, h: number, p: SplitParams): number {
 }
 
 /** Best candidate while scanning one node (gain 0 = none yet, as XGBoost's initial SplitEntry). */
-export interface Best { gain: number; feature: number; splitBin: number; defaultLeft: boolean; leftG: number; leftH: number }
+interface Best { gain: number; feature: number; splitBin: number; defaultLeft: boolean; leftG: number; leftH: number }
 
 /** Node context shared by all candidates of one node (exact totals G, H; f32 parent score). */
-export interface NodeCtx { G: number; H: number; parentScore: number; gScale: number; hScale: number; p: SplitParams }
+interface NodeCtx { G: number; H: number; parentScore: number; gScale: number; hScale: number; p: SplitParams }
 
 /**
  * Offers the candidate with exact left sums (lg, lh) to `best`. XGBoost SplitEntry::NeedReplace:
@@ -101,7 +73,7 @@ function offer(best: Best, ctx: NodeCtx, lg: number, lh: number, feature: number
  * (missing left, i = n−1..0, splitBin = i − 1, −1 = only missing goes left) only when the bins
  * do not sum to the node total (XGBoost SplitContainsMissingValues, exact here).
  */
-export function scanFeature(hist: Uint32Array, base: number, n: number, f: number, ctx: NodeCtx, best: Best): void {
+function scanFeature(hist: Uint32Array, base: number, n: number, f: number, ctx: NodeCtx, best: Best): void {
   let pg = 0, ph = 0
   for (let i = 0; i < n; i++) {
     const w = (base + i) * 4
@@ -145,19 +117,19 @@ export function splitEvaluate(
 }
 
 /** Context of node m: exact totals from `nodeSums`, scales from `scales` words 2, 3, parent score. */
-export function nodeContext(nodeSums: Uint32Array, m: number, scales: Float32Array, p: SplitParams): NodeCtx {
+function nodeContext(nodeSums: Uint32Array, m: number, scales: Float32Array, p: SplitParams): NodeCtx {
   const G = int64(nodeSums[m * 4], nodeSums[m * 4 + 1]), H = int64(nodeSums[m * 4 + 2], nodeSums[m * 4 + 3])
   const gScale = scales[2], hScale = scales[3]
   return { G, H, parentScore: nodeScore(dequantise(G, gScale), dequantise(H, hScale), p), gScale, hScale, p }
 }
 
 /** A Best holding no candidate. */
-export function emptyBest(): Best {
+function emptyBest(): Best {
   return { gain: 0, feature: NO_FEATURE, splitBin: 0, defaultLeft: false, leftG: 0, leftH: 0 }
 }
 
 /** Packs `best` as record m of `out` (16 words, layout in `splitEvaluate`). */
-export function writeResult(out: Uint32Array, m: number, best: Best, ctx: NodeCtx): void {
+function writeResult(out: Uint32Array, m: number, best: Best, ctx: NodeCtx): void {
   const o = m * SPLIT_WORDS
   const f32 = new Float32Array(out.buffer, out.byteOffset + o * 4 + 16, 4)
   out.fill(0, o, o + SPLIT_WORDS)
@@ -174,15 +146,4 @@ export function writeResult(out: Uint32Array, m: number, best: Best, ctx: NodeCt
   f32[2] = dequantise(ctx.G - best.leftG, ctx.gScale); f32[3] = dequantise(ctx.H - best.leftH, ctx.hScale)
   putInt64(out, o + 8, best.leftG); putInt64(out, o + 10, best.leftH)
   putInt64(out, o + 12, ctx.G - best.leftG); putInt64(out, o + 14, ctx.H - best.leftH)
-}
-
-/** Decodes node m of an `out` buffer (from the kernel or the reference). */
-export function decodeSplit(out: Uint32Array, m: number): SplitResult {
-  const o = m * SPLIT_WORDS
-  const f = new Float32Array(out.slice(o, o + 8).buffer)
-  return {
-    gain: f[0], feature: out[o + 1] === NO_FEATURE ? -1 : out[o + 1], splitBin: out[o + 2] | 0,
-    defaultLeft: out[o + 3] !== 0, leftG: f[4], leftH: f[5], rightG: f[6], rightH: f[7],
-    leftSum: out.slice(o + 8, o + 12), rightSum: out.slice(o + 12, o + 16),
-  }
 }

@@ -1,14 +1,16 @@
 /** split_evaluate: best split per node from its histogram (shaders/gbdt/split_evaluate.wgsl). */
-import code from '../../../shaders/gbdt/split_evaluate.wgsl?raw'
+import source from '../../../shaders/gbdt/split_evaluate.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
-import type { SplitParams, SplitShape } from './split_evaluate.ref.ts'
+import type { SplitParams, SplitShape } from './layout.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Spec of split_evaluate; override WG = invocations per node (power of 2; features are strided over them). */
-export const splitEvaluateSpec: KernelSpec<SplitShape> = {
+export const splitEvaluateSpec: KernelSpec<SplitShape> = defineKernel({
   name: 'split_evaluate',
-  code,
+  source,
+  snippets: ['fixed64', 'grid'],
   entryPoint: 'split_evaluate',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -26,10 +28,10 @@ export const splitEvaluateSpec: KernelSpec<SplitShape> = {
   ],
   overrides: { WG: 64 },
   dispatchSize: shape => linearDispatch(shape.nodes, 1),
-}
+})
 
 /**
- * A call writing `out` (u32 × M·16, layout in split_evaluate.ref.ts) for M nodes from `hist`
+ * A call writing `out` (u32 × M·16, layout at decodeSplit in layout.ts) for M nodes from `hist`
  * (u32 × S·B·4), `cutPtrs` (u32 × F+1), `featureMask` (u32 × F or M·F), `nodeSlots` (u32 × M),
  * `nodeSums` (u32 × M·4) and `scales` (f32 × 4, [maxAbsG, maxAbsH, gScale, hScale] from quantise).
  */

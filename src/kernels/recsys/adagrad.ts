@@ -1,15 +1,17 @@
 /** adagrad: Adagrad on the embedding rows a batch touched (shaders/recsys/adagrad.wgsl). */
-import code from '../../../shaders/recsys/adagrad.wgsl?raw'
+import source from '../../../shaders/recsys/adagrad.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
 import { checkCount, checkFlat } from './embedding-optim-checks.ts'
 import type { AdagradHyper, RowUpdateShape } from './embedding-optim-types.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Spec of adagrad; override WG = workgroup size (one (u, d) element per invocation). */
-export const adagradSpec: KernelSpec<RowUpdateShape> = {
+export const adagradSpec: KernelSpec<RowUpdateShape> = defineKernel({
   name: 'adagrad',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'adagrad',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -24,7 +26,7 @@ export const adagradSpec: KernelSpec<RowUpdateShape> = {
   ],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.uniq * shape.dim, c.WG),
-}
+})
 
 /**
  * Buffers of adagrad: weights and accum f32 [R × D] (accum from adagradAccumulator: zeros or

@@ -5,6 +5,7 @@
  * as the kernel does (Math.fround), so the two differ only by the GPU's sqrt/division ulps.
  */
 import type { AdamHyper, AdamShape } from './embedding-optim-types.ts'
+import { adamUniforms } from './layout.ts'
 
 /**
  * beta^n by square-and-multiply with every product rounded to f32. The kernels compute bias
@@ -19,14 +20,6 @@ export function powU32F32(beta: number, n: number): number {
     base = Math.fround(base * base)
   }
   return result
-}
-
-/** The f32 values of the hyperparameters as the kernel sees them in its uniform buffer. */
-export function adamUniforms(h: AdamHyper): Record<string, number> {
-  return {
-    lr: Math.fround(h.lr), beta1: Math.fround(h.beta1), beta2: Math.fround(h.beta2),
-    eps: Math.fround(h.eps), weight_decay: Math.fround(h.weightDecay), t: h.t,
-  }
 }
 
 /**

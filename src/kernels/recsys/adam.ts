@@ -1,16 +1,18 @@
 /** adam: one AdamW step over a dense tensor (shaders/recsys/adam.wgsl). */
-import code from '../../../shaders/recsys/adam.wgsl?raw'
+import source from '../../../shaders/recsys/adam.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
-import { adamUniforms } from './adam.ref.ts'
+import { adamUniforms } from './layout.ts'
 import { checkCount } from './embedding-optim-checks.ts'
 import type { AdamHyper, AdamShape } from './embedding-optim-types.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Spec of adam; override WG = workgroup size (one parameter per invocation). */
-export const adamSpec: KernelSpec<AdamShape> = {
+export const adamSpec: KernelSpec<AdamShape> = defineKernel({
   name: 'adam',
-  code,
+  source,
+  snippets: ['grid', 'adam_step'],
   entryPoint: 'adam',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -25,7 +27,7 @@ export const adamSpec: KernelSpec<AdamShape> = {
   ],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.params, c.WG),
-}
+})
 
 /**
  * Buffers of adam: weights f32 [P] (the tensor's parameters; the uniform is bound as `params`),

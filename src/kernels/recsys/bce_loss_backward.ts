@@ -1,14 +1,16 @@
 /** bce_loss_backward: dlogits = (σ(z) − y)·w / denom (shaders/recsys/bce_loss_backward.wgsl). */
-import code from '../../../shaders/recsys/bce_loss_backward.wgsl?raw'
+import source from '../../../shaders/recsys/bce_loss_backward.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
 import type { BceShape } from './bce_loss_forward.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Spec of bce_loss_backward; override WG = workgroup size (one row per invocation). */
-export const bceLossBackwardSpec: KernelSpec<BceShape> = {
+export const bceLossBackwardSpec: KernelSpec<BceShape> = defineKernel({
   name: 'bce_loss_backward',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'bce_loss_backward',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -20,7 +22,7 @@ export const bceLossBackwardSpec: KernelSpec<BceShape> = {
   uniforms: [{ name: 'n', type: 'u32' }, { name: 'hasWeights', type: 'u32' }, { name: 'denom', type: 'f32' }],
   overrides: { WG: 256 },
   dispatchSize: (s, k) => linearDispatch(s.n, k.WG),
-}
+})
 
 /** Buffers: logits, labels, optional weights (undefined = all 1), output dlogits; f32 × N each. */
 export type BceLossBackwardBuffers = { logits: GPUBuffer; labels: GPUBuffer; weights?: GPUBuffer; dlogits: GPUBuffer }

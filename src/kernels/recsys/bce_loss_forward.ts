@@ -1,16 +1,18 @@
 /** bce_loss_forward: per-row BCE-with-logits loss and σ(z) (shaders/recsys/bce_loss_forward.wgsl). */
-import code from '../../../shaders/recsys/bce_loss_forward.wgsl?raw'
+import source from '../../../shaders/recsys/bce_loss_forward.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Shape of the loss kernels: n = N rows (logits, labels, weights, outputs all length N). */
 export interface BceShape { n: number }
 
 /** Spec of bce_loss_forward; override WG = workgroup size (one row per invocation). */
-export const bceLossForwardSpec: KernelSpec<BceShape> = {
+export const bceLossForwardSpec: KernelSpec<BceShape> = defineKernel({
   name: 'bce_loss_forward',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'bce_loss_forward',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -23,7 +25,7 @@ export const bceLossForwardSpec: KernelSpec<BceShape> = {
   uniforms: [{ name: 'n', type: 'u32' }, { name: 'hasWeights', type: 'u32' }],
   overrides: { WG: 256 },
   dispatchSize: (s, k) => linearDispatch(s.n, k.WG),
-}
+})
 
 /** Buffers: logits, labels (0/1), optional weights (undefined = all 1), outputs loss and probs; f32 × N each. */
 export type BceLossForwardBuffers = { logits: GPUBuffer; labels: GPUBuffer; weights?: GPUBuffer; loss: GPUBuffer; probs: GPUBuffer }

@@ -1,14 +1,16 @@
 /** bias_relu_backward: dinp = dout·(out > 0), dbias = Σ_b dinp (shaders/recsys/bias_relu_backward.wgsl). */
-import code from '../../../shaders/recsys/bias_relu_backward.wgsl?raw'
+import source from '../../../shaders/recsys/bias_relu_backward.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
 import type { BiasShape } from './bias_relu_forward.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Spec of bias_relu_backward; override WG = workgroup size (one channel per invocation). */
-export const biasReluBackwardSpec: KernelSpec<BiasShape> = {
+export const biasReluBackwardSpec: KernelSpec<BiasShape> = defineKernel({
   name: 'bias_relu_backward',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'bias_relu_backward',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -20,7 +22,7 @@ export const biasReluBackwardSpec: KernelSpec<BiasShape> = {
   uniforms: [{ name: 'b', type: 'u32' }, { name: 'c', type: 'u32' }, { name: 'relu', type: 'u32' }],
   overrides: { WG: 64 },
   dispatchSize: (s, k) => linearDispatch(s.c, k.WG),
-}
+})
 
 /**
  * Buffers: dout f32 [B×C], out f32 [B×C] (the forward output; may be omitted when relu is false),

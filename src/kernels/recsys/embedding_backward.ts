@@ -1,15 +1,17 @@
 /** embedding_backward: dRows[u, :] = Σ dout over segment u (shaders/recsys/embedding_backward.wgsl). */
-import code from '../../../shaders/recsys/embedding_backward.wgsl?raw'
+import source from '../../../shaders/recsys/embedding_backward.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
 import { checkCount, checkFlat } from './embedding-optim-checks.ts'
 import type { EmbeddingBackwardShape } from './embedding-optim-types.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Spec of embedding_backward; override WG = workgroup size (one (u, d) sum per invocation). */
-export const embeddingBackwardSpec: KernelSpec<EmbeddingBackwardShape> = {
+export const embeddingBackwardSpec: KernelSpec<EmbeddingBackwardShape> = defineKernel({
   name: 'embedding_backward',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'embedding_backward',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -21,7 +23,7 @@ export const embeddingBackwardSpec: KernelSpec<EmbeddingBackwardShape> = {
   uniforms: [{ name: 'uniq', type: 'u32' }, { name: 'dim', type: 'u32' }],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.uniq * shape.dim, c.WG),
-}
+})
 
 /**
  * Buffers of embedding_backward: dout f32 [B·S × D], order u32 [B·S], segStart u32 [U + 1]

@@ -1,15 +1,17 @@
 /** embedding_forward: out[p, :] = weights[rows[p], :] (shaders/recsys/embedding_forward.wgsl). */
-import code from '../../../shaders/recsys/embedding_forward.wgsl?raw'
+import source from '../../../shaders/recsys/embedding_forward.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
 import { checkCount, checkFlat } from './embedding-optim-checks.ts'
 import type { EmbeddingForwardShape } from './embedding-optim-types.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Spec of embedding_forward; override WG = workgroup size (one lookup, all D floats, per invocation). */
-export const embeddingForwardSpec: KernelSpec<EmbeddingForwardShape> = {
+export const embeddingForwardSpec: KernelSpec<EmbeddingForwardShape> = defineKernel({
   name: 'embedding_forward',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'embedding_forward',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -20,7 +22,7 @@ export const embeddingForwardSpec: KernelSpec<EmbeddingForwardShape> = {
   uniforms: [{ name: 'positions', type: 'u32' }, { name: 'dim', type: 'u32' }, { name: 'totalRows', type: 'u32' }],
   overrides: { WG: 64 },
   dispatchSize: (shape, c) => linearDispatch(shape.positions, c.WG),
-}
+})
 
 /** Buffers of embedding_forward: weights f32 [R × D], rows u32 [B·S], out f32 [B·S × D]. */
 export type EmbeddingForwardBuffers = { weights: GPUBuffer; rows: GPUBuffer; out: GPUBuffer }

@@ -1,20 +1,21 @@
 /** matmul_backward_dinp: dinp[B×C] = dout[B×OC] · weight[OC×C] (shaders/recsys/matmul_backward_dinp.wgsl). */
-import code from '../../../shaders/recsys/matmul_backward_dinp.wgsl?raw'
+import source from '../../../shaders/recsys/matmul_backward_dinp.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import type { MatmulShape } from './matmul_forward.ts'
 import { MATMUL_UNIFORMS, matmulGrid } from './matmul_forward.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Spec of matmul_backward_dinp (naive, version 1); overrides WX × WY = workgroup tile of dinp elements. */
-export const matmulBackwardDinpSpec: KernelSpec<MatmulShape> = {
+export const matmulBackwardDinpSpec: KernelSpec<MatmulShape> = defineKernel({
   name: 'matmul_backward_dinp',
-  code,
+  source,
   entryPoint: 'matmul_backward_dinp',
   bindings: matmulBackwardDinpBindings(),
   uniforms: MATMUL_UNIFORMS,
   overrides: { WX: 16, WY: 16 },
   dispatchSize: (s, k) => matmulGrid(s.c, s.b, k.WX, k.WY),
-}
+})
 
 /** Bindings of both dinp kernels: params, dout, weight (read), dinp (write). */
 export function matmulBackwardDinpBindings(): KernelSpec<MatmulShape>['bindings'] {

@@ -2,10 +2,11 @@
  * matmul_forward: out[B×OC] = inp[B×C] · weightᵀ, llm.c layout (shaders/recsys/matmul_forward.wgsl).
  * Also the shape, grid and FLOP helpers every recsys matmul kernel shares.
  */
-import code from '../../../shaders/recsys/matmul_forward.wgsl?raw'
+import source from '../../../shaders/recsys/matmul_forward.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { Dispatch, KernelSpec, UniformField } from '../spec.ts'
 import { MAX_WORKGROUPS_PER_DIM } from '../spec.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Dense-layer shape: b = B batch rows, c = C input channels, oc = OC output channels. */
 export interface MatmulShape { b: number; c: number; oc: number }
@@ -16,15 +17,15 @@ export const MATMUL_UNIFORMS: readonly UniformField[] = [
 ]
 
 /** Spec of matmul_forward (naive, version 1); overrides WX × WY = workgroup tile of out elements. */
-export const matmulForwardSpec: KernelSpec<MatmulShape> = {
+export const matmulForwardSpec: KernelSpec<MatmulShape> = defineKernel({
   name: 'matmul_forward',
-  code,
+  source,
   entryPoint: 'matmul_forward',
   bindings: matmulForwardBindings(),
   uniforms: MATMUL_UNIFORMS,
   overrides: { WX: 16, WY: 16 },
   dispatchSize: (s, k) => matmulGrid(s.oc, s.b, k.WX, k.WY),
-}
+})
 
 /** Bindings of both forward kernels: params, inp, weight (read), out (write). */
 export function matmulForwardBindings(): KernelSpec<MatmulShape>['bindings'] {

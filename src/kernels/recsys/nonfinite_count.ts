@@ -3,9 +3,10 @@
  * (shaders/recsys/nonfinite_count.wgsl), so a diverging model is caught on the GPU without
  * reading the (large) embedding table back.
  */
-import code from '../../../shaders/recsys/nonfinite_count.wgsl?raw'
+import source from '../../../shaders/recsys/nonfinite_count.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Most workgroups one scan dispatches; beyond N = MAX_GROUPS·WG each invocation loops. */
 export const NONFINITE_MAX_GROUPS = 256
@@ -14,9 +15,10 @@ export const NONFINITE_MAX_GROUPS = 256
 export interface NonFiniteShape { n: number; slot: number }
 
 /** Spec of nonfinite_count; override WG (invocations stride over the elements, see the shader). */
-export const nonfiniteCountSpec: KernelSpec<NonFiniteShape> = {
+export const nonfiniteCountSpec: KernelSpec<NonFiniteShape> = defineKernel({
   name: 'nonfinite_count',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'nonfinite_count',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -26,11 +28,11 @@ export const nonfiniteCountSpec: KernelSpec<NonFiniteShape> = {
   uniforms: [{ name: 'n', type: 'u32' }, { name: 'slot', type: 'u32' }],
   overrides: { WG: 256 },
   dispatchSize: (s, k) => [Math.min(Math.ceil(s.n / k.WG), NONFINITE_MAX_GROUPS), s.n > 0 ? 1 : 0, s.n > 0 ? 1 : 0],
-}
+})
 
 /**
  * Adds the non-finite count of inp f32 [N] (n ≤ its length) into out u32 [2·(slot + 1)] at
- * 2·slot, and max(n − first index) at 2·slot + 1 (decodeNonFinite in the .ref.ts reads both).
+ * 2·slot, and max(n − first index) at 2·slot + 1 (decodeNonFinite in layout.ts reads both).
  * `out` must be zeroed before a scan (encoder.clearBuffer). N = 0 dispatches nothing.
  */
 export function nonfiniteCountCall(buffers: { inp: GPUBuffer; out: GPUBuffer }, shape: NonFiniteShape, constants: { WG?: number } = {}): KernelCall<NonFiniteShape> {

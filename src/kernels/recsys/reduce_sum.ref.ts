@@ -4,18 +4,7 @@
  * …, 1) and writes one partial per block; passes repeat over the partials until one value is
  * left. Float32Array stores round every add, so the result equals the GPU's bit for bit.
  */
-
-/** Lengths of each pass's output for n inputs and workgroup size wg: e.g. (4096, 256) → [16, 1]; (0, wg) → [1]. */
-export function reduceSumLevels(n: number, wg: number): number[] {
-  if (!Number.isInteger(wg) || wg < 2 || (wg & (wg - 1)) !== 0) throw new RangeError(`reduce_sum: WG must be a power of two ≥ 2, got ${wg}`)
-  const levels: number[] = []
-  let len = n
-  do {
-    len = Math.max(1, Math.ceil(len / wg))
-    levels.push(len)
-  } while (len > 1)
-  return levels
-}
+import { reduceSumLevels } from './layout.ts'
 
 /** One pass: `out[g]` (Float32Array, max(1, ceil(n/wg))) = tree sum of `inp[g·wg … g·wg + wg)`. */
 export function reduceSumPass(inp: Float32Array, out: Float32Array, n: number, wg: number): void {

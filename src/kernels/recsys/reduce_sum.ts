@@ -2,19 +2,21 @@
  * reduce_sum: deterministic f32 sum of N values (shaders/recsys/reduce_sum.wgsl), one tree pass
  * per call; `reduceSumCalls` chains the passes (N → ceil(N/WG) → … → 1).
  */
-import code from '../../../shaders/recsys/reduce_sum.wgsl?raw'
+import source from '../../../shaders/recsys/reduce_sum.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
-import { reduceSumLevels } from './reduce_sum.ref.ts'
+import { reduceSumLevels } from './layout.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Shape of one pass: n = N inputs (its output has max(1, ceil(N / WG)) partials). */
 export interface ReduceShape { n: number }
 
 /** Spec of reduce_sum; override WG = workgroup size = tree width (a power of two). */
-export const reduceSumSpec: KernelSpec<ReduceShape> = {
+export const reduceSumSpec: KernelSpec<ReduceShape> = defineKernel({
   name: 'reduce_sum',
-  code,
+  source,
+  snippets: ['grid'],
   entryPoint: 'reduce_sum',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -25,7 +27,7 @@ export const reduceSumSpec: KernelSpec<ReduceShape> = {
   overrides: { WG: 256 },
   // At least one workgroup, so N = 0 still writes out[0] = 0.
   dispatchSize: (s, k) => linearDispatch(Math.max(1, s.n), k.WG),
-}
+})
 
 /**
  * Buffers of a full reduction: inp f32 [N], out f32 [≥ 1] (the sum lands in out[0]), and scratch

@@ -4,7 +4,8 @@
  * that row was updated (as TF's LazyAdam / torchrec's row-wise Adam), not the global step.
  * Untouched rows keep weights, m, v and step bit for bit. D = embedding dim, R = total rows.
  */
-import { adamElement, adamUniforms } from './adam.ref.ts'
+import { adamElement } from './adam.ref.ts'
+import { adamUniforms } from './layout.ts'
 import type { RowUpdateShape, RowwiseAdamHyper } from './embedding-optim-types.ts'
 
 /**

@@ -1,17 +1,19 @@
 /** rowwise_adam: lazy Adam(W) on the embedding rows a batch touched (shaders/recsys/rowwise_adam.wgsl). */
-import code from '../../../shaders/recsys/rowwise_adam.wgsl?raw'
+import source from '../../../shaders/recsys/rowwise_adam.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
 import { checkHyper } from './adam.ts'
-import { adamUniforms } from './adam.ref.ts'
+import { adamUniforms } from './layout.ts'
 import { checkRowShape } from './adagrad.ts'
 import type { RowUpdateShape, RowwiseAdamHyper } from './embedding-optim-types.ts'
+import { defineKernel } from '../wgsl.ts'
 
 /** Spec of rowwise_adam; override WG = workgroup size (one touched row, all D components, per invocation). */
-export const rowwiseAdamSpec: KernelSpec<RowUpdateShape> = {
+export const rowwiseAdamSpec: KernelSpec<RowUpdateShape> = defineKernel({
   name: 'rowwise_adam',
-  code,
+  source,
+  snippets: ['grid', 'adam_step'],
   entryPoint: 'rowwise_adam',
   bindings: [
     { binding: 0, name: 'params', kind: 'uniform' },
@@ -28,7 +30,7 @@ export const rowwiseAdamSpec: KernelSpec<RowUpdateShape> = {
   ],
   overrides: { WG: 64 },
   dispatchSize: (shape, c) => linearDispatch(shape.uniq, c.WG),
-}
+})
 
 /**
  * Buffers of rowwise_adam: weights, m, v f32 [R × D] (m, v zeros initially), rowStep u32 [R]

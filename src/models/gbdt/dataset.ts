@@ -5,7 +5,7 @@
  * or a second table). N = training rows, V = validation rows, F = features.
  */
 import { createLoader } from '../../data/loader.ts'
-import { planScan } from '../../data/plan.ts'
+import { noRowsError, planScan } from '../../data/plan.ts'
 import type { DecodeSpec, ScanPlan } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import type { HttpOptions, Snapshot } from '../../table/types.ts'
@@ -18,12 +18,14 @@ export interface DatasetConfig {
   /** Table root URL (absolute, ending in '/'). */
   tableUrl: string
   version?: number
+  /** The table already opened at its pinned version (the run opens it once); else opened here. */
+  snapshot?: Snapshot
   label: string
   /** Feature columns; default every usable column except the label. */
   features?: string[]
   filter?: string
   /** Validation table (same columns); exclusive with validFraction. */
-  validTable?: { url: string; version?: number; http?: HttpOptions }
+  validTable?: { url: string; version?: number; http?: HttpOptions; snapshot?: Snapshot }
   /** Share of rows, in (0, 1), held out by isValidRow(seed, path, row). */
   validFraction?: number
   seed: number
@@ -69,18 +71,18 @@ export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
   if (cfg.validFraction !== undefined && !(cfg.validFraction > 0 && cfg.validFraction < 1)) {
     throw new RangeError(`valid fraction: must be in (0, 1), got ${cfg.validFraction}`)
   }
-  const snapshot = await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http })
+  const snapshot = cfg.snapshot ?? await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http })
   const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features)
   const table = await readTable(snapshot, features, undefined, cfg)
   if (table.plan.stats.rows === 0) {
-    throw new RangeError(cfg.filter ? `filter "${cfg.filter}" selects no rows of ${cfg.tableUrl} version ${snapshot.version}` : `${cfg.tableUrl} version ${snapshot.version} has no rows`)
+    throw noRowsError(cfg.filter, cfg.tableUrl, snapshot.version)
   }
   const dictionaries = table.dictionaries
   const base = { features, skipped, dictionaries, plan: table.plan }
   if (cfg.validTable) {
     // Why its own HTTP options: credentials for the training table are not the validation table's.
     const http = cfg.validTable.http ?? cfg.http
-    const vs = await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...http })
+    const vs = cfg.validTable.snapshot ?? await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...http })
     const valid = await readTable(vs, features, dictionaries, { ...cfg, filter: cfg.filter, http })
     if (valid.plan.stats.rows === 0) throw new RangeError(`validation table ${cfg.validTable.url} has no rows${cfg.filter ? ` matching "${cfg.filter}"` : ''}`)
     return { ...base, validPlan: valid.plan, data: trainData(cfg, features, table, valid), rowsTrain: table.plan.stats.rows, rowsValid: valid.plan.stats.rows }
@@ -115,12 +117,11 @@ function splitByFraction(cfg: DatasetConfig, base: Omit<Dataset, 'data' | 'rowsT
   }
 }
 
-/** Labels with nulls refused (naming the column and the row). */
-function requireLabels(label: string, t: TableColumns): Float32Array {
+/** Labels with nulls refused (naming the column, the file and the row). */
+export function requireLabels(label: string, t: Pick<TableColumns, 'labels' | 'paths' | 'rows'>): Float32Array {
   const y = t.labels!
-  for (let i = 0; i < y.length; i++) {
-    if (Number.isNaN(y[i])) throw new RangeError(`label column ${label}: null at ${t.paths[i]} row ${t.rows[i]}`)
-  }
+  const nullAt = y.findIndex(v => Number.isNaN(v))
+  if (nullAt >= 0) throw new RangeError(`label column ${label}: null at ${t.paths[nullAt]} row ${t.rows[nullAt]}`)
   return y
 }
 

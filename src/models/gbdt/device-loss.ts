@@ -1,14 +1,14 @@
 /**
- * GBDT training that survives the loss of its GPU device. The booster's only state between
- * rounds lives on the device (margins, gradients, positions), and training is deterministic
- * (fixed-point histograms: same data, seed and parameters ⇒ the same trees), so the recovery is to
- * rebuild the device and train again: the rounds redone give exactly the trees already earned and
- * the final model equals an uninterrupted run's. After `maxRecoveries` rebuilds the run stops with
- * an error naming the device loss and the rounds that had finished.
+ * GBDT under the run's device-loss policy (src/run/device-loss.ts): 'rerun'. The booster's only
+ * state between rounds lives on the device (margins, gradients, positions), and training is
+ * deterministic (fixed-point histograms: same data, seed and parameters ⇒ the same trees), so the
+ * recovery is to rebuild the device and train again: the rounds redone give exactly the trees
+ * already earned and the final model equals an uninterrupted run's. After `maxRecoveries`
+ * rebuilds the run stops with an error naming the device loss and the rounds that had finished.
  */
 import type { BackendFactory } from './backend.ts'
 import type { Booster } from './types.ts'
-import { within } from '../../util/deadline.ts'
+import { DeviceLostError, trainOnDevice, type DeviceSession } from '../../run/device-loss.ts'
 
 /** A backend on one device; `lost` resolves when the device is lost (absent: CPU, never lost). */
 export interface LosableBackend { factory: BackendFactory; adapter: string; dispose?: () => void; lost?: Promise<{ reason?: string; message: string }> }
@@ -28,30 +28,21 @@ export interface GbdtRecovery {
 
 /** Trains with recovery; resolves to the booster and the adapter label of the device that finished it. */
 export async function trainRecovering(r: GbdtRecovery): Promise<{ booster: Booster; adapter: string }> {
-  for (let attempt = 0; ; attempt++) {
-    const backend = await r.open(attempt)
-    let done = 0
-    let reason: string | undefined
-    const lost = new Promise<never>((_, reject) => backend.lost?.then(info => {
-      reason = `${info.reason ?? 'unknown'}: ${info.message || 'no message'}`
-      reject(new Error(`GPU device lost (${reason})`))
-    }))
-    lost.catch(() => {})
-    try {
-      const run = r.train(backend.factory, round => { done = round + 1 })
-      run.catch(() => {}) // after a loss it fails in the background; the race has answered
-      return { booster: await Promise.race([run, lost]), adapter: backend.adapter }
-    } catch (e) {
-      // An error from a lost device can arrive a moment before `lost` resolves.
-      if (backend.lost && !reason) await within(backend.lost, 300)
-      if (!reason) throw e
-      if (attempt >= (r.maxRecoveries ?? 1)) {
-        throw new Error(`GPU device lost (${reason}) after ${done} of ${r.numRound} boosting rounds, ${attempt + 1} time(s); `
-          + 'nothing was written. The run is deterministic: rerun it (same seed and parameters give the same trees), or use --backend cpu')
-      }
-      r.onRecover?.(done, reason)
-    } finally {
-      backend.dispose?.()
-    }
-  }
+  let done = 0
+  const { result, session } = await trainOnDevice<BackendFactory, never, Booster>({
+    policy: 'rerun', maxRecoveries: r.maxRecoveries ?? 1,
+    open: async (_, attempt) => {
+      const b = await r.open(attempt)
+      return { backend: b.factory, adapter: b.adapter, lost: b.lost, dispose: b.dispose } satisfies DeviceSession<BackendFactory>
+    },
+    run: async session => {
+      done = 0
+      return { done: await r.train(session.backend, round => { done = round + 1 }) }
+    },
+    onRecover: (_, reason) => r.onRecover?.(done, reason),
+    exhausted: (reason, losses) => new DeviceLostError(`GPU device lost (${reason}) after ${done} of ${r.numRound} boosting rounds, ${losses} time(s); `
+      + 'nothing was written. The run is deterministic: rerun it (same seed and parameters give the same trees), or use --backend cpu', done),
+  })
+  session.dispose?.()
+  return { booster: result, adapter: session.adapter }
 }

@@ -11,6 +11,7 @@
 import type { Collective } from '../../ranks/types.ts'
 import type { ScanPlan } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
+import { noRowsError } from '../../data/plan.ts'
 import type { Dataset } from './dataset.ts'
 import { readTable } from './dataset.ts'
 import type { TrainData } from './driver.ts'
@@ -57,7 +58,7 @@ export interface RankDataset { shard: Shard; dataset: Dataset }
  * rank 0). Throws naming the table, filter or label as loadDataset does.
  */
 export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Promise<RankDataset> {
-  const snapshot = await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http })
+  const snapshot = cfg.snapshot ?? await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http })
   const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features)
   let full: ScanPlan | undefined, counts: RowCounts | undefined, span: [number, number] = [0, 0]
   const restrict = (plan: ScanPlan): ScanPlan => {
@@ -69,7 +70,7 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
   }
   const table = await readTable(snapshot, features, undefined, { label: cfg.label, filter: cfg.filter, workers: cfg.workers, http: cfg.http, restrict })
   const plan = { ...table.plan, units: full!.units, stats: full!.stats }
-  if (plan.stats.rows === 0) throw new RangeError(cfg.filter ? `filter "${cfg.filter}" selects no rows of ${cfg.tableUrl} version ${snapshot.version}` : `${cfg.tableUrl} version ${snapshot.version} has no rows`)
+  if (plan.stats.rows === 0) throw noRowsError(cfg.filter, cfg.tableUrl, snapshot.version)
   const dictionaries = await globalDictionaries(table.dictionaries, coll)
   remapCodes(features, table.columns, table.dictionaries, dictionaries)
   const rows = splitRows(table, counts!, span, coll)
@@ -147,7 +148,7 @@ async function validSet(cfg: DatasetConfig, features: FeatureSpec[], dictionarie
   if (cfg.validTable) {
     if (coll.rank !== 0) return undefined
     const http = cfg.validTable.http ?? cfg.http
-    const vs = await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...http })
+    const vs = cfg.validTable.snapshot ?? await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...http })
     const t = await readTable(vs, features, dictionaries, { label: cfg.label, filter: cfg.filter, workers: cfg.workers, http })
     if (t.plan.stats.rows === 0) throw new RangeError(`validation table ${cfg.validTable.url} has no rows${cfg.filter ? ` matching "${cfg.filter}"` : ''}`)
     return { data: { columns: t.columns, labels: requireLabels(cfg.label, t.labels!, t, new Uint8Array(t.labels!.length).fill(1)) }, plan: t.plan, rows: t.plan.stats.rows }

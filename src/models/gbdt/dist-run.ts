@@ -1,28 +1,13 @@
 /**
- * GBDT across ranks, page side: starts R rank workers (src/ranks), runs the 'gbdt' rank
- * job on each, checks every rank built the same model, and adds the ranks and per-collective
- * totals to the summary and the manifest. R = ranks.
+ * GBDT on in-memory data across ranks (tests, benches): starts R rank workers (src/ranks), runs
+ * the 'gbdt' rank job on each and checks every rank built the same model. Table runs with
+ * `--ranks` go through the one run (src/run/ranks.ts). R = ranks.
  */
 import { runRanks, type RankGroupOptions, type RankRun } from '../../ranks/index.ts'
 import { combineStats } from '../../ranks/stats.ts'
 import type { CollectiveStats } from '../../ranks/types.ts'
 import type { GbdtRankConfig, GbdtRankResult } from './dist-rank.ts'
 import type { TrainData } from './driver.ts'
-import type { TrainConfig, TrainProgress, TrainResult } from './train-run.ts'
-
-/** runTraining for config.ranks > 1: same result shape, plus summary/manifest `ranks` and `collectives`. */
-export async function runDistTraining(config: TrainConfig, onProgress: (p: TrainProgress) => void = () => {}, opts: RankGroupOptions = {}): Promise<TrainResult> {
-  const world = config.ranks ?? 1
-  onProgress({ kind: 'stage', message: `starting ${world} rank workers` })
-  const run = await runRanks<GbdtRankResult, GbdtRankConfig>(world, 'gbdt', { train: { ...config, ranks: undefined } },
-    { ...opts, onProgress: (_rank, ev) => onProgress(ev as TrainProgress) })
-  checkAgreement(run)
-  const res = run.results[0].result
-  if (!res) throw new Error('ranks: rank 0 returned no result')
-  const collectives = combineStats(run.stats)
-  const extra = { ranks: world, collectives, collective_transport: run.transport }
-  return { ...res, summary: { ...res.summary, ...extra }, manifest: { ...res.manifest, ...extra } }
-}
 
 /**
  * Trains on in-memory `data` over `world` rank workers (tests, benches): rank 0's XGBoost JSON

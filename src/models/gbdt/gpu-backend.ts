@@ -11,7 +11,7 @@ import type { SplitCandidate, Tree } from './types.ts'
 import { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { createBuffer, uploadBuffer } from '../../gpu/buffers.ts'
 import { gradientCall } from '../../kernels/gbdt/gradient.ts'
-import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED } from '../../kernels/gbdt/gradient.ref.ts'
+import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED, decodeSplit, SPLIT_WORDS, type SplitResult, packTrees } from '../../kernels/gbdt/layout.ts'
 import { quantiseCalls, SCALES_BYTES } from '../../kernels/gbdt/quantise.ts'
 import { histogramBuildCall, histogramBuildRowsCall, histogramBuildSpec } from '../../kernels/gbdt/histogram_build.ts'
 import { rowCompactCalls, rowCountWords } from '../../kernels/gbdt/row_compact.ts'
@@ -19,16 +19,15 @@ import { histogramBuildWgCall } from '../../kernels/gbdt/histogram_build_wg.ts'
 import { chooseHistogramKernel, type HistogramKernel } from '../../kernels/gbdt/histogram_choice.ts'
 import { histogramSubtractCall } from '../../kernels/gbdt/histogram_subtract.ts'
 import { splitEvaluateCall } from '../../kernels/gbdt/split_evaluate.ts'
-import { decodeSplit, int64, SPLIT_WORDS, type SplitResult } from '../../kernels/gbdt/split_evaluate.ref.ts'
+import { int64 } from '../../kernels/gbdt/fixed-point.ts'
 import { splitTable } from './split-table.ts'
 import { rowPartitionCall } from '../../kernels/gbdt/row_partition.ts'
 import { marginUpdateCall } from '../../kernels/gbdt/margin_update.ts'
 import { predictCall } from '../../kernels/gbdt/predict.ts'
-import { packTrees } from '../../kernels/gbdt/predict.ref.ts'
 import { rowSampled } from './sampling.ts'
 import { checkBudget, estimateMemory, peakSlots, planChunks } from './gpu-chunks.ts'
 import { destroyResident, uploadResident, type Resident, type RowChunk } from './gpu-buffers.ts'
-import { createChecked, GpuEncoder, type StageTimes } from './gpu-encoder.ts'
+import { createChecked, GpuRecorder, type StageTimes } from '../../gpu/recorder.ts'
 import { HistogramSlots } from './gpu-slots.ts'
 
 /** Features per invocation of the level builds (histogram_build_rows); 4 vs 32: within noise on SwiftShader. */
@@ -71,7 +70,7 @@ function dequantiseSums(w: Uint32Array, gScale: number, hScale: number): NodeSum
 
 class GpuBackend implements GbdtBackend {
   private readonly device: GPUDevice
-  private readonly enc: GpuEncoder
+  private readonly enc: GpuRecorder
   private readonly res: Resident
   private readonly B: number
   private readonly F: number
@@ -95,7 +94,7 @@ class GpuBackend implements GbdtBackend {
     checkBudget(estimateMemory(n, this.F, this.B, peak, v, s.weights !== undefined),
       opts.memoryBudgetBytes ?? 4 * lim.maxBufferSize, n, this.F)
     const plan = planChunks(n, this.F, v, Math.min(opts.maxBindingBytes ?? Infinity, lim.maxStorageBufferBindingSize))
-    this.enc = new GpuEncoder(cache, opts.profile)
+    this.enc = new GpuRecorder(cache, { label: 'gbdt', profile: opts.profile })
     this.res = uploadResident(this.device, s, plan)
     this.slots = new HistogramSlots(this.device, this.B, opts.initialSlots ?? peak, Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize))
     this.scales = createBuffer(this.device, SCALES_BYTES)

@@ -4,7 +4,7 @@
  * slots than planned. B = total bins, S = slots.
  */
 import { createBuffer } from '../../gpu/buffers.ts'
-import type { GpuEncoder } from './gpu-encoder.ts'
+import type { GpuRecorder } from '../../gpu/recorder.ts'
 
 /** Bytes of one slot's histogram per bin: [gLo, gHi, hLo, hHi]. */
 const BIN_BYTES = 16
@@ -36,7 +36,7 @@ export class HistogramSlots {
   }
 
   /** Slot of `nid`, allocated (and the buffer grown, encoded into `e`) on first use. */
-  slot(nid: number, e: GpuEncoder): number {
+  slot(nid: number, e: GpuRecorder): number {
     let s = this.slotOf.get(nid)
     if (s !== undefined) return s
     s = this.free.pop() ?? this.next++
@@ -46,7 +46,7 @@ export class HistogramSlots {
   }
 
   /** Encodes zeroing `nid`'s slot (before a build accumulates into it). */
-  clear(nid: number, e: GpuEncoder): void {
+  clear(nid: number, e: GpuRecorder): void {
     const s = this.slot(nid, e), bytes = this.bins * BIN_BYTES
     e.encoder().clearBuffer(this.hist, s * bytes, bytes)
   }
@@ -61,7 +61,7 @@ export class HistogramSlots {
     }
   }
 
-  private grow(need: number, e: GpuEncoder): void {
+  private grow(need: number, e: GpuRecorder): void {
     const max = this.maxSlots()
     if (need > max) {
       throw new RangeError(`GPU backend: a tree needs ${need} histogram slots of ${this.bins} bins, but one buffer holds ${max} `

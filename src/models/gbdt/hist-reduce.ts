@@ -6,7 +6,7 @@
  */
 import type { BackendReduce } from './backend.ts'
 import { numberToPair, pairToNumber } from './quantiser.ts'
-import { quantiseScale, roundHalfEven } from '../../kernels/gbdt/quantise.ref.ts'
+import { quantiseScale, roundHalfEven } from '../../kernels/gbdt/fixed-point.ts'
 
 /**
  * Sums `words` (Uint32Array, W = 2·K: K two's-complement 64-bit integers as [lo, hi]) over

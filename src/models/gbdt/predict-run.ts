@@ -13,7 +13,7 @@ import { baseMargin, transform } from './objective.ts'
 import { predictMargins } from './predict.ts'
 import type { Booster } from './types.ts'
 import { fromXGBoostJson } from './xgboost-json.ts'
-import { httpFor } from './train-run.ts'
+import { httpFor } from '../../run/config.ts'
 
 /** What to predict (structured-cloneable). */
 export interface PredictConfig {
@@ -77,7 +77,7 @@ async function gpuMargins(booster: Booster, columns: Float32Array[]): Promise<{ 
   if (typeof navigator === 'undefined' || !navigator.gpu) return { margins: predictMargins(booster, columns), adapter: 'cpu (no WebGPU)' }
   const [{ requestDevice, adapterSummary, adapterLabel }, { PipelineCache }, { uploadBuffer, createBuffer }, { readBuffer }, { predictCall }, { packTrees }, { runKernel }] =
     await Promise.all([import('../../gpu/device.ts'), import('../../gpu/pipeline-cache.ts'), import('../../gpu/buffers.ts'), import('../../gpu/readback.ts'),
-      import('../../kernels/gbdt/predict.ts'), import('../../kernels/gbdt/predict.ref.ts'), import('../../kernels/runner.ts')])
+      import('../../kernels/gbdt/predict.ts'), import('../../kernels/gbdt/layout.ts'), import('../../kernels/runner.ts')])
   const { adapter, device } = await requestDevice()
   try {
     const rows = columns[0]?.length ?? 0, F = Math.max(1, columns.length)

@@ -4,7 +4,7 @@
  * The scale rule itself lives in the quantise kernel's reference; this module wraps it for the
  * CPU stages and adds the 64-bit pair helpers. N = rows.
  */
-import { quantiseScale } from '../../kernels/gbdt/quantise.ref.ts'
+import { quantiseScale } from '../../kernels/gbdt/fixed-point.ts'
 
 /** Quantisation scales of one round. */
 export interface QuantScales { gScale: number; hScale: number }

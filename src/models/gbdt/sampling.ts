@@ -4,18 +4,12 @@
  * depend on how rows are chunked or spread over ranks, and a WGSL kernel can compute the same.
  * N = rows, F = features.
  */
-import { Rng } from '../../util/rng.ts'
-
-/** murmur3 fmix32 of a u32 (also writable in WGSL with u32 wrapping multiplies). */
-export function mix32(x: number): number {
-  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b) >>> 0
-  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35) >>> 0
-  return (x ^ (x >>> 16)) >>> 0
-}
+import { fmix32 } from '../../util/hash.ts'
+import { Rng, sampleInPlace } from '../../util/rng.ts'
 
 /** Uniform u32 of (seed, round, row). */
 export function rowHash(seed: number, round: number, row: number): number {
-  return mix32((mix32((mix32(seed >>> 0) ^ round) >>> 0) ^ row) >>> 0)
+  return fmix32((fmix32((fmix32(seed >>> 0) ^ round) >>> 0) ^ row) >>> 0)
 }
 
 /** True when global row `row` takes part in round `round` with sampling rate `subsample`. */
@@ -28,10 +22,7 @@ function sampleSubset(from: number[], fraction: number, rng: Rng): number[] {
   if (fraction >= 1) return from
   const n = Math.max(1, Math.floor(fraction * from.length))
   const a = from.slice()
-  for (let i = 0; i < n; i++) {
-    const j = i + rng.int(a.length - i)
-    const t = a[i]; a[i] = a[j]; a[j] = t
-  }
+  sampleInPlace(a, n, rng)
   return a.slice(0, n).sort((x, y) => x - y)
 }
 
@@ -47,7 +38,7 @@ export class ColumnSampler {
   /** Starts tree `round`: draws its feature set. */
   beginTree(round: number): void {
     const all = Array.from({ length: this.features }, (_, f) => f)
-    this.tree = sampleSubset(all, this.p.colsample_bytree, new Rng(mix32(this.seed ^ mix32(round + 1))))
+    this.tree = sampleSubset(all, this.p.colsample_bytree, new Rng(fmix32(this.seed ^ fmix32(round + 1))))
     this.levels.clear()
     this.round = round
   }
@@ -56,10 +47,10 @@ export class ColumnSampler {
   mask(depth: number, nid: number): Uint8Array {
     let level = this.levels.get(depth)
     if (!level) {
-      level = sampleSubset(this.tree, this.p.colsample_bylevel, new Rng(mix32(this.seed ^ mix32(this.round * 64 + depth + 7))))
+      level = sampleSubset(this.tree, this.p.colsample_bylevel, new Rng(fmix32(this.seed ^ fmix32(this.round * 64 + depth + 7))))
       this.levels.set(depth, level)
     }
-    const node = sampleSubset(level, this.p.colsample_bynode, new Rng(mix32(this.seed ^ mix32(this.round * 65599 + nid + 13))))
+    const node = sampleSubset(level, this.p.colsample_bynode, new Rng(fmix32(this.seed ^ fmix32(this.round * 65599 + nid + 13))))
     const m = new Uint8Array(this.features)
     for (const f of node) m[f] = 1
     return m

@@ -3,7 +3,7 @@
  * of SPLIT_TABLE_WORDS u32 — feature, splitBin, defaultLeft, leftChild, rightChild — indexed by
  * node id; nodes not split this level hold leftChild = NO_NODE.
  */
-import { NO_NODE, SPLIT_TABLE_WORDS } from '../../kernels/gbdt/row_partition.ref.ts'
+import { NO_NODE, SPLIT_TABLE_WORDS } from '../../kernels/gbdt/layout.ts'
 import type { AppliedSplit } from './backend.ts'
 
 /**

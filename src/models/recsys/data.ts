@@ -4,7 +4,10 @@
  * per-epoch training streams from the loader with a seeded shuffle and a resumable cursor.
  */
 import { createLoader } from '../../data/loader.ts'
+import { noRowsError, planScan } from '../../data/plan.ts'
 import type { Batch, Cursor, ScanPlan } from '../../data/types.ts'
+import type { Snapshot } from '../../table/types.ts'
+import { httpFor, type TrainConfig } from '../../run/config.ts'
 import type { HttpOptions } from '../../table/types.ts'
 import { classifyColumns, featurize, FeatureStats, validMask, type ColumnKinds } from './features.ts'
 import type { FeatureLayout, ModelBatch, RecsysParams } from './types.ts'
@@ -117,4 +120,12 @@ export function sliceBatch(batch: ModelBatch, start: number, end: number, layout
     dense: batch.dense.slice(start * layout.dense, end * layout.dense),
     labels: batch.labels.slice(start, end),
   }
+}
+
+/** Plans every column (or label + features) of `snapshot` (the table at `url`) with the run's filter; refuses a plan with no rows. */
+export async function planRecsysTable(snapshot: Snapshot, url: string, config: TrainConfig): Promise<ScanPlan> {
+  const columns = config.features ? [config.label, ...config.features.filter(f => f !== config.label)] : undefined
+  const plan = await planScan(snapshot, { columns, label: config.label, filter: config.filter, ...httpFor(config, url) })
+  if (plan.stats.rows === 0) throw noRowsError(config.filter, url, snapshot.version)
+  return plan
 }

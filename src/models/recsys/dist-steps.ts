@@ -1,14 +1,14 @@
 /**
  * A rank job for checking the recommender across real rank workers (registered as
  * 'recsys-steps' in src/models/rank-jobs.ts): every rank builds a GpuModel on its own device from the
- * same state, takes its contiguous slice of each given global batch (dist-backend.ts
+ * same state, takes its contiguous slice of each given global batch (ranks.ts
  * splitBatch) and runs rankStep — gradients, combination over the workers' collectives,
  * update. Rank 0 returns the final state, so a test can compare it with one model trained on
  * the whole global batches. B = per-rank batch.
  */
 import type { RankContext, RankJob } from '../../ranks/types.ts'
 import type { ModelState } from './backend.ts'
-import { rankStep, splitBatch } from './dist-backend.ts'
+import { rankStep, splitBatch } from './ranks.ts'
 import type { ModelBatch, ModelShape, RecsysParams, StepLr } from './types.ts'
 
 /** What every rank gets (structured-cloneable). */

@@ -104,7 +104,7 @@ export function destroyModelBuffers(b: ModelBuffers): void {
 }
 
 /**
- * Extra buffers of a model used as a rank (dist-types.ts RankModel): a MAP_READ staging buffer
+ * Extra buffers of a model used as a rank (ranks.ts RankModel): a MAP_READ staging buffer
  * for the local gradients (loss sum f32, then the dense gradients f32 [P] in layout order, then
  * dRows f32 [U × D]) and the combined touched rows (u32 [U]) and row gradients (f32 [U × D]),
  * which grow when the union of the ranks' rows outgrows them. P = dense parameters.

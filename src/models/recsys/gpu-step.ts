@@ -13,11 +13,9 @@ import { concatForwardCall } from '../../kernels/recsys/concat_forward.ts'
 import { embeddingBackwardCall } from '../../kernels/recsys/embedding_backward.ts'
 import { embeddingForwardCall } from '../../kernels/recsys/embedding_forward.ts'
 import { matmulBackwardDinpCall } from '../../kernels/recsys/matmul_backward_dinp.ts'
-import { matmulBackwardDinpTiledCall } from '../../kernels/recsys/matmul_backward_dinp_tiled.ts'
 import { matmulBackwardDweightCall } from '../../kernels/recsys/matmul_backward_dweight.ts'
-import { matmulBackwardDweightTiledCall } from '../../kernels/recsys/matmul_backward_dweight_tiled.ts'
 import { matmulForwardCall } from '../../kernels/recsys/matmul_forward.ts'
-import { matmulForwardTiledCall } from '../../kernels/recsys/matmul_forward_tiled.ts'
+import { matmulBackwardDinpTiledCall, matmulBackwardDweightTiledCall, matmulForwardTiledCall } from '../../kernels/recsys/matmul_tiled.ts'
 import { reduceSumCalls } from '../../kernels/recsys/reduce_sum.ts'
 import { rowwiseAdamCall } from '../../kernels/recsys/rowwise_adam.ts'
 import type { KernelCall } from '../../kernels/runner.ts'
@@ -60,7 +58,7 @@ export function trainCalls(
 /**
  * Loss sum and backward calls (after forwardCalls): gradients of Σ loss / `denom` into b.g
  * (dense tensors) and b.dRows (f32 [U × D], rows input.uniq; U = `uniq`). denom = n for the batch mean;
- * ranks pass 1 and scale the combined sums by 1 / global rows (dist-combine.ts).
+ * ranks pass 1 and scale the combined sums by 1 / global rows (ranks.ts combineGradients).
  */
 export function backwardCalls(shape: ModelShape, b: ModelBuffers, input: InputSet, n: number, uniq: number, denom: number, mm: MatmulVariant): Call[] {
   const calls: Call[] = reduceSumCalls({ inp: b.loss, out: b.lossSum, scratch: b.lossScratch }, n, { WG: LOSS_REDUCE_WG })

@@ -5,15 +5,15 @@
  * the other set; then encodes forward, loss, backward and optimizer updates as one command
  * buffer. The loss sum of each step is copied into a history buffer that is read back only when
  * the loop asks for metrics (takeLosses), never per step. Bind groups and uniform buffers are
- * kept across steps (gpu-call-cache.ts). As a rank (dist-types.ts RankModel) the step splits:
+ * kept across steps (gpu/recorder.ts `encode`). As a rank (ranks.ts RankModel) the step splits:
  * `gradients` reads the local gradients back, `applyGradients` uploads the combined ones.
  */
 import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { readBuffer } from '../../gpu/readback.ts'
 import type { KernelCall } from '../../kernels/runner.ts'
 import type { ModelState } from './backend.ts'
-import type { CombinedGradients, RankGradients, RankModel } from './dist-types.ts'
-import { GpuCallCache } from './gpu-call-cache.ts'
+import type { CombinedGradients, RankGradients, RankModel } from './ranks.ts'
+import { GpuRecorder } from '../../gpu/recorder.ts'
 import { createModelBuffers, destroyModelBuffers, lossHistorySlots, RankBuffers, type InputSet, type ModelBuffers } from './gpu-buffers.ts'
 import { NonFiniteScan } from './gpu-nonfinite.ts'
 import { WeightShadow } from './gpu-shadow.ts'
@@ -32,7 +32,7 @@ export interface GpuModelOptions {
 /** The GPU backend of the training loop (and a rank of a multi-rank run). */
 export class GpuModel implements RankModel {
   private steps = 0
-  private readonly calls: GpuCallCache
+  private readonly calls: GpuRecorder
   /** Gradient read-back and combined-row buffers, allocated on the first `gradients` call. */
   private rank?: RankBuffers
   /** Rows of each step whose loss sum sits in lossHistory, oldest first. */
@@ -43,7 +43,7 @@ export class GpuModel implements RankModel {
     private readonly cache: PipelineCache, readonly shape: ModelShape, private readonly params: RecsysParams,
     private readonly buffers: ModelBuffers, readonly maxBatch: number, private readonly matmul: MatmulVariant,
   ) {
-    this.calls = new GpuCallCache(cache)
+    this.calls = new GpuRecorder(cache, { label: 'recsys step' })
   }
 
   /**

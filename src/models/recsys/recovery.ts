@@ -5,20 +5,17 @@
  * (GPUDevice.lost: driver reset, `device.destroy()`, a crashed GPU process) the run opens a fresh
  * device, imports the last checkpoint and replays from its cursor — the loop resumes exactly
  * (train-loop.ts), so the final model equals the uninterrupted run's. After `maxRecoveries`
- * rebuilds it stops with a DeviceLostError naming the steps kept.
+ * rebuilds it stops with a DeviceLostError naming the steps kept. The loop of rebuilds is the
+ * run's one device-loss policy (src/run/device-loss.ts, 'resume'); this module is the segments.
  */
 import type { ModelState, RecsysBackend } from './backend.ts'
 import type { ModelWeights } from './types.ts'
 import { initialLoopState, trainLoop, type LoopState, type MetricRow, type TrainLoopOptions, type TrainLoopResult } from './train-loop.ts'
-import { within } from '../../util/deadline.ts'
+import { DeviceLostError, trainOnDevice, type DeviceSession as RunSession } from '../../run/device-loss.ts'
+import type { LostWatch } from '../../gpu/device-lost.ts'
 
 /** A backend on one device; `lost` resolves when that device is lost (absent: CPU, never lost); `dispose` destroys both. */
-export interface DeviceSession {
-  backend: RecsysBackend
-  adapter: string
-  lost?: Promise<{ reason?: string; message: string }>
-  dispose?: () => void
-}
+export type DeviceSession = RunSession<RecsysBackend>
 
 /** How to run with recovery. */
 export interface RecoveryOptions {
@@ -32,13 +29,7 @@ export interface RecoveryOptions {
   onRecover?: (fromStep: number, reason: string) => void
 }
 
-/** The device was lost and the run could not (or may no longer) rebuild it. */
-export class DeviceLostError extends Error {
-  constructor(message: string, readonly stepsKept: number) {
-    super(message)
-    this.name = 'DeviceLostError'
-  }
-}
+export { DeviceLostError }
 
 /** A checkpoint in memory: state, loop position, the metrics and samples up to it. */
 interface Saved { state?: ModelState; best?: ModelWeights; loop: LoopState; metrics: MetricRow[]; samples: number; elapsedMs: number }
@@ -46,39 +37,36 @@ interface Saved { state?: ModelState; best?: ModelWeights; loop: LoopState; metr
 /** What trainWithRecovery returns: the loop's result over all segments, the live session, the rebuilds. */
 export interface RecoveredRun { loop: TrainLoopResult; session: DeviceSession; recoveries: number }
 
+const START: Saved = { loop: initialLoopState(), metrics: [], samples: 0, elapsedMs: 0 }
+
 /**
- * trainLoop over `o` (its backend, resume and stopAtStep are set here) in checkpointed segments.
- * The caller disposes the returned session.
+ * trainLoop over `o` (its backend, resume and stopAtStep are set here) in checkpointed segments,
+ * under the run's 'resume' policy (src/run/device-loss.ts). The caller disposes the returned session.
  */
 export async function trainWithRecovery(o: Omit<TrainLoopOptions, 'backend' | 'resume' | 'stopAtStep'>, rec: RecoveryOptions): Promise<RecoveredRun> {
   const p = o.params
   const perEpoch = Math.max(1, Math.ceil(o.source.stepsPerEpoch / p.eval_every))
   const seg = p.eval_every * Math.max(1, rec.checkpointEvery ?? perEpoch)
-  let saved: Saved = { loop: initialLoopState(), metrics: [], samples: 0, elapsedMs: 0 }
-  let session = await rec.open(undefined, 0)
-  for (let recoveries = 0; ; ) {
-    const watch = watchLost(session)
-    try {
+  const { result, session, recoveries } = await trainOnDevice<RecsysBackend, Saved, TrainLoopResult>({
+    policy: 'resume', maxRecoveries: rec.maxRecoveries ?? 2,
+    open: async (saved, attempt) => {
+      const s = await rec.open(saved?.state, attempt)
+      if (saved?.best) await s.backend.keepWeights?.(saved.best)
+      return s
+    },
+    run: async (session, from, watch) => {
+      const saved = from ?? START
       const stopAt = session.lost ? (Math.floor(saved.loop.step / seg) + 1) * seg : undefined
-      const run = segment(o, session, saved, watch, stopAt)
-      run.catch(() => {}) // after a loss it fails in the background; the race below has already answered
-      const r = await Promise.race([run, watch.failed])
+      const r = await segment(o, session, saved, watch, stopAt)
       const kept = { loop: r.state, metrics: [...saved.metrics, ...r.metrics], samples: saved.samples + r.samples, elapsedMs: lastElapsed(r, saved) }
-      if (r.finished) return { loop: { ...r, metrics: kept.metrics, samples: kept.samples, restored: restoredRow(r, kept.metrics) }, session, recoveries }
-      saved = { ...kept, ...await Promise.race([capture(session.backend), watch.failed]) }
-    } catch (e) {
-      const lost = await watch.settled()
-      if (!lost) throw e
-      session.dispose?.()
-      if (++recoveries > (rec.maxRecoveries ?? 2)) {
-        throw new DeviceLostError(`GPU device lost (${lost}) ${recoveries} times; stopped at step ${saved.loop.step} `
-          + `(the last checkpoint: ${saved.metrics.length} evaluations kept)`, saved.loop.step)
-      }
-      rec.onRecover?.(saved.loop.step, lost)
-      session = await rec.open(saved.state, recoveries)
-      if (saved.best) await session.backend.keepWeights?.(saved.best)
-    }
-  }
+      if (r.finished) return { done: { ...r, metrics: kept.metrics, samples: kept.samples, restored: restoredRow(r, kept.metrics) } }
+      return { checkpoint: { ...kept, ...await Promise.race([capture(session.backend), watch.failed]) } }
+    },
+    onRecover: (from, reason) => rec.onRecover?.(from?.loop.step ?? 0, reason),
+    exhausted: (reason, losses, kept) => new DeviceLostError(`GPU device lost (${reason}) ${losses} times; stopped at step ${kept?.loop.step ?? 0} `
+      + `(the last checkpoint: ${kept?.metrics.length ?? 0} evaluations kept)`, kept?.loop.step ?? 0),
+  })
+  return { loop: result, session, recoveries }
 }
 
 /** One segment from `saved` on `session`'s backend, the backend guarded so a lost device stops it at the next call. */
@@ -108,30 +96,6 @@ function restoredRow(r: TrainLoopResult, all: MetricRow[]): MetricRow | undefine
 
 function lastElapsed(r: TrainLoopResult, saved: Saved): number {
   return r.metrics.length ? r.metrics[r.metrics.length - 1].elapsedMs : saved.elapsedMs
-}
-
-/** The device's loss as a rejecting promise, plus a way to ask (after an error) whether it was lost. */
-interface LostWatch { failed: Promise<never>; reason(): string | undefined; settled(): Promise<string | undefined> }
-
-function watchLost(session: DeviceSession): LostWatch {
-  let reason: string | undefined
-  const failed = new Promise<never>((_, reject) => {
-    session.lost?.then(info => {
-      reason = `${info.reason ?? 'unknown'}: ${info.message || 'no message'}`
-      reject(new Error(`GPU device lost (${reason})`))
-    })
-  })
-  failed.catch(() => {})
-  return {
-    failed,
-    reason: () => reason,
-    // An error from a lost device can arrive a moment before `lost` resolves: wait briefly for it.
-    async settled() {
-      if (reason || !session.lost) return reason
-      await within(session.lost, 300)
-      return reason
-    },
-  }
 }
 
 /** `b` with every call refused once its device is lost, so the loop stops instead of feeding a dead device. */

@@ -35,7 +35,8 @@ export interface MetricRow { step: number; epoch: number; trainLoss: number; val
 export interface TrainLoopOptions {
   params: RecsysParams
   backend: RecsysBackend
-  source: TrainSource
+  /** The batches (the loop reads only the step count and the epoch streams). */
+  source: Pick<TrainSource, 'stepsPerEpoch' | 'open'>
   /** Validation rows (n = 0: no validation, no early stopping). */
   valid?: ModelBatch
   /** Continue from this state (a checkpoint's); the backend must hold the matching weights. */

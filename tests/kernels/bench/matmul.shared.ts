@@ -3,7 +3,7 @@ import { uploadBuffer } from '../../../src/gpu/buffers.ts'
 import { readBuffer } from '../../../src/gpu/readback.ts'
 import type { KernelCall } from '../../../src/kernels/runner.ts'
 import { runKernel } from '../../../src/kernels/runner.ts'
-import type { MatmulShape } from '../../../src/kernels/bench/matmul_naive.ts'
+import type { MatmulShape } from '../../../bench/kernels/matmul_naive.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { checked, gpuCache } from './setup.ts'
 

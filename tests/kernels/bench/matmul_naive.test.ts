@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { matmulNaiveCall } from '../../../src/kernels/bench/matmul_naive.ts'
-import { matmulNaive } from '../../../src/kernels/bench/matmul_naive.ref.ts'
+import { matmulNaiveCall } from '../../../bench/kernels/matmul_naive.ts'
+import { matmulNaive } from '../../../bench/kernels/matmul_naive.ref.ts'
 import { compareArrays } from '../../../src/util/tolerance.ts'
 import { gpuMatmul, MATMUL_SHAPES, matmulAtol, randomOperands } from './matmul.shared.ts'
 import { expectMatch } from './setup.ts'

@@ -2,8 +2,8 @@ import { describe, expect, test } from 'vitest'
 import { uploadBuffer } from '../../../src/gpu/buffers.ts'
 import { readBuffer } from '../../../src/gpu/readback.ts'
 import { prepareKernel, runKernel } from '../../../src/kernels/runner.ts'
-import { noopCall } from '../../../src/kernels/bench/noop.ts'
-import { noop } from '../../../src/kernels/bench/noop.ref.ts'
+import { noopCall } from '../../../bench/kernels/noop.ts'
+import { noop } from '../../../bench/kernels/noop.ref.ts'
 import { checked, gpuCache } from './setup.ts'
 
 describe('noop', () => {

@@ -14,7 +14,7 @@ import type { Booster } from '../../../src/models/gbdt/types.ts'
 import { compareArrays } from '../../../src/util/tolerance.ts'
 import { checked, expectMatch, gpuCache } from './setup.ts'
 import { gbdtData } from './gpu-backend-data.ts'
-import { createChecked } from '../../../src/models/gbdt/gpu-encoder.ts'
+import { createChecked } from '../../../src/gpu/recorder.ts'
 
 async function gpuTrain(data: TrainData, raw: Record<string, unknown>, opts: GpuBackendOptions = {}): Promise<Booster> {
   const cache = await gpuCache()

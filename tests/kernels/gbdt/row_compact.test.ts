@@ -5,7 +5,7 @@ import { histogramBuildRowsCall } from '../../../src/kernels/gbdt/histogram_buil
 import { histogramBuild } from '../../../src/kernels/gbdt/histogram_build.ref.ts'
 import { encodeRowCompact, ROW_ARGS_BYTES, rowCompactCalls, rowCountWords } from '../../../src/kernels/gbdt/row_compact.ts'
 import { rowCompact, rowCompactArgs, rowSlot } from '../../../src/kernels/gbdt/row_compact.ref.ts'
-import { ROW_UNUSED } from '../../../src/kernels/gbdt/gradient.ref.ts'
+import { ROW_UNUSED } from '../../../src/kernels/gbdt/layout.ts'
 import { prepareKernel } from '../../../src/kernels/runner.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { compareArrays } from '../../../src/util/tolerance.ts'

@@ -1,7 +1,7 @@
 /** Shared inputs of the GBDT kernels' parity tests: seeded random binned matrices and pairs. */
 import { uploadBuffer } from '../../../src/gpu/buffers.ts'
 import type { HistogramBuffers, HistogramShape } from '../../../src/kernels/gbdt/histogram_build.ts'
-import { ROW_UNUSED } from '../../../src/kernels/gbdt/gradient.ref.ts'
+import { ROW_UNUSED } from '../../../src/kernels/gbdt/layout.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 export { checked, expectMatch, gpuCache } from '../bench/setup.ts'

@@ -1,9 +1,9 @@
 /** Random histograms and the parity comparison shared by the split kernels' tests. */
 import { expect } from 'vitest'
-import {
-  decodeSplit, dequantise, int64, nodeScore, putInt64, SPLIT_WORDS, splitEvaluate,
-} from '../../../src/kernels/gbdt/split_evaluate.ref.ts'
-import type { SplitParams, SplitShape } from '../../../src/kernels/gbdt/split_evaluate.ref.ts'
+import { dequantise, nodeScore, splitEvaluate } from '../../../src/kernels/gbdt/split_evaluate.ref.ts'
+import { decodeSplit, SPLIT_WORDS } from '../../../src/kernels/gbdt/layout.ts'
+import { int64, putInt64 } from '../../../src/kernels/gbdt/fixed-point.ts'
+import type { SplitParams, SplitShape } from '../../../src/kernels/gbdt/layout.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 /** Inputs of one split_evaluate call, built from rows so every node total is consistent. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { runBenchSuite } from '../../../src/bench/index.ts'
+import { runBenchSuite } from '../../../bench/index.ts'
 
 describe('runBenchSuite', () => {
   test('unknown suite names the suite and lists the known ones', async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { requestDevice } from '../../../src/gpu/device.ts'
 import { PipelineCache } from '../../../src/gpu/pipeline-cache.ts'
-import { streamRmwSpec } from '../../../src/kernels/bench/stream_rmw.ts'
-import { copySpec } from '../../../src/kernels/bench/copy.ts'
+import { streamRmwSpec } from '../../../bench/kernels/stream_rmw.ts'
+import { copySpec } from '../../../bench/kernels/copy.ts'
 
 describe('PipelineCache', () => {
   test('one pipeline per (kernel, constants), independent of constant order', async () => {

@@ -3,7 +3,7 @@ import { requestDevice } from '../../../src/gpu/device.ts'
 import { TimestampQueryManager } from '../../../src/gpu/timestamp.ts'
 import { PipelineCache } from '../../../src/gpu/pipeline-cache.ts'
 import { prepareKernel } from '../../../src/kernels/runner.ts'
-import { noopCall } from '../../../src/kernels/bench/noop.ts'
+import { noopCall } from '../../../bench/kernels/noop.ts'
 
 describe('TimestampQueryManager', () => {
   test('times a pass where supported, degrades to undefined where not', async () => {

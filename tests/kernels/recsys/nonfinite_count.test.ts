@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { nonfiniteCountCall } from '../../../src/kernels/recsys/nonfinite_count.ts'
-import { decodeNonFinite, nonfiniteCount, type NonFiniteCount } from '../../../src/kernels/recsys/nonfinite_count.ref.ts'
+import { nonfiniteCount } from '../../../src/kernels/recsys/nonfinite_count.ref.ts'
+import { decodeNonFinite, type NonFiniteCount } from '../../../src/kernels/recsys/layout.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { EDGE_SIZES } from '../bench/setup.ts'
 import { runOnGpu } from './mlp.shared.ts'

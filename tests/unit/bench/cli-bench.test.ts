@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { fileStamp, parseBenchArgs, run, suiteScript, withTimeout } from '../../../src/cli/bench.ts'
-import { assertSuiteName } from '../../../src/bench/suites.ts'
+import { fileStamp, parseBenchArgs, run, suiteScript, withBenchTimeout } from '../../../bench/cli.ts'
+import { assertSuiteName } from '../../../bench/suites.ts'
 import type { CliIo } from '../../../src/cli/io.ts'
 
 function captureIo(): CliIo & { outs: string[]; errs: string[] } {
@@ -40,15 +40,17 @@ describe('snaptrain bench helpers', () => {
   test('fileStamp makes ISO dates file-safe', () => {
     expect(fileStamp('2026-11-30T03:19:36.239Z')).toBe('2026-11-30T03-19-36Z')
   })
-  test('suiteScript embeds arguments as JSON and prefers window.snaptrain.bench', () => {
+  test("suiteScript embeds arguments as JSON and drives bench.html's window.snaptrainBench only", () => {
     const s = suiteScript("de'vice", true, 'abc')
     expect(s).toContain('"de\'vice"')
     expect(s).toContain('{"quick":true,"commit":"abc"}')
-    expect(s.indexOf('snaptrain.bench')).toBeLessThan(s.indexOf('snaptrainBench'))
+    expect(s).toMatch(/\bw\.snaptrainBench\.runBenchSuite\("de'vice", /)
+    // The app's window.snaptrain has no bench entry (src/api.ts): the script must not look for one.
+    expect(s).not.toMatch(/snaptrain\.bench\b/)
     expect(s).not.toContain('__name')
   })
-  test('withTimeout rejects naming the limit, and passes results through', async () => {
-    await expect(withTimeout(new Promise(() => {}), 0.01)).rejects.toThrow(/timed out after 0.01 s/)
-    await expect(withTimeout(Promise.resolve(4), 1)).resolves.toBe(4)
+  test('withBenchTimeout rejects naming the limit, and passes results through', async () => {
+    await expect(withBenchTimeout(new Promise(() => {}), 0.01)).rejects.toThrow(/timed out after 0.01 s/)
+    await expect(withBenchTimeout(Promise.resolve(4), 1)).resolves.toBe(4)
   })
 })

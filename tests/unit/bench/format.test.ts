@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { formatMarkdown, formatNumber, formatTable } from '../../../src/bench/format.ts'
-import type { BenchRow } from '../../../src/bench/types.ts'
+import { formatMarkdown, formatNumber, formatTable } from '../../../bench/format.ts'
+import type { BenchRow } from '../../../bench/types.ts'
 
 const base = { suite: 'device', metric: 'bandwidth', unit: 'GB/s', repeats: 3, timing: 'gpu', adapter: 'x', commit: 'c', date: 'd' } as const
 

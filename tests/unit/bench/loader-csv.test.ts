@@ -1,6 +1,6 @@
 /**
  * The CSV side of the loader bench: the exporter (src/cli/export-csv.ts) and the streaming parser
- * into typed batches (src/bench/loader-csv.ts). Expected values are computed here from the input
+ * into typed batches (bench/loader-csv.ts). Expected values are computed here from the input
  * rows with the shared hash functions, never from the parser itself.
  */
 import { describe, expect, it, afterAll } from 'vitest'
@@ -8,7 +8,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { exportSnapshotCsv, writeCsv } from '../../../src/cli/export-csv.ts'
-import { batchBytes, createCsvBatcher, parseRecords, type CsvColumnSpec } from '../../../src/bench/loader-csv.ts'
+import { batchBytes, createCsvBatcher, parseRecords, type CsvColumnSpec } from '../../../bench/loader-csv.ts'
 import { openSnapshot, readRows } from '../../../src/table/index.ts'
 import { hashInt64, hashInteger, hashString } from '../../../src/util/hash.ts'
 import type { Batch } from '../../../src/data/types.ts'

@@ -1,9 +1,9 @@
 /** Pure helpers of the loader bench: shares, rows from values, repeats, the peer's chunk conversion, paths. */
 import { describe, expect, it } from 'vitest'
-import { CLICKS_COLUMNS, LOADER_SIZES, LOADER_SIZES_QUICK, firstAndFull, repeat, shareValues, valueRow } from '../../../src/bench/loader-rows.ts'
-import { writeChunk } from '../../../src/bench/loader-peer.ts'
-import { loaderBenchPaths } from '../../../src/cli/bench-loader.ts'
-import { SUITE_NAMES } from '../../../src/bench/suites.ts'
+import { CLICKS_COLUMNS, LOADER_SIZES, LOADER_SIZES_QUICK, firstAndFull, repeat, shareValues, valueRow } from '../../../bench/loader-rows.ts'
+import { writeChunk } from '../../../bench/loader-peer.ts'
+import { loaderBenchPaths } from '../../../bench/cli-loader.ts'
+import { SUITE_NAMES } from '../../../bench/suites.ts'
 import { hashInt64, hashString } from '../../../src/util/hash.ts'
 import type { LoaderStats } from '../../../src/data/types.ts'
 

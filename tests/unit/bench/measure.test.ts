@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { betterRatio, higherIsBetter, measure, metricValues, summarize } from '../../../src/bench/measure.ts'
+import { betterRatio, higherIsBetter, measure, metricValues, summarize } from '../../../bench/measure.ts'
 
 describe('summarize', () => {
   test('odd count: middle value; order of input does not matter', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { RECSYS_SIZES, samplesPerSecond, splitShares, stepTotal, transpose } from '../../../src/bench/recsys-rows.ts'
-import { isSuiteName } from '../../../src/bench/suites.ts'
+import { RECSYS_SIZES, samplesPerSecond, splitShares, stepTotal, transpose } from '../../../bench/recsys-rows.ts'
+import { isSuiteName } from '../../../bench/suites.ts'
 
 describe('recsys bench helpers', () => {
   it('transposes [rows × cols] into [cols × rows]', () => {

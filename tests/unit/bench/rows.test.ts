@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { bestRow, makeRow, withPeer } from '../../../src/bench/rows.ts'
-import type { BenchRow, SuiteContext } from '../../../src/bench/types.ts'
+import { bestRow, makeRow, withPeer } from '../../../bench/rows.ts'
+import type { BenchRow, SuiteContext } from '../../../bench/types.ts'
 
 const ctx = {
   suite: 'device', quick: false, commit: 'abc1234', date: '2026-01-01T00:00:00.000Z',

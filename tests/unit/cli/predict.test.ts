@@ -1,5 +1,6 @@
 /**
- * `snaptrain predict` through bin/snaptrain.js: one margin,prediction line per table row in table
+ * `snaptrain predict` in-process (main with a captured io; the page in one headless Chromium
+ * shared by the file): one margin,prediction line per table row in table
  * order, margins equal to the CPU predictMargins of the same model (GPU kernel in the page), and
  * where /usr/bin/python3 has xgboost, XGBoost agrees on our model's margins and we agree on a
  * model XGBoost trained. Bad models exit non-zero naming the file or feature.
@@ -9,17 +10,18 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
-import { serveDirectory, type ServedDirectory } from '../../../src/cli/server.ts'
+import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
+import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { openSnapshot } from '../../../src/table/index.ts'
 import { readTable } from '../../../src/models/gbdt/dataset.ts'
 import { modelFeatures } from '../../../src/models/gbdt/predict-run.ts'
 import { categoriesOf } from '../../../src/models/gbdt/model-attributes.ts'
 import { predictMargins } from '../../../src/models/gbdt/predict.ts'
-import { runTraining } from '../../../src/models/gbdt/train-run.ts'
+import { runTraining } from '../../../src/run/pipeline.ts'
 import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
 import { predsCsv } from '../../../src/cli/predict.ts'
 import { PYTHON as PY, requireXgboost, runXgboostTests } from '../../support/peers.ts'
+import { runMain, shareAppPage } from '../../support/cli.ts'
 
 const TABLE = 'public/tables/marketing'
 const tmp = mkdtempSync(join(tmpdir(), 'snaptrain-predict-'))
@@ -45,9 +47,11 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(async () => { await server?.close(); rmSync(tmp, { recursive: true, force: true }) })
 
-function cli(args: string[], timeout = 90_000): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, ['bin/snaptrain.js', ...args], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout })
-  return { code: r.status, out: r.stdout, err: r.stderr }
+shareAppPage()
+
+async function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const r = await runMain(args)
+  return { code: r.code, out: r.stdout, err: r.stderr }
 }
 
 function readPreds(path: string): { margin: number[]; prediction: number[] } {
@@ -64,9 +68,9 @@ function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 describe('snaptrain predict (GPU kernel in the page)', () => {
-  it('one row per table row; margins equal the CPU predictMargins within 1e-5', () => {
+  it('one row per table row; margins equal the CPU predictMargins within 1e-5', async () => {
     const out = join(tmp, 'preds.csv')
-    const r = cli(['predict', '--model', modelPath, '--table', TABLE, '--out', out, '--json'])
+    const r = await cli(['predict', '--model', modelPath, '--table', TABLE, '--out', out, '--json'])
     expect(r.code, r.err).toBe(0)
     expect(JSON.parse(r.out.trim().split('\n').pop()!)).toMatchObject({ rows: 45_000, out })
     const p = readPreds(out)
@@ -75,13 +79,13 @@ describe('snaptrain predict (GPU kernel in the page)', () => {
     expect(maxDiff(p.prediction, Array.from(cpuMargins, m => 1 / (1 + Math.exp(-m))))).toBeLessThan(1e-6)
   }, 90_000)
 
-  it('bad model files and missing features exit non-zero naming them', () => {
-    const missing = cli(['predict', '--model', join(tmp, 'nope.json'), '--table', TABLE], 20_000)
+  it('bad model files and missing features exit non-zero naming them', async () => {
+    const missing = await cli(['predict', '--model', join(tmp, 'nope.json'), '--table', TABLE])
     expect(missing.code).toBe(2)
     expect(missing.err).toMatch(/nope\.json: no such file/)
     const bad = join(tmp, 'bad.json')
     writeFileSync(bad, readFileSync(modelPath, 'utf8').replace('"feature_names":["age"', '"feature_names":["agex"'))
-    const r = cli(['predict', '--model', bad, '--table', TABLE, '--out', join(tmp, 'x.csv')], 60_000)
+    const r = await cli(['predict', '--model', bad, '--table', TABLE, '--out', join(tmp, 'x.csv')])
     expect(r.code).toBe(1)
     expect(r.err).toMatch(/model feature agex: no such column/)
   }, 90_000)
@@ -107,7 +111,7 @@ describe.skipIf(!runXgboostTests)('XGBoost interop (/usr/bin/python3 with xgboos
     expect(res.max_abs_margin_diff).toBeLessThan(1e-5)
   }, 90_000)
 
-  it('we predict a model XGBoost trained (numeric features) as XGBoost does', () => {
+  it('we predict a model XGBoost trained (numeric features) as XGBoost does', async () => {
     const numeric = ['age', 'balance', 'duration', 'pdays']
     const cols = numeric.map(n => features[names.indexOf(n)])
     const csv = join(tmp, 'xgb-train.csv'), xgbModel = join(tmp, 'xgb-model.json'), xgbMargins = join(tmp, 'xgb-margins.txt')
@@ -126,7 +130,7 @@ np.savetxt(sys.argv[3], b.predict(d, output_margin=True), fmt='%.9g')
     const r = spawnSync(PY, ['-c', script, csv, xgbModel, xgbMargins], { encoding: 'utf8', timeout: 60_000 })
     expect(r.status, r.stderr).toBe(0)
     const out = join(tmp, 'xgb-preds.csv')
-    const p = cli(['predict', '--model', xgbModel, '--table', TABLE, '--out', out])
+    const p = await cli(['predict', '--model', xgbModel, '--table', TABLE, '--out', out])
     expect(p.code, p.err).toBe(0)
     const theirs = readFileSync(xgbMargins, 'utf8').trim().split('\n').map(Number)
     expect(maxDiff(readPreds(out).margin, theirs)).toBeLessThan(1e-5)

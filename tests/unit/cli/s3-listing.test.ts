@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { compareKeys, listObjects, renderListObjectsV2, xmlEscape } from '../../../src/cli/s3-listing.ts'
+import { compareKeys, listObjects, renderListObjectsV2, xmlEscape } from '../../../src/serve/s3-listing.ts'
 
 let root: string
 let outside: string

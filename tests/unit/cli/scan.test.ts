@@ -1,6 +1,6 @@
 /**
- * `snaptrain scan` end to end: spawns the real CLI (bin/snaptrain.js) on conformance tables and on
- * broken copies of them. Expected row counts come from the DAT expected parquet files, never from
+ * `snaptrain scan` in-process (main with a captured io) on conformance tables and on broken copies
+ * of them; the spawned CLI's exit codes and output: tests/e2e/cli.test.ts. Expected row counts come from the DAT expected parquet files, never from
  * the reader under test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -12,15 +12,15 @@ import { join, resolve } from 'node:path'
 import { parquetMetadata, parquetReadObjects } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { toJsonValue } from '../../../src/cli/format.ts'
-import { REPO, runCli, type CliResult } from '../../support/cli.ts'
+import { REPO, runMain, type CliResult } from '../../support/cli.ts'
 
 /** Relative to the repo: CI runs in a clean clone with shared/ beside it. */
 const CONFORMANCE = 'tests/conformance'
 const BASIC = `${CONFORMANCE}/dat/basic_append`
 
-/** Runs `node bin/snaptrain.js scan …` from the repo root; killed after 20 s so a hang fails fast. */
+/** Runs `snaptrain scan …` in-process, `env` set for the run. */
 function scan(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(['scan', ...args], env)
+  return runMain(['scan', ...args], env)
 }
 
 /** Rows of the DAT expected parquet files of `basic_append` at `which` ('v0' | 'latest'). */

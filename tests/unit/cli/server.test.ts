@@ -3,7 +3,7 @@ import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { serveDirectory } from '../../../src/cli/server.ts'
+import { serveDirectory } from '../../../src/serve/server.ts'
 
 /** Raw HTTP request: the path goes on the wire as written (fetch would normalise '..' and '%2e'). */
 function raw(base: string, path: string, opts: { method?: string; headers?: Record<string, string> } = {}) {

@@ -1,5 +1,6 @@
 /**
- * `snaptrain sweep` through bin/snaptrain.js: bad input (invalid space, zero trials, parallel
+ * `snaptrain sweep` in-process (main with a captured io; the page in one headless Chromium
+ * shared by the file): bad input (invalid space, zero trials, parallel
  * above the limit, unknown label) exits non-zero before any browser starts, naming the cause;
  * one small real random sweep on marketing (filtered, 2 trials × 2 rounds) writes trials.csv,
  * sweep.json and the best model, with the --json summary as the last stdout line.
@@ -8,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { lastJson, runCli } from '../../support/cli.ts'
+import { lastJson, runMain, shareAppPage } from '../../support/cli.ts'
 import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
 import { importSweep } from '../../../src/tune/export.ts'
 import { progressLine, sweepSummary } from '../../../src/cli/sweep.ts'
@@ -16,6 +17,7 @@ import { progressLine, sweepSummary } from '../../../src/cli/sweep.ts'
 const TABLE = 'public/tables/marketing'
 const tmp = mkdtempSync(join(tmpdir(), 'snaptrain-sweep-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+shareAppPage()
 
 function space(name: string, json: unknown): string {
   const path = join(tmp, name)
@@ -34,7 +36,7 @@ describe('snaptrain sweep: bad input → exit ≠ 0 before any browser, naming t
   ]
   for (const [name, args, message] of cases) {
     it(name, async () => {
-      const r = await runCli(['sweep', '--table', TABLE, '--label', 'y', '--model', 'gbdt', ...args, '--out', join(tmp, 'bad')])
+      const r = await runMain(['sweep', '--table', TABLE, '--label', 'y', '--model', 'gbdt', ...args, '--out', join(tmp, 'bad')])
       expect(r.stderr).toMatch(message)
       expect(r.code).toBe(2)
       expect(r.ms).toBeLessThan(10_000)
@@ -43,7 +45,7 @@ describe('snaptrain sweep: bad input → exit ≠ 0 before any browser, naming t
   }
 
   it('unknown label (checked against the table in Node)', async () => {
-    const r = await runCli(['sweep', '--table', TABLE, '--label', 'nope', '--model', 'gbdt', '--trials', '2'])
+    const r = await runMain(['sweep', '--table', TABLE, '--label', 'nope', '--model', 'gbdt', '--trials', '2'])
     expect(r.stderr).toMatch(/label column nope: not in the table/)
     expect(r.code).toBe(1)
   })
@@ -53,8 +55,8 @@ describe('snaptrain sweep (marketing, age < 30, random, 2 trials × 2 rounds)', 
   it('writes trials.csv, sweep.json and the best model; --json summary last', async () => {
     const out = join(tmp, 'run')
     const sp = space('run.json', { max_depth: { type: 'int', low: 2, high: 3 }, eta: 0.3, num_round: 2 })
-    const r = await runCli(['sweep', '--table', TABLE, '--label', 'y', '--filter', 'age < 30', '--model', 'gbdt', '--strategy', 'random',
-      '--trials', '2', '--parallel', '1', '--seed', '3', '--space', sp, '--out', out, '--json'], {}, 170_000)
+    const r = await runMain(['sweep', '--table', TABLE, '--label', 'y', '--filter', 'age < 30', '--model', 'gbdt', '--strategy', 'random',
+      '--trials', '2', '--parallel', '1', '--seed', '3', '--space', sp, '--out', out, '--json'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/\[trial 1\] completed/)
     const s = lastJson<ReturnType<typeof sweepSummary>>(r)

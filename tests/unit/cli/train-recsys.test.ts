@@ -1,30 +1,34 @@
 /**
- * `snaptrain train --model recsys` end to end through bin/snaptrain.js (headless Chromium,
- * WebGPU): a small run on a generated ~21k-row clicks table writes model.bin (decodable
+ * `snaptrain train --model recsys` in-process (main with a captured io; the page in one headless
+ * Chromium shared by the file, WebGPU): a small run on a generated ~21k-row clicks table writes model.bin (decodable
  * checkpoint), manifest.json and metrics.csv with the --json summary; bad parameters exit 2
  * before any browser starts; a missing feature, an id column with a null, a batch too large for
  * the adapter and a diverging lr exit 1 naming the column / parameter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
-import { parseMetricsCsv } from '../../../src/models/manifest.ts'
+import { parseMetricsCsv } from '../../../src/run/manifest.ts'
 import { decodeCheckpoint } from '../../../src/models/recsys/checkpoint.ts'
-import { DeltaTableWriter } from '../../../src/datagen/delta-writer.ts'
+import { DeltaTableWriter } from '../../../tools/datagen/delta-writer.ts'
+import { runMain, shareAppPage } from '../../support/cli.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'snaptrain-train-recsys-'))
 const TABLE = join(tmp, 'data', 'clicks')
+/** A 3000-row clicks table for the run whose assertions hold at any size (--valid-table). */
+const SMALL_TABLE = join(tmp, 'small', 'clicks')
 const NULL_IDS = join(tmp, 'null-ids')
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
 beforeAll(async () => {
-  execFileSync(process.execPath, ['bin/snaptrain.js', 'data', '--out', join(tmp, 'data'), '--rows', '20000', '--marketing-rows', '500', '--tables', 'clicks'],
-    { cwd: PROJECT_ROOT, stdio: 'pipe' })
+  for (const [dir, rows] of [['data', '20000'], ['small', '3000']]) {
+    const gen = await runMain(['data', '--out', join(tmp, dir), '--rows', rows, '--marketing-rows', '500', '--tables', 'clicks'])
+    expect(gen.code, gen.stderr).toBe(0)
+  }
   await writeNullIdTable(NULL_IDS)
 }, 60_000)
+shareAppPage()
 
 /** 64 rows; user_id is null in row 17. */
 async function writeNullIdTable(dir: string): Promise<void> {
@@ -42,18 +46,17 @@ async function writeNullIdTable(dir: string): Promise<void> {
   await w.commit({ operation: 'WRITE', operationParameters: {}, operationMetrics: {} }, [file.add], [])
 }
 
-function cli(args: string[], timeout = 120_000): { code: number | null; out: string; err: string; ms: number } {
-  const t0 = Date.now()
-  const r = spawnSync(process.execPath, ['bin/snaptrain.js', ...args], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout })
-  return { code: r.status, out: r.stdout, err: r.stderr, ms: Date.now() - t0 }
+async function cli(args: string[]): Promise<{ code: number | null; out: string; err: string; ms: number }> {
+  const r = await runMain(args)
+  return { code: r.code, out: r.stdout, err: r.stderr, ms: r.ms }
 }
 
 const SMALL = { epochs: 1, batch_size: 1024, layers: [16, 8], embedding_dim: 4, eval_every: 8, lr: 0.01, embedding_lr: 0.1 }
 
 describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
-  it('writes model.bin, manifest.json, metrics.csv and prints the summary', () => {
+  it('writes model.bin, manifest.json, metrics.csv and prints the summary', async () => {
     const out = join(tmp, 'run')
-    const r = cli(['train', '--model', 'recsys', '--table', TABLE, '--label', 'label', '--valid-fraction', '0.2', '--seed', '3',
+    const r = await cli(['train', '--model', 'recsys', '--table', TABLE, '--label', 'label', '--valid-fraction', '0.2', '--seed', '3',
       '--params', JSON.stringify(SMALL), '--out', out, '--json'])
     expect(r.err).toMatch(/\[3\/3\] train_loss=\d\.\d+ auc=0\.\d+ logloss=/)
     expect(r.code).toBe(0)
@@ -105,9 +108,9 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
 })
 
 describe('snaptrain train --model recsys --valid-table', () => {
-  it('evaluates on every row of the second table and pins it in the manifest', () => {
+  it('evaluates on every row of the second table and pins it in the manifest', async () => {
     const out = join(tmp, 'run-vt')
-    const r = cli(['train', '--model', 'recsys', '--table', TABLE, '--valid-table', TABLE, '--label', 'label', '--features', 'user_id,item_id,dense_0',
+    const r = await cli(['train', '--model', 'recsys', '--table', SMALL_TABLE, '--valid-table', SMALL_TABLE, '--label', 'label', '--features', 'user_id,item_id,dense_0',
       '--params', JSON.stringify({ ...SMALL, eval_every: 100 }), '--out', out, '--json'])
     expect(r.code).toBe(0)
     const s = JSON.parse(r.out.trim().split('\n').pop()!)
@@ -115,7 +118,7 @@ describe('snaptrain train --model recsys --valid-table', () => {
     expect(s).toMatchObject({ rounds: 1, steps: Math.ceil(s.rows_train / 1024) })
     const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
     expect(m.validation.kind).toBe('table')
-    expect(m.validation.table).toMatchObject({ path: TABLE, rows: s.rows_train })
+    expect(m.validation.table).toMatchObject({ path: SMALL_TABLE, rows: s.rows_train })
     expect(m.features.map((f: { name: string }) => f.name)).toEqual(['user_id', 'item_id', 'dense_0'])
     expect(parseMetricsCsv(readFileSync(join(out, 'metrics.csv'), 'utf8'))).toHaveLength(1)
   }, 120_000)
@@ -130,8 +133,8 @@ describe('snaptrain train --model recsys: bad input', () => {
     ['bad buckets', { buckets: { user_id: 0 } }, /--params: buckets\.user_id must be an integer/],
   ]
   for (const [name, params, message] of usage) {
-    it(`${name} → exit 2 in < 10 s naming it`, () => {
-      const r = cli(['train', '--model', 'recsys', '--table', TABLE, '--label', 'label', '--params', JSON.stringify(params), '--out', join(tmp, 'bad')], 20_000)
+    it(`${name} → exit 2 in < 10 s naming it`, async () => {
+      const r = await cli(['train', '--model', 'recsys', '--table', TABLE, '--label', 'label', '--params', JSON.stringify(params), '--out', join(tmp, 'bad')])
       expect(r.err).toMatch(message)
       expect(r.code).toBe(2)
       expect(r.ms).toBeLessThan(10_000)
@@ -147,8 +150,8 @@ describe('snaptrain train --model recsys: bad input', () => {
     ['diverging lr', ['--label', 'label', '--params', JSON.stringify({ ...SMALL, eval_every: 2, lr: 1e9, embedding_lr: 1e9 })], /training diverged: .* lower lr \(lr = 1000000000/, 30_000],
   ]
   for (const [name, args, message, ms] of data) {
-    it(`${name} → exit 1 naming it`, () => {
-      const r = cli(['train', '--model', 'recsys', '--table', TABLE, ...args, '--out', join(tmp, 'bad')], 60_000)
+    it(`${name} → exit 1 naming it`, async () => {
+      const r = await cli(['train', '--model', 'recsys', '--table', TABLE, ...args, '--out', join(tmp, 'bad')])
       expect(r.err).toMatch(message)
       expect(r.code).toBe(1)
       expect(r.ms).toBeLessThan(ms)
@@ -156,8 +159,8 @@ describe('snaptrain train --model recsys: bad input', () => {
     }, 90_000)
   }
 
-  it('an id column with a null → exit 1 naming the column', () => {
-    const r = cli(['train', '--model', 'recsys', '--table', NULL_IDS, '--label', 'label', '--params', '{"batch_size":16,"layers":[4]}', '--out', join(tmp, 'bad')], 60_000)
+  it('an id column with a null → exit 1 naming the column', async () => {
+    const r = await cli(['train', '--model', 'recsys', '--table', NULL_IDS, '--label', 'label', '--params', '{"batch_size":16,"layers":[4]}', '--out', join(tmp, 'bad')])
     expect(r.err).toMatch(/user_id/)
     expect(r.err).toMatch(/null/)
     expect(r.code).toBe(1)

@@ -1,32 +1,34 @@
 /**
- * `snaptrain train` end to end through bin/snaptrain.js (headless Chromium, WebGPU): a small run
- * on marketing writes the three files with the --json summary, and bad inputs exit non-zero in
- * under 10 s with a message naming the label, parameter or filter (most before any browser).
+ * `snaptrain train` in-process (main with a captured io; the page in one headless Chromium shared
+ * by the file, WebGPU): a small run on marketing writes the three files with the --json summary,
+ * and bad inputs exit non-zero in under 10 s with a message naming the label, parameter or filter
+ * (most before any browser). The spawned CLI's exit codes and output: tests/e2e/cli.test.ts.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
-import { parseMetricsCsv } from '../../../src/models/manifest.ts'
+import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
+import { parseMetricsCsv } from '../../../src/run/manifest.ts'
 import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
 import { progressLine, trainScript } from '../../../src/cli/train.ts'
+import { runMain, shareAppPage } from '../../support/cli.ts'
 
 const TABLE = 'public/tables/marketing'
 const tmp = mkdtempSync(join(tmpdir(), 'snaptrain-train-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
-function cli(args: string[], timeout = 120_000): { code: number | null; out: string; err: string; ms: number } {
-  const t0 = Date.now()
-  const r = spawnSync(process.execPath, ['bin/snaptrain.js', ...args], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout })
-  return { code: r.status, out: r.stdout, err: r.stderr, ms: Date.now() - t0 }
+shareAppPage()
+
+async function cli(args: string[]): Promise<{ code: number | null; out: string; err: string; ms: number }> {
+  const r = await runMain(args)
+  return { code: r.code, out: r.stdout, err: r.stderr, ms: r.ms }
 }
 
 describe('snaptrain train (marketing, 5 rounds)', () => {
-  it('writes model.json, manifest.json, metrics.csv and prints the summary', () => {
+  it('writes model.json, manifest.json, metrics.csv and prints the summary', async () => {
     const out = join(tmp, 'run')
-    const r = cli(['train', '--model', 'gbdt', '--table', TABLE, '--label', 'y', '--valid-fraction', '0.2', '--seed', '3',
+    const r = await cli(['train', '--model', 'gbdt', '--table', TABLE, '--label', 'y', '--valid-fraction', '0.2', '--seed', '3',
       '--params', '{"num_round":5,"max_depth":3}', '--out', out, '--json'])
     expect(r.err).toMatch(/\[5\/5\] auc=/)
     expect(r.code).toBe(0)
@@ -65,8 +67,8 @@ describe('snaptrain train: bad input', () => {
     ['recsys parameter', ['--model', 'recsys', '--label', 'y', '--params', '{"max_depth":3}'], /unknown recsys parameter 'max_depth'/],
   ]
   for (const [name, args, message] of cases) {
-    it(`${name} → exit ≠ 0 in < 10 s naming it`, () => {
-      const r = cli(['train', '--table', TABLE, ...args, '--out', join(tmp, 'bad')], 20_000)
+    it(`${name} → exit ≠ 0 in < 10 s naming it`, async () => {
+      const r = await cli(['train', '--table', TABLE, ...args, '--out', join(tmp, 'bad')])
       expect(r.err).toMatch(message)
       expect(r.code).not.toBe(0)
       expect(r.code).not.toBeNull()

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { listingMiddleware, listingOptions, tableFilesMiddleware } from '../../../src/cli/vite-tables-plugin.ts'
+import { listingMiddleware, listingOptions, tableFilesMiddleware } from '../../../src/serve/vite-tables-plugin.ts'
 
 let root: string
 

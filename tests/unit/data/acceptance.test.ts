@@ -1,6 +1,6 @@
 /**
- * The loader's acceptance, end to end through the real CLI (`node bin/snaptrain.js scan …`, tables
- * served by the CLI's loopback server or by a fault-injecting proxy here): sharding covers every
+ * The loader's acceptance through the CLI (`snaptrain scan …` in-process, main with a captured io;
+ * tables served by the CLI's loopback server or by a fault-injecting proxy here): sharding covers every
  * live row once, shuffles are seeded per epoch, cursors resume exactly, a 10%-failing server
  * changes nothing, and filter pushdown prunes yet returns exactly the filtered rows.
  *
@@ -12,11 +12,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { serveDirectory, type ServedDirectory } from '../../../src/cli/server.ts'
+import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { createLoader } from '../../../src/data/loader.ts'
 import { planScan } from '../../../src/data/plan.ts'
 import { openSnapshot } from '../../../src/table/index.ts'
-import { lastJson, runCli, type CliResult } from '../../support/cli.ts'
+import { lastJson, runMain, type CliResult } from '../../support/cli.ts'
 
 const DV_TABLE = 'tests/conformance/golden/table-with-dv-large'
 const SEED = '3'
@@ -26,7 +26,7 @@ let clicks = ''
 
 /** `snaptrain scan` with args; fails the test with stderr on a non-zero exit unless `allowFail`. */
 async function scan(args: string[], env: Record<string, string> = {}, allowFail = false): Promise<CliResult> {
-  const res = await runCli(['scan', ...args], env, 40_000)
+  const res = await runMain(['scan', ...args], env)
   if (!allowFail) expect(res.code, res.stderr).toBe(0)
   return res
 }
@@ -37,7 +37,7 @@ function ids(res: CliResult): string[] {
   return lines[lines.length - 1]?.startsWith('{') ? lines.slice(0, -1) : lines
 }
 
-/** Runs jobs at most `n` at a time (each CLI spawn is a Node process; the machine has 2 cores). */
+/** Runs jobs at most `n` at a time (in-process runs overlap their I/O; the machine has 2 cores). */
 async function pool<T>(jobs: (() => Promise<T>)[], n = 3): Promise<T[]> {
   const out: T[] = new Array(jobs.length)
   let next = 0
@@ -49,7 +49,7 @@ async function pool<T>(jobs: (() => Promise<T>)[], n = 3): Promise<T[]> {
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'snaptrain-accept-'))
-  const gen = await runCli(['data', '--out', tmp, '--rows', '3000', '--marketing-rows', '500', '--tables', 'clicks'], {}, 60_000)
+  const gen = await runMain(['data', '--out', tmp, '--rows', '3000', '--marketing-rows', '500', '--tables', 'clicks'])
   expect(gen.code, gen.stderr).toBe(0)
   clicks = join(tmp, 'clicks')
 }, 90_000)
@@ -221,11 +221,12 @@ describe('a server failing 10% of requests', () => {
     try {
       const args = ['--filter', 'hour < 12', '--shards', '2', '--shard', '1', '--seed', SEED]
       const env = { SNAPTRAIN_HTTP_TIMEOUT_MS: '5000' }
+      // In-process runs at the same time share one environment: the clean runs get the timeout too.
       const [flakyIds, flakyRows, cleanIds, cleanRows] = await pool([
         () => scan(['--table', `${proxy.url}clicks/`, ...args, '--format', 'ids'], env),
         () => scan(['--table', `${proxy.url}clicks/`, ...args, '--format', 'jsonl', '--columns', 'user_id,country,emb'], env),
-        () => scan(['--table', clicks, ...args, '--format', 'ids']),
-        () => scan(['--table', clicks, ...args, '--format', 'jsonl', '--columns', 'user_id,country,emb']),
+        () => scan(['--table', clicks, ...args, '--format', 'ids'], env),
+        () => scan(['--table', clicks, ...args, '--format', 'jsonl', '--columns', 'user_id,country,emb'], env),
       ], 4)
       expect(proxy.failures()).toBeGreaterThan(3)
       expect(ids(flakyIds).length).toBeGreaterThan(500)

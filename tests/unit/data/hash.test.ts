@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { hashBytes, hashInt64, hashInt64Words, hashInteger, hashString } from '../../../src/util/hash.ts'
-import { Rng } from '../../../src/util/rng.ts'
+import { bracketSeed, fmix32, fnv1a, hashBytes, hashInt64, hashInt64Words, hashInteger, hashString, mixSeed } from '../../../src/util/hash.ts'
+import { Rng, sampleInPlace, shuffleInPlace } from '../../../src/util/rng.ts'
 import { murmur3Ref, refInt64, refString } from './murmur-ref.ts'
 
 describe('hash (murmur3 x86_32, seed 0)', () => {
@@ -44,5 +44,32 @@ describe('hash (murmur3 x86_32, seed 0)', () => {
     expect(Math.max(...hashes)).toBeLessThan(2 ** 32)
     expect(hashes.every(Number.isInteger)).toBe(true)
     expect(new Set(hashes).size).toBe(10_000)
+  })
+})
+
+// Golden values: each of these decides data or models (epoch orders, GBDT sampling, Hyperband
+// brackets, generated tables' ids), so they must never change.
+describe('seed mixing and fingerprints (pinned outputs)', () => {
+  it('mixSeed is murmur3 (seed 0x9747b28c) of the int64 bytes', () => {
+    expect([mixSeed(), mixSeed(42, 0, 1, 2), mixSeed(-5), mixSeed(2 ** 40 + 3, -(2 ** 45))]).toEqual([3954623016, 2772341764, 1077757716, 1867052874])
+    const bytes = new Uint8Array(16)
+    const view = new DataView(bytes.buffer)
+    view.setBigInt64(0, 42n, true)
+    view.setBigInt64(8, -7n, true)
+    expect(mixSeed(42, -7)).toBe(hashBytes(bytes, 0, 16, 0x9747b28c))
+  })
+  it('fmix32, bracketSeed and fnv1a', () => {
+    expect([fmix32(0), fmix32(1), fmix32(0xdeadbeef)]).toEqual([0, 1364076727, 233162409])
+    expect([bracketSeed(0, 0), bracketSeed(7, 2), bracketSeed(-1, 5)]).toEqual([1584969584, 2410274611, 2898417612])
+    expect([fnv1a(''), fnv1a('a'), fnv1a('snaptrain'), fnv1a('ü€')]).toEqual([2166136261, 3826002220, 2137634225, 2756510773])
+  })
+  it('shuffleInPlace (Fisher–Yates from the back) and sampleInPlace (partial, from the front)', () => {
+    const a = Uint32Array.from({ length: 10 }, (_, i) => i)
+    shuffleInPlace(a, new Rng(42))
+    expect(Array.from(a)).toEqual([2, 8, 3, 4, 9, 7, 5, 0, 1, 6])
+    const b = Array.from({ length: 10 }, (_, i) => i)
+    sampleInPlace(b, 3, new Rng(42))
+    expect(new Set(b)).toEqual(new Set(Array.from({ length: 10 }, (_, i) => i)))
+    expect(b.slice(0, 3)).toEqual([6, 2, 1]) // the GBDT column sampler's draws
   })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { identityOrder, mixSeed, permutation, unitOrder, windowPermutation } from '../../../src/data/shuffle.ts'
+import { identityOrder, permutation, unitOrder, windowPermutation } from '../../../src/data/shuffle.ts'
+import { mixSeed } from '../../../src/util/hash.ts'
 import { syntheticPlan, UNEVEN } from './assign-fixtures.ts'
 
 function isPermutation(p: Uint32Array): boolean {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { ceilingAucs, ceilingProbs } from '../../../src/datagen/ceiling.ts'
+import { ceilingAucs, ceilingProbs } from '../../../tools/datagen/ceiling.ts'
 import { openRecsysData } from '../../../src/models/recsys/data.ts'
 import { parseRecsysParams } from '../../../src/models/recsys/params.ts'
-import type { GeneratorInfo } from '../../../src/datagen/types.ts'
+import type { GeneratorInfo } from '../../../tools/datagen/types.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { clicksFixture } from '../recsys/clicks-fixture.ts'
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { run } from '../../../src/cli/data.ts'
+import { run } from '../../../tools/datagen/cli.ts'
 import type { CliIo } from '../../../src/cli/io.ts'
 
 function capture(): CliIo & { outLines: string[]; errLines: string[] } {

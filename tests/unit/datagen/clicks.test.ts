@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parquetMetadata } from 'hyparquet'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { generateSampleTables } from '../../../src/datagen/index.ts'
-import type { GeneratorInfo } from '../../../src/datagen/types.ts'
+import { generateSampleTables } from '../../../tools/datagen/index.ts'
+import type { GeneratorInfo } from '../../../tools/datagen/types.ts'
 import { fileBuffer, fileRows, liveFiles, parquetRows, readCommits, type Action } from './log-helpers.ts'
 
 const ROWS = 3000

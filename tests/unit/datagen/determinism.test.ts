@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { generateSampleTables } from '../../../src/datagen/index.ts'
+import { generateSampleTables } from '../../../tools/datagen/index.ts'
 import { allFiles } from './log-helpers.ts'
 
 const dirs: string[] = []

@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'vitest'
-import { interceptFor, rocAuc, sigmoid } from '../../../src/datagen/auc.ts'
-import { drawClicks, deleteTarget, filesFor, rowGroupRowsFor } from '../../../src/datagen/clicks.ts'
-import { groupSizes, stableUuid } from '../../../src/datagen/delta-writer.ts'
-import { drawMarketing } from '../../../src/datagen/marketing.ts'
-import { fileStats } from '../../../src/datagen/stats.ts'
-import { ZipfSampler } from '../../../src/datagen/zipf.ts'
+import { auc } from '../../../src/models/gbdt/metrics.ts'
+import { interceptFor, sigmoid } from '../../../tools/datagen/logistic.ts'
+import { drawClicks, deleteTarget, filesFor, rowGroupRowsFor } from '../../../tools/datagen/clicks.ts'
+import { groupSizes, stableUuid } from '../../../tools/datagen/delta-writer.ts'
+import { drawMarketing } from '../../../tools/datagen/marketing.ts'
+import { fileStats } from '../../../tools/datagen/stats.ts'
+import { ZipfSampler } from '../../../tools/datagen/zipf.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 const mean = (a: ArrayLike<number>) => Array.from(a).reduce((s, v) => s + v, 0) / a.length
@@ -16,9 +17,9 @@ describe('hidden models', () => {
     expect(mean(label)).toBeGreaterThan(0.05)
     expect(mean(label)).toBeLessThan(0.15)
     expect(mean(prob)).toBeCloseTo(0.08, 3)
-    const auc = rocAuc(prob, label)
-    expect(auc).toBeGreaterThan(0.7)
-    expect(auc).toBeLessThan(0.95)
+    const bayes = auc(prob, label)
+    expect(bayes).toBeGreaterThan(0.7)
+    expect(bayes).toBeLessThan(0.95)
   })
 
   test('clicks ids follow Zipf popularity: many distinct, heavy head', () => {
@@ -36,7 +37,7 @@ describe('hidden models', () => {
     const y = frame.columns.y as Int32Array
     expect(mean(y)).toBeGreaterThan(0.08)
     expect(mean(y)).toBeLessThan(0.14)
-    expect(rocAuc(prob, y)).toBeGreaterThan(0.75)
+    expect(auc(prob, y)).toBeGreaterThan(0.75)
     const contact = frame.columns.contact as (string | null)[]
     expect(contact.filter(v => v === null).length / contact.length).toBeGreaterThan(0.2)
     expect(new Set(frame.columns.month as string[]).size).toBe(12)
@@ -45,11 +46,11 @@ describe('hidden models', () => {
 })
 
 describe('helpers', () => {
-  test('rocAuc: perfect, reversed, ties', () => {
-    expect(rocAuc([0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1])).toBe(1)
-    expect(rocAuc([0.9, 0.8, 0.2, 0.1], [0, 0, 1, 1])).toBe(0)
-    expect(rocAuc([0.5, 0.5, 0.5, 0.5], [0, 1, 0, 1])).toBe(0.5)
-    expect(rocAuc([1, 2], [1, 1])).toBeNaN()
+  test('auc (the generator\'s Bayes AUC): perfect, reversed, ties', () => {
+    expect(auc([0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1])).toBe(1)
+    expect(auc([0.9, 0.8, 0.2, 0.1], [0, 0, 1, 1])).toBe(0)
+    expect(auc([0.5, 0.5, 0.5, 0.5], [0, 1, 0, 1])).toBe(0.5)
+    expect(auc([1, 2], [1, 1])).toBeNaN()
   })
 
   test('interceptFor hits the requested mean probability', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { generateSynthetic, rowMajor, SYNTHETIC_FEATURES, syntheticFeatureNames } from '../../../src/datagen/synthetic.ts'
+import { generateSynthetic, rowMajor, SYNTHETIC_FEATURES, syntheticFeatureNames } from '../../../tools/datagen/synthetic.ts'
 import { auc } from '../../../src/models/gbdt/metrics.ts'
 
 describe('generateSynthetic (HIGGS-like)', () => {

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { serveDirectory, type ServedDirectory } from '../../../src/cli/server.ts'
-import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
+import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
+import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
 import { openSnapshot, readRows } from '../../../src/table/index.ts'
 import { loadDataset } from '../../../src/models/gbdt/dataset.ts'
 import { buildDictionary, encodeCategorical, isValidRow, selectFeatures } from '../../../src/models/gbdt/features.ts'

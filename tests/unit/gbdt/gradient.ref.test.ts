@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { gradient, OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED } from '../../../src/kernels/gbdt/gradient.ref.ts'
+import { gradient } from '../../../src/kernels/gbdt/gradient.ref.ts'
+import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED } from '../../../src/kernels/gbdt/layout.ts'
 
 describe('gradient reference', () => {
   test('logistic: g = p − y, h = p(1 − p), scale_pos_weight on positives, weights', () => {

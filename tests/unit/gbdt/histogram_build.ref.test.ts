@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { add64, binByte, histogramBuild, pairToBigInt, pairToNumber } from '../../../src/kernels/gbdt/histogram_build.ref.ts'
-import { ROW_UNUSED } from '../../../src/kernels/gbdt/gradient.ref.ts'
+import { ROW_UNUSED } from '../../../src/kernels/gbdt/layout.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 /** Random signed 31-bit values, some near ±2^30 so the low word wraps often. */

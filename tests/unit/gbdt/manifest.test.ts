@@ -5,11 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { serveDirectory, type ServedDirectory } from '../../../src/cli/server.ts'
-import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
-import { manifestTable, metricsCsv, parseMetricsCsv } from '../../../src/models/manifest.ts'
+import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
+import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
+import { manifestTable, metricsCsv, parseMetricsCsv } from '../../../src/run/manifest.ts'
 import { addAttributes, categoriesOf, CATEGORIES_ATTRIBUTE } from '../../../src/models/gbdt/model-attributes.ts'
-import { runParams, runTraining, type TrainProgress } from '../../../src/models/gbdt/train-run.ts'
+import { runTraining } from '../../../src/run/pipeline.ts'
+import { runParams } from '../../../src/models/gbdt/family.ts'
+import type { TrainProgress } from '../../../src/run/config.ts'
 import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
 import type { ScanPlan } from '../../../src/data/types.ts'
 
@@ -89,8 +91,8 @@ describe('runTraining (CPU backend, in Node)', () => {
     expect(fromXGBoostJson(json).trees).toHaveLength(3)
     expect(categoriesOf(json).job).toHaveLength(11)
   })
-  it('refuses other models and bad labels', async () => {
-    await expect(runTraining({ model: 'recsys', table: 'x', label: 'y' })).rejects.toThrow(/model recsys: runTraining trains GBDT models only \(recsys: runRecsysTraining\)/)
+  it('refuses unknown model families and bad labels', async () => {
+    await expect(runTraining({ model: 'forest', table: 'x', label: 'y' })).rejects.toThrow(/model forest: unknown model family \(known: gbdt, recsys\)/)
     await expect(runTraining({ table: `${server.url}marketing/`, label: 'age', params: { num_round: 1 }, backend: 'cpu', workers: 0 }))
       .rejects.toThrow(/label column age: binary:logistic needs labels 0 or 1/)
   })

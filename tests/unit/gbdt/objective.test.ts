@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { baseMargin, checkLabels, estimateBaseScore, newtonStepBaseScore, rowGradient, rowLoss, transform } from '../../../src/models/gbdt/objective.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
-import { rowGradient as kernelGradient, OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR } from '../../../src/kernels/gbdt/gradient.ref.ts'
+import { rowGradient as kernelGradient } from '../../../src/kernels/gbdt/gradient.ref.ts'
+import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR } from '../../../src/kernels/gbdt/layout.ts'
 
 const objectives = ['binary:logistic', 'reg:logistic', 'reg:squarederror'] as const
 

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { describe, expect, test } from 'vitest'
-import { packTrees, predict } from '../../../src/kernels/gbdt/predict.ref.ts'
+import { predict } from '../../../src/kernels/gbdt/predict.ref.ts'
+import { packTrees } from '../../../src/kernels/gbdt/layout.ts'
 import type { Tree } from '../../../src/models/gbdt/types.ts'
 import { makeTree } from './tree-fixture.ts'
 import { PYTHON as PY, requireXgboost, runXgboostTests } from '../../support/peers.ts'

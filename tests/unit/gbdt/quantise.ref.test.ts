@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { quantise, quantiseScale, roundHalfEven } from '../../../src/kernels/gbdt/quantise.ref.ts'
+import { quantise } from '../../../src/kernels/gbdt/quantise.ref.ts'
+import { quantiseScale, roundHalfEven } from '../../../src/kernels/gbdt/fixed-point.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 describe('quantise reference', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { ROW_UNUSED } from '../../../src/kernels/gbdt/gradient.ref.ts'
+import { ROW_UNUSED } from '../../../src/kernels/gbdt/layout.ts'
 import { rowCompact, rowCompactArgs } from '../../../src/kernels/gbdt/row_compact.ref.ts'
 
 describe('rowCompact', () => {

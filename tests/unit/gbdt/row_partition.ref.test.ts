@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { binAt, NO_NODE, rowPartition } from '../../../src/kernels/gbdt/row_partition.ref.ts'
+import { binAt, rowPartition } from '../../../src/kernels/gbdt/row_partition.ref.ts'
+import { NO_NODE } from '../../../src/kernels/gbdt/layout.ts'
 
 /** Feature-major u8-in-u32 matrix from per-feature byte columns. */
 function pack(columns: number[][]): { bins: Uint32Array; rowWords: number } {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest'
-import {
-  decodeSplit, dequantise, int64, int64ToF32, putInt64, SPLIT_WORDS, splitEvaluate,
-} from '../../../src/kernels/gbdt/split_evaluate.ref.ts'
-import type { SplitParams, SplitResult } from '../../../src/kernels/gbdt/split_evaluate.ref.ts'
+import { dequantise, int64ToF32, splitEvaluate } from '../../../src/kernels/gbdt/split_evaluate.ref.ts'
+import { decodeSplit, SPLIT_WORDS } from '../../../src/kernels/gbdt/layout.ts'
+import { int64, putInt64 } from '../../../src/kernels/gbdt/fixed-point.ts'
+import type { SplitParams, SplitResult } from '../../../src/kernels/gbdt/layout.ts'
 
 /** One node, features given as per-bin [qg, qh] lists; node total = Σ bins + `missing`. */
 function evaluate(features: Array<Array<[number, number]>>, missing: [number, number], p: SplitParams,

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { serveDirectory, type ServedDirectory } from '../../../src/cli/server.ts'
-import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
+import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
+import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
 import { loadDataset, type DatasetConfig } from '../../../src/models/gbdt/dataset.ts'
 import { loadRankDataset, unitSpan } from '../../../src/models/gbdt/dist-dataset.ts'
 import { trainShard } from '../../../src/models/gbdt/dist-train.ts'

@@ -1,5 +1,4 @@
 /** A small generated `clicks` table (3000 rows), planned over the fake file fetch, shared by the recsys loop tests. */
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +6,7 @@ import { planScan } from '../../../src/data/plan.ts'
 import type { ScanPlan } from '../../../src/data/types.ts'
 import { openSnapshot } from '../../../src/table/index.ts'
 import { fileFetch, type FileFetch } from '../../support/file-fetch.ts'
+import { runMain } from '../../support/cli.ts'
 
 /** The planned table and the generator's Bayes-optimal AUC. */
 export interface ClicksFixture { plan: ScanPlan; fetch: FileFetch; bayesAuc: number; dir: string }
@@ -17,7 +17,8 @@ const cached = new Map<number, Promise<ClicksFixture>>()
 export function clicksFixture(rows = 3000): Promise<ClicksFixture> {
   if (!cached.has(rows)) cached.set(rows, (async () => {
     const out = mkdtempSync(join(tmpdir(), 'recsys-clicks-'))
-    execFileSync('node', ['bin/snaptrain.js', 'data', '--out', out, '--rows', String(rows), '--marketing-rows', '500', '--tables', 'clicks'], { stdio: 'pipe' })
+    const gen = await runMain(['data', '--out', out, '--rows', String(rows), '--marketing-rows', '500', '--tables', 'clicks'])
+    if (gen.code !== 0) throw new Error(`snaptrain data: exit ${gen.code}: ${gen.stderr}`)
     const dir = join(out, 'clicks')
     const fetch = fileFetch(dir)
     const snapshot = await openSnapshot('http://table.test/', { fetch })

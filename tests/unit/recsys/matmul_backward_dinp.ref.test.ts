@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest'
 import { matmulBackwardDinp } from '../../../src/kernels/recsys/matmul_backward_dinp.ref.ts'
-import { matmulBackwardDinpTiled } from '../../../src/kernels/recsys/matmul_backward_dinp_tiled.ref.ts'
 import { matmulForward } from '../../../src/kernels/recsys/matmul_forward.ref.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { dot, expectGradient } from './mlp-gradcheck.ts'
@@ -16,13 +15,11 @@ describe('matmulBackwardDinp reference', () => {
     expectGradient(dinp, inp, 1e-2, loss, 1e-4, 1e-3, 'dinp')
   })
 
-  test('overwrites dinp and the tiled reference agrees', () => {
+  test('overwrites dinp', () => {
     const rng = new Rng(9), b = 4, c = 3, oc = 6
     const dout = rng.floats(b * oc), weight = rng.floats(oc * c)
-    const a = new Float32Array(b * c).fill(99), t = new Float32Array(b * c).fill(-5)
+    const a = new Float32Array(b * c).fill(99)
     matmulBackwardDinp(dout, weight, a, b, c, oc)
-    matmulBackwardDinpTiled(dout, weight, t, b, c, oc)
-    expect(t).toEqual(a)
     expect(a.every(v => Math.abs(v) < 6)).toBe(true)
   })
 })

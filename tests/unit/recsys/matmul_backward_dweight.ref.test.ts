@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest'
 import { matmulBackwardDweight } from '../../../src/kernels/recsys/matmul_backward_dweight.ref.ts'
-import { matmulBackwardDweightTiled } from '../../../src/kernels/recsys/matmul_backward_dweight_tiled.ref.ts'
 import { matmulForward } from '../../../src/kernels/recsys/matmul_forward.ref.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { dot, expectGradient } from './mlp-gradcheck.ts'
@@ -27,16 +26,5 @@ describe('matmulBackwardDweight reference', () => {
     const empty = new Float32Array(oc * c).fill(7)
     matmulBackwardDweight(new Float32Array(0), new Float32Array(0), empty, 0, c, oc, false)
     expect([...empty]).toEqual([0, 0, 0, 0])
-  })
-
-  test('the tiled reference agrees in both modes', () => {
-    const rng = new Rng(6), b = 9, c = 4, oc = 3
-    const dout = rng.floats(b * oc), inp = rng.floats(b * c), start = rng.floats(oc * c)
-    for (const accumulate of [false, true]) {
-      const a = start.slice(), t = start.slice()
-      matmulBackwardDweight(dout, inp, a, b, c, oc, accumulate)
-      matmulBackwardDweightTiled(dout, inp, t, b, c, oc, accumulate)
-      expect(t).toEqual(a)
-    }
   })
 })

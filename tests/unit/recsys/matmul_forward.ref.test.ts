@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest'
 import { matmulForward } from '../../../src/kernels/recsys/matmul_forward.ref.ts'
-import { matmulForwardTiled } from '../../../src/kernels/recsys/matmul_forward_tiled.ref.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 describe('matmulForward reference', () => {
@@ -25,14 +24,5 @@ describe('matmulForward reference', () => {
     const zero = new Float32Array(6).fill(Number.NaN)
     matmulForward(new Float32Array(0), new Float32Array(0), zero, 2, 0, 3)
     expect([...zero]).toEqual([0, 0, 0, 0, 0, 0])
-  })
-
-  test('the tiled reference is the same function (same summation order)', () => {
-    const rng = new Rng(4), b = 5, c = 17, oc = 3
-    const inp = rng.floats(b * c), weight = rng.floats(oc * c)
-    const a = new Float32Array(b * oc), t = new Float32Array(b * oc)
-    matmulForward(inp, weight, a, b, c, oc)
-    matmulForwardTiled(inp, weight, t, b, c, oc)
-    expect(t).toEqual(a)
   })
 })

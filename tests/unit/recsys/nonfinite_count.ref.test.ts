@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { decodeNonFinite, nonfiniteCount } from '../../../src/kernels/recsys/nonfinite_count.ref.ts'
+import { nonfiniteCount } from '../../../src/kernels/recsys/nonfinite_count.ref.ts'
+import { decodeNonFinite } from '../../../src/kernels/recsys/layout.ts'
 
 describe('nonfinite_count reference', () => {
   test('counts NaN, ±Infinity by bit pattern; finds the first; ignores the tail beyond n', () => {

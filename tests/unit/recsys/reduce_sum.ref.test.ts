@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { reduceSum, reduceSumLevels, reduceSumPass } from '../../../src/kernels/recsys/reduce_sum.ref.ts'
+import { reduceSum, reduceSumPass } from '../../../src/kernels/recsys/reduce_sum.ref.ts'
+import { reduceSumLevels } from '../../../src/kernels/recsys/layout.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 describe('reduceSum reference', () => {

@@ -297,9 +297,9 @@ describe('values only the page reads (library, GBDT on the CPU backend in Node)'
 })
 
 /** GBDT through runTraining (the page's entry point) on the CPU backend, table served on loopback. */
-async function trainLibrary(table: string): Promise<import('../../../src/models/gbdt/train-run.ts').TrainResult> {
-  const { serveDirectory } = await import('../../../src/cli/server.ts')
-  const { runTraining } = await import('../../../src/models/gbdt/train-run.ts')
+async function trainLibrary(table: string): Promise<import('../../../src/run/pipeline.ts').GbdtTrainResult> {
+  const { serveDirectory } = await import('../../../src/serve/server.ts')
+  const { runTraining } = await import('../../../src/run/pipeline.ts')
   const server = await serveDirectory(table)
   try {
     return await runTraining({ table: server.url, label: 'label', features: ['x', 'z'], params: { num_round: 2, max_depth: 2 }, backend: 'cpu', workers: 0 })

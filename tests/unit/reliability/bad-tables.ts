@@ -8,9 +8,9 @@ import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parquetMetadata } from 'hyparquet'
 import { parquetWriteBuffer } from 'hyparquet-writer'
-import { DeltaTableWriter } from '../../../src/datagen/delta-writer.ts'
-import { parquetSchema } from '../../../src/datagen/parquet.ts'
-import type { ColumnSpec, Frame } from '../../../src/datagen/types.ts'
+import { DeltaTableWriter } from '../../../tools/datagen/delta-writer.ts'
+import { parquetSchema } from '../../../tools/datagen/parquet.ts'
+import type { ColumnSpec, Frame } from '../../../tools/datagen/types.ts'
 
 /** Rows of every fixture table. */
 export const ROWS = 64

@@ -1,6 +1,6 @@
 /**
- * `snaptrain train` (GBDT and recommender, tiny runs in headless Chromium) through the
- * fault-injecting server: retryable faults spread over the whole run (Node precheck, the page's
+ * `snaptrain train` (GBDT and recommender, tiny runs in headless Chromium; in-process, main with a
+ * captured io, one browser for the file) through the fault-injecting server: retryable faults spread over the whole run (Node precheck, the page's
  * planner and its loader workers) give the fault-free model and metrics byte for byte; a range
  * answered with wrong bytes and a file replaced mid-run make the run fail, exit 1, with a message
  * naming the file's URL and the fault, well before the kill timer.
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { REPO, runCli, type CliResult } from '../../support/cli.ts'
+import { REPO, runMain, shareAppPage, type CliResult } from '../../support/cli.ts'
 import { startFaultServer, type FaultRule, type FaultServer } from '../../support/fault-server.ts'
 import { everyFourth } from './fault-cases.ts'
 
@@ -52,6 +52,7 @@ function withoutTimes(csv: string): string {
 }
 
 describe('train through injected faults', () => {
+  shareAppPage()
   const servers = new Map<string, FaultServer>()
   const clean = new Map<string, Run>()
   const timings: string[] = []
@@ -61,7 +62,7 @@ describe('train through injected faults', () => {
     const server = servers.get(w.name)!
     server.configure(rules)
     const out = join(tmp, `${w.name}-${Math.random().toString(36).slice(2)}`)
-    const r = await runCli(['train', '--table', server.tableUrl, ...w.args, '--out', out, '--json'], {}, KILL_MS)
+    const r = await runMain(['train', '--table', server.tableUrl, ...w.args, '--out', out, '--json'])
     if (r.code !== 0) return { r }
     return { r, model: readFileSync(join(out, w.model)).toString('base64'), metrics: withoutTimes(readFileSync(join(out, 'metrics.csv'), 'utf8')) }
   }

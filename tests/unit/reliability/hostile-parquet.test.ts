@@ -16,7 +16,7 @@ import { snappyCompress } from 'hysnappy'
 import { afterAll, describe, expect, it } from 'vitest'
 import { boundedCompressors } from '../../../src/data/codecs.ts'
 import { DEFAULT_MAX_PAGE_BYTES } from '../../../src/data/page-bounds.ts'
-import { serveDirectory } from '../../../src/cli/server.ts'
+import { serveDirectory } from '../../../src/serve/server.ts'
 import { openSnapshot, readRows, TableError } from '../../../src/table/index.ts'
 import { runCliMeasured } from '../../support/cli.ts'
 

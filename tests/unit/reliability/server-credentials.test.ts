@@ -9,10 +9,10 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { run } from '../../../src/cli/scan.ts'
-import { manifestTable } from '../../../src/models/manifest.ts'
+import { manifestTable } from '../../../src/run/manifest.ts'
 import { redactUrl, redactUrls } from '../../../src/util/redact.ts'
 import type { ScanPlan } from '../../../src/data/types.ts'
-import { REPO, runCli } from '../../support/cli.ts'
+import { REPO, runMain } from '../../support/cli.ts'
 import { useTwoOrigins } from '../../support/two-origins.ts'
 
 const TOKEN = 's3cr3t-t0ken-8f2a'
@@ -41,10 +41,10 @@ describe('a bearer token', () => {
   })
 
   it('SNAPTRAIN_TOKEN works the same and is never printed (rows, summary, or errors)', async () => {
-    const ok = await runCli(['scan', '--table', origins.a.tableUrl, '--columns', 'age,y', '--json'], { SNAPTRAIN_TOKEN: TOKEN })
+    const ok = await runMain(['scan', '--table', origins.a.tableUrl, '--columns', 'age,y', '--json'], { SNAPTRAIN_TOKEN: TOKEN })
     expect(ok.code, ok.stderr).toBe(0)
     expect(ok.stdout + ok.stderr).not.toContain(TOKEN)
-    const debug = await runCli(['scan', '--table', `${origins.a.tableUrl}nope/`, '--json'], { SNAPTRAIN_TOKEN: TOKEN, SNAPTRAIN_DEBUG: '1' })
+    const debug = await runMain(['scan', '--table', `${origins.a.tableUrl}nope/`, '--json'], { SNAPTRAIN_TOKEN: TOKEN, SNAPTRAIN_DEBUG: '1' })
     expect(debug.code).toBe(1)
     expect(debug.stdout + debug.stderr).not.toContain(TOKEN)
   })

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import config from '../../../vite.config.ts'
-import { CONTENT_SECURITY_POLICY } from '../../../src/cli/csp.ts'
+import { CONTENT_SECURITY_POLICY } from '../../../src/serve/csp.ts'
 import { REPO } from '../../support/cli.ts'
 
 function directives(policy: string): Map<string, string[]> {

@@ -10,10 +10,10 @@ import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { request, type IncomingMessage, type ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { serveDirectory, type ServedDirectory } from '../../../src/cli/server.ts'
+import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { openTableLocation, type TableLocation } from '../../../src/cli/table-url.ts'
 import { pageTable, type PageTable } from '../../../src/cli/page-run.ts'
-import { tableFilesMiddleware } from '../../../src/cli/vite-tables-plugin.ts'
+import { tableFilesMiddleware } from '../../../src/serve/vite-tables-plugin.ts'
 
 interface RawAnswer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
 

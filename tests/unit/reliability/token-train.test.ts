@@ -4,16 +4,17 @@
  * and to no other (the log points one data file at a second server), and the token appears in no
  * output: stdout, stderr, the out folder's files (manifest, metrics, model, sweep.json,
  * trials.csv) or preds.csv. Without the token the table's origin answers 401 and the run fails
- * naming the URL. Each page run costs 15–40 s on 2 shared cores, so the runs are tiny.
+ * naming the URL. The runs are in-process (main with a captured io) on one browser for the file;
+ * each page run still costs seconds on 2 shared cores, so the runs are tiny.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { REPO, runCli, type CliResult } from '../../support/cli.ts'
+import { runMain, shareAppPage, type CliResult } from '../../support/cli.ts'
 import { useTwoOrigins } from '../../support/two-origins.ts'
-import { httpFor } from '../../../src/models/gbdt/train-run.ts'
-import { readFor } from '../../../src/tune/data-cache.ts'
+import { httpFor } from '../../../src/run/config.ts'
+import { sweepRunConfig } from '../../../src/sweep/data-cache.ts'
 import type { SweepConfig } from '../../../src/tune/types.ts'
 
 const TOKEN = 'tr41n-t0ken-77c1'
@@ -22,6 +23,7 @@ const KILL_MS = 150_000
 const GBDT = ['--label', 'y', '--features', 'age,balance,job', '--filter', 'age < 30', '--params', '{"num_round":2,"max_depth":3}']
 
 const origins = useTwoOrigins(AUTH, 'snaptrain-token-')
+shareAppPage()
 
 /** Every file under `folder` as text, joined (binary files too: a token would show as bytes). */
 async function allText(folder: string): Promise<string> {
@@ -34,7 +36,7 @@ async function allText(folder: string): Promise<string> {
 async function runWithToken(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   origins.a.requests.length = 0
   origins.b.requests.length = 0
-  const r = await runCli(args, env, KILL_MS)
+  const r = await runMain(args, env)
   expect(r.code, r.stderr).toBe(0)
   expect(r.stdout + r.stderr).not.toContain(TOKEN)
   const gets = origins.a.requests.filter(q => q.method === 'GET')
@@ -53,10 +55,12 @@ describe('headers for a second table', () => {
     expect(httpFor(config, 'https://data.test/v/')).toEqual({ headers: h })
     expect(httpFor(config, 'http://127.0.0.1:5/v/')).toEqual({})
     expect(httpFor({ table: config.table }, config.table)).toEqual({})
+    // A sweep's reads: the cache's HTTP options go to every table, its headers to the training table's origin only.
     const c = { table: config.table } as SweepConfig
-    const read = { workers: 0, http: { timeoutMs: 5, headers: h } }
-    expect(readFor(read, c, 'https://data.test/v/')).toEqual(read)
-    expect(readFor(read, c, 'https://other.test/v/')).toEqual({ workers: 0, http: { timeoutMs: 5 } })
+    const run = sweepRunConfig(c, { workers: 0, http: { timeoutMs: 5, headers: h } })
+    expect(run.workers).toBe(0)
+    expect(httpFor(run, 'https://data.test/v/')).toEqual({ timeoutMs: 5, headers: h })
+    expect(httpFor(run, 'https://other.test/v/')).toEqual({ timeoutMs: 5 })
   })
 })
 
@@ -75,15 +79,16 @@ describe('--token for the page commands', () => {
   }, 2 * KILL_MS)
 
   it('without a token, train fails naming the URL with 401 (Node precheck, before a browser starts)', async () => {
-    const r = await runCli(['train', '--table', origins.a.tableUrl, ...GBDT, '--out', join(origins.dir, 'none')], {}, KILL_MS)
+    const r = await runMain(['train', '--table', origins.a.tableUrl, ...GBDT, '--out', join(origins.dir, 'none')])
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(new RegExp(`${origins.a.tableUrl}\\S*: 401`))
   }, KILL_MS)
 
   it('train (recsys) with SNAPTRAIN_TOKEN', async () => {
     const out = join(origins.dir, 'recsys')
+    // The GBDT runs' filter: a seventh of the rows, and still the file on B.
     await runWithToken(['train', '--model', 'recsys', '--table', origins.a.tableUrl, '--label', 'y', '--features', 'age,marital,balance',
-      '--params', '{"epochs":1,"batch_size":256,"layers":[8]}', '--out', out, '--json'], { SNAPTRAIN_TOKEN: TOKEN })
+      '--filter', 'age < 30', '--params', '{"epochs":1,"batch_size":256,"layers":[8]}', '--out', out, '--json'], { SNAPTRAIN_TOKEN: TOKEN })
     expect(await allText(out)).not.toContain(TOKEN)
   }, KILL_MS)
 

@@ -5,10 +5,11 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { serveDirectory, type ServedDirectory } from '../../../src/cli/server.ts'
-import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
-import { DataCache } from '../../../src/tune/data-cache.ts'
-import { binColumns } from '../../../src/tune/bin-progress.ts'
+import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
+import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
+import { DataCache } from '../../../src/sweep/data-cache.ts'
+import type { GbdtShared } from '../../../src/models/gbdt/family.ts'
+import { binColumns } from '../../../src/models/gbdt/bin-progress.ts'
 import { buildCuts } from '../../../src/models/gbdt/cuts.ts'
 import { binMatrix } from '../../../src/models/gbdt/binned.ts'
 import type { SweepConfig } from '../../../src/tune/types.ts'
@@ -36,7 +37,7 @@ function expectRising(fractions: number[]): void {
 it('loading and binning a GBDT sweep\'s data report rising fractions ending at 1', async () => {
   const cache = new DataCache({ workers: 0 })
   const load: Array<{ message: string; fraction?: number }> = []
-  const data = await cache.gbdt(config, (message, fraction) => load.push({ message, fraction }))
+  const data = (await cache.load(config, (message, fraction) => load.push({ message, fraction }))).shared as GbdtShared
   const loading = load.filter(e => e.fraction !== undefined)
   expectRising(loading.map(e => e.fraction!))
   expect(loading.at(-1)!.message).toMatch(/of \d+ rows/)
@@ -56,7 +57,7 @@ it('loading and binning a GBDT sweep\'s data report rising fractions ending at 1
 it('the recommender\'s decode reports rising fractions ending at 1', async () => {
   const cache = new DataCache({ workers: 0 })
   const fractions: number[] = []
-  await cache.recsys({ ...config, model: 'recsys', features: ['age', 'balance', 'duration'] }, (_m, f) => { if (f !== undefined) fractions.push(f) })
+  await cache.load({ ...config, model: 'recsys', features: ['age', 'balance', 'duration'] }, (_m, f) => { if (f !== undefined) fractions.push(f) })
   expectRising(fractions)
 })
 

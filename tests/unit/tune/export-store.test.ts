@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { csvField, exportSweep, importSweep, trialsCsv } from '../../../src/tune/export.ts'
-import { MemoryStore } from '../../../src/tune/store-memory.ts'
+import { exportSweep, importSweep, trialsCsv } from '../../../src/tune/export.ts'
+import { csvField } from '../../../src/util/csv.ts'
+import { MemoryStore } from '../../../src/sweep/store-memory.ts'
 import type { SweepState, TrialRecord } from '../../../src/tune/types.ts'
 
 function sweep(id = 's1', createdAt = '2026-01-01T00:00:00Z'): SweepState {

@@ -3,8 +3,8 @@
  * to R) and a fake runner: parallelism, failures, device loss, event order, stop and resume.
  */
 import { describe, expect, it } from 'vitest'
-import { runSweep, type SlotFactory, type TrialSlot } from '../../../src/tune/scheduler.ts'
-import { MemoryStore } from '../../../src/tune/store-memory.ts'
+import { runSweep, type SlotFactory, type TrialSlot } from '../../../src/sweep/scheduler.ts'
+import { MemoryStore } from '../../../src/sweep/store-memory.ts'
 import type { Bracket, Strategy, SweepConfig, SweepEvent, SweepState, TrialRequest, TrialRunner } from '../../../src/tune/types.ts'
 
 /** n configurations x = 0 … n−1 at resource r; once all ended, the best promoted to R. */

@@ -3,6 +3,7 @@ import { decode, encode, parseSpace, sample, searchDims } from '../../../src/tun
 import { defaultSpace, DEFAULT_RESOURCES } from '../../../src/tune/defaults.ts'
 import { grid, gridSize, gridValues } from '../../../src/tune/grid.ts'
 import { Rng } from '../../../src/util/rng.ts'
+import { MODEL_PARAMS } from '../../../src/sweep/model-params.ts'
 
 describe('parseSpace', () => {
   it('normalises fixed values, sorts keys and keeps domains', () => {
@@ -27,20 +28,20 @@ describe('parseSpace', () => {
     [{ weight_decay: { type: 'loguniform', low: 1e-5, high: 1e-3 } }, 'recsys', /space: .*weight_decay .* needs optimizer 'adamw'/],
     [[1, 2], undefined, /space must be a JSON object/],
   ] as const)('refuses %j (model %s)', (raw, model, msg) => {
-    expect(() => parseSpace(raw, model)).toThrow(msg)
+    expect(() => parseSpace(raw, model && MODEL_PARAMS[model])).toThrow(msg)
   })
 
   it('checks the middle configuration over the sweep\'s fixed parameters', () => {
     const wd = { weight_decay: { type: 'loguniform', low: 1e-5, high: 1e-3 } }
-    expect(searchDims(parseSpace(wd, 'recsys', { optimizer: 'adamw' }))).toEqual(['weight_decay'])
-    expect(() => parseSpace({ learning_rate: { type: 'uniform', low: 0.1, high: 0.2 } }, 'gbdt', { eta: 0.3 })).toThrow(/learning_rate: given twice/)
+    expect(searchDims(parseSpace(wd, MODEL_PARAMS.recsys, { optimizer: 'adamw' }))).toEqual(['weight_decay'])
+    expect(() => parseSpace({ learning_rate: { type: 'uniform', low: 0.1, high: 0.2 } }, MODEL_PARAMS.gbdt, { eta: 0.3 })).toThrow(/learning_rate: given twice/)
   })
 
   it('accepts the default spaces of both models', () => {
-    const g = parseSpace(defaultSpace('gbdt'), 'gbdt')
+    const g = parseSpace(defaultSpace('gbdt'), MODEL_PARAMS.gbdt)
     expect(searchDims(g)).toEqual(['alpha', 'colsample_bylevel', 'colsample_bytree', 'eta', 'max_depth', 'min_child_weight', 'num_round'])
     expect(g.num_round).toEqual({ type: 'int', low: 27, high: DEFAULT_RESOURCES.gbdt.maxResource })
-    const r = parseSpace(defaultSpace('recsys'), 'recsys')
+    const r = parseSpace(defaultSpace('recsys'), MODEL_PARAMS.recsys)
     expect(searchDims(r)).toEqual(['batch_size', 'embedding_dim', 'epochs', 'layers', 'lr', 'weight_decay'])
     expect(r.optimizer).toEqual({ type: 'fixed', value: 'adamw' })
   })

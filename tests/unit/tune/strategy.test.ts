@@ -5,6 +5,7 @@ import { defaultSpace } from '../../../src/tune/defaults.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import type { StrategyName, StrategyOptions, TrialRequest } from '../../../src/tune/types.ts'
 import { replay, simulate } from './simulate.ts'
+import { MODEL_PARAMS } from '../../../src/sweep/model-params.ts'
 
 const base: StrategyOptions = { strategy: 'random', trials: 10, seed: 1, minResource: 1, maxResource: 9, eta: 3, direction: 'maximize' }
 
@@ -34,7 +35,7 @@ describe('validateStrategyOptions', () => {
 })
 
 describe('grid / random / tpe strategies', () => {
-  const space = parseSpace(defaultSpace('gbdt'), 'gbdt')
+  const space = parseSpace(defaultSpace('gbdt'), MODEL_PARAMS.gbdt)
 
   it('random: `trials` draws from Rng(seed), each at its num_round', () => {
     const o = resolveStrategyOptions('gbdt', { strategy: 'random', trials: 6, seed: 4 })

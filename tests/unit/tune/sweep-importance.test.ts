@@ -8,6 +8,7 @@ import { parameterImportance, sweepImportance } from '../../../src/tune/importan
 import { parseSpace } from '../../../src/tune/space.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import type { SweepState, TrialRecord } from '../../../src/tune/types.ts'
+import { MODEL_PARAMS } from '../../../src/sweep/model-params.ts'
 
 const SPACE = {
   num_round: { type: 'int', low: 1, high: 27 },
@@ -42,7 +43,7 @@ it('undefined below 8 finished trials; then the searched parameters, the driving
 
 it('equals parameterImportance over the space without the unsampled parameter, seeded by the sweep', () => {
   const ts = trials(20)
-  const want = parameterImportance(parseSpace({ max_depth: SPACE.max_depth, eta: SPACE.eta }, 'gbdt'), ts, { seed: 2 })
+  const want = parameterImportance(parseSpace({ max_depth: SPACE.max_depth, eta: SPACE.eta }, MODEL_PARAMS.gbdt), ts, { seed: 2 })
   expect(sweepImportance(state(ts))).toEqual(want)
 })
 

@@ -3,14 +3,15 @@
  * full-budget figure per strategy kind, and resume from a sweep stored without its call log.
  */
 import { describe, expect, it } from 'vitest'
-import { checkParallel, planSweep, resolveParallel } from '../../../src/tune/sweep-plan.ts'
-import { fullBudget } from '../../../src/tune/sweep-plan.ts'
+import { checkParallel, planSweep, resolveParallel } from '../../../src/sweep/plan.ts'
+import { fullBudget } from '../../../src/sweep/plan.ts'
 import { logFromTrials, replaySweep } from '../../../src/tune/replay.ts'
 import { newSweepState } from '../../../src/tune/sweep-state.ts'
 import type { AdapterSummary } from '../../../src/gpu/types.ts'
 import type { SweepConfig, SweepState, TrialRecord } from '../../../src/tune/types.ts'
 import { createStrategy, resolveStrategyOptions } from '../../../src/tune/strategy.ts'
 import { parseSpace } from '../../../src/tune/space.ts'
+import { MODEL_PARAMS } from '../../../src/sweep/model-params.ts'
 
 const BASE: SweepConfig = { model: 'gbdt', table: 'http://h/t/', label: 'y', strategy: 'hyperband', minResource: 1, maxResource: 27, eta: 3 }
 const SOFTWARE = { vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallbackAdapter: true, features: [], limits: {} } as AdapterSummary
@@ -56,7 +57,7 @@ describe('fullBudget', () => {
 
 describe('replay without a stored log', () => {
   it('rebuilds the log from the trials and leaves only the unfinished trial to run', () => {
-    const space = parseSpace({ eta: { type: 'uniform', low: 0.1, high: 0.3 } }, 'gbdt')
+    const space = parseSpace({ eta: { type: 'uniform', low: 0.1, high: 0.3 } }, MODEL_PARAMS.gbdt)
     const o = resolveStrategyOptions('gbdt', { strategy: 'random', trials: 3, seed: 4, maxResource: 5 })
     const first = createStrategy(space, o)
     const reqs = [first.next(), first.next(), first.next()].map(r => (typeof r === 'string' ? undefined : r)!)

@@ -7,14 +7,12 @@
 import { dirname } from 'node:path'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PROJECT_ROOT } from '../../../src/cli/page-server.ts'
-import { serveDirectory, type ServedDirectory } from '../../../src/cli/server.ts'
+import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
+import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
-import { runTraining } from '../../../src/models/gbdt/train-run.ts'
-import { runRecsysTraining } from '../../../src/models/recsys/train-run.ts'
-import { DataCache } from '../../../src/tune/data-cache.ts'
-import { createGbdtRunner } from '../../../src/tune/runner-gbdt.ts'
-import { createRecsysRunner } from '../../../src/tune/runner-recsys.ts'
+import { runTraining } from '../../../src/run/pipeline.ts'
+import { DataCache } from '../../../src/sweep/data-cache.ts'
+import { createTrialRunner } from '../../../src/sweep/trial-runner.ts'
 import type { SweepConfig, TrialArtifacts } from '../../../src/tune/types.ts'
 import { clicksFixture } from '../recsys/clicks-fixture.ts'
 
@@ -33,7 +31,7 @@ afterAll(async () => {
 })
 
 /** Runs one trial of `config` with `resource` and returns its artifacts. */
-async function trial(run: ReturnType<typeof createGbdtRunner>, resource: number): Promise<TrialArtifacts> {
+async function trial(run: ReturnType<typeof createTrialRunner>, resource: number): Promise<TrialArtifacts> {
   const result = await run.run({ id: 0, config: {}, resource, bracket: 0, rung: 0 }, () => 'continue', new AbortController().signal)
   return result.artifacts!
 }
@@ -48,8 +46,8 @@ describe('sweep trial = training run', () => {
     const common = { table: `${tables.url}marketing/`, label: 'y', filter: 'age < 50', validFraction: 0.25, seed: 7 }
     const trained = await runTraining({ ...common, params: { ...params, num_round: 6 }, backend: 'cpu', workers: 0 })
     const config: SweepConfig = { model: 'gbdt', ...common, strategy: 'grid', trials: 1, fixed: params }
-    const data = await new DataCache({ workers: 0 }).gbdt(config, () => {})
-    const artifacts = await trial(createGbdtRunner({ config, data, backend: createCpuBackend }), 6)
+    const data = await new DataCache({ workers: 0 }).load(config, () => {})
+    const artifacts = await trial(createTrialRunner({ config, data, backend: createCpuBackend }), 6)
     expect(artifacts.model).toBe(trained.model)
     expect((artifacts.manifest as { metrics: unknown }).metrics).toEqual(trained.metrics.map(stripWall))
   }, 120_000)
@@ -57,10 +55,10 @@ describe('sweep trial = training run', () => {
   it('recommender: the same model bytes and metrics', async () => {
     const params = { epochs: 2, batch_size: 256, embedding_dim: 4, layers: [8], lr: 3e-3, eval_every: 6, early_stopping_rounds: 50 }
     const common = { table: clicksUrl, label: 'label', validFraction: 0.2, seed: 11 }
-    const trained = await runRecsysTraining({ model: 'recsys', ...common, params, backend: 'cpu', workers: 0 })
+    const trained = await runTraining({ model: 'recsys', ...common, params, backend: 'cpu', workers: 0 }) as { model: Uint8Array; metrics: Array<Record<string, number>> }
     const config: SweepConfig = { model: 'recsys', ...common, strategy: 'grid', trials: 1, fixed: { ...params, epochs: undefined } }
-    const table = await new DataCache({ workers: 0 }).recsys(config, () => {})
-    const artifacts = await trial(createRecsysRunner({ config, table, best: {} }), 2)
+    const table = await new DataCache({ workers: 0 }).load(config, () => {})
+    const artifacts = await trial(createTrialRunner({ config, data: table, best: {} }), 2)
     expect(artifacts.model).toBeDefined()
     const model = fromBase64(artifacts.model as string)
     expect(model.byteLength).toBe(trained.model.byteLength)

@@ -1,0 +1,53 @@
+/**
+ * Node-side preparation of `snaptrain bench --suite loader`: makes sure the clicks table exists
+ * (1,000,000 rows under bench/tables/, generated when missing; --quick uses the 200k sample in
+ * public/tables), serves it and its CSV export on loopback servers with CORS (the page is
+ * cross-origin isolated), and times the export step: read the latest version, write ONE CSV.
+ */
+import { stat } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { generateSampleTables } from '../tools/datagen/index.ts'
+import { openSnapshot } from '../src/table/index.ts'
+import type { LoaderBenchInput } from './types.ts'
+import type { CliIo } from '../src/cli/io.ts'
+import { exportSnapshotCsv } from '../src/cli/export-csv.ts'
+import { PROJECT_ROOT } from '../src/serve/page-server.ts'
+import { streamRows } from '../src/cli/scan.ts'
+import { serveDirectory } from '../src/serve/server.ts'
+
+/** Rows of clicks version 0 in the full bench (v1 appends 10%, v2 deletes one country). */
+export const BENCH_CLICKS_ROWS = 1_000_000
+
+/** Where the bench's table lives and where its CSV goes, for the full or the quick run. */
+export function loaderBenchPaths(quick: boolean, root = PROJECT_ROOT): { tableDir: string; rows: number; csvPath: string } {
+  const rows = quick ? 200_000 : BENCH_CLICKS_ROWS
+  const tableDir = quick ? join(root, 'public', 'tables', 'clicks') : join(root, 'bench', 'tables', `clicks-${rows}`, 'clicks')
+  return { tableDir, rows, csvPath: join(root, 'bench', 'tables', `clicks-${rows}.csv`) }
+}
+
+/** Prepared inputs plus the servers to close. */
+export interface PreparedLoaderBench { input: LoaderBenchInput; close(): Promise<void> }
+
+/** Generates the table if missing (saying so on stderr), serves it, exports and times the CSV. */
+export async function prepareLoaderBench(quick: boolean, io: CliIo): Promise<PreparedLoaderBench> {
+  const { tableDir, rows, csvPath } = loaderBenchPaths(quick)
+  if (!(await stat(join(tableDir, '_delta_log')).catch(() => null))) {
+    io.err(`loader: ${tableDir} is missing; generating clicks with ${rows} rows (seed 42), once`)
+    await generateSampleTables({ outDir: dirname(tableDir), rows, tables: ['clicks'], ifMissing: true, log: s => io.err(`loader: ${s}`) })
+  }
+  const tables = await serveDirectory(dirname(tableDir), { cors: true })
+  const csvs = await serveDirectory(dirname(csvPath), { cors: true }).catch(async e => { await tables.close(); throw e })
+  const close = async (): Promise<void> => { await tables.close(); await csvs.close() }
+  try {
+    const tableUrl = `${tables.url}clicks/`
+    const snapshot = await openSnapshot(tableUrl)
+    io.err(`loader: exporting ${tableDir} version ${snapshot.version} to ${csvPath}`)
+    const done = await exportSnapshotCsv(snapshot, columns => streamRows(snapshot, { columns }), resolve(csvPath))
+    io.err(`loader: export wrote ${done.rows} rows, ${(done.bytes / 1e6).toFixed(1)} MB in ${(done.ms / 1000).toFixed(1)} s`)
+    const csvUrl = `${csvs.url}${encodeURIComponent(csvPath.slice(dirname(csvPath).length + 1))}`
+    return { input: { tableUrl, csvUrl, exportMs: done.ms, exportRows: done.rows, csvBytes: done.bytes }, close }
+  } catch (e) {
+    await close()
+    throw e
+  }
+}

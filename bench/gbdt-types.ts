@@ -1,0 +1,52 @@
+/**
+ * Sizes, seeds and CLI-prepared inputs of the `gbdt` bench suite. Free of GPU and WGSL imports:
+ * the Node CLI uses the same constants to export the data the XGBoost peer trains on.
+ */
+
+/** One measured size: training rows (validation = rows / 10) and boosting rounds. */
+export interface GbdtSize { rows: number; rounds: number }
+
+/** Full run: 100k rows × 10 rounds and 1M rows × 4 rounds (round 0 is a warm-up, not counted). */
+export const GBDT_SIZES: readonly GbdtSize[] = [{ rows: 100_000, rounds: 10 }, { rows: 1_000_000, rounds: 4 }]
+
+/** --quick: one small size, for smoke tests. */
+export const GBDT_SIZES_QUICK: readonly GbdtSize[] = [{ rows: 20_000, rounds: 3 }]
+
+/** Seeds of the synthetic training and validation tables (tools/datagen/synthetic.ts). */
+export const GBDT_TRAIN_SEED = 42
+export const GBDT_VALID_SEED = 43
+
+/** Validation rows for `rows` training rows. */
+export function validRows(rows: number): number {
+  return Math.max(1, Math.floor(rows / 10))
+}
+
+/** The training parameters both sides use (XGBoost names; tree_method=hist on the peer). */
+export const GBDT_BENCH_PARAMS = { objective: 'binary:logistic', eval_metric: 'auc', max_depth: 6, eta: 0.3, max_bin: 256, seed: 0 } as const
+
+/** Threads the XGBoost peer runs with (the issue's comparison point). */
+export const GBDT_PEER_THREADS = 2
+
+/** What `bench/gbdt_peer.py` reports for one size (parsed from its JSON line). */
+export interface GbdtPeerResult {
+  rows: number
+  rounds: number
+  /** Seconds of each round (after_iteration to after_iteration; round 0 from train start). */
+  roundSeconds: number[]
+  /** DMatrix construction from the numpy array (not part of any round). */
+  dmatrixSeconds: number
+  /** Validation AUC after the last round. */
+  validAuc: number
+  /** Validation AUC after every round. */
+  validAucs?: number[]
+  xgboost: string
+  nthread: number
+}
+
+/** Inputs of the `gbdt` suite prepared in Node by the CLI. */
+export interface GbdtBenchInput {
+  /** Peer results per training size; empty when the peer could not run (see `peerNote`). */
+  peers: GbdtPeerResult[]
+  /** Why there are no peer rows, e.g. "python3 not found" (absent when the peer ran). */
+  peerNote?: string
+}

@@ -1,0 +1,150 @@
+/**
+ * The `loader` suite (runs in the page): the snapshot loader on `clicks`, measured side by side
+ * with (1) single-threaded hyparquet on the main thread reading every file whole — rows/s and
+ * MB/s of typed arrays with 1, 2 and 4 loader workers, plus where the workers' time went — and
+ * (2) the export path: one CSV file exported in Node by the CLI (timed there), then downloaded and
+ * parsed here into the same typed batches, vs opening the snapshot and reading it directly.
+ */
+import { createLoader } from '../src/data/loader.ts'
+import { releaseIdleWorkers } from '../src/data/unit-source.ts'
+import { planScan } from '../src/data/plan.ts'
+import type { DecodeSpec, LoaderStats, ScanPlan } from '../src/data/types.ts'
+import { openSnapshot } from '../src/table/index.ts'
+import { CLICKS_COLUMNS, LOADER_SIZES, LOADER_SIZES_QUICK, type LoaderSizes, firstAndFull, repeat, shareValues, valueRow } from './loader-rows.ts'
+import { batchBytes, createCsvBatcher } from './loader-csv.ts'
+import { peerEpoch } from './loader-peer.ts'
+import { makeRow, withPeer } from './rows.ts'
+import { measure } from './measure.ts'
+import type { BenchRow, LoaderBenchInput, Sample, SuiteContext } from './types.ts'
+
+/** Encodings the loader is asked for: the same the CSV parser and the peer produce. */
+const SPEC: DecodeSpec = Object.fromEntries(CLICKS_COLUMNS.map(c => [c.name, c.encoding]))
+
+/** Runs the suite; without CLI inputs it reads the page server's sample table and skips the CSV rows. */
+export async function runLoaderSuite(ctx: SuiteContext): Promise<BenchRow[]> {
+  const z = ctx.quick ? LOADER_SIZES_QUICK : LOADER_SIZES
+  const input: LoaderBenchInput = ctx.loader ?? { tableUrl: new URL('/tables/clicks/', location.href).href }
+  ctx.progress(`planning ${input.tableUrl}`)
+  const snapshot = await openSnapshot(input.tableUrl)
+  const plan = await planScan(snapshot, { columns: CLICKS_COLUMNS.map(c => c.name) })
+  const rows = plan.stats.rows
+  const peer = await peerRows(ctx, plan, z)
+  const out: BenchRow[] = [...peer]
+  for (const workers of z.workers) out.push(...await loaderRows(ctx, plan, workers, z, peer))
+  if (input.csvUrl && input.exportMs !== undefined) out.push(...await exportRows(ctx, input, z))
+  ctx.progress(`done: ${rows} rows, ${plan.files.length} files, ${plan.units.length} units`)
+  return out
+}
+
+/** Main-thread hyparquet, whole files: rows/s and MB/s. */
+async function peerRows(ctx: SuiteContext, plan: ScanPlan, z: LoaderSizes): Promise<BenchRow[]> {
+  ctx.progress('peer: main-thread hyparquet, whole files')
+  let rows = 0
+  let bytes = 0
+  const samples = await measure(async () => {
+    const t0 = performance.now()
+    const r = await peerEpoch(plan, CLICKS_COLUMNS)
+    rows = r.rows
+    bytes = r.bytes
+    return { wallMs: performance.now() - t0 }
+  }, z)
+  const workload = 'hyparquet main thread, whole files'
+  return [
+    makeRow(ctx, { workload, metric: 'throughput', unit: 'M rows/s', samples, fromSeconds: s => rows / s / 1e6 }),
+    makeRow(ctx, { workload, metric: 'typed bytes', unit: 'MB/s', samples, fromSeconds: s => bytes / s / 1e6 }),
+  ]
+}
+
+/** One epoch through the loader per sample (epoch = sample index, shuffled); rows, bytes and stats. */
+async function loaderEpochs(plan: ScanPlan, workers: number, z: LoaderSizes): Promise<{ samples: Sample[]; rows: number; bytes: number; stats: LoaderStats[] }> {
+  const stats: LoaderStats[] = []
+  let rows = 0
+  let bytes = 0
+  let epoch = 0
+  const samples = await measure(async () => {
+    const t0 = performance.now()
+    const loader = createLoader(plan, { assign: { seed: 1, epoch: epoch++, worldSize: 1, rank: 0 }, batchSize: z.batchSize, spec: SPEC, workers })
+    try {
+      rows = 0
+      bytes = 0
+      for await (const b of loader.batches()) { rows += b.size; bytes += batchBytes(b) }
+      const wallMs = performance.now() - t0
+      stats.push(loader.stats())
+      return { wallMs }
+    } finally {
+      await loader.close()
+    }
+  }, z)
+  return { samples, rows, bytes, stats: stats.slice(-samples.length) }
+}
+
+async function loaderRows(ctx: SuiteContext, plan: ScanPlan, workers: number, z: LoaderSizes, peer: BenchRow[]): Promise<BenchRow[]> {
+  ctx.progress(`loader: ${workers} worker(s), batch ${z.batchSize}`)
+  const { samples, rows, bytes, stats } = await loaderEpochs(plan, workers, z)
+  if (rows !== plan.stats.rows) throw new Error(`loader delivered ${rows} rows, the plan has ${plan.stats.rows}`)
+  const workload = `snapshot loader workers=${workers}`
+  const shares = shareValues(stats)
+  const out = [
+    withPeer(makeRow(ctx, { workload, metric: 'throughput', unit: 'M rows/s', samples, fromSeconds: s => rows / s / 1e6 }), peer[0]!),
+    withPeer(makeRow(ctx, { workload, metric: 'typed bytes', unit: 'MB/s', samples, fromSeconds: s => bytes / s / 1e6 }), peer[1]!),
+  ]
+  if (shares.network.length === 0) return out // no timing reported (nothing read)
+  return [...out,
+    valueRow(ctx, `${workload} network`, 'share of worker time', '%', shares.network),
+    valueRow(ctx, `${workload} decode`, 'share of worker time', '%', shares.decode),
+    valueRow(ctx, `${workload} transfer`, 'share of worker time', '%', shares.transfer),
+  ]
+}
+
+/** Time to first batch and to a full epoch: CSV (export + download + parse) vs the snapshot read directly. */
+async function exportRows(ctx: SuiteContext, input: LoaderBenchInput, z: LoaderSizes): Promise<BenchRow[]> {
+  const exportS = input.exportMs! / 1000
+  ctx.progress(`export path: CSV ${input.csvUrl} (${input.csvBytes ?? '?'} bytes, export ${exportS.toFixed(1)} s)`)
+  const csv = await repeat(() => csvEpoch(input.csvUrl!, z.batchSize), z)
+  const direct = await repeat(() => directEpoch(input.tableUrl, z), z)
+  const exportRow = valueRow(ctx, `csv export in Node (read version + write 1 file, ${input.exportRows ?? '?'} rows)`, 'latency', 's', [exportS])
+  const csvFirst = firstAndFull(csv, 'first')
+  const csvFull = firstAndFull(csv, 'full')
+  const rows: BenchRow[] = [exportRow,
+    valueRow(ctx, 'csv download+parse (page), first batch', 'latency', 's', csvFirst),
+    valueRow(ctx, 'csv download+parse (page), full epoch', 'latency', 's', csvFull)]
+  const pathFirst = valueRow(ctx, 'csv path: export + download + parse, first batch', 'time to first batch', 's', csvFirst.map(s => s + exportS))
+  const pathFull = valueRow(ctx, 'csv path: export + download + parse, full epoch', 'time to full epoch', 's', csvFull.map(s => s + exportS))
+  const workers = z.exportWorkers
+  rows.push(pathFirst, withPeer(valueRow(ctx, `snapshot loader workers=${workers}: open + plan + first batch`, 'time to first batch', 's', firstAndFull(direct, 'first')), pathFirst))
+  rows.push(pathFull, withPeer(valueRow(ctx, `snapshot loader workers=${workers}: open + plan + full epoch`, 'time to full epoch', 's', firstAndFull(direct, 'full')), pathFull))
+  return rows
+}
+
+/** Download + streaming parse of the CSV into typed batches: seconds to the first batch and to the last. */
+async function csvEpoch(url: string, batchSize: number): Promise<{ first: number; full: number }> {
+  const t0 = performance.now()
+  const res = await fetch(url)
+  if (!res.ok || !res.body) throw new Error(`${url}: HTTP ${res.status}`)
+  const batcher = createCsvBatcher(CLICKS_COLUMNS, batchSize)
+  let first = -1
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    const batches = done ? batcher.end() : batcher.push(value)
+    if (batches.length > 0 && first < 0) first = performance.now() - t0
+    if (done) break
+  }
+  return { first: first / 1000, full: (performance.now() - t0) / 1000 }
+}
+
+/** Open the snapshot, plan, and read one shuffled epoch with the loader: seconds to first and last batch. */
+async function directEpoch(tableUrl: string, z: LoaderSizes): Promise<{ first: number; full: number }> {
+  releaseIdleWorkers() // "from nothing": no warm workers left by the previous run
+  const t0 = performance.now()
+  const snapshot = await openSnapshot(tableUrl)
+  const plan = await planScan(snapshot, { columns: CLICKS_COLUMNS.map(c => c.name) })
+  const loader = createLoader(plan, { assign: { seed: 1, epoch: 0, worldSize: 1, rank: 0 }, batchSize: z.batchSize, spec: SPEC, workers: z.exportWorkers })
+  let first = -1
+  try {
+    for await (const b of loader.batches()) { if (first < 0 && b.size > 0) first = performance.now() - t0 }
+  } finally {
+    await loader.close()
+  }
+  return { first: first / 1000, full: (performance.now() - t0) / 1000 }
+}

@@ -1,0 +1,105 @@
+/**
+ * Buffer layouts the GBDT kernels, their references and the backends share: row and objective
+ * codes, the split record and split table, and trees packed for the predict kernel. These are
+ * formats, not maths, so the backends import them here rather than from a `.ref.ts`.
+ * N = rows, M = nodes evaluated, F = features, K = nodes, T = trees.
+ */
+import type { SplitCandidate, Tree } from '../../models/gbdt/types.ts'
+
+/** Objective ids of the `objective` uniform. */
+export const OBJECTIVE_LOGISTIC = 0
+/** Objective id of `reg:squarederror`. */
+export const OBJECTIVE_SQUARED_ERROR = 1
+
+/** Row position meaning "not sampled this round": its gradient pair is (0, 0). */
+export const ROW_UNUSED = 0xffffffff
+
+/** u32 words per node in split_evaluate's `out` buffer (layout at `decodeSplit`). */
+export const SPLIT_WORDS = 16
+/** `feature` word of a node without any valid split (gain ≤ 0 everywhere). */
+export const NO_FEATURE = 0xffffffff
+
+/** Regularisation of the split gain (XGBoost names), as f32 uniforms. */
+export interface SplitParams { lambda: number; alpha: number; minChildWeight: number }
+
+/** Shape: `nodes` = M, `features` = F; `maskPerNode` 1 = featureMask is [M × F], 0 = [F]. */
+export interface SplitShape { nodes: number; features: number; maskPerNode: number }
+
+/** A SplitCandidate plus the exact integer child sums (children's `nodeSums` next level). */
+export interface SplitResult extends SplitCandidate {
+  /** [gLo, gHi, hLo, hHi] of the left / right child, two's complement 64-bit. */
+  leftSum: Uint32Array
+  rightSum: Uint32Array
+}
+
+/**
+ * Decodes node m of a split_evaluate `out` buffer (from the kernel or the reference): 16 words
+ * [gain f32, feature (NO_FEATURE = none), splitBin i32, defaultLeft, f32 leftG, leftH, rightG,
+ * rightH, then [gLo, gHi, hLo, hHi] of the left child and of the right child].
+ */
+export function decodeSplit(out: Uint32Array, m: number): SplitResult {
+  const o = m * SPLIT_WORDS
+  const f = new Float32Array(out.slice(o, o + 8).buffer)
+  return {
+    gain: f[0], feature: out[o + 1] === NO_FEATURE ? -1 : out[o + 1], splitBin: out[o + 2] | 0,
+    defaultLeft: out[o + 3] !== 0, leftG: f[4], leftH: f[5], rightG: f[6], rightH: f[7],
+    leftSum: out.slice(o + 8, o + 12), rightSum: out.slice(o + 12, o + 16),
+  }
+}
+
+/** Words per node in the split table: [feature, splitBin (i32), defaultLeft, leftChild, rightChild]. */
+export const SPLIT_TABLE_WORDS = 5
+/** Position of a row that takes no part (not sampled); also "no child" in the split table. */
+export const NO_NODE = 0xffffffff
+
+/** Shape: `rows` = N, `rowWords` = ceil(N / 4) of the binned matrix, `nodes` = K. */
+export interface PartitionShape { rows: number; rowWords: number; nodes: number }
+
+/** Words per packed node: left, right (i32, −1 = leaf, tree-local), feature | defaultLeft << 31, splitBin (i32), value (f32 bits). */
+export const NODE_WORDS = 5
+
+/** Trees packed for the predict kernels. */
+export interface PackedTrees {
+  /** u32 [K × 5]; value = split condition at internal nodes, leaf value (eta applied) at leaves. */
+  nodes: Uint32Array<ArrayBuffer>
+  /** u32 [T]: index of each tree's root in `nodes`. */
+  treeOffsets: Uint32Array<ArrayBuffer>
+  /** Longest root-to-leaf path in edges (bounds the kernel's walk). */
+  maxDepth: number
+}
+
+/** Packs `trees` (types.ts Tree arrays) into one flat node buffer. */
+export function packTrees(trees: readonly Tree[]): PackedTrees {
+  const total = trees.reduce((s, t) => s + t.left.length, 0)
+  const nodes = new Uint32Array(total * NODE_WORDS), f32 = new Float32Array(nodes.buffer)
+  const treeOffsets = new Uint32Array(trees.length)
+  let at = 0, maxDepth = 0
+  trees.forEach((t, ti) => {
+    treeOffsets[ti] = at
+    for (let k = 0; k < t.left.length; k++, at++) {
+      const o = at * NODE_WORDS
+      nodes[o] = t.left[k] >>> 0; nodes[o + 1] = t.right[k] >>> 0
+      nodes[o + 2] = ((t.splitIndex[k] & 0x7fffffff) | (t.defaultLeft[k] ? 0x80000000 : 0)) >>> 0
+      nodes[o + 3] = t.splitBin[k] >>> 0
+      f32[o + 4] = t.splitCondition[k]
+    }
+    maxDepth = Math.max(maxDepth, treeDepth(t))
+  })
+  return { nodes, treeOffsets, maxDepth }
+}
+
+/**
+ * Longest root-to-leaf path of `t` in edges (0 for a single leaf or an empty tree). Walks the
+ * children from node 0, not `parent`: XGBoost's JSON stores 2147483647 as the root's parent.
+ */
+function treeDepth(t: Tree): number {
+  let max = 0
+  const stack: Array<[number, number]> = t.left.length ? [[0, 0]] : []
+  while (stack.length) {
+    const [k, d] = stack.pop()!
+    if (d > t.left.length) throw new RangeError(`packTrees: tree has a cycle at node ${k}`)
+    max = Math.max(max, d)
+    if (t.left[k] >= 0) stack.push([t.left[k], d + 1], [t.right[k], d + 1])
+  }
+  return max
+}

@@ -1,0 +1,117 @@
+/**
+ * What a training run is given and what it reports, for every model family: the config (table,
+ * version, label, features, filter, validation, parameters, seed, backend, ranks), the progress
+ * events, the headline summary and the result. Plain data: a config crosses page.evaluate and
+ * postMessage (structured clone).
+ */
+import type { HttpOptions } from '../table/types.ts'
+import type { CollectiveStats } from '../ranks/types.ts'
+import type { MemoryBudget } from '../models/memory-budget.ts'
+import type { RunManifest } from './manifest.ts'
+
+/** The model families (src/run/family.ts). */
+export type ModelName = 'gbdt' | 'recsys'
+
+/** What to train (structured-cloneable: it crosses page.evaluate). */
+export interface TrainConfig {
+  /** Model family: 'gbdt' (default) or 'recsys'. */
+  model?: string
+  /** Table root URL (relative URLs are resolved by the caller). */
+  table: string
+  /** Local folder the CLI served `table` from, for the manifest. */
+  tablePath?: string
+  /** Table version; the CLI pins it (its Node precheck opened the snapshot) so every read agrees. */
+  version?: number
+  label: string
+  features?: string[]
+  filter?: string
+  validTable?: string
+  validTablePath?: string
+  validVersion?: number
+  validFraction?: number
+  /** The family's parameters as given (validated by the family). */
+  params?: Record<string, unknown>
+  /** Seed of the validation split and, unless params.seed is given, of the model. */
+  seed?: number
+  /** 'gpu' (default where WebGPU exists) or 'cpu' (the reference backend). */
+  backend?: 'gpu' | 'cpu'
+  /** Loader workers (default: the loader's). */
+  workers?: number
+  /** Data-parallel ranks: R > 1 trains on R rank workers (src/run/ranks.ts), each with its own device; default 1. */
+  ranks?: number
+  /** Set by the rank job: this rank's share of the rows. */
+  shard?: { rank: number; worldSize: number }
+  /** Memory the run may use (memory-budget.ts): refused up front when the estimate exceeds it. */
+  memoryBudget?: MemoryBudget
+  /**
+   * Extra request headers (e.g. `Authorization: Bearer …` from `--token`), sent only to the
+   * origin of `table` (httpFor); never written into the manifest, metrics or progress.
+   */
+  headers?: Record<string, string>
+  /** Origins besides each table's own that its files may come from (HttpOptions.allowOrigins); default any. */
+  allowOrigins?: string[]
+  /** Other HTTP options for every table of the run (timeouts, an injected fetch); headers go in `headers`. */
+  http?: Omit<HttpOptions, 'headers' | 'allowOrigins'>
+}
+
+/** Progress events: data stages, then one per evaluation (boosting round, or recsys evaluation). */
+export type TrainProgress =
+  | { kind: 'stage'; message: string }
+  | { kind: 'round'; round: number; rounds: number; metrics: Record<string, number>; elapsedMs: number }
+
+/** The headline numbers (what `snaptrain train --json` prints); families add their own. */
+export interface TrainSummary {
+  model: string
+  /** Ranks the run used, with per-collective totals (stats.ts combineStats); absent for R = 1. */
+  ranks?: number
+  collectives?: CollectiveStats[]
+  /** How allreduce travelled between ranks: 'shared memory' (SharedArrayBuffer) or 'messages'. */
+  collective_transport?: 'shared memory' | 'messages'
+  auc: number | null
+  logloss: number | null
+  rounds: number
+  best_iteration: number
+  train_seconds: number
+  rows_train: number
+  rows_valid: number
+  rows_per_second: number
+  adapter: string
+}
+
+/** A finished run: the model file, its manifest, one metrics row per evaluation, the summary. */
+export interface RunResult<M = string | Uint8Array<ArrayBuffer>, S extends TrainSummary = TrainSummary, F extends RunManifest = RunManifest> {
+  model: M
+  manifest: F
+  metrics: Array<Record<string, number>>
+  summary: S
+}
+
+/**
+ * HTTP options for reading the table at `url`: `config.headers` only when `url` has the origin of
+ * `config.table` (a validation table elsewhere gets none); http.ts then sends them only to that
+ * origin, so data files the log names on other hosts never see them either. `allowOrigins`
+ * applies to every table of the run.
+ */
+export function httpFor(
+  config: Pick<TrainConfig, 'table' | 'headers' | 'allowOrigins' | 'http'>, url: string,
+): HttpOptions {
+  const allow: HttpOptions = { ...config.http, ...(config.allowOrigins ? { allowOrigins: config.allowOrigins } : {}) }
+  if (!config.headers) return allow
+  try {
+    return new URL(url).origin === new URL(config.table).origin ? { ...allow, headers: config.headers } : allow
+  } catch {
+    return allow
+  }
+}
+
+/** R of a config; RangeError unless an integer in [1, 64]. */
+export function rankCount(config: { ranks?: number }): number {
+  const r = config.ranks ?? 1
+  if (!Number.isInteger(r) || r < 1 || r > 64) throw new RangeError(`ranks must be an integer in [1, 64], got ${r}`)
+  return r
+}
+
+/** True where this thread has WebGPU (a page or worker of a WebGPU browser; not Node). */
+export function hasWebGpu(): boolean {
+  return typeof navigator !== 'undefined' && Boolean(navigator.gpu)
+}

@@ -1,0 +1,26 @@
+/**
+ * What each model accepts, for space validation (tune/space.ts parseSpace takes one of these):
+ * parameter names and values are checked with the family's own parser, so a space can only hold
+ * values a trial would accept.
+ */
+import type { ModelParamCheck, SweepModel } from '../tune/types.ts'
+import { GBDT_PARAM_NAMES, runParams } from '../models/gbdt/family.ts'
+import { RECSYS_PARAM_NAMES, parseRecsysParams } from '../models/recsys/params.ts'
+
+export { GBDT_PARAM_NAMES }
+
+/** Known parameter names per model. */
+export const MODEL_PARAM_NAMES: Readonly<Record<SweepModel, readonly string[]>> = {
+  gbdt: GBDT_PARAM_NAMES,
+  recsys: RECSYS_PARAM_NAMES,
+}
+
+/** The parameter checks of each model. */
+export const MODEL_PARAMS: Readonly<Record<SweepModel, ModelParamCheck>> = {
+  gbdt: { model: 'gbdt', names: GBDT_PARAM_NAMES, check: raw => { runParams({ params: raw }) } },
+  recsys: {
+    model: 'recsys', names: RECSYS_PARAM_NAMES, check: raw => { parseRecsysParams(raw) },
+    // recsys refuses weight_decay > 0 unless optimizer is adamw: probe the value's own range only.
+    probe: (name, value) => (name !== 'optimizer' ? { [name]: value, optimizer: 'adamw' } : { [name]: value }),
+  },
+}

@@ -1,0 +1,103 @@
+/**
+ * Sweep validation and planning, pure (no GPU, no data): config → parsed space, strategy options
+ * and a fresh strategy, with every problem named before anything runs; the plan's cost in
+ * resource units; the parallelism an adapter allows. The page API and the CLI both use it.
+ */
+import type { AdapterSummary } from '../gpu/types.ts'
+import { adapterLabel } from '../gpu/device.ts'
+import { fullBudgetSeconds, planCost, reachedResource } from '../tune/cost.ts'
+import { DEFAULT_TRIALS, defaultSpace } from '../tune/defaults.ts'
+import { parseSpace } from '../tune/space.ts'
+import { MODEL_PARAMS } from './model-params.ts'
+import { createStrategy, resolveStrategyOptions } from '../tune/strategy.ts'
+import type { Bracket, SearchSpace, Strategy, StrategyOptions, SweepConfig, SweepState } from '../tune/types.ts'
+
+/** Most trials in parallel on a software adapter (CPU threads shared by every device) and on a GPU. */
+export const PARALLEL_LIMIT = { software: 4, hardware: 8 } as const
+/** Default parallelism per adapter kind. */
+export const PARALLEL_DEFAULT = { software: 2, hardware: 4 } as const
+
+/** What planSweep answers (the "what this will cost" view and the CLI's checks). */
+export interface SweepPlan {
+  /** Every problem found (empty = runnable). */
+  errors: string[]
+  /** Trial requests (promotions included). */
+  trials: number
+  brackets: Bracket[]
+  /** Resource units (rounds / epochs) the plan trains, and the same configurations at full budget. */
+  resourceTotal: number
+  resourceFullBudget: number
+}
+
+/** A validated sweep: space, strategy options and a fresh strategy. */
+export interface PreparedSweep { space: SearchSpace; options: StrategyOptions; strategy: Strategy }
+
+/** Validates `config` and builds its strategy; throws RangeError naming the bad field. */
+export function prepareSweep(config: SweepConfig): PreparedSweep {
+  if (config.model !== 'gbdt' && config.model !== 'recsys') throw new RangeError(`model: must be 'gbdt' or 'recsys', got ${JSON.stringify(config.model)}`)
+  if (config.metric !== undefined && config.metric !== 'auc' && config.metric !== 'logloss') throw new RangeError(`metric: must be 'auc' or 'logloss', got ${JSON.stringify(config.metric)}`)
+  if (!config.label) throw new RangeError('label: required')
+  if (config.validFraction !== undefined && !(config.validFraction > 0 && config.validFraction < 1)) throw new RangeError(`validFraction: must be in (0, 1), got ${config.validFraction}`)
+  if (config.validFraction !== undefined && config.validTable) throw new RangeError('validTable and validFraction: give at most one')
+  if (config.parallel !== undefined && !(Number.isInteger(config.parallel) && config.parallel >= 1)) throw new RangeError(`parallel: must be an integer ≥ 1, got ${config.parallel}`)
+  const space = parseSpace(config.space ?? defaultSpace(config.model), MODEL_PARAMS[config.model])
+  const options = resolveStrategyOptions(config.model, {
+    strategy: config.strategy, trials: config.trials, seed: config.seed, minResource: config.minResource, maxResource: config.maxResource,
+    eta: config.eta, direction: config.metric === 'logloss' ? 'minimize' : 'maximize',
+  })
+  return { space, options, strategy: createStrategy(space, options) }
+}
+
+/** The plan of `config` and every error found (nothing runs). */
+export function planSweep(config: SweepConfig, adapter?: AdapterSummary): SweepPlan {
+  const errors: string[] = []
+  let prepared: PreparedSweep | undefined
+  try {
+    prepared = prepareSweep(config)
+  } catch (e) {
+    errors.push((e as Error).message)
+  }
+  try {
+    if (config.parallel !== undefined) checkParallel(config.parallel, adapter)
+  } catch (e) {
+    errors.push((e as Error).message)
+  }
+  if (!prepared) return { errors, trials: 0, brackets: [], resourceTotal: 0, resourceFullBudget: 0 }
+  const brackets = prepared.strategy.plan()
+  const c = planCost(brackets, prepared.options.maxResource)
+  return { errors, trials: c.trials || (config.trials ?? DEFAULT_TRIALS), brackets, resourceTotal: config.strategy === 'asha' ? c.resourceWarm : c.resource, resourceFullBudget: c.fullBudget }
+}
+
+/** Software adapters (SwiftShader, fallback) share the CPU's threads between devices. */
+export function isSoftware(adapter?: AdapterSummary): boolean {
+  return !adapter || adapter.isFallbackAdapter || /swiftshader|llvmpipe|software/i.test(`${adapter.vendor} ${adapter.architecture} ${adapter.description}`)
+}
+
+/** Throws naming `parallel` when above what `adapter` allows (without an adapter: the hardware limit). */
+export function checkParallel(parallel: number, adapter?: AdapterSummary): void {
+  const limit = adapter ? PARALLEL_LIMIT[isSoftware(adapter) ? 'software' : 'hardware'] : PARALLEL_LIMIT.hardware
+  if (parallel > limit) throw new RangeError(`parallel: at most ${limit} trials in parallel on ${adapter ? adapterLabel(adapter) : 'any adapter'}, got ${parallel}`)
+}
+
+/** Trials in parallel: the config's (checked against the adapter), else the adapter's default. */
+export function resolveParallel(config: SweepConfig, adapter: AdapterSummary): number {
+  if (config.parallel !== undefined) {
+    checkParallel(config.parallel, adapter)
+    return config.parallel
+  }
+  return PARALLEL_DEFAULT[isSoftware(adapter) ? 'software' : 'hardware']
+}
+
+/**
+ * GPU-seconds of the sweep's configurations at full budget. Rung strategies (Hyperband, ASHA,
+ * BOHB): each configuration at R (cost.ts). Grid, random and TPE train every trial at its own
+ * requested resource already (config.num_round / epochs, else R), so their full budget is each
+ * trial's rate × its requested resource — the GPU-seconds spent, unless a trial failed early.
+ */
+export function fullBudget(s: SweepState, maxResource: number): number {
+  if (['hyperband', 'asha', 'bohb'].includes(s.config.strategy)) return fullBudgetSeconds(s.trials, maxResource)
+  return s.trials.reduce((sum, t) => {
+    const reached = reachedResource(t)
+    return reached > 0 ? sum + (t.gpuSeconds / reached) * t.resource : sum
+  }, 0)
+}

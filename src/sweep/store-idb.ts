@@ -1,0 +1,106 @@
+/**
+ * A SweepStore over IndexedDB (the page): database 'snaptrain', object stores 'sweeps' (keyPath
+ * id) and 'artifacts' (key `${sweepId}/${trialId}/${name}`, one entry per TrialArtifacts field).
+ * Every write resolves only when its transaction completed with durability 'strict', so a sweep
+ * put before a reload or a crash is there after it.
+ */
+import type { SweepState, SweepStore, TrialArtifacts } from '../tune/types.ts'
+
+/** Database name. */
+export const IDB_NAME = 'snaptrain'
+/** Schema version (1: stores 'sweeps' and 'artifacts'). */
+export const IDB_VERSION = 1
+const SWEEPS = 'sweeps'
+const ARTIFACTS = 'artifacts'
+
+/** IndexedDB SweepStore; open with IdbStore.open(). list() is ordered by createdAt, then id. */
+export class IdbStore implements SweepStore {
+  private constructor(private db: IDBDatabase) {
+    // Another tab upgrading the schema must not be blocked by this connection.
+    db.onversionchange = () => db.close()
+  }
+
+  /** Opens (creating on first use) database `name` from `factory` (default globalThis.indexedDB). */
+  static async open(name = IDB_NAME, factory: IDBFactory = globalThis.indexedDB): Promise<IdbStore> {
+    if (!factory) throw new Error('IndexedDB is not available in this context (sweeps cannot be stored)')
+    const req = factory.open(name, IDB_VERSION)
+    req.onupgradeneeded = () => {
+      const db = req.result
+      if (!db.objectStoreNames.contains(SWEEPS)) db.createObjectStore(SWEEPS, { keyPath: 'id' })
+      if (!db.objectStoreNames.contains(ARTIFACTS)) db.createObjectStore(ARTIFACTS)
+    }
+    return new IdbStore(await request(req, `open IndexedDB '${name}'`))
+  }
+
+  /** Closes the connection (later calls fail). */
+  close(): void {
+    this.db.close()
+  }
+
+  /** Stores `state` under state.id; resolves once durable. */
+  async put(state: SweepState): Promise<void> {
+    await this.write([SWEEPS], tx => { tx.objectStore(SWEEPS).put(state) })
+  }
+
+  /** Sweep `id`, or undefined. */
+  async get(id: string): Promise<SweepState | undefined> {
+    return request(this.db.transaction(SWEEPS).objectStore(SWEEPS).get(id), `get sweep ${id}`) as Promise<SweepState | undefined>
+  }
+
+  /** Every sweep, oldest first. */
+  async list(): Promise<SweepState[]> {
+    const all = await request(this.db.transaction(SWEEPS).objectStore(SWEEPS).getAll(), 'list sweeps') as SweepState[]
+    return all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
+  }
+
+  /** Deletes sweep `id` and all its artifacts in one transaction. */
+  async delete(id: string): Promise<void> {
+    await this.write([SWEEPS, ARTIFACTS], tx => {
+      tx.objectStore(SWEEPS).delete(id)
+      tx.objectStore(ARTIFACTS).delete(prefixRange(`${id}/`))
+    })
+  }
+
+  /** Stores each field of `a` for trial `trialId` (fields given replace earlier ones); resolves once durable. */
+  async putArtifacts(sweepId: string, trialId: number, a: TrialArtifacts): Promise<void> {
+    await this.write([ARTIFACTS], tx => {
+      const store = tx.objectStore(ARTIFACTS)
+      for (const [name, value] of Object.entries(a)) if (value !== undefined) store.put(value, `${sweepId}/${trialId}/${name}`)
+    })
+  }
+
+  /** Trial `trialId`'s artifacts, or undefined when none were stored. */
+  async getArtifacts(sweepId: string, trialId: number): Promise<TrialArtifacts | undefined> {
+    const prefix = `${sweepId}/${trialId}/`
+    const store = this.db.transaction(ARTIFACTS).objectStore(ARTIFACTS)
+    const [keys, values] = await Promise.all([
+      request(store.getAllKeys(prefixRange(prefix)), `get artifacts ${prefix}`),
+      request(store.getAll(prefixRange(prefix)), `get artifacts ${prefix}`),
+    ])
+    if (keys.length === 0) return undefined
+    return Object.fromEntries(keys.map((k, i) => [String(k).slice(prefix.length), values[i]])) as TrialArtifacts
+  }
+
+  private write(stores: string[], fill: (tx: IDBTransaction) => void): Promise<void> {
+    const tx = this.db.transaction(stores, 'readwrite', { durability: 'strict' })
+    const done = new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve()
+      tx.onerror = () => reject(new Error(`IndexedDB write to ${stores.join(', ')} failed: ${tx.error?.message ?? 'unknown error'}`))
+      tx.onabort = () => reject(new Error(`IndexedDB write to ${stores.join(', ')} aborted: ${tx.error?.message ?? 'no reason given'}`))
+    })
+    fill(tx)
+    return done
+  }
+}
+
+/** Keys starting with `prefix` ('\uffff' sorts after every character a key here uses). */
+function prefixRange(prefix: string): IDBKeyRange {
+  return IDBKeyRange.bound(prefix, `${prefix}\uffff`)
+}
+
+function request<T>(req: IDBRequest<T>, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result)
+    req.onerror = () => reject(new Error(`${what}: ${req.error?.message ?? 'IndexedDB error'}`))
+  })
+}

@@ -1,0 +1,88 @@
+/**
+ * The one sweep trial runner: a trial *is* a training run. It takes the family's rows from the
+ * sweep's data cache (loaded once by the family, data-cache.ts), trains through the same
+ * `family.train` and `family.finish` as `snaptrain train` (src/run/pipeline.ts) on the slot's
+ * device, reports the sweep's metric at every resource step (GBDT: each round; recsys: each epoch
+ * end) and stops at once on 'stop'. The trial's manifest is the run's, marked as a trial.
+ * Recommender model files are large (embedding tables and optimizer state), so a recsys trial keeps
+ * its model only when it beats every earlier trial of this sweep (O(log n) files in expectation);
+ * GBDT trials keep theirs. GPU-seconds = the slot queue's busy time over the trial.
+ */
+import type { PipelineCache } from '../gpu/pipeline-cache.ts'
+import type { HistogramKernel } from '../kernels/gbdt/histogram_choice.ts'
+import type { BackendFactory } from '../models/gbdt/backend.ts'
+import type { RunResult } from '../run/config.ts'
+import type { TrainInput } from '../run/family.ts'
+import { sweepRunConfig, type StageListener, type SweepData } from './data-cache.ts'
+import type { GpuBusyClock } from './gpu-busy.ts'
+import { minimizes } from '../tune/sweep-state.ts'
+import type { SweepConfig, TrialRunner } from '../tune/types.ts'
+
+/** What a slot's runner needs: the sweep, its shared data, the slot's device. */
+export interface TrialRunnerContext {
+  config: SweepConfig
+  /** The sweep's data (data-cache.ts): its family and what the family loaded once. */
+  data: SweepData
+  /** Pipelines of the slot's device (compiled once per slot); absent: the CPU reference backend. */
+  cache?: PipelineCache
+  /** Busy time of the slot's queue (absent: GPU-seconds 0). */
+  clock?: GpuBusyClock
+  /** GBDT: the histogram kernel chosen once per slot. */
+  kernel?: HistogramKernel
+  /** GBDT backend override (tests: the CPU reference). */
+  backend?: BackendFactory
+  /** Hears the binning of a max_bin not yet binned. */
+  onStage?: StageListener
+  /** Best metric so far, shared by the runners of one sweep (decides which recsys models are kept). */
+  best?: { metric?: number }
+}
+
+/** The runner of one slot. */
+export function createTrialRunner(ctx: TrialRunnerContext): TrialRunner {
+  const { family, shared } = ctx.data
+  const metric = ctx.config.metric ?? 'auc'
+  const input: TrainInput = { config: sweepRunConfig(ctx.config), onProgress: () => {}, hooks: {} }
+  // The slot's device, for either family (GBDT without a device: the CPU reference unless given).
+  const slot = { cache: ctx.cache, kernel: ctx.kernel, backend: ctx.backend }
+  return {
+    async run(req, report, signal) {
+      const spec = { fixed: ctx.config.fixed, config: req.config, resource: req.resource, seed: ctx.config.seed, metric }
+      const { params, data } = await family.trial(shared, spec, ctx.onStage)
+      await ctx.clock?.idle()
+      const busy0 = ctx.clock?.seconds() ?? 0
+      let value: number | undefined
+      const trained = await family.train(data, params, input, (index, metrics) => {
+        if (signal.aborted) return 'stop'
+        value = metrics[metric]
+        if (value === undefined) throw new Error(`trial ${req.id}: no validation ${metric} after ${family.name === 'gbdt' ? 'round' : 'epoch'} ${index + 1}`)
+        return report(index + 1, value) === 'stop' ? 'stop' : undefined
+      }, slot)
+      const run = family.finish(data, trained, params, input, 0)
+      await ctx.clock?.idle()
+      const keep = family.name === 'gbdt' || (value !== undefined && isBetter(ctx, value))
+      const manifest = { ...run.manifest, kind: 'snaptrain-sweep-trial', trial: req.id, metric: value ?? null, model_kept: keep }
+      return { gpuSeconds: (ctx.clock?.seconds() ?? 0) - busy0, artifacts: { model: keep ? modelText(run) : undefined, manifest } }
+    },
+  }
+}
+
+/** The model as the store keeps it: XGBoost JSON as is, a binary model file as base64. */
+function modelText(run: RunResult): string {
+  return typeof run.model === 'string' ? run.model : base64(run.model)
+}
+
+/** True (and recorded) when `metric` beats the sweep's best so far. */
+function isBetter(ctx: TrialRunnerContext, metric: number): boolean {
+  const best = ctx.best ?? (ctx.best = {})
+  const sign = minimizes(ctx.config) ? -1 : 1
+  if (best.metric !== undefined && !(sign * metric > sign * best.metric)) return false
+  best.metric = metric
+  return true
+}
+
+/** Base64 of `bytes` (chunked: String.fromCharCode takes a bounded argument list). */
+export function base64(bytes: Uint8Array): string {
+  let s = ''
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  return btoa(s)
+}
