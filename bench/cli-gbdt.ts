@@ -11,7 +11,14 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { generateSynthetic, rowMajor, SYNTHETIC_FEATURES } from '../tools/datagen/synthetic.ts'
 import type { GbdtBenchInput, GbdtPeerResult, GbdtSize } from './gbdt-types.ts'
-import { GBDT_PEER_THREADS, GBDT_SIZES, GBDT_SIZES_QUICK, GBDT_TRAIN_SEED, GBDT_VALID_SEED, validRows } from './gbdt-types.ts'
+import {
+  GBDT_PEER_THREADS,
+  GBDT_SIZES,
+  GBDT_SIZES_QUICK,
+  GBDT_TRAIN_SEED,
+  GBDT_VALID_SEED,
+  validRows,
+} from './gbdt-types.ts'
 import { estimateBaseScore } from '../src/models/gbdt/objective.ts'
 import type { CliIo } from '../src/cli/io.ts'
 import { PROJECT_ROOT } from '../src/serve/page-server.ts'
@@ -52,16 +59,28 @@ async function peerUnavailable(): Promise<string | undefined> {
  * Writes train/valid features and labels of `size` under `dir` (row-major f32, then labels), and
  * returns the 4 paths with our default base_score for the peer (peerBaseScore).
  */
-export async function writeSynthetic(size: GbdtSize, dir: string, io: CliIo): Promise<{ paths: string[]; baseScore: string }> {
-  const stem = (part: string, rows: number, seed: number): string => join(dir, `higgs-like-${rows}-s${seed}.${part}.f32`)
+export async function writeSynthetic(
+  size: GbdtSize,
+  dir: string,
+  io: CliIo,
+): Promise<{ paths: string[]; baseScore: string }> {
+  const stem = (part: string, rows: number, seed: number): string =>
+    join(dir, `higgs-like-${rows}-s${seed}.${part}.f32`)
   const nv = validRows(size.rows)
-  const paths = [stem('x', size.rows, GBDT_TRAIN_SEED), stem('y', size.rows, GBDT_TRAIN_SEED), stem('x', nv, GBDT_VALID_SEED), stem('y', nv, GBDT_VALID_SEED)]
+  const paths = [
+    stem('x', size.rows, GBDT_TRAIN_SEED),
+    stem('y', size.rows, GBDT_TRAIN_SEED),
+    stem('x', nv, GBDT_VALID_SEED),
+    stem('y', nv, GBDT_VALID_SEED),
+  ]
   io.err(`gbdt: writing the synthetic tables (n=${size.rows} + ${nv}) to ${dir}`)
   await mkdir(dir, { recursive: true })
-  const train = generateSynthetic(size.rows, GBDT_TRAIN_SEED), valid = generateSynthetic(nv, GBDT_VALID_SEED)
+  const train = generateSynthetic(size.rows, GBDT_TRAIN_SEED),
+    valid = generateSynthetic(nv, GBDT_VALID_SEED)
   const arrays = [rowMajor(train.columns), train.labels, rowMajor(valid.columns), valid.labels]
   // Little-endian float32 on every platform Node runs WebGPU-capable Chromium on.
-  for (let i = 0; i < 4; i++) await writeFile(paths[i], new Uint8Array(arrays[i].buffer, arrays[i].byteOffset, arrays[i].byteLength))
+  for (let i = 0; i < 4; i++)
+    await writeFile(paths[i], new Uint8Array(arrays[i].buffer, arrays[i].byteOffset, arrays[i].byteLength))
   return { paths, baseScore: peerBaseScore(train.labels) }
 }
 

@@ -19,31 +19,53 @@ import { serveDirectory } from '../src/serve/server.ts'
 export const BENCH_CLICKS_ROWS = 1_000_000
 
 /** Where the bench's table lives and where its CSV goes, for the full or the quick run. */
-export function loaderBenchPaths(quick: boolean, root = PROJECT_ROOT): { tableDir: string; rows: number; csvPath: string } {
+export function loaderBenchPaths(
+  quick: boolean,
+  root = PROJECT_ROOT,
+): { tableDir: string; rows: number; csvPath: string } {
   const rows = quick ? 200_000 : BENCH_CLICKS_ROWS
-  const tableDir = quick ? join(root, 'public', 'tables', 'clicks') : join(root, 'bench', 'tables', `clicks-${rows}`, 'clicks')
+  const tableDir = quick
+    ? join(root, 'public', 'tables', 'clicks')
+    : join(root, 'bench', 'tables', `clicks-${rows}`, 'clicks')
   return { tableDir, rows, csvPath: join(root, 'bench', 'tables', `clicks-${rows}.csv`) }
 }
 
 /** Prepared inputs plus the servers to close. */
-export interface PreparedLoaderBench { input: LoaderBenchInput; close(): Promise<void> }
+export interface PreparedLoaderBench {
+  input: LoaderBenchInput
+  close(): Promise<void>
+}
 
 /** Generates the table if missing (saying so on stderr), serves it, exports and times the CSV. */
 export async function prepareLoaderBench(quick: boolean, io: CliIo): Promise<PreparedLoaderBench> {
   const { tableDir, rows, csvPath } = loaderBenchPaths(quick)
   if (!(await stat(join(tableDir, '_delta_log')).catch(() => null))) {
     io.err(`loader: ${tableDir} is missing; generating clicks with ${rows} rows (seed 42), once`)
-    await generateSampleTables({ outDir: dirname(tableDir), rows, tables: ['clicks'], ifMissing: true, log: s => io.err(`loader: ${s}`) })
+    await generateSampleTables({
+      outDir: dirname(tableDir),
+      rows,
+      tables: ['clicks'],
+      ifMissing: true,
+      log: s => io.err(`loader: ${s}`),
+    })
   }
   const tables = await serveDirectory(dirname(tableDir), { cors: true })
-  const csvs = await serveDirectory(dirname(csvPath), { cors: true }).catch(async e => { await tables.close(); throw e })
-  const close = async (): Promise<void> => { await tables.close(); await csvs.close() }
+  const csvs = await serveDirectory(dirname(csvPath), { cors: true }).catch(async e => {
+    await tables.close()
+    throw e
+  })
+  const close = async (): Promise<void> => {
+    await tables.close()
+    await csvs.close()
+  }
   try {
     const tableUrl = `${tables.url}clicks/`
     const snapshot = await openSnapshot(tableUrl)
     io.err(`loader: exporting ${tableDir} version ${snapshot.version} to ${csvPath}`)
     const done = await exportSnapshotCsv(snapshot, columns => streamRows(snapshot, { columns }), resolve(csvPath))
-    io.err(`loader: export wrote ${done.rows} rows, ${(done.bytes / 1e6).toFixed(1)} MB in ${(done.ms / 1000).toFixed(1)} s`)
+    io.err(
+      `loader: export wrote ${done.rows} rows, ${(done.bytes / 1e6).toFixed(1)} MB in ${(done.ms / 1000).toFixed(1)} s`,
+    )
     const csvUrl = `${csvs.url}${encodeURIComponent(csvPath.slice(dirname(csvPath).length + 1))}`
     return { input: { tableUrl, csvUrl, exportMs: done.ms, exportRows: done.rows, csvBytes: done.bytes }, close }
   } catch (e) {

@@ -23,7 +23,15 @@ import { prepareLoaderBench } from './cli-loader.ts'
 import { prepareGbdtBench } from './cli-gbdt.ts'
 
 /** Parsed `snaptrain bench` options. */
-export interface BenchArgs { suite: string; out?: string; quick: boolean; json: boolean; markdown: boolean; timeoutS: number; help: boolean }
+export interface BenchArgs {
+  suite: string
+  out?: string
+  quick: boolean
+  json: boolean
+  markdown: boolean
+  timeoutS: number
+  help: boolean
+}
 
 const USAGE = `usage: snaptrain bench [--suite NAME|all] [--out FILE] [--quick] [--json] [--markdown] [--timeout SECONDS]
 
@@ -41,10 +49,12 @@ ${SUITE_NAMES.map(n => `  ${n.padEnd(10)}${SUITES[n]}`).join('\n')}`
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const a: BenchArgs = { suite: 'device', quick: false, json: false, markdown: false, timeoutS: 900, help: false }
   for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s, 2) : [argv[i], undefined]
+    const [flag, inline] =
+      argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s, 2) : [argv[i], undefined]
     const value = (): string => {
       const v = inline ?? argv[++i]
-      if (v === undefined || (inline === undefined && v.startsWith('--'))) throw new Error(`bench: ${flag} needs a value`)
+      if (v === undefined || (inline === undefined && v.startsWith('--')))
+        throw new Error(`bench: ${flag} needs a value`)
       return v
     }
     if (flag === '--suite') a.suite = value()
@@ -75,14 +85,22 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.err(`snaptrain: ${(e as Error).message}\n${USAGE}`)
     return 2
   }
-  if (args.help) { io.out(USAGE); return 0 }
+  if (args.help) {
+    io.out(USAGE)
+    return 0
+  }
   const suites = args.suite === 'all' ? [...SUITE_NAMES] : [args.suite]
   const commit = gitCommit()
   const date = new Date().toISOString()
-  const { rows, adapter } = await bounded(args.timeoutS, closers => runInBrowser(suites, args.quick, commit, io, closers))
+  const { rows, adapter } = await bounded(args.timeoutS, closers =>
+    runInBrowser(suites, args.quick, commit, io, closers),
+  )
   const out = resolve(args.out ?? resolve(PROJECT_ROOT, 'bench', 'results', `${args.suite}-${fileStamp(date)}.json`))
   mkdirSync(dirname(out), { recursive: true })
-  writeFileSync(out, JSON.stringify({ suite: args.suite, commit, date, quick: args.quick, adapter, rows }, null, 2) + '\n')
+  writeFileSync(
+    out,
+    JSON.stringify({ suite: args.suite, commit, date, quick: args.quick, adapter, rows }, null, 2) + '\n',
+  )
   // The scale-out suite's plot (bench/README.md "Scale-out"), drawn in Node from the rows.
   if (suites.includes('scaleout')) writeFileSync(out.replace(/\.json$/, '') + '.svg', scaleoutSvg(scaleoutPoints(rows)))
   io.out(args.markdown ? formatMarkdown(rows) : formatTable(rows))
@@ -94,7 +112,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 /** Things to close when the run ends, however it ends (newest first). */
 type Closers = Array<() => Promise<void>>
 
-async function runInBrowser(suites: string[], quick: boolean, commit: string, io: CliIo, closers: Closers): Promise<{ rows: BenchRow[]; adapter?: AdapterSummary }> {
+async function runInBrowser(
+  suites: string[],
+  quick: boolean,
+  commit: string,
+  io: CliIo,
+  closers: Closers,
+): Promise<{ rows: BenchRow[]; adapter?: AdapterSummary }> {
   // The loader suite's table, CSV export and their servers are prepared in Node first.
   const loader = suites.includes('loader') ? await prepareLoaderBench(quick, io) : undefined
   if (loader) closers.push(() => loader.close())
@@ -109,7 +133,7 @@ async function runInBrowser(suites: string[], quick: boolean, commit: string, io
   const rows: BenchRow[] = []
   for (const suite of suites) {
     const extra = suite === 'loader' && loader ? { loader: loader.input } : suite === 'gbdt' && gbdt ? { gbdt } : {}
-    rows.push(...await page.evaluate<BenchRow[]>(suiteScript(suite, quick, commit, extra)))
+    rows.push(...(await page.evaluate<BenchRow[]>(suiteScript(suite, quick, commit, extra))))
   }
   return { rows, adapter }
 }
@@ -119,7 +143,12 @@ async function runInBrowser(suites: string[], quick: boolean, commit: string, io
  * app's `window.snaptrain` has no bench entry). tsx compiles this file with esbuild's keepNames, whose
  * `__name(...)` wrappers would break a function passed to page.evaluate (undefined in the page).
  */
-export function suiteScript(suite: string, quick: boolean, commit: string, extra: Record<string, unknown> = {}): string {
+export function suiteScript(
+  suite: string,
+  quick: boolean,
+  commit: string,
+  extra: Record<string, unknown> = {},
+): string {
   const opts = JSON.stringify({ quick, commit, ...extra })
   return `(() => {
     const w = window
@@ -153,7 +182,11 @@ export function withBenchTimeout<T>(p: Promise<T>, seconds: number): Promise<T> 
 /** Short HEAD commit, or '' outside a git checkout. */
 export function gitCommit(): string {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: PROJECT_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim()
   } catch {
     return ''
   }

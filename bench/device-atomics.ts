@@ -28,7 +28,10 @@ export async function atomicRows(ctx: SuiteContext, z: DeviceSizes): Promise<Ben
   const maxK = ctx.device.limits.maxComputeWorkgroupStorageSize / 4
   const rows: BenchRow[] = []
   for (const k of z.atomicKs) {
-    const buffers = { keys: uploadBuffer(ctx.device, randomKeys(z.atomicN, k)), counters: createBuffer(ctx.device, 4 * k) }
+    const buffers = {
+      keys: uploadBuffer(ctx.device, randomKeys(z.atomicN, k)),
+      counters: createBuffer(ctx.device, 4 * k),
+    }
     try {
       const peer = await atomicRow(ctx, z, atomicAddStorageCall(buffers, { n: z.atomicN, k }, { WG: 256 }), 'wg=256')
       rows.push(peer)
@@ -38,13 +41,19 @@ export async function atomicRows(ctx: SuiteContext, z: DeviceSizes): Promise<Ben
         rows.push(withPeer(await atomicRow(ctx, z, call, `wg=${WG}`), peer))
       }
     } finally {
-      buffers.keys.destroy(); buffers.counters.destroy()
+      buffers.keys.destroy()
+      buffers.counters.destroy()
     }
   }
   return rows
 }
 
-async function atomicRow(ctx: SuiteContext, z: DeviceSizes, call: KernelCall<AtomicAddShape>, tag: string): Promise<BenchRow> {
+async function atomicRow(
+  ctx: SuiteContext,
+  z: DeviceSizes,
+  call: KernelCall<AtomicAddShape>,
+  tag: string,
+): Promise<BenchRow> {
   const workload = `${call.spec.name} k=${call.shape.k} n=${call.shape.n} ${tag}`
   ctx.progress(workload)
   const ts = new TimestampQueryManager(ctx.device)
@@ -52,8 +61,15 @@ async function atomicRow(ctx: SuiteContext, z: DeviceSizes, call: KernelCall<Ato
   try {
     // One dispatch per submit: counters keep accumulating across samples, which is harmless.
     const samples = await measure(() => timeKernel(ctx.device, kernel, 1, ts), z)
-    return makeRow(ctx, { workload, metric: 'throughput', unit: 'M ops/s', samples, fromSeconds: s => call.shape.n / s / 1e6 })
+    return makeRow(ctx, {
+      workload,
+      metric: 'throughput',
+      unit: 'M ops/s',
+      samples,
+      fromSeconds: s => call.shape.n / s / 1e6,
+    })
   } finally {
-    kernel.destroy(); ts.destroy()
+    kernel.destroy()
+    ts.destroy()
   }
 }

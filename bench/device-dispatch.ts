@@ -25,7 +25,19 @@ export async function dispatchRows(ctx: SuiteContext, z: DeviceSizes): Promise<B
     return { wallMs }
   }, z)
   return [
-    makeRow(ctx, { workload: `noop dispatch ×${d} wg=64`, metric: 'latency', unit: 'µs', samples: dispatchSamples, fromSeconds: s => (s * 1e6) / d }),
-    makeRow(ctx, { workload: `empty submit→done ×${trips}`, metric: 'latency', unit: 'µs', samples: tripSamples, fromSeconds: s => (s * 1e6) / trips }),
+    makeRow(ctx, {
+      workload: `noop dispatch ×${d} wg=64`,
+      metric: 'latency',
+      unit: 'µs',
+      samples: dispatchSamples,
+      fromSeconds: s => (s * 1e6) / d,
+    }),
+    makeRow(ctx, {
+      workload: `empty submit→done ×${trips}`,
+      metric: 'latency',
+      unit: 'µs',
+      samples: tripSamples,
+      fromSeconds: s => (s * 1e6) / trips,
+    }),
   ]
 }

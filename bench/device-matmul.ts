@@ -25,13 +25,21 @@ export async function matmulRows(ctx: SuiteContext, z: DeviceSizes): Promise<Ben
     const shape = { m: size, k: size, n: size }
     const rng = new Rng(size)
     // Random operands: zeros could let a software rasteriser take shortcuts.
-    const buffers = { a: uploadBuffer(ctx.device, rng.floats(size * size)), b: uploadBuffer(ctx.device, rng.floats(size * size)), c: createBuffer(ctx.device, 4 * size * size) }
+    const buffers = {
+      a: uploadBuffer(ctx.device, rng.floats(size * size)),
+      b: uploadBuffer(ctx.device, rng.floats(size * size)),
+      c: createBuffer(ctx.device, 4 * size * size),
+    }
     try {
       const naive: BenchRow[] = []
-      for (const w of [8, 16]) naive.push(await matmulRow(ctx, z, matmulNaiveCall(buffers, shape, { WX: w, WY: w }), `wg=${w}x${w}`))
+      for (const w of [8, 16])
+        naive.push(await matmulRow(ctx, z, matmulNaiveCall(buffers, shape, { WX: w, WY: w }), `wg=${w}x${w}`))
       const peer = bestRow(naive)
       rows.push(...naive)
-      for (const t of [8, 16]) rows.push(withPeer(await matmulRow(ctx, z, matmulTiledCall(buffers, shape, {}, { TILE: t }), `tile=${t}`), peer))
+      for (const t of [8, 16])
+        rows.push(
+          withPeer(await matmulRow(ctx, z, matmulTiledCall(buffers, shape, {}, { TILE: t }), `tile=${t}`), peer),
+        )
     } finally {
       destroyAll(buffers)
     }
@@ -39,7 +47,12 @@ export async function matmulRows(ctx: SuiteContext, z: DeviceSizes): Promise<Ben
   return rows
 }
 
-async function matmulRow(ctx: SuiteContext, z: DeviceSizes, call: KernelCall<MatmulShape>, tag: string): Promise<BenchRow> {
+async function matmulRow(
+  ctx: SuiteContext,
+  z: DeviceSizes,
+  call: KernelCall<MatmulShape>,
+  tag: string,
+): Promise<BenchRow> {
   const { m, k, n } = call.shape
   const workload = `${call.spec.name} ${m}x${k}x${n} ${tag}`
   ctx.progress(workload)
@@ -50,10 +63,13 @@ async function matmulRow(ctx: SuiteContext, z: DeviceSizes, call: KernelCall<Mat
     const flops = matmulFlops(call.shape)
     return makeRow(ctx, { workload, metric: 'throughput', unit: 'GFLOP/s', samples, fromSeconds: s => flops / s / 1e9 })
   } finally {
-    kernel.destroy(); ts.destroy()
+    kernel.destroy()
+    ts.destroy()
   }
 }
 
 function destroyAll(buffers: MatmulBuffers): void {
-  buffers.a.destroy(); buffers.b.destroy(); buffers.c.destroy()
+  buffers.a.destroy()
+  buffers.b.destroy()
+  buffers.c.destroy()
 }

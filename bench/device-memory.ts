@@ -17,7 +17,8 @@ const GB = 1e9
 /** stream_rmw GB/s at each workgroup size. */
 export async function streamRows(ctx: SuiteContext, z: DeviceSizes): Promise<BenchRow[]> {
   const n = z.streamN
-  const a = createBuffer(ctx.device, 4 * n), b = createBuffer(ctx.device, 4 * n)
+  const a = createBuffer(ctx.device, 4 * n),
+    b = createBuffer(ctx.device, 4 * n)
   const ts = new TimestampQueryManager(ctx.device)
   const rows: BenchRow[] = []
   try {
@@ -28,10 +29,20 @@ export async function streamRows(ctx: SuiteContext, z: DeviceSizes): Promise<Ben
       const samples = await measure(() => timeKernel(ctx.device, k, z.inner, ts), z)
       k.destroy()
       const bytes = STREAM_RMW_BYTES_PER_ELEMENT * n * z.inner
-      rows.push(makeRow(ctx, { workload: `stream_rmw n=${n} wg=${WG}`, metric: 'bandwidth', unit: 'GB/s', samples, fromSeconds: s => bytes / s / GB }))
+      rows.push(
+        makeRow(ctx, {
+          workload: `stream_rmw n=${n} wg=${WG}`,
+          metric: 'bandwidth',
+          unit: 'GB/s',
+          samples,
+          fromSeconds: s => bytes / s / GB,
+        }),
+      )
     }
   } finally {
-    a.destroy(); b.destroy(); ts.destroy()
+    a.destroy()
+    b.destroy()
+    ts.destroy()
   }
   return rows
 }
@@ -39,24 +50,44 @@ export async function streamRows(ctx: SuiteContext, z: DeviceSizes): Promise<Ben
 /** copyBufferToBuffer GB/s, then the copy kernel at each workgroup size with it as the peer. */
 export async function copyRows(ctx: SuiteContext, z: DeviceSizes): Promise<BenchRow[]> {
   const n = z.streamN
-  const src = createBuffer(ctx.device, 4 * n), dst = createBuffer(ctx.device, 4 * n)
+  const src = createBuffer(ctx.device, 4 * n),
+    dst = createBuffer(ctx.device, 4 * n)
   const ts = new TimestampQueryManager(ctx.device)
   const bytes = COPY_BYTES_PER_ELEMENT * n * z.inner
   try {
     ctx.progress(`copyBufferToBuffer ${4 * n} bytes`)
     const copySamples = await measure(() => timeCopies(ctx.device, src, dst, 4 * n, z.inner), z)
-    const peer = makeRow(ctx, { workload: `copyBufferToBuffer bytes=${4 * n}`, metric: 'bandwidth', unit: 'GB/s', samples: copySamples, fromSeconds: s => bytes / s / GB })
+    const peer = makeRow(ctx, {
+      workload: `copyBufferToBuffer bytes=${4 * n}`,
+      metric: 'bandwidth',
+      unit: 'GB/s',
+      samples: copySamples,
+      fromSeconds: s => bytes / s / GB,
+    })
     const rows = [peer]
     for (const WG of z.workgroupSizes) {
       ctx.progress(`copy kernel n=${n} wg=${WG}`)
       const k = prepareKernel(ctx.cache, copyCall({ src, dst }, { n }, { WG }))
       const samples = await measure(() => timeKernel(ctx.device, k, z.inner, ts), z)
       k.destroy()
-      rows.push(withPeer(makeRow(ctx, { workload: `copy n=${n} wg=${WG}`, metric: 'bandwidth', unit: 'GB/s', samples, fromSeconds: s => bytes / s / GB }), peer))
+      rows.push(
+        withPeer(
+          makeRow(ctx, {
+            workload: `copy n=${n} wg=${WG}`,
+            metric: 'bandwidth',
+            unit: 'GB/s',
+            samples,
+            fromSeconds: s => bytes / s / GB,
+          }),
+          peer,
+        ),
+      )
     }
     return rows
   } finally {
-    src.destroy(); dst.destroy(); ts.destroy()
+    src.destroy()
+    dst.destroy()
+    ts.destroy()
   }
 }
 

@@ -45,8 +45,8 @@ export async function runDeviceSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   return [
     ...stream,
     ...copies,
-    ...await atomicRows(ctx, z),
-    ...await matmulRows(ctx, z),
-    ...await dispatchRows(ctx, z),
+    ...(await atomicRows(ctx, z)),
+    ...(await matmulRows(ctx, z)),
+    ...(await dispatchRows(ctx, z)),
   ]
 }

@@ -17,15 +17,26 @@ const HEADER = ['workload', 'metric', 'value', 'unit', 'min/median/max', 'peer',
 /** Rows as an aligned table: workload, metric, value, unit, min/median/max, peer, ratio. */
 export function formatTable(rows: readonly BenchRow[]): string {
   const cells = rows.map(r => [
-    r.workload, r.metric, formatNumber(r.value), r.unit,
+    r.workload,
+    r.metric,
+    formatNumber(r.value),
+    r.unit,
     `${formatNumber(r.min)}/${formatNumber(r.median)}/${formatNumber(r.max)}`,
-    r.peer ?? '', r.ratio === undefined ? '' : `${formatNumber(r.ratio)}×`,
+    r.peer ?? '',
+    r.ratio === undefined ? '' : `${formatNumber(r.ratio)}×`,
   ])
   const all = [[...HEADER], ...cells]
   const widths = HEADER.map((_, c) => Math.max(...all.map(row => row[c].length)))
   // Numbers read best right-aligned (value, ratio); text left-aligned.
   const right = new Set([2, 6])
-  return all.map(row => row.map((cell, c) => (right.has(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd()).join('\n')
+  return all
+    .map(row =>
+      row
+        .map((cell, c) => (right.has(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c])))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
 }
 
 /** Rows as a GitHub-flavoured Markdown table (same columns as `formatTable`), for READMEs. */
@@ -34,10 +45,16 @@ export function formatMarkdown(rows: readonly BenchRow[]): string {
   return [
     line(HEADER),
     line(HEADER.map((_, c) => (c === 2 || c === 6 ? '---:' : '---'))),
-    ...rows.map(r => line([
-      r.workload, r.metric, formatNumber(r.value), r.unit,
-      `${formatNumber(r.min)} / ${formatNumber(r.median)} / ${formatNumber(r.max)}`,
-      r.peer ?? '', r.ratio === undefined ? '' : `${formatNumber(r.ratio)}×`,
-    ])),
+    ...rows.map(r =>
+      line([
+        r.workload,
+        r.metric,
+        formatNumber(r.value),
+        r.unit,
+        `${formatNumber(r.min)} / ${formatNumber(r.median)} / ${formatNumber(r.max)}`,
+        r.peer ?? '',
+        r.ratio === undefined ? '' : `${formatNumber(r.ratio)}×`,
+      ]),
+    ),
   ].join('\n')
 }

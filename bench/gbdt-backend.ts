@@ -9,7 +9,10 @@ import type { StageTimes } from '../src/gpu/recorder.ts'
 import type { PipelineCache } from '../src/gpu/pipeline-cache.ts'
 
 /** A named backend factory (the name goes into the rows). */
-export interface NamedBackend { name: 'gpu'; factory: BackendFactory }
+export interface NamedBackend {
+  name: 'gpu'
+  factory: BackendFactory
+}
 
 /**
  * The GPU backend on `cache.device`. With `profile` (the backend's own timing hook), it submits and

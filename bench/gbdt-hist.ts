@@ -30,15 +30,26 @@ export async function atomicCeiling(ctx: SuiteContext): Promise<BenchRow> {
 }
 
 /** histogram_build over all `binned.rows` rows, one slot, as a row compared with `ceiling`. */
-export async function standaloneHistogramRow(ctx: SuiteContext, binned: BinnedMatrix, cuts: Cuts, ceiling: BenchRow): Promise<BenchRow> {
+export async function standaloneHistogramRow(
+  ctx: SuiteContext,
+  binned: BinnedMatrix,
+  cuts: Cuts,
+  ceiling: BenchRow,
+): Promise<BenchRow> {
   const { device } = ctx
-  const n = binned.rows, f = binned.features, b = cuts.cutPtrs[f]
+  const n = binned.rows,
+    f = binned.features,
+    b = cuts.cutPtrs[f]
   const rng = new Rng(5)
   const qgpair = Int32Array.from({ length: 2 * n }, (_, j) => (j & 1 ? rng.int(2 ** 20) : rng.int(2 ** 21) - 2 ** 20))
   const buffers = {
-    bins: uploadBuffer(device, owned(binned.bins)), missOff: uploadBuffer(device, owned(binned.missOff)),
-    cutPtrs: uploadBuffer(device, owned(cuts.cutPtrs)), qgpair: uploadBuffer(device, qgpair),
-    positions: createBuffer(device, 4 * n), nodeSlot: uploadBuffer(device, Int32Array.of(0)), hist: createBuffer(device, 16 * b),
+    bins: uploadBuffer(device, owned(binned.bins)),
+    missOff: uploadBuffer(device, owned(binned.missOff)),
+    cutPtrs: uploadBuffer(device, owned(cuts.cutPtrs)),
+    qgpair: uploadBuffer(device, qgpair),
+    positions: createBuffer(device, 4 * n),
+    nodeSlot: uploadBuffer(device, Int32Array.of(0)),
+    hist: createBuffer(device, 16 * b),
   }
   const call = histogramBuildCall(buffers, { n, f, rowWords: binned.rowWords, b, slots: 1 })
   const workload = `histogram_build all rows n=${n} f=${f} bins=${b} slots=1`
@@ -48,10 +59,17 @@ export async function standaloneHistogramRow(ctx: SuiteContext, binned: BinnedMa
   try {
     // The histogram keeps accumulating across samples; the exact 64-bit sums cannot overflow here.
     const samples = await measure(() => timeKernel(device, kernel, 1, ts), { warmup: 1, repeats: ctx.quick ? 2 : 3 })
-    const row = makeRow(ctx, { workload, metric: 'bin updates', unit: 'M ops/s', samples, fromSeconds: s => (n * f) / s / 1e6 })
+    const row = makeRow(ctx, {
+      workload,
+      metric: 'bin updates',
+      unit: 'M ops/s',
+      samples,
+      fromSeconds: s => (n * f) / s / 1e6,
+    })
     return withPeer(row, ceiling)
   } finally {
-    kernel.destroy(); ts.destroy()
+    kernel.destroy()
+    ts.destroy()
     Object.values(buffers).forEach(buf => buf.destroy())
   }
 }

@@ -34,7 +34,13 @@ export function trainingRows(ctx: SuiteContext, t: TrainingRun): BenchRow[] {
   const perRound: Sample[] = t.ends.slice(1).map((end, i) => ({ wallMs: end - t.ends[i] }))
   const timed = t.rounds
   const tag = `n=${t.n} f=${t.F} depth=6 bins=256`
-  let round = makeRow(ctx, { workload: `gbdt round ${tag} ${t.backend} (valid auc ${t.auc.toFixed(4)})`, metric: 'time per round', unit: 's', samples: perRound, fromSeconds: s => s })
+  let round = makeRow(ctx, {
+    workload: `gbdt round ${tag} ${t.backend} (valid auc ${t.auc.toFixed(4)})`,
+    metric: 'time per round',
+    unit: 's',
+    samples: perRound,
+    fromSeconds: s => s,
+  })
   const out: BenchRow[] = []
   if (t.peer) {
     const peer = peerRow(ctx, t.peer)
@@ -43,13 +49,32 @@ export function trainingRows(ctx: SuiteContext, t: TrainingRun): BenchRow[] {
   }
   out.unshift(round)
   for (const stage of GBDT_STAGES) {
-    out.push(makeRow(ctx, { workload: `  stage ${stage} n=${t.n}`, metric: 'time per round', unit: 'ms', samples: timed.map(r => ({ wallMs: r.ms[stage] })), fromSeconds: s => s * 1000 }))
+    out.push(
+      makeRow(ctx, {
+        workload: `  stage ${stage} n=${t.n}`,
+        metric: 'time per round',
+        unit: 'ms',
+        samples: timed.map(r => ({ wallMs: r.ms[stage] })),
+        fromSeconds: s => s * 1000,
+      }),
+    )
   }
   // Rounds build different row counts: each round's time is scaled to the median count, so the
   // row's values are exactly each round's own bin updates / s.
   const updates = summarize(timed.map(r => r.builtRows)).median * t.F
-  const hist = timed.map(r => ({ wallMs: r.ms.histogram * updates / (r.builtRows * t.F) }))
-  out.push(withPeer(makeRow(ctx, { workload: `histogram in training (built rows only) n=${t.n}`, metric: 'bin updates', unit: 'M ops/s', samples: hist, fromSeconds: s => updates / s / 1e6 }), t.ceiling))
+  const hist = timed.map(r => ({ wallMs: (r.ms.histogram * updates) / (r.builtRows * t.F) }))
+  out.push(
+    withPeer(
+      makeRow(ctx, {
+        workload: `histogram in training (built rows only) n=${t.n}`,
+        metric: 'bin updates',
+        unit: 'M ops/s',
+        samples: hist,
+        fromSeconds: s => updates / s / 1e6,
+      }),
+      t.ceiling,
+    ),
+  )
   return out
 }
 
@@ -58,8 +83,18 @@ export function peerRow(ctx: SuiteContext, p: GbdtPeerResult): BenchRow {
   const values = p.roundSeconds.slice(1)
   const { min, median, max } = summarize(values.length ? values : p.roundSeconds)
   return {
-    suite: ctx.suite, workload: `xgboost ${p.xgboost} hist nthread=${p.nthread} n=${p.rows} (valid auc ${p.validAuc.toFixed(4)})`,
-    metric: 'time per round', value: median, unit: 's', repeats: values.length, min, median, max, timing: 'wall',
-    adapter: 'cpu (python3 xgboost)', commit: ctx.commit, date: ctx.date,
+    suite: ctx.suite,
+    workload: `xgboost ${p.xgboost} hist nthread=${p.nthread} n=${p.rows} (valid auc ${p.validAuc.toFixed(4)})`,
+    metric: 'time per round',
+    value: median,
+    unit: 's',
+    repeats: values.length,
+    min,
+    median,
+    max,
+    timing: 'wall',
+    adapter: 'cpu (python3 xgboost)',
+    commit: ctx.commit,
+    date: ctx.date,
   }
 }

@@ -23,7 +23,7 @@ export const GBDT_STAGES = [
 ] as const
 
 /** One stage name. */
-export type GbdtStage = typeof GBDT_STAGES[number]
+export type GbdtStage = (typeof GBDT_STAGES)[number]
 
 /** Per-round accumulated milliseconds per stage, rows built, and bookkeeping time. */
 export interface RoundTimes {
@@ -73,11 +73,21 @@ export function timedBackend(factory: BackendFactory, clock: StageClock, sync: (
     const rows = new RowCounter(setup)
     const t = <T>(stage: GbdtStage, body: () => Promise<T> | T): Promise<T> => clock.time(stage, sync, body)
     return {
-      beginRound: round => { clock.rounds.push(emptyRound()); rows.reset(); return t('gradient+quantise', () => inner.beginRound(round)) },
-      buildHistograms: nids => { countBuilt(clock, rows, nids); return t('histogram', () => inner.buildHistograms(nids)) },
+      beginRound: round => {
+        clock.rounds.push(emptyRound())
+        rows.reset()
+        return t('gradient+quantise', () => inner.beginRound(round))
+      },
+      buildHistograms: nids => {
+        countBuilt(clock, rows, nids)
+        return t('histogram', () => inner.buildHistograms(nids))
+      },
       subtractHistograms: jobs => t('subtract', () => inner.subtractHistograms(jobs)),
       evaluateSplits: nodes => t('evaluate', () => inner.evaluateSplits(nodes)),
-      applySplits: async splits => { await t('partition', () => inner.applySplits(splits)); bookkeep(clock, () => rows.apply(splits)) },
+      applySplits: async splits => {
+        await t('partition', () => inner.applySplits(splits))
+        bookkeep(clock, () => rows.apply(splits))
+      },
       releaseHistograms: nids => inner.releaseHistograms(nids),
       finishTree: tree => t('margin update', () => inner.finishTree(tree)),
       validMargins: () => t('readback', () => inner.validMargins()),
@@ -90,7 +100,9 @@ export function timedBackend(factory: BackendFactory, clock: StageClock, sync: (
 function countBuilt(clock: StageClock, rows: RowCounter, nids: number[]): void {
   const r = clock.current()
   r.builds++
-  bookkeep(clock, () => { r.builtRows += rows.count(nids) })
+  bookkeep(clock, () => {
+    r.builtRows += rows.count(nids)
+  })
 }
 
 function bookkeep(clock: StageClock, body: () => void): void {

@@ -16,7 +16,14 @@ import { gbdtBackend } from './gbdt-backend.ts'
 import { profileRounds, trainingRows } from './gbdt-rows.ts'
 import { StageClock, timedBackend } from './gbdt-stages.ts'
 import type { GbdtSize } from './gbdt-types.ts'
-import { GBDT_BENCH_PARAMS, GBDT_SIZES, GBDT_SIZES_QUICK, GBDT_TRAIN_SEED, GBDT_VALID_SEED, validRows } from './gbdt-types.ts'
+import {
+  GBDT_BENCH_PARAMS,
+  GBDT_SIZES,
+  GBDT_SIZES_QUICK,
+  GBDT_TRAIN_SEED,
+  GBDT_VALID_SEED,
+  validRows,
+} from './gbdt-types.ts'
 import { makeRow } from './rows.ts'
 import type { BenchRow, SuiteContext } from './types.ts'
 
@@ -27,7 +34,7 @@ import type { BenchRow, SuiteContext } from './types.ts'
 export async function runGbdtSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const rows: BenchRow[] = []
   if (ctx.gbdt?.peerNote) ctx.progress(`no XGBoost peer rows: ${ctx.gbdt.peerNote}`)
-  for (const size of ctx.quick ? GBDT_SIZES_QUICK : GBDT_SIZES) rows.push(...await sizeRows(ctx, size))
+  for (const size of ctx.quick ? GBDT_SIZES_QUICK : GBDT_SIZES) rows.push(...(await sizeRows(ctx, size)))
   return rows
 }
 
@@ -35,7 +42,13 @@ async function sizeRows(ctx: SuiteContext, size: GbdtSize): Promise<BenchRow[]> 
   const { rows: n, rounds } = size
   ctx.progress(`n=${n}: generating (seeds ${GBDT_TRAIN_SEED}/${GBDT_VALID_SEED})`)
   const set = prepare(n)
-  const prep = makeRow(ctx, { workload: `sketch+cuts+bin (CPU) n=${n} f=${set.F}`, metric: 'time', unit: 's', samples: [{ wallMs: set.prepMs }], fromSeconds: s => s })
+  const prep = makeRow(ctx, {
+    workload: `sketch+cuts+bin (CPU) n=${n} f=${set.F}`,
+    metric: 'time',
+    unit: 's',
+    samples: [{ wallMs: set.prepMs }],
+    fromSeconds: s => s,
+  })
   const params = parseParams({ ...GBDT_BENCH_PARAMS, num_round: rounds })
   const plain = await timeRounds(ctx, set, params)
   const clock = await profileStages(ctx, set, { ...params, num_round: profileRounds(rounds) })
@@ -44,32 +57,60 @@ async function sizeRows(ctx: SuiteContext, size: GbdtSize): Promise<BenchRow[]> 
   ctx.progress(`n=${n}: storage atomic ceiling (device suite's atomicRows, same run)`)
   const ceiling = await atomicCeiling(ctx)
   const peer = ctx.gbdt?.peers.find(p => p.rows === n)
-  const training = trainingRows(ctx, { n, F: set.F, backend: plain.backend, auc: plain.auc, ends: plain.ends, rounds: clock.rounds, ceiling, peer })
+  const training = trainingRows(ctx, {
+    n,
+    F: set.F,
+    backend: plain.backend,
+    auc: plain.auc,
+    ends: plain.ends,
+    rounds: clock.rounds,
+    ceiling,
+    peer,
+  })
   return [prep, ...training, ceiling, await standaloneHistogramRow(ctx, set.binned, set.cuts, ceiling)]
 }
 
 /** The seeded training + validation tables, with cuts and the binned matrix (timed: CPU work). */
-interface BenchSet { data: TrainData; F: number; cuts: Cuts; binned: BinnedMatrix; prepMs: number }
+interface BenchSet {
+  data: TrainData
+  F: number
+  cuts: Cuts
+  binned: BinnedMatrix
+  prepMs: number
+}
 
 function prepare(n: number): BenchSet {
-  const t = generateSynthetic(n, GBDT_TRAIN_SEED), v = generateSynthetic(validRows(n), GBDT_VALID_SEED)
+  const t = generateSynthetic(n, GBDT_TRAIN_SEED),
+    v = generateSynthetic(validRows(n), GBDT_VALID_SEED)
   const t0 = performance.now()
   const cuts = buildCuts(t.columns, GBDT_BENCH_PARAMS.max_bin)
   const binned = binMatrix(t.columns, cuts)
-  const data = { columns: t.columns, labels: t.labels, featureNames: t.featureNames, valid: { columns: v.columns, labels: v.labels } }
+  const data = {
+    columns: t.columns,
+    labels: t.labels,
+    featureNames: t.featureNames,
+    valid: { columns: v.columns, labels: v.labels },
+  }
   return { data, F: t.columns.length, cuts, binned, prepMs: performance.now() - t0 }
 }
 
 /** Run 1, as in production (lazy submits): the time of every round and the final validation AUC. */
-async function timeRounds(ctx: SuiteContext, set: BenchSet, params: GbdtParams): Promise<{ backend: string; auc: number; ends: number[] }> {
+async function timeRounds(
+  ctx: SuiteContext,
+  set: BenchSet,
+  params: GbdtParams,
+): Promise<{ backend: string; auc: number; ends: number[] }> {
   const n = set.data.labels.length
   const plain = gbdtBackend(ctx.cache)
   ctx.progress(`n=${n}: training ${params.num_round} rounds (${plain.name} backend)`)
   const ends: number[] = []
-  const booster = await train(set.data, params, plain.factory, { cuts: set.cuts, onRound: (r, m) => {
-    ends.push(performance.now())
-    ctx.progress(`n=${n} round ${r}: valid auc ${m.auc?.toFixed(5)}`)
-  } })
+  const booster = await train(set.data, params, plain.factory, {
+    cuts: set.cuts,
+    onRound: (r, m) => {
+      ends.push(performance.now())
+      ctx.progress(`n=${n} round ${r}: valid auc ${m.auc?.toFixed(5)}`)
+    },
+  })
   return { backend: plain.name, auc: booster.history.at(-1)?.auc ?? NaN, ends }
 }
 
@@ -78,6 +119,11 @@ async function profileStages(ctx: SuiteContext, set: BenchSet, params: GbdtParam
   ctx.progress(`n=${set.data.labels.length}: profiled run, ${params.num_round} rounds`)
   const clock = new StageClock()
   const backend = gbdtBackend(ctx.cache, {})
-  await train(set.data, params, timedBackend(backend.factory, clock, () => ctx.device.queue.onSubmittedWorkDone()), { cuts: set.cuts })
+  await train(
+    set.data,
+    params,
+    timedBackend(backend.factory, clock, () => ctx.device.queue.onSubmittedWorkDone()),
+    { cuts: set.cuts },
+  )
   return clock
 }

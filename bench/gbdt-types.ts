@@ -4,10 +4,16 @@
  */
 
 /** One measured size: training rows (validation = rows / 10) and boosting rounds. */
-export interface GbdtSize { rows: number; rounds: number }
+export interface GbdtSize {
+  rows: number
+  rounds: number
+}
 
 /** Full run: 100k rows × 10 rounds and 1M rows × 4 rounds (round 0 is a warm-up, not counted). */
-export const GBDT_SIZES: readonly GbdtSize[] = [{ rows: 100_000, rounds: 10 }, { rows: 1_000_000, rounds: 4 }]
+export const GBDT_SIZES: readonly GbdtSize[] = [
+  { rows: 100_000, rounds: 10 },
+  { rows: 1_000_000, rounds: 4 },
+]
 
 /** --quick: one small size, for smoke tests. */
 export const GBDT_SIZES_QUICK: readonly GbdtSize[] = [{ rows: 20_000, rounds: 3 }]
@@ -22,7 +28,14 @@ export function validRows(rows: number): number {
 }
 
 /** The training parameters both sides use (XGBoost names; tree_method=hist on the peer). */
-export const GBDT_BENCH_PARAMS = { objective: 'binary:logistic', eval_metric: 'auc', max_depth: 6, eta: 0.3, max_bin: 256, seed: 0 } as const
+export const GBDT_BENCH_PARAMS = {
+  objective: 'binary:logistic',
+  eval_metric: 'auc',
+  max_depth: 6,
+  eta: 0.3,
+  max_bin: 256,
+  seed: 0,
+} as const
 
 /** Threads the XGBoost peer runs with (the comparison point). */
 export const GBDT_PEER_THREADS = 2

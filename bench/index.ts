@@ -38,8 +38,16 @@ export async function runBenchSuite(name: string, opts: BenchOptions = {}): Prom
   const progress = (msg: string): void => opts.onProgress?.(`${name}: ${msg}`)
   try {
     return await RUNNERS[name as SuiteName]({
-      suite: name, device, cache: new PipelineCache(device), adapter: adapterSummary(adapter),
-      quick: opts.quick ?? false, commit: opts.commit ?? '', date: new Date().toISOString(), progress, loader: opts.loader, gbdt: opts.gbdt,
+      suite: name,
+      device,
+      cache: new PipelineCache(device),
+      adapter: adapterSummary(adapter),
+      quick: opts.quick ?? false,
+      commit: opts.commit ?? '',
+      date: new Date().toISOString(),
+      progress,
+      loader: opts.loader,
+      gbdt: opts.gbdt,
     })
   } finally {
     device.destroy()

@@ -55,32 +55,48 @@ export function createCsvBatcher(columns: readonly CsvColumnSpec[], batchSize: n
   let rows = 0
   const out: Batch[] = []
   const onRecord = (fields: string[], quoted: boolean[]): void => {
-    if (!slots) { slots = mapHeader(fields, columns); return }
+    if (!slots) {
+      slots = mapHeader(fields, columns)
+      return
+    }
     for (let f = 0; f < slots.length; f++) {
       const c = slots[f]!
       if (c >= 0) writeField(builders[c]!, fill, fields[f] ?? '', quoted[f] ?? false)
     }
     fill++
     rows++
-    if (fill === batchSize) { out.push(toBatch(builders, fill, rows - fill)); builders = newBuilders(columns, batchSize); fill = 0 }
+    if (fill === batchSize) {
+      out.push(toBatch(builders, fill, rows - fill))
+      builders = newBuilders(columns, batchSize)
+      fill = 0
+    }
   }
   const drain = (): Batch[] => out.splice(0, out.length)
   return {
-    push(chunk) { carry = parseRecords(carry + chunk, onRecord, false); return drain() },
+    push(chunk) {
+      carry = parseRecords(carry + chunk, onRecord, false)
+      return drain()
+    },
     end() {
       parseRecords(carry, onRecord, true)
       carry = ''
       if (!slots) throw new Error('CSV: no header line')
-      if (fill > 0) { out.push(toBatch(builders, fill, rows - fill)); fill = 0 }
+      if (fill > 0) {
+        out.push(toBatch(builders, fill, rows - fill))
+        fill = 0
+      }
       return drain()
     },
-    get rows() { return rows },
+    get rows() {
+      return rows
+    },
   }
 }
 
 /** Header names → column indices by position (-1: not requested); a requested column missing from the header throws naming it. */
 function mapHeader(header: string[], columns: readonly CsvColumnSpec[]): number[] {
-  for (const c of columns) if (!header.includes(c.name)) throw new Error(`CSV: no column '${c.name}' in the header (${header.join(', ')})`)
+  for (const c of columns)
+    if (!header.includes(c.name)) throw new Error(`CSV: no column '${c.name}' in the header (${header.join(', ')})`)
   return header.map(name => columns.findIndex(c => c.name === name))
 }
 
@@ -89,7 +105,11 @@ function mapHeader(header: string[], columns: readonly CsvColumnSpec[]): number[
  * fields and whether each was quoted. Returns the unparsed tail (an incomplete last record),
  * or '' when `final` (the tail then counts as a record).
  */
-export function parseRecords(text: string, onRecord: (fields: string[], quoted: boolean[]) => void, final: boolean): string {
+export function parseRecords(
+  text: string,
+  onRecord: (fields: string[], quoted: boolean[]) => void,
+  final: boolean,
+): string {
   let i = 0
   const n = text.length
   while (i < n) {
@@ -98,25 +118,43 @@ export function parseRecords(text: string, onRecord: (fields: string[], quoted: 
     const quoted: boolean[] = []
     let done = false
     while (!done) {
-      if (i >= n) { if (!final) return text.slice(start); done = true; break }
+      if (i >= n) {
+        if (!final) return text.slice(start)
+        done = true
+        break
+      }
       let value: string
       if (text.charCodeAt(i) === QUOTE) {
         const close = closingQuote(text, i + 1)
-        if (close < 0) { if (!final) return text.slice(start); throw new Error('CSV: unterminated quoted field at end of input') }
+        if (close < 0) {
+          if (!final) return text.slice(start)
+          throw new Error('CSV: unterminated quoted field at end of input')
+        }
         value = text.slice(i + 1, close).replaceAll('""', '"')
         quoted.push(true)
         i = close + 1
       } else {
         let j = i
-        while (j < n) { const c = text.charCodeAt(j); if (c === COMMA || c === LF || c === CR) break; j++ }
+        while (j < n) {
+          const c = text.charCodeAt(j)
+          if (c === COMMA || c === LF || c === CR) break
+          j++
+        }
         value = text.slice(i, j)
         quoted.push(false)
         i = j
       }
       fields.push(value)
-      if (i >= n) { if (!final) return text.slice(start); done = true; break }
+      if (i >= n) {
+        if (!final) return text.slice(start)
+        done = true
+        break
+      }
       const c = text.charCodeAt(i)
-      if (c === COMMA) { i++; continue }
+      if (c === COMMA) {
+        i++
+        continue
+      }
       if (c === CR) i++
       if (i < n && text.charCodeAt(i) === LF) i++
       else if (i >= n && !final) return text.slice(start) // CR at the end: its LF may be in the next chunk
@@ -133,7 +171,10 @@ function closingQuote(text: string, from: number): number {
   for (;;) {
     const q = text.indexOf('"', j)
     if (q < 0) return -1
-    if (text.charCodeAt(q + 1) === QUOTE) { j = q + 2; continue }
+    if (text.charCodeAt(q + 1) === QUOTE) {
+      j = q + 2
+      continue
+    }
     // A quote that ends the text may be half of a doubled pair split across chunks; the caller
     // then finds the record incomplete and parses it again with the next chunk.
     return q
@@ -143,13 +184,19 @@ function closingQuote(text: string, from: number): number {
 function newBuilders(columns: readonly CsvColumnSpec[], n: number): Builder[] {
   return columns.map(spec => {
     switch (spec.encoding) {
-      case 'float32': return { spec, values: new Float32Array(n) }
-      case 'int32': return { spec, values: new Int32Array(n) }
+      case 'float32':
+        return { spec, values: new Float32Array(n) }
+      case 'int32':
+        return { spec, values: new Int32Array(n) }
       case 'uint32':
-      case 'hash32': return { spec, values: new Uint32Array(n) }
-      case 'bool': return { spec, values: new Uint8Array(n) }
-      case 'fixed_list': return { spec, values: new Float32Array(n * listLength(spec)) }
-      case 'var_list': return { spec, values: new Float32Array(0), offsets: new Uint32Array(n + 1), list: [] }
+      case 'hash32':
+        return { spec, values: new Uint32Array(n) }
+      case 'bool':
+        return { spec, values: new Uint8Array(n) }
+      case 'fixed_list':
+        return { spec, values: new Float32Array(n * listLength(spec)) }
+      case 'var_list':
+        return { spec, values: new Float32Array(0), offsets: new Uint32Array(n + 1), list: [] }
     }
   })
 }
@@ -164,13 +211,24 @@ function writeField(b: Builder, r: number, text: string, quoted: boolean): void 
   const { spec } = b
   const isNull = text === '' && !quoted
   switch (spec.encoding) {
-    case 'float32': b.values[r] = isNull ? NaN : Number(text); return
+    case 'float32':
+      b.values[r] = isNull ? NaN : Number(text)
+      return
     case 'int32':
-    case 'uint32': b.values[r] = notNull(spec, isNull, Number(text)); return
-    case 'bool': b.values[r] = notNull(spec, isNull, text === 'true' ? 1 : 0); return
-    case 'hash32': b.values[r] = notNull(spec, isNull, spec.source === 'integer' ? hashIntegerText(text) : hashString(text)); return
-    case 'fixed_list': writeFixedList(b.values as Float32Array, r, spec.length!, isNull ? undefined : text); return
-    case 'var_list': writeVarList(b, r, isNull ? undefined : text)
+    case 'uint32':
+      b.values[r] = notNull(spec, isNull, Number(text))
+      return
+    case 'bool':
+      b.values[r] = notNull(spec, isNull, text === 'true' ? 1 : 0)
+      return
+    case 'hash32':
+      b.values[r] = notNull(spec, isNull, spec.source === 'integer' ? hashIntegerText(text) : hashString(text))
+      return
+    case 'fixed_list':
+      writeFixedList(b.values as Float32Array, r, spec.length!, isNull ? undefined : text)
+      return
+    case 'var_list':
+      writeVarList(b, r, isNull ? undefined : text)
   }
 }
 
@@ -206,11 +264,21 @@ function toBatch(builders: Builder[], size: number, position: number): Batch {
   for (const b of builders) {
     const { spec } = b
     if (spec.encoding === 'var_list') {
-      columns[spec.name] = { name: spec.name, encoding: spec.encoding, values: Float32Array.from(b.list!), offsets: b.offsets!.slice(0, size + 1) }
+      columns[spec.name] = {
+        name: spec.name,
+        encoding: spec.encoding,
+        values: Float32Array.from(b.list!),
+        offsets: b.offsets!.slice(0, size + 1),
+      }
     } else {
       const per = spec.encoding === 'fixed_list' ? spec.length! : 1
       const values = b.values.length === size * per ? b.values : b.values.slice(0, size * per)
-      columns[spec.name] = { name: spec.name, encoding: spec.encoding, values, ...(per > 1 || spec.encoding === 'fixed_list' ? { length: per } : {}) }
+      columns[spec.name] = {
+        name: spec.name,
+        encoding: spec.encoding,
+        values,
+        ...(per > 1 || spec.encoding === 'fixed_list' ? { length: per } : {}),
+      }
     }
   }
   return { size, position, epoch: 0, columns }

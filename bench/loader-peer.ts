@@ -26,7 +26,10 @@ type Out = Float32Array | Int32Array | Uint32Array | Uint8Array
  * mapping) into typed arrays, keeping the plan's live rows. `onFile` receives each file's columns.
  */
 export async function peerEpoch(
-  plan: ScanPlan, columns: readonly CsvColumnSpec[], fetchFn: typeof fetch = fetch, onFile?: (cols: Record<string, Out>, rows: number) => void,
+  plan: ScanPlan,
+  columns: readonly CsvColumnSpec[],
+  fetchFn: typeof fetch = fetch,
+  onFile?: (cols: Record<string, Out>, rows: number) => void,
 ): Promise<PeerResult> {
   const get = async (url: string): Promise<ArrayBuffer> => {
     const res = await fetchFn(url)
@@ -56,25 +59,38 @@ async function decodeFile(file: ArrayBuffer, columns: readonly CsvColumnSpec[]):
   const out: Record<string, Out> = {}
   for (const c of columns) out[c.name] = allocate(c, n)
   await parquetRead({
-    file, metadata, columns: columns.map(c => c.name), compressors,
-    onChunk: (chunk: ColumnData) => writeChunk(out[chunk.columnName]!, columns.find(c => c.name === chunk.columnName)!, chunk),
+    file,
+    metadata,
+    columns: columns.map(c => c.name),
+    compressors,
+    onChunk: (chunk: ColumnData) =>
+      writeChunk(out[chunk.columnName]!, columns.find(c => c.name === chunk.columnName)!, chunk),
   })
   return out
 }
 
 function allocate(c: CsvColumnSpec, n: number): Out {
   switch (c.encoding) {
-    case 'int32': return new Int32Array(n)
+    case 'int32':
+      return new Int32Array(n)
     case 'uint32':
-    case 'hash32': return new Uint32Array(n)
-    case 'bool': return new Uint8Array(n)
-    case 'fixed_list': return new Float32Array(n * (c.length ?? 1))
-    default: return new Float32Array(n)
+    case 'hash32':
+      return new Uint32Array(n)
+    case 'bool':
+      return new Uint8Array(n)
+    case 'fixed_list':
+      return new Float32Array(n * (c.length ?? 1))
+    default:
+      return new Float32Array(n)
   }
 }
 
 /** Converts one decoded chunk into rows [rowStart, rowEnd) of `out`. */
-export function writeChunk(out: Out, spec: CsvColumnSpec, chunk: Pick<ColumnData, 'columnData' | 'rowStart' | 'rowEnd'>): void {
+export function writeChunk(
+  out: Out,
+  spec: CsvColumnSpec,
+  chunk: Pick<ColumnData, 'columnData' | 'rowStart' | 'rowEnd'>,
+): void {
   const data = chunk.columnData as ArrayLike<unknown>
   const { rowStart } = chunk
   const end = Math.min(chunk.rowEnd, rowStart + data.length)
@@ -96,25 +112,42 @@ export function writeChunk(out: Out, spec: CsvColumnSpec, chunk: Pick<ColumnData
   }
   for (let r = rowStart; r < end; r++) {
     const v = data[r - rowStart]
-    out[r] = v === null || v === undefined ? NaN : typeof v === 'bigint' ? Number(v) : typeof v === 'boolean' ? (v ? 1 : 0) : (v as number)
+    out[r] =
+      v === null || v === undefined
+        ? NaN
+        : typeof v === 'bigint'
+          ? Number(v)
+          : typeof v === 'boolean'
+            ? v
+              ? 1
+              : 0
+            : (v as number)
   }
 }
 
 /** The plan's live rows of file `fileIndex` (units in table order), gathered out of the whole-file columns. */
-function keepLive(plan: ScanPlan, fileIndex: number, cols: Record<string, Out>, columns: readonly CsvColumnSpec[]): { cols: Record<string, Out>; rows: number } {
+function keepLive(
+  plan: ScanPlan,
+  fileIndex: number,
+  cols: Record<string, Out>,
+  columns: readonly CsvColumnSpec[],
+): { cols: Record<string, Out>; rows: number } {
   const units = plan.units.filter(u => u.fileIndex === fileIndex)
-  const total = cols[columns[0]!.name]!.length / (columns[0]!.encoding === 'fixed_list' ? columns[0]!.length ?? 1 : 1)
+  const total = cols[columns[0]!.name]!.length / (columns[0]!.encoding === 'fixed_list' ? (columns[0]!.length ?? 1) : 1)
   const live = units.reduce((s, u) => s + u.liveRows, 0)
   const whole = live === total && units.every(u => !u.live)
   if (whole) return { cols, rows: live }
   const rows = new Uint32Array(live)
   let k = 0
   for (const u of units) {
-    if (u.live) { rows.set(u.live, k); k += u.live.length } else for (let r = u.rowStart; r < u.rowEnd; r++) rows[k++] = r
+    if (u.live) {
+      rows.set(u.live, k)
+      k += u.live.length
+    } else for (let r = u.rowStart; r < u.rowEnd; r++) rows[k++] = r
   }
   const out: Record<string, Out> = {}
   for (const c of columns) {
-    const len = c.encoding === 'fixed_list' ? c.length ?? 1 : 1
+    const len = c.encoding === 'fixed_list' ? (c.length ?? 1) : 1
     const src = cols[c.name]!
     const dst = new (src.constructor as new (n: number) => Out)(live * len)
     for (let i = 0; i < live; i++) for (let j = 0; j < len; j++) dst[i * len + j] = src[rows[i]! * len + j]!

@@ -39,10 +39,22 @@ export interface LoaderSizes {
 }
 
 /** Full preset (1M-row clicks). */
-export const LOADER_SIZES: LoaderSizes = { workers: [1, 2, 4], exportWorkers: 2, batchSize: 8192, warmup: 1, repeats: 3 }
+export const LOADER_SIZES: LoaderSizes = {
+  workers: [1, 2, 4],
+  exportWorkers: 2,
+  batchSize: 8192,
+  warmup: 1,
+  repeats: 3,
+}
 
 /** --quick preset (200k-row sample table): same workloads, fewer repeats. */
-export const LOADER_SIZES_QUICK: LoaderSizes = { workers: [1, 2, 4], exportWorkers: 2, batchSize: 8192, warmup: 1, repeats: 1 }
+export const LOADER_SIZES_QUICK: LoaderSizes = {
+  workers: [1, 2, 4],
+  exportWorkers: 2,
+  batchSize: 8192,
+  warmup: 1,
+  repeats: 1,
+}
 
 /** Runs `once` warmup + repeats times and returns the timed results only. */
 export async function repeat<T>(once: () => Promise<T>, z: Pick<LoaderSizes, 'warmup' | 'repeats'>): Promise<T[]> {
@@ -61,7 +73,11 @@ export function firstAndFull(samples: readonly { first: number; full: number }[]
  * Per sample, the percentage of the workers' time spent waiting on the network, decoding, and
  * moving decoded units to the loader (fetchMs : decodeMs : transferMs of LoaderStats).
  */
-export function shareValues(stats: readonly LoaderStats[]): { network: number[]; decode: number[]; transfer: number[] } {
+export function shareValues(stats: readonly LoaderStats[]): {
+  network: number[]
+  decode: number[]
+  transfer: number[]
+} {
   const out = { network: [] as number[], decode: [] as number[], transfer: [] as number[] }
   for (const s of stats) {
     const total = s.fetchMs + s.decodeMs + s.transferMs
@@ -74,10 +90,27 @@ export function shareValues(stats: readonly LoaderStats[]): { network: number[];
 }
 
 /** A row from plain values in `unit` (median/min/max over them), stamped like makeRow's; wall time. */
-export function valueRow(ctx: Pick<SuiteContext, 'suite' | 'adapter' | 'commit' | 'date'>, workload: string, metric: string, unit: string, values: readonly number[]): BenchRow {
+export function valueRow(
+  ctx: Pick<SuiteContext, 'suite' | 'adapter' | 'commit' | 'date'>,
+  workload: string,
+  metric: string,
+  unit: string,
+  values: readonly number[],
+): BenchRow {
   const { min, median, max } = summarize(values)
   return {
-    suite: ctx.suite, workload, metric, value: median, unit, repeats: values.length, min, median, max,
-    timing: 'wall', adapter: adapterLabel(ctx.adapter), commit: ctx.commit, date: ctx.date,
+    suite: ctx.suite,
+    workload,
+    metric,
+    value: median,
+    unit,
+    repeats: values.length,
+    min,
+    median,
+    max,
+    timing: 'wall',
+    adapter: adapterLabel(ctx.adapter),
+    commit: ctx.commit,
+    date: ctx.date,
   }
 }

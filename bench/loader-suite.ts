@@ -10,7 +10,16 @@ import { releaseIdleWorkers } from '../src/data/unit-source.ts'
 import { planScan } from '../src/data/plan.ts'
 import type { DecodeSpec, LoaderStats, ScanPlan } from '../src/data/types.ts'
 import { openSnapshot } from '../src/table/index.ts'
-import { CLICKS_COLUMNS, LOADER_SIZES, LOADER_SIZES_QUICK, type LoaderSizes, firstAndFull, repeat, shareValues, valueRow } from './loader-rows.ts'
+import {
+  CLICKS_COLUMNS,
+  LOADER_SIZES,
+  LOADER_SIZES_QUICK,
+  type LoaderSizes,
+  firstAndFull,
+  repeat,
+  shareValues,
+  valueRow,
+} from './loader-rows.ts'
 import { batchBytes, createCsvBatcher } from './loader-csv.ts'
 import { peerEpoch } from './loader-peer.ts'
 import { makeRow, withPeer } from './rows.ts'
@@ -30,8 +39,8 @@ export async function runLoaderSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const rows = plan.stats.rows
   const peer = await peerRows(ctx, plan, z)
   const out: BenchRow[] = [...peer]
-  for (const workers of z.workers) out.push(...await loaderRows(ctx, plan, workers, z, peer))
-  if (input.csvUrl && input.exportMs !== undefined) out.push(...await exportRows(ctx, input, z))
+  for (const workers of z.workers) out.push(...(await loaderRows(ctx, plan, workers, z, peer)))
+  if (input.csvUrl && input.exportMs !== undefined) out.push(...(await exportRows(ctx, input, z)))
   ctx.progress(`done: ${rows} rows, ${plan.files.length} files, ${plan.units.length} units`)
   return out
 }
@@ -56,18 +65,30 @@ async function peerRows(ctx: SuiteContext, plan: ScanPlan, z: LoaderSizes): Prom
 }
 
 /** One epoch through the loader per sample (epoch = sample index, shuffled); rows, bytes and stats. */
-async function loaderEpochs(plan: ScanPlan, workers: number, z: LoaderSizes): Promise<{ samples: Sample[]; rows: number; bytes: number; stats: LoaderStats[] }> {
+async function loaderEpochs(
+  plan: ScanPlan,
+  workers: number,
+  z: LoaderSizes,
+): Promise<{ samples: Sample[]; rows: number; bytes: number; stats: LoaderStats[] }> {
   const stats: LoaderStats[] = []
   let rows = 0
   let bytes = 0
   let epoch = 0
   const samples = await measure(async () => {
     const t0 = performance.now()
-    const loader = createLoader(plan, { assign: { seed: 1, epoch: epoch++, worldSize: 1, rank: 0 }, batchSize: z.batchSize, spec: SPEC, workers })
+    const loader = createLoader(plan, {
+      assign: { seed: 1, epoch: epoch++, worldSize: 1, rank: 0 },
+      batchSize: z.batchSize,
+      spec: SPEC,
+      workers,
+    })
     try {
       rows = 0
       bytes = 0
-      for await (const b of loader.batches()) { rows += b.size; bytes += batchBytes(b) }
+      for await (const b of loader.batches()) {
+        rows += b.size
+        bytes += batchBytes(b)
+      }
       const wallMs = performance.now() - t0
       stats.push(loader.stats())
       return { wallMs }
@@ -78,18 +99,31 @@ async function loaderEpochs(plan: ScanPlan, workers: number, z: LoaderSizes): Pr
   return { samples, rows, bytes, stats: stats.slice(-samples.length) }
 }
 
-async function loaderRows(ctx: SuiteContext, plan: ScanPlan, workers: number, z: LoaderSizes, peer: BenchRow[]): Promise<BenchRow[]> {
+async function loaderRows(
+  ctx: SuiteContext,
+  plan: ScanPlan,
+  workers: number,
+  z: LoaderSizes,
+  peer: BenchRow[],
+): Promise<BenchRow[]> {
   ctx.progress(`loader: ${workers} worker(s), batch ${z.batchSize}`)
   const { samples, rows, bytes, stats } = await loaderEpochs(plan, workers, z)
   if (rows !== plan.stats.rows) throw new Error(`loader delivered ${rows} rows, the plan has ${plan.stats.rows}`)
   const workload = `snapshot loader workers=${workers}`
   const shares = shareValues(stats)
   const out = [
-    withPeer(makeRow(ctx, { workload, metric: 'throughput', unit: 'M rows/s', samples, fromSeconds: s => rows / s / 1e6 }), peer[0]!),
-    withPeer(makeRow(ctx, { workload, metric: 'typed bytes', unit: 'MB/s', samples, fromSeconds: s => bytes / s / 1e6 }), peer[1]!),
+    withPeer(
+      makeRow(ctx, { workload, metric: 'throughput', unit: 'M rows/s', samples, fromSeconds: s => rows / s / 1e6 }),
+      peer[0]!,
+    ),
+    withPeer(
+      makeRow(ctx, { workload, metric: 'typed bytes', unit: 'MB/s', samples, fromSeconds: s => bytes / s / 1e6 }),
+      peer[1]!,
+    ),
   ]
   if (shares.network.length === 0) return out // no timing reported (nothing read)
-  return [...out,
+  return [
+    ...out,
     valueRow(ctx, `${workload} network`, 'share of worker time', '%', shares.network),
     valueRow(ctx, `${workload} decode`, 'share of worker time', '%', shares.decode),
     valueRow(ctx, `${workload} transfer`, 'share of worker time', '%', shares.transfer),
@@ -102,17 +136,61 @@ async function exportRows(ctx: SuiteContext, input: LoaderBenchInput, z: LoaderS
   ctx.progress(`export path: CSV ${input.csvUrl} (${input.csvBytes ?? '?'} bytes, export ${exportS.toFixed(1)} s)`)
   const csv = await repeat(() => csvEpoch(input.csvUrl!, z.batchSize), z)
   const direct = await repeat(() => directEpoch(input.tableUrl, z), z)
-  const exportRow = valueRow(ctx, `csv export in Node (read version + write 1 file, ${input.exportRows ?? '?'} rows)`, 'latency', 's', [exportS])
+  const exportRow = valueRow(
+    ctx,
+    `csv export in Node (read version + write 1 file, ${input.exportRows ?? '?'} rows)`,
+    'latency',
+    's',
+    [exportS],
+  )
   const csvFirst = firstAndFull(csv, 'first')
   const csvFull = firstAndFull(csv, 'full')
-  const rows: BenchRow[] = [exportRow,
+  const rows: BenchRow[] = [
+    exportRow,
     valueRow(ctx, 'csv download+parse (page), first batch', 'latency', 's', csvFirst),
-    valueRow(ctx, 'csv download+parse (page), full epoch', 'latency', 's', csvFull)]
-  const pathFirst = valueRow(ctx, 'csv path: export + download + parse, first batch', 'time to first batch', 's', csvFirst.map(s => s + exportS))
-  const pathFull = valueRow(ctx, 'csv path: export + download + parse, full epoch', 'time to full epoch', 's', csvFull.map(s => s + exportS))
+    valueRow(ctx, 'csv download+parse (page), full epoch', 'latency', 's', csvFull),
+  ]
+  const pathFirst = valueRow(
+    ctx,
+    'csv path: export + download + parse, first batch',
+    'time to first batch',
+    's',
+    csvFirst.map(s => s + exportS),
+  )
+  const pathFull = valueRow(
+    ctx,
+    'csv path: export + download + parse, full epoch',
+    'time to full epoch',
+    's',
+    csvFull.map(s => s + exportS),
+  )
   const workers = z.exportWorkers
-  rows.push(pathFirst, withPeer(valueRow(ctx, `snapshot loader workers=${workers}: open + plan + first batch`, 'time to first batch', 's', firstAndFull(direct, 'first')), pathFirst))
-  rows.push(pathFull, withPeer(valueRow(ctx, `snapshot loader workers=${workers}: open + plan + full epoch`, 'time to full epoch', 's', firstAndFull(direct, 'full')), pathFull))
+  rows.push(
+    pathFirst,
+    withPeer(
+      valueRow(
+        ctx,
+        `snapshot loader workers=${workers}: open + plan + first batch`,
+        'time to first batch',
+        's',
+        firstAndFull(direct, 'first'),
+      ),
+      pathFirst,
+    ),
+  )
+  rows.push(
+    pathFull,
+    withPeer(
+      valueRow(
+        ctx,
+        `snapshot loader workers=${workers}: open + plan + full epoch`,
+        'time to full epoch',
+        's',
+        firstAndFull(direct, 'full'),
+      ),
+      pathFull,
+    ),
+  )
   return rows
 }
 
@@ -139,10 +217,17 @@ async function directEpoch(tableUrl: string, z: LoaderSizes): Promise<{ first: n
   const t0 = performance.now()
   const snapshot = await openSnapshot(tableUrl)
   const plan = await planScan(snapshot, { columns: CLICKS_COLUMNS.map(c => c.name) })
-  const loader = createLoader(plan, { assign: { seed: 1, epoch: 0, worldSize: 1, rank: 0 }, batchSize: z.batchSize, spec: SPEC, workers: z.exportWorkers })
+  const loader = createLoader(plan, {
+    assign: { seed: 1, epoch: 0, worldSize: 1, rank: 0 },
+    batchSize: z.batchSize,
+    spec: SPEC,
+    workers: z.exportWorkers,
+  })
   let first = -1
   try {
-    for await (const b of loader.batches()) { if (first < 0 && b.size > 0) first = performance.now() - t0 }
+    for await (const b of loader.batches()) {
+      if (first < 0 && b.size > 0) first = performance.now() - t0
+    }
   } finally {
     await loader.close()
   }

@@ -7,7 +7,10 @@ import type { TimestampQueryManager } from '../src/gpu/timestamp.ts'
 import type { Sample, Stats } from './types.ts'
 
 /** How many untimed and timed runs. */
-export interface MeasureOptions { warmup: number; repeats: number }
+export interface MeasureOptions {
+  warmup: number
+  repeats: number
+}
 
 /** Min, median (mean of the middle two for even counts) and max of `values`; throws when empty. */
 export function summarize(values: readonly number[]): Stats {
@@ -42,7 +45,10 @@ export async function measure(once: () => Promise<Sample>, opts: MeasureOptions)
  * Converts samples into per-sample metric values with `fromSeconds` (e.g. bytes / s / 1e9),
  * using GPU time when every sample has it, else wall time.
  */
-export function metricValues(samples: readonly Sample[], fromSeconds: (s: number) => number): { values: number[]; timing: 'gpu' | 'wall' } {
+export function metricValues(
+  samples: readonly Sample[],
+  fromSeconds: (s: number) => number,
+): { values: number[]; timing: 'gpu' | 'wall' } {
   const gpu = samples.length > 0 && samples.every(s => s.gpuMs !== undefined && s.gpuMs > 0)
   const values = samples.map(s => fromSeconds((gpu ? s.gpuMs! : s.wallMs) / 1000))
   return { values, timing: gpu ? 'gpu' : 'wall' }
@@ -53,7 +59,9 @@ export function metricValues(samples: readonly Sample[], fromSeconds: (s: number
  * should pass `ts.addTimestampWrites()` to its compute pass; the GPU time is read afterwards.
  */
 export async function timeSubmit(
-  device: GPUDevice, record: (enc: GPUCommandEncoder) => void, ts?: TimestampQueryManager,
+  device: GPUDevice,
+  record: (enc: GPUCommandEncoder) => void,
+  ts?: TimestampQueryManager,
 ): Promise<Sample> {
   const enc = device.createCommandEncoder()
   record(enc)

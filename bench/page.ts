@@ -13,7 +13,9 @@ export interface SnaptrainBenchApi {
 }
 
 declare global {
-  interface Window { snaptrainBench?: SnaptrainBenchApi }
+  interface Window {
+    snaptrainBench?: SnaptrainBenchApi
+  }
 }
 
 window.snaptrainBench = { runBenchSuite, describeAdapter, suites: SUITE_NAMES }

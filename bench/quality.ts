@@ -50,7 +50,10 @@ const QUALITY_MARKETING_SEED = 7
 
 const PUBLIC_TABLES = join(PROJECT_ROOT, 'public', 'tables')
 
-const TABLES: Record<string, { label: string; load: (io: CliIo) => Promise<{ data: TrainData; categorical: number }> }> = {
+const TABLES: Record<
+  string,
+  { label: string; load: (io: CliIo) => Promise<{ data: TrainData; categorical: number }> }
+> = {
   marketing: { label: 'y', load: () => tableData(PUBLIC_TABLES, 'marketing', 'y') },
   'marketing-200k': { label: 'y', load: async io => tableData(await bigMarketing(io), 'marketing', 'y') },
   'higgs-like': { label: 'label', load: async () => synthetic() },
@@ -60,7 +63,14 @@ const TABLES: Record<string, { label: string; load: (io: CliIo) => Promise<{ dat
 /** bench/tables/quality-marketing-200000/marketing (seed 7), generated once when missing; returns its parent folder. */
 async function bigMarketing(io: CliIo): Promise<string> {
   const outDir = join(PROJECT_ROOT, 'bench', 'tables', `quality-marketing-${QUALITY_MARKETING_ROWS}`)
-  await generateSampleTables({ outDir, marketingRows: QUALITY_MARKETING_ROWS, seed: QUALITY_MARKETING_SEED, tables: ['marketing'], ifMissing: true, log: s => io.err(`quality: ${s}`) })
+  await generateSampleTables({
+    outDir,
+    marketingRows: QUALITY_MARKETING_ROWS,
+    seed: QUALITY_MARKETING_SEED,
+    tables: ['marketing'],
+    ifMissing: true,
+    log: s => io.err(`quality: ${s}`),
+  })
   return outDir
 }
 
@@ -76,8 +86,17 @@ async function tableData(root: string, name: string, label: string): Promise<{ d
 }
 
 function synthetic(): { data: TrainData; categorical: number } {
-  const t = generateSynthetic(QUALITY_SYNTHETIC_ROWS, GBDT_TRAIN_SEED), v = generateSynthetic(QUALITY_SYNTHETIC_ROWS / 4, GBDT_VALID_SEED)
-  return { data: { columns: t.columns, labels: t.labels, featureNames: t.featureNames, valid: { columns: v.columns, labels: v.labels } }, categorical: 0 }
+  const t = generateSynthetic(QUALITY_SYNTHETIC_ROWS, GBDT_TRAIN_SEED),
+    v = generateSynthetic(QUALITY_SYNTHETIC_ROWS / 4, GBDT_VALID_SEED)
+  return {
+    data: {
+      columns: t.columns,
+      labels: t.labels,
+      featureNames: t.featureNames,
+      valid: { columns: v.columns, labels: v.labels },
+    },
+    categorical: 0,
+  }
 }
 
 /** Compares one table: ours (CPU backend) and XGBoost on the same exported rows. */
@@ -89,16 +108,43 @@ export async function compareTable(name: string, rounds: number, io: CliIo): Pro
   const valid = data.valid!
   const files = await exportRows(name, data)
   io.err(`quality: ${name}: XGBoost hist, ${rounds} rounds`)
-  const peer = parsePeerLine(await runPeer([join(PROJECT_ROOT, 'bench', 'gbdt_peer.py'), ...files, String(data.columns.length), String(rounds), '2', peerBaseScore(data.labels)]))
+  const peer = parsePeerLine(
+    await runPeer([
+      join(PROJECT_ROOT, 'bench', 'gbdt_peer.py'),
+      ...files,
+      String(data.columns.length),
+      String(rounds),
+      '2',
+      peerBaseScore(data.labels),
+    ]),
+  )
   io.err(`quality: ${name}: ours (CPU reference backend), ${rounds} rounds`)
-  const params = parseParams({ objective: 'binary:logistic', eval_metric: 'auc', max_depth: 6, eta: 0.3, max_bin: 256, num_round: rounds, seed: 0 })
+  const params = parseParams({
+    objective: 'binary:logistic',
+    eval_metric: 'auc',
+    max_depth: 6,
+    eta: 0.3,
+    max_bin: 256,
+    num_round: rounds,
+    seed: 0,
+  })
   const t0 = performance.now()
   const booster = await train(data, params, createCpuBackend)
   const ours = booster.history.at(-1)!.auc
   return {
-    table: name, label: spec.label, rowsTrain: data.labels.length, rowsValid: valid.labels.length, features: data.columns.length, categorical,
-    ours, xgboost: peer.validAuc, delta: ours - peer.validAuc,
-    oursBest: best(booster.history.map(h => h.auc)), xgboostBest: best(peer.validAucs ?? [peer.validAuc]), oursSeconds: (performance.now() - t0) / 1000, xgboostVersion: peer.xgboost,
+    table: name,
+    label: spec.label,
+    rowsTrain: data.labels.length,
+    rowsValid: valid.labels.length,
+    features: data.columns.length,
+    categorical,
+    ours,
+    xgboost: peer.validAuc,
+    delta: ours - peer.validAuc,
+    oursBest: best(booster.history.map(h => h.auc)),
+    xgboostBest: best(peer.validAucs ?? [peer.validAuc]),
+    oursSeconds: (performance.now() - t0) / 1000,
+    xgboostVersion: peer.xgboost,
   }
 }
 
@@ -106,7 +152,12 @@ export async function compareTable(name: string, rounds: number, io: CliIo): Pro
 async function exportRows(name: string, d: TrainData): Promise<string[]> {
   const dir = join(PROJECT_ROOT, 'bench', 'tables', 'quality')
   await mkdir(dir, { recursive: true })
-  const parts: Array<[string, Float32Array]> = [['x', rowMajor(d.columns)], ['y', d.labels], ['vx', rowMajor(d.valid!.columns)], ['vy', d.valid!.labels]]
+  const parts: Array<[string, Float32Array]> = [
+    ['x', rowMajor(d.columns)],
+    ['y', d.labels],
+    ['vx', rowMajor(d.valid!.columns)],
+    ['vy', d.valid!.labels],
+  ]
   const paths: string[] = []
   for (const [part, a] of parts) {
     const p = join(dir, `${name}.${part}.f32`)
@@ -119,16 +170,22 @@ async function exportRows(name: string, d: TrainData): Promise<string[]> {
 /** Largest value and its 1-based position. */
 export function best(values: readonly number[]): [number, number] {
   let at = 0
-  values.forEach((v, i) => { if (v > values[at]) at = i })
+  values.forEach((v, i) => {
+    if (v > values[at]) at = i
+  })
   return [values[at], at + 1]
 }
 
 /** The comparison as a Markdown table. */
 export function qualityMarkdown(rows: readonly QualityRow[]): string {
-  const head = '| table (label) | train / valid rows | features (categorical) | snaptrain AUC | XGBoost hist AUC | Δ | within 0.003 | best AUC (round) snaptrain / XGBoost |\n|---|---:|---:|---:|---:|---:|---|---|'
+  const head =
+    '| table (label) | train / valid rows | features (categorical) | snaptrain AUC | XGBoost hist AUC | Δ | within 0.003 | best AUC (round) snaptrain / XGBoost |\n|---|---:|---:|---:|---:|---:|---|---|'
   const f5 = (v: number): string => v.toFixed(5)
-  const body = rows.map(r => `| ${r.table} (${r.label}) | ${r.rowsTrain} / ${r.rowsValid} | ${r.features} (${r.categorical}) | ${f5(r.ours)} | ${f5(r.xgboost)} | ` +
-    `${r.delta >= 0 ? '+' : ''}${f5(r.delta)} | ${Math.abs(r.delta) <= 0.003 ? 'yes' : 'NO'} | ${f5(r.oursBest[0])} (${r.oursBest[1]}) / ${f5(r.xgboostBest[0])} (${r.xgboostBest[1]}) |`)
+  const body = rows.map(
+    r =>
+      `| ${r.table} (${r.label}) | ${r.rowsTrain} / ${r.rowsValid} | ${r.features} (${r.categorical}) | ${f5(r.ours)} | ${f5(r.xgboost)} | ` +
+      `${r.delta >= 0 ? '+' : ''}${f5(r.delta)} | ${Math.abs(r.delta) <= 0.003 ? 'yes' : 'NO'} | ${f5(r.oursBest[0])} (${r.oursBest[1]}) / ${f5(r.xgboostBest[0])} (${r.xgboostBest[1]}) |`,
+  )
   return [head, ...body].join('\n')
 }
 
@@ -141,17 +198,30 @@ Prints a Markdown table; exit 1 when a |Δ| exceeds 0.003.`
 
 /** Runs the command; resolves to the exit code (2 for usage errors, 1 when a |Δ| exceeds 0.003). */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  let tables = Object.keys(TABLES), rounds = 100, json = false
+  let tables = Object.keys(TABLES),
+    rounds = 100,
+    json = false
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--tables') tables = (argv[++i] ?? '').split(',').filter(Boolean)
     else if (argv[i] === '--rounds') rounds = Number(argv[++i])
     else if (argv[i] === '--json') json = true
-    else if (argv[i] === '--help' || argv[i] === '-h') { io.out(USAGE); return 0 }
-    else { io.err(`snaptrain: quality: unknown option '${argv[i]}'`); return 2 }
+    else if (argv[i] === '--help' || argv[i] === '-h') {
+      io.out(USAGE)
+      return 0
+    } else {
+      io.err(`snaptrain: quality: unknown option '${argv[i]}'`)
+      return 2
+    }
   }
-  if (!(Number.isInteger(rounds) && rounds > 0)) { io.err(`snaptrain: quality: --rounds must be a positive integer`); return 2 }
+  if (!(Number.isInteger(rounds) && rounds > 0)) {
+    io.err(`snaptrain: quality: --rounds must be a positive integer`)
+    return 2
+  }
   const unknown = tables.find(t => !Object.hasOwn(TABLES, t))
-  if (unknown !== undefined || tables.length === 0) { io.err(`snaptrain: quality: unknown table '${unknown ?? ''}' (tables: ${Object.keys(TABLES).join(', ')})\n${USAGE}`); return 2 }
+  if (unknown !== undefined || tables.length === 0) {
+    io.err(`snaptrain: quality: unknown table '${unknown ?? ''}' (tables: ${Object.keys(TABLES).join(', ')})\n${USAGE}`)
+    return 2
+  }
   const rows: QualityRow[] = []
   for (const t of tables) rows.push(await compareTable(t, rounds, io))
   io.out(qualityMarkdown(rows))

@@ -45,15 +45,28 @@ export interface PipelinedOptions {
 
 /** Trains `warmup + steps` batches of `stream` through trainLoop on a fresh GpuModel. */
 export async function runPipelined(o: PipelinedOptions): Promise<PipelinedResult> {
-  const state = { weights: { embeddings: o.init.embeddings.slice(), dense: o.init.dense.map(d => d.slice()) }, opt: initOptimizerState(o.shape, o.params) }
+  const state = {
+    weights: { embeddings: o.init.embeddings.slice(), dense: o.init.dense.map(d => d.slice()) },
+    opt: initOptimizerState(o.shape, o.params),
+  }
   const model = await GpuModel.create(o.cache, o.shape, o.params, state)
   const total = o.warmup + o.steps
   const source = continuingSource(o.stream, total)
-  const params: RecsysParams = { ...o.params, epochs: 1, eval_every: o.readEvery, early_stopping_rounds: 0, restore_best: false }
-  const ended = (steps: number): RangeError => new RangeError(`recsys bench (pipelined): the clicks epoch ended after ${steps} batches`)
+  const params: RecsysParams = {
+    ...o.params,
+    epochs: 1,
+    eval_every: o.readEvery,
+    early_stopping_rounds: 0,
+    restore_best: false,
+  }
+  const ended = (steps: number): RangeError =>
+    new RangeError(`recsys bench (pipelined): the clicks epoch ended after ${steps} batches`)
   try {
     // stopAtStep is checked after a step: with no warm-up there is nothing to run.
-    const warm = o.warmup > 0 ? await trainLoop({ params, backend: model, source, stopAtStep: o.warmup }) : { state: initialLoopState(), finished: false }
+    const warm =
+      o.warmup > 0
+        ? await trainLoop({ params, backend: model, source, stopAtStep: o.warmup })
+        : { state: initialLoopState(), finished: false }
     if (warm.finished) throw ended(warm.state.step)
     await model.takeLosses() // waits for the warm-up steps: the clock starts on an idle GPU
     source.inputMs = 0
@@ -61,7 +74,12 @@ export async function runPipelined(o: PipelinedOptions): Promise<PipelinedResult
     const timed = await trainLoop({ params, backend: model, source, resume: warm.state, stopAtStep: total })
     if (timed.finished) throw ended(timed.state.step)
     await model.takeLosses()
-    return { rows: timed.samples, steps: timed.state.step - warm.state.step, wallMs: performance.now() - t0, inputMs: source.inputMs }
+    return {
+      rows: timed.samples,
+      steps: timed.state.step - warm.state.step,
+      wallMs: performance.now() - t0,
+      inputMs: source.inputMs,
+    }
   } finally {
     await o.stream.close()
     model.destroy()
@@ -74,7 +92,10 @@ export async function runPipelined(o: PipelinedOptions): Promise<PipelinedResult
  * the time spent awaiting the stream's next batch is added to `inputMs`. Closing an opened stream
  * leaves `stream` open; runPipelined closes it.
  */
-function continuingSource(stream: EpochStream, steps: number): Pick<TrainSource, 'stepsPerEpoch' | 'open'> & { inputMs: number } {
+function continuingSource(
+  stream: EpochStream,
+  steps: number,
+): Pick<TrainSource, 'stepsPerEpoch' | 'open'> & { inputMs: number } {
   const it = stream.batches()[Symbol.asyncIterator]()
   const src = {
     inputMs: 0,

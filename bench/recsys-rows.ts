@@ -20,10 +20,24 @@ export interface RecsysSizes {
 }
 
 /** Sizes of a full run on the software adapter (batch 1024, 64-32, D 16). */
-export const RECSYS_SIZES: RecsysSizes = { batch: 1024, layers: [64, 32], dim: 16, warmup: 3, steps: 40, validRows: 8192 }
+export const RECSYS_SIZES: RecsysSizes = {
+  batch: 1024,
+  layers: [64, 32],
+  dim: 16,
+  warmup: 3,
+  steps: 40,
+  validRows: 8192,
+}
 
 /** Smoke-run sizes (--quick). */
-export const RECSYS_SIZES_QUICK: RecsysSizes = { batch: 256, layers: [64, 32], dim: 16, warmup: 1, steps: 3, validRows: 1024 }
+export const RECSYS_SIZES_QUICK: RecsysSizes = {
+  batch: 256,
+  layers: [64, 32],
+  dim: 16,
+  warmup: 1,
+  steps: 3,
+  validRows: 1024,
+}
 
 /** Where one of our steps spent its time, ms. */
 export interface StepSplit {
@@ -48,7 +62,12 @@ export function splitShares(steps: readonly StepSplit[]): StepSplit {
   const sum = (k: keyof StepSplit): number => steps.reduce((a, s) => a + s[k], 0)
   const total = steps.reduce((a, s) => a + stepTotal(s), 0)
   const share = (k: keyof StepSplit): number => (total > 0 ? sum(k) / total : 0)
-  return { inputMs: share('inputMs'), submitMs: share('submitMs'), gpuMs: share('gpuMs'), metricsMs: share('metricsMs') }
+  return {
+    inputMs: share('inputMs'),
+    submitMs: share('submitMs'),
+    gpuMs: share('gpuMs'),
+    metricsMs: share('metricsMs'),
+  }
 }
 
 /** Row-major [rows × cols] → [cols × rows] (our Dense weight [OC × C] → TF.js kernel [C × OC]). */

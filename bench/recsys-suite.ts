@@ -1,18 +1,3 @@
-/**
- * The `recsys` suite (runs in the page): our GPU recommender vs TF.js (WebGPU backend) on the
- * same `clicks` batches in the same browser. Our side reads batches live from the loader
- * (data.ts, as train-run.ts does) and each step is timed in four parts: waiting for the next
- * batch, CPU submit, GPU (submit → onSubmittedWorkDone) and the loss readback every 10 steps.
- * Those steps are synchronised (one step at a time, a measuring harness around the product's
- * GpuModel.step, not the loop) so the parts add up; the overlap of the double-buffered inputs that
- * trainLoop gets is measured separately by running trainLoop itself (recsys-pipelined.ts:
- * back-to-back submits, one evaluation per METRICS_EVERY steps). The batches our side
- * consumed are kept and fed, identical, to TF.js, which starts from the same seeded weights.
- * Validation AUC on a held-out prefix after the same steps, beside the generator's Bayes AUC and
- * learnable ceiling (_generator.json).
- * Not timed: the feature-statistics pass, the validation featurization, model creation, warm-up.
- */
-import { PipelineCache } from '../src/gpu/pipeline-cache.ts'
 import { planScan } from '../src/data/plan.ts'
 import { openSnapshot } from '../src/table/index.ts'
 import { auc } from '../src/models/gbdt/metrics.ts'
@@ -25,7 +10,15 @@ import { stepLr } from '../src/models/recsys/optimizer.ts'
 import type { ModelBatch, ModelShape, ModelWeights, RecsysParams, StepLr } from '../src/models/recsys/types.ts'
 import { valueRow } from './loader-rows.ts'
 import { runPipelined, type PipelinedResult } from './recsys-pipelined.ts'
-import { RECSYS_SIZES, RECSYS_SIZES_QUICK, samplesPerSecond, splitShares, stepTotal, type RecsysSizes, type StepSplit } from './recsys-rows.ts'
+import {
+  RECSYS_SIZES,
+  RECSYS_SIZES_QUICK,
+  samplesPerSecond,
+  splitShares,
+  stepTotal,
+  type RecsysSizes,
+  type StepSplit,
+} from './recsys-rows.ts'
 import { withPeer } from './rows.ts'
 import type { BenchRow, SuiteContext } from './types.ts'
 
@@ -44,32 +37,77 @@ const METRICS_EVERY = 10
 export async function runRecsysSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const z = ctx.quick ? RECSYS_SIZES_QUICK : RECSYS_SIZES
   const tableUrl = new URL('/tables/clicks/', location.href).href
-  const params = parseRecsysParams({ batch_size: z.batch, layers: z.layers, embedding_dim: z.dim, lr: LR, embedding_optimizer: 'adagrad', embedding_lr: EMBEDDING_LR, log1p: LOG1P, seed: 1 })
+  const params = parseRecsysParams({
+    batch_size: z.batch,
+    layers: z.layers,
+    embedding_dim: z.dim,
+    lr: LR,
+    embedding_optimizer: 'adagrad',
+    embedding_lr: EMBEDDING_LR,
+    log1p: LOG1P,
+    seed: 1,
+  })
   ctx.progress(`feature statistics over ${tableUrl}`)
   const plan = await planScan(await openSnapshot(tableUrl))
   const data = await openRecsysData({ plan, label: 'label', validFraction: 0.1, workers: 2 }, params)
   const shape = modelShapeOf(data.source.layout, params)
-  const valid = sliceBatch(data.valid, 0, Math.min(z.validRows, data.valid.n), { sparse: shape.sparse, dense: shape.dense })
+  const valid = sliceBatch(data.valid, 0, Math.min(z.validRows, data.valid.n), {
+    sparse: shape.sparse,
+    dense: shape.dense,
+  })
   const init = initWeights(shape, params.seed)
-  ctx.progress(`ours: ${z.warmup}+${z.steps} steps, B=${z.batch}, R=${shape.totalRows}, S=${shape.sparse}, Cd=${shape.dense}`)
+  ctx.progress(
+    `ours: ${z.warmup}+${z.steps} steps, B=${z.batch}, R=${shape.totalRows}, S=${shape.sparse}, Cd=${shape.dense}`,
+  )
   const ours = await runOurs(ctx, shape, params, init, data.source.open(0), z, valid)
   ctx.progress(`TF.js: same ${ours.batches.length} batches`)
   const peer = await runTf(shape, init, ours.batches, z, valid)
   ctx.progress(`ours pipelined: ${z.warmup}+${z.steps} steps, loss read-back every ${METRICS_EVERY}`)
-  const piped = await runPipelined({ cache: ctx.cache, shape, params, init, stream: data.source.open(0), warmup: z.warmup, steps: z.steps, readEvery: METRICS_EVERY })
+  const piped = await runPipelined({
+    cache: ctx.cache,
+    shape,
+    params,
+    init,
+    stream: data.source.open(0),
+    warmup: z.warmup,
+    steps: z.steps,
+    readEvery: METRICS_EVERY,
+  })
   const gen = await generatorAucs(tableUrl)
-  return [...buildRows(ctx, z, ours, peer, gen.bayes, valid.n), ...pipelinedRows(ctx, z, piped, peer), ...ceilingRows(ctx, gen)]
+  return [
+    ...buildRows(ctx, z, ours, peer, gen.bayes, valid.n),
+    ...pipelinedRows(ctx, z, piped, peer),
+    ...ceilingRows(ctx, gen),
+  ]
 }
 
-interface SideResult { stepMs: number[]; stepRows: number[]; auc: number; batches: ModelBatch[]; split?: StepSplit[]; backend?: string }
+interface SideResult {
+  stepMs: number[]
+  stepRows: number[]
+  auc: number
+  batches: ModelBatch[]
+  split?: StepSplit[]
+  backend?: string
+}
 
-async function runOurs(ctx: SuiteContext, shape: ModelShape, params: RecsysParams, init: ModelWeights,
-  stream: EpochStream, z: RecsysSizes, valid: ModelBatch): Promise<SideResult> {
-  const state = { weights: { embeddings: init.embeddings.slice(), dense: init.dense.map(d => d.slice()) }, opt: initOptimizerState(shape, params) }
+async function runOurs(
+  ctx: SuiteContext,
+  shape: ModelShape,
+  params: RecsysParams,
+  init: ModelWeights,
+  stream: EpochStream,
+  z: RecsysSizes,
+  valid: ModelBatch,
+): Promise<SideResult> {
+  const state = {
+    weights: { embeddings: init.embeddings.slice(), dense: init.dense.map(d => d.slice()) },
+    opt: initOptimizerState(shape, params),
+  }
   // Created as `train` creates it (src/models/recsys/train-run.ts): the trainer's default kernels.
   const model = await GpuModel.create(ctx.cache, shape, params, state)
   const it = stream.batches()[Symbol.asyncIterator]()
-  const batches: ModelBatch[] = [], split: StepSplit[] = []
+  const batches: ModelBatch[] = [],
+    split: StepSplit[] = []
   try {
     for (let i = 0; i < z.warmup + z.steps; i++) {
       const s = await oneStep(ctx, model, it, i, batches, stepLr(i, params, z.warmup + z.steps))
@@ -77,7 +115,13 @@ async function runOurs(ctx: SuiteContext, shape: ModelShape, params: RecsysParam
     }
     await model.takeLosses()
     const stepRows = batches.slice(z.warmup).map(b => b.n)
-    return { stepMs: split.map(stepTotal), stepRows, auc: await validAuc(b => model.predict(b), valid, z.batch, shape), batches, split }
+    return {
+      stepMs: split.map(stepTotal),
+      stepRows,
+      auc: await validAuc(b => model.predict(b), valid, z.batch, shape),
+      batches,
+      split,
+    }
   } finally {
     await stream.close()
     model.destroy()
@@ -85,7 +129,14 @@ async function runOurs(ctx: SuiteContext, shape: ModelShape, params: RecsysParam
 }
 
 /** One synchronised step of ours, timed in parts; pushes the batch it used. */
-async function oneStep(ctx: SuiteContext, model: GpuModel, it: AsyncIterator<ModelBatch>, i: number, batches: ModelBatch[], lr: StepLr): Promise<StepSplit> {
+async function oneStep(
+  ctx: SuiteContext,
+  model: GpuModel,
+  it: AsyncIterator<ModelBatch>,
+  i: number,
+  batches: ModelBatch[],
+  lr: StepLr,
+): Promise<StepSplit> {
   const t0 = performance.now()
   const next = await it.next()
   if (next.done) throw new RangeError(`recsys bench: the clicks epoch ended after ${i} batches`)
@@ -99,7 +150,13 @@ async function oneStep(ctx: SuiteContext, model: GpuModel, it: AsyncIterator<Mod
   return { inputMs: t1 - t0, submitMs: t2 - t1, gpuMs: t3 - t2, metricsMs: performance.now() - t3 }
 }
 
-async function runTf(shape: ModelShape, init: ModelWeights, batches: ModelBatch[], z: RecsysSizes, valid: ModelBatch): Promise<SideResult> {
+async function runTf(
+  shape: ModelShape,
+  init: ModelWeights,
+  batches: ModelBatch[],
+  z: RecsysSizes,
+  valid: ModelBatch,
+): Promise<SideResult> {
   const { createTfRecsys } = await import('./recsys-tf.ts')
   const tfm = await createTfRecsys(shape, init, { lr: LR, embedding: 'adagrad', embeddingLr: EMBEDDING_LR })
   try {
@@ -110,32 +167,67 @@ async function runTf(shape: ModelShape, init: ModelWeights, batches: ModelBatch[
       if (i >= z.warmup) stepMs.push(performance.now() - t0)
     }
     const stepRows = batches.slice(z.warmup).map(b => b.n)
-    return { stepMs, stepRows, auc: await validAuc(b => tfm.predict(b), valid, z.batch, shape), batches, backend: tfm.backend }
+    return {
+      stepMs,
+      stepRows,
+      auc: await validAuc(b => tfm.predict(b), valid, z.batch, shape),
+      batches,
+      backend: tfm.backend,
+    }
   } finally {
     tfm.dispose()
   }
 }
 
 /** AUC of `predict` over `valid`, scored in chunks of `batch` rows. */
-async function validAuc(predict: (b: ModelBatch) => Promise<Float32Array>, valid: ModelBatch, batch: number, shape: ModelShape): Promise<number> {
+async function validAuc(
+  predict: (b: ModelBatch) => Promise<Float32Array>,
+  valid: ModelBatch,
+  batch: number,
+  shape: ModelShape,
+): Promise<number> {
   const probs = new Float32Array(valid.n)
   for (let s = 0; s < valid.n; s += batch) {
-    probs.set(await predict(sliceBatch(valid, s, Math.min(valid.n, s + batch), { sparse: shape.sparse, dense: shape.dense })), s)
+    probs.set(
+      await predict(sliceBatch(valid, s, Math.min(valid.n, s + batch), { sparse: shape.sparse, dense: shape.dense })),
+      s,
+    )
   }
   return auc(probs, valid.labels)
 }
 
 /** The generator's AUCs (_generator.json): Bayes-optimal, and the learnable ceiling of the 10% split (NaN when absent). */
-interface GeneratorAucs { bayes: number; learnable: number; marginal: number; splitRows: number }
+interface GeneratorAucs {
+  bayes: number
+  learnable: number
+  marginal: number
+  splitRows: number
+}
 
 async function generatorAucs(tableUrl: string): Promise<GeneratorAucs> {
   const res = await fetch(new URL('_generator.json', tableUrl), { signal: AbortSignal.timeout(10_000) })
   const none = { bayes: NaN, learnable: NaN, marginal: NaN, splitRows: 0 }
   if (!res.ok) return none
-  const g = await res.json() as { bayesAuc?: number; learnable?: { splits: Array<{ seed: number; fraction: number; rows: number; learnableAuc: number; learnableAucMarginal: number }> } }
+  const g = (await res.json()) as {
+    bayesAuc?: number
+    learnable?: {
+      splits: Array<{
+        seed: number
+        fraction: number
+        rows: number
+        learnableAuc: number
+        learnableAucMarginal: number
+      }>
+    }
+  }
   // The CLI's default split (fraction 0.1, seed 0); the suite's own rows (seed 1) differ but are drawn the same way.
   const s = g.learnable?.splits.find(x => x.fraction === 0.1)
-  return { bayes: g.bayesAuc ?? NaN, learnable: s?.learnableAuc ?? NaN, marginal: s?.learnableAucMarginal ?? NaN, splitRows: s?.rows ?? 0 }
+  return {
+    bayes: g.bayesAuc ?? NaN,
+    learnable: s?.learnableAuc ?? NaN,
+    marginal: s?.learnableAucMarginal ?? NaN,
+    splitRows: s?.rows ?? 0,
+  }
 }
 
 /** Throughput of the pipelined run (TF.js as peer) and its input-wait share. */
@@ -145,32 +237,71 @@ function pipelinedRows(ctx: SuiteContext, z: RecsysSizes, p: PipelinedResult, pe
   const label = `ours pipelined (back-to-back steps, loss read-back every ${METRICS_EVERY}), B=${z.batch} ${z.layers.join('-')} D=${z.dim}, ${p.steps} steps after ${z.warmup}`
   return [
     withPeer(valueRow(ctx, label, 'throughput', 'samples/s', [p.rows / (p.wallMs / 1000)]), tfRow),
-    valueRow(ctx, 'ours pipelined: input wait (awaiting the loader) in wall time', 'share of wall time', '%', [100 * p.inputMs / p.wallMs]),
+    valueRow(ctx, 'ours pipelined: input wait (awaiting the loader) in wall time', 'share of wall time', '%', [
+      (100 * p.inputMs) / p.wallMs,
+    ]),
   ]
 }
 
 /** The generator's learnable ceiling (per-user terms removed) for the 10% split, beside the Bayes row. */
 function ceilingRows(ctx: SuiteContext, g: GeneratorAucs): BenchRow[] {
   return [
-    valueRow(ctx, `generator learnable ceiling AUC, user terms → 0 (_generator.json, seed-0 10% split, ${g.splitRows} rows)`, 'AUC', 'AUC', [g.learnable]),
+    valueRow(
+      ctx,
+      `generator learnable ceiling AUC, user terms → 0 (_generator.json, seed-0 10% split, ${g.splitRows} rows)`,
+      'AUC',
+      'AUC',
+      [g.learnable],
+    ),
     valueRow(ctx, `generator learnable ceiling AUC, user terms integrated out (same rows)`, 'AUC', 'AUC', [g.marginal]),
   ]
 }
 
-function buildRows(ctx: SuiteContext, z: RecsysSizes, ours: SideResult, peer: SideResult, bayes: number, nValid: number): BenchRow[] {
+function buildRows(
+  ctx: SuiteContext,
+  z: RecsysSizes,
+  ours: SideResult,
+  peer: SideResult,
+  bayes: number,
+  nValid: number,
+): BenchRow[] {
   const rows = Math.round(ours.stepRows.reduce((x, y) => x + y, 0) / ours.stepRows.length)
   const arch = `B=${z.batch} (mean ${rows} training rows) ${z.layers.join('-')} D=${z.dim}, ${z.steps} timed steps after ${z.warmup}`
   // Training batches hold ~90% of B rows: the loader's batch minus the validation rows masked out.
   const sps = (r: SideResult): number[] => r.stepMs.map((ms, i) => samplesPerSecond(r.stepRows[i], ms))
-  const tfRow = valueRow(ctx, `TF.js ${peer.backend} Adam + Adagrad (dense over all rows), ${arch}`, 'throughput', 'samples/s', sps(peer))
-  const ourRow = withPeer(valueRow(ctx, `ours GpuModel (trainer's kernels), Adam + lazy Adagrad, ${arch}`, 'throughput', 'samples/s', sps(ours)), tfRow)
+  const tfRow = valueRow(
+    ctx,
+    `TF.js ${peer.backend} Adam + Adagrad (dense over all rows), ${arch}`,
+    'throughput',
+    'samples/s',
+    sps(peer),
+  )
+  const ourRow = withPeer(
+    valueRow(
+      ctx,
+      `ours GpuModel (trainer's kernels), Adam + lazy Adagrad, ${arch}`,
+      'throughput',
+      'samples/s',
+      sps(ours),
+    ),
+    tfRow,
+  )
   const shares = splitShares(ours.split!)
-  const share = (name: string, v: number): BenchRow => valueRow(ctx, `ours step split: ${name}`, 'share of step time', '%', [v * 100])
-  const aucRow = (who: string, v: number): BenchRow => valueRow(ctx, `${who} validation AUC after ${z.warmup + z.steps} steps (${nValid} held-out rows)`, 'AUC', 'AUC', [v])
+  const share = (name: string, v: number): BenchRow =>
+    valueRow(ctx, `ours step split: ${name}`, 'share of step time', '%', [v * 100])
+  const aucRow = (who: string, v: number): BenchRow =>
+    valueRow(ctx, `${who} validation AUC after ${z.warmup + z.steps} steps (${nValid} held-out rows)`, 'AUC', 'AUC', [
+      v,
+    ])
   return [
-    ourRow, tfRow,
-    share('input wait (loader + featurize)', shares.inputMs), share('CPU submit (segments, upload, encode)', shares.submitMs),
-    share('GPU (submit → done)', shares.gpuMs), share(`metrics readback (every ${METRICS_EVERY} steps)`, shares.metricsMs),
-    aucRow('ours', ours.auc), aucRow('TF.js', peer.auc), valueRow(ctx, 'generator Bayes-optimal AUC (_generator.json)', 'AUC', 'AUC', [bayes]),
+    ourRow,
+    tfRow,
+    share('input wait (loader + featurize)', shares.inputMs),
+    share('CPU submit (segments, upload, encode)', shares.submitMs),
+    share('GPU (submit → done)', shares.gpuMs),
+    share(`metrics readback (every ${METRICS_EVERY} steps)`, shares.metricsMs),
+    aucRow('ours', ours.auc),
+    aucRow('TF.js', peer.auc),
+    valueRow(ctx, 'generator Bayes-optimal AUC (_generator.json)', 'AUC', 'AUC', [bayes]),
   ]
 }

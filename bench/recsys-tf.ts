@@ -20,7 +20,11 @@ import type { ModelBatch, ModelShape, ModelWeights } from '../src/models/recsys/
 import { transpose } from './recsys-rows.ts'
 
 /** Optimizers of the TF.js side: Adam at `lr` on the dense weights, `embedding` at `embeddingLr` on the embedding matrix. */
-export interface TfOptimizers { lr: number; embedding: 'adam' | 'adagrad'; embeddingLr: number }
+export interface TfOptimizers {
+  lr: number
+  embedding: 'adam' | 'adagrad'
+  embeddingLr: number
+}
 
 /** A TF.js recommender ready to train. */
 export interface TfRecsys {
@@ -41,13 +45,19 @@ export async function createTfRecsys(shape: ModelShape, init: ModelWeights, o: T
   model.setWeights(initialTensors(shape, init))
   const embName = model.getLayer('emb').trainableWeights[0].name
   const denseOpt = tf.train.adam(o.lr)
-  const embOpt = o.embedding === 'adagrad' ? exactAdagrad(model.getLayer('emb').trainableWeights[0].read() as tf.Variable, o.embeddingLr) : tf.train.adam(o.embeddingLr)
+  const embOpt =
+    o.embedding === 'adagrad'
+      ? exactAdagrad(model.getLayer('emb').trainableWeights[0].read() as tf.Variable, o.embeddingLr)
+      : tf.train.adam(o.embeddingLr)
   const inputs = (b: ModelBatch): tf.Tensor[] => [
-    tf.tensor2d(Int32Array.from(b.rows), [b.n, shape.sparse], 'int32'), tf.tensor2d(b.dense, [b.n, shape.dense]),
+    tf.tensor2d(Int32Array.from(b.rows), [b.n, shape.sparse], 'int32'),
+    tf.tensor2d(b.dense, [b.n, shape.dense]),
   ]
   async function step(b: ModelBatch): Promise<number> {
     const [x, labels] = [inputs(b), tf.tensor2d(b.labels, [b.n, 1])]
-    const { value: loss, grads } = tf.variableGrads(() => tf.losses.sigmoidCrossEntropy(labels, model.apply(x, { training: true }) as tf.Tensor) as tf.Scalar)
+    const { value: loss, grads } = tf.variableGrads(
+      () => tf.losses.sigmoidCrossEntropy(labels, model.apply(x, { training: true }) as tf.Tensor) as tf.Scalar,
+    )
     const named = Object.entries(grads).map(([name, tensor]) => ({ name, tensor }))
     denseOpt.applyGradients(named.filter(g => g.name !== embName))
     embOpt.applyGradients(named.filter(g => g.name === embName))
@@ -62,11 +72,23 @@ export async function createTfRecsys(shape: ModelShape, init: ModelWeights, o: T
     tf.dispose([...x, p])
     return out
   }
-  return { step, predict, backend: tf.getBackend(), dispose: () => { model.dispose(); denseOpt.dispose(); embOpt.dispose() } }
+  return {
+    step,
+    predict,
+    backend: tf.getBackend(),
+    dispose: () => {
+      model.dispose()
+      denseOpt.dispose()
+      embOpt.dispose()
+    },
+  }
 }
 
 /** Adagrad as ours (adagrad.ref.ts) on one variable, with the optimizer methods the step uses. */
-function exactAdagrad(v: tf.Variable, lr: number): { applyGradients(g: Array<{ name: string; tensor: tf.Tensor }>): void; dispose(): void } {
+function exactAdagrad(
+  v: tf.Variable,
+  lr: number,
+): { applyGradients(g: Array<{ name: string; tensor: tf.Tensor }>): void; dispose(): void } {
   const accum = tf.variable(tf.zerosLike(v), false)
   return {
     applyGradients(g) {
@@ -84,8 +106,12 @@ function exactAdagrad(v: tf.Variable, lr: number): { applyGradients(g: Array<{ n
 function buildModel(shape: ModelShape): tfl.LayersModel {
   const rows = tfl.input({ shape: [shape.sparse], dtype: 'int32', name: 'rows' })
   const dense = tfl.input({ shape: [shape.dense], name: 'dense' })
-  const emb = tfl.layers.embedding({ inputDim: shape.totalRows, outputDim: shape.dim, name: 'emb' }).apply(rows) as tfl.SymbolicTensor
-  let h = tfl.layers.concatenate().apply([tfl.layers.flatten().apply(emb) as tfl.SymbolicTensor, dense]) as tfl.SymbolicTensor
+  const emb = tfl.layers
+    .embedding({ inputDim: shape.totalRows, outputDim: shape.dim, name: 'emb' })
+    .apply(rows) as tfl.SymbolicTensor
+  let h = tfl.layers
+    .concatenate()
+    .apply([tfl.layers.flatten().apply(emb) as tfl.SymbolicTensor, dense]) as tfl.SymbolicTensor
   for (const units of shape.layers) h = tfl.layers.dense({ units, activation: 'relu' }).apply(h) as tfl.SymbolicTensor
   const logit = tfl.layers.dense({ units: 1 }).apply(h) as tfl.SymbolicTensor
   return tfl.model({ inputs: [rows, dense], outputs: logit })
@@ -95,7 +121,9 @@ function buildModel(shape: ModelShape): tfl.LayersModel {
 function initialTensors(shape: ModelShape, w: ModelWeights): tf.Tensor[] {
   const out: tf.Tensor[] = [tf.tensor2d(w.embeddings, [shape.totalRows, shape.dim])]
   denseTensors(shape).forEach((t, i) => {
-    out.push(t.cols === 1 ? tf.tensor1d(w.dense[i]) : tf.tensor2d(transpose(w.dense[i], t.rows, t.cols), [t.cols, t.rows]))
+    out.push(
+      t.cols === 1 ? tf.tensor1d(w.dense[i]) : tf.tensor2d(transpose(w.dense[i], t.rows, t.cols), [t.cols, t.rows]),
+    )
   })
   return out
 }

@@ -18,15 +18,26 @@ export function makeRow(ctx: SuiteContext, input: RowInput): BenchRow {
   const { values, timing } = metricValues(input.samples, input.fromSeconds)
   const { min, median, max } = summarize(values)
   return {
-    suite: ctx.suite, workload: input.workload, metric: input.metric, value: median, unit: input.unit,
-    repeats: values.length, min, median, max, timing,
-    adapter: adapterLabel(ctx.adapter), commit: ctx.commit, date: ctx.date,
+    suite: ctx.suite,
+    workload: input.workload,
+    metric: input.metric,
+    value: median,
+    unit: input.unit,
+    repeats: values.length,
+    min,
+    median,
+    max,
+    timing,
+    adapter: adapterLabel(ctx.adapter),
+    commit: ctx.commit,
+    date: ctx.date,
   }
 }
 
 /** `row` compared with `peer` (same unit): peer name, its median, and the direction-aware ratio. */
 export function withPeer(row: BenchRow, peer: BenchRow): BenchRow {
-  if (row.unit !== peer.unit) throw new Error(`withPeer: ${row.workload} (${row.unit}) vs ${peer.workload} (${peer.unit})`)
+  if (row.unit !== peer.unit)
+    throw new Error(`withPeer: ${row.workload} (${row.unit}) vs ${peer.workload} (${peer.unit})`)
   return { ...row, peer: peer.workload, peer_value: peer.value, ratio: betterRatio(row.value, peer.value, row.unit) }
 }
 

@@ -11,7 +11,16 @@
 import { runTraining } from '../src/run/pipeline.ts'
 import type { RecsysTrainResult } from '../src/models/recsys/family.ts'
 import { valueRow } from './loader-rows.ts'
-import { caseLabel, caseParams, SCALEOUT_METRICS, SCALEOUT_SIZES, SCALEOUT_SIZES_QUICK, type ScaleoutCase, type ScaleoutDataset, type ScaleoutSizes } from './scaleout-rows.ts'
+import {
+  caseLabel,
+  caseParams,
+  SCALEOUT_METRICS,
+  SCALEOUT_SIZES,
+  SCALEOUT_SIZES_QUICK,
+  type ScaleoutCase,
+  type ScaleoutDataset,
+  type ScaleoutSizes,
+} from './scaleout-rows.ts'
 import type { BenchRow, SuiteContext } from './types.ts'
 
 /** Runs every dataset × case once (each run is minutes on the software adapter; no repeats). */
@@ -19,7 +28,7 @@ export async function runScaleoutSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const z = ctx.quick ? SCALEOUT_SIZES_QUICK : SCALEOUT_SIZES
   const rows: BenchRow[] = []
   for (const d of z.datasets) {
-    for (const c of z.cases) rows.push(...await runCase(ctx, z, d, c))
+    for (const c of z.cases) rows.push(...(await runCase(ctx, z, d, c)))
   }
   return rows
 }
@@ -29,13 +38,21 @@ async function runCase(ctx: SuiteContext, z: ScaleoutSizes, d: ScaleoutDataset, 
   const label = caseLabel(d, c, batch)
   ctx.progress(`${label}: training`)
   const t0 = performance.now()
-  const r = await runTraining({
-    model: 'recsys', table: new URL(`/tables/${d.table}/`, location.href).href, label: d.label, features: d.features,
-    filter: d.filter, validFraction: d.validFraction, ranks: c.ranks, params: caseParams(z, c),
-  }) as RecsysTrainResult
+  const r = (await runTraining({
+    model: 'recsys',
+    table: new URL(`/tables/${d.table}/`, location.href).href,
+    label: d.label,
+    features: d.features,
+    filter: d.filter,
+    validFraction: d.validFraction,
+    ranks: c.ranks,
+    params: caseParams(z, c),
+  })) as RecsysTrainResult
   const wallS = (performance.now() - t0) / 1000
   const s = r.summary
-  ctx.progress(`${label}: ${s.steps} steps, ${wallS.toFixed(1)} s, ${Math.round(s.samples_per_second)} samples/s, AUC ${s.auc?.toFixed(3)}`)
+  ctx.progress(
+    `${label}: ${s.steps} steps, ${wallS.toFixed(1)} s, ${Math.round(s.samples_per_second)} samples/s, AUC ${s.auc?.toFixed(3)}`,
+  )
   const M = SCALEOUT_METRICS
   return [
     valueRow(ctx, label, M.wall[0], M.wall[1], [wallS]),

@@ -6,11 +6,15 @@
 /** Every suite, in the order `--suite all` runs them. */
 export const SUITES = {
   device: 'device ceilings: memory bandwidth, atomics (storage vs workgroup), matmul GFLOP/s, dispatch overhead',
-  loader: 'snapshot loader on clicks: rows/s and MB/s with 1/2/4 workers vs main-thread hyparquet; CSV export path vs direct read',
+  loader:
+    'snapshot loader on clicks: rows/s and MB/s with 1/2/4 workers vs main-thread hyparquet; CSV export path vs direct read',
   gbdt: 'GBDT hist training on synthetic 100k/1M × 28: s/round, per-stage time, histogram vs atomic ceiling, XGBoost hist (2 threads) peer',
-  recsys: 'recommender on clicks: samples/s ours (GpuModel) vs TF.js WebGPU on the same batches, step time split, validation AUC vs Bayes AUC',
-  sweep: 'tuning sweeps: Hyperband vs random search over the same configurations at full budget (gbdt on marketing, recsys on a clicks slice): best validation AUC, GPU-seconds, ratio',
-  scaleout: 'recommender across ranks on clicks and marketing: R = 1, 2, 4 (a) lr unchanged, (b) lr × √R or × R + warmup — wall time, samples/s, validation AUC; writes <out>.svg',
+  recsys:
+    'recommender on clicks: samples/s ours (GpuModel) vs TF.js WebGPU on the same batches, step time split, validation AUC vs Bayes AUC',
+  sweep:
+    'tuning sweeps: Hyperband vs random search over the same configurations at full budget (gbdt on marketing, recsys on a clicks slice): best validation AUC, GPU-seconds, ratio',
+  scaleout:
+    'recommender across ranks on clicks and marketing: R = 1, 2, 4 (a) lr unchanged, (b) lr × √R or × R + warmup — wall time, samples/s, validation AUC; writes <out>.svg',
 } as const
 
 /** A registered suite name. */

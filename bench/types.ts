@@ -91,10 +91,17 @@ export interface SuiteContext {
 export type SuiteRunner = (ctx: SuiteContext) => Promise<BenchRow[]>
 
 /** One timed run: wall milliseconds, plus GPU milliseconds when timestamps are available. */
-export interface Sample { wallMs: number; gpuMs?: number }
+export interface Sample {
+  wallMs: number
+  gpuMs?: number
+}
 
 /** Min / median / max of a set of values. */
-export interface Stats { min: number; median: number; max: number }
+export interface Stats {
+  min: number
+  median: number
+  max: number
+}
 
 /** Problem sizes and repeat counts of the device suite (full and --quick presets). */
 export interface DeviceSizes {

@@ -26,7 +26,8 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
       const c = { ...config, table: abs(config.table), validTable: config.validTable && abs(config.validTable) }
       return (await import('./run/pipeline.ts')).runTraining(c, onProgress)
     }) as SnaptrainApi['train'],
-    predict: async (config) => (await import('./models/gbdt/predict-run.ts')).runPrediction({ ...config, table: abs(config.table) }),
+    predict: async config =>
+      (await import('./models/gbdt/predict-run.ts')).runPrediction({ ...config, table: abs(config.table) }),
     ...lazySweepApi(c => ({ ...c, table: abs(c.table), validTable: c.validTable && abs(c.validTable) })),
   }
 }
@@ -50,8 +51,11 @@ export async function adapterInfo(opts: AdapterInfoOptions = {}): Promise<Adapte
   const gpu = (globalThis.navigator as Navigator | undefined)?.gpu
   assertGpu(gpu)
   const timeoutMs = opts.timeoutMs ?? ADAPTER_TIMEOUT_MS
-  const adapter = await withTimeout(gpu.requestAdapter({ powerPreference: opts.powerPreference }), timeoutMs,
-    `navigator.gpu.requestAdapter() did not answer within ${timeoutMs} ms`)
+  const adapter = await withTimeout(
+    gpu.requestAdapter({ powerPreference: opts.powerPreference }),
+    timeoutMs,
+    `navigator.gpu.requestAdapter() did not answer within ${timeoutMs} ms`,
+  )
   assertAdapter(adapter)
   return adapterSummary(adapter)
 }

@@ -31,9 +31,17 @@ export const atomicAddWorkgroupSpec: KernelSpec<AtomicAddShape> = {
  * `k`·4 bytes must fit the device's maxComputeWorkgroupStorageSize (16 KiB by default → k ≤ 4096).
  */
 export function atomicAddWorkgroupCall(
-  buffers: { keys: GPUBuffer; counters: GPUBuffer }, shape: AtomicAddShape,
+  buffers: { keys: GPUBuffer; counters: GPUBuffer },
+  shape: AtomicAddShape,
   constants: { WG?: number; ITEMS?: number } = {},
 ): KernelCall<AtomicAddShape> {
-  if (!Number.isInteger(shape.k) || shape.k < 1) throw new RangeError(`atomic_add_workgroup: k must be an integer ≥ 1, got ${shape.k}`)
-  return { spec: atomicAddWorkgroupSpec, shape, buffers, uniforms: { n: shape.n }, constants: { ...constants, K: shape.k } }
+  if (!Number.isInteger(shape.k) || shape.k < 1)
+    throw new RangeError(`atomic_add_workgroup: k must be an integer ≥ 1, got ${shape.k}`)
+  return {
+    spec: atomicAddWorkgroupSpec,
+    shape,
+    buffers,
+    uniforms: { n: shape.n },
+    constants: { ...constants, K: shape.k },
+  }
 }

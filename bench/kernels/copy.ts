@@ -5,7 +5,9 @@ import type { KernelSpec } from '../../src/kernels/spec.ts'
 import { linearDispatch } from '../../src/kernels/spec.ts'
 
 /** Problem shape: `n` u32 elements. */
-export interface CopyShape { n: number }
+export interface CopyShape {
+  n: number
+}
 
 /** Spec of copy; override WG = workgroup size (invocations). */
 export const copySpec: KernelSpec<CopyShape> = {
@@ -27,7 +29,9 @@ export const COPY_BYTES_PER_ELEMENT = 8
 
 /** A call copying `n` words of `src` into `dst`. */
 export function copyCall(
-  buffers: { src: GPUBuffer; dst: GPUBuffer }, shape: CopyShape, constants: { WG?: number } = {},
+  buffers: { src: GPUBuffer; dst: GPUBuffer },
+  shape: CopyShape,
+  constants: { WG?: number } = {},
 ): KernelCall<CopyShape> {
   return { spec: copySpec, shape, buffers, uniforms: { n: shape.n }, constants }
 }

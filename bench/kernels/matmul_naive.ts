@@ -4,7 +4,11 @@ import type { KernelCall } from '../../src/kernels/runner.ts'
 import type { Dispatch, KernelSpec } from '../../src/kernels/spec.ts'
 
 /** Problem shape: A is m×k, B is k×n, C is m×n. */
-export interface MatmulShape { m: number; k: number; n: number }
+export interface MatmulShape {
+  m: number
+  k: number
+  n: number
+}
 
 /** Spec of matmul_naive; overrides WX × WY = workgroup tile of C elements. */
 export const matmulNaiveSpec: KernelSpec<MatmulShape> = {
@@ -12,7 +16,11 @@ export const matmulNaiveSpec: KernelSpec<MatmulShape> = {
   code,
   entryPoint: 'matmul_naive',
   bindings: matmulBindings(),
-  uniforms: [{ name: 'm', type: 'u32' }, { name: 'k', type: 'u32' }, { name: 'n', type: 'u32' }],
+  uniforms: [
+    { name: 'm', type: 'u32' },
+    { name: 'k', type: 'u32' },
+    { name: 'n', type: 'u32' },
+  ],
   overrides: { WX: 16, WY: 16 },
   dispatchSize: (s, c) => gridFor(s, c.WX, c.WY),
 }
@@ -40,7 +48,9 @@ export function matmulFlops(s: MatmulShape): number {
 
 /** A call computing `c` (f32 × m·n) = `a` (f32 × m·k) · `b` (f32 × k·n). */
 export function matmulNaiveCall(
-  buffers: { a: GPUBuffer; b: GPUBuffer; c: GPUBuffer }, shape: MatmulShape, constants: { WX?: number; WY?: number } = {},
+  buffers: { a: GPUBuffer; b: GPUBuffer; c: GPUBuffer },
+  shape: MatmulShape,
+  constants: { WX?: number; WY?: number } = {},
 ): KernelCall<MatmulShape> {
   return { spec: matmulNaiveSpec, shape, buffers, uniforms: { ...shape }, constants }
 }

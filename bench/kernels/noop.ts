@@ -4,7 +4,9 @@ import type { KernelCall } from '../../src/kernels/runner.ts'
 import type { KernelSpec } from '../../src/kernels/spec.ts'
 
 /** Problem shape: how many workgroups to launch. */
-export interface NoopShape { workgroups: number }
+export interface NoopShape {
+  workgroups: number
+}
 
 /** Spec of noop: no bindings, no uniforms; override WG = workgroup size. */
 export const noopSpec: KernelSpec<NoopShape> = {

@@ -37,10 +37,13 @@ export interface CommandSpec<F extends Record<string, FlagSpec>> {
   positionals?: boolean
 }
 
-type KindValue<K extends FlagKind> = K extends 'string' ? string
-  : K extends 'number' | 'int' ? number
-  : K extends 'boolean' ? boolean
-  : string[]
+type KindValue<K extends FlagKind> = K extends 'string'
+  ? string
+  : K extends 'number' | 'int'
+    ? number
+    : K extends 'boolean'
+      ? boolean
+      : string[]
 
 /** A flag's value type; a string flag with `choices` is the union of them. */
 type ValueOf<S extends FlagSpec> = S extends { choices: readonly (infer C)[] } ? C : KindValue<S['type']>
@@ -68,10 +71,14 @@ export class UsageError extends Error {
 }
 
 /** Parses `argv` against `spec`; throws `UsageError` on bad input. `--help`/`-h` sets `help`. */
-export function parseArgs<const F extends Record<string, FlagSpec>>(argv: string[], spec: CommandSpec<F>): ParsedArgs<F> {
+export function parseArgs<const F extends Record<string, FlagSpec>>(
+  argv: string[],
+  spec: CommandSpec<F>,
+): ParsedArgs<F> {
   const end = argv.indexOf('--') < 0 ? argv.length : argv.indexOf('--')
   // --help wins over any other mistake on the line: the user is asking how to fix it.
-  if (argv.slice(0, end).some(a => a === '--help' || a === '-h')) return { values: {} as FlagValues<F>, positionals: [], help: true }
+  if (argv.slice(0, end).some(a => a === '--help' || a === '-h'))
+    return { values: {} as FlagValues<F>, positionals: [], help: true }
   const raw = new Map<string, string[]>()
   const positionals: string[] = []
   for (let i = 0; i < end; i++) {
@@ -131,12 +138,16 @@ export function convert(name: string, spec: FlagSpec, given: string[]): string |
       if (v === 'true' || v === 'false') return v === 'true'
       throw new UsageError(`--${name}: expected true or false, got '${v}'`)
     case 'list':
-      return given.flatMap(g => g.split(',')).map(s => s.trim()).filter(s => s !== '')
+      return given
+        .flatMap(g => g.split(','))
+        .map(s => s.trim())
+        .filter(s => s !== '')
     case 'number':
     case 'int':
       return toNumber(name, spec, v)
     default:
-      if (spec.choices && !spec.choices.includes(v)) throw new UsageError(`--${name}: expected one of ${spec.choices.join(', ')}, got '${v}'`)
+      if (spec.choices && !spec.choices.includes(v))
+        throw new UsageError(`--${name}: expected one of ${spec.choices.join(', ')}, got '${v}'`)
       return v
   }
 }
@@ -153,7 +164,9 @@ function describe(spec: FlagSpec): string {
   const what = spec.type === 'int' ? 'integer' : 'number'
   if (spec.min === 0) return `a non-negative ${what}`
   if (spec.min === 1 && spec.type === 'int') return 'a positive integer'
-  return spec.min === undefined ? `${spec.type === 'int' ? 'an' : 'a'} ${what}` : `${spec.type === 'int' ? 'an' : 'a'} ${what} ≥ ${spec.min}`
+  return spec.min === undefined
+    ? `${spec.type === 'int' ? 'an' : 'a'} ${what}`
+    : `${spec.type === 'int' ? 'an' : 'a'} ${what} ≥ ${spec.min}`
 }
 
 /** The `--help` text of a command: usage line, summary, one line per flag, notes. */
@@ -161,14 +174,25 @@ export function formatHelp(spec: CommandSpec<Record<string, FlagSpec>>): string 
   const rows = Object.entries(spec.flags).map(([name, f]) => {
     const short = f.short ? `-${f.short}, ` : ''
     const left = `${short}--${name}${f.type === 'boolean' ? '' : ` <${f.placeholder ?? f.type}>`}`
-    const extra = [f.required ? 'required' : '', f.default !== undefined ? `default ${String(f.default)}` : '',
-      f.choices ? `one of ${f.choices.join('|')}` : ''].filter(Boolean).join('; ')
+    const extra = [
+      f.required ? 'required' : '',
+      f.default !== undefined ? `default ${String(f.default)}` : '',
+      f.choices ? `one of ${f.choices.join('|')}` : '',
+    ]
+      .filter(Boolean)
+      .join('; ')
     return [left, extra ? `${f.help} (${extra})` : f.help] as const
   })
   rows.push(['-h, --help', 'show this help'])
   const width = Math.max(...rows.map(r => r[0].length)) + 2
-  const lines = [`usage: snaptrain ${spec.name} [options]`, '', spec.summary, '', 'options:',
-    ...rows.map(([l, r]) => `  ${l.padEnd(width)}${r}`)]
+  const lines = [
+    `usage: snaptrain ${spec.name} [options]`,
+    '',
+    spec.summary,
+    '',
+    'options:',
+    ...rows.map(([l, r]) => `  ${l.padEnd(width)}${r}`),
+  ]
   if (spec.notes) lines.push('', spec.notes)
   return lines.join('\n')
 }
@@ -177,7 +201,11 @@ export function formatHelp(spec: CommandSpec<Record<string, FlagSpec>>): string 
  * Parses for a command's `run`: on `--help` prints help and returns exit code 0; on a usage
  * error prints one line naming the flag plus a hint and returns 2; else returns the parsed args.
  */
-export function parseCommand<const F extends Record<string, FlagSpec>>(argv: string[], spec: CommandSpec<F>, io: CliIo): ParsedArgs<F> | number {
+export function parseCommand<const F extends Record<string, FlagSpec>>(
+  argv: string[],
+  spec: CommandSpec<F>,
+  io: CliIo,
+): ParsedArgs<F> | number {
   try {
     const parsed = parseArgs(argv, spec)
     if (!parsed.help) return parsed

@@ -30,7 +30,10 @@ export function findChrome(env: NodeJS.ProcessEnv = process.env): string | undef
 function fromPlaywrightCache(env: NodeJS.ProcessEnv): string | undefined {
   const root = env.PLAYWRIGHT_BROWSERS_PATH || join(homedir(), '.cache', 'ms-playwright')
   if (!existsSync(root)) return undefined
-  const dirs = readdirSync(root).filter(d => d.startsWith('chromium-')).sort().reverse()
+  const dirs = readdirSync(root)
+    .filter(d => d.startsWith('chromium-'))
+    .sort()
+    .reverse()
   for (const d of dirs) {
     for (const rel of ['chrome-linux64/chrome', 'chrome-linux/chrome']) {
       const p = join(root, d, rel)
@@ -54,8 +57,10 @@ function fromPath(env: NodeJS.ProcessEnv): string | undefined {
 export function requireChrome(env: NodeJS.ProcessEnv = process.env): string {
   const p = findChrome(env)
   if (!p) {
-    throw new Error('no Chromium/Chrome found: set SNAPTRAIN_CHROME to its executable, or install one '
-      + '(Debian: apt-get install chromium)')
+    throw new Error(
+      'no Chromium/Chrome found: set SNAPTRAIN_CHROME to its executable, or install one ' +
+        '(Debian: apt-get install chromium)',
+    )
   }
   return p
 }

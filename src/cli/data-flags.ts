@@ -6,7 +6,11 @@ import { UsageError } from './args.ts'
 
 /** `--token`: a bearer token for the table's origin (train, predict, sweep; scan has its own). */
 export const TOKEN_FLAG = {
-  token: { type: 'string', placeholder: 'T', help: 'bearer token sent (Authorization header) to the table\'s origin only, never written out (prefer $SNAPTRAIN_TOKEN: argv is visible to other users)' },
+  token: {
+    type: 'string',
+    placeholder: 'T',
+    help: "bearer token sent (Authorization header) to the table's origin only, never written out (prefer $SNAPTRAIN_TOKEN: argv is visible to other users)",
+  },
 } as const
 
 /**
@@ -20,7 +24,11 @@ export function tokenHeaders(flags: { token?: string }, env = process.env): Reco
 
 /** `--allow-origin`: other origins a table's files may come from (scan, train, predict, sweep). */
 export const ALLOW_ORIGIN_FLAG = {
-  'allow-origin': { type: 'list', placeholder: 'ORIGIN', help: 'only read the table\'s files from its own origin and these (repeat or comma-separate, e.g. https://bucket.example.com); default: any http(s) origin' },
+  'allow-origin': {
+    type: 'list',
+    placeholder: 'ORIGIN',
+    help: "only read the table's files from its own origin and these (repeat or comma-separate, e.g. https://bucket.example.com); default: any http(s) origin",
+  },
 } as const
 
 /**
@@ -37,10 +45,12 @@ export function allowOrigins(flags: { 'allow-origin'?: string[] }): string[] | u
     } catch {
       u = undefined
     }
-    const bare = u && /^https?:$/.test(u.protocol) && !u.username && !u.password && u.pathname === '/'
-      && !u.search && !u.hash
+    const bare =
+      u && /^https?:$/.test(u.protocol) && !u.username && !u.password && u.pathname === '/' && !u.search && !u.hash
     if (!u || !bare) {
-      throw new UsageError(`--allow-origin: expected an http(s) origin such as https://bucket.example.com, got '${text}'`)
+      throw new UsageError(
+        `--allow-origin: expected an http(s) origin such as https://bucket.example.com, got '${text}'`,
+      )
     }
     return u.origin
   })
@@ -48,14 +58,31 @@ export function allowOrigins(flags: { 'allow-origin'?: string[] }): string[] | u
 
 /** Table, version, label, features, filter and validation flags (CommandSpec flag entries). */
 export const DATA_FLAGS = {
-  table: { type: 'string', required: true, placeholder: 'dir|url', help: 'training table: a local folder (served on 127.0.0.1) or an http(s) URL' },
+  table: {
+    type: 'string',
+    required: true,
+    placeholder: 'dir|url',
+    help: 'training table: a local folder (served on 127.0.0.1) or an http(s) URL',
+  },
   version: { type: 'int', min: 0, placeholder: 'N', help: 'table version (default: latest)' },
   label: { type: 'string', required: true, placeholder: 'COL', help: 'label column (0/1 for binary:logistic)' },
-  features: { type: 'list', placeholder: 'a,b', help: 'feature columns (default: every numeric, boolean and string column except the label)' },
+  features: {
+    type: 'list',
+    placeholder: 'a,b',
+    help: 'feature columns (default: every numeric, boolean and string column except the label)',
+  },
   filter: { type: 'string', placeholder: 'EXPR', help: 'row filter, e.g. "age >= 30 AND job != \'student\'"' },
-  'valid-table': { type: 'string', placeholder: 'dir|url', help: 'validation table (same columns; the filter applies to it too)' },
+  'valid-table': {
+    type: 'string',
+    placeholder: 'dir|url',
+    help: 'validation table (same columns; the filter applies to it too)',
+  },
   'valid-version': { type: 'int', min: 0, placeholder: 'N', help: 'validation table version (default: latest)' },
-  'valid-fraction': { type: 'number', placeholder: 'f', help: 'hold out this share of rows, by a seeded hash of (seed, file, row)' },
+  'valid-fraction': {
+    type: 'number',
+    placeholder: 'f',
+    help: 'hold out this share of rows, by a seeded hash of (seed, file, row)',
+  },
   ...TOKEN_FLAG,
   ...ALLOW_ORIGIN_FLAG,
 } as const

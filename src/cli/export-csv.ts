@@ -33,7 +33,11 @@ const CHUNK_ROWS = 2000
  * Writes `rows` (with `columns` in order) as CSV to `path`: first to `path.tmp-<pid>`, renamed
  * when complete, so a reader never sees half a file. Honours write backpressure.
  */
-export async function writeCsv(rows: AsyncIterable<Row> | Iterable<Row>, columns: readonly string[], path: string): Promise<Omit<CsvExport, 'ms' | 'path'>> {
+export async function writeCsv(
+  rows: AsyncIterable<Row> | Iterable<Row>,
+  columns: readonly string[],
+  path: string,
+): Promise<Omit<CsvExport, 'ms' | 'path'>> {
   await mkdir(dirname(path), { recursive: true })
   const tmp = `${path}.tmp-${process.pid}`
   const out = createWriteStream(tmp)
@@ -52,7 +56,10 @@ export async function writeCsv(rows: AsyncIterable<Row> | Iterable<Row>, columns
     for await (const row of rows) {
       chunk.push(rowToCsvLine(row, columns))
       count++
-      if (chunk.length >= CHUNK_ROWS) { await write(chunk.join('\n') + '\n'); chunk = [] }
+      if (chunk.length >= CHUNK_ROWS) {
+        await write(chunk.join('\n') + '\n')
+        chunk = []
+      }
     }
     if (chunk.length > 0) await write(chunk.join('\n') + '\n')
     out.end()
@@ -72,7 +79,10 @@ export async function writeCsv(rows: AsyncIterable<Row> | Iterable<Row>, columns
  * (scan.ts `streamRows`); it is injected so this module does not depend on the CLI command.
  */
 export async function exportSnapshotCsv(
-  snapshot: Pick<Snapshot, 'schema'>, read: (columns: string[]) => AsyncIterable<Row>, path: string, columns?: string[],
+  snapshot: Pick<Snapshot, 'schema'>,
+  read: (columns: string[]) => AsyncIterable<Row>,
+  path: string,
+  columns?: string[],
 ): Promise<CsvExport> {
   const t0 = performance.now()
   const names = columns ?? snapshot.schema.fields.map(f => f.name)

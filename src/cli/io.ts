@@ -21,8 +21,12 @@ export interface CliIo {
 /** The process's stdout/stderr. */
 export function defaultIo(): CliIo {
   return {
-    out: line => { process.stdout.write(line + '\n') },
-    err: line => { process.stderr.write(line + '\n') },
+    out: line => {
+      process.stdout.write(line + '\n')
+    },
+    err: line => {
+      process.stderr.write(line + '\n')
+    },
   }
 }
 

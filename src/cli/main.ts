@@ -18,31 +18,63 @@ type Command = { summary: string; load: () => Promise<CommandModule> }
  * tools/ (tests/unit/dependencies.test.ts); without the folder the command fails naming it.
  * `root`: the repository root (tests point it elsewhere).
  */
-export function checkoutOnly(command: string, folder: 'bench' | 'tools', load: () => Promise<CommandModule>,
-  root: URL = new URL('../../', import.meta.url)): () => Promise<CommandModule> {
+export function checkoutOnly(
+  command: string,
+  folder: 'bench' | 'tools',
+  load: () => Promise<CommandModule>,
+  root: URL = new URL('../../', import.meta.url),
+): () => Promise<CommandModule> {
   return async () => {
     const dir = fileURLToPath(new URL(`${folder}/`, root))
     if (!existsSync(dir)) {
-      throw new Error(`'snaptrain ${command}' needs a snaptrain source checkout: ${folder}/ is not part of the installed package (looked in ${dir}); run it from a clone of the repository`)
+      throw new Error(
+        `'snaptrain ${command}' needs a snaptrain source checkout: ${folder}/ is not part of the installed package (looked in ${dir}); run it from a clone of the repository`,
+      )
     }
     return load()
   }
 }
 
 const COMMANDS: Record<string, Command> = {
-  scan: { summary: 'read a Delta table snapshot: rows (jsonl/csv/ids), filtered, sharded, shuffled, resumable', load: () => import('./scan.ts') },
-  data: { summary: 'generate the sample Delta tables under public/tables (checkout only)', load: checkoutOnly('data', 'tools', () => import('../../tools/datagen/cli.ts')) },
-  bench: { summary: 'run benchmark suites in headless Chromium and write JSON results (checkout only)', load: checkoutOnly('bench', 'bench', () => import('../../bench/cli.ts')) },
-  train: { summary: 'train a model (gbdt or recsys) on a table in headless Chromium; writes the model, manifest.json, metrics.csv', load: () => import('./train.ts') },
-  predict: { summary: 'predict a table with a model.json: one margin,prediction row per table row', load: () => import('./predict.ts') },
-  sweep: { summary: 'sweep hyperparameters (grid/random/hyperband/asha/tpe/bohb) in headless Chromium; writes trials.csv, sweep.json, the best model', load: () => import('./sweep.ts') },
-  quality: { summary: 'validation AUC vs XGBoost hist on marketing, clicks and a HIGGS-like table (bench/README.md; checkout only)', load: checkoutOnly('quality', 'bench', () => import('../../bench/quality.ts')) },
+  scan: {
+    summary: 'read a Delta table snapshot: rows (jsonl/csv/ids), filtered, sharded, shuffled, resumable',
+    load: () => import('./scan.ts'),
+  },
+  data: {
+    summary: 'generate the sample Delta tables under public/tables (checkout only)',
+    load: checkoutOnly('data', 'tools', () => import('../../tools/datagen/cli.ts')),
+  },
+  bench: {
+    summary: 'run benchmark suites in headless Chromium and write JSON results (checkout only)',
+    load: checkoutOnly('bench', 'bench', () => import('../../bench/cli.ts')),
+  },
+  train: {
+    summary:
+      'train a model (gbdt or recsys) on a table in headless Chromium; writes the model, manifest.json, metrics.csv',
+    load: () => import('./train.ts'),
+  },
+  predict: {
+    summary: 'predict a table with a model.json: one margin,prediction row per table row',
+    load: () => import('./predict.ts'),
+  },
+  sweep: {
+    summary:
+      'sweep hyperparameters (grid/random/hyperband/asha/tpe/bohb) in headless Chromium; writes trials.csv, sweep.json, the best model',
+    load: () => import('./sweep.ts'),
+  },
+  quality: {
+    summary:
+      'validation AUC vs XGBoost hist on marketing, clicks and a HIGGS-like table (bench/README.md; checkout only)',
+    load: checkoutOnly('quality', 'bench', () => import('../../bench/quality.ts')),
+  },
 }
 
 const USAGE = `usage: snaptrain <command> [options]
 
 commands:
-${Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(8)}${c.summary}`).join('\n')}
+${Object.entries(COMMANDS)
+  .map(([k, c]) => `  ${k.padEnd(8)}${c.summary}`)
+  .join('\n')}
 
 Run 'snaptrain <command> --help' for a command's options.`
 

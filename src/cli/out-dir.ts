@@ -40,7 +40,8 @@ export function atomicWrite(path: string, data: OutputData): void {
  */
 export function writeOutputs(dir: string, files: Record<string, OutputData>): string[] {
   const names = Object.keys(files)
-  for (const n of names) if (n.includes('/') || n.includes(TEMP_MARK)) throw new RangeError(`output file name '${n}': must be a plain name`)
+  for (const n of names)
+    if (n.includes('/') || n.includes(TEMP_MARK)) throw new RangeError(`output file name '${n}': must be a plain name`)
   if (!existsSync(dir)) {
     writeFreshDir(dir, files)
     return names.map(n => join(dir, n))

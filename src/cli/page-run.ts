@@ -33,7 +33,10 @@ const pageServed = new Set<ServedDirectory>()
  * page; each is pushed onto `into` as soon as it is open, so the caller closes it even when the
  * second one fails.
  */
-export async function pageTables(f: { table: string; 'valid-table'?: string }, into: PageTable[]): Promise<{ table: PageTable; valid?: PageTable }> {
+export async function pageTables(
+  f: { table: string; 'valid-table'?: string },
+  into: PageTable[],
+): Promise<{ table: PageTable; valid?: PageTable }> {
   const table = await pageTable(f.table)
   into.push(table)
   const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table') : undefined
@@ -56,9 +59,13 @@ export async function pageTable(input: string, flag = '--table', cwd = process.c
   const server = await serveDirectory(dir, { cors: [], mount: basename(dir) })
   pageServed.add(server)
   return {
-    url: `${server.url}${encodeURIComponent(basename(dir))}/`, path: dir,
+    url: `${server.url}${encodeURIComponent(basename(dir))}/`,
+    path: dir,
     localize: m => localizeUrls(m, server.url, parent),
-    close: () => { pageServed.delete(server); return server.close() },
+    close: () => {
+      pageServed.delete(server)
+      return server.close()
+    },
   }
 }
 
@@ -69,10 +76,19 @@ export type Closers = Array<() => Promise<void>>
  * Opens the app page and runs `body(page)` within `seconds`; `progress` lines from the page
  * (window.__snaptrainProgress) go to `progress` (default stderr). Server and browser are always closed.
  */
-export async function withAppPage<T>(io: CliIo, seconds: number, closers: Closers, body: (page: Page) => Promise<T>,
-  progress: (line: string) => void = line => io.err(line)): Promise<T> {
+export async function withAppPage<T>(
+  io: CliIo,
+  seconds: number,
+  closers: Closers,
+  body: (page: Page) => Promise<T>,
+  progress: (line: string) => void = line => io.err(line),
+): Promise<T> {
   try {
-    return await withTimeout(openAndRun(io, closers, body, progress), seconds * 1000, `timed out after ${seconds} s (raise --timeout)`)
+    return await withTimeout(
+      openAndRun(io, closers, body, progress),
+      seconds * 1000,
+      `timed out after ${seconds} s (raise --timeout)`,
+    )
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined)
   }
@@ -106,8 +122,13 @@ async function ownHost(closers: Closers): Promise<AppPageHost> {
   return { url: server.url, newPage: () => browser.newPage() }
 }
 
-async function openAndRun<T>(io: CliIo, closers: Closers, body: (page: Page) => Promise<T>, progress: (line: string) => void): Promise<T> {
-  const host = sharedHost ?? await ownHost(closers)
+async function openAndRun<T>(
+  io: CliIo,
+  closers: Closers,
+  body: (page: Page) => Promise<T>,
+  progress: (line: string) => void,
+): Promise<T> {
+  const host = sharedHost ?? (await ownHost(closers))
   for (const table of pageServed) table.allowOrigin(new URL(host.url).origin)
   const page = await host.newPage()
   closers.push(() => page.close())
@@ -131,7 +152,7 @@ export function pageErrorMessage(e: unknown): string {
  */
 export async function pollPage(page: Page, expression: string, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs
-  while (!await page.evaluate<boolean>(expression)) {
+  while (!(await page.evaluate<boolean>(expression))) {
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${expression} in the page`)
     await new Promise(resolve => setTimeout(resolve, 200))
   }

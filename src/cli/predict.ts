@@ -21,10 +21,25 @@ const SPEC = {
   name: 'predict',
   summary: 'Predict every row of a Delta table with an XGBoost JSON model (GPU in headless Chromium).',
   flags: {
-    model: { type: 'string', required: true, placeholder: 'model.json', help: 'XGBoost JSON model (from snaptrain train, or saved by XGBoost)' },
-    table: { type: 'string', required: true, placeholder: 'dir|url', help: 'table to predict: a local folder or an http(s) URL' },
+    model: {
+      type: 'string',
+      required: true,
+      placeholder: 'model.json',
+      help: 'XGBoost JSON model (from snaptrain train, or saved by XGBoost)',
+    },
+    table: {
+      type: 'string',
+      required: true,
+      placeholder: 'dir|url',
+      help: 'table to predict: a local folder or an http(s) URL',
+    },
     version: { type: 'int', min: 0, placeholder: 'N', help: 'table version (default: latest)' },
-    out: { type: 'string', default: 'preds.csv', placeholder: 'preds.csv', help: 'output CSV (margin,prediction per row)' },
+    out: {
+      type: 'string',
+      default: 'preds.csv',
+      placeholder: 'preds.csv',
+      help: 'output CSV (margin,prediction per row)',
+    },
     cpu: { type: 'boolean', help: 'predict with the CPU reference predictor instead of the GPU kernel' },
     timeout: { type: 'number', default: 900, placeholder: 'S', help: 'give up after S seconds (default 900)' },
     json: { type: 'boolean', help: 'print {rows, out, adapter} as one JSON object on the last stdout line' },
@@ -52,7 +67,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     table = await pageTable(f.table)
     const config: PredictConfig = {
-      model, table: table.url, version: f.version, cpu: f.cpu, headers: tokenHeaders(f), allowOrigins: origins,
+      model,
+      table: table.url,
+      version: f.version,
+      cpu: f.cpu,
+      headers: tokenHeaders(f),
+      allowOrigins: origins,
     }
     const r = await withAppPage(io, f.timeout, closers, page => page.evaluate<PredictResult>(predictScript(config)))
     const out = resolve(f.out)
@@ -74,7 +94,9 @@ export function loadModel(path: string): string {
   try {
     text = readFileSync(path, 'utf8')
   } catch (e) {
-    throw new Error(`--model ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`)
+    throw new Error(
+      `--model ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+    )
   }
   try {
     const json = JSON.parse(text) as unknown

@@ -40,7 +40,18 @@ export interface DataFlags {
 }
 
 /** Flags that need a plan; any of them (or `--format ids`) takes the data path. */
-const DATA_FLAGS = ['filter', 'shards', 'shard', 'seed', 'epoch', 'shuffle-buffer', 'mode', 'resume', 'stop-after', 'cursor-out'] as const
+const DATA_FLAGS = [
+  'filter',
+  'shards',
+  'shard',
+  'seed',
+  'epoch',
+  'shuffle-buffer',
+  'mode',
+  'resume',
+  'stop-after',
+  'cursor-out',
+] as const
 
 /** Rows per rowsAt query and stdout write. */
 const CHUNK_ROWS = 4096
@@ -51,7 +62,11 @@ export function wantsDataPath(flags: DataFlags): boolean {
 }
 
 /** Where to start: the assignment and the stream position (0, or the cursor's). */
-export interface StartPoint { assign: AssignOptions; position: number; cursor?: Cursor }
+export interface StartPoint {
+  assign: AssignOptions
+  position: number
+  cursor?: Cursor
+}
 
 /**
  * The assignment from the flags, or from `--resume` (reading the cursor file). With a cursor, a
@@ -59,12 +74,18 @@ export interface StartPoint { assign: AssignOptions; position: number; cursor?: 
  */
 export async function startPoint(flags: DataFlags): Promise<StartPoint> {
   if (flags.shard !== undefined && flags.shards === undefined) throw new UsageError('--shard: needs --shards')
-  if (flags.shards !== undefined && flags.shard === undefined) throw new UsageError('--shards: needs --shard (this process\'s rank)')
-  if (flags.shards !== undefined && flags.shard! >= flags.shards) throw new UsageError(`--shard: expected 0 … ${flags.shards - 1} (--shards ${flags.shards}), got ${flags.shard}`)
+  if (flags.shards !== undefined && flags.shard === undefined)
+    throw new UsageError("--shards: needs --shard (this process's rank)")
+  if (flags.shards !== undefined && flags.shard! >= flags.shards)
+    throw new UsageError(`--shard: expected 0 … ${flags.shards - 1} (--shards ${flags.shards}), got ${flags.shard}`)
   if (flags.resume === undefined) {
     const assign: AssignOptions = {
-      seed: flags.seed, epoch: flags.epoch ?? 0, worldSize: flags.shards ?? 1, rank: flags.shard ?? 0,
-      mode: flags.mode ?? 'drop_last', shuffleBuffer: flags['shuffle-buffer'],
+      seed: flags.seed,
+      epoch: flags.epoch ?? 0,
+      worldSize: flags.shards ?? 1,
+      rank: flags.shard ?? 0,
+      mode: flags.mode ?? 'drop_last',
+      shuffleBuffer: flags['shuffle-buffer'],
     }
     return { assign, position: 0 }
   }
@@ -73,7 +94,10 @@ export async function startPoint(flags: DataFlags): Promise<StartPoint> {
   })
   const cursor = parseCursor(text, flags.resume)
   const conflicts = cursorConflicts(flags, cursor)
-  if (conflicts.length > 0) throw new UsageError(`--resume: ${conflicts.join(', ')} disagree with the cursor ${flags.resume} (leave them out: they come from the cursor)`)
+  if (conflicts.length > 0)
+    throw new UsageError(
+      `--resume: ${conflicts.join(', ')} disagree with the cursor ${flags.resume} (leave them out: they come from the cursor)`,
+    )
   const { position, ...assign } = assignFromCursor(cursor)
   return { assign, position, cursor }
 }
@@ -81,13 +105,20 @@ export async function startPoint(flags: DataFlags): Promise<StartPoint> {
 /** Flags given alongside `--resume` whose value differs from the cursor's, as `--flag (cursor: v)`. */
 export function cursorConflicts(flags: DataFlags, cursor: Cursor): string[] {
   const pairs: [string, unknown, unknown][] = [
-    ['seed', flags.seed, cursor.seed], ['epoch', flags.epoch, cursor.epoch], ['shards', flags.shards, cursor.worldSize],
-    ['shard', flags.shard, cursor.rank], ['mode', flags.mode, cursor.mode], ['version', flags.version, cursor.version],
+    ['seed', flags.seed, cursor.seed],
+    ['epoch', flags.epoch, cursor.epoch],
+    ['shards', flags.shards, cursor.worldSize],
+    ['shard', flags.shard, cursor.rank],
+    ['mode', flags.mode, cursor.mode],
+    ['version', flags.version, cursor.version],
   ]
-  const out = pairs.filter(([, given, want]) => given !== undefined && given !== want).map(([name, , want]) => `--${name} (cursor: ${want ?? 'none'})`)
+  const out = pairs
+    .filter(([, given, want]) => given !== undefined && given !== want)
+    .map(([name, , want]) => `--${name} (cursor: ${want ?? 'none'})`)
   // The cursor records the window actually used, which is min(flag, rank length).
   const sb = flags['shuffle-buffer']
-  if (sb !== undefined && sb !== cursor.shuffleBuffer && !(sb > cursor.shuffleBuffer && cursor.seed !== undefined)) out.push(`--shuffle-buffer (cursor: ${cursor.shuffleBuffer})`)
+  if (sb !== undefined && sb !== cursor.shuffleBuffer && !(sb > cursor.shuffleBuffer && cursor.seed !== undefined))
+    out.push(`--shuffle-buffer (cursor: ${cursor.shuffleBuffer})`)
   if (flags.timestamp !== undefined) out.push('--timestamp (the cursor pins the version)')
   return out
 }
@@ -123,8 +154,14 @@ export interface DataSummary {
  * A cursor for another table/version/plan throws CursorError with the reason.
  */
 export async function dataScan(
-  location: TableLocation, snapshot: Snapshot, columns: string[], flags: DataFlags, start: StartPoint,
-  http: HttpOptions, io: CliIo, stdout: { readonly closed: boolean },
+  location: TableLocation,
+  snapshot: Snapshot,
+  columns: string[],
+  flags: DataFlags,
+  start: StartPoint,
+  http: HttpOptions,
+  io: CliIo,
+  stdout: { readonly closed: boolean },
 ): Promise<DataSummary> {
   const plan = stablePlan(await planScan(snapshot, { ...http, columns, filter: flags.filter }), location)
   if (start.cursor) checkCursor(start.cursor, plan)
@@ -134,19 +171,32 @@ export async function dataScan(
   const format = flags.format ?? (flags.json ? 'none' : 'jsonl')
   const out = { io, stdout, csv: { formulaGuard: flags['csv-formula-guard'] } }
   const delivered = await writeStream(plan, stream, start.position, end, format, snapshot, columns, http, out)
-  if (flags['cursor-out'] !== undefined) await writeCursor(flags['cursor-out'], makeCursor(plan, stream.options, start.position + delivered))
+  if (flags['cursor-out'] !== undefined)
+    await writeCursor(flags['cursor-out'], makeCursor(plan, stream.options, start.position + delivered))
   return {
-    rows: delivered, rows_dropped: stream.rowsDropped, rows_padded: stream.rowsPadded,
-    files_pruned: plan.stats.filesPruned, row_groups_pruned: plan.stats.rowGroupsPruned,
-    files_total: plan.stats.filesTotal, row_groups_total: plan.stats.rowGroupsTotal,
-    position: start.position + delivered, stream_rows: stream.length, shuffle_buffer: stream.shuffleBuffer,
+    rows: delivered,
+    rows_dropped: stream.rowsDropped,
+    rows_padded: stream.rowsPadded,
+    files_pruned: plan.stats.filesPruned,
+    row_groups_pruned: plan.stats.rowGroupsPruned,
+    files_total: plan.stats.filesTotal,
+    row_groups_total: plan.stats.rowGroupsTotal,
+    position: start.position + delivered,
+    stream_rows: stream.length,
+    shuffle_buffer: stream.shuffleBuffer,
   }
 }
 
 /** Writes positions [from, to) of the stream; returns the rows written (fewer if stdout closed). */
 async function writeStream(
-  plan: ScanPlan, stream: RankStreamView, from: number, to: number, format: 'ids' | 'jsonl' | 'csv' | 'none',
-  snapshot: Snapshot, columns: string[], http: HttpOptions,
+  plan: ScanPlan,
+  stream: RankStreamView,
+  from: number,
+  to: number,
+  format: 'ids' | 'jsonl' | 'csv' | 'none',
+  snapshot: Snapshot,
+  columns: string[],
+  http: HttpOptions,
   { io, stdout, csv }: { io: CliIo; stdout: { readonly closed: boolean }; csv: CsvOptions },
 ): Promise<number> {
   if (format === 'none') return to - from // --json alone: nothing to print, the count is known
@@ -159,7 +209,10 @@ async function writeStream(
     if (format === 'ids') writeData(io, idLines(plan, unit, index))
     else if (source) {
       const rows = await source.rowsFor(unit, index)
-      writeData(io, rows.map(r => (format === 'csv' ? rowToCsvLine(r, columns, csv) : rowToJsonLine(r, columns))).join('\n'))
+      writeData(
+        io,
+        rows.map(r => (format === 'csv' ? rowToCsvLine(r, columns, csv) : rowToJsonLine(r, columns))).join('\n'),
+      )
     }
     p = q
   }

@@ -25,11 +25,21 @@ export function createRowSource(snapshot: Snapshot, plan: ScanPlan, columns: str
   let held = 0
   const fileRowsOf = (fileIndex: number): Promise<Row[]> => {
     const hit = cache.get(fileIndex)
-    if (hit) { cache.delete(fileIndex); cache.set(fileIndex, hit); return hit }
+    if (hit) {
+      cache.delete(fileIndex)
+      cache.set(fileIndex, hit)
+      return hit
+    }
     const planFile = plan.files[fileIndex]!
     const add = byPath.get(planFile.path)
     if (!add) throw new Error(`${planFile.url}: file is in the plan but not in the snapshot`)
-    const rows = readFileRows(snapshot, add, planFile.metadata.row_groups.map(g => Number(g.num_rows)), columns, http)
+    const rows = readFileRows(
+      snapshot,
+      add,
+      planFile.metadata.row_groups.map(g => Number(g.num_rows)),
+      columns,
+      http,
+    )
     held += Number(planFile.metadata.num_rows)
     for (const [old] of cache) {
       if (held <= CACHE_ROWS || cache.size === 0) break
@@ -61,9 +71,21 @@ export function createRowSource(snapshot: Snapshot, plan: ScanPlan, columns: str
  * scanFile yields each row group's rows with deleted ones removed; the deletion vector (loaded
  * once here and handed to scanFile) tells which indices they had.
  */
-async function readFileRows(snapshot: Snapshot, file: AddFile, groupRows: number[], columns: string[], http: HttpOptions): Promise<Row[]> {
+async function readFileRows(
+  snapshot: Snapshot,
+  file: AddFile,
+  groupRows: number[],
+  columns: string[],
+  http: HttpOptions,
+): Promise<Row[]> {
   const deleted = file.deletionVector
-    ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, http, file.url, groupRows.reduce((a, b) => a + b, 0))
+    ? await loadDeletionVector(
+        file.deletionVector,
+        snapshot.tableUrl,
+        http,
+        file.url,
+        groupRows.reduce((a, b) => a + b, 0),
+      )
     : []
   const out: Row[] = []
   let group = 0

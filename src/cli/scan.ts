@@ -24,27 +24,88 @@ const SPEC = {
   name: 'scan',
   summary: 'Read a Delta table snapshot and print its rows (JSONL by default, or CSV), or a --json summary.',
   flags: {
-    table: { type: 'string', required: true, placeholder: 'dir|url', help: 'table root: a local folder (served on 127.0.0.1) or an http(s) URL' },
+    table: {
+      type: 'string',
+      required: true,
+      placeholder: 'dir|url',
+      help: 'table root: a local folder (served on 127.0.0.1) or an http(s) URL',
+    },
     version: { type: 'int', min: 0, placeholder: 'N', help: 'table version to read (default: latest)' },
     timestamp: { type: 'string', placeholder: 'ISO', help: 'read the latest version committed at or before this time' },
-    columns: { type: 'list', placeholder: 'a,b', help: 'columns to read, in this order (default: all top-level columns)' },
+    columns: {
+      type: 'list',
+      placeholder: 'a,b',
+      help: 'columns to read, in this order (default: all top-level columns)',
+    },
     limit: { type: 'int', min: 0, placeholder: 'n', help: 'stop after n rows' },
-    format: { type: 'string', choices: ['jsonl', 'csv', 'ids'], placeholder: 'jsonl|csv|ids', help: 'row output: jsonl (default), csv, or ids (one path:row identity per line, in delivery order)' },
-    json: { type: 'boolean', help: 'print one summary object as the last stdout line; rows are printed too only when --format is given' },
-    filter: { type: 'string', placeholder: 'EXPR', help: "row filter, e.g. \"country = 'AA' AND hour < 6\" (pushed down to files and row groups)" },
-    shards: { type: 'int', min: 1, placeholder: 'K', help: 'split every epoch into K equal shards (world size); needs --shard' },
+    format: {
+      type: 'string',
+      choices: ['jsonl', 'csv', 'ids'],
+      placeholder: 'jsonl|csv|ids',
+      help: 'row output: jsonl (default), csv, or ids (one path:row identity per line, in delivery order)',
+    },
+    json: {
+      type: 'boolean',
+      help: 'print one summary object as the last stdout line; rows are printed too only when --format is given',
+    },
+    filter: {
+      type: 'string',
+      placeholder: 'EXPR',
+      help: 'row filter, e.g. "country = \'AA\' AND hour < 6" (pushed down to files and row groups)',
+    },
+    shards: {
+      type: 'int',
+      min: 1,
+      placeholder: 'K',
+      help: 'split every epoch into K equal shards (world size); needs --shard',
+    },
     shard: { type: 'int', min: 0, placeholder: 'r', help: 'which shard (rank) this scan delivers, 0 … K-1' },
     seed: { type: 'int', placeholder: 'S', help: 'shuffle with this seed (without it: table order)' },
     epoch: { type: 'int', min: 0, placeholder: 'E', help: 'epoch number; each epoch reshuffles (default 0)' },
-    'shuffle-buffer': { type: 'int', min: 0, placeholder: 'N', help: 'rows per shuffle window (default 16384; 0 = unit order only)' },
-    mode: { type: 'string', choices: ['drop_last', 'pad'], placeholder: 'drop_last|pad', help: 'equal shard sizes by dropping the tail (default) or repeating rows' },
-    resume: { type: 'string', placeholder: 'cursor.json', help: 'resume from a cursor; seed, epoch, shards, mode, buffer and version come from it' },
-    'stop-after': { type: 'int', min: 0, placeholder: 'n', help: 'deliver n rows, then stop (write --cursor-out to resume)' },
-    'cursor-out': { type: 'string', placeholder: 'cursor.json', help: 'write the cursor after the last row delivered (temp file + rename)' },
-    'timeout-ms': { type: 'int', min: 1, placeholder: 'ms', help: 'per-request HTTP timeout (default: $SNAPTRAIN_HTTP_TIMEOUT_MS, else 10000)' },
-    token: { type: 'string', placeholder: 'T', help: 'bearer token sent (Authorization header) to the table\'s origin only (prefer $SNAPTRAIN_TOKEN: argv is visible to other users)' },
+    'shuffle-buffer': {
+      type: 'int',
+      min: 0,
+      placeholder: 'N',
+      help: 'rows per shuffle window (default 16384; 0 = unit order only)',
+    },
+    mode: {
+      type: 'string',
+      choices: ['drop_last', 'pad'],
+      placeholder: 'drop_last|pad',
+      help: 'equal shard sizes by dropping the tail (default) or repeating rows',
+    },
+    resume: {
+      type: 'string',
+      placeholder: 'cursor.json',
+      help: 'resume from a cursor; seed, epoch, shards, mode, buffer and version come from it',
+    },
+    'stop-after': {
+      type: 'int',
+      min: 0,
+      placeholder: 'n',
+      help: 'deliver n rows, then stop (write --cursor-out to resume)',
+    },
+    'cursor-out': {
+      type: 'string',
+      placeholder: 'cursor.json',
+      help: 'write the cursor after the last row delivered (temp file + rename)',
+    },
+    'timeout-ms': {
+      type: 'int',
+      min: 1,
+      placeholder: 'ms',
+      help: 'per-request HTTP timeout (default: $SNAPTRAIN_HTTP_TIMEOUT_MS, else 10000)',
+    },
+    token: {
+      type: 'string',
+      placeholder: 'T',
+      help: "bearer token sent (Authorization header) to the table's origin only (prefer $SNAPTRAIN_TOKEN: argv is visible to other users)",
+    },
     ...ALLOW_ORIGIN_FLAG,
-    'csv-formula-guard': { type: 'boolean', help: 'with --format csv: write text cells starting with = + - @ tab or CR (numbers excepted) with a leading \' so spreadsheets do not run them (changes the data; default off)' },
+    'csv-formula-guard': {
+      type: 'boolean',
+      help: "with --format csv: write text cells starting with = + - @ tab or CR (numbers excepted) with a leading ' so spreadsheets do not run them (changes the data; default off)",
+    },
   },
   notes: `environment:
   SNAPTRAIN_HTTP_TIMEOUT_MS   per-request HTTP timeout in ms when --timeout-ms is not given
@@ -83,11 +144,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(argv, SPEC, io)
   if (typeof parsed === 'number') return parsed
   const flags = parsed.values
-  if (flags.version !== undefined && flags.timestamp !== undefined) return usage(io, '--version and --timestamp: give at most one')
+  if (flags.version !== undefined && flags.timestamp !== undefined)
+    return usage(io, '--version and --timestamp: give at most one')
   let location: TableLocation | undefined
   try {
     // Flag checks first: a usage error should not wait for a server or the network.
-    const open: OpenOptions = { ...httpOptions(flags), version: flags.version, timestamp: timestampFlag(flags.timestamp) }
+    const open: OpenOptions = {
+      ...httpOptions(flags),
+      version: flags.version,
+      timestamp: timestampFlag(flags.timestamp),
+    }
     const start = wantsDataPath(flags) ? await startPoint(flags) : undefined
     if (start?.cursor) open.version = start.cursor.version
     location = await openTableLocation(flags.table)
@@ -107,14 +173,24 @@ function usage(io: CliIo, message: string): number {
   return 2
 }
 
-async function scan(location: TableLocation, flags: ScanFlags, open: OpenOptions, io: CliIo, start: StartPoint | undefined): Promise<number> {
-  const snapshot = await openSnapshot(location.url, { ...open, onWarning: m => io.err(`snaptrain scan: warning: ${m}`) })
+async function scan(
+  location: TableLocation,
+  flags: ScanFlags,
+  open: OpenOptions,
+  io: CliIo,
+  start: StartPoint | undefined,
+): Promise<number> {
+  const snapshot = await openSnapshot(location.url, {
+    ...open,
+    onWarning: m => io.err(`snaptrain scan: warning: ${m}`),
+  })
   const fields = selectFields(snapshot, flags.columns, location.display)
   const names = fields.map(f => f.name)
   const stdout = watchStdout()
   if (start) {
     const extra = await dataScan(location, snapshot, names, flags, start, readHttp(open), io, stdout)
-    if (flags.json && !stdout.closed) io.out(JSON.stringify({ ...summary(location, snapshot, fields, extra.rows), ...extra }))
+    if (flags.json && !stdout.closed)
+      io.out(JSON.stringify({ ...summary(location, snapshot, fields, extra.rows), ...extra }))
     return 0
   }
   const printRows = !flags.json || flags.format !== undefined
@@ -153,12 +229,14 @@ function watchStdout(): { readonly closed: boolean } {
  * the `--allow-origin` list of other origins the table's files may come from.
  */
 export function httpOptions(
-  flags: { 'timeout-ms'?: number; token?: string; 'allow-origin'?: string[] }, env = process.env,
+  flags: { 'timeout-ms'?: number; token?: string; 'allow-origin'?: string[] },
+  env = process.env,
 ): HttpOptions {
   const token = flags.token ?? (env.SNAPTRAIN_TOKEN || undefined)
   const origins = allowOrigins(flags)
   return {
-    ...timeoutOption(flags, env), ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}),
+    ...timeoutOption(flags, env),
+    ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}),
     ...(origins ? { allowOrigins: origins } : {}),
   }
 }
@@ -174,7 +252,8 @@ function timeoutOption(flags: { 'timeout-ms'?: number }, env: NodeJS.ProcessEnv)
   const fromEnv = env.SNAPTRAIN_HTTP_TIMEOUT_MS
   if (fromEnv === undefined || fromEnv === '') return {}
   const ms = Number(fromEnv)
-  if (!Number.isSafeInteger(ms) || ms <= 0) throw new UsageError(`SNAPTRAIN_HTTP_TIMEOUT_MS: expected a positive integer, got '${fromEnv}'`)
+  if (!Number.isSafeInteger(ms) || ms <= 0)
+    throw new UsageError(`SNAPTRAIN_HTTP_TIMEOUT_MS: expected a positive integer, got '${fromEnv}'`)
   return { timeoutMs: ms }
 }
 
@@ -182,17 +261,25 @@ function timeoutOption(flags: { 'timeout-ms'?: number }, env: NodeJS.ProcessEnv)
 export function timestampFlag(text: string | undefined): string | number | undefined {
   if (text === undefined) return undefined
   if (/^\d+$/.test(text)) return Number(text)
-  if (Number.isNaN(Date.parse(text))) throw new UsageError(`--timestamp: expected an ISO-8601 time or ms since epoch, got '${text}'`)
+  if (Number.isNaN(Date.parse(text)))
+    throw new UsageError(`--timestamp: expected an ISO-8601 time or ms since epoch, got '${text}'`)
   return text
 }
 
 /** The schema fields to read, in `--columns` order; an unknown name is a usage error naming it. */
-export function selectFields(snapshot: Pick<Snapshot, 'schema'>, columns: readonly string[], table: string): StructField[] {
+export function selectFields(
+  snapshot: Pick<Snapshot, 'schema'>,
+  columns: readonly string[],
+  table: string,
+): StructField[] {
   const all = snapshot.schema.fields
   if (columns.length === 0) return all
   return columns.map(name => {
     const field = all.find(f => f.name === name)
-    if (!field) throw new UsageError(`--columns: no column '${name}' in table ${table} (columns: ${all.map(f => f.name).join(', ')})`)
+    if (!field)
+      throw new UsageError(
+        `--columns: no column '${name}' in table ${table} (columns: ${all.map(f => f.name).join(', ')})`,
+      )
     return field
   })
 }
@@ -215,7 +302,11 @@ export async function* streamRows(snapshot: Snapshot, opts: ReadOptions): AsyncG
 
 /** Writes rows as they arrive in chunks of CHUNK_ROWS lines; returns the number of rows. */
 async function writeRows(
-  rows: AsyncIterable<Row>, names: string[], format: 'jsonl' | 'csv' | 'none', io: CliIo, stdout: { closed: boolean },
+  rows: AsyncIterable<Row>,
+  names: string[],
+  format: 'jsonl' | 'csv' | 'none',
+  io: CliIo,
+  stdout: { closed: boolean },
   csv: CsvOptions,
 ): Promise<number> {
   if (format === 'csv') writeData(io, csvRecord(names, csv))

@@ -23,23 +23,68 @@ import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
 
 const SPEC = {
   name: 'sweep',
-  summary: 'Sweep hyperparameters (grid, random, Hyperband, ASHA, TPE, BOHB) on a Delta table in headless Chromium (WebGPU); writes trials.csv, sweep.json and the best model.',
+  summary:
+    'Sweep hyperparameters (grid, random, Hyperband, ASHA, TPE, BOHB) on a Delta table in headless Chromium (WebGPU); writes trials.csv, sweep.json and the best model.',
   flags: {
     ...DATA_FLAGS,
-    model: { type: 'string', choices: ['gbdt', 'recsys'], required: true, placeholder: 'gbdt|recsys', help: 'model family' },
-    space: { type: 'string', placeholder: 'space.json', help: 'search space JSON file (default: the model\'s default space)' },
-    strategy: { type: 'string', choices: [...STRATEGY_NAMES], default: 'hyperband', placeholder: 'name', help: `search strategy: ${STRATEGY_NAMES.join(', ')}` },
-    trials: { type: 'int', placeholder: 'N', help: 'configurations to try (hyperband/bohb: caps the brackets\' total; default per strategy)' },
-    parallel: { type: 'int', placeholder: 'P', help: 'trials in parallel, one GPU device each (default from the adapter: 2 on a software adapter)' },
-    seed: { type: 'int', placeholder: 'S', help: 'sweep seed: configurations, brackets and the validation split (default 0)' },
-    'min-resource': { type: 'int', placeholder: 'r', help: 'smallest resource of a trial: boosting rounds (gbdt) or epochs (recsys)' },
+    model: {
+      type: 'string',
+      choices: ['gbdt', 'recsys'],
+      required: true,
+      placeholder: 'gbdt|recsys',
+      help: 'model family',
+    },
+    space: {
+      type: 'string',
+      placeholder: 'space.json',
+      help: "search space JSON file (default: the model's default space)",
+    },
+    strategy: {
+      type: 'string',
+      choices: [...STRATEGY_NAMES],
+      default: 'hyperband',
+      placeholder: 'name',
+      help: `search strategy: ${STRATEGY_NAMES.join(', ')}`,
+    },
+    trials: {
+      type: 'int',
+      placeholder: 'N',
+      help: "configurations to try (hyperband/bohb: caps the brackets' total; default per strategy)",
+    },
+    parallel: {
+      type: 'int',
+      placeholder: 'P',
+      help: 'trials in parallel, one GPU device each (default from the adapter: 2 on a software adapter)',
+    },
+    seed: {
+      type: 'int',
+      placeholder: 'S',
+      help: 'sweep seed: configurations, brackets and the validation split (default 0)',
+    },
+    'min-resource': {
+      type: 'int',
+      placeholder: 'r',
+      help: 'smallest resource of a trial: boosting rounds (gbdt) or epochs (recsys)',
+    },
     'max-resource': { type: 'int', placeholder: 'R', help: 'largest resource of a trial (full budget)' },
     eta: { type: 'number', placeholder: 'η', help: 'Hyperband/ASHA reduction factor (default 3)' },
-    metric: { type: 'string', choices: ['auc', 'logloss'], default: 'auc', placeholder: 'auc|logloss', help: 'validation metric (auc maximised, logloss minimised)' },
+    metric: {
+      type: 'string',
+      choices: ['auc', 'logloss'],
+      default: 'auc',
+      placeholder: 'auc|logloss',
+      help: 'validation metric (auc maximised, logloss minimised)',
+    },
     out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/sweep-<timestamp>)' },
     timeout: { type: 'number', default: 3600, placeholder: 'S', help: 'give up after S seconds (default 3600)' },
-    json: { type: 'boolean', help: 'print {best, trials, stopped_early, gpu_seconds, gpu_seconds_full_budget, wall_seconds} as the last stdout line' },
-    'csv-formula-guard': { type: 'boolean', help: 'trials.csv: write text cells starting with = + - @ tab or CR (numbers excepted) with a leading \' so spreadsheets do not run them (default off)' },
+    json: {
+      type: 'boolean',
+      help: 'print {best, trials, stopped_early, gpu_seconds, gpu_seconds_full_budget, wall_seconds} as the last stdout line',
+    },
+    'csv-formula-guard': {
+      type: 'boolean',
+      help: "trials.csv: write text cells starting with = + - @ tab or CR (numbers excepted) with a leading ' so spreadsheets do not run them (default off)",
+    },
   },
   notes: `examples:
   snaptrain sweep --table public/tables/marketing --label y --model gbdt --strategy hyperband --trials 27 --json
@@ -80,11 +125,28 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const tables: PageTable[] = []
   try {
     const { table, valid } = await pageTables(f, tables)
-    const pageConfig: SweepConfig = { ...config, table: table.url, tablePath: table.path, validTable: valid?.url, headers: tokenHeaders(f) }
+    const pageConfig: SweepConfig = {
+      ...config,
+      table: table.url,
+      tablePath: table.path,
+      validTable: valid?.url,
+      headers: tokenHeaders(f),
+    }
     // GBDT's label checks in Node; for both families every trial reads the version checked here.
     const family = config.model === 'gbdt' ? await loadFamily('gbdt') : undefined
     const { version, label, features, filter, validVersion, allowOrigins } = config
-    const data = { model: config.model, table: pageConfig.table, version, label, features, filter, headers: pageConfig.headers, allowOrigins, validTable: pageConfig.validTable, validVersion }
+    const data = {
+      model: config.model,
+      table: pageConfig.table,
+      version,
+      label,
+      features,
+      filter,
+      headers: pageConfig.headers,
+      allowOrigins,
+      validTable: pageConfig.validTable,
+      validVersion,
+    }
     const pinned = await precheck(data, family, family?.params({}))
     pageConfig.version = pinned.version
     pageConfig.validVersion = pinned.validVersion
@@ -104,12 +166,28 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
  * parallel against the largest limit of any adapter). Throws naming the flag or the space entry.
  */
 export function checkFlags(f: SweepFlags): SweepConfig {
-  if (f['valid-table'] && f['valid-fraction'] !== undefined) throw new Error('--valid-table and --valid-fraction: give at most one')
+  if (f['valid-table'] && f['valid-fraction'] !== undefined)
+    throw new Error('--valid-table and --valid-fraction: give at most one')
   const config: SweepConfig = {
-    model: f.model, table: f.table, version: f.version, label: f.label, features: f.features.length ? f.features : undefined,
-    filter: f.filter, validTable: f['valid-table'], validVersion: f['valid-version'], validFraction: f['valid-fraction'], space: f.space ? readSpace(f.space) : undefined,
-    strategy: f.strategy as StrategyName, trials: f.trials, parallel: f.parallel, seed: f.seed, minResource: f['min-resource'],
-    maxResource: f['max-resource'], eta: f.eta, metric: f.metric, allowOrigins: allowOrigins(f),
+    model: f.model,
+    table: f.table,
+    version: f.version,
+    label: f.label,
+    features: f.features.length ? f.features : undefined,
+    filter: f.filter,
+    validTable: f['valid-table'],
+    validVersion: f['valid-version'],
+    validFraction: f['valid-fraction'],
+    space: f.space ? readSpace(f.space) : undefined,
+    strategy: f.strategy as StrategyName,
+    trials: f.trials,
+    parallel: f.parallel,
+    seed: f.seed,
+    minResource: f['min-resource'],
+    maxResource: f['max-resource'],
+    eta: f.eta,
+    metric: f.metric,
+    allowOrigins: allowOrigins(f),
   }
   const plan = planSweep(config)
   if (plan.errors.length) throw new Error(plan.errors.join('; '))
@@ -122,7 +200,9 @@ function readSpace(path: string): Record<string, unknown> {
   try {
     text = readFileSync(path, 'utf8')
   } catch (e) {
-    throw new Error(`--space: cannot read ${resolve(path)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+    throw new Error(
+      `--space: cannot read ${resolve(path)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    )
   }
   try {
     return JSON.parse(text) as Record<string, unknown>
@@ -132,14 +212,24 @@ function readSpace(path: string): Record<string, unknown> {
 }
 
 /** What the page hands back: the final state, its export (with the call log) and the best trial's artifacts. */
-export interface PageResult { state: SweepState; exported: string; best?: TrialArtifacts }
+export interface PageResult {
+  state: SweepState
+  exported: string
+  best?: TrialArtifacts
+}
 
 async function runInPage(io: CliIo, seconds: number, config: SweepConfig): Promise<PageResult> {
   const closers: Closers = []
-  return withAppPage(io, seconds, closers, page => page.evaluate<PageResult>(sweepScript(config)), line => {
-    const msg = progressLine(line)
-    if (msg) io.err(msg)
-  })
+  return withAppPage(
+    io,
+    seconds,
+    closers,
+    page => page.evaluate<PageResult>(sweepScript(config)),
+    line => {
+      const msg = progressLine(line)
+      if (msg) io.err(msg)
+    },
+  )
 }
 
 /** The page call as source text (tsx's keepNames wrappers break functions passed to evaluate). */
@@ -164,17 +254,24 @@ export function progressLine(json: string): string | undefined {
   const t = e.trial
   const last = t.curve.at(-1)
   const metric = t.metric !== undefined ? t.metric.toFixed(5) : '-'
-  const params = Object.entries(t.config).map(([k, v]) => `${k}=${typeof v === 'number' ? Number(v.toPrecision(4)) : JSON.stringify(v)}`).join(' ')
-  return `[trial ${t.id}] ${t.status.padEnd(9)} bracket ${t.bracket} rung ${t.rung} resource ${last?.resource ?? 0}/${t.resource} metric ${metric} `
-    + `${t.gpuSeconds.toFixed(2)} GPU-s ${params}${t.error ? ` error: ${t.error}` : ''}`
+  const params = Object.entries(t.config)
+    .map(([k, v]) => `${k}=${typeof v === 'number' ? Number(v.toPrecision(4)) : JSON.stringify(v)}`)
+    .join(' ')
+  return (
+    `[trial ${t.id}] ${t.status.padEnd(9)} bracket ${t.bracket} rung ${t.rung} resource ${last?.resource ?? 0}/${t.resource} metric ${metric} ` +
+    `${t.gpuSeconds.toFixed(2)} GPU-s ${params}${t.error ? ` error: ${t.error}` : ''}`
+  )
 }
 
 /** The --json summary of a finished state. */
 export function sweepSummary(s: SweepState, wallSeconds: number): SweepSummary {
   return {
     best: s.best ? { params: s.best.params, metric: s.best.metric, trial: s.best.trial } : null,
-    trials: s.trials.length, stopped_early: s.stoppedEarly, gpu_seconds: s.gpuSeconds,
-    gpu_seconds_full_budget: s.gpuSecondsFullBudget, wall_seconds: wallSeconds,
+    trials: s.trials.length,
+    stopped_early: s.stoppedEarly,
+    gpu_seconds: s.gpuSeconds,
+    gpu_seconds_full_budget: s.gpuSecondsFullBudget,
+    wall_seconds: wallSeconds,
   }
 }
 
@@ -184,7 +281,8 @@ export function sweepSummary(s: SweepState, wallSeconds: number): SweepSummary {
  */
 export function sweepOutputFiles(f: Pick<SweepFlags, 'csv-formula-guard'>, r: PageResult): Record<string, OutputData> {
   const files: Record<string, OutputData> = {
-    'trials.csv': trialsCsv(r.state.trials, { formulaGuard: f['csv-formula-guard'] }), 'sweep.json': r.exported + '\n',
+    'trials.csv': trialsCsv(r.state.trials, { formulaGuard: f['csv-formula-guard'] }),
+    'sweep.json': r.exported + '\n',
   }
   if (r.best?.model) {
     if (r.state.config.model === 'gbdt') files['model.json'] = r.best.model
@@ -200,7 +298,9 @@ function writeSweep(io: CliIo, f: SweepFlags, r: PageResult, wallSeconds: number
   // One group: DIR holds the previous run or this whole one, never a mix (out-dir.ts).
   writeOutputs(dir, files)
   const s = sweepSummary(r.state, wallSeconds)
-  io.err(`sweep: ${r.state.status}: ${s.trials} trials (${s.stopped_early} stopped early), best ${s.best ? `trial ${s.best.trial} ${f.metric} ${s.best.metric.toFixed(5)}` : '-'}; `
-    + `${s.gpu_seconds.toFixed(1)} GPU-s (full budget ${s.gpu_seconds_full_budget.toFixed(1)}), ${wallSeconds.toFixed(1)} s wall; wrote ${dir}`)
+  io.err(
+    `sweep: ${r.state.status}: ${s.trials} trials (${s.stopped_early} stopped early), best ${s.best ? `trial ${s.best.trial} ${f.metric} ${s.best.metric.toFixed(5)}` : '-'}; ` +
+      `${s.gpu_seconds.toFixed(1)} GPU-s (full budget ${s.gpu_seconds_full_budget.toFixed(1)}), ${wallSeconds.toFixed(1)} s wall; wrote ${dir}`,
+  )
   if (f.json) io.out(JSON.stringify(s))
 }

@@ -14,7 +14,7 @@ import { fileStamp, writeOutputs } from './out-dir.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
 import { pageErrorMessage, pageTables, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { openSnapshot } from '../table/index.ts'
-import { httpFor, type RunResult, type TrainConfig, type TrainProgress, type TrainSummary } from '../run/config.ts'
+import { httpFor, type RunResult, type TrainConfig, type TrainProgress } from '../run/config.ts'
 import { loadFamily, type ModelFamily } from '../run/family.ts'
 import { metricsCsv } from '../run/manifest.ts'
 import type { RecsysTrainSummary } from '../models/recsys/family.ts'
@@ -22,16 +22,44 @@ import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
 
 const SPEC = {
   name: 'train',
-  summary: 'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json (recsys: model.bin), manifest.json, metrics.csv.',
+  summary:
+    'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json (recsys: model.bin), manifest.json, metrics.csv.',
   flags: {
-    model: { type: 'string', choices: ['gbdt', 'recsys'], default: 'gbdt', placeholder: 'gbdt', help: 'model family (gbdt: XGBoost-compatible histogram GBDT; recsys: embeddings + MLP click model, writes model.bin)' },
+    model: {
+      type: 'string',
+      choices: ['gbdt', 'recsys'],
+      default: 'gbdt',
+      placeholder: 'gbdt',
+      help: 'model family (gbdt: XGBoost-compatible histogram GBDT; recsys: embeddings + MLP click model, writes model.bin)',
+    },
     ...DATA_FLAGS,
-    params: { type: 'string', default: '{}', placeholder: 'JSON', help: 'XGBoost parameters, e.g. \'{"max_depth":6,"eta":0.3,"num_round":100}\' (recsys: epochs, batch_size, embedding_dim, layers, lr, optimizer, embedding_optimizer, embedding_lr, weight_decay, buckets, …)' },
-    seed: { type: 'int', placeholder: 'S', help: 'seed of the validation split and (unless params.seed) of the booster (default 0)' },
+    params: {
+      type: 'string',
+      default: '{}',
+      placeholder: 'JSON',
+      help: 'XGBoost parameters, e.g. \'{"max_depth":6,"eta":0.3,"num_round":100}\' (recsys: epochs, batch_size, embedding_dim, layers, lr, optimizer, embedding_optimizer, embedding_lr, weight_decay, buckets, …)',
+    },
+    seed: {
+      type: 'int',
+      placeholder: 'S',
+      help: 'seed of the validation split and (unless params.seed) of the booster (default 0)',
+    },
     out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/<timestamp>)' },
-    backend: { type: 'string', choices: ['gpu', 'cpu'], default: 'gpu', placeholder: 'gpu|cpu', help: 'training backend in the page (cpu = reference implementation)' },
+    backend: {
+      type: 'string',
+      choices: ['gpu', 'cpu'],
+      default: 'gpu',
+      placeholder: 'gpu|cpu',
+      help: 'training backend in the page (cpu = reference implementation)',
+    },
     workers: { type: 'int', min: 0, placeholder: 'n', help: 'loader workers in the page (default 2)' },
-    ranks: { type: 'int', min: 1, default: 1, placeholder: 'R', help: 'data-parallel ranks: R rank workers, each with its own GPU device and share of the data (default 1; --json reports per-collective time and bytes)' },
+    ranks: {
+      type: 'int',
+      min: 1,
+      default: 1,
+      placeholder: 'R',
+      help: 'data-parallel ranks: R rank workers, each with its own GPU device and share of the data (default 1; --json reports per-collective time and bytes)',
+    },
     timeout: { type: 'number', default: 1800, placeholder: 'S', help: 'give up after S seconds (default 1800)' },
     json: { type: 'boolean', help: 'print the run summary as one JSON object on the last stdout line' },
   },
@@ -68,8 +96,14 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     const { table, valid } = await pageTables(f, tables)
     const config = await precheck(trainConfig(f, table, valid), family, params)
-    const result = await withAppPage(io, f.timeout, closers, page => page.evaluate<RunResult>(trainScript(config)), line => io.err(progressLine(line)))
-    writeRun(io, f, result)
+    const result = await withAppPage(
+      io,
+      f.timeout,
+      closers,
+      page => page.evaluate<RunResult>(trainScript(config)),
+      line => io.err(progressLine(line)),
+    )
+    writeRun(io, f, family, result)
     return 0
   } catch (e) {
     const msg = tables.reduce((m, t) => t.localize(m), pageErrorMessage(e))
@@ -85,7 +119,12 @@ export function checkFlags(f: TrainFlags, family: ModelFamily): unknown {
   const raw = checkCommonFlags(f)
   const p = withParamsPrefix(() => family.params({ params: raw, seed: f.seed }))
   // The run would refuse it too, but only in the page, after a browser started.
-  if (family.name === 'gbdt' && raw.early_stopping_rounds !== undefined && f['valid-fraction'] === undefined && !f['valid-table']) {
+  if (
+    family.name === 'gbdt' &&
+    raw.early_stopping_rounds !== undefined &&
+    f['valid-fraction'] === undefined &&
+    !f['valid-table']
+  ) {
     throw new Error('--params: early_stopping_rounds: needs a validation set (--valid-fraction or --valid-table)')
   }
   return p
@@ -103,7 +142,8 @@ export function checkCommonFlags(f: TrainFlags): Record<string, unknown> {
     throw new Error(`--params: not valid JSON (${(e as Error).message})`)
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('--params: must be a JSON object')
-  if (f['valid-table'] && f['valid-fraction'] !== undefined) throw new Error('--valid-table and --valid-fraction: give at most one')
+  if (f['valid-table'] && f['valid-fraction'] !== undefined)
+    throw new Error('--valid-table and --valid-fraction: give at most one')
   if (f['valid-version'] !== undefined && !f['valid-table']) throw new Error('--valid-version: needs --valid-table')
   allowOrigins(f) // a bad origin is a usage error (exit 2), found before any table is served
   const fr = f['valid-fraction']
@@ -123,10 +163,24 @@ export function withParamsPrefix<P>(parse: () => P): P {
 /** The page's TrainConfig from the flags and the served tables. */
 export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable): TrainConfig {
   return {
-    model: f.model, table: table.url, tablePath: table.path, version: f.version, label: f.label,
-    features: f.features.length ? f.features : undefined, filter: f.filter, validTable: valid?.url, validTablePath: valid?.path,
-    validVersion: f['valid-version'], validFraction: f['valid-fraction'], params: JSON.parse(f.params) as Record<string, unknown>,
-    seed: f.seed, backend: f.backend, workers: f.workers, ranks: f.ranks, headers: tokenHeaders(f), allowOrigins: allowOrigins(f),
+    model: f.model,
+    table: table.url,
+    tablePath: table.path,
+    version: f.version,
+    label: f.label,
+    features: f.features.length ? f.features : undefined,
+    filter: f.filter,
+    validTable: valid?.url,
+    validTablePath: valid?.path,
+    validVersion: f['valid-version'],
+    validFraction: f['valid-fraction'],
+    params: JSON.parse(f.params) as Record<string, unknown>,
+    seed: f.seed,
+    backend: f.backend,
+    workers: f.workers,
+    ranks: f.ranks,
+    headers: tokenHeaders(f),
+    allowOrigins: allowOrigins(f),
   }
 }
 
@@ -135,11 +189,17 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
  * the label column). Returns the config with its table version pinned to the snapshot checked,
  * so the page reads exactly that version (a commit landing meanwhile changes nothing).
  */
-export async function precheck(config: TrainConfig, family: ModelFamily | undefined, params?: unknown): Promise<TrainConfig> {
+export async function precheck(
+  config: TrainConfig,
+  family: ModelFamily | undefined,
+  params?: unknown,
+): Promise<TrainConfig> {
   const snapshot = await openSnapshot(config.table, { version: config.version, ...httpFor(config, config.table) })
   await family?.precheck(snapshot, config, params)
-  const validVersion = config.validTable && config.validVersion === undefined
-    ? (await openSnapshot(config.validTable, { ...httpFor(config, config.validTable) })).version : config.validVersion
+  const validVersion =
+    config.validTable && config.validVersion === undefined
+      ? (await openSnapshot(config.validTable, { ...httpFor(config, config.validTable) })).version
+      : config.validVersion
   return { ...config, version: snapshot.version, validVersion }
 }
 
@@ -152,35 +212,26 @@ export function trainScript(config: TrainConfig): string {
 export function progressLine(json: string): string {
   const p = JSON.parse(json) as TrainProgress
   if (p.kind === 'stage') return `train: ${p.message}`
-  const m = Object.entries(p.metrics).map(([k, v]) => `${k}=${v.toFixed(6)}`).join(' ')
+  const m = Object.entries(p.metrics)
+    .map(([k, v]) => `${k}=${v.toFixed(6)}`)
+    .join(' ')
   return `[${p.round + 1}/${p.rounds}] ${m} (${(p.elapsedMs / 1000).toFixed(1)} s)`
 }
 
-/** The recommender's model file name in DIR (GBDT: model.json). */
-export const RECSYS_MODEL_FILE = 'model.bin'
-
 /** Writes the model file, manifest.json and metrics.csv (temp name + rename each) and prints the summary. */
-function writeRun(io: CliIo, f: TrainFlags, r: RunResult): void {
+function writeRun(io: CliIo, f: TrainFlags, family: ModelFamily, r: RunResult): void {
   const dir = resolve(f.out ?? join('runs', fileStamp(new Date().toISOString())))
-  const model: Record<string, string | Uint8Array> = typeof r.model === 'string' ? { 'model.json': r.model } : { [RECSYS_MODEL_FILE]: new Uint8Array(r.model) }
   const [modelPath, manifestPath] = writeOutputs(dir, {
-    ...model, 'manifest.json': JSON.stringify(r.manifest, null, 2) + '\n', 'metrics.csv': metricsCsv(r.metrics),
+    [family.modelFile]: typeof r.model === 'string' ? r.model : new Uint8Array(r.model),
+    'manifest.json': JSON.stringify(r.manifest, null, 2) + '\n',
+    'metrics.csv': metricsCsv(r.metrics),
   })
-  io.err(`train: ${summaryLine(r.summary)}; wrote ${dir}`)
+  io.err(`train: ${family.describe(r.summary)}; wrote ${dir}`)
   if (f.json) {
     const { adapter, samples_per_second, epochs, steps, restored_best_step, ...rest } = r.summary as RecsysTrainSummary
     const recsys = r.summary.model === 'recsys' ? { samples_per_second, epochs, steps, restored_best_step } : {}
     io.out(JSON.stringify({ ...rest, model_path: modelPath, manifest_path: manifestPath, adapter, ...recsys }))
   }
-}
-
-/** The stderr line of a finished run. */
-function summaryLine(s: TrainSummary): string {
-  if (s.model !== 'recsys') return `${s.rounds} rounds in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}`
-  const r = s as RecsysTrainSummary
-  return `${r.steps} steps (${r.epochs} epochs, ${r.rounds} evaluations) in ${r.train_seconds.toFixed(1)} s on ${r.adapter}; `
-    + `${Math.round(r.samples_per_second)} samples/s; auc ${r.auc ?? '-'} logloss ${r.logloss ?? '-'}`
-    + `${r.restored_best_step === null ? '' : ` (restore_best: weights of the evaluation at step ${r.restored_best_step})`}`
 }
 
 export { atomicWrite } from './out-dir.ts'

@@ -150,7 +150,9 @@ export function fileRows(plan: ScanPlan, unit: Uint32Array, index: Uint32Array):
  * Only who reads what depends on workersPerRank — the delivered row order never does.
  */
 export function workerShare(
-  stream: { segments(): RankSegment[] }, workersPerRank: number, worker: number,
+  stream: { segments(): RankSegment[] },
+  workersPerRank: number,
+  worker: number,
 ): RankSegment[] {
   if (!isIntAtLeast(workersPerRank, 1)) throw bad('workersPerRank', workersPerRank, 'an integer ≥ 1')
   if (!isIntAtLeast(worker, 0) || worker >= workersPerRank) {
@@ -160,7 +162,7 @@ export function workerShare(
   const mine: RankSegment[] = []
   for (const seg of stream.segments()) {
     let owner = dealt.get(seg.unit)
-    if (owner === undefined) dealt.set(seg.unit, owner = dealt.size % workersPerRank)
+    if (owner === undefined) dealt.set(seg.unit, (owner = dealt.size % workersPerRank))
     if (owner === worker) mine.push(seg)
   }
   return mine

@@ -18,8 +18,12 @@ export interface BatchRows {
  * Throws TableError('schema') naming the column when units disagree on its encoding or length.
  */
 export function gatherBatch(
-  plan: ScanPlan, units: ReadonlyArray<DecodedUnit | undefined>, rows: BatchRows,
-  position: number, epoch: number, ids = false,
+  plan: ScanPlan,
+  units: ReadonlyArray<DecodedUnit | undefined>,
+  rows: BatchRows,
+  position: number,
+  epoch: number,
+  ids = false,
 ): Batch {
   const size = rows.unit.length
   const columns: Record<string, DecodedColumn> = {}
@@ -44,7 +48,11 @@ function unitOf(units: ReadonlyArray<DecodedUnit | undefined>, id: number): Deco
  * unit in `ids` (the batch's distinct units), and `runs` = starts of runs of consecutive rows of
  * one unit with consecutive indices, or undefined when the rows are mostly single (shuffled).
  */
-interface Layout { ids: number[]; slot: Uint32Array; runs?: number[] }
+interface Layout {
+  ids: number[]
+  slot: Uint32Array
+  runs?: number[]
+}
 
 function layoutOf(rows: BatchRows): Layout {
   const n = rows.unit.length
@@ -56,7 +64,7 @@ function layoutOf(rows: BatchRows): Layout {
   for (let i = 0; i < n; i++) {
     const u = unit[i]
     let s = slots.get(u)
-    if (s === undefined) slots.set(u, s = ids.push(u) - 1)
+    if (s === undefined) slots.set(u, (s = ids.push(u) - 1))
     slot[i] = s
     if (i === 0 || u !== unit[i - 1] || index[i] !== index[i - 1] + 1) runs.push(i)
   }
@@ -64,16 +72,21 @@ function layoutOf(rows: BatchRows): Layout {
   return { ids, slot, runs: runs.length * 16 <= n ? runs : undefined }
 }
 
-function gatherColumn(name: string, units: ReadonlyArray<DecodedUnit | undefined>, rows: BatchRows, layout: Layout): DecodedColumn {
+function gatherColumn(
+  name: string,
+  units: ReadonlyArray<DecodedUnit | undefined>,
+  rows: BatchRows,
+  layout: Layout,
+): DecodedColumn {
   const template = unitOf(units, rows.unit[0]).columns[name]
   if (template.encoding === 'var_list') return gatherVarList(name, units, rows)
-  const width = template.encoding === 'fixed_list' ? template.length ?? 0 : 1
+  const width = template.encoding === 'fixed_list' ? (template.length ?? 0) : 1
   const Ctor = template.values.constructor as new (n: number) => DecodedColumn['values']
   const out = new Ctor(rows.unit.length * width)
   // Every encoding but bool is 4 bytes per element: copy those through Int32Array views, so one
   // monomorphic loop serves all columns and float bits (NaN payloads included) move unchanged.
   const words = out.BYTES_PER_ELEMENT === 4
-  const sources = layout.ids.map((u) => {
+  const sources = layout.ids.map(u => {
     const values = sourceOf(name, unitOf(units, u), template).values
     return words ? asWords(values) : values
   })
@@ -121,7 +134,9 @@ function copyRows(out: Elements, sources: Elements[], index: Uint32Array, slot: 
 function sourceOf(name: string, unit: DecodedUnit, template: DecodedColumn): DecodedColumn {
   const column = unit.columns[name]
   if (!column || column.encoding !== template.encoding || column.length !== template.length) {
-    const got = column ? `${column.encoding}${column.length !== undefined ? ` of length ${column.length}` : ''}` : 'nothing'
+    const got = column
+      ? `${column.encoding}${column.length !== undefined ? ` of length ${column.length}` : ''}`
+      : 'nothing'
     const want = `${template.encoding}${template.length !== undefined ? ` of length ${template.length}` : ''}`
     throw new TableError(`column '${name}': unit ${unit.unitId} decoded as ${got}, other units as ${want}`, 'schema')
   }

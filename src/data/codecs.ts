@@ -19,12 +19,16 @@ export const compressors: Compressors = boundedCompressors(pageLimits().maxPageB
 
 /** The codecs with outputs capped at `maxPageBytes` and at each call's declared length. */
 export function boundedCompressors(maxPageBytes: number): Compressors {
-  const capped = (codec: CompressionCodec, run: Decompress): Decompress => (input, outputLength) => {
-    if (!(outputLength >= 0 && outputLength <= maxPageBytes)) {
-      throw new Error(`${codec} page declares ${outputLength} uncompressed bytes, over the page cap of ${maxPageBytes}`)
+  const capped =
+    (codec: CompressionCodec, run: Decompress): Decompress =>
+    (input, outputLength) => {
+      if (!(outputLength >= 0 && outputLength <= maxPageBytes)) {
+        throw new Error(
+          `${codec} page declares ${outputLength} uncompressed bytes, over the page cap of ${maxPageBytes}`,
+        )
+      }
+      return run(input, outputLength)
     }
-    return run(input, outputLength)
-  }
   return {
     SNAPPY: capped('SNAPPY', snappy),
     // These write into a buffer of exactly the declared length and never grow it.
@@ -42,7 +46,9 @@ export function boundedCompressors(maxPageBytes: number): Compressors {
  */
 function gzip(input: Uint8Array, outputLength: number): Uint8Array {
   const isGzip = input.length >= 18 && input[0] === 0x1f && input[1] === 0x8b
-  const stated = isGzip ? new DataView(input.buffer, input.byteOffset + input.length - 4, 4).getUint32(0, true) : undefined
+  const stated = isGzip
+    ? new DataView(input.buffer, input.byteOffset + input.length - 4, 4).getUint32(0, true)
+    : undefined
   if (stated !== undefined && stated !== outputLength % 2 ** 32) {
     throw new Error(`gzip trailer states ${stated} bytes, the page declares ${outputLength}`)
   }
@@ -90,7 +96,12 @@ function zstd(input: Uint8Array, outputLength: number): Uint8Array {
 }
 
 /** One zstd frame: its bytes, its declared content size, and the bytes its raw and RLE blocks produce. */
-interface ZstdFrame { start: number; end: number; contentSize?: number; minimumSize: number }
+interface ZstdFrame {
+  start: number
+  end: number
+  contentSize?: number
+  minimumSize: number
+}
 
 const ZSTD_MAGIC = 0xfd2fb528
 
@@ -105,7 +116,10 @@ function zstdFrames(input: Uint8Array): ZstdFrame[] {
   while (at < input.length) {
     need(at, 8)
     const magic = view.getUint32(at, true)
-    if ((magic & 0xfffffff0) === 0x184d2a50) { at += 8 + view.getUint32(at + 4, true); continue } // skippable
+    if ((magic & 0xfffffff0) === 0x184d2a50) {
+      at += 8 + view.getUint32(at + 4, true)
+      continue
+    } // skippable
     if (magic !== ZSTD_MAGIC) throw new Error('zstd frame magic missing')
     const start = at
     const fhd = input[at + 4]
@@ -118,7 +132,7 @@ function zstdFrames(input: Uint8Array): ZstdFrame[] {
     else if (fcsBytes) contentSize = fcsBytes === 8 ? Number(view.getBigUint64(at, true)) : readLE(input, at, fcsBytes)
     at += fcsBytes
     let minimumSize = 0
-    for (let last = 0; !last;) {
+    for (let last = 0; !last; ) {
       need(at, 3)
       const header = input[at] | (input[at + 1] << 8) | (input[at + 2] << 16)
       last = header & 1

@@ -10,7 +10,10 @@ import { rankStream } from './stream.ts'
 
 /** A cursor that cannot be parsed, or does not fit the plan; `field` names the culprit. */
 export class CursorError extends Error {
-  constructor(message: string, readonly field?: string) {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
     super(message)
     this.name = 'CursorError'
   }
@@ -27,9 +30,15 @@ export function makeCursor(plan: ScanPlan, opts: AssignOptions, position: number
   }
   const o = stream.options
   const cursor: Cursor = {
-    tableUrl: plan.tableUrl, version: plan.version, planDigest: plan.digest,
-    epoch: o.epoch, worldSize: o.worldSize, rank: o.rank, mode: o.mode,
-    shuffleBuffer: o.shuffleBuffer, position,
+    tableUrl: plan.tableUrl,
+    version: plan.version,
+    planDigest: plan.digest,
+    epoch: o.epoch,
+    worldSize: o.worldSize,
+    rank: o.rank,
+    mode: o.mode,
+    shuffleBuffer: o.shuffleBuffer,
+    position,
   }
   if (o.seed !== undefined) cursor.seed = o.seed
   return cursor
@@ -38,8 +47,13 @@ export function makeCursor(plan: ScanPlan, opts: AssignOptions, position: number
 /** JSON text of a cursor (stable key order, one line per field, trailing newline). */
 export function cursorToJson(cursor: Cursor): string {
   const { tableUrl, version, planDigest, seed, epoch, worldSize, rank, mode, shuffleBuffer, position } = cursor
-  return JSON.stringify({ tableUrl, version, planDigest, seed, epoch, worldSize, rank, mode, shuffleBuffer, position },
-    null, 2) + '\n'
+  return (
+    JSON.stringify(
+      { tableUrl, version, planDigest, seed, epoch, worldSize, rank, mode, shuffleBuffer, position },
+      null,
+      2,
+    ) + '\n'
+  )
 }
 
 type Fields = Record<string, unknown>
@@ -80,7 +94,10 @@ export function parseCursor(json: string, source = 'cursor'): Cursor {
   for (const [name, ok, want] of FIELD_RULES) {
     const v = r[name]
     if (!ok(v, r)) {
-      throw new CursorError(`${source}: field "${name}" must be ${want(r)}, got ${JSON.stringify(v) ?? 'nothing'}`, name)
+      throw new CursorError(
+        `${source}: field "${name}" must be ${want(r)}, got ${JSON.stringify(v) ?? 'nothing'}`,
+        name,
+      )
     }
     if (v !== undefined && v !== null) out[name] = v
   }
@@ -99,14 +116,18 @@ export function cursorMismatch(cursor: Cursor, plan: ScanPlan): string | undefin
     return `cursor was made for version ${cursor.version} of ${plan.tableUrl}, this plan reads version ${plan.version}`
   }
   if (cursor.planDigest !== plan.digest) {
-    return `cursor was made for another scan plan of ${plan.tableUrl} version ${plan.version} ` +
+    return (
+      `cursor was made for another scan plan of ${plan.tableUrl} version ${plan.version} ` +
       `(plan digest ${cursor.planDigest}, this plan's is ${plan.digest}): columns, filter or files differ`
+    )
   }
   const o = resolveAssign(assignFromCursor(cursor))
   const length = rankSplit(planRows(plan), o.worldSize, o.rank, o.mode).length
   if (cursor.position > length) {
-    return `cursor position ${cursor.position} is past the end of rank ${o.rank}'s stream ` +
+    return (
+      `cursor position ${cursor.position} is past the end of rank ${o.rank}'s stream ` +
       `(${length} rows in epoch ${o.epoch} with worldSize ${o.worldSize}, ${o.mode})`
+    )
   }
   return undefined
 }
@@ -120,8 +141,12 @@ export function checkCursor(cursor: Cursor, plan: ScanPlan): void {
 /** The assignment a cursor was made under, and where to resume. */
 export function assignFromCursor(cursor: Cursor): AssignOptions & { position: number } {
   const opts: AssignOptions & { position: number } = {
-    epoch: cursor.epoch, worldSize: cursor.worldSize, rank: cursor.rank, mode: cursor.mode,
-    shuffleBuffer: cursor.shuffleBuffer, position: cursor.position,
+    epoch: cursor.epoch,
+    worldSize: cursor.worldSize,
+    rank: cursor.rank,
+    mode: cursor.mode,
+    shuffleBuffer: cursor.shuffleBuffer,
+    position: cursor.position,
   }
   if (cursor.seed !== undefined) opts.seed = cursor.seed
   return opts

@@ -34,7 +34,7 @@ export function toFloat(v: unknown): number {
  * parsers compute them for annotated ones (µs / 1e6; days × 86 400); nulls stay null.
  */
 export function rawTimestampSeconds(data: ArrayLike<unknown>, raw: 'micros' | 'days'): unknown[] {
-  return Array.from(data, (v) => {
+  return Array.from(data, v => {
     if (raw === 'micros' && typeof v === 'bigint') return Number(v) / 1e6
     return raw === 'days' && typeof v === 'number' ? v * 86_400 : v
   })

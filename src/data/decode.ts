@@ -49,8 +49,12 @@ export function defaultEncoding(type: DeltaType, column = '?'): ColumnEncoding {
     if (type === 'string' || type === 'binary') return 'hash32'
     return 'float32' // long, float, double, decimal(p,s), date, timestamp, timestamp_ntz
   }
-  if (type.type === 'array' && typeof type.elementType === 'string' &&
-    (NUMERIC.has(type.elementType) || type.elementType.startsWith('decimal'))) return 'fixed_list'
+  if (
+    type.type === 'array' &&
+    typeof type.elementType === 'string' &&
+    (NUMERIC.has(type.elementType) || type.elementType.startsWith('decimal'))
+  )
+    return 'fixed_list'
   throw new TableError(`column '${column}': type ${JSON.stringify(type)} has no typed-array encoding`, 'schema')
 }
 
@@ -60,20 +64,30 @@ export function defaultEncoding(type: DeltaType, column = '?'): ColumnEncoding {
  * bool column, a value that does not fit, or a fixed_list row of another length.
  */
 export function decodeColumn(
-  chunks: readonly ColumnChunk[], sel: RowSelection, encoding: ColumnEncoding, ctx: DecodeContext,
+  chunks: readonly ColumnChunk[],
+  sel: RowSelection,
+  encoding: ColumnEncoding,
+  ctx: DecodeContext,
 ): DecodedColumn {
   const n = sel.live ? sel.live.length : sel.end - sel.start
   const sorted = [...chunks].sort((a, b) => a.rowStart - b.rowStart)
   const spans = spansOf(sorted, sel, ctx)
   try {
     switch (encoding) {
-      case 'float32': return { name: ctx.column, encoding, values: gatherFloat(spans, sel, n) }
-      case 'int32': return { name: ctx.column, encoding, values: gatherInt(spans, sel, new Int32Array(n), INT32_MIN, INT32_MAX) }
-      case 'uint32': return { name: ctx.column, encoding, values: gatherInt(spans, sel, new Uint32Array(n), 0, UINT32_MAX) }
-      case 'hash32': return { name: ctx.column, encoding, values: gatherHash(spans, sel, n) }
-      case 'bool': return { name: ctx.column, encoding, values: gatherWith(spans, sel, new Uint8Array(n), toBool) }
-      case 'fixed_list': return gatherFixedList(spans, sel, n, ctx.column)
-      case 'var_list': return gatherVarList(spans, sel, n, ctx.column)
+      case 'float32':
+        return { name: ctx.column, encoding, values: gatherFloat(spans, sel, n) }
+      case 'int32':
+        return { name: ctx.column, encoding, values: gatherInt(spans, sel, new Int32Array(n), INT32_MIN, INT32_MAX) }
+      case 'uint32':
+        return { name: ctx.column, encoding, values: gatherInt(spans, sel, new Uint32Array(n), 0, UINT32_MAX) }
+      case 'hash32':
+        return { name: ctx.column, encoding, values: gatherHash(spans, sel, n) }
+      case 'bool':
+        return { name: ctx.column, encoding, values: gatherWith(spans, sel, new Uint8Array(n), toBool) }
+      case 'fixed_list':
+        return gatherFixedList(spans, sel, n, ctx.column)
+      case 'var_list':
+        return gatherVarList(spans, sel, n, ctx.column)
     }
   } catch (error) {
     throw located(error, ctx)
@@ -85,13 +99,23 @@ export function decodeColumn(
  * A column whose every row holds the same value (partition column, or null for a column the file
  * predates), decoded like a chunk of identical values.
  */
-export function decodeConstant(value: unknown, sel: RowSelection, encoding: ColumnEncoding, ctx: DecodeContext): DecodedColumn {
+export function decodeConstant(
+  value: unknown,
+  sel: RowSelection,
+  encoding: ColumnEncoding,
+  ctx: DecodeContext,
+): DecodedColumn {
   const data = new Array<unknown>(sel.end - sel.start).fill(value)
   return decodeColumn([{ rowStart: sel.start, data }], sel, encoding, ctx)
 }
 
 /** Output rows [k0, k1) come from `data`, where output row k is data[rowOf(k) − base]. */
-interface Span { data: ArrayLike<unknown>; base: number; k0: number; k1: number }
+interface Span {
+  data: ArrayLike<unknown>
+  base: number
+  k0: number
+  k1: number
+}
 
 /** Cuts the output rows into per-chunk spans; every selected row must be covered exactly once. */
 function spansOf(chunks: readonly ColumnChunk[], sel: RowSelection, ctx: DecodeContext): Span[] {
@@ -110,7 +134,11 @@ function spansOf(chunks: readonly ColumnChunk[], sel: RowSelection, ctx: DecodeC
     covered = k1
   }
   if (covered !== n) {
-    throw new TableError(`${ctx.url}: column '${ctx.column}': file row ${rowAt(sel, covered)} missing from the decoded pages`, 'corrupt-file', ctx.url)
+    throw new TableError(
+      `${ctx.url}: column '${ctx.column}': file row ${rowAt(sel, covered)} missing from the decoded pages`,
+      'corrupt-file',
+      ctx.url,
+    )
   }
   return spans
 }
@@ -121,7 +149,12 @@ function rowAt(sel: RowSelection, k: number): number {
 
 /** Marks which output row failed, so `located` can name the file row. */
 class RowError extends Error {
-  constructor(readonly k: number, readonly cause: unknown) { super(String(cause)) }
+  constructor(
+    readonly k: number,
+    readonly cause: unknown,
+  ) {
+    super(String(cause))
+  }
 }
 
 function located(error: unknown, ctx: DecodeContext): unknown {
@@ -159,7 +192,13 @@ function guard<T>(fn: () => T, sel: RowSelection, k: number): T {
   }
 }
 
-function gatherInt<T extends Int32Array | Uint32Array>(spans: Span[], sel: RowSelection, out: T, min: number, max: number): T {
+function gatherInt<T extends Int32Array | Uint32Array>(
+  spans: Span[],
+  sel: RowSelection,
+  out: T,
+  min: number,
+  max: number,
+): T {
   const what = min < 0 ? 'int32' : 'uint32'
   for (const { data, base, k0, k1 } of spans) {
     const exact = min < 0 ? data instanceof Int32Array : data instanceof Uint32Array
@@ -167,14 +206,19 @@ function gatherInt<T extends Int32Array | Uint32Array>(spans: Span[], sel: RowSe
       const i = (sel.live ? sel.live[k] : sel.start + k) - base
       const v = data[i]
       if (exact) out[k] = v as number
-      else if (typeof v === 'number' && (min < 0 ? (v | 0) === v : (v >>> 0) === v)) out[k] = v
+      else if (typeof v === 'number' && (min < 0 ? (v | 0) === v : v >>> 0 === v)) out[k] = v
       else out[k] = guard(() => toInteger(v, min, max, what), sel, k)
     }
   }
   return out
 }
 
-function gatherWith<T extends Uint8Array | Uint32Array>(spans: Span[], sel: RowSelection, out: T, convert: (v: unknown) => number): T {
+function gatherWith<T extends Uint8Array | Uint32Array>(
+  spans: Span[],
+  sel: RowSelection,
+  out: T,
+  convert: (v: unknown) => number,
+): T {
   for (const { data, base, k0, k1 } of spans) {
     for (let k = k0; k < k1; k++) {
       const v = data[(sel.live ? sel.live[k] : sel.start + k) - base]
@@ -224,7 +268,10 @@ function gatherFixedList(spans: Span[], sel: RowSelection, n: number, column: st
       if (list === null || list === undefined) continue
       if (!isList(list)) throw new RowError(rowAt(sel, k), new ValueError(`expected a list, got ${describe(list)}`))
       if (list.length !== length) {
-        throw new RowError(rowAt(sel, k), new ValueError(`list of length ${list.length}, expected ${length} (fixed_list; use var_list)`))
+        throw new RowError(
+          rowAt(sel, k),
+          new ValueError(`list of length ${list.length}, expected ${length} (fixed_list; use var_list)`),
+        )
       }
       for (let j = 0; j < length; j++) out[k * length + j] = elementAt(list, j, sel, k)
     }
@@ -257,7 +304,8 @@ function gatherVarList(spans: Span[], sel: RowSelection, n: number, column: stri
   for (const { data, base, k0, k1 } of spans) {
     for (let k = k0; k < k1; k++) {
       const list = data[(sel.live ? sel.live[k] : sel.start + k) - base]
-      if (list !== null && list !== undefined && !isList(list)) throw new RowError(rowAt(sel, k), new ValueError(`expected a list, got ${describe(list)}`))
+      if (list !== null && list !== undefined && !isList(list))
+        throw new RowError(rowAt(sel, k), new ValueError(`expected a list, got ${describe(list)}`))
       offsets[k + 1] = isList(list) ? list.length : 0
     }
   }

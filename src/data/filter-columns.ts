@@ -13,9 +13,14 @@ import type { AddFile, Row, Snapshot } from '../table/types.ts'
  * schema) filled in, in file order. `metadata` is the file's footer as parsed.
  */
 export async function readFilterRows(
-  snapshot: Snapshot, file: AddFile, buffer: AsyncBuffer, metadata: FileMetaData, columns: string[], rowGroup: number,
+  snapshot: Snapshot,
+  file: AddFile,
+  buffer: AsyncBuffer,
+  metadata: FileMetaData,
+  columns: string[],
+  rowGroup: number,
 ): Promise<Row[]> {
-  const fields = columns.map((name) => schemaField(snapshot.schema, name)!)
+  const fields = columns.map(name => schemaField(snapshot.schema, name)!)
   const plans = planColumns(snapshot, file, fields, schemaIndex(metadata).tree)
   const partitionRow = partitionValues(snapshot, file, plans)
   const values = await readGroup(buffer, rawTypes(metadata), plans, rowGroup, file.url)
@@ -29,6 +34,9 @@ const RAW = new WeakMap<FileMetaData, FileMetaData>()
 
 function rawTypes(metadata: FileMetaData): FileMetaData {
   let raw = RAW.get(metadata)
-  if (!raw) { raw = withRawTypes(metadata); RAW.set(metadata, raw) }
+  if (!raw) {
+    raw = withRawTypes(metadata)
+    RAW.set(metadata, raw)
+  }
   return raw
 }

@@ -39,12 +39,14 @@ function truth(expr: FilterExpr, row: Row): Truth {
       const inner = truth(expr.expr, row)
       return inner === null ? null : !inner
     }
-    case 'null': return isNull(row[expr.column]) !== expr.negated
-    case 'compare': return compareTruth(row[expr.column], expr.op, expr.value)
+    case 'null':
+      return isNull(row[expr.column]) !== expr.negated
+    case 'compare':
+      return compareTruth(row[expr.column], expr.op, expr.value)
     case 'in': {
       const value = row[expr.column]
       if (isNull(value)) return null
-      const found = expr.values.some((literal) => compareValue(value, literal) === 0)
+      const found = expr.values.some(literal => compareValue(value, literal) === 0)
       return found !== expr.negated
     }
   }
@@ -63,19 +65,26 @@ function compareTruth(value: unknown, op: Extract<FilterExpr, { kind: 'compare' 
 
 function opHolds(op: Extract<FilterExpr, { kind: 'compare' }>['op'], c: number): boolean {
   switch (op) {
-    case '=': return c === 0
-    case '!=': return c !== 0
-    case '<': return c < 0
-    case '<=': return c <= 0
-    case '>': return c > 0
-    case '>=': return c >= 0
+    case '=':
+      return c === 0
+    case '!=':
+      return c !== 0
+    case '<':
+      return c < 0
+    case '<=':
+      return c <= 0
+    case '>':
+      return c > 0
+    case '>=':
+      return c >= 0
   }
 }
 
 /** Sign of (row value − literal), or undefined when the two are not comparable. */
 export function compareValue(value: unknown, literal: Literal): number | undefined {
   // Decimals arrive as exact strings ("-12.30"): compare them exactly with the literal's text.
-  if (typeof value === 'string' && literal.type === 'number') return compareDecimals(value, literal.text ?? String(literal.value))
+  if (typeof value === 'string' && literal.type === 'number')
+    return compareDecimals(value, literal.text ?? String(literal.value))
   const a = valueKey(value)
   const b = a === undefined ? undefined : literalKey(literal, value)
   return a === undefined || b === undefined ? undefined : compareKeys(a, b)
@@ -84,8 +93,12 @@ export function compareValue(value: unknown, literal: Literal): number | undefin
 /** Row value → key (Timestamps as ns, booleans as 0/1); undefined for types filters don't compare. */
 function valueKey(value: unknown): Key | undefined {
   switch (typeof value) {
-    case 'number': case 'bigint': case 'string': return value
-    case 'boolean': return value ? 1 : 0
+    case 'number':
+    case 'bigint':
+    case 'string':
+      return value
+    case 'boolean':
+      return value ? 1 : 0
   }
   return value instanceof Timestamp ? value.epochNanos : undefined
 }
@@ -94,11 +107,19 @@ function valueKey(value: unknown): Key | undefined {
 function literalKey(literal: Literal, like: unknown): Key | undefined {
   if (like instanceof Timestamp) return timestampKey(literal)
   switch (typeof like) {
-    case 'number': return literal.type === 'number' ? literal.value : undefined
+    case 'number':
+      return literal.type === 'number' ? literal.value : undefined
     // Longs beyond 2^53: the literal's digits, not its rounded double.
-    case 'bigint': return literal.type === 'number' ? (literal.text && /^-?\d+$/.test(literal.text) ? BigInt(literal.text) : literal.value) : undefined
-    case 'string': return literal.type === 'string' || literal.type === 'date' ? literal.value : undefined
-    case 'boolean': return literal.type === 'boolean' ? (literal.value ? 1 : 0) : undefined
+    case 'bigint':
+      return literal.type === 'number'
+        ? literal.text && /^-?\d+$/.test(literal.text)
+          ? BigInt(literal.text)
+          : literal.value
+        : undefined
+    case 'string':
+      return literal.type === 'string' || literal.type === 'date' ? literal.value : undefined
+    case 'boolean':
+      return literal.type === 'boolean' ? (literal.value ? 1 : 0) : undefined
   }
   return undefined
 }
@@ -137,7 +158,10 @@ function decimalParts(text: string): { unscaled: bigint; scale: number } | undef
   const [, sign, whole, fraction = '', exponent = '0'] = m
   let unscaled = BigInt(`${sign === '-' ? '-' : ''}${whole + fraction || '0'}`)
   let scale = fraction.length - Number(exponent)
-  if (scale < 0) { unscaled *= 10n ** BigInt(-scale); scale = 0 }
+  if (scale < 0) {
+    unscaled *= 10n ** BigInt(-scale)
+    scale = 0
+  }
   return { unscaled, scale }
 }
 
@@ -170,7 +194,11 @@ function codePointOrder(unit: number): number {
 }
 
 /** Which outcomes rows in a range can have for an expression. */
-interface Outcomes { t: boolean; f: boolean; n: boolean }
+interface Outcomes {
+  t: boolean
+  f: boolean
+  n: boolean
+}
 
 const ANY: Outcomes = { t: true, f: true, n: true }
 
@@ -204,7 +232,8 @@ function outcomes(expr: FilterExpr, stats: ColumnRangeStats): Outcomes {
       const o = outcomes(expr.expr, stats)
       return { t: o.f, f: o.t, n: o.n }
     }
-    default: return leafOutcomes(expr, stats)
+    default:
+      return leafOutcomes(expr, stats)
   }
 }
 
@@ -221,35 +250,60 @@ function leafOutcomes(expr: Leaf, stats: ColumnRangeStats): Outcomes {
     return expr.negated ? { t: o.f, f: o.t, n: false } : o
   }
   if (allNull) return { t: false, f: false, n: true }
-  const o = expr.kind === 'compare'
-    ? compareOutcomes(range, expr.op, expr.value)
-    : inOutcomes(range, expr.values, expr.negated)
+  const o =
+    expr.kind === 'compare' ? compareOutcomes(range, expr.op, expr.value) : inOutcomes(range, expr.values, expr.negated)
   return { ...o, n: o.n || someNull }
 }
 
 /** Outcomes of `column op literal` over non-null values in [min, max] (plus NaN when possible). */
-function compareOutcomes(range: ColumnRange, op: Extract<FilterExpr, { kind: 'compare' }>['op'], literal: Literal): Outcomes {
+function compareOutcomes(
+  range: ColumnRange,
+  op: Extract<FilterExpr, { kind: 'compare' }>['op'],
+  literal: Literal,
+): Outcomes {
   const lo = boundCompare(range.min, literal)
   const hi = boundCompare(range.max, literal)
   if (lo === null || hi === null) return ANY // bounds of another type: no conclusion
   const o = { t: true, f: true, n: false }
   switch (op) {
-    case '=': o.t = (lo ?? -1) <= 0 && (hi ?? 1) >= 0; o.f = !(lo === 0 && hi === 0); break
-    case '!=': o.t = !(lo === 0 && hi === 0); o.f = (lo ?? -1) <= 0 && (hi ?? 1) >= 0; break
-    case '<': o.t = (lo ?? -1) < 0; o.f = (hi ?? 1) >= 0; break
-    case '<=': o.t = (lo ?? -1) <= 0; o.f = (hi ?? 1) > 0; break
-    case '>': o.t = (hi ?? 1) > 0; o.f = (lo ?? -1) <= 0; break
-    case '>=': o.t = (hi ?? 1) >= 0; o.f = (lo ?? -1) < 0; break
+    case '=':
+      o.t = (lo ?? -1) <= 0 && (hi ?? 1) >= 0
+      o.f = !(lo === 0 && hi === 0)
+      break
+    case '!=':
+      o.t = !(lo === 0 && hi === 0)
+      o.f = (lo ?? -1) <= 0 && (hi ?? 1) >= 0
+      break
+    case '<':
+      o.t = (lo ?? -1) < 0
+      o.f = (hi ?? 1) >= 0
+      break
+    case '<=':
+      o.t = (lo ?? -1) <= 0
+      o.f = (hi ?? 1) > 0
+      break
+    case '>':
+      o.t = (hi ?? 1) > 0
+      o.f = (lo ?? -1) <= 0
+      break
+    case '>=':
+      o.t = (hi ?? 1) >= 0
+      o.f = (lo ?? -1) < 0
+      break
   }
   // NaN rows escape min/max: they satisfy >, >=, != and fail =, <, <=.
-  if (range.nan) { if (op === '>' || op === '>=' || op === '!=') o.t = true; else o.f = true }
+  if (range.nan) {
+    if (op === '>' || op === '>=' || op === '!=') o.t = true
+    else o.f = true
+  }
   return o
 }
 
 function inOutcomes(range: ColumnRange, values: Literal[], negated: boolean): Outcomes {
-  const t = values.some((value) => compareOutcomes({ ...range, nan: false }, '=', value).t)
+  const t = values.some(value => compareOutcomes({ ...range, nan: false }, '=', value).t)
   // A row can be outside the list unless every value in the range is one list value (and no NaN).
-  const f = !!range.nan || !values.some((value) => boundCompare(range.min, value) === 0 && boundCompare(range.max, value) === 0)
+  const f =
+    !!range.nan || !values.some(value => boundCompare(range.min, value) === 0 && boundCompare(range.max, value) === 0)
   return negated ? { t: f, f: t, n: false } : { t, f, n: false }
 }
 

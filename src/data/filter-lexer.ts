@@ -5,7 +5,10 @@
 
 /** A filter that does not lex, parse or type-check; `position` is the 1-based column (0 = whole filter). */
 export class FilterError extends Error {
-  constructor(message: string, readonly position: number) {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
     super(message)
     this.name = 'FilterError'
   }
@@ -32,7 +35,10 @@ export function tokenize(text: string): Token[] {
   const tokens: Token[] = []
   let at = 0
   while (at < text.length) {
-    if (/\s/.test(text[at])) { at++; continue }
+    if (/\s/.test(text[at])) {
+      at++
+      continue
+    }
     const token = readToken(text, at)
     tokens.push(token)
     at += token.text.length
@@ -51,7 +57,11 @@ function readToken(text: string, at: number): Token {
   if (word) return { kind: 'word', text: word, value: word, position }
   const number = match(NUMBER, text, at)
   if (number) {
-    if (/[A-Za-z_]/.test(text[at + number.length] ?? '')) throw new FilterError(`filter: bad number '${match(/[A-Za-z0-9_.]+/y, text, at)}' at position ${position}`, position)
+    if (/[A-Za-z_]/.test(text[at + number.length] ?? ''))
+      throw new FilterError(
+        `filter: bad number '${match(/[A-Za-z0-9_.]+/y, text, at)}' at position ${position}`,
+        position,
+      )
     return { kind: 'number', text: number, value: Number(number), position }
   }
   const op = match(OPERATOR, text, at)

@@ -38,8 +38,10 @@ export function filterColumns(expr: FilterExpr): string[] {
   const out = new Set<string>()
   const visit = (e: FilterExpr): void => {
     if (e.kind === 'not') visit(e.expr)
-    else if ('left' in e) { visit(e.left); visit(e.right) }
-    else out.add(e.column)
+    else if ('left' in e) {
+      visit(e.left)
+      visit(e.right)
+    } else out.add(e.column)
   }
   visit(expr)
   return [...out]
@@ -48,7 +50,10 @@ export function filterColumns(expr: FilterExpr): string[] {
 /** Recursive-descent parser over the token list. */
 class Parser {
   private at = 0
-  constructor(private readonly tokens: Token[], private readonly schema?: StructType) {}
+  constructor(
+    private readonly tokens: Token[],
+    private readonly schema?: StructType,
+  ) {}
 
   parse(): FilterExpr {
     if (this.peek().kind === 'end') throw new FilterError('filter: empty filter', 0)
@@ -108,7 +113,11 @@ class Parser {
 
   private list(column: { name: string; type?: DeltaType; token: Token }): Literal[] {
     const open = this.expect('(')
-    if (this.peek().kind === ')') throw new FilterError(`filter: empty IN list for column '${column.name}' at position ${open.position}`, open.position)
+    if (this.peek().kind === ')')
+      throw new FilterError(
+        `filter: empty IN list for column '${column.name}' at position ${open.position}`,
+        open.position,
+      )
     const values: Literal[] = []
     do {
       const { literal, token } = this.literal()
@@ -123,10 +132,13 @@ class Parser {
     if (!this.isColumn(token)) throw unexpected(token, 'a column name')
     const name = String(token.value)
     if (!this.schema) return { name, token }
-    const field = this.schema.fields.find((f) => f.name === name)
+    const field = this.schema.fields.find(f => f.name === name)
     if (!field) {
-      const known = this.schema.fields.map((f) => f.name).join(', ')
-      throw new FilterError(`filter: unknown column '${name}' at position ${token.position} (columns: ${known})`, token.position)
+      const known = this.schema.fields.map(f => f.name).join(', ')
+      throw new FilterError(
+        `filter: unknown column '${name}' at position ${token.position} (columns: ${known})`,
+        token.position,
+      )
     }
     return { name, type: field.type, token }
   }
@@ -139,7 +151,8 @@ class Parser {
 
   private literal(): { literal: Literal; token: Token } {
     const token = this.next()
-    if (token.kind === 'number') return { literal: { type: 'number', value: token.value as number, text: token.text }, token }
+    if (token.kind === 'number')
+      return { literal: { type: 'number', value: token.value as number, text: token.text }, token }
     if (token.kind === '-' && this.peek().kind === 'number') {
       const number = this.next()
       return { literal: { type: 'number', value: -(number.value as number), text: `-${number.text}` }, token }
@@ -158,7 +171,11 @@ class Parser {
     if (token.kind !== 'string') throw unexpected(token, `a quoted string after ${String(keyword.value).toUpperCase()}`)
     const isDate = String(keyword.value).toLowerCase() === 'date'
     const literal = isDate ? dateLiteral(String(token.value)) : timestampLiteral(String(token.value))
-    if (!literal) throw new FilterError(`filter: bad ${isDate ? 'date' : 'timestamp'} '${token.value}' at position ${token.position}`, token.position)
+    if (!literal)
+      throw new FilterError(
+        `filter: bad ${isDate ? 'date' : 'timestamp'} '${token.value}' at position ${token.position}`,
+        token.position,
+      )
     return literal
   }
 
@@ -170,7 +187,8 @@ class Parser {
     const type = typeof column.type === 'string' ? column.type : column.type.type
     throw new FilterError(
       `filter: column '${column.name}' is ${type}, cannot compare it with ${literal.type} ${token.text} at position ${token.position}`,
-      token.position)
+      token.position,
+    )
   }
 
   private isColumn(token: Token): boolean {
@@ -208,13 +226,20 @@ class Parser {
     return token
   }
 
-  private peek(): Token { return this.tokens[this.at] }
-  private next(): Token { return this.tokens[Math.min(this.at++, this.tokens.length - 1)] }
+  private peek(): Token {
+    return this.tokens[this.at]
+  }
+  private next(): Token {
+    return this.tokens[Math.min(this.at++, this.tokens.length - 1)]
+  }
 }
 
 function unexpected(token: Token, expected?: string): FilterError {
   const what = token.kind === 'end' ? 'end of filter' : `'${token.text}'`
-  return new FilterError(`filter: unexpected ${what} at position ${token.position}${expected ? ` (expected ${expected})` : ''}`, token.position)
+  return new FilterError(
+    `filter: unexpected ${what} at position ${token.position}${expected ? ` (expected ${expected})` : ''}`,
+    token.position,
+  )
 }
 
 const NUMERIC = /^(byte|short|integer|long|float|double|decimal(\(.*\))?)$/

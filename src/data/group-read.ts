@@ -10,7 +10,15 @@
  * one row of a 50 000-column file took a minute. Here every lookup is a Map built once per file.
  */
 import type {
-  AsyncBuffer, ColumnChunk, ColumnMetaData, Compressors, DecodedArray, FileMetaData, ParquetParsers, RowGroup, SchemaTree,
+  AsyncBuffer,
+  ColumnChunk,
+  ColumnMetaData,
+  Compressors,
+  DecodedArray,
+  FileMetaData,
+  ParquetParsers,
+  RowGroup,
+  SchemaTree,
 } from 'hyparquet'
 import { parquetSchema } from 'hyparquet'
 import { assembleNested } from 'hyparquet/src/assemble.js'
@@ -46,7 +54,7 @@ export function schemaIndex(metadata: FileMetaData): SchemaIndex {
     for (const child of node.children) walk([...path, child])
   }
   walk([tree])
-  SCHEMAS.set(metadata, index = { tree, top, leaves })
+  SCHEMAS.set(metadata, (index = { tree, top, leaves }))
   return index
 }
 
@@ -71,7 +79,11 @@ export function groupChunks(group: RowGroup): Map<string, ColumnChunk[]> {
  * their declared sizes and page headers before anything decodes them.
  */
 export async function fetchGroup(
-  file: AsyncBuffer, metadata: FileMetaData, rowGroup: number, columns: ReadonlySet<string>, url: string,
+  file: AsyncBuffer,
+  metadata: FileMetaData,
+  rowGroup: number,
+  columns: ReadonlySet<string>,
+  url: string,
   limits: PageLimits = pageLimits(),
 ): Promise<UnitBytes> {
   const bytes = await fetchRanges(file, chunkRanges(metadata, rowGroup, columns), url)
@@ -81,7 +93,12 @@ export async function fetchGroup(
 
 /** Checks every chunk of `columns` in `bytes` (page-bounds.ts); throws TableError('corrupt-file'). */
 export function checkGroup(
-  bytes: UnitBytes, metadata: FileMetaData, rowGroup: number, columns: ReadonlySet<string>, url: string, limits: PageLimits,
+  bytes: UnitBytes,
+  metadata: FileMetaData,
+  rowGroup: number,
+  columns: ReadonlySet<string>,
+  url: string,
+  limits: PageLimits,
 ): void {
   const group = metadata.row_groups[rowGroup]
   const { leaves } = schemaIndex(metadata)
@@ -98,20 +115,35 @@ export function checkGroup(
 }
 
 /** The rows to decode: file row of the group's first row, and group rows [selectStart, selectEnd). */
-export interface GroupSelect { groupStart: number; selectStart: number; selectEnd: number }
+export interface GroupSelect {
+  groupStart: number
+  selectStart: number
+  selectEnd: number
+}
 
 /** A decoded top-level column: its chunks, the first starting `skipped` rows into the group. */
-export interface GroupColumn { data: DecodedArray[]; skipped: number }
+export interface GroupColumn {
+  data: DecodedArray[]
+  skipped: number
+}
 
 /** Decoder settings passed to hyparquet per column. */
-export interface DecodeOptions { parsers?: Partial<ParquetParsers>; utf8?: boolean; compressors?: Compressors }
+export interface DecodeOptions {
+  parsers?: Partial<ParquetParsers>
+  utf8?: boolean
+  compressors?: Compressors
+}
 
 /**
  * Decodes `columns` (top-level parquet names) of row group `rowGroup` from fetched `bytes`.
  * A name the file lacks is left out of the result. Errors are hyparquet's (the caller wraps them).
  */
 export function readGroupColumns(
-  bytes: UnitBytes, metadata: FileMetaData, rowGroup: number, select: GroupSelect, columns: Iterable<string>,
+  bytes: UnitBytes,
+  metadata: FileMetaData,
+  rowGroup: number,
+  select: GroupSelect,
+  columns: Iterable<string>,
   opts: DecodeOptions = {},
 ): Map<string, GroupColumn> {
   const group = metadata.row_groups[rowGroup]
@@ -124,13 +156,19 @@ export function readGroupColumns(
     const node = index.top.get(name)
     const leaves = chunks.get(name)
     if (!node || !leaves) continue
-    const decoded = leaves.map((chunk) => {
+    const decoded = leaves.map(chunk => {
       const meta = chunk.meta_data!
       const schemaPath = index.leaves.get(meta.path_in_schema.join('.'))
       if (!schemaPath) throw new Error(`parquet schema element not found: ${meta.path_in_schema.join('.')}`)
       const decoder = {
-        pathInSchema: meta.path_in_schema, type: meta.type, codec: meta.codec, element: schemaPath[schemaPath.length - 1].element,
-        schemaPath, parsers, utf8: opts.utf8, compressors: opts.compressors ?? boundedCodecs,
+        pathInSchema: meta.path_in_schema,
+        type: meta.type,
+        codec: meta.codec,
+        element: schemaPath[schemaPath.length - 1].element,
+        schemaPath,
+        parsers,
+        utf8: opts.utf8,
+        compressors: opts.compressors ?? boundedCodecs,
       }
       const view = chunkView(bytes, meta)
       return readColumn({ view: new DataView(view.buffer, view.byteOffset, view.byteLength), offset: 0 }, plan, decoder)
@@ -152,7 +190,9 @@ function chunkView(bytes: UnitBytes, meta: ColumnMetaData): Uint8Array {
   const start = Number(meta.dictionary_page_offset || meta.data_page_offset)
   const view = bytes.view(start, start + Number(meta.total_compressed_size))
   if (!view) {
-    throw new Error(`column ${meta.path_in_schema.join('.')}: chunk bytes ${start}+${meta.total_compressed_size} were not fetched`)
+    throw new Error(
+      `column ${meta.path_in_schema.join('.')}: chunk bytes ${start}+${meta.total_compressed_size} were not fetched`,
+    )
   }
   return view
 }
@@ -162,10 +202,14 @@ function chunkView(bytes: UnitBytes, meta: ColumnMetaData): Uint8Array {
  * common row range (they may start at different pages), then assembled into one value per row.
  */
 function assemble(
-  node: SchemaTree, leaves: ColumnChunk[], decoded: GroupColumn[], select: GroupSelect, parsers: ParquetParsers,
+  node: SchemaTree,
+  leaves: ColumnChunk[],
+  decoded: GroupColumn[],
+  select: GroupSelect,
+  parsers: ParquetParsers,
 ): GroupColumn {
-  const flat = decoded.map((d) => flatten(d.data))
-  const skipped = Math.max(select.selectStart, ...decoded.map((d) => d.skipped))
+  const flat = decoded.map(d => flatten(d.data))
+  const skipped = Math.max(select.selectStart, ...decoded.map(d => d.skipped))
   const end = Math.min(select.selectEnd, ...decoded.map((d, i) => d.skipped + flat[i].length))
   const subcolumns = new Map<string, DecodedArray>()
   leaves.forEach((chunk, i) => {

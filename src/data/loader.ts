@@ -9,7 +9,16 @@ import { batchBytes, gatherBatch, unitBytes } from './batcher.ts'
 import { assignFromCursor, checkCursor, makeCursor } from './cursor.ts'
 import { readSchedule, type UnitRead } from './read-schedule.ts'
 import { rankStream } from './stream.ts'
-import type { AssignOptions, Batch, Cursor, DecodeSpec, DecodedUnit, LoaderStats, RankStreamView, ScanPlan } from './types.ts'
+import type {
+  AssignOptions,
+  Batch,
+  Cursor,
+  DecodeSpec,
+  DecodedUnit,
+  LoaderStats,
+  RankStreamView,
+  ScanPlan,
+} from './types.ts'
 import { inProcessSource, workerSource, type UnitSource, type WorkerFactory } from './unit-source.ts'
 
 /** Options of createLoader. */
@@ -76,7 +85,8 @@ export function createLoader(plan: ScanPlan, opts: LoaderOptions): Loader {
   const { workers, prefetch, memory } = resolveLimits(opts)
   const spec = opts.spec ?? {}
   const http = opts.http ?? {}
-  const source: UnitSource = workers === 0 ? inProcessSource(plan, spec, http) : workerSource(plan, spec, http, workers, opts.workerFactory)
+  const source: UnitSource =
+    workers === 0 ? inProcessSource(plan, spec, http) : workerSource(plan, spec, http, workers, opts.workerFactory)
   let position = opts.cursor?.position ?? 0
   const reads = readSchedule(stream.segments(), position)
   const state = new Pump(plan, reads, source, { length: stream.length, prefetch, memory })
@@ -116,16 +126,25 @@ function resolveLimits(opts: LoaderOptions): { workers: number; prefetch: number
   const workers = opts.workers ?? (typeof Worker === 'undefined' ? 0 : 2)
   const prefetch = opts.prefetchUnits ?? Math.max(4, 2 * workers + 2)
   const memory = opts.memoryBytes ?? DEFAULT_MEMORY
-  const checks: [string, number, number][] = [['batchSize', opts.batchSize, 1], ['workers', workers, 0], ['prefetchUnits', prefetch, 1]]
+  const checks: [string, number, number][] = [
+    ['batchSize', opts.batchSize, 1],
+    ['workers', workers, 0],
+    ['prefetchUnits', prefetch, 1],
+  ]
   for (const [name, value, min] of checks) {
-    if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`)
+    if (!Number.isSafeInteger(value) || value < min)
+      throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`)
   }
   if (!(memory >= 0)) throw new RangeError(`memoryBytes must be a number ≥ 0, got ${memory}`)
   return { workers, prefetch, memory }
 }
 
 /** Bounds of a Pump. */
-interface PumpLimits { length: number; prefetch: number; memory: number }
+interface PumpLimits {
+  length: number
+  prefetch: number
+  memory: number
+}
 
 /**
  * Issues reads ahead of delivery and frees them behind it. `held` = reads issued and not yet
@@ -139,12 +158,24 @@ class Pump {
   private heldBytes = 0
   private rowBytes: number
   private readonly counts: LoaderStats = {
-    workers: 0, unitsRead: 0, rowsDelivered: 0, batchesDelivered: 0, bytesDelivered: 0, bytesFetched: 0,
-    fetchMs: 0, decodeMs: 0, transferMs: 0, waitMs: 0, assembleMs: 0, peakBytes: 0,
+    workers: 0,
+    unitsRead: 0,
+    rowsDelivered: 0,
+    batchesDelivered: 0,
+    bytesDelivered: 0,
+    bytesFetched: 0,
+    fetchMs: 0,
+    decodeMs: 0,
+    transferMs: 0,
+    waitMs: 0,
+    assembleMs: 0,
+    peakBytes: 0,
   }
 
   constructor(
-    private readonly plan: ScanPlan, private readonly reads: UnitRead[], private readonly source: UnitSource,
+    private readonly plan: ScanPlan,
+    private readonly reads: UnitRead[],
+    private readonly source: UnitSource,
     private readonly limits: PumpLimits,
   ) {
     this.rowBytes = 4 * plan.columns.length // first guess; corrected by the first decoded unit
@@ -169,7 +200,7 @@ class Pump {
     this.counts.batchesDelivered++
     this.counts.rowsDelivered += batch.size
     this.counts.bytesDelivered += batchBytes(batch)
-    this.held = this.held.filter((read) => read.to > position || this.release(read.unit))
+    this.held = this.held.filter(read => read.to > position || this.release(read.unit))
     if (position < this.limits.length) this.pump(position)
   }
 

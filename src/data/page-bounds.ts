@@ -36,12 +36,20 @@ export function pageLimits(overrides: Partial<PageLimits> = {}): PageLimits {
 /** Bytes per value of a fixed-width physical type (BOOLEAN counted as a byte); undefined for BYTE_ARRAY. */
 export function valueWidth(meta: ColumnMetaData, leaf: SchemaTree): number | undefined {
   switch (meta.type) {
-    case 'BOOLEAN': return 1
-    case 'INT32': case 'FLOAT': return 4
-    case 'INT64': case 'DOUBLE': return 8
-    case 'INT96': return 12
-    case 'FIXED_LEN_BYTE_ARRAY': return leaf.element.type_length ?? 0
-    default: return undefined
+    case 'BOOLEAN':
+      return 1
+    case 'INT32':
+    case 'FLOAT':
+      return 4
+    case 'INT64':
+    case 'DOUBLE':
+      return 8
+    case 'INT96':
+      return 12
+    case 'FIXED_LEN_BYTE_ARRAY':
+      return leaf.element.type_length ?? 0
+    default:
+      return undefined
   }
 }
 
@@ -55,7 +63,10 @@ const PAGE_HEADER_BYTES = 256
 const CHUNK_SLACK_BYTES = 64 * 1024
 
 /** Where a chunk is, for messages. */
-export interface ChunkContext { url: string; column: string }
+export interface ChunkContext {
+  url: string
+  column: string
+}
 
 /**
  * Checks one column chunk: its footer sizes against the row group (`rows`) and type, then every
@@ -63,10 +74,15 @@ export interface ChunkContext { url: string; column: string }
  * `schemaPath`: root to leaf. Throws TableError('corrupt-file') naming the file, column and limit.
  */
 export function checkChunk(
-  bytes: Uint8Array, meta: ColumnMetaData, rows: number, schemaPath: SchemaTree[], ctx: ChunkContext, limits: PageLimits,
+  bytes: Uint8Array,
+  meta: ColumnMetaData,
+  rows: number,
+  schemaPath: SchemaTree[],
+  ctx: ChunkContext,
+  limits: PageLimits,
 ): void {
   const leaf = schemaPath[schemaPath.length - 1]
-  const repeated = schemaPath.some((node) => node.element.repetition_type === 'REPEATED')
+  const repeated = schemaPath.some(node => node.element.repetition_type === 'REPEATED')
   const values = Number(meta.num_values)
   const total = Number(meta.total_uncompressed_size)
   const fail = (what: string): never => {
@@ -77,7 +93,9 @@ export function checkChunk(
   if (width !== undefined) {
     const bound = values * (6 * width + PAGE_HEADER_BYTES + LEVEL_BYTES_PER_VALUE) + CHUNK_SLACK_BYTES
     if (total > bound) {
-      fail(`the chunk declares ${total} uncompressed bytes, over the ${bound} that ${values} ${meta.type} values can take`)
+      fail(
+        `the chunk declares ${total} uncompressed bytes, over the ${bound} that ${values} ${meta.type} values can take`,
+      )
     }
   }
   checkPages(bytes, { meta, values, total, width, limits, fail })
@@ -103,7 +121,9 @@ function checkPages(bytes: Uint8Array, c: PageCheck): void {
     try {
       header = parquetHeader(reader)
     } catch (error) {
-      return c.fail(`unreadable page header at chunk byte ${at}: ${error instanceof Error ? error.message : String(error)}`)
+      return c.fail(
+        `unreadable page header at chunk byte ${at}: ${error instanceof Error ? error.message : String(error)}`,
+      )
     }
     const page = `page at chunk byte ${at}`
     const size = header.uncompressed_page_size
@@ -111,7 +131,9 @@ function checkPages(bytes: Uint8Array, c: PageCheck): void {
       c.fail(`${page} declares ${header.compressed_page_size} compressed bytes, past the chunk's end`)
     }
     if (!(size >= 0) || size > c.limits.maxPageBytes) {
-      c.fail(`${page} declares ${size} uncompressed bytes, over the page cap of ${c.limits.maxPageBytes} (maxPageBytes)`)
+      c.fail(
+        `${page} declares ${size} uncompressed bytes, over the page cap of ${c.limits.maxPageBytes} (maxPageBytes)`,
+      )
     }
     uncompressed += size
     if (uncompressed > c.total) {
@@ -122,7 +144,8 @@ function checkPages(bytes: Uint8Array, c: PageCheck): void {
       c.fail(`${page} declares ${count} values, over the ${c.limits.maxPageBytes / 8} one page may hold`)
     }
     if (header.type !== 'DICTIONARY_PAGE') values += count
-    if (count > c.values || values > c.values) c.fail(`${page} brings the chunk to ${values} values, it declares ${c.values}`)
+    if (count > c.values || values > c.values)
+      c.fail(`${page} brings the chunk to ${values} values, it declares ${c.values}`)
     checkPageSize(header, count, page, c)
     reader.offset += header.compressed_page_size
   }
@@ -130,15 +153,22 @@ function checkPages(bytes: Uint8Array, c: PageCheck): void {
 
 /** The values a page header declares (data pages v1/v2, dictionary pages). */
 function pageValues(header: PageHeader): number {
-  return header.data_page_header?.num_values ?? header.data_page_header_v2?.num_values ??
-    header.dictionary_page_header?.num_values ?? 0
+  return (
+    header.data_page_header?.num_values ??
+    header.data_page_header_v2?.num_values ??
+    header.dictionary_page_header?.num_values ??
+    0
+  )
 }
 
 /** A page's uncompressed size against what its values can take (fixed widths) or need (dictionaries). */
 function checkPageSize(header: PageHeader, count: number, page: string, c: PageCheck): void {
   const size = header.uncompressed_page_size
   const v2 = header.data_page_header_v2
-  if (v2 && v2.definition_levels_byte_length + v2.repetition_levels_byte_length > Math.min(size, header.compressed_page_size)) {
+  if (
+    v2 &&
+    v2.definition_levels_byte_length + v2.repetition_levels_byte_length > Math.min(size, header.compressed_page_size)
+  ) {
     c.fail(`${page} declares level bytes beyond its own size`)
   }
   if (header.type === 'DICTIONARY_PAGE') {
@@ -150,7 +180,9 @@ function checkPageSize(header: PageHeader, count: number, page: string, c: PageC
   } else if (c.width !== undefined) {
     const bound = count * (c.width + LEVEL_BYTES_PER_VALUE) + PAGE_HEADER_BYTES
     if (size > bound) {
-      c.fail(`${page} declares ${size} uncompressed bytes, over the ${bound} that ${count} ${c.meta.type} values can take`)
+      c.fail(
+        `${page} declares ${size} uncompressed bytes, over the ${bound} that ${count} ${c.meta.type} values can take`,
+      )
     }
   }
 }

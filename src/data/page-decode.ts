@@ -14,11 +14,25 @@ import { parquetHeader } from 'hyparquet/src/column.js'
 import { decompressPage } from 'hyparquet/src/datapage.js'
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js'
 import { readPlain } from 'hyparquet/src/plain.js'
-import { allocate, concat, fastSupported, lookup, spreadNulls, toDomain, type FastEncoding, type FastValues } from './page-values.ts'
+import {
+  allocate,
+  concat,
+  fastSupported,
+  lookup,
+  spreadNulls,
+  toDomain,
+  type FastEncoding,
+  type FastValues,
+} from './page-values.ts'
 import type { ColumnEncoding } from './types.ts'
 
 /** A chunk decoded by the fast path: `width` values per row for file rows [rowStart, rowStart + rows). */
-export interface FastChunk { rowStart: number; rows: number; width: number; values: FastValues }
+export interface FastChunk {
+  rowStart: number
+  rows: number
+  width: number
+  values: FastValues
+}
 
 /** The column chunk to decode and the rows needed from it. */
 export interface FastRequest {
@@ -37,16 +51,28 @@ export interface FastRequest {
 }
 
 /** Levels and values of one data page. */
-interface Page { defs?: Uint8Array; reps?: Uint8Array; values?: FastValues; rows: number }
+interface Page {
+  defs?: Uint8Array
+  reps?: Uint8Array
+  values?: FastValues
+  rows: number
+}
 
 /** Shape of the column: flat leaf, or a 3-level list of a leaf. */
-interface Shape { list: boolean; maxDef: number; encoding: FastEncoding }
+interface Shape {
+  list: boolean
+  maxDef: number
+  encoding: FastEncoding
+}
 
 /** Decodes a chunk by the fast path, or returns undefined when it needs the general path. */
 export function decodeChunkFast(req: FastRequest): FastChunk | undefined {
   const shape = shapeOf(req)
   if (!shape) return undefined
-  const reader: DataReader = { view: new DataView(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength), offset: 0 }
+  const reader: DataReader = {
+    view: new DataView(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength),
+    offset: 0,
+  }
   let dictionary: FastValues | undefined
   const pages: Page[] = []
   let row = req.groupStart // file row of the next page's first row
@@ -62,7 +88,10 @@ export function decodeChunkFast(req: FastRequest): FastChunk | undefined {
       continue
     }
     const rows = pageRows(header, shape)
-    if (rows !== undefined && row + rows <= req.start) { row += rows; continue } // before the range
+    if (rows !== undefined && row + rows <= req.start) {
+      row += rows
+      continue
+    } // before the range
     const page = readData(body, header, req, shape, dictionary)
     if (!page) return undefined
     if (first < 0) first = row
@@ -78,8 +107,9 @@ function shapeOf(req: FastRequest): Shape | undefined {
   if (!fastSupported(leaf, req.encoding)) return undefined
   const list = req.encoding === 'fixed_list'
   if (list ? path.length !== 4 || path[2].element.repetition_type !== 'REPEATED' : path.length !== 2) return undefined
-  if (path.slice(1).some((node, i) => node.element.repetition_type === 'REPEATED' && !(list && i === 1))) return undefined
-  const maxDef = path.slice(1).filter((node) => node.element.repetition_type !== 'REQUIRED').length
+  if (path.slice(1).some((node, i) => node.element.repetition_type === 'REPEATED' && !(list && i === 1)))
+    return undefined
+  const maxDef = path.slice(1).filter(node => node.element.repetition_type !== 'REQUIRED').length
   return { list, maxDef, encoding: req.encoding as FastEncoding }
 }
 
@@ -98,21 +128,44 @@ function readDictionary(body: Uint8Array, header: PageHeader, req: FastRequest, 
 }
 
 /** Levels and values of a v1 or v2 data page; undefined for an encoding the fast path lacks. */
-function readData(body: Uint8Array, header: PageHeader, req: FastRequest, shape: Shape, dictionary?: FastValues): Page | undefined {
+function readData(
+  body: Uint8Array,
+  header: PageHeader,
+  req: FastRequest,
+  shape: Shape,
+  dictionary?: FastValues,
+): Page | undefined {
   const v2 = header.data_page_header_v2
   const count = v2?.num_values ?? header.data_page_header?.num_values ?? 0
-  const levels = v2 ? levelsV2(body, header, req, shape) : header.data_page_header ? levelsV1(body, header, req, shape) : undefined
+  const levels = v2
+    ? levelsV2(body, header, req, shape)
+    : header.data_page_header
+      ? levelsV1(body, header, req, shape)
+      : undefined
   if (!levels) return undefined
   const { defs, reps, reader, valueBytes } = levels
   const nonNull = defs ? countFull(defs, shape.maxDef) : count
-  const values = readValues(reader, v2?.encoding ?? header.data_page_header?.encoding, nonNull, valueBytes, req, shape, dictionary)
+  const values = readValues(
+    reader,
+    v2?.encoding ?? header.data_page_header?.encoding,
+    nonNull,
+    valueBytes,
+    req,
+    shape,
+    dictionary,
+  )
   if (!values) return undefined
   const rows = v2 ? v2.num_rows : reps ? countRows(reps) : count
   return { defs, reps, values, rows }
 }
 
 /** A data page's levels, and a reader at its (decompressed) values. */
-interface PageLevels { defs?: Uint8Array; reps?: Uint8Array; reader: DataReader; valueBytes: number }
+interface PageLevels {
+  defs?: Uint8Array
+  reps?: Uint8Array
+  reader: DataReader
+  valueBytes: number
+}
 
 /** v2: uncompressed levels of known lengths first, then the values, compressed on their own. */
 function levelsV2(body: Uint8Array, header: PageHeader, req: FastRequest, shape: Shape): PageLevels {
@@ -122,12 +175,18 @@ function levelsV2(body: Uint8Array, header: PageHeader, req: FastRequest, shape:
   const reps = shape.list ? levelsOf(levels, 1, count, v2.repetition_levels_byte_length) : undefined
   levels.offset = v2.repetition_levels_byte_length
   // v2 counts its nulls: with none, every level is the maximum and need not be decoded.
-  const defs = shape.maxDef && v2.num_nulls ? levelsOf(levels, shape.maxDef, count, v2.definition_levels_byte_length) : undefined
+  const defs =
+    shape.maxDef && v2.num_nulls ? levelsOf(levels, shape.maxDef, count, v2.definition_levels_byte_length) : undefined
   const skip = v2.repetition_levels_byte_length + v2.definition_levels_byte_length
   const valueBytes = header.uncompressed_page_size - skip
   let data = body.subarray(skip)
   if (v2.is_compressed !== false && valueBytes) data = decompressPage(data, valueBytes, req.meta.codec, req.compressors)
-  return { defs, reps, valueBytes, reader: { view: new DataView(data.buffer, data.byteOffset, data.byteLength), offset: 0 } }
+  return {
+    defs,
+    reps,
+    valueBytes,
+    reader: { view: new DataView(data.buffer, data.byteOffset, data.byteLength), offset: 0 },
+  }
 }
 
 /** v1: the whole page compressed; length-prefixed levels, then the values. */
@@ -193,10 +252,17 @@ function countRows(reps: Uint8Array): number {
 }
 
 function readValues(
-  reader: DataReader, encoding: string | undefined, count: number, bytes: number, req: FastRequest, shape: Shape, dictionary?: FastValues,
+  reader: DataReader,
+  encoding: string | undefined,
+  count: number,
+  bytes: number,
+  req: FastRequest,
+  shape: Shape,
+  dictionary?: FastValues,
 ): FastValues | undefined {
   const leaf = req.schemaPath[req.schemaPath.length - 1].element
-  if (encoding === 'PLAIN') return toDomain(readPlain(reader, req.meta.type, count, leaf.type_length), shape.encoding, leaf)
+  if (encoding === 'PLAIN')
+    return toDomain(readPlain(reader, req.meta.type, count, leaf.type_length), shape.encoding, leaf)
   if ((encoding === 'PLAIN_DICTIONARY' || encoding === 'RLE_DICTIONARY') && dictionary) {
     const bitWidth = reader.view.getUint8(reader.offset++)
     const indices = new Int32Array(count)
@@ -214,7 +280,9 @@ function assemble(pages: Page[], shape: Shape, rowStart: number): FastChunk | un
   if (!shape.list) {
     // A null is NaN in float32 and an error elsewhere (the general path names it).
     if (shape.encoding !== 'float32' && pages.some(hasNull)) return undefined
-    const parts = pages.map((p) => (hasNull(p) ? spreadNulls(p.values as Float32Array, p.defs!, shape.maxDef) : p.values!))
+    const parts = pages.map(p =>
+      hasNull(p) ? spreadNulls(p.values as Float32Array, p.defs!, shape.maxDef) : p.values!,
+    )
     return { rowStart, rows, width: 1, values: concat(parts, shape.encoding, rows) }
   }
   let total = 0
@@ -223,8 +291,18 @@ function assemble(pages: Page[], shape: Shape, rowStart: number): FastChunk | un
     total += p.values!.length
   }
   const width = rows ? total / rows : 0
-  if (!Number.isInteger(width) || !pages.every((p) => p.reps!.length === p.rows * width && uniformRows(p.reps!, width))) return undefined
-  return { rowStart, rows, width, values: concat(pages.map((p) => p.values!), shape.encoding, total) }
+  if (!Number.isInteger(width) || !pages.every(p => p.reps!.length === p.rows * width && uniformRows(p.reps!, width)))
+    return undefined
+  return {
+    rowStart,
+    rows,
+    width,
+    values: concat(
+      pages.map(p => p.values!),
+      shape.encoding,
+      total,
+    ),
+  }
 }
 
 /** Whether every row (a run starting at repetition level 0) has exactly `width` elements. */
@@ -235,7 +313,11 @@ function uniformRows(reps: Uint8Array, width: number): boolean {
 }
 
 /** Rows of `sel` (file rows [start, end), or the `live` ones) out of a fast chunk, in order. */
-export function selectFast(chunk: FastChunk, sel: { start: number; end: number; live?: Uint32Array }, encoding: FastEncoding): FastValues {
+export function selectFast(
+  chunk: FastChunk,
+  sel: { start: number; end: number; live?: Uint32Array },
+  encoding: FastEncoding,
+): FastValues {
   const w = chunk.width
   const base = chunk.rowStart
   if (!sel.live) return chunk.values.slice((sel.start - base) * w, (sel.end - base) * w)

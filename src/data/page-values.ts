@@ -23,14 +23,23 @@ const utf8 = new TextDecoder()
  */
 export function fastSupported(element: SchemaElement, encoding: ColumnEncoding): encoding is FastEncoding {
   const annotated = element.converted_type ?? element.logical_type?.type
-  const plainNumber = !annotated && (element.type === 'INT32' || element.type === 'INT64' || element.type === 'FLOAT' || element.type === 'DOUBLE')
+  const plainNumber =
+    !annotated &&
+    (element.type === 'INT32' || element.type === 'INT64' || element.type === 'FLOAT' || element.type === 'DOUBLE')
   switch (encoding) {
-    case 'float32': return plainNumber
-    case 'fixed_list': return !annotated && (element.type === 'FLOAT' || element.type === 'DOUBLE')
-    case 'int32': return !annotated && element.type === 'INT32'
-    case 'hash32': return (plainNumber && element.type !== 'FLOAT' && element.type !== 'DOUBLE') ||
-      (element.type === 'BYTE_ARRAY' && (!annotated || annotated === 'UTF8' || annotated === 'STRING'))
-    default: return false
+    case 'float32':
+      return plainNumber
+    case 'fixed_list':
+      return !annotated && (element.type === 'FLOAT' || element.type === 'DOUBLE')
+    case 'int32':
+      return !annotated && element.type === 'INT32'
+    case 'hash32':
+      return (
+        (plainNumber && element.type !== 'FLOAT' && element.type !== 'DOUBLE') ||
+        (element.type === 'BYTE_ARRAY' && (!annotated || annotated === 'UTF8' || annotated === 'STRING'))
+      )
+    default:
+      return false
   }
 }
 
@@ -104,6 +113,9 @@ export function concat(parts: FastValues[], encoding: FastEncoding, total: numbe
   if (parts.length === 1 && parts[0].length === total) return parts[0]
   const out = allocate(encoding, total)
   let at = 0
-  for (const p of parts) { out.set(p, at); at += p.length }
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
   return out
 }

@@ -5,7 +5,7 @@
  * row-group pruning (Parquet stats) → cut into units → deletion vectors → exact row filter.
  * Only footers, deletion vectors and — where stats cannot decide — the filter columns are read.
  */
-import { type AsyncBuffer, type FileMetaData } from 'hyparquet'
+import type { AsyncBuffer, FileMetaData } from 'hyparquet'
 import { loadDeletionVector } from '../table/deletion-vector.ts'
 import { fileValidator, openFile, readFooter, schemaField } from '../table/rows.ts'
 import { TableError, type AddFile, type Snapshot } from '../table/types.ts'
@@ -16,13 +16,28 @@ import { readFilterRows } from './filter-columns.ts'
 import { deltaFileStats, filePartitionValues, rowGroupStats, withPartitions } from './range-stats.ts'
 import { mapLimit } from '../util/map-limit.ts'
 import { cutRange, DEFAULT_MAX_UNIT_ROWS, filterLive, liveAfterDeletes, makeUnit } from './units.ts'
-import type { ColumnRangeStats, FilterExpr, PlanFile, PlanOptions, PlanSchema, PlanStats, ScanPlan, Unit } from './types.ts'
+import type {
+  ColumnRangeStats,
+  FilterExpr,
+  PlanFile,
+  PlanOptions,
+  PlanSchema,
+  PlanStats,
+  ScanPlan,
+  Unit,
+} from './types.ts'
 
 /** Files whose footers are fetched at once (hides request latency without flooding the server). */
 const FILE_CONCURRENCY = 6
 
 /** The result of planning one kept file (units are numbered later by assemble). */
-interface FilePlan { file: Omit<PlanFile, 'index'>; units: Unit[]; rowGroupsTotal: number; rowGroupsPruned: number; rowsBeforeFilter: number }
+interface FilePlan {
+  file: Omit<PlanFile, 'index'>
+  units: Unit[]
+  rowGroupsTotal: number
+  rowGroupsPruned: number
+  rowsBeforeFilter: number
+}
 
 /** What the row-group steps of one file share. */
 interface FileContext {
@@ -50,19 +65,23 @@ export async function planScan(snapshot: Snapshot, opts: PlanOptions = {}): Prom
   const maxUnitRows = opts.maxUnitRows ?? DEFAULT_MAX_UNIT_ROWS
   cutRange(0, 1, maxUnitRows) // validates maxUnitRows before any request
   // Partition pruning and file pruning with Delta stats: one check over both.
-  const kept = snapshot.files.filter((file) => !filter || mayMatch(filter, fileStats(snapshot, file)))
-  const plans = await mapLimit(kept, FILE_CONCURRENCY, (file) => planFile(snapshot, file, filter, maxUnitRows, opts))
+  const kept = snapshot.files.filter(file => !filter || mayMatch(filter, fileStats(snapshot, file)))
+  const plans = await mapLimit(kept, FILE_CONCURRENCY, file => planFile(snapshot, file, filter, maxUnitRows, opts))
   return assemble(snapshot, opts, columns, plans, snapshot.files.length - kept.length)
 }
 
 /** Delivered columns: requested (or all) plus the label; unknown names are a 'schema' error. */
 function selectColumns(snapshot: Snapshot, opts: PlanOptions): string[] {
-  const names = snapshot.schema.fields.map((f) => f.name)
+  const names = snapshot.schema.fields.map(f => f.name)
   const columns = [...(opts.columns ?? names)]
   if (opts.label !== undefined && !columns.includes(opts.label)) columns.push(opts.label)
   for (const column of columns) {
     if (!names.includes(column)) {
-      throw new TableError(`${snapshot.tableUrl}: no column '${column}' in the table schema (columns: ${names.join(', ')})`, 'schema', snapshot.tableUrl)
+      throw new TableError(
+        `${snapshot.tableUrl}: no column '${column}' in the table schema (columns: ${names.join(', ')})`,
+        'schema',
+        snapshot.tableUrl,
+      )
     }
   }
   return columns
@@ -77,7 +96,13 @@ function fileStats(snapshot: Snapshot, file: AddFile): ColumnRangeStats {
  * One footer, then the deletion vector (bounded by the footer's row count), then each row group
  * in order.
  */
-async function planFile(snapshot: Snapshot, file: AddFile, filter: FilterExpr | undefined, maxUnitRows: number, opts: PlanOptions): Promise<FilePlan> {
+async function planFile(
+  snapshot: Snapshot,
+  file: AddFile,
+  filter: FilterExpr | undefined,
+  maxUnitRows: number,
+  opts: PlanOptions,
+): Promise<FilePlan> {
   const buffer = await openFile(file, opts, snapshot.tableUrl)
   const metadata = await readFooter(buffer, file.url)
   const deleted = file.deletionVector
@@ -86,8 +111,18 @@ async function planFile(snapshot: Snapshot, file: AddFile, filter: FilterExpr | 
   const partitionValues = filePartitionValues(snapshot, file)
   const ctx: FileContext = { snapshot, file, buffer, metadata, deleted, filter, partitionValues, maxUnitRows }
   const plan: FilePlan = {
-    file: { path: file.path, url: file.url, size: file.size, partitionValues, metadata, validator: fileValidator(buffer) },
-    units: [], rowGroupsTotal: metadata.row_groups.length, rowGroupsPruned: 0, rowsBeforeFilter: 0,
+    file: {
+      path: file.path,
+      url: file.url,
+      size: file.size,
+      partitionValues,
+      metadata,
+      validator: fileValidator(buffer),
+    },
+    units: [],
+    rowGroupsTotal: metadata.row_groups.length,
+    rowGroupsPruned: 0,
+    rowsBeforeFilter: 0,
   }
   let groupStart = 0
   for (const [rowGroup, group] of metadata.row_groups.entries()) {
@@ -102,28 +137,52 @@ async function planFile(snapshot: Snapshot, file: AddFile, filter: FilterExpr | 
  * Row-group pruning with Parquet stats; otherwise cut into units, apply the deletion vector and —
  * unless the stats prove every row matches — the exact filter over the filter columns only.
  */
-async function planRowGroup(ctx: FileContext, rowGroup: number, start: number, end: number, plan: FilePlan): Promise<void> {
+async function planRowGroup(
+  ctx: FileContext,
+  rowGroup: number,
+  start: number,
+  end: number,
+  plan: FilePlan,
+): Promise<void> {
   const { filter } = ctx
   const stats = filter && withPartitions(rowGroupStats(ctx.snapshot, ctx.metadata, rowGroup), ctx.partitionValues)
-  if (filter && stats && !mayMatch(filter, stats)) { plan.rowGroupsPruned++; return }
+  if (filter && stats && !mayMatch(filter, stats)) {
+    plan.rowGroupsPruned++
+    return
+  }
   const ranges = cutRange(start, end, ctx.maxUnitRows)
-  const masks = ranges.map((range) => liveAfterDeletes(ctx.deleted, range.start, range.end))
+  const masks = ranges.map(range => liveAfterDeletes(ctx.deleted, range.start, range.end))
   plan.rowsBeforeFilter += ranges.reduce((n, range, i) => n + (masks[i]?.length ?? range.end - range.start), 0)
-  if (filter && stats && !mustMatch(filter, stats) && masks.some((mask) => mask?.length !== 0)) {
+  if (filter && stats && !mustMatch(filter, stats) && masks.some(mask => mask?.length !== 0)) {
     // One read of the filter columns per row group (a column chunk is one request), shared by its units.
     const rows = await readFilterRows(ctx.snapshot, ctx.file, ctx.buffer, ctx.metadata, filterColumns(filter), rowGroup)
     ranges.forEach((range, i) => {
-      masks[i] = filterLive(masks[i], range.start, range.end, (offset) => evalFilter(filter, rows[range.start - start + offset]))
+      masks[i] = filterLive(masks[i], range.start, range.end, offset =>
+        evalFilter(filter, rows[range.start - start + offset]),
+      )
     })
   }
   ranges.forEach((range, i) => plan.units.push(makeUnit(0, 0, rowGroup, range, masks[i])))
 }
 
 /** Numbers files and units in table order (files sorted by path, row groups ascending) and adds stats + digest. */
-function assemble(snapshot: Snapshot, opts: PlanOptions, columns: string[], plans: FilePlan[], filesPruned: number): ScanPlan {
+function assemble(
+  snapshot: Snapshot,
+  opts: PlanOptions,
+  columns: string[],
+  plans: FilePlan[],
+  filesPruned: number,
+): ScanPlan {
   const files: PlanFile[] = []
   const units: Unit[] = []
-  const stats: PlanStats = { filesTotal: snapshot.files.length, filesPruned, rowGroupsTotal: 0, rowGroupsPruned: 0, rowsBeforeFilter: 0, rows: 0 }
+  const stats: PlanStats = {
+    filesTotal: snapshot.files.length,
+    filesPruned,
+    rowGroupsTotal: 0,
+    rowGroupsPruned: 0,
+    rowsBeforeFilter: 0,
+    rows: 0,
+  }
   const ordered = [...plans].sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0))
   for (const plan of ordered) {
     stats.rowGroupsTotal += plan.rowGroupsTotal
@@ -140,17 +199,29 @@ function assemble(snapshot: Snapshot, opts: PlanOptions, columns: string[], plan
     }
   }
   const filter = opts.filter?.trim() ? opts.filter : undefined
-  const base = { tableUrl: snapshot.tableUrl, version: snapshot.version, columns, filter, label: opts.label, files, units }
+  const base = {
+    tableUrl: snapshot.tableUrl,
+    version: snapshot.version,
+    columns,
+    filter,
+    label: opts.label,
+    files,
+    units,
+  }
   return { ...base, stats, schema: planSchemaOf(snapshot, columns), digest: planDigest(base) }
 }
 
 /** Delta fields of the delivered columns for the decoders (columns are validated already). */
 function planSchemaOf(snapshot: Snapshot, columns: string[]): PlanSchema {
-  const fields = columns.map((name) => schemaField(snapshot.schema, name)!)
+  const fields = columns.map(name => schemaField(snapshot.schema, name)!)
   return { fields, columnMapping: snapshot.columnMapping, partitionColumns: [...snapshot.partitionColumns] }
 }
 
 /** The one "no rows" error of a run's plan: the filter selects none, or the table has none. */
 export function noRowsError(filter: string | undefined, url: string, version: number): RangeError {
-  return new RangeError(filter ? `filter "${filter}" selects no rows of ${url} version ${version}` : `${url} version ${version} has no rows`)
+  return new RangeError(
+    filter
+      ? `filter "${filter}" selects no rows of ${url} version ${version}`
+      : `${url} version ${version} has no rows`,
+  )
 }

@@ -71,8 +71,13 @@ export function rowGroupStats(snapshot: Snapshot, metadata: FileMetaData, rowGro
   for (const field of snapshot.schema.fields) {
     if (typeof field.type !== 'string' || partitions.has(field.name)) continue
     const node = findParquetChild(root.children, field, snapshot.columnMapping)
-    if (!node) { columns[field.name] = { nullCount: rowCount }; continue } // column added later: all null
-    const chunk = groupChunks(group).get(node.element.name)?.find((c) => c.meta_data?.path_in_schema.length === 1)
+    if (!node) {
+      columns[field.name] = { nullCount: rowCount }
+      continue
+    } // column added later: all null
+    const chunk = groupChunks(group)
+      .get(node.element.name)
+      ?.find(c => c.meta_data?.path_in_schema.length === 1)
     const s = chunk?.meta_data?.statistics
     if (!s) continue
     // Deprecated min/max were written with signed comparison: right for signed ints, dates and
@@ -96,7 +101,9 @@ function schemaOf(metadata: FileMetaData): SchemaTree {
 function signedOrder(type: string, element: SchemaElement): boolean {
   // Floats excluded too: old writers let NaN corrupt float min/max (PARQUET-1222).
   if (type !== 'INT32' && type !== 'INT64' && type !== 'BOOLEAN') return false
-  const unsigned = element.converted_type?.startsWith('UINT') || (element.logical_type?.type === 'INTEGER' && !element.logical_type.isSigned)
+  const unsigned =
+    element.converted_type?.startsWith('UINT') ||
+    (element.logical_type?.type === 'INTEGER' && !element.logical_type.isSigned)
   return !unsigned && element.converted_type !== 'DECIMAL' && element.logical_type?.type !== 'DECIMAL'
 }
 
@@ -108,13 +115,24 @@ function isFloating(type: string): boolean {
 function fromDelta(value: unknown, type: DeltaType, side: 'min' | 'max'): unknown {
   if (value === null || value === undefined) return undefined
   switch (type) {
-    case 'long': return typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : undefined
-    case 'byte': case 'short': case 'integer': return typeof value === 'number' ? value : undefined
-    case 'float': case 'double': return typeof value === 'number' && Number.isFinite(value) ? value : undefined
-    case 'boolean': return typeof value === 'boolean' ? value : undefined
-    case 'string': return typeof value === 'string' ? truncatedString(value, side) : undefined
-    case 'date': return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : undefined
-    case 'timestamp': case 'timestamp_ntz': return typeof value === 'string' ? deltaTimestamp(value, side) : undefined
+    case 'long':
+      return typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : undefined
+    case 'byte':
+    case 'short':
+    case 'integer':
+      return typeof value === 'number' ? value : undefined
+    case 'float':
+    case 'double':
+      return typeof value === 'number' && Number.isFinite(value) ? value : undefined
+    case 'boolean':
+      return typeof value === 'boolean' ? value : undefined
+    case 'string':
+      return typeof value === 'string' ? truncatedString(value, side) : undefined
+    case 'date':
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : undefined
+    case 'timestamp':
+    case 'timestamp_ntz':
+      return typeof value === 'string' ? deltaTimestamp(value, side) : undefined
   }
   return undefined // decimals (lossy in JSON), binary: no pruning
 }
@@ -123,13 +141,32 @@ function fromDelta(value: unknown, type: DeltaType, side: 'min' | 'max'): unknow
 function fromParquet(value: unknown, type: DeltaType, side: 'min' | 'max'): unknown {
   if (value === null || value === undefined) return undefined
   switch (type) {
-    case 'long': return typeof value === 'bigint' ? value : typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : undefined
-    case 'byte': case 'short': case 'integer': return typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : undefined
-    case 'float': case 'double': return typeof value === 'number' && Number.isFinite(value) ? value : undefined
-    case 'boolean': return typeof value === 'boolean' ? value : undefined
-    case 'string': return typeof value === 'string' ? truncatedString(value, side) : undefined
-    case 'date': return value instanceof Date ? formatDays(Math.floor(value.getTime() / MS_PER_DAY)) : typeof value === 'number' ? formatDays(value) : undefined
-    case 'timestamp': case 'timestamp_ntz': return parquetTimestamp(value, side)
+    case 'long':
+      return typeof value === 'bigint'
+        ? value
+        : typeof value === 'number' && Number.isSafeInteger(value)
+          ? BigInt(value)
+          : undefined
+    case 'byte':
+    case 'short':
+    case 'integer':
+      return typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : undefined
+    case 'float':
+    case 'double':
+      return typeof value === 'number' && Number.isFinite(value) ? value : undefined
+    case 'boolean':
+      return typeof value === 'boolean' ? value : undefined
+    case 'string':
+      return typeof value === 'string' ? truncatedString(value, side) : undefined
+    case 'date':
+      return value instanceof Date
+        ? formatDays(Math.floor(value.getTime() / MS_PER_DAY))
+        : typeof value === 'number'
+          ? formatDays(value)
+          : undefined
+    case 'timestamp':
+    case 'timestamp_ntz':
+      return parquetTimestamp(value, side)
   }
   return undefined
 }

@@ -27,9 +27,7 @@ export function readSchedule(segments: readonly RankSegment[], start = 0): UnitR
   const reads: UnitRead[] = []
   for (const list of byUnit.values()) reads.push(...mergeRanges(list))
   const order = new Map([...byUnit.keys()].map((unit, i) => [unit, i]))
-  return reads
-    .filter((r) => r.to > start)
-    .sort((a, b) => a.from - b.from || order.get(a.unit)! - order.get(b.unit)!)
+  return reads.filter(r => r.to > start).sort((a, b) => a.from - b.from || order.get(a.unit)! - order.get(b.unit)!)
 }
 
 function mergeRanges(list: UnitRead[]): UnitRead[] {

@@ -39,7 +39,11 @@ export function unitOrder(plan: ScanPlan, seed: number | undefined, epoch: numbe
  * at an arbitrary position exact.
  */
 export function windowPermutation(
-  size: number, seed: number, epoch: number, rank: number, window: number,
+  size: number,
+  seed: number,
+  epoch: number,
+  rank: number,
+  window: number,
 ): Uint32Array {
   return permutation(size, mixSeed(seed, epoch, rank, window))
 }

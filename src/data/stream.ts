@@ -24,8 +24,9 @@ export function rankStream(plan: ScanPlan, opts: AssignOptions): RankStreamView 
   const length = split.length
   // No seed means no shuffling at all (the CLI's "without --seed, table order").
   const window = seed === undefined ? 0 : Math.min(options.shuffleBuffer, length)
-  const perms = new WindowCache(length, window, w => windowPermutation(
-    Math.min(window, length - w * window), seed ?? 0, epoch, rank, w))
+  const perms = new WindowCache(length, window, w =>
+    windowPermutation(Math.min(window, length - w * window), seed ?? 0, epoch, rank, w),
+  )
   let segs: RankSegment[] | undefined
   const segments = (): RankSegment[] => (segs ??= buildSegments(seq, split.offset, length, window))
 
@@ -78,7 +79,10 @@ function checkRange(start: number, end: number, length: number): [number, number
 }
 
 function rowsAt(
-  seq: EpochSequence, offset: number, perms: WindowCache, [start, end]: [number, number],
+  seq: EpochSequence,
+  offset: number,
+  perms: WindowCache,
+  [start, end]: [number, number],
 ): { unit: Uint32Array; index: Uint32Array } {
   const n = end - start
   const unit = new Uint32Array(n)
@@ -106,9 +110,10 @@ function buildSegments(seq: EpochSequence, offset: number, length: number, windo
     const k = locate(seq, g)
     const start = g - seq.starts[k]
     const take = Math.min(seq.starts[k + 1] - g, length - q)
-    const [needFrom, needTo] = window === 0
-      ? [q, q + take]
-      : [Math.floor(q / window) * window, Math.min(length, Math.ceil((q + take) / window) * window)]
+    const [needFrom, needTo] =
+      window === 0
+        ? [q, q + take]
+        : [Math.floor(q / window) * window, Math.min(length, Math.ceil((q + take) / window) * window)]
     out.push({ unit: seq.order[k], start, end: start + take, position: q, needFrom, needTo })
     q += take
   }

@@ -184,13 +184,13 @@ export interface Cursor {
 
 /** How a column is decoded into a typed array. */
 export type ColumnEncoding =
-  | 'float32'   // Float32Array, null → NaN (numbers, booleans, dates as days)
-  | 'int32'     // Int32Array (null → error naming the column)
-  | 'uint32'    // Uint32Array
-  | 'hash32'    // Uint32Array: stable 32-bit hash of the value (strings, int64 ids)
-  | 'bool'      // Uint8Array 0/1 (null → error)
+  | 'float32' // Float32Array, null → NaN (numbers, booleans, dates as days)
+  | 'int32' // Int32Array (null → error naming the column)
+  | 'uint32' // Uint32Array
+  | 'hash32' // Uint32Array: stable 32-bit hash of the value (strings, int64 ids)
+  | 'bool' // Uint8Array 0/1 (null → error)
   | 'fixed_list' // Float32Array n × length (length from the first row / schema; nulls → NaN)
-  | 'var_list'  // offsets Uint32Array (n + 1) + values Float32Array
+  | 'var_list' // offsets Uint32Array (n + 1) + values Float32Array
 
 /** One decoded column of a batch. */
 export interface DecodedColumn {

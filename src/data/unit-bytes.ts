@@ -11,10 +11,17 @@ import type { AsyncBuffer, FileMetaData } from 'hyparquet'
 import { TableError } from '../table/types.ts'
 
 /** A byte range [start, end) of a file. */
-export interface ByteRange { start: number; end: number }
+export interface ByteRange {
+  start: number
+  end: number
+}
 
 /** A fetched range and its bytes. */
-interface Fetched { start: number; end: number; bytes: ArrayBuffer }
+interface Fetched {
+  start: number
+  end: number
+  bytes: ArrayBuffer
+}
 
 /**
  * Ranges merged when the hole between them is at most this many bytes: the same as hyparquet's
@@ -66,15 +73,17 @@ export interface UnitBytes {
 export async function fetchRanges(file: AsyncBuffer, ranges: ByteRange[], url = 'the file'): Promise<UnitBytes> {
   const t0 = performance.now()
   // Settle every request before failing: a run that stops must not leave requests in flight.
-  const settled = await Promise.allSettled(ranges.map(async (r) => ({ ...r, bytes: await fullRange(file, r, url) })))
-  const failed = settled.find((s) => s.status === 'rejected')
+  const settled = await Promise.allSettled(ranges.map(async r => ({ ...r, bytes: await fullRange(file, r, url) })))
+  const failed = settled.find(s => s.status === 'rejected')
   if (failed) throw failed.reason
-  const fetched = settled.map((s) => (s as PromiseFulfilledResult<Fetched>).value)
+  const fetched = settled.map(s => (s as PromiseFulfilledResult<Fetched>).value)
   const fetchMs = performance.now() - t0
   const bytes = fetched.reduce((sum, f) => sum + f.bytes.byteLength, 0)
   const view = (start: number, end: number): Uint8Array | undefined => {
-    const hit = fetched.find((f) => f.start <= start && end <= f.end)
-    return hit && end - hit.start <= hit.bytes.byteLength ? new Uint8Array(hit.bytes, start - hit.start, end - start) : undefined
+    const hit = fetched.find(f => f.start <= start && end <= f.end)
+    return hit && end - hit.start <= hit.bytes.byteLength
+      ? new Uint8Array(hit.bytes, start - hit.start, end - start)
+      : undefined
   }
   return { buffer: servedFrom(file, fetched), view, bytes, fetchMs }
 }
@@ -93,14 +102,18 @@ async function fullRange(file: AsyncBuffer, r: ByteRange, url: string): Promise<
     if (bytes.byteLength === r.end - r.start) return bytes
     got = bytes.byteLength
   }
-  throw new TableError(`GET ${url} bytes=${r.start}-${r.end - 1}: got ${got} bytes, expected ${r.end - r.start} (${SHORT_READ_ATTEMPTS} attempts)`, 'http', url)
+  throw new TableError(
+    `GET ${url} bytes=${r.start}-${r.end - 1}: got ${got} bytes, expected ${r.end - r.start} (${SHORT_READ_ATTEMPTS} attempts)`,
+    'http',
+    url,
+  )
 }
 
 function servedFrom(file: AsyncBuffer, fetched: Fetched[]): AsyncBuffer {
   return {
     byteLength: file.byteLength,
     slice(start: number, end = file.byteLength) {
-      const hit = fetched.find((f) => f.start <= start && end <= f.end)
+      const hit = fetched.find(f => f.start <= start && end <= f.end)
       if (!hit) return file.slice(start, end)
       // Whole range: hand over the buffer itself (hyparquet only reads it), else copy the slice.
       return hit.start === start && hit.end === end ? hit.bytes : hit.bytes.slice(start - hit.start, end - hit.start)

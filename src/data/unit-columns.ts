@@ -32,18 +32,28 @@ export function resolveColumns(plan: ScanPlan, file: PlanFile, spec: DecodeSpec)
   const delivered = new Set(plan.columns)
   for (const name of Object.keys(spec)) {
     if (!delivered.has(name)) {
-      throw new TableError(`decode spec names column '${name}', which the plan does not deliver (columns: ${plan.columns.join(', ')})`, 'schema')
+      throw new TableError(
+        `decode spec names column '${name}', which the plan does not deliver (columns: ${plan.columns.join(', ')})`,
+        'schema',
+      )
     }
   }
   const root = schemaIndex(file.metadata).tree
   return plan.columns.map((name, i) => {
     const field = plan.schema?.fields[i]
-    if (field && field.name !== name) throw new TableError(`plan.schema.fields[${i}] is '${field.name}', expected '${name}'`, 'schema')
+    if (field && field.name !== name)
+      throw new TableError(`plan.schema.fields[${i}] is '${field.name}', expected '${name}'`, 'schema')
     return field ? fromField(plan, file, root, field, spec[name]) : fromParquet(file, root, name, spec[name])
   })
 }
 
-function fromField(plan: ScanPlan, file: PlanFile, root: SchemaTree, field: StructField, asked?: ColumnEncoding): ColumnSource {
+function fromField(
+  plan: ScanPlan,
+  file: PlanFile,
+  root: SchemaTree,
+  field: StructField,
+  asked?: ColumnEncoding,
+): ColumnSource {
   const schema = plan.schema!
   const encoding = asked ?? defaultEncoding(field.type, field.name)
   if (schema.partitionColumns.includes(field.name)) {
@@ -57,7 +67,11 @@ function fromField(plan: ScanPlan, file: PlanFile, root: SchemaTree, field: Stru
     return raw ? { ...source, rawTimestamp: raw } : source
   }
   if (!field.nullable) {
-    throw new TableError(`${file.url}: non-nullable column '${field.name}' is missing from the file`, 'schema', file.url)
+    throw new TableError(
+      `${file.url}: non-nullable column '${field.name}' is missing from the file`,
+      'schema',
+      file.url,
+    )
   }
   return { name: field.name, encoding, kind: 'constant', value: null }
 }
@@ -73,7 +87,7 @@ function rawTimestamp(field: StructField, node: SchemaTree): RawTimestamp | unde
   return type === 'INT64' && !converted_type && !logical_type ? 'micros' : undefined
 }
 
-function fromParquet(file: PlanFile, root: SchemaTree, name: string, asked?: ColumnEncoding): ColumnSource {
+function fromParquet(file: PlanFile, _root: SchemaTree, name: string, asked?: ColumnEncoding): ColumnSource {
   if (name in file.partitionValues) {
     const value = file.partitionValues[name]
     return { name, encoding: asked ?? encodingOfValue(value), kind: 'constant', value }
@@ -100,10 +114,21 @@ export function parquetEncoding(node: SchemaTree, url: string): ColumnEncoding {
   }
   const annotated = element.converted_type ?? element.logical_type?.type
   switch (element.type) {
-    case 'INT32': return annotated && annotated !== 'INT_32' && annotated !== 'INT_16' && annotated !== 'INT_8' && annotated !== 'INTEGER' ? 'float32' : 'int32'
-    case 'BOOLEAN': return 'bool'
-    case 'BYTE_ARRAY': return annotated === 'DECIMAL' ? 'float32' : 'hash32'
-    case 'FIXED_LEN_BYTE_ARRAY': return annotated === 'DECIMAL' ? 'float32' : 'hash32'
-    default: return 'float32'
+    case 'INT32':
+      return annotated &&
+        annotated !== 'INT_32' &&
+        annotated !== 'INT_16' &&
+        annotated !== 'INT_8' &&
+        annotated !== 'INTEGER'
+        ? 'float32'
+        : 'int32'
+    case 'BOOLEAN':
+      return 'bool'
+    case 'BYTE_ARRAY':
+      return annotated === 'DECIMAL' ? 'float32' : 'hash32'
+    case 'FIXED_LEN_BYTE_ARRAY':
+      return annotated === 'DECIMAL' ? 'float32' : 'hash32'
+    default:
+      return 'float32'
   }
 }

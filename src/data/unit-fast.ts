@@ -14,7 +14,11 @@ import type { ColumnSource } from './unit-columns.ts'
 
 /** Fast-decoded columns of `unit` by delivered name (those absent need the general path). */
 export function decodeFastColumns(
-  bytes: UnitBytes, file: PlanFile, unit: Unit, columns: readonly ColumnSource[], compressors?: Compressors,
+  bytes: UnitBytes,
+  file: PlanFile,
+  unit: Unit,
+  columns: readonly ColumnSource[],
+  compressors?: Compressors,
 ): Map<string, DecodedColumn> {
   const out = new Map<string, DecodedColumn>()
   const groupStart = groupStartOf(file.metadata, unit.rowGroup)
@@ -30,8 +34,13 @@ export function decodeFastColumns(
 }
 
 function fastColumn(
-  bytes: UnitBytes, metadata: FileMetaData, unit: Unit, name: string, encoding: DecodedColumn['encoding'],
-  groupStart: number, compressors?: Compressors,
+  bytes: UnitBytes,
+  metadata: FileMetaData,
+  unit: Unit,
+  name: string,
+  encoding: DecodedColumn['encoding'],
+  groupStart: number,
+  compressors?: Compressors,
 ): { values: DecodedColumn['values']; width: number } | undefined {
   const leaves = groupChunks(metadata.row_groups[unit.rowGroup]).get(name)
   const meta = leaves?.length === 1 ? leaves[0].meta_data : undefined
@@ -42,9 +51,21 @@ function fastColumn(
   try {
     const schemaPath = schemaIndex(metadata).leaves.get(meta.path_in_schema.join('.'))
     if (!schemaPath) return undefined
-    const chunk = decodeChunkFast({ bytes: view, meta, schemaPath, encoding, groupStart, start: unit.rowStart, end: unit.rowEnd, compressors })
+    const chunk = decodeChunkFast({
+      bytes: view,
+      meta,
+      schemaPath,
+      encoding,
+      groupStart,
+      start: unit.rowStart,
+      end: unit.rowEnd,
+      compressors,
+    })
     if (!chunk || chunk.rowStart > unit.rowStart || chunk.rowStart + chunk.rows < unit.rowEnd) return undefined
-    return { values: selectFast(chunk, { start: unit.rowStart, end: unit.rowEnd, live: unit.live }, encoding as FastEncoding), width: chunk.width }
+    return {
+      values: selectFast(chunk, { start: unit.rowStart, end: unit.rowEnd, live: unit.live }, encoding as FastEncoding),
+      width: chunk.width,
+    }
   } catch {
     return undefined // damaged or unexpected pages: the general path decodes or names the error
   }

@@ -74,18 +74,18 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
 
   function columnsOf(index: number): ColumnSource[] {
     let resolved = sources.get(index)
-    if (!resolved) sources.set(index, resolved = resolveColumns(plan, plan.files[index], spec))
+    if (!resolved) sources.set(index, (resolved = resolveColumns(plan, plan.files[index], spec)))
     return resolved
   }
 
   /** The unit's bytes, shared with the previous unit when it read the same row group. */
   async function groupBytes(unit: Unit, names: Set<string>): Promise<{ bytes: UnitBytes; fresh: boolean }> {
     const key = `${unit.fileIndex}:${unit.rowGroup}`
-    const cached = groups.find((g) => g.key === key)
+    const cached = groups.find(g => g.key === key)
     if (cached) return { bytes: await cached.bytes, fresh: false }
     const { metadata, url } = plan.files[unit.fileIndex]
     // Checked once per fetch, so the fast path and the general one both decode checked pages.
-    const bytes = fileBuffer(unit.fileIndex).then((file) => fetchGroup(file, metadata, unit.rowGroup, names, url))
+    const bytes = fileBuffer(unit.fileIndex).then(file => fetchGroup(file, metadata, unit.rowGroup, names, url))
     groups.unshift({ key, bytes })
     groups.length = Math.min(groups.length, GROUP_CACHE)
     return { bytes: await bytes, fresh: true }
@@ -96,22 +96,26 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
     if (!unit) throw new RangeError(`unit ${unitId} is not in the plan (it has ${plan.units.length} units)`)
     const file = plan.files[unit.fileIndex]
     const columns = columnsOf(unit.fileIndex)
-    const names = new Set(columns.flatMap((c) => (c.kind === 'parquet' ? [c.parquetName] : [])))
+    const names = new Set(columns.flatMap(c => (c.kind === 'parquet' ? [c.parquetName] : [])))
     const requested = performance.now()
     const { bytes, fresh } = names.size ? await groupBytes(unit, names) : { bytes: undefined, fresh: false }
     const t0 = performance.now()
     // Idle time only: latency that passed while this thread decoded other units cost nothing.
     const waited = Math.max(0, t0 - Math.max(requested, workEnd))
     const fast = bytes ? decodeFastColumns(bytes, file, unit, columns, compressors) : new Map<string, DecodedColumn>()
-    const general = [...new Set(columns.flatMap((c) => (c.kind === 'parquet' && !fast.has(c.name) ? [c.parquetName] : [])))]
+    const general = [
+      ...new Set(columns.flatMap(c => (c.kind === 'parquet' && !fast.has(c.name) ? [c.parquetName] : []))),
+    ]
     const chunks = bytes && general.length ? decodeChunks(bytes, plan, unit, general) : new Map<string, ColumnChunk[]>()
     const sel: RowSelection = { start: unit.rowStart, end: unit.rowEnd, live: unit.live }
     const decoded: Record<string, DecodedColumn> = {}
     for (const c of columns) {
       const ctx = { column: c.name, url: file.url }
-      decoded[c.name] = fast.get(c.name) ?? (c.kind === 'parquet'
-        ? decodeColumn(inSeconds(chunks.get(c.parquetName) ?? [], c.rawTimestamp), sel, c.encoding, ctx)
-        : decodeConstant(c.value, sel, c.encoding, ctx))
+      decoded[c.name] =
+        fast.get(c.name) ??
+        (c.kind === 'parquet'
+          ? decodeColumn(inSeconds(chunks.get(c.parquetName) ?? [], c.rawTimestamp), sel, c.encoding, ctx)
+          : decodeConstant(c.value, sel, c.encoding, ctx))
     }
     workEnd = performance.now()
     const timing = { fetchMs: waited, decodeMs: workEnd - t0, bytes: fresh ? bytes!.bytes : 0 }
@@ -126,7 +130,7 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
 
 /** Chunks of a raw timestamp column in seconds, as the parsers deliver annotated ones. */
 function inSeconds(chunks: ColumnChunk[], raw: RawTimestamp | undefined): ColumnChunk[] {
-  return raw ? chunks.map((c) => ({ rowStart: c.rowStart, data: rawTimestampSeconds(c.data, raw) })) : chunks
+  return raw ? chunks.map(c => ({ rowStart: c.rowStart, data: rawTimestampSeconds(c.data, raw) })) : chunks
 }
 
 function count(totals: UnitReaderStats, unit: Unit, timing: DecodedUnit['timing']): void {
@@ -152,21 +156,30 @@ function decodeChunks(bytes: UnitBytes, plan: ScanPlan, unit: Unit, columns: str
   const groupStart = groupStartOf(file.metadata, unit.rowGroup)
   const select = { groupStart, selectStart: unit.rowStart - groupStart, selectEnd: unit.rowEnd - groupStart }
   try {
-    const decoded = readGroupColumns(bytes, file.metadata, unit.rowGroup, select, columns, { parsers: PARSERS, utf8: false })
-    return new Map(columns.map((name) => {
-      const column = decoded.get(name)
-      const chunks: ColumnChunk[] = []
-      let rowStart = groupStart + (column?.skipped ?? 0)
-      for (const data of column?.data ?? []) {
-        chunks.push({ rowStart, data })
-        rowStart += data.length
-      }
-      return [name, chunks]
-    }))
+    const decoded = readGroupColumns(bytes, file.metadata, unit.rowGroup, select, columns, {
+      parsers: PARSERS,
+      utf8: false,
+    })
+    return new Map(
+      columns.map(name => {
+        const column = decoded.get(name)
+        const chunks: ColumnChunk[] = []
+        let rowStart = groupStart + (column?.skipped ?? 0)
+        for (const data of column?.data ?? []) {
+          chunks.push({ rowStart, data })
+          rowStart += data.length
+        }
+        return [name, chunks]
+      }),
+    )
   } catch (error) {
     if (error instanceof TableError) throw error
     const message = error instanceof Error ? error.message : String(error)
-    throw new TableError(`${file.url}: corrupt parquet data (rows ${unit.rowStart}–${unit.rowEnd}): ${message}`, 'corrupt-file', file.url)
+    throw new TableError(
+      `${file.url}: corrupt parquet data (rows ${unit.rowStart}–${unit.rowEnd}): ${message}`,
+      'corrupt-file',
+      file.url,
+    )
   }
 }
 
@@ -175,7 +188,10 @@ function decodeChunks(bytes: UnitBytes, plan: ScanPlan, unit: Unit, columns: str
  * (createUnitReader) so file buffers and column resolution are reused across units.
  */
 export function readUnit(
-  plan: ScanPlan, unitId: number, spec: DecodeSpec, opts: HttpOptions & { ids?: boolean } = {},
+  plan: ScanPlan,
+  unitId: number,
+  spec: DecodeSpec,
+  opts: HttpOptions & { ids?: boolean } = {},
 ): Promise<DecodedUnit> {
   return createUnitReader(plan, spec, opts).read(unitId, { ids: opts.ids })
 }

@@ -42,9 +42,14 @@ export function inProcessSource(plan: ScanPlan, spec: DecodeSpec, http: HttpOpti
  * back to, a page-wide idle pool (see takeWorker).
  */
 export function workerSource(
-  plan: ScanPlan, spec: DecodeSpec, http: HttpOptions, count: number, factory: WorkerFactory = defaultWorkerFactory,
+  plan: ScanPlan,
+  spec: DecodeSpec,
+  http: HttpOptions,
+  count: number,
+  factory: WorkerFactory = defaultWorkerFactory,
 ): UnitSource {
-  if (http.fetch) throw new RangeError('http.fetch cannot be sent to loader workers; use workers: 0 for an injected fetch')
+  if (http.fetch)
+    throw new RangeError('http.fetch cannot be sent to loader workers; use workers: 0 for an injected fetch')
   const { fetch: _unused, ...cloneable } = http
   const workerHttp: WorkerHttpOptions = cloneable
   const start = (i: number): Slot => {
@@ -54,12 +59,14 @@ export function workerSource(
     return { held, inFlight: 0, ready, generation: 0, ...failure(held, i) }
   }
   const pool = Array.from({ length: count }, (_, i) => start(i))
-  let closed = false, restarts = 0
+  let closed = false,
+    restarts = 0
   /** A dead worker (error event, or killWorker) is replaced once per death; reads that raced it retry. */
   function restart(i: number, generation: number, cause: Error): void {
     const slot = pool[i]
     if (slot.generation !== generation) return // another read already replaced it
-    if (++restarts > MAX_RESTARTS) throw new Error(`${cause.message}; gave up after ${MAX_RESTARTS} loader worker restarts`)
+    if (++restarts > MAX_RESTARTS)
+      throw new Error(`${cause.message}; gave up after ${MAX_RESTARTS} loader worker restarts`)
     slot.detach()
     terminate(slot.held)
     pool[i] = { ...start(i), generation: generation + 1 }
@@ -105,7 +112,9 @@ export function workerSource(
 const MAX_RESTARTS = 8
 
 /** One pool slot: its worker, its reads in flight, its death; `generation` counts replacements. */
-type Slot = { held: HeldWorker; inFlight: number; ready: Promise<void>; generation: number } & ReturnType<typeof failure>
+type Slot = { held: HeldWorker; inFlight: number; ready: Promise<void>; generation: number } & ReturnType<
+  typeof failure
+>
 
 /** The error of a read whose worker died: the unit is read again on a fresh worker. */
 export class WorkerDied extends Error {
@@ -116,7 +125,11 @@ export class WorkerDied extends Error {
 }
 
 /** A started worker and its comlink proxy (kept together: a released proxy stops the worker answering). */
-interface HeldWorker { worker: Worker; api: Remote<LoaderWorkerApi>; timer?: ReturnType<typeof setTimeout> }
+interface HeldWorker {
+  worker: Worker
+  api: Remote<LoaderWorkerApi>
+  timer?: ReturnType<typeof setTimeout>
+}
 
 /**
  * Idle workers of the default factory. Starting a module worker costs ~150 ms of module loading
@@ -169,10 +182,21 @@ export function releaseIdleWorkers(): void {
  * `failed` rejects when the worker reports an error event (e.g. its module failed to load) or
  * when `fail` is called (close); it never resolves. `detach` removes the listener (pooled reuse).
  */
-function failure(held: HeldWorker, index: number): { failed: Promise<never>; fail: (error: Error) => void; kill: () => void; detach: () => void; broken: () => boolean } {
+function failure(
+  held: HeldWorker,
+  index: number,
+): {
+  failed: Promise<never>
+  fail: (error: Error) => void
+  kill: () => void
+  detach: () => void
+  broken: () => boolean
+} {
   let fail: (error: Error) => void = () => {}
   let broken = false
-  const failed = new Promise<never>((_, reject) => { fail = reject })
+  const failed = new Promise<never>((_, reject) => {
+    fail = reject
+  })
   failed.catch(() => {}) // observed by reads that race it
   const onError = (event: ErrorEvent): void => {
     broken = true

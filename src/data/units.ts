@@ -9,20 +9,27 @@ import type { Unit } from './types.ts'
 export const DEFAULT_MAX_UNIT_ROWS = 65_536
 
 /** A half-open range of file-relative row indices [start, end). */
-export interface RowRange { start: number; end: number }
+export interface RowRange {
+  start: number
+  end: number
+}
 
 /**
  * Cuts rows [start, end) into ranges of at most `maxRows` rows, as equal as possible (so a
  * 70k-row group becomes two 35k units, not 64k + 6k: even units balance workers better).
  */
 export function cutRange(start: number, end: number, maxRows: number): RowRange[] {
-  if (!(maxRows >= 1) || !Number.isInteger(maxRows)) throw new RangeError(`maxUnitRows must be a positive integer, got ${maxRows}`)
+  if (!(maxRows >= 1) || !Number.isInteger(maxRows))
+    throw new RangeError(`maxUnitRows must be a positive integer, got ${maxRows}`)
   const total = end - start
   if (total <= 0) return []
   const pieces = Math.ceil(total / maxRows)
   const ranges: RowRange[] = []
   for (let i = 0; i < pieces; i++) {
-    ranges.push({ start: start + Math.floor((total * i) / pieces), end: start + Math.floor((total * (i + 1)) / pieces) })
+    ranges.push({
+      start: start + Math.floor((total * i) / pieces),
+      end: start + Math.floor((total * (i + 1)) / pieces),
+    })
   }
   return ranges
 }
@@ -36,7 +43,10 @@ export function liveAfterDeletes(deleted: readonly number[], start: number, end:
   if (at >= deleted.length || deleted[at] >= end) return undefined
   const live: number[] = []
   for (let row = start; row < end; row++) {
-    if (at < deleted.length && deleted[at] === row) { at++; continue }
+    if (at < deleted.length && deleted[at] === row) {
+      at++
+      continue
+    }
     live.push(row)
   }
   return Uint32Array.from(live)
@@ -48,17 +58,28 @@ export function liveAfterDeletes(deleted: readonly number[], start: number, end:
  * when every row of [start, end) is still live.
  */
 export function filterLive(
-  live: Uint32Array | undefined, start: number, end: number, keep: (offset: number) => boolean,
+  live: Uint32Array | undefined,
+  start: number,
+  end: number,
+  keep: (offset: number) => boolean,
 ): Uint32Array | undefined {
   const kept: number[] = []
-  if (live) { for (const row of live) if (keep(row - start)) kept.push(row) }
-  else for (let row = start; row < end; row++) if (keep(row - start)) kept.push(row)
+  if (live) {
+    for (const row of live) if (keep(row - start)) kept.push(row)
+  } else for (let row = start; row < end; row++) if (keep(row - start)) kept.push(row)
   return kept.length === end - start ? undefined : Uint32Array.from(kept)
 }
 
 /** Builds a unit; liveRows follows from the mask. */
 export function makeUnit(id: number, fileIndex: number, rowGroup: number, range: RowRange, live?: Uint32Array): Unit {
-  const unit: Unit = { id, fileIndex, rowGroup, rowStart: range.start, rowEnd: range.end, liveRows: live ? live.length : range.end - range.start }
+  const unit: Unit = {
+    id,
+    fileIndex,
+    rowGroup,
+    rowStart: range.start,
+    rowEnd: range.end,
+    liveRows: live ? live.length : range.end - range.start,
+  }
   if (live) unit.live = live
   return unit
 }

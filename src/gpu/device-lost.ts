@@ -8,14 +8,20 @@ import { within } from '../util/deadline.ts'
 /** The device was lost and the work on it could not (or may no longer) go on. */
 export class DeviceLostError extends Error {
   /** `stepsKept`: the work kept before the loss (steps, rounds; 0 when nothing was kept). */
-  constructor(message: string, readonly stepsKept = 0) {
+  constructor(
+    message: string,
+    readonly stepsKept = 0,
+  ) {
     super(message)
     this.name = 'DeviceLostError'
   }
 }
 
 /** What `GPUDevice.lost` resolves to (the fields this module reads). */
-export interface LostInfo { reason?: string; message: string }
+export interface LostInfo {
+  reason?: string
+  message: string
+}
 
 /** "reason: message" of a loss, as every message about it says it. */
 export function lostReason(info: LostInfo): string {

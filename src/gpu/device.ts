@@ -26,16 +26,20 @@ export const REQUESTED_LIMITS = [
 /** Throws a message that says how to enable WebGPU when `gpu` (navigator.gpu) is absent. */
 export function assertGpu(gpu: GPU | undefined): asserts gpu is GPU {
   if (!gpu) {
-    throw new Error('WebGPU unavailable: navigator.gpu is undefined (needs a secure context and a '
-      + `WebGPU browser; on Linux start Chromium with ${FLAGS_HINT})`)
+    throw new Error(
+      'WebGPU unavailable: navigator.gpu is undefined (needs a secure context and a ' +
+        `WebGPU browser; on Linux start Chromium with ${FLAGS_HINT})`,
+    )
   }
 }
 
 /** Throws when `requestAdapter()` returned null (no usable GPU or software adapter). */
 export function assertAdapter(a: GPUAdapter | null | undefined): asserts a is GPUAdapter {
   if (!a) {
-    throw new Error('WebGPU unavailable: navigator.gpu.requestAdapter() returned no adapter '
-      + `(no GPU driver and no software fallback; on Linux start Chromium with ${FLAGS_HINT})`)
+    throw new Error(
+      'WebGPU unavailable: navigator.gpu.requestAdapter() returned no adapter ' +
+        `(no GPU driver and no software fallback; on Linux start Chromium with ${FLAGS_HINT})`,
+    )
   }
 }
 
@@ -50,7 +54,10 @@ export interface DeviceOptions {
 }
 
 /** A device plus the adapter it came from. */
-export interface DeviceHandle { adapter: GPUAdapter; device: GPUDevice }
+export interface DeviceHandle {
+  adapter: GPUAdapter
+  device: GPUDevice
+}
 
 /**
  * Requests an adapter and a device with REQUESTED_LIMITS raised to the adapter's maximum and
@@ -86,8 +93,10 @@ export function adapterSummary(adapter: GPUAdapter): AdapterSummary {
     architecture: info?.architecture ?? '',
     device: info?.device ?? '',
     description: info?.description ?? '',
-    isFallbackAdapter: Boolean((info as { isFallbackAdapter?: boolean } | undefined)?.isFallbackAdapter
-      ?? (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter),
+    isFallbackAdapter: Boolean(
+      (info as { isFallbackAdapter?: boolean } | undefined)?.isFallbackAdapter ??
+        (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter,
+    ),
     features: [...adapter.features].map(String).sort(),
     limits: allLimits(adapter.limits),
   }

@@ -6,7 +6,10 @@ import { fnv1a } from '../util/hash.ts'
 import type { BindingKind, ComputeProgram, OverrideConstants } from './types.ts'
 
 /** A compiled pipeline and the explicit bind group layout of its group 0. */
-export interface CachedPipeline { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout }
+export interface CachedPipeline {
+  pipeline: GPUComputePipeline
+  layout: GPUBindGroupLayout
+}
 
 /** Cache of compute pipelines for one device. */
 export class PipelineCache {
@@ -65,9 +68,9 @@ export class PipelineCache {
 }
 
 const BUFFER_TYPE: Record<BindingKind, GPUBufferBindingType> = {
-  'uniform': 'uniform',
+  uniform: 'uniform',
   'read-only-storage': 'read-only-storage',
-  'storage': 'storage',
+  storage: 'storage',
 }
 
 /**
@@ -75,7 +78,10 @@ const BUFFER_TYPE: Record<BindingKind, GPUBufferBindingType> = {
  * constants sorted by name (so `{a, b}` and `{b, a}` hit the same pipeline).
  */
 export function pipelineKey(program: ComputeProgram, constants: OverrideConstants = {}): string {
-  const c = Object.keys(constants).sort().map(k => `${k}=${constants[k]}`).join(',')
+  const c = Object.keys(constants)
+    .sort()
+    .map(k => `${k}=${constants[k]}`)
+    .join(',')
   return `${program.name}:${program.entryPoint}#${hashString(program.code)}{${c}}`
 }
 

@@ -8,12 +8,21 @@ export type ReadbackType = Float32ArrayConstructor | Uint32ArrayConstructor | In
  * ArrayBuffer. `src` needs COPY_SRC usage. A zero-length read returns an empty buffer without
  * touching the GPU (mapping a zero-sized range is legal but pointless).
  */
-export async function readBytes(device: GPUDevice, src: GPUBuffer, byteLength = src.size, offset = 0): Promise<ArrayBuffer> {
+export async function readBytes(
+  device: GPUDevice,
+  src: GPUBuffer,
+  byteLength = src.size,
+  offset = 0,
+): Promise<ArrayBuffer> {
   if (byteLength === 0) return new ArrayBuffer(0)
   if (byteLength % 4 !== 0 || offset % 4 !== 0) {
     throw new RangeError(`readBytes: byteLength ${byteLength} and offset ${offset} must be multiples of 4`)
   }
-  const staging = device.createBuffer({ label: 'readback', size: byteLength, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST })
+  const staging = device.createBuffer({
+    label: 'readback',
+    size: byteLength,
+    usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+  })
   try {
     const enc = device.createCommandEncoder({ label: 'readback' })
     enc.copyBufferToBuffer(src, offset, staging, 0, byteLength)
@@ -28,7 +37,10 @@ export async function readBytes(device: GPUDevice, src: GPUBuffer, byteLength = 
 
 /** Reads `length` elements of type `type` from `src` (default: as many as fit in the buffer). */
 export async function readBuffer<T extends ReadbackType>(
-  device: GPUDevice, src: GPUBuffer, type: T, length?: number,
+  device: GPUDevice,
+  src: GPUBuffer,
+  type: T,
+  length?: number,
 ): Promise<InstanceType<T>> {
   const n = length ?? Math.floor(src.size / type.BYTES_PER_ELEMENT)
   const bytes = await readBytes(device, src, n * type.BYTES_PER_ELEMENT)

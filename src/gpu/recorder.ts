@@ -21,20 +21,35 @@ import type { PipelineCache } from './pipeline-cache.ts'
 export type StageTimes = Record<string, number>
 
 /** Options of a recorder: `label` names its encoders; `profile` times every stage alone into it. */
-export interface RecorderOptions { label?: string; profile?: StageTimes }
+export interface RecorderOptions {
+  label?: string
+  profile?: StageTimes
+}
 
 /** One cached call position of `encode`: its prepared kernel and the uniform bytes last written. */
-interface CachedCall { kernel: PreparedKernel; bytes?: Uint8Array }
+interface CachedCall {
+  kernel: PreparedKernel
+  bytes?: Uint8Array
+}
 
 /**
  * Runs `make` inside validation / out-of-memory error scopes; when the GPU reports an error,
  * `undo`es the result and throws naming `what` and the error.
  */
-export async function createChecked<T>(device: GPUDevice, what: string, make: () => T, undo: (t: T) => void): Promise<T> {
+export async function createChecked<T>(
+  device: GPUDevice,
+  what: string,
+  make: () => T,
+  undo: (t: T) => void,
+): Promise<T> {
   device.pushErrorScope('validation')
   device.pushErrorScope('out-of-memory')
   let made: { value: T } | undefined, thrown: unknown
-  try { made = { value: make() } } catch (e) { thrown = e }
+  try {
+    made = { value: make() }
+  } catch (e) {
+    thrown = e
+  }
   const [oom, invalid] = await Promise.all([device.popErrorScope(), device.popErrorScope()])
   if (!made) throw thrown
   const err = oom ?? invalid
@@ -59,12 +74,17 @@ export class GpuRecorder {
   private readonly label: string
   private readonly profile?: StageTimes
 
-  constructor(private readonly cache: PipelineCache, opts: RecorderOptions = {}) {
+  constructor(
+    private readonly cache: PipelineCache,
+    opts: RecorderOptions = {},
+  ) {
     this.label = opts.label ?? 'snaptrain'
     this.profile = opts.profile
   }
 
-  private get device(): GPUDevice { return this.cache.device }
+  private get device(): GPUDevice {
+    return this.cache.device
+  }
 
   /** The open encoder, outside any compute pass (for clears and copies). */
   encoder(): GPUCommandEncoder {
@@ -151,7 +171,11 @@ export class GpuRecorder {
    */
   async read(sources: Array<[GPUBuffer, number] | [GPUBuffer, number, number]>): Promise<ArrayBuffer[]> {
     const total = sources.reduce((s, [, n]) => s + n, 0)
-    const staging = this.device.createBuffer({ label: `${this.label} readback`, size: Math.max(4, total), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST })
+    const staging = this.device.createBuffer({
+      label: `${this.label} readback`,
+      size: Math.max(4, total),
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    })
     let at = 0
     for (const [src, n, from] of sources) {
       if (n > 0) this.encoder().copyBufferToBuffer(src, from ?? 0, staging, at, n)
@@ -163,7 +187,11 @@ export class GpuRecorder {
       await staging.mapAsync(GPUMapMode.READ)
       const all = staging.getMappedRange()
       let off = 0
-      return sources.map(([, n]) => { const part = all.slice(off, off + n); off += n; return part })
+      return sources.map(([, n]) => {
+        const part = all.slice(off, off + n)
+        off += n
+        return part
+      })
     } finally {
       staging.destroy()
     }
@@ -188,7 +216,9 @@ export class GpuRecorder {
   }
 
   /** True when stages are timed. */
-  get profiling(): boolean { return this.profile !== undefined }
+  get profiling(): boolean {
+    return this.profile !== undefined
+  }
 
   /** Frees the cached calls' uniform buffers (bind groups are garbage-collected). */
   destroy(): void {
@@ -233,7 +263,7 @@ export class GpuRecorder {
 
   private id(b: GPUBuffer): number {
     let id = this.ids.get(b)
-    if (id === undefined) this.ids.set(b, id = this.nextId++)
+    if (id === undefined) this.ids.set(b, (id = this.nextId++))
     return id
   }
 

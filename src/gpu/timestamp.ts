@@ -17,14 +17,20 @@ export class TimestampQueryManager {
     this.supported = device.features.has('timestamp-query')
     if (!this.supported) return
     this.querySet = device.createQuerySet({ type: 'timestamp', count: 2 })
-    this.resolveBuffer = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC })
+    this.resolveBuffer = device.createBuffer({
+      size: 16,
+      usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+    })
     this.resultBuffer = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ })
   }
 
   /** `desc` with timestampWrites at the pass's start and end added (unchanged when unsupported). */
   addTimestampWrites(desc: GPUComputePassDescriptor = {}): GPUComputePassDescriptor {
     if (!this.querySet) return desc
-    return { ...desc, timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } }
+    return {
+      ...desc,
+      timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 },
+    }
   }
 
   /** Encodes the copy of the pass's timestamps; call after the pass ends, before `finish()`. */

@@ -52,14 +52,20 @@ export function prepareKernel<Shape>(cache: PipelineCache, call: KernelCall<Shap
   const bindGroup = device.createBindGroup({ label: spec.name, layout, entries })
   const dispatch = spec.dispatchSize(call.shape, constants)
   return {
-    name: spec.name, pipeline, bindGroup, dispatch, uniform,
+    name: spec.name,
+    pipeline,
+    bindGroup,
+    dispatch,
+    uniform,
     encode(pass) {
       if (workgroupCount(dispatch) === 0) return
       pass.setPipeline(pipeline)
       pass.setBindGroup(0, bindGroup)
       pass.dispatchWorkgroups(dispatch[0], dispatch[1], dispatch[2])
     },
-    destroy() { uniform?.destroy() },
+    destroy() {
+      uniform?.destroy()
+    },
   }
 }
 
@@ -83,15 +89,26 @@ export async function submitAndWait(device: GPUDevice, k: PreparedKernel): Promi
   await device.queue.onSubmittedWorkDone()
 }
 
-function createUniform<Shape>(device: GPUDevice, spec: KernelSpec<Shape>, values: Readonly<Record<string, number>>): GPUBuffer {
+function createUniform<Shape>(
+  device: GPUDevice,
+  spec: KernelSpec<Shape>,
+  values: Readonly<Record<string, number>>,
+): GPUBuffer {
   const bytes = packUniforms(spec.name, spec.uniforms, values)
-  const buf = device.createBuffer({ label: `${spec.name} params`, size: bytes.byteLength, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST })
+  const buf = device.createBuffer({
+    label: `${spec.name} params`,
+    size: bytes.byteLength,
+    usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+  })
   device.queue.writeBuffer(buf, 0, bytes)
   return buf
 }
 
 /** `defaults` overlaid with the defined entries of `given` (callers pass `{ WG: undefined }` freely). */
-export function mergeConstants(defaults: OverrideConstants, given: Readonly<Record<string, number | undefined>> = {}): Record<string, number> {
+export function mergeConstants(
+  defaults: OverrideConstants,
+  given: Readonly<Record<string, number | undefined>> = {},
+): Record<string, number> {
   const out: Record<string, number> = { ...defaults }
   for (const [k, v] of Object.entries(given)) {
     if (v === undefined) continue

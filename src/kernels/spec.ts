@@ -9,7 +9,10 @@ import type { SnippetName } from './wgsl.ts'
 export type UniformType = 'u32' | 'i32' | 'f32'
 
 /** One field of a kernel's `Params` uniform struct, in declaration order. */
-export interface UniformField { name: string; type: UniformType }
+export interface UniformField {
+  name: string
+  type: UniformType
+}
 
 /** Workgroup-grid size in workgroups, [x, y, z]. */
 export type Dispatch = readonly [number, number, number]
@@ -55,12 +58,17 @@ export function workgroupCount(d: Dispatch): number {
  * Packs `values` into the std140-compatible bytes of the uniform struct `fields`
  * (4 bytes per scalar, size rounded up to 16). Throws naming a missing field.
  */
-export function packUniforms(kernel: string, fields: readonly UniformField[], values: Readonly<Record<string, number>>): ArrayBuffer {
+export function packUniforms(
+  kernel: string,
+  fields: readonly UniformField[],
+  values: Readonly<Record<string, number>>,
+): ArrayBuffer {
   const buf = new ArrayBuffer(Math.max(16, Math.ceil((fields.length * 4) / 16) * 16))
   const view = new DataView(buf)
   fields.forEach((f, i) => {
     const v = values[f.name]
-    if (typeof v !== 'number' || Number.isNaN(v)) throw new TypeError(`${kernel}: uniform '${f.name}' missing or not a number`)
+    if (typeof v !== 'number' || Number.isNaN(v))
+      throw new TypeError(`${kernel}: uniform '${f.name}' missing or not a number`)
     if (f.type === 'f32') view.setFloat32(i * 4, v, true)
     else if (f.type === 'i32') view.setInt32(i * 4, v, true)
     else view.setUint32(i * 4, v, true)

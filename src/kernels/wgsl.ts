@@ -37,7 +37,9 @@ export function composeWgsl(parts: WgslParts): string {
 }
 
 /** A spec as written in a kernel module: `source` and `snippets` instead of the composed `code`. */
-export type KernelDefinition<Shape> = Omit<KernelSpec<Shape>, 'code' | 'source' | 'snippets'> & Partial<Pick<WgslParts, 'snippets'>> & Pick<WgslParts, 'source'>
+export type KernelDefinition<Shape> = Omit<KernelSpec<Shape>, 'code' | 'source' | 'snippets'> &
+  Partial<Pick<WgslParts, 'snippets'>> &
+  Pick<WgslParts, 'source'>
 
 /** The spec with `code` = composeWgsl(source, snippets); `source` and `snippets` stay on it for tests. */
 export function defineKernel<Shape>(def: KernelDefinition<Shape>): KernelSpec<Shape> {

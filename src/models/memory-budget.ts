@@ -21,7 +21,10 @@ export interface MemoryBudget {
 }
 
 /** What a run needs, bytes, with the parts named for the message. */
-export interface MemoryNeed { total: number; parts: Record<string, number> }
+export interface MemoryNeed {
+  total: number
+  parts: Record<string, number>
+}
 
 /** Default host budget: about what one Chromium tab holds in typed arrays before it is killed. */
 export const DEFAULT_HOST_BUDGET = 4 * 2 ** 30
@@ -40,14 +43,25 @@ export function rowsFromLog(snapshot: Pick<Snapshot, 'files'>): number | undefin
  * GBDT: host = the float32 columns, labels and the u8 binned matrix, twice the columns when a
  * validation fraction is split off (the split copies them); GPU = the backend's own estimate.
  */
-export function gbdtMemoryNeed(n: number, f: number, validFraction: number | undefined, p: GbdtParams): { host: MemoryNeed; gpu: MemoryNeed } {
+export function gbdtMemoryNeed(
+  n: number,
+  f: number,
+  validFraction: number | undefined,
+  p: GbdtParams,
+): { host: MemoryNeed; gpu: MemoryNeed } {
   const v = validFraction === undefined ? 0 : Math.ceil(n * validFraction)
   const columns = 4 * n * (f + 1)
   const host = { columns, split: validFraction === undefined ? 0 : columns, binned: n * f }
   const g = estimateMemory(n - v, f, f * (p.max_bin + 1), peakSlots(p), v, false)
   return {
-    host: { total: host.columns + host.split + host.binned, parts: { 'feature columns': host.columns, 'validation split copy': host.split, 'binned matrix': host.binned } },
-    gpu: { total: g.total, parts: { 'binned matrix': g.bins, 'per-row buffers': g.rows, histograms: g.histograms, validation: g.valid } },
+    host: {
+      total: host.columns + host.split + host.binned,
+      parts: { 'feature columns': host.columns, 'validation split copy': host.split, 'binned matrix': host.binned },
+    },
+    gpu: {
+      total: g.total,
+      parts: { 'binned matrix': g.bins, 'per-row buffers': g.rows, histograms: g.histograms, validation: g.valid },
+    },
   }
 }
 
@@ -62,25 +76,38 @@ export function recsysMemoryNeed(shape: ModelShape, p: RecsysParams): MemoryNeed
   const dense = denseTensors(shape).reduce((s, t) => s + t.length, 0) * 4 * 4
   const width = shape.sparse * shape.dim + shape.dense
   const widest = Math.max(width, ...shape.layers)
-  const batch = p.batch_size * 4 * (6 * widest + 3 * shape.sparse * shape.dim + 2 * (2 * shape.sparse + shape.dense + 1) + 8)
-  const parts = { embeddings: rd, 'embedding optimizer state': rd * optCopies + (optCopies === 2 ? shape.totalRows * 4 : 0), 'dense weights and state': dense, 'batch buffers': batch }
+  const batch =
+    p.batch_size * 4 * (6 * widest + 3 * shape.sparse * shape.dim + 2 * (2 * shape.sparse + shape.dense + 1) + 8)
+  const parts = {
+    embeddings: rd,
+    'embedding optimizer state': rd * optCopies + (optCopies === 2 ? shape.totalRows * 4 : 0),
+    'dense weights and state': dense,
+    'batch buffers': batch,
+  }
   return { total: Object.values(parts).reduce((s, x) => s + x, 0), parts }
 }
 
 /** Throws RangeError when `need` exceeds `budget`, naming what is counted and `advice`. */
 export function checkMemory(kind: 'host' | 'GPU', need: MemoryNeed, budget: number, advice: string): void {
   if (need.total <= budget) return
-  const parts = Object.entries(need.parts).filter(([, b]) => b > 0).map(([k, b]) => `${k} ${mib(b)}`).join(', ')
-  throw new RangeError(`${kind} memory: training needs about ${mib(need.total)} (${parts}) but the budget is ${mib(budget)}; ${advice}`)
+  const parts = Object.entries(need.parts)
+    .filter(([, b]) => b > 0)
+    .map(([k, b]) => `${k} ${mib(b)}`)
+    .join(', ')
+  throw new RangeError(
+    `${kind} memory: training needs about ${mib(need.total)} (${parts}) but the budget is ${mib(budget)}; ${advice}`,
+  )
 }
 
 /** What to change for a GBDT run over budget. */
-export const GBDT_ADVICE = 'train on fewer columns (--features), fewer rows (--filter, or a sample of the table), or lower max_bin / max_depth; '
-  + 'or raise the budget (memoryBudget)'
+export const GBDT_ADVICE =
+  'train on fewer columns (--features), fewer rows (--filter, or a sample of the table), or lower max_bin / max_depth; ' +
+  'or raise the budget (memoryBudget)'
 
 /** What to change for a recommender run over budget. */
-export const RECSYS_ADVICE = 'use fewer id columns (--features), fewer buckets, a smaller embedding_dim, batch_size or layers, '
-  + "or embedding_optimizer 'adagrad' (one state copy instead of two); or raise the budget (memoryBudget)"
+export const RECSYS_ADVICE =
+  'use fewer id columns (--features), fewer buckets, a smaller embedding_dim, batch_size or layers, ' +
+  "or embedding_optimizer 'adagrad' (one state copy instead of two); or raise the budget (memoryBudget)"
 
 /** The default adapter's limits, or undefined without WebGPU. */
 async function adapterLimits(): Promise<GPUSupportedLimits | undefined> {
@@ -106,7 +133,12 @@ export async function gpuBudget(budget: MemoryBudget | undefined): Promise<numbe
 export async function checkRecsysMemory(shape: ModelShape, p: RecsysParams, budget?: MemoryBudget): Promise<void> {
   const limits = await adapterLimits()
   if (limits) (await import('./recsys/gpu-buffers.ts')).checkLimits({ limits } as GPUDevice, shape, p.batch_size)
-  checkMemory('GPU', recsysMemoryNeed(shape, p), budget?.gpuBytes ?? (limits ? 4 * limits.maxBufferSize : Infinity), RECSYS_ADVICE)
+  checkMemory(
+    'GPU',
+    recsysMemoryNeed(shape, p),
+    budget?.gpuBytes ?? (limits ? 4 * limits.maxBufferSize : Infinity),
+    RECSYS_ADVICE,
+  )
 }
 
 /**
@@ -114,8 +146,14 @@ export async function checkRecsysMemory(shape: ModelShape, p: RecsysParams, budg
  * from the chosen features. Skipped when a file has no row count in the log, and with a row
  * filter (the log's count is then only an upper bound; the GPU backend checks the exact one).
  */
-export async function checkGbdtMemory(snapshot: Pick<Snapshot, 'files'>, features: number, opts: { validFraction?: number; filtered: boolean },
-  p: GbdtParams, backend: 'gpu' | 'cpu', budget?: MemoryBudget): Promise<void> {
+export async function checkGbdtMemory(
+  snapshot: Pick<Snapshot, 'files'>,
+  features: number,
+  opts: { validFraction?: number; filtered: boolean },
+  p: GbdtParams,
+  backend: 'gpu' | 'cpu',
+  budget?: MemoryBudget,
+): Promise<void> {
   const n = rowsFromLog(snapshot)
   if (n === undefined || opts.filtered) return
   const validFraction = opts.validFraction

@@ -22,15 +22,29 @@ export interface HubEvents {
   onProgress?(rank: number, event: unknown): void
 }
 
-interface Gathering { op: CollectiveStats['op']; reduce?: ReduceOp; root?: number; values: unknown[]; arrived: boolean[]; count: number; timer: ReturnType<typeof setTimeout> }
+interface Gathering {
+  op: CollectiveStats['op']
+  reduce?: ReduceOp
+  root?: number
+  values: unknown[]
+  arrived: boolean[]
+  count: number
+  timer: ReturnType<typeof setTimeout>
+}
 
 /** Combines the collectives of R ranks talking over `ports` (index = rank). */
 export class Hub {
   private readonly open = new Map<number, Gathering>()
   private closed = false
 
-  constructor(private readonly ports: HubPort[], private readonly timeoutMs: number, private readonly events: HubEvents) {
-    ports.forEach((port, rank) => { port.onmessage = ev => this.receive(rank, ev.data as RankMessage) })
+  constructor(
+    private readonly ports: HubPort[],
+    private readonly timeoutMs: number,
+    private readonly events: HubEvents,
+  ) {
+    ports.forEach((port, rank) => {
+      port.onmessage = ev => this.receive(rank, ev.data as RankMessage)
+    })
   }
 
   /** Sends `message` to every rank as an abort and stops combining. */
@@ -59,10 +73,14 @@ export class Hub {
     if (m.type === 'progress') return this.events.onProgress?.(rank, m.event)
     const g = this.gathering(m.k, m)
     if (g.op !== m.op || g.reduce !== m.reduce || g.root !== m.root) {
-      return this.events.onFailure(rank, `called ${describe(m)} as collective #${m.k}, another rank called ${describe(g)} (every rank must make the same calls in the same order)`)
+      return this.events.onFailure(
+        rank,
+        `called ${describe(m)} as collective #${m.k}, another rank called ${describe(g)} (every rank must make the same calls in the same order)`,
+      )
     }
     if (g.arrived[rank]) return this.events.onFailure(rank, `sent collective #${m.k} twice`)
-    g.values[rank] = m.value; g.arrived[rank] = true
+    g.values[rank] = m.value
+    g.arrived[rank] = true
     if (++g.count === this.ports.length) this.complete(m.k, g)
   }
 
@@ -71,7 +89,15 @@ export class Hub {
     if (g) return g
     const R = this.ports.length
     const timer = setTimeout(() => this.timedOut(k), this.timeoutMs)
-    g = { op: m.op, reduce: m.reduce, root: m.root, values: new Array(R), arrived: new Array(R).fill(false), count: 0, timer }
+    g = {
+      op: m.op,
+      reduce: m.reduce,
+      root: m.root,
+      values: new Array(R),
+      arrived: new Array(R).fill(false),
+      count: 0,
+      timer,
+    }
     this.open.set(k, g)
     return g
   }
@@ -80,7 +106,10 @@ export class Hub {
     const g = this.open.get(k)
     if (!g || this.closed) return
     const missing = g.arrived.flatMap((a, r) => (a ? [] : [r]))
-    this.events.onFailure(missing[0], `did not join ${describe(g)} #${k} within ${this.timeoutMs / 1000} s (ranks ${missing.join(', ')} missing; the others were waiting)`)
+    this.events.onFailure(
+      missing[0],
+      `did not join ${describe(g)} #${k} within ${this.timeoutMs / 1000} s (ranks ${missing.join(', ')} missing; the others were waiting)`,
+    )
   }
 
   private complete(k: number, g: Gathering): void {

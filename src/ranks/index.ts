@@ -24,11 +24,20 @@
  * SharedArrayBuffer with Atomics barriers instead (shared-reducer.ts; same rank-order sums, so
  * the same bits; `transport: 'message'` forces the star). Stats: bytes = each rank's sent +
  * received payload, summed over ranks; ms = the slowest rank's time in the op (waiting included).
- * GBDT's rank job is src/models/gbdt/dist-rank.ts (a worked example). Failure of any rank (throw,
+ * GBDT's rank job is src/models/gbdt/ranks.ts gbdtRankJob (a worked example). Failure of any rank (throw,
  * worker 'error', kill, device lost, a collective not joined within timeoutMs) rejects run() with
  * "rank r of R failed: cause", aborts every pending collective and terminates all workers.
  */
-export type { Collective, CollectiveArray, CollectiveStats, RankContext, RankGroupOptions, RankJob, RankRun, ReduceOp } from './types.ts'
+export type {
+  Collective,
+  CollectiveArray,
+  CollectiveStats,
+  RankContext,
+  RankGroupOptions,
+  RankJob,
+  RankRun,
+  ReduceOp,
+} from './types.ts'
 export { localGroup } from './local-group.ts'
 export { RankGroup, runRanks, liveRankWorkers, DEFAULT_RANK_TIMEOUT_MS } from './rank-group.ts'
 export { combineStats } from './stats.ts'

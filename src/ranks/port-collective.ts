@@ -29,7 +29,13 @@ export class PortCollective implements Collective {
   private readonly shared?: SharedReducer
 
   /** `sab`: the group's shared buffer (cross-origin isolated pages): allreduces that fit go through it. */
-  constructor(readonly rank: number, readonly world: number, private readonly port: RankPort, private readonly timeoutMs: number, sab?: SharedArrayBuffer) {
+  constructor(
+    readonly rank: number,
+    readonly world: number,
+    private readonly port: RankPort,
+    private readonly timeoutMs: number,
+    sab?: SharedArrayBuffer,
+  ) {
     port.onmessage = ev => this.receive(ev.data as HubMessage)
     if (sab) this.shared = new SharedReducer(sab, rank, world, timeoutMs, () => this.aborted)
   }
@@ -48,13 +54,14 @@ export class PortCollective implements Collective {
   }
 
   async allgather<T>(value: T): Promise<T[]> {
-    return await this.call('allgather', value) as T[]
+    return (await this.call('allgather', value)) as T[]
   }
 
   async broadcast<T>(value: T, root: number): Promise<T> {
-    if (!Number.isInteger(root) || root < 0 || root >= this.world) throw new RangeError(`broadcast: root must be a rank in [0, ${this.world}), got ${root}`)
+    if (!Number.isInteger(root) || root < 0 || root >= this.world)
+      throw new RangeError(`broadcast: root must be a rank in [0, ${this.world}), got ${root}`)
     // Only the root's value matters: the others send nothing (null) to save the copy.
-    return await this.call('broadcast', this.rank === root ? value : null, { root }) as T
+    return (await this.call('broadcast', this.rank === root ? value : null, { root })) as T
   }
 
   async barrier(): Promise<void> {
@@ -83,7 +90,7 @@ export class PortCollective implements Collective {
   }
 
   private async reduce<T extends CollectiveArray>(data: T, reduce: ReduceOp): Promise<T> {
-    if (!this.shared?.fits(data)) return await this.call('allreduce', data, { reduce }) as T
+    if (!this.shared?.fits(data)) return (await this.call('allreduce', data, { reduce })) as T
     if (this.aborted) throw this.aborted
     const t0 = performance.now()
     const out = await this.shared.allreduce(data, reduce)
@@ -100,13 +107,21 @@ export class PortCollective implements Collective {
 
   private async call(op: Op, value: unknown, extra: { reduce?: ReduceOp; root?: number } = {}): Promise<unknown> {
     if (this.aborted) throw this.aborted
-    const k = this.next++, t0 = performance.now()
+    const k = this.next++,
+      t0 = performance.now()
     const answer = new Promise<unknown>((resolve, reject) => this.waiting.set(k, { resolve, reject }))
     // A copy is transferred: the caller keeps its array, and the hub gets it without a second copy.
     const sent = ArrayBuffer.isView(value) ? (value as CollectiveArray).slice() : value
-    this.port.postMessage({ type: 'op', k, op, ...extra, value: sent }, ArrayBuffer.isView(sent) ? [(sent as CollectiveArray).buffer] : [])
+    this.port.postMessage(
+      { type: 'op', k, op, ...extra, value: sent },
+      ArrayBuffer.isView(sent) ? [(sent as CollectiveArray).buffer] : [],
+    )
     try {
-      const out = await withTimeout(answer, this.timeoutMs, `rank ${this.rank}: ${op} #${k} got no answer within ${this.timeoutMs / 1000} s`)
+      const out = await withTimeout(
+        answer,
+        this.timeoutMs,
+        `rank ${this.rank}: ${op} #${k} got no answer within ${this.timeoutMs / 1000} s`,
+      )
       addCall(this.totals, op, approxBytes(value) + approxBytes(out), performance.now() - t0)
       return out
     } finally {

@@ -32,14 +32,19 @@ export function liveRankWorkers(): number {
   return live.size
 }
 
-interface Rank { worker: Worker; api: Remote<RankWorkerApi> }
+interface Rank {
+  worker: Worker
+  api: Remote<RankWorkerApi>
+}
 
 /** R running rank workers and their hub. */
 export class RankGroup {
   private error?: Error
   private rejectFailed!: (e: Error) => void
   /** Rejects with the first failure; never resolves. */
-  private readonly failed = new Promise<never>((_, reject) => { this.rejectFailed = reject })
+  private readonly failed = new Promise<never>((_, reject) => {
+    this.rejectFailed = reject
+  })
   private readonly ranks: Rank[] = []
   /** Each rank's end of its channel, until init() transfers it. */
   private readonly pendingPorts: MessagePort[] = []
@@ -47,29 +52,49 @@ export class RankGroup {
   private terminated = false
 
   /** Starts `world` rank workers; rejects (and terminates them) if any fails to start. */
-  static async start(world: number, opts: RankGroupOptions = {}, factory: RankWorkerFactory = defaultRankWorker): Promise<RankGroup> {
+  static async start(
+    world: number,
+    opts: RankGroupOptions = {},
+    factory: RankWorkerFactory = defaultRankWorker,
+  ): Promise<RankGroup> {
     if (!Number.isInteger(world) || world < 1) throw new RangeError(`ranks must be an integer ≥ 1, got ${world}`)
     const group = new RankGroup(world, opts, factory)
     await group.race(Promise.all(group.ranks.map((_, r) => group.init(r))), 'start')
     return group
   }
 
-  private constructor(readonly world: number, private readonly opts: RankGroupOptions, factory: RankWorkerFactory) {
+  private constructor(
+    readonly world: number,
+    private readonly opts: RankGroupOptions,
+    factory: RankWorkerFactory,
+  ) {
     this.failed.catch(() => undefined) // observed through race()
     const ports: MessagePort[] = []
     for (let r = 0; r < world; r++) {
       const worker = factory()
       live.add(worker)
-      worker.addEventListener('error', ev => this.fail(r, `worker crashed: ${(ev as ErrorEvent).message || 'script error (failed to load?)'}`))
-      worker.addEventListener('messageerror', () => this.fail(r, 'worker sent a message that could not be deserialised'))
+      worker.addEventListener('error', ev =>
+        this.fail(r, `worker crashed: ${(ev as ErrorEvent).message || 'script error (failed to load?)'}`),
+      )
+      worker.addEventListener('messageerror', () =>
+        this.fail(r, 'worker sent a message that could not be deserialised'),
+      )
       this.ranks.push({ worker, api: wrap<RankWorkerApi>(worker) })
       const channel = new MessageChannel()
       ports.push(channel.port1)
       this.pendingPorts.push(channel.port2)
     }
-    this.hub = new Hub(ports, this.timeoutMs, { onFailure: (r, cause) => this.fail(r, cause), onProgress: opts.onProgress })
+    this.hub = new Hub(ports, this.timeoutMs, {
+      onFailure: (r, cause) => this.fail(r, cause),
+      onProgress: opts.onProgress,
+    })
     // SharedArrayBuffer exists only in cross-origin isolated pages (COOP/COEP, as the dev server and CLI send).
-    if ((opts.transport ?? 'auto') === 'auto' && globalThis.crossOriginIsolated && typeof SharedArrayBuffer !== 'undefined') this.shared = createSharedBuffer(world)
+    if (
+      (opts.transport ?? 'auto') === 'auto' &&
+      globalThis.crossOriginIsolated &&
+      typeof SharedArrayBuffer !== 'undefined'
+    )
+      this.shared = createSharedBuffer(world)
   }
 
   /** The allreduce buffer shared with every rank, when the page is cross-origin isolated. */
@@ -86,9 +111,16 @@ export class RankGroup {
 
   private init(r: number): Promise<void> {
     const port = this.pendingPorts[r]
-    return withTimeout(this.ranks[r].api.init(transfer({ rank: r, world: this.world, port, timeoutMs: this.timeoutMs, shared: this.shared }, [port])),
-      this.timeoutMs, `rank ${r}: worker did not start within ${this.timeoutMs / 1000} s`)
-      .catch(e => { this.fail(r, (e as Error).message); throw e })
+    return withTimeout(
+      this.ranks[r].api.init(
+        transfer({ rank: r, world: this.world, port, timeoutMs: this.timeoutMs, shared: this.shared }, [port]),
+      ),
+      this.timeoutMs,
+      `rank ${r}: worker did not start within ${this.timeoutMs / 1000} s`,
+    ).catch(e => {
+      this.fail(r, (e as Error).message)
+      throw e
+    })
   }
 
   /**
@@ -98,12 +130,19 @@ export class RankGroup {
   async run<R = unknown, C = unknown>(job: string, config: C | ((rank: number) => C)): Promise<RankRun<R>> {
     const t0 = performance.now()
     const cfg = (r: number): C => (typeof config === 'function' ? (config as (rank: number) => C)(r) : config)
-    const runs = this.ranks.map((rank, r) => rank.api.run(job, cfg(r)).catch(e => {
-      this.fail(r, (e as Error)?.message ?? String(e))
-      throw e
-    }))
+    const runs = this.ranks.map((rank, r) =>
+      rank.api.run(job, cfg(r)).catch(e => {
+        this.fail(r, (e as Error)?.message ?? String(e))
+        throw e
+      }),
+    )
     const done = await this.race(Promise.all(runs), 'run')
-    return { results: done.map(d => d.value as R), stats: done.map(d => d.stats), ms: performance.now() - t0, transport: this.transport }
+    return {
+      results: done.map(d => d.value as R),
+      stats: done.map(d => d.stats),
+      ms: performance.now() - t0,
+      transport: this.transport,
+    }
   }
 
   /** Terminates rank `rank`'s worker as a crash would (tests): the run fails naming it. */
@@ -162,7 +201,12 @@ export class RankGroup {
 }
 
 /** Starts `world` ranks, runs `job` on them and closes them, however it ends. */
-export async function runRanks<R = unknown, C = unknown>(world: number, job: string, config: C | ((rank: number) => C), opts: RankGroupOptions = {}): Promise<RankRun<R>> {
+export async function runRanks<R = unknown, C = unknown>(
+  world: number,
+  job: string,
+  config: C | ((rank: number) => C),
+  opts: RankGroupOptions = {},
+): Promise<RankRun<R>> {
   const group = await RankGroup.start(world, opts)
   try {
     return await group.run<R, C>(job, config)

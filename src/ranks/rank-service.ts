@@ -22,10 +22,15 @@ export function createRankService(loadJob: (name: string) => Promise<RankJob> = 
     },
     async run(job: string, config: unknown): Promise<{ value: unknown; stats: CollectiveStats[] }> {
       if (!coll || !init) throw new Error('rank worker: run() before init()')
-      const c = coll, timeoutMs = init.timeoutMs
+      const c = coll,
+        timeoutMs = init.timeoutMs
       const ctx: RankContext = {
-        rank: c.rank, world: c.world, coll: c,
-        device: () => gpu.device(timeoutMs), adapterLabel: () => gpu.label, progress: ev => c.progress(ev),
+        rank: c.rank,
+        world: c.world,
+        coll: c,
+        device: () => gpu.device(timeoutMs),
+        adapterLabel: () => gpu.label,
+        progress: ev => c.progress(ev),
       }
       const value = await (await loadJob(job)).run(ctx, config)
       return { value, stats: c.stats() }
@@ -35,7 +40,11 @@ export function createRankService(loadJob: (name: string) => Promise<RankJob> = 
 }
 
 /** The rank's device, requested once and kept until the worker ends; any loss (lose() included) is fatal. */
-function rankDevice(fatal: (message: string) => void): { device(timeoutMs: number): Promise<GPUDevice>; lose(): Promise<void>; label: string } {
+function rankDevice(fatal: (message: string) => void): {
+  device(timeoutMs: number): Promise<GPUDevice>
+  lose(): Promise<void>
+  label: string
+} {
   let handle: Promise<GPUDevice> | undefined
   const state = {
     label: '',
@@ -52,7 +61,9 @@ function rankDevice(fatal: (message: string) => void): { device(timeoutMs: numbe
     const { adapter, device } = await requestDevice()
     state.label = adapterLabel(adapterSummary(adapter))
     // Any loss ends the run: this rank's histograms or gradients are gone, so the others cannot finish.
-    void device.lost.then(info => fatal(`GPU device lost (${info.reason || 'unknown'}): ${info.message || 'no message'}`))
+    void device.lost.then(info =>
+      fatal(`GPU device lost (${info.reason || 'unknown'}): ${info.message || 'no message'}`),
+    )
     return device
   }
   return state
@@ -61,6 +72,8 @@ function rankDevice(fatal: (message: string) => void): { device(timeoutMs: numbe
 /** Uncaught errors and rejections inside the worker are fatal for the rank. */
 function watchGlobalErrors(fatal: (message: string) => void): void {
   const g = globalThis as { addEventListener?: (type: string, f: (ev: Event) => void) => void }
-  g.addEventListener?.('unhandledrejection', ev => fatal(`unhandled rejection: ${String((ev as PromiseRejectionEvent).reason)}`))
+  g.addEventListener?.('unhandledrejection', ev =>
+    fatal(`unhandled rejection: ${String((ev as PromiseRejectionEvent).reason)}`),
+  )
   g.addEventListener?.('error', ev => fatal(`uncaught error: ${(ev as ErrorEvent).message}`))
 }

@@ -7,12 +7,18 @@ import type { CollectiveArray, ReduceOp } from './types.ts'
 
 /** A rank whose contribution does not fit the others' (type, length, op): names the rank. */
 export class RankMismatch extends Error {
-  constructor(readonly rank: number, message: string) { super(message) }
+  constructor(
+    readonly rank: number,
+    message: string,
+  ) {
+    super(message)
+  }
 }
 
 /** Constructor name of a collective array (what every rank must agree on). */
 export function arrayKind(a: unknown): string {
-  if (a instanceof Int32Array || a instanceof Uint32Array || a instanceof Float32Array || a instanceof Float64Array) return a.constructor.name
+  if (a instanceof Int32Array || a instanceof Uint32Array || a instanceof Float32Array || a instanceof Float64Array)
+    return a.constructor.name
   return a === null ? 'null' : typeof a
 }
 
@@ -26,8 +32,10 @@ export function reduceArrays<T extends CollectiveArray>(arrays: T[], op: ReduceO
   const out = arrays[0].slice() as T
   for (let r = 1; r < arrays.length; r++) {
     const a = arrays[r]
-    if (arrayKind(a) !== kind) throw new RankMismatch(r, `allreduce: rank ${r} sent ${arrayKind(a)}, rank 0 sent ${kind}`)
-    if (a.length !== out.length) throw new RankMismatch(r, `allreduce: rank ${r} sent ${a.length} elements, rank 0 sent ${out.length}`)
+    if (arrayKind(a) !== kind)
+      throw new RankMismatch(r, `allreduce: rank ${r} sent ${arrayKind(a)}, rank 0 sent ${kind}`)
+    if (a.length !== out.length)
+      throw new RankMismatch(r, `allreduce: rank ${r} sent ${a.length} elements, rank 0 sent ${out.length}`)
     if (op === 'sum') for (let i = 0; i < out.length; i++) out[i] += a[i]
     else for (let i = 0; i < out.length; i++) out[i] = Math.max(out[i], a[i])
   }

@@ -39,7 +39,8 @@ export function rankArray(seed: number, rank: number, kind: ArrayKind, length: n
   const out = new globalThis[kind](length)
   for (let i = 0; i < length; i++) {
     const u = rng.nextU32() / 4294967296
-    out[i] = kind === 'Int32Array' ? Math.floor(u * 2001) - 1000 : kind === 'Uint32Array' ? Math.floor(u * 1000) : 2 * u - 1
+    out[i] =
+      kind === 'Int32Array' ? Math.floor(u * 2001) - 1000 : kind === 'Uint32Array' ? Math.floor(u * 1000) : 2 * u - 1
   }
   return out
 }
@@ -49,7 +50,8 @@ export const collectivesJob: RankJob<CollectivesConfig, CollectivesResult> = {
   async run(ctx: RankContext, c: CollectivesConfig): Promise<CollectivesResult> {
     if (c.device) await ctx.device()
     const mine = c.arrays.map((a, i) => rankArray(c.seed, ctx.rank, a.kind, a.length, i))
-    const sums: CollectiveArray[] = [], maxes: CollectiveArray[] = []
+    const sums: CollectiveArray[] = [],
+      maxes: CollectiveArray[] = []
     for (const a of mine) sums.push(await ctx.coll.allreduceSum(a))
     for (const a of mine) maxes.push(await ctx.coll.allreduceMax(a))
     const gathered = await ctx.coll.allgather(ctx.rank * 10)
@@ -57,7 +59,10 @@ export const collectivesJob: RankJob<CollectivesConfig, CollectivesResult> = {
     await ctx.coll.barrier()
     for (let i = 0; i < (c.loops ?? 0); i++) {
       ctx.progress({ loop: i })
-      if (c.crash?.rank === ctx.rank && c.crash.loop === i) setTimeout(() => { throw new Error(`rank ${ctx.rank} crashed on purpose`) })
+      if (c.crash?.rank === ctx.rank && c.crash.loop === i)
+        setTimeout(() => {
+          throw new Error(`rank ${ctx.rank} crashed on purpose`)
+        })
       await new Promise(resolve => setTimeout(resolve, c.delayMs ?? 0))
       await ctx.coll.barrier()
     }

@@ -10,7 +10,11 @@ import type { CollectiveArray, ReduceOp } from './types.ts'
 import { arrayKind, reduceArrays } from './reduce.ts'
 
 /** Control words: [ABORT, ARRIVED, GENERATION, pad], then META words per rank. */
-const ABORT = 0, ARRIVED = 1, GENERATION = 2, HEAD = 4, META = 4
+const ABORT = 0,
+  ARRIVED = 1,
+  GENERATION = 2,
+  HEAD = 4,
+  META = 4
 const KINDS = ['Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array']
 
 /** Default bytes per rank slot: a level of GBDT histograms or an MLP's gradients; larger arrays use messages. */
@@ -18,7 +22,7 @@ export const DEFAULT_SLOT_BYTES = 8 << 20
 
 /** Bytes of control words before the slots (8-byte aligned). */
 function ctrlBytes(world: number): number {
-  return Math.ceil((HEAD + META * world) * 4 / 8) * 8
+  return Math.ceil(((HEAD + META * world) * 4) / 8) * 8
 }
 
 /** The shared buffer of a world of `world` ranks with `slotBytes` per rank. */
@@ -42,8 +46,13 @@ export class SharedReducer {
   private readonly slotBytes: number
   private calls = 0
 
-  constructor(private readonly sab: SharedArrayBuffer, readonly rank: number, readonly world: number, private readonly timeoutMs: number,
-    private readonly aborted: () => Error | undefined = () => undefined) {
+  constructor(
+    private readonly sab: SharedArrayBuffer,
+    readonly rank: number,
+    readonly world: number,
+    private readonly timeoutMs: number,
+    private readonly aborted: () => Error | undefined = () => undefined,
+  ) {
     this.ctrl = new Int32Array(sab, 0, HEAD + META * world)
     this.slotBytes = (sab.byteLength - ctrlBytes(world)) / world
   }
@@ -56,7 +65,9 @@ export class SharedReducer {
   /** Element-wise `op` over every rank's `data`, summed in rank order; a new array. */
   async allreduce<T extends CollectiveArray>(data: T, op: ReduceOp): Promise<T> {
     const call = ++this.calls
-    new Uint8Array(this.sab, this.slot(this.rank), data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
+    new Uint8Array(this.sab, this.slot(this.rank), data.byteLength).set(
+      new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+    )
     const m = HEAD + META * this.rank
     this.ctrl.set([call, op === 'sum' ? 0 : 1, KINDS.indexOf(arrayKind(data)), data.length], m)
     await this.barrier(call, 'written')
@@ -87,14 +98,17 @@ export class SharedReducer {
     for (let r = 1; r < this.world; r++) {
       const m = this.ctrl.subarray(HEAD + META * r, HEAD + META * (r + 1))
       if (m.some((v, i) => v !== m0[i])) {
-        throw new Error(`allreduce #${call} (shared memory): rank ${r} sent [call, op, type, length] = [${m.join(', ')}], rank 0 [${m0.join(', ')}]`)
+        throw new Error(
+          `allreduce #${call} (shared memory): rank ${r} sent [call, op, type, length] = [${m.join(', ')}], rank 0 [${m0.join(', ')}]`,
+        )
       }
     }
   }
 
   /** Sense-free generation barrier: the last to arrive resets the count and bumps the generation. */
   private async barrier(call: number, what: string): Promise<void> {
-    const c = this.ctrl, gen = Atomics.load(c, GENERATION)
+    const c = this.ctrl,
+      gen = Atomics.load(c, GENERATION)
     this.throwIfAborted()
     if (Atomics.add(c, ARRIVED, 1) === this.world - 1) {
       Atomics.store(c, ARRIVED, 0)
@@ -105,7 +119,10 @@ export class SharedReducer {
     const deadline = performance.now() + this.timeoutMs
     while (Atomics.load(c, GENERATION) === gen) {
       const left = deadline - performance.now()
-      if (left <= 0) throw new Error(`rank ${this.rank}: allreduce #${call} (shared memory, ${what}) timed out after ${this.timeoutMs / 1000} s; ranks not there: ${this.late(call).join(', ')}`)
+      if (left <= 0)
+        throw new Error(
+          `rank ${this.rank}: allreduce #${call} (shared memory, ${what}) timed out after ${this.timeoutMs / 1000} s; ranks not there: ${this.late(call).join(', ')}`,
+        )
       const w = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync(c, GENERATION, gen, left)
       if (w.async) await w.value
     }
@@ -118,6 +135,7 @@ export class SharedReducer {
   }
 
   private throwIfAborted(): void {
-    if (Atomics.load(this.ctrl, ABORT) === 1) throw this.aborted() ?? new Error(`rank ${this.rank}: aborted by the coordinator`)
+    if (Atomics.load(this.ctrl, ABORT) === 1)
+      throw this.aborted() ?? new Error(`rank ${this.rank}: aborted by the coordinator`)
   }
 }

@@ -17,14 +17,26 @@ export function combineStats(perRank: CollectiveStats[][]): CollectiveStats[] {
   for (const op of OPS) {
     const rows = perRank.map(s => s.find(x => x.op === op)).filter((x): x is CollectiveStats => x !== undefined)
     if (rows.length === 0) continue
-    out.push({ op, calls: perRank[0]?.find(x => x.op === op)?.calls ?? 0, bytes: rows.reduce((s, x) => s + x.bytes, 0), ms: Math.max(...rows.map(x => x.ms)) })
+    out.push({
+      op,
+      calls: perRank[0]?.find(x => x.op === op)?.calls ?? 0,
+      bytes: rows.reduce((s, x) => s + x.bytes, 0),
+      ms: Math.max(...rows.map(x => x.ms)),
+    })
   }
   return out
 }
 
 /** Adds one call to `totals` (a per-op map kept by a collective). */
-export function addCall(totals: Map<CollectiveStats['op'], CollectiveStats>, op: CollectiveStats['op'], bytes: number, ms: number): void {
+export function addCall(
+  totals: Map<CollectiveStats['op'], CollectiveStats>,
+  op: CollectiveStats['op'],
+  bytes: number,
+  ms: number,
+): void {
   const s = totals.get(op) ?? { op, calls: 0, bytes: 0, ms: 0 }
-  s.calls++; s.bytes += bytes; s.ms += ms
+  s.calls++
+  s.bytes += bytes
+  s.ms += ms
   totals.set(op, s)
 }

@@ -9,7 +9,12 @@
 export type CollectiveArray = Int32Array | Uint32Array | Float32Array | Float64Array
 
 /** Bytes moved and time spent by one kind of collective, summed over the run (this rank). */
-export interface CollectiveStats { op: 'allreduce' | 'broadcast' | 'barrier' | 'allgather'; calls: number; bytes: number; ms: number }
+export interface CollectiveStats {
+  op: 'allreduce' | 'broadcast' | 'barrier' | 'allgather'
+  calls: number
+  bytes: number
+  ms: number
+}
 
 /** The collective operations of one rank. Every rank must call the same operations in the same order. */
 export interface Collective {
@@ -87,6 +92,4 @@ export type RankMessage =
   | { type: 'progress'; event: unknown }
 
 /** Messages the hub sends to a rank. */
-export type HubMessage =
-  | { type: 'result'; k: number; value: unknown }
-  | { type: 'abort'; message: string }
+export type HubMessage = { type: 'result'; k: number; value: unknown } | { type: 'abort'; message: string }

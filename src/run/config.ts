@@ -79,7 +79,11 @@ export interface TrainSummary {
 }
 
 /** A finished run: the model file, its manifest, one metrics row per evaluation, the summary. */
-export interface RunResult<M = string | Uint8Array<ArrayBuffer>, S extends TrainSummary = TrainSummary, F extends RunManifest = RunManifest> {
+export interface RunResult<
+  M = string | Uint8Array<ArrayBuffer>,
+  S extends TrainSummary = TrainSummary,
+  F extends RunManifest = RunManifest,
+> {
   model: M
   manifest: F
   metrics: Array<Record<string, number>>
@@ -93,7 +97,8 @@ export interface RunResult<M = string | Uint8Array<ArrayBuffer>, S extends Train
  * applies to every table of the run.
  */
 export function httpFor(
-  config: Pick<TrainConfig, 'table' | 'headers' | 'allowOrigins' | 'http'>, url: string,
+  config: Pick<TrainConfig, 'table' | 'headers' | 'allowOrigins' | 'http'>,
+  url: string,
 ): HttpOptions {
   const allow: HttpOptions = { ...config.http, ...(config.allowOrigins ? { allowOrigins: config.allowOrigins } : {}) }
   if (!config.headers) return allow

@@ -7,7 +7,7 @@
  * rebuilds it fails with the family's DeviceLostError. An error that is not a device loss is
  * thrown as is.
  */
-import { DeviceLostError, watchLost, type LostInfo, type LostWatch } from '../gpu/device-lost.ts'
+import { type DeviceLostError, watchLost, type LostInfo, type LostWatch } from '../gpu/device-lost.ts'
 
 export { DeviceLostError } from '../gpu/device-lost.ts'
 
@@ -44,7 +44,11 @@ export interface DeviceRun<B, C, R> {
 }
 
 /** What trainOnDevice returns: the result, the live session (the caller disposes it) and the rebuilds. */
-export interface DeviceRunResult<B, R> { result: R; session: DeviceSession<B>; recoveries: number }
+export interface DeviceRunResult<B, R> {
+  result: R
+  session: DeviceSession<B>
+  recoveries: number
+}
 
 /** Runs `r` under its policy; see the module comment. */
 export async function trainOnDevice<B, C, R>(r: DeviceRun<B, C, R>): Promise<DeviceRunResult<B, R>> {

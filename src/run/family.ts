@@ -9,7 +9,7 @@
 import type { Snapshot } from '../table/types.ts'
 import type { RankContext } from '../ranks/types.ts'
 import type { DeviceLossPolicy } from './device-loss.ts'
-import type { ModelName, RunResult, TrainConfig, TrainProgress } from './config.ts'
+import type { ModelName, RunResult, TrainConfig, TrainProgress, TrainSummary } from './config.ts'
 
 /** An evaluation's metrics; the callback's 'stop' ends training after it (early stopping by the caller). */
 export type EvaluationListener = (index: number, metrics: Record<string, number>) => 'stop' | void
@@ -60,6 +60,10 @@ export interface ModelFamily<P = any, D = any, T = any, S = any> {
   readonly deviceLoss: DeviceLossPolicy
   /** Parameter names a sweep space may set. */
   readonly paramNames: readonly string[]
+  /** The model file's name in a run's output folder (model.json, model.bin). */
+  readonly modelFile: string
+  /** One line saying what a finished run did (the CLI prints it). */
+  describe(summary: TrainSummary): string
   /** Validated parameters with the run seed applied (--seed sets params.seed unless the params give one). Throws naming the parameter. */
   params(config: Pick<TrainConfig, 'params' | 'seed'>): P
   /** True when `--ranks R > 1` runs on R rank workers (else the family runs its ranks in this thread). */

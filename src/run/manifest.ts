@@ -32,7 +32,10 @@ export interface RunManifest {
   created: string
   table: ManifestTable
   /** Validation: seeded fraction of the table, a second table, or none. */
-  validation: { kind: 'fraction'; fraction: number; rows: number } | { kind: 'table'; table: ManifestTable } | { kind: 'none' }
+  validation:
+    | { kind: 'fraction'; fraction: number; rows: number }
+    | { kind: 'table'; table: ManifestTable }
+    | { kind: 'none' }
   columns: string[]
   label: string
   features: Array<{ name: string; type: string; delta_type: string }>
@@ -62,8 +65,12 @@ export interface RunManifest {
  */
 export function manifestTable(plan: ScanPlan, path?: string): ManifestTable {
   return {
-    url: redactUrl(plan.tableUrl), ...(path ? { path } : {}), version: plan.version, digest: plan.digest,
-    files: plan.files.map(f => ({ path: redactUrl(f.path), size: f.size })), rows: plan.stats.rows,
+    url: redactUrl(plan.tableUrl),
+    ...(path ? { path } : {}),
+    version: plan.version,
+    digest: plan.digest,
+    files: plan.files.map(f => ({ path: redactUrl(f.path), size: f.size })),
+    rows: plan.stats.rows,
   }
 }
 
@@ -81,15 +88,39 @@ export interface ManifestParts {
 }
 
 /** The run's one manifest: the pinned tables, what was trained and how, the summary's numbers; `extras` last. */
-export function runManifest<E extends object>(config: TrainConfig, parts: ManifestParts, s: TrainSummary, extras?: E): RunManifest & E {
-  const validation: RunManifest['validation'] = parts.validPlan ? { kind: 'table', table: manifestTable(parts.validPlan, config.validTablePath) }
-    : config.validFraction !== undefined ? { kind: 'fraction', fraction: config.validFraction, rows: s.rows_valid } : { kind: 'none' }
+export function runManifest<E extends object>(
+  config: TrainConfig,
+  parts: ManifestParts,
+  s: TrainSummary,
+  extras?: E,
+): RunManifest & E {
+  const validation: RunManifest['validation'] = parts.validPlan
+    ? { kind: 'table', table: manifestTable(parts.validPlan, config.validTablePath) }
+    : config.validFraction !== undefined
+      ? { kind: 'fraction', fraction: config.validFraction, rows: s.rows_valid }
+      : { kind: 'none' }
   return {
-    kind: 'snaptrain-run', model: parts.model, snaptrain_version: SNAPTRAIN_VERSION, created: new Date().toISOString(),
-    table: manifestTable(parts.plan, config.tablePath), validation, columns: parts.plan.columns, label: config.label,
-    features: parts.features, skipped_columns: parts.skipped, categorical: parts.categorical,
-    filter: config.filter ?? null, seed: parts.seed, params: { ...parts.params }, metrics: parts.metrics, best_iteration: s.best_iteration,
-    rounds: s.rounds, adapter: s.adapter, rows_train: s.rows_train, rows_valid: s.rows_valid, train_seconds: s.train_seconds,
+    kind: 'snaptrain-run',
+    model: parts.model,
+    snaptrain_version: SNAPTRAIN_VERSION,
+    created: new Date().toISOString(),
+    table: manifestTable(parts.plan, config.tablePath),
+    validation,
+    columns: parts.plan.columns,
+    label: config.label,
+    features: parts.features,
+    skipped_columns: parts.skipped,
+    categorical: parts.categorical,
+    filter: config.filter ?? null,
+    seed: parts.seed,
+    params: { ...parts.params },
+    metrics: parts.metrics,
+    best_iteration: s.best_iteration,
+    rounds: s.rounds,
+    adapter: s.adapter,
+    rows_train: s.rows_train,
+    rows_valid: s.rows_valid,
+    train_seconds: s.train_seconds,
     ...(extras ?? {}),
   } as RunManifest & E
 }
@@ -112,7 +143,9 @@ export function parseMetricsCsv(text: string): Array<Record<string, number>> {
   return rows.map(line => {
     const cells = line.split(',')
     const out: Record<string, number> = {}
-    names.forEach((n, i) => { if (cells[i] !== '' && cells[i] !== undefined) out[n] = Number(cells[i]) })
+    names.forEach((n, i) => {
+      if (cells[i] !== '' && cells[i] !== undefined) out[n] = Number(cells[i])
+    })
     return out
   })
 }

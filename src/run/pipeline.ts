@@ -23,18 +23,39 @@ export interface RunOptions {
 }
 
 /** Trains one model; `onProgress` hears the data stages and every evaluation. Throws naming the bad input. */
-export async function runTraining(config: TrainConfig & { model: 'recsys' }, onProgress?: (p: TrainProgress) => void, options?: RunOptions): Promise<RecsysTrainResult>
-export async function runTraining(config: TrainConfig & { model?: 'gbdt' }, onProgress?: (p: TrainProgress) => void, options?: RunOptions): Promise<GbdtTrainResult>
-export async function runTraining(config: TrainConfig, onProgress?: (p: TrainProgress) => void, options?: RunOptions): Promise<RunResult>
-export async function runTraining(config: TrainConfig, onProgress: (p: TrainProgress) => void = () => {},
-  options: RunOptions = {}): Promise<RunResult> {
+export async function runTraining(
+  config: TrainConfig & { model: 'recsys' },
+  onProgress?: (p: TrainProgress) => void,
+  options?: RunOptions,
+): Promise<RecsysTrainResult>
+export async function runTraining(
+  config: TrainConfig & { model?: 'gbdt' },
+  onProgress?: (p: TrainProgress) => void,
+  options?: RunOptions,
+): Promise<GbdtTrainResult>
+export async function runTraining(
+  config: TrainConfig,
+  onProgress?: (p: TrainProgress) => void,
+  options?: RunOptions,
+): Promise<RunResult>
+export async function runTraining(
+  config: TrainConfig,
+  onProgress: (p: TrainProgress) => void = () => {},
+  options: RunOptions = {},
+): Promise<RunResult> {
   const family = await loadFamily(config.model)
   const params = family.params(config)
   if (rankCount(config) > 1 && !options.rank && family.onRankWorkers(config)) {
     return (await import('./ranks.ts')).runOnRanks(config, onProgress)
   }
   onProgress({ kind: 'stage', message: `planning and loading ${config.table}` })
-  const input: RunInput = { config, onProgress, rank: options.rank, hooks: options.hooks ?? {}, ...await openTables(config) }
+  const input: RunInput = {
+    config,
+    onProgress,
+    rank: options.rank,
+    hooks: options.hooks ?? {},
+    ...(await openTables(config)),
+  }
   const data = await family.load(input, params)
   const t0 = performance.now()
   const trained = await family.train(data, params, input)
@@ -43,12 +64,16 @@ export async function runTraining(config: TrainConfig, onProgress: (p: TrainProg
 
 /** The run's snapshots, each opened once: the training table and the validation table, if any. */
 export async function openTables(config: TrainConfig): Promise<{ snapshot: Snapshot; validSnapshot?: Snapshot }> {
-  if (config.validTable && config.validFraction !== undefined) throw new RangeError('validTable and validFraction: give at most one')
+  if (config.validTable && config.validFraction !== undefined)
+    throw new RangeError('validTable and validFraction: give at most one')
   if (config.validFraction !== undefined && !(config.validFraction > 0 && config.validFraction < 1)) {
     throw new RangeError(`valid fraction: must be in (0, 1), got ${config.validFraction}`)
   }
   const snapshot = await openSnapshot(config.table, { version: config.version, ...httpFor(config, config.table) })
   if (!config.validTable) return { snapshot }
-  const validSnapshot = await openSnapshot(config.validTable, { version: config.validVersion, ...httpFor(config, config.validTable) })
+  const validSnapshot = await openSnapshot(config.validTable, {
+    version: config.validVersion,
+    ...httpFor(config, config.validTable),
+  })
   return { snapshot, validSnapshot }
 }

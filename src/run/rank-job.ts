@@ -12,12 +12,17 @@ import type { RankRunResult } from './ranks.ts'
 
 export const trainRankJob: RankJob<TrainConfig, RankRunResult> = {
   async run(ctx, config) {
-    const result = await runTraining({ ...config, shard: { rank: ctx.rank, worldSize: ctx.world }, workers: 0 }, p => ctx.progress(p), { rank: ctx })
+    const result = await runTraining(
+      { ...config, shard: { rank: ctx.rank, worldSize: ctx.world }, workers: 0 },
+      p => ctx.progress(p),
+      { rank: ctx },
+    )
     const s = result.summary as { samples_per_second?: number }
     // A recommender checkpoint holds this rank's own cursor: only GBDT models are equal across ranks.
     const digest = typeof result.model === 'string' ? hashString(result.model) : undefined
     return {
-      digest, samplesPerSecond: s.samples_per_second,
+      digest,
+      samplesPerSecond: s.samples_per_second,
       result: ctx.rank === 0 ? result : undefined,
     }
   },

@@ -20,14 +20,25 @@ export interface RankRunResult {
 export const TRAIN_RANK_JOB = 'train'
 
 /** Runs `config` on R rank workers; same result shape as one rank, plus `ranks`, `collectives`, `collective_transport`. */
-export async function runOnRanks(config: TrainConfig, onProgress: (p: TrainProgress) => void = () => {}, opts: RankGroupOptions = {}): Promise<RunResult> {
+export async function runOnRanks(
+  config: TrainConfig,
+  onProgress: (p: TrainProgress) => void = () => {},
+  opts: RankGroupOptions = {},
+): Promise<RunResult> {
   const world = rankCount(config)
   onProgress({ kind: 'stage', message: `starting ${world} rank workers` })
-  const run = await runRanks<RankRunResult, TrainConfig>(world, TRAIN_RANK_JOB, config,
-    { ...opts, onProgress: (rank, ev) => { if (rank === 0) onProgress(ev as TrainProgress) } })
+  const run = await runRanks<RankRunResult, TrainConfig>(world, TRAIN_RANK_JOB, config, {
+    ...opts,
+    onProgress: (rank, ev) => {
+      if (rank === 0) onProgress(ev as TrainProgress)
+    },
+  })
   const d0 = run.results[0]?.digest
   run.results.forEach((r, rank) => {
-    if (r.digest !== d0) throw new Error(`ranks: rank ${rank}'s model differs from rank 0's (digest ${r.digest} vs ${d0}): the ranks went out of step`)
+    if (r.digest !== d0)
+      throw new Error(
+        `ranks: rank ${rank}'s model differs from rank 0's (digest ${r.digest} vs ${d0}): the ranks went out of step`,
+      )
   })
   const res = run.results[0]?.result
   if (!res) throw new Error('ranks: rank 0 returned no result')

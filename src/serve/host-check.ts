@@ -16,7 +16,10 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
  * with them), for a server reached through a proxy or a name in /etc/hosts.
  */
 export function configuredHosts(env: Record<string, string | undefined> = process.env): string[] {
-  return (env.SNAPTRAIN_ALLOWED_HOSTS ?? '').split(',').map(h => h.trim().toLowerCase()).filter(h => h !== '')
+  return (env.SNAPTRAIN_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map(h => h.trim().toLowerCase())
+    .filter(h => h !== '')
 }
 
 /**
@@ -24,7 +27,9 @@ export function configuredHosts(env: Record<string, string | undefined> = proces
  * when that is 80), or one of `extra` (any port). A missing or malformed Host is refused.
  */
 export function hostAllowed(
-  host: string | undefined, port: number | undefined, extra: readonly string[] = configuredHosts(),
+  host: string | undefined,
+  port: number | undefined,
+  extra: readonly string[] = configuredHosts(),
 ): boolean {
   if (!host) return false
   const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d+))?$/i.exec(host.trim())
@@ -54,7 +59,11 @@ export function hostCheckPlugin(): Plugin {
   }
   return {
     name: 'snaptrain-host-check',
-    configureServer: server => { server.middlewares.use(guard) },
-    configurePreviewServer: server => { server.middlewares.use(guard) },
+    configureServer: server => {
+      server.middlewares.use(guard)
+    },
+    configurePreviewServer: server => {
+      server.middlewares.use(guard)
+    },
   }
 }

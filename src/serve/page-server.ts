@@ -9,17 +9,28 @@ import { dirname, resolve } from 'node:path'
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** A running page server. */
-export interface PageServer { url: string; close(): Promise<void> }
+export interface PageServer {
+  url: string
+  close(): Promise<void>
+}
 
 /** Starts vite's dev server on 127.0.0.1 with a free port; `url` ends with '/'. */
-export async function startPageServer(opts: { port?: number; logLevel?: 'info' | 'silent' | 'error'; hmr?: boolean } = {}): Promise<PageServer> {
+export async function startPageServer(
+  opts: { port?: number; logLevel?: 'info' | 'silent' | 'error'; hmr?: boolean } = {},
+): Promise<PageServer> {
   const { createServer } = await import('vite')
   const server = await createServer({
     root: PROJECT_ROOT,
     configFile: resolve(PROJECT_ROOT, 'vite.config.ts'),
     logLevel: opts.logLevel ?? 'error',
     // hmr: false keeps a long run (bench) from being reloaded when a source file changes meanwhile.
-    server: { host: '127.0.0.1', port: opts.port ?? 0, strictPort: false, open: false, ...(opts.hmr === false ? { hmr: false } : {}) },
+    server: {
+      host: '127.0.0.1',
+      port: opts.port ?? 0,
+      strictPort: false,
+      open: false,
+      ...(opts.hmr === false ? { hmr: false } : {}),
+    },
   })
   await server.listen()
   const addr = server.httpServer?.address()

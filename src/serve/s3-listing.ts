@@ -57,12 +57,18 @@ export function fileEtag(st: Pick<Stats, 'size' | 'mtimeMs'>): string {
  */
 export async function renderListObjectsV2(rootDir: string, opts: ListOptions = {}): Promise<string> {
   const prefix = opts.prefix ?? ''
-  const page = opts.delimiter === '/' ? await delimitedPage(rootDir, opts) : paginate(await listObjects(rootDir, prefix), opts)
+  const page =
+    opts.delimiter === '/' ? await delimitedPage(rootDir, opts) : paginate(await listObjects(rootDir, prefix), opts)
   return listingXml(page, opts)
 }
 
 /** A folder entry as a listing sees it: its key part (a folder's ends in '/') and its UTF-8 bytes for ordering. */
-interface FolderEntry { name: string; part: string; bytes: Buffer; isDir: boolean }
+interface FolderEntry {
+  name: string
+  part: string
+  bytes: Buffer
+  isDir: boolean
+}
 
 /** Sorted entries per folder, valid while the folder's mtime is unchanged (adding or removing an entry changes it). */
 const folderCache = new Map<string, { mtimeMs: number; entries: FolderEntry[] }>()
@@ -84,11 +90,11 @@ async function delimitedPage(rootDir: string, opts: ListOptions): Promise<Page> 
   const root = await realpath(rootDir)
   const dir = join(root, ...dirKey.split('/').filter(Boolean))
   // Only real folders are listed (as the walk does): a linked folder would escape or loop.
-  if (await realpath(dir).catch(() => null) !== dir) return page
+  if ((await realpath(dir).catch(() => null)) !== dir) return page
   const entries = await folderEntries(dir)
   const after = opts.continuationToken !== undefined ? decodeToken(opts.continuationToken) : opts.startAfter
   const namePrefix = Buffer.from(prefix.slice(dirKey.length), 'utf8')
-  const afterPart = after !== undefined && after.startsWith(dirKey) ? Buffer.from(after.slice(dirKey.length), 'utf8') : undefined
+  const afterPart = after?.startsWith(dirKey) ? Buffer.from(after.slice(dirKey.length), 'utf8') : undefined
   // Keys under the folder are dirKey + part; entries with the name prefix are one run in byte order.
   let i = lowerBound(entries, namePrefix)
   if (after !== undefined && !after.startsWith(dirKey) && compareKeys(after, dirKey) >= 0) i = entries.length
@@ -101,7 +107,10 @@ async function delimitedPage(rootDir: string, opts: ListOptions): Promise<Page> 
     // A folder is a common prefix when it holds a file (S3 has no empty "folders"); a file needs its stat.
     const st = e.isDir ? undefined : await entryStat(root, path)
     if (e.isDir ? !(await holdsFile(root, path)) : !st || st === 'dir') continue
-    if (page.contents.length + page.commonPrefixes.length === maxKeys) { page.nextToken = encodeToken(lastEntry(page)); break }
+    if (page.contents.length + page.commonPrefixes.length === maxKeys) {
+      page.nextToken = encodeToken(lastEntry(page))
+      break
+    }
     if (st && st !== 'dir') page.contents.push({ key, size: st.size, mtimeMs: st.mtimeMs, etag: fileEtag(st) })
     else page.commonPrefixes.push(key)
   }
@@ -113,10 +122,12 @@ async function folderEntries(dir: string): Promise<FolderEntry[]> {
   const cached = folderCache.get(dir)
   if (cached && cached.mtimeMs === mtimeMs) return cached.entries
   const dirents = await readdir(dir, { withFileTypes: true }).catch(() => [])
-  const entries = dirents.map(d => {
-    const part = d.isDirectory() ? `${d.name}/` : d.name
-    return { name: d.name, part, bytes: Buffer.from(part, 'utf8'), isDir: d.isDirectory() }
-  }).sort((a, b) => Buffer.compare(a.bytes, b.bytes))
+  const entries = dirents
+    .map(d => {
+      const part = d.isDirectory() ? `${d.name}/` : d.name
+      return { name: d.name, part, bytes: Buffer.from(part, 'utf8'), isDir: d.isDirectory() }
+    })
+    .sort((a, b) => Buffer.compare(a.bytes, b.bytes))
   folderCache.delete(dir)
   folderCache.set(dir, { mtimeMs, entries })
   if (folderCache.size > FOLDER_CACHE_SIZE) folderCache.delete(folderCache.keys().next().value!)
@@ -125,7 +136,8 @@ async function folderEntries(dir: string): Promise<FolderEntry[]> {
 
 /** First index whose bytes are ≥ `key`. */
 function lowerBound(entries: FolderEntry[], key: Buffer): number {
-  let lo = 0, hi = entries.length
+  let lo = 0,
+    hi = entries.length
   while (lo < hi) {
     const mid = (lo + hi) >> 1
     if (Buffer.compare(entries[mid].bytes, key) < 0) lo = mid + 1
@@ -136,7 +148,8 @@ function lowerBound(entries: FolderEntry[], key: Buffer): number {
 
 /** First index whose rolled-up part is > `key` (a folder 'x/' is past every key under it). */
 function upperBound(entries: FolderEntry[], key: Buffer): number {
-  let lo = 0, hi = entries.length
+  let lo = 0,
+    hi = entries.length
   while (lo < hi) {
     const mid = (lo + hi) >> 1
     if (Buffer.compare(entries[mid].bytes, key) <= 0) lo = mid + 1
@@ -267,7 +280,9 @@ function listingXml(page: Page, opts: ListOptions): string {
     `<MaxKeys>${Math.min(Math.max(opts.maxKeys ?? MAX_KEYS, 0), MAX_KEYS)}</MaxKeys>`,
     `<KeyCount>${page.contents.length + page.commonPrefixes.length}</KeyCount>`,
     `<IsTruncated>${page.nextToken !== undefined}</IsTruncated>`,
-    opts.continuationToken !== undefined ? `<ContinuationToken>${xmlEscape(opts.continuationToken)}</ContinuationToken>` : '',
+    opts.continuationToken !== undefined
+      ? `<ContinuationToken>${xmlEscape(opts.continuationToken)}</ContinuationToken>`
+      : '',
     page.nextToken !== undefined ? `<NextContinuationToken>${page.nextToken}</NextContinuationToken>` : '',
     opts.startAfter !== undefined ? `<StartAfter>${enc(opts.startAfter)}</StartAfter>` : '',
     opts.encodingType ? `<EncodingType>${opts.encodingType}</EncodingType>` : '',
@@ -279,8 +294,10 @@ function listingXml(page: Page, opts: ListOptions): string {
 }
 
 function contentsXml(o: ListedObject, enc: (s: string) => string): string {
-  return `<Contents><Key>${enc(o.key)}</Key><LastModified>${new Date(o.mtimeMs).toISOString()}</LastModified>` +
+  return (
+    `<Contents><Key>${enc(o.key)}</Key><LastModified>${new Date(o.mtimeMs).toISOString()}</LastModified>` +
     `<ETag>${xmlEscape(o.etag)}</ETag><Size>${o.size}</Size><StorageClass>STANDARD</StorageClass></Contents>`
+  )
 }
 
 /** S3's encoding-type=url: every byte but unreserved characters and '/' is %-escaped. */
@@ -290,8 +307,10 @@ function urlEncodeKey(key: string): string {
 
 /** Escapes text for XML 1.0 element content; control characters XML cannot carry become U+FFFD. */
 export function xmlEscape(s: string): string {
-  return s
-    .replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!)
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '\ufffd')
+  return (
+    s
+      .replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!)
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '\ufffd')
+  )
 }

@@ -69,22 +69,30 @@ const TYPES: Record<string, string> = {
 
 /** Why a request is refused: the status and a short plain-text body. */
 class Refusal extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message)
   }
 }
 
 /** Serves `rootDir` over HTTP until `close()`; resolves once listening. */
 export async function serveDirectory(rootDir: string, opts: ServeOptions = {}): Promise<ServedDirectory> {
-  if (opts.mount !== undefined && (opts.mount === '' || /[/\\]/.test(opts.mount) || opts.mount === '..' || opts.mount === '.')) {
+  if (
+    opts.mount !== undefined &&
+    (opts.mount === '' || /[/\\]/.test(opts.mount) || opts.mount === '..' || opts.mount === '.')
+  ) {
     throw new RangeError(`serveDirectory: mount must be a plain folder name, got '${opts.mount}'`)
   }
   const served: Served = {
-    root: await realpath(rootDir), mount: opts.mount,
+    root: await realpath(rootDir),
+    mount: opts.mount,
     origins: opts.cors === true ? '*' : opts.cors ? new Set(opts.cors) : undefined,
   }
-  const hosts = [...configuredHosts(), ...(opts.allowedHosts ?? []), ...(opts.host ? [opts.host] : [])]
-    .map(h => h.toLowerCase())
+  const hosts = [...configuredHosts(), ...(opts.allowedHosts ?? []), ...(opts.host ? [opts.host] : [])].map(h =>
+    h.toLowerCase(),
+  )
   const server = createServer((req, res) => {
     if (refuseForeignHost(req, res, hosts)) return
     handle(served, req, res).catch(e => send(res, e instanceof Refusal ? e.status : 500, (e as Error).message))
@@ -99,12 +107,15 @@ export async function serveDirectory(rootDir: string, opts: ServeOptions = {}): 
   const hostPart = addr.family === 'IPv6' || addr.address.includes(':') ? `[${addr.address}]` : addr.address
   return {
     url: `http://${hostPart}:${addr.port}/`,
-    allowOrigin: origin => { if (served.origins instanceof Set) served.origins.add(origin) },
-    close: () => new Promise<void>(resolve => {
-      server.close(() => resolve())
-      // Keep-alive sockets would hold close() open until they time out.
-      server.closeAllConnections()
-    }),
+    allowOrigin: origin => {
+      if (served.origins instanceof Set) served.origins.add(origin)
+    },
+    close: () =>
+      new Promise<void>(resolve => {
+        server.close(() => resolve())
+        // Keep-alive sockets would hold close() open until they time out.
+        server.closeAllConnections()
+      }),
   }
 }
 
@@ -118,7 +129,8 @@ async function handle(served: Served, req: IncomingMessage, res: ServerResponse)
   }
   const [target, query = ''] = splitTarget(req.url ?? '/')
   const params = new URLSearchParams(query)
-  if (served.mount !== undefined && target === '/' && params.get('list-type') === '2') return mountedListing(served, params, method, res)
+  if (served.mount !== undefined && target === '/' && params.get('list-type') === '2')
+    return mountedListing(served, params, method, res)
   const rawPath = served.mount === undefined ? target : unmount(target, served.mount)
   const root = served.root
   const file = await resolveInside(root, rawPath)
@@ -139,7 +151,8 @@ function setCommonHeaders(res: ServerResponse, served: Served, origin: string | 
   res.setHeader('X-Content-Type-Options', 'nosniff')
   // Table files are data: opened in a browser tab they must not run as a document.
   res.setHeader('Content-Security-Policy', DATA_CSP)
-  const allowed = served.origins === '*' ? '*' : origin !== undefined && served.origins?.has(origin) ? origin : undefined
+  const allowed =
+    served.origins === '*' ? '*' : origin !== undefined && served.origins?.has(origin) ? origin : undefined
   if (served.origins instanceof Set) res.setHeader('Vary', 'Origin')
   if (allowed === undefined) return false
   res.setHeader('Access-Control-Allow-Origin', allowed)
@@ -166,7 +179,12 @@ function unmount(target: string, mount: string): string {
  * The bucket-root listing of a mounted folder: only prefixes inside `<mount>/` list anything;
  * keys are listed relative to the folder and shown with `<mount>/` in front.
  */
-async function mountedListing(served: Served, params: URLSearchParams, method: string, res: ServerResponse): Promise<void> {
+async function mountedListing(
+  served: Served,
+  params: URLSearchParams,
+  method: string,
+  res: ServerResponse,
+): Promise<void> {
   const head = `${served.mount!}/`
   const prefix = params.get('prefix') ?? ''
   if (!prefix.startsWith(head)) throw new Refusal(404, `nothing listed under prefix '${prefix}'`)
@@ -207,12 +225,18 @@ export async function resolveInside(root: string, rawPath: string): Promise<stri
   }
   const rel = decoded.slice(1)
   const segments = rel.split('/')
-  if (decoded.includes('\0') || isAbsolute(rel) || segments.some(s => s === '..' || s.includes('\\')) || decodesToTraversal(rel)) {
+  if (
+    decoded.includes('\0') ||
+    isAbsolute(rel) ||
+    segments.some(s => s === '..' || s.includes('\\')) ||
+    decodesToTraversal(rel)
+  ) {
     throw new Refusal(403, `forbidden path ${rawPath}`)
   }
   const real = await realpath(join(root, ...segments)).catch(() => null)
   if (real === null) throw new Refusal(404, `not found: ${rawPath}`)
-  if (real !== root && !real.startsWith(root + sep)) throw new Refusal(403, `forbidden path ${rawPath} (outside the served folder)`)
+  if (real !== root && !real.startsWith(root + sep))
+    throw new Refusal(403, `forbidden path ${rawPath} (outside the served folder)`)
   return real
 }
 
@@ -231,10 +255,15 @@ function decodesToTraversal(rel: string): boolean {
 }
 
 async function listing(
-  root: string, params: URLSearchParams, method: string, res: ServerResponse, rewrite: (xml: string) => string = x => x,
+  root: string,
+  params: URLSearchParams,
+  method: string,
+  res: ServerResponse,
+  rewrite: (xml: string) => string = x => x,
 ): Promise<void> {
   const maxKeys = params.get('max-keys')
-  if (maxKeys !== null && !/^\d+$/.test(maxKeys)) throw new Refusal(400, `max-keys: expected a non-negative integer, got '${maxKeys}'`)
+  if (maxKeys !== null && !/^\d+$/.test(maxKeys))
+    throw new Refusal(400, `max-keys: expected a non-negative integer, got '${maxKeys}'`)
   const xml = await renderListObjectsV2(root, {
     prefix: params.get('prefix') ?? '',
     delimiter: params.get('delimiter') || undefined,

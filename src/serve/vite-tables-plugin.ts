@@ -61,7 +61,8 @@ export function tableFilesMiddleware(rootDir: string, prefix = '/tables/'): Conn
     if (!file.startsWith(resolve(rootDir) + sep)) return notFound()
     Promise.all([stat(file), realpath(file), realpath(rootDir)]).then(([st, real, realRoot]) => {
       if (!st.isFile()) return notFound()
-      if (!real.startsWith(realRoot + sep)) return sendXml(res, 403, errorXml('AccessDenied', `${path}: outside the served folder`))
+      if (!real.startsWith(realRoot + sep))
+        return sendXml(res, 403, errorXml('AccessDenied', `${path}: outside the served folder`))
       const range = req.headers.range
       if (range && /^\s*bytes=-\d+\s*$/.test(range)) {
         const r = parseRange(range, st.size)

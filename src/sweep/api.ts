@@ -110,17 +110,29 @@ export function createSweepApi(o: SweepApiOptions = {}): SweepApi {
     },
     async stopSweep(id) {
       const run = active.get(id)
-      if (run) { run.abort.abort(); await run.done; return }
+      if (run) {
+        run.abort.abort()
+        await run.done
+        return
+      }
       const s = await stored(id)
-      if (s.status === 'running') await (await store()).put({ ...s, status: 'stopped', updatedAt: new Date().toISOString() })
+      if (s.status === 'running')
+        await (await store()).put({ ...s, status: 'stopped', updatedAt: new Date().toISOString() })
     },
-    async listSweeps() { return (await (await store()).list()).map(strip) },
-    async getSweep(id) { const s = await (await store()).get(id); return s && strip(s) },
+    async listSweeps() {
+      return (await (await store()).list()).map(strip)
+    },
+    async getSweep(id) {
+      const s = await (await store()).get(id)
+      return s && strip(s)
+    },
     async deleteSweep(id) {
       if (active.has(id)) throw new Error(`sweep ${id} is running: stop it first`)
       await (await store()).delete(id)
     },
-    async exportSweep(id) { return exportJson(await stored(id)) },
+    async exportSweep(id) {
+      return exportJson(await stored(id))
+    },
     async importSweep(json) {
       const s = importJson(json)
       const st = await store()
@@ -129,13 +141,15 @@ export function createSweepApi(o: SweepApiOptions = {}): SweepApi {
       await st.put(s.status === 'running' ? { ...s, status: 'stopped' } : s)
       return strip((await st.get(s.id))!)
     },
-    async sweepArtifacts(id, trial) { return (await store()).getArtifacts(id, trial) },
+    async sweepArtifacts(id, trial) {
+      return (await store()).getArtifacts(id, trial)
+    },
     defaultSpace,
     planSweep: config => planSweep(resolve(config)),
     sweepImportance: state => sweepImportance(state),
     async continueSnippet(id) {
       const s = await stored(id)
-      const a = s.best && await (await store()).getArtifacts(id, s.best.trial)
+      const a = s.best && (await (await store()).getArtifacts(id, s.best.trial))
       return continueSnippet(s, snippetTable(s, a?.manifest))
     },
   }
@@ -149,7 +163,12 @@ function strip(s: SweepState): SweepState {
 
 /** Table, version and features of the best trial (its manifest), else the config's. */
 function snippetTable(s: SweepState, manifest: unknown): SnippetTable {
-  const m = manifest as { table?: { url?: string; path?: string; version?: number }; features?: Array<{ name: string; categorical: boolean }> } | undefined
+  const m = manifest as
+    | {
+        table?: { url?: string; path?: string; version?: number }
+        features?: Array<{ name: string; categorical: boolean }>
+      }
+    | undefined
   return {
     url: s.config.tablePath ?? m?.table?.path ?? m?.table?.url ?? s.config.table,
     version: m?.table?.version ?? s.config.version ?? null,

@@ -16,17 +16,31 @@ export const DEFAULT_VALID_FRACTION = 0.2
 export type { ReadOptions, StageListener } from '../tune/types.ts'
 
 /** A sweep's shared data: its family and what the family loaded for its trials. */
-export interface SweepData { family: ModelFamily; shared: unknown }
+export interface SweepData {
+  family: ModelFamily
+  shared: unknown
+}
 
 /** Which rows a sweep trains and validates on (the cache key's parts). */
 export function dataKey(c: SweepConfig): string {
-  return JSON.stringify([c.model, c.table, c.version ?? 'latest', c.label, c.features ?? null, c.filter ?? null,
-    c.validTable ?? null, c.validVersion ?? null, validFraction(c) ?? null, c.seed ?? 0, c.allowOrigins ?? null])
+  return JSON.stringify([
+    c.model,
+    c.table,
+    c.version ?? 'latest',
+    c.label,
+    c.features ?? null,
+    c.filter ?? null,
+    c.validTable ?? null,
+    c.validVersion ?? null,
+    validFraction(c) ?? null,
+    c.seed ?? 0,
+    c.allowOrigins ?? null,
+  ])
 }
 
 /** The sweep's validation fraction: given, else the default unless a validation table is named. */
 export function validFraction(c: SweepConfig): number | undefined {
-  return c.validTable ? undefined : c.validFraction ?? DEFAULT_VALID_FRACTION
+  return c.validTable ? undefined : (c.validFraction ?? DEFAULT_VALID_FRACTION)
 }
 
 /**
@@ -37,16 +51,31 @@ export function validFraction(c: SweepConfig): number | undefined {
 export function sweepRunConfig(c: SweepConfig, read: ReadOptions = {}): TrainConfig {
   const { headers, ...http } = read.http ?? {}
   return {
-    model: c.model, table: c.table, tablePath: c.tablePath, version: c.version, label: c.label, features: c.features, filter: c.filter,
-    validTable: c.validTable, validVersion: c.validVersion, validFraction: validFraction(c), seed: c.seed ?? 0,
-    workers: read.workers, headers: headers ?? c.headers, allowOrigins: c.allowOrigins ?? http.allowOrigins, http,
+    model: c.model,
+    table: c.table,
+    tablePath: c.tablePath,
+    version: c.version,
+    label: c.label,
+    features: c.features,
+    filter: c.filter,
+    validTable: c.validTable,
+    validVersion: c.validVersion,
+    validFraction: validFraction(c),
+    seed: c.seed ?? 0,
+    workers: read.workers,
+    headers: headers ?? c.headers,
+    allowOrigins: c.allowOrigins ?? http.allowOrigins,
+    http,
   }
 }
 
 /** A small cache of loaded sweep data (the last `capacity` keys), page- or process-wide. */
 export class DataCache {
   private readonly entries = new Map<string, Promise<SweepData>>()
-  constructor(private readonly read: ReadOptions = {}, private readonly capacity = 2) {}
+  constructor(
+    private readonly read: ReadOptions = {},
+    private readonly capacity = 2,
+  ) {}
 
   /** The shared data of sweep `c`, loaded once by its family. `onStage` hears the loading steps. */
   load(c: SweepConfig, onStage: StageListener = () => {}): Promise<SweepData> {
@@ -66,6 +95,6 @@ export class DataCache {
 async function loadShared(c: SweepConfig, read: ReadOptions, onStage: StageListener): Promise<SweepData> {
   const family = await loadFamily(c.model)
   const config = sweepRunConfig(c, read)
-  const input = { config, onProgress: () => {}, hooks: {}, ...await openTables(config) }
+  const input = { config, onProgress: () => {}, hooks: {}, ...(await openTables(config)) }
   return { family, shared: await family.loadShared(input, c.fixed, onStage) }
 }

@@ -4,10 +4,11 @@
  * values a trial would accept.
  */
 import type { ModelParamCheck, SweepModel } from '../tune/types.ts'
-import { GBDT_PARAM_NAMES, runParams } from '../models/gbdt/family.ts'
-import { RECSYS_PARAM_NAMES, parseRecsysParams } from '../models/recsys/params.ts'
+import { gbdtFamily, GBDT_PARAM_NAMES } from '../models/gbdt/family.ts'
+import { recsysFamily } from '../models/recsys/family.ts'
 
 export { GBDT_PARAM_NAMES }
+const RECSYS_PARAM_NAMES = recsysFamily.paramNames
 
 /** Known parameter names per model. */
 export const MODEL_PARAM_NAMES: Readonly<Record<SweepModel, readonly string[]>> = {
@@ -17,9 +18,19 @@ export const MODEL_PARAM_NAMES: Readonly<Record<SweepModel, readonly string[]>> 
 
 /** The parameter checks of each model. */
 export const MODEL_PARAMS: Readonly<Record<SweepModel, ModelParamCheck>> = {
-  gbdt: { model: 'gbdt', names: GBDT_PARAM_NAMES, check: raw => { runParams({ params: raw }) } },
+  gbdt: {
+    model: 'gbdt',
+    names: GBDT_PARAM_NAMES,
+    check: raw => {
+      gbdtFamily.params({ params: raw })
+    },
+  },
   recsys: {
-    model: 'recsys', names: RECSYS_PARAM_NAMES, check: raw => { parseRecsysParams(raw) },
+    model: 'recsys',
+    names: RECSYS_PARAM_NAMES,
+    check: raw => {
+      recsysFamily.params({ params: raw })
+    },
     // recsys refuses weight_decay > 0 unless optimizer is adamw: probe the value's own range only.
     probe: (name, value) => (name !== 'optimizer' ? { [name]: value, optimizer: 'adamw' } : { [name]: value }),
   },

@@ -30,20 +30,34 @@ export interface SweepPlan {
 }
 
 /** A validated sweep: space, strategy options and a fresh strategy. */
-export interface PreparedSweep { space: SearchSpace; options: StrategyOptions; strategy: Strategy }
+export interface PreparedSweep {
+  space: SearchSpace
+  options: StrategyOptions
+  strategy: Strategy
+}
 
 /** Validates `config` and builds its strategy; throws RangeError naming the bad field. */
 export function prepareSweep(config: SweepConfig): PreparedSweep {
-  if (config.model !== 'gbdt' && config.model !== 'recsys') throw new RangeError(`model: must be 'gbdt' or 'recsys', got ${JSON.stringify(config.model)}`)
-  if (config.metric !== undefined && config.metric !== 'auc' && config.metric !== 'logloss') throw new RangeError(`metric: must be 'auc' or 'logloss', got ${JSON.stringify(config.metric)}`)
+  if (config.model !== 'gbdt' && config.model !== 'recsys')
+    throw new RangeError(`model: must be 'gbdt' or 'recsys', got ${JSON.stringify(config.model)}`)
+  if (config.metric !== undefined && config.metric !== 'auc' && config.metric !== 'logloss')
+    throw new RangeError(`metric: must be 'auc' or 'logloss', got ${JSON.stringify(config.metric)}`)
   if (!config.label) throw new RangeError('label: required')
-  if (config.validFraction !== undefined && !(config.validFraction > 0 && config.validFraction < 1)) throw new RangeError(`validFraction: must be in (0, 1), got ${config.validFraction}`)
-  if (config.validFraction !== undefined && config.validTable) throw new RangeError('validTable and validFraction: give at most one')
-  if (config.parallel !== undefined && !(Number.isInteger(config.parallel) && config.parallel >= 1)) throw new RangeError(`parallel: must be an integer ≥ 1, got ${config.parallel}`)
+  if (config.validFraction !== undefined && !(config.validFraction > 0 && config.validFraction < 1))
+    throw new RangeError(`validFraction: must be in (0, 1), got ${config.validFraction}`)
+  if (config.validFraction !== undefined && config.validTable)
+    throw new RangeError('validTable and validFraction: give at most one')
+  if (config.parallel !== undefined && !(Number.isInteger(config.parallel) && config.parallel >= 1))
+    throw new RangeError(`parallel: must be an integer ≥ 1, got ${config.parallel}`)
   const space = parseSpace(config.space ?? defaultSpace(config.model), MODEL_PARAMS[config.model])
   const options = resolveStrategyOptions(config.model, {
-    strategy: config.strategy, trials: config.trials, seed: config.seed, minResource: config.minResource, maxResource: config.maxResource,
-    eta: config.eta, direction: config.metric === 'logloss' ? 'minimize' : 'maximize',
+    strategy: config.strategy,
+    trials: config.trials,
+    seed: config.seed,
+    minResource: config.minResource,
+    maxResource: config.maxResource,
+    eta: config.eta,
+    direction: config.metric === 'logloss' ? 'minimize' : 'maximize',
   })
   return { space, options, strategy: createStrategy(space, options) }
 }
@@ -65,18 +79,31 @@ export function planSweep(config: SweepConfig, adapter?: AdapterSummary): SweepP
   if (!prepared) return { errors, trials: 0, brackets: [], resourceTotal: 0, resourceFullBudget: 0 }
   const brackets = prepared.strategy.plan()
   const c = planCost(brackets, prepared.options.maxResource)
-  return { errors, trials: c.trials || (config.trials ?? DEFAULT_TRIALS), brackets, resourceTotal: config.strategy === 'asha' ? c.resourceWarm : c.resource, resourceFullBudget: c.fullBudget }
+  return {
+    errors,
+    trials: c.trials || (config.trials ?? DEFAULT_TRIALS),
+    brackets,
+    resourceTotal: config.strategy === 'asha' ? c.resourceWarm : c.resource,
+    resourceFullBudget: c.fullBudget,
+  }
 }
 
 /** Software adapters (SwiftShader, fallback) share the CPU's threads between devices. */
 export function isSoftware(adapter?: AdapterSummary): boolean {
-  return !adapter || adapter.isFallbackAdapter || /swiftshader|llvmpipe|software/i.test(`${adapter.vendor} ${adapter.architecture} ${adapter.description}`)
+  return (
+    !adapter ||
+    adapter.isFallbackAdapter ||
+    /swiftshader|llvmpipe|software/i.test(`${adapter.vendor} ${adapter.architecture} ${adapter.description}`)
+  )
 }
 
 /** Throws naming `parallel` when above what `adapter` allows (without an adapter: the hardware limit). */
 export function checkParallel(parallel: number, adapter?: AdapterSummary): void {
   const limit = adapter ? PARALLEL_LIMIT[isSoftware(adapter) ? 'software' : 'hardware'] : PARALLEL_LIMIT.hardware
-  if (parallel > limit) throw new RangeError(`parallel: at most ${limit} trials in parallel on ${adapter ? adapterLabel(adapter) : 'any adapter'}, got ${parallel}`)
+  if (parallel > limit)
+    throw new RangeError(
+      `parallel: at most ${limit} trials in parallel on ${adapter ? adapterLabel(adapter) : 'any adapter'}, got ${parallel}`,
+    )
 }
 
 /** Trials in parallel: the config's (checked against the adapter), else the adapter's default. */

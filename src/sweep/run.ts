@@ -27,7 +27,11 @@ export interface SweepRunOptions {
 }
 
 /** Runs a new sweep (`config`) or resumes a stored one (`state`) in this page. */
-export async function runPageSweep(from: SweepConfig | SweepState, onEvent: (e: SweepEvent) => void, o: SweepRunOptions): Promise<SweepState> {
+export async function runPageSweep(
+  from: SweepConfig | SweepState,
+  onEvent: (e: SweepEvent) => void,
+  o: SweepRunOptions,
+): Promise<SweepState> {
   const config = isSweepState(from) ? from.config : from
   const prepared = prepareSweep(config)
   const { options } = prepared
@@ -37,11 +41,14 @@ export async function runPageSweep(from: SweepConfig | SweepState, onEvent: (e: 
   const adapter = adapterSummary(probe.adapter)
   probe.device.destroy()
   const parallel = resolveParallel(config, adapter)
-  const stage = (message: string, fraction?: number): void => onEvent(fraction === undefined ? { kind: 'stage', message } : { kind: 'stage', message, fraction })
+  const stage = (message: string, fraction?: number): void =>
+    onEvent(fraction === undefined ? { kind: 'stage', message } : { kind: 'stage', message, fraction })
   const slots = await slotFactory(config, o, stage)
   stage(`running ${config.strategy} on ${parallel} slot(s), ${adapterLabel(adapter)}`)
   return runSweep(isSweepState(from) ? from : { ...config, parallel }, strategy, slots, o.store, onEvent, o.signal, {
-    parallel, id: o.id, fullBudget: s => fullBudget(s, options.maxResource),
+    parallel,
+    id: o.id,
+    fullBudget: s => fullBudget(s, options.maxResource),
   })
 }
 
@@ -52,9 +59,12 @@ async function slotFactory(config: SweepConfig, o: SweepRunOptions, stage: Stage
   return async index => {
     const { device } = await requestDevice()
     o.onSlot?.(index, device)
-    const lost = device.lost.then(info => `GPU device lost (${info.reason || 'unknown'}): ${info.message || 'no message'}`)
+    const lost = device.lost.then(
+      info => `GPU device lost (${info.reason || 'unknown'}): ${info.message || 'no message'}`,
+    )
     try {
-      const clock = new GpuBusyClock(device), cache = new PipelineCache(device)
+      const clock = new GpuBusyClock(device),
+        cache = new PipelineCache(device)
       const kernel = config.model === 'gbdt' ? await chooseHistogramKernel(cache) : undefined
       const runner = createTrialRunner({ config, data, cache, clock, kernel, onStage: stage, best })
       return { runner, lost, dispose: () => device.destroy() } satisfies TrialSlot

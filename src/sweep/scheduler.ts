@@ -9,7 +9,16 @@
  */
 import { replaySweep, type LoggedSweepState, type SweepLogEntry } from '../tune/replay.ts'
 import { bestOf, isSweepState, newSweepState, trialRecord, updateTotals } from '../tune/sweep-state.ts'
-import type { Strategy, SweepConfig, SweepEvent, SweepState, SweepStore, TrialRecord, TrialRequest, TrialRunner } from '../tune/types.ts'
+import type {
+  Strategy,
+  SweepConfig,
+  SweepEvent,
+  SweepState,
+  SweepStore,
+  TrialRecord,
+  TrialRequest,
+  TrialRunner,
+} from '../tune/types.ts'
 import { DeviceLostError } from '../gpu/device-lost.ts'
 import { within } from '../util/deadline.ts'
 
@@ -53,8 +62,15 @@ interface Run {
  * Runs (or resumes, given a stored state) a sweep to its end or until `signal` aborts. Resolves
  * with the final state (status 'finished' or 'stopped'); store writes happen on every change.
  */
-export async function runSweep(init: SweepState | SweepConfig, strategy: Strategy, runner: TrialRunner | SlotFactory, store: SweepStore,
-  onEvent: (e: SweepEvent) => void = () => {}, signal: AbortSignal = new AbortController().signal, opts: SchedulerOptions = {}): Promise<SweepState> {
+export async function runSweep(
+  init: SweepState | SweepConfig,
+  strategy: Strategy,
+  runner: TrialRunner | SlotFactory,
+  store: SweepStore,
+  onEvent: (e: SweepEvent) => void = () => {},
+  signal: AbortSignal = new AbortController().signal,
+  opts: SchedulerOptions = {},
+): Promise<SweepState> {
   const state: LoggedSweepState = isSweepState(init) ? structuredClone(init) : newSweepState(init, opts.id)
   const { rerun, reported, log } = replaySweep(strategy, state)
   state.log = log
@@ -62,11 +78,23 @@ export async function runSweep(init: SweepState | SweepConfig, strategy: Strateg
   delete state.error
   const writer = createWriter(store, state)
   const run: Run = {
-    state, store, log, strategy, slots: [], makeSlot: typeof runner === 'function' ? runner : () => Promise.resolve(fixedSlot(runner)),
-    reported, signal, emit: onEvent, persist: writer.schedule, opts,
+    state,
+    store,
+    log,
+    strategy,
+    slots: [],
+    makeSlot: typeof runner === 'function' ? runner : () => Promise.resolve(fixedSlot(runner)),
+    reported,
+    signal,
+    emit: onEvent,
+    persist: writer.schedule,
+    opts,
   }
-  const t0 = performance.now(), wall0 = state.wallSeconds
-  const tick = (): void => { state.wallSeconds = wall0 + (performance.now() - t0) / 1000 }
+  const t0 = performance.now(),
+    wall0 = state.wallSeconds
+  const tick = (): void => {
+    state.wallSeconds = wall0 + (performance.now() - t0) / 1000
+  }
   try {
     await schedule(run, rerun, opts.parallel ?? state.config.parallel ?? 1, tick)
     state.status = signal.aborted ? 'stopped' : 'finished'
@@ -95,11 +123,20 @@ async function schedule(run: Run, rerun: TrialRequest[], parallel: number, tick:
       const req = rerun.shift() ?? nextRequest(run)
       if (req === 'done') done = true
       if (typeof req === 'string') break
-      running.set(slot, runTrial(run, req, slot).finally(() => { running.delete(slot); tick() }))
+      running.set(
+        slot,
+        runTrial(run, req, slot).finally(() => {
+          running.delete(slot)
+          tick()
+        }),
+      )
     }
     if (running.size === 0) return
     await Promise.race([...running.values(), aborted(run.signal)])
-    if (run.signal.aborted) { await Promise.all(running.values()); return }
+    if (run.signal.aborted) {
+      await Promise.all(running.values())
+      return
+    }
   }
 }
 
@@ -115,7 +152,8 @@ function nextRequest(run: Run): TrialRequest | 'wait' | 'done' {
 async function runTrial(run: Run, req: TrialRequest, slotIndex: number): Promise<void> {
   const rec = upsertTrial(run.state, req)
   const t0 = performance.now()
-  let ended = false, stopped = false
+  let ended = false,
+    stopped = false
   const report = (resource: number, metric: number): 'continue' | 'stop' => {
     if (ended || run.signal.aborted) return 'stop'
     rec.curve.push({ resource, metric, elapsedMs: performance.now() - t0 })
@@ -141,7 +179,12 @@ async function runTrial(run: Run, req: TrialRequest, slotIndex: number): Promise
       const work = slot.runner.run(req, report, trialAbort.signal)
       // After a device loss the runner may still reject later; that is no longer news.
       work.catch(() => {})
-      const out = await Promise.race([work, slot.lost.then(cause => { throw new DeviceLostError(cause) })])
+      const out = await Promise.race([
+        work,
+        slot.lost.then(cause => {
+          throw new DeviceLostError(cause)
+        }),
+      ])
       rec.gpuSeconds = out.gpuSeconds
       if (out.artifacts && !run.signal.aborted) await saveArtifacts(run, req.id, out.artifacts)
     } finally {
@@ -150,7 +193,7 @@ async function runTrial(run: Run, req: TrialRequest, slotIndex: number): Promise
     }
     end(run, rec, run.signal.aborted ? 'pending' : stopped ? 'stopped' : 'completed')
   } catch (e) {
-    const lostCause = e instanceof DeviceLostError ? e.message : slot && await lostSoon(slot)
+    const lostCause = e instanceof DeviceLostError ? e.message : slot && (await lostSoon(slot))
     if (lostCause !== undefined) replaceSlot(run, slotIndex)
     if (!run.signal.aborted) rec.error = lostCause ?? (e instanceof Error ? e.message : String(e))
     end(run, rec, run.signal.aborted ? 'pending' : 'failed')
@@ -165,7 +208,12 @@ async function runTrial(run: Run, req: TrialRequest, slotIndex: number): Promise
 function end(run: Run, rec: TrialRecord, status: TrialRecord['status']): void {
   rec.status = status
   rec.endedAt = new Date().toISOString()
-  if (status === 'pending') { rec.curve = []; delete rec.metric; delete rec.endedAt; return }
+  if (status === 'pending') {
+    rec.curve = []
+    delete rec.metric
+    delete rec.endedAt
+    return
+  }
   if (status === 'failed') delete rec.metric
   run.log.push(['c', rec.id, status as 'completed' | 'stopped' | 'failed', rec.metric ?? null])
   run.strategy.complete(rec.id, status as 'completed' | 'stopped' | 'failed', rec.metric)
@@ -179,8 +227,16 @@ function upsertTrial(state: SweepState, req: TrialRequest): TrialRecord {
     rec = trialRecord(req)
     state.trials.push(rec)
   }
-  Object.assign(rec, { status: 'running', curve: [], gpuSeconds: 0, wallSeconds: 0, startedAt: new Date().toISOString() })
-  delete rec.metric; delete rec.error; delete rec.endedAt
+  Object.assign(rec, {
+    status: 'running',
+    curve: [],
+    gpuSeconds: 0,
+    wallSeconds: 0,
+    startedAt: new Date().toISOString(),
+  })
+  delete rec.metric
+  delete rec.error
+  delete rec.endedAt
   return rec
 }
 
@@ -209,7 +265,11 @@ function replaceSlot(run: Run, index: number): void {
   run.slots[index] = undefined
 }
 
-async function saveArtifacts(run: Run, trial: number, a: NonNullable<Awaited<ReturnType<TrialRunner['run']>>['artifacts']>): Promise<void> {
+async function saveArtifacts(
+  run: Run,
+  trial: number,
+  a: NonNullable<Awaited<ReturnType<TrialRunner['run']>>['artifacts']>,
+): Promise<void> {
   await run.store.putArtifacts(run.state.id, trial, a)
 }
 
@@ -244,8 +304,13 @@ function publicState(s: LoggedSweepState): SweepState {
  * Store writes that never pile up: a change while a write is in flight marks the state dirty and
  * one more write follows, so the store always ends with the latest state.
  */
-function createWriter(store: SweepStore, state: LoggedSweepState): { schedule: () => void; flush: () => Promise<void> } {
-  let inFlight: Promise<void> | undefined, dirty = false, failure: unknown
+function createWriter(
+  store: SweepStore,
+  state: LoggedSweepState,
+): { schedule: () => void; flush: () => Promise<void> } {
+  let inFlight: Promise<void> | undefined,
+    dirty = false,
+    failure: unknown
   const write = async (): Promise<void> => {
     try {
       while (dirty) {
@@ -259,7 +324,10 @@ function createWriter(store: SweepStore, state: LoggedSweepState): { schedule: (
     }
   }
   return {
-    schedule: () => { dirty = true; inFlight ??= write() },
+    schedule: () => {
+      dirty = true
+      inFlight ??= write()
+    },
     flush: async () => {
       while (inFlight) await inFlight
       if (failure) throw new Error(`saving sweep ${state.id}: ${(failure as Error).message ?? failure}`)

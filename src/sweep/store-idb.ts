@@ -39,17 +39,21 @@ export class IdbStore implements SweepStore {
 
   /** Stores `state` under state.id; resolves once durable. */
   async put(state: SweepState): Promise<void> {
-    await this.write([SWEEPS], tx => { tx.objectStore(SWEEPS).put(state) })
+    await this.write([SWEEPS], tx => {
+      tx.objectStore(SWEEPS).put(state)
+    })
   }
 
   /** Sweep `id`, or undefined. */
   async get(id: string): Promise<SweepState | undefined> {
-    return request(this.db.transaction(SWEEPS).objectStore(SWEEPS).get(id), `get sweep ${id}`) as Promise<SweepState | undefined>
+    return request(this.db.transaction(SWEEPS).objectStore(SWEEPS).get(id), `get sweep ${id}`) as Promise<
+      SweepState | undefined
+    >
   }
 
   /** Every sweep, oldest first. */
   async list(): Promise<SweepState[]> {
-    const all = await request(this.db.transaction(SWEEPS).objectStore(SWEEPS).getAll(), 'list sweeps') as SweepState[]
+    const all = (await request(this.db.transaction(SWEEPS).objectStore(SWEEPS).getAll(), 'list sweeps')) as SweepState[]
     return all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
   }
 
@@ -65,7 +69,8 @@ export class IdbStore implements SweepStore {
   async putArtifacts(sweepId: string, trialId: number, a: TrialArtifacts): Promise<void> {
     await this.write([ARTIFACTS], tx => {
       const store = tx.objectStore(ARTIFACTS)
-      for (const [name, value] of Object.entries(a)) if (value !== undefined) store.put(value, `${sweepId}/${trialId}/${name}`)
+      for (const [name, value] of Object.entries(a))
+        if (value !== undefined) store.put(value, `${sweepId}/${trialId}/${name}`)
     })
   }
 
@@ -85,8 +90,10 @@ export class IdbStore implements SweepStore {
     const tx = this.db.transaction(stores, 'readwrite', { durability: 'strict' })
     const done = new Promise<void>((resolve, reject) => {
       tx.oncomplete = () => resolve()
-      tx.onerror = () => reject(new Error(`IndexedDB write to ${stores.join(', ')} failed: ${tx.error?.message ?? 'unknown error'}`))
-      tx.onabort = () => reject(new Error(`IndexedDB write to ${stores.join(', ')} aborted: ${tx.error?.message ?? 'no reason given'}`))
+      tx.onerror = () =>
+        reject(new Error(`IndexedDB write to ${stores.join(', ')} failed: ${tx.error?.message ?? 'unknown error'}`))
+      tx.onabort = () =>
+        reject(new Error(`IndexedDB write to ${stores.join(', ')} aborted: ${tx.error?.message ?? 'no reason given'}`))
     })
     fill(tx)
     return done

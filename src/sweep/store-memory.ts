@@ -19,7 +19,8 @@ export class MemoryStore implements SweepStore {
 
   /** Copies of every sweep, oldest first. */
   async list(): Promise<SweepState[]> {
-    return [...this.sweeps.values()].map(s => structuredClone(s))
+    return [...this.sweeps.values()]
+      .map(s => structuredClone(s))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
   }
 

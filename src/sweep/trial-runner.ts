@@ -46,22 +46,46 @@ export function createTrialRunner(ctx: TrialRunnerContext): TrialRunner {
   const slot = { cache: ctx.cache, kernel: ctx.kernel, backend: ctx.backend }
   return {
     async run(req, report, signal) {
-      const spec = { fixed: ctx.config.fixed, config: req.config, resource: req.resource, seed: ctx.config.seed, metric }
+      const spec = {
+        fixed: ctx.config.fixed,
+        config: req.config,
+        resource: req.resource,
+        seed: ctx.config.seed,
+        metric,
+      }
       const { params, data } = await family.trial(shared, spec, ctx.onStage)
       await ctx.clock?.idle()
       const busy0 = ctx.clock?.seconds() ?? 0
       let value: number | undefined
-      const trained = await family.train(data, params, input, (index, metrics) => {
-        if (signal.aborted) return 'stop'
-        value = metrics[metric]
-        if (value === undefined) throw new Error(`trial ${req.id}: no validation ${metric} after ${family.name === 'gbdt' ? 'round' : 'epoch'} ${index + 1}`)
-        return report(index + 1, value) === 'stop' ? 'stop' : undefined
-      }, slot)
+      const trained = await family.train(
+        data,
+        params,
+        input,
+        (index, metrics) => {
+          if (signal.aborted) return 'stop'
+          value = metrics[metric]
+          if (value === undefined)
+            throw new Error(
+              `trial ${req.id}: no validation ${metric} after ${family.name === 'gbdt' ? 'round' : 'epoch'} ${index + 1}`,
+            )
+          return report(index + 1, value) === 'stop' ? 'stop' : undefined
+        },
+        slot,
+      )
       const run = family.finish(data, trained, params, input, 0)
       await ctx.clock?.idle()
       const keep = family.name === 'gbdt' || (value !== undefined && isBetter(ctx, value))
-      const manifest = { ...run.manifest, kind: 'snaptrain-sweep-trial', trial: req.id, metric: value ?? null, model_kept: keep }
-      return { gpuSeconds: (ctx.clock?.seconds() ?? 0) - busy0, artifacts: { model: keep ? modelText(run) : undefined, manifest } }
+      const manifest = {
+        ...run.manifest,
+        kind: 'snaptrain-sweep-trial',
+        trial: req.id,
+        metric: value ?? null,
+        model_kept: keep,
+      }
+      return {
+        gpuSeconds: (ctx.clock?.seconds() ?? 0) - busy0,
+        artifacts: { model: keep ? modelText(run) : undefined, manifest },
+      }
     },
   }
 }

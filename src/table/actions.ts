@@ -40,13 +40,29 @@ export interface CommitInfoAction {
 }
 
 /** Application transaction id. */
-export interface TxnAction { appId: string; version: number; lastUpdated?: number }
+export interface TxnAction {
+  appId: string
+  version: number
+  lastUpdated?: number
+}
 /** Named metadata domain; `removed` marks a tombstone. */
-export interface DomainMetadataAction { domain: string; configuration: string; removed: boolean }
+export interface DomainMetadataAction {
+  domain: string
+  configuration: string
+  removed: boolean
+}
 /** First action of a v2 checkpoint. */
-export interface CheckpointMetadataAction { version: number; tags?: Record<string, string> }
+export interface CheckpointMetadataAction {
+  version: number
+  tags?: Record<string, string>
+}
 /** Pointer from a v2 checkpoint to a sidecar file under `_delta_log/_sidecars/`. */
-export interface SidecarAction { path: string; sizeInBytes: number; modificationTime: number; tags?: Record<string, string> }
+export interface SidecarAction {
+  path: string
+  sizeInBytes: number
+  modificationTime: number
+  tags?: Record<string, string>
+}
 
 /**
  * One parsed line of the log; unknown action kinds are kept as 'other' (the protocol says ignore).
@@ -66,8 +82,17 @@ export type Action =
   | { kind: 'sidecar'; sidecar: SidecarAction }
   | { kind: 'other'; name: string }
 
-const KINDS = new Set(['protocol', 'metaData', 'add', 'remove', 'commitInfo', 'txn', 'domainMetadata',
-  'checkpointMetadata', 'sidecar'])
+const KINDS = new Set([
+  'protocol',
+  'metaData',
+  'add',
+  'remove',
+  'commitInfo',
+  'txn',
+  'domainMetadata',
+  'checkpointMetadata',
+  'sidecar',
+])
 
 const utf8 = new TextDecoder()
 
@@ -103,8 +128,12 @@ function parseLine(line: string, url: string, lineNo: number, more: boolean): Ac
     obj = JSON.parse(line)
   } catch (error) {
     if (more && opensObject(line)) {
-      throw malformed(url, lineNo, 'the commit is not newline-delimited JSON: the action that starts here spans ' +
-        'several lines (pretty-printed?); Delta writes one action per line')
+      throw malformed(
+        url,
+        lineNo,
+        'the commit is not newline-delimited JSON: the action that starts here spans ' +
+          'several lines (pretty-printed?); Delta writes one action per line',
+      )
     }
     throw malformed(url, lineNo, `not JSON (${(error as Error).message})`)
   }
@@ -146,16 +175,32 @@ export function toAction(name: string, body: unknown, fail: (msg: string) => Tab
   if (!body || typeof body !== 'object') throw fail(`${name} is not an object`)
   const b = body as Record<string, unknown>
   switch (name) {
-    case 'protocol': return { kind: 'protocol', protocol: toProtocol(b, fail) }
-    case 'metaData': return toMetadata(b, fail)
-    case 'add': return { kind: 'add', add: toAdd(b, fail) }
-    case 'remove': return { kind: 'remove', remove: toRemove(b, fail) }
-    case 'commitInfo': return { kind: 'commitInfo', commitInfo: toCommitInfo(b) }
-    case 'txn': return { kind: 'txn', txn: { appId: str(b.appId, 'txn.appId', fail), version: num(b.version, 'txn.version', fail) } }
-    case 'domainMetadata': return { kind: 'domainMetadata', domainMetadata: toDomain(b, fail) }
-    case 'checkpointMetadata': return { kind: 'checkpointMetadata', checkpointMetadata: { version: num(b.version, 'checkpointMetadata.version', fail) } }
-    case 'sidecar': return { kind: 'sidecar', sidecar: toSidecar(b, fail) }
-    default: return { kind: 'other', name }
+    case 'protocol':
+      return { kind: 'protocol', protocol: toProtocol(b, fail) }
+    case 'metaData':
+      return toMetadata(b, fail)
+    case 'add':
+      return { kind: 'add', add: toAdd(b, fail) }
+    case 'remove':
+      return { kind: 'remove', remove: toRemove(b, fail) }
+    case 'commitInfo':
+      return { kind: 'commitInfo', commitInfo: toCommitInfo(b) }
+    case 'txn':
+      return {
+        kind: 'txn',
+        txn: { appId: str(b.appId, 'txn.appId', fail), version: num(b.version, 'txn.version', fail) },
+      }
+    case 'domainMetadata':
+      return { kind: 'domainMetadata', domainMetadata: toDomain(b, fail) }
+    case 'checkpointMetadata':
+      return {
+        kind: 'checkpointMetadata',
+        checkpointMetadata: { version: num(b.version, 'checkpointMetadata.version', fail) },
+      }
+    case 'sidecar':
+      return { kind: 'sidecar', sidecar: toSidecar(b, fail) }
+    default:
+      return { kind: 'other', name }
   }
 }
 

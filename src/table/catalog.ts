@@ -59,8 +59,11 @@ export function listingUrl(base: URL, prefix: string, token?: string): string {
 /** CommonPrefixes and NextContinuationToken of a ListObjectsV2 response body. */
 export function parseListing(xml: string, url: string): { prefixes: string[]; nextToken?: string } {
   if (!/<ListBucketResult[\s>]/.test(xml)) {
-    throw new TableError(`${url}: not an S3 ListObjectsV2 response (server cannot list tables): `
-      + `${JSON.stringify(xml.slice(0, 80))}`, 'http', url)
+    throw new TableError(
+      `${url}: not an S3 ListObjectsV2 response (server cannot list tables): ` + `${JSON.stringify(xml.slice(0, 80))}`,
+      'http',
+      url,
+    )
   }
   const prefixes = [...xml.matchAll(/<CommonPrefixes>\s*<Prefix>([^<]*)<\/Prefix>/g)].map(m => xmlUnescape(m[1]!))
   const truncated = /<IsTruncated>true<\/IsTruncated>/.test(xml)

@@ -3,7 +3,13 @@
  * parquet files, multi-part parquet, and v2 UUID-named checkpoints in JSON or parquet whose file
  * actions may live in sidecar parquet files under `_delta_log/_sidecars/`.
  */
-import { asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet'
+import {
+  asyncBufferFromUrl,
+  cachedAsyncBuffer,
+  parquetMetadataAsync,
+  parquetReadObjects,
+  parquetSchema,
+} from 'hyparquet'
 import { compressors } from '../data/codecs.ts'
 import { toAction, type Action, type AddAction } from './actions.ts'
 import { fetchBytes, retryingFetch } from './http.ts'
@@ -24,12 +30,17 @@ const READ_COLUMNS = ['protocol', 'metaData', 'add', 'sidecar', 'checkpointMetad
  * @param checkpoint the checkpoint's files
  * @param tableUrl table root ending in '/', for resolving sidecars and for request headers
  */
-export async function readCheckpoint(checkpoint: CheckpointFile, tableUrl: string, opts: HttpOptions): Promise<Action[]> {
+export async function readCheckpoint(
+  checkpoint: CheckpointFile,
+  tableUrl: string,
+  opts: HttpOptions,
+): Promise<Action[]> {
   const parts = await Promise.all(checkpoint.parts.map(part => readPart(part, tableUrl, opts)))
   const actions = parts.flat()
   const sidecars = actions.flatMap(a => (a.kind === 'sidecar' ? [a.sidecar] : []))
-  const sidecarActions = await Promise.all(sidecars.map(s =>
-    readParquetActions({ url: sidecarUrl(tableUrl, s.path), size: s.sizeInBytes }, tableUrl, opts)))
+  const sidecarActions = await Promise.all(
+    sidecars.map(s => readParquetActions({ url: sidecarUrl(tableUrl, s.path), size: s.sizeInBytes }, tableUrl, opts)),
+  )
   return [...actions.filter(a => a.kind !== 'sidecar'), ...sidecarActions.flat()]
 }
 
@@ -69,7 +80,7 @@ async function readRows(part: CheckpointPart, fetch: typeof globalThis.fetch): P
     return await readRowsSized(part, fetch)
   } catch (error) {
     // Why: the size may come from a stale `_last_checkpoint`; a wrong size misplaces the footer.
-    if (part.size === undefined || error instanceof TableError && error.code === 'http') throw error
+    if (part.size === undefined || (error instanceof TableError && error.code === 'http')) throw error
     return readRowsSized({ ...part, size: undefined }, fetch)
   }
 }
@@ -84,7 +95,11 @@ async function readRowsSized(part: CheckpointPart, fetch: typeof globalThis.fetc
     return await parquetReadObjects({ file, metadata, columns, compressors })
   } catch (error) {
     if (error instanceof TableError) throw error
-    throw new TableError(`${part.url}: cannot read checkpoint parquet (${(error as Error).message})`, 'malformed-log', part.url)
+    throw new TableError(
+      `${part.url}: cannot read checkpoint parquet (${(error as Error).message})`,
+      'malformed-log',
+      part.url,
+    )
   }
 }
 
@@ -94,7 +109,13 @@ async function readRowsSized(part: CheckpointPart, fetch: typeof globalThis.fetc
  */
 function present(name: string, body: Record<string, unknown> | null | undefined): boolean {
   if (!body || typeof body !== 'object') return false
-  const key = { protocol: 'minReaderVersion', metaData: 'id', add: 'path', sidecar: 'path', checkpointMetadata: 'version' }[name]
+  const key = {
+    protocol: 'minReaderVersion',
+    metaData: 'id',
+    add: 'path',
+    sidecar: 'path',
+    checkpointMetadata: 'version',
+  }[name]
   return key === undefined || body[key] != null
 }
 

@@ -48,7 +48,10 @@ export function findParquetChild(
 }
 
 /** Children of a schema node by field id and by name (first wins, as `find` would), built once per node. */
-interface ChildIndex { byId: Map<number, SchemaTree>; byName: Map<string, SchemaTree> }
+interface ChildIndex {
+  byId: Map<number, SchemaTree>
+  byName: Map<string, SchemaTree>
+}
 
 // A wide file has tens of thousands of children, and every column of a read is looked up in them.
 const CHILDREN = new WeakMap<readonly SchemaTree[], ChildIndex>()
@@ -95,7 +98,7 @@ export function checkDistinctColumns(schema: StructType, mode: ColumnMappingMode
   const visit = (type: DeltaType, path: string): void => {
     if (typeof type === 'string') return
     if (type.type === 'array') return visit(type.elementType, `${path}[]`)
-    if (type.type === 'map') return visit(type.keyType, `${path}.key`), visit(type.valueType, `${path}.value`)
+    if (type.type === 'map') return (visit(type.keyType, `${path}.key`), visit(type.valueType, `${path}.value`))
     const logical = new Map<string, string>()
     const physical = new Map<string, string>()
     for (const field of type.fields) {
@@ -107,7 +110,10 @@ export function checkDistinctColumns(schema: StructType, mode: ColumnMappingMode
         const key = physicalName(field, mode).toLowerCase()
         const other = physical.get(key)
         if (other !== undefined) {
-          throw duplicate(where, `columns '${other}' and '${name}' map to one physical column '${physicalName(field, mode)}'`)
+          throw duplicate(
+            where,
+            `columns '${other}' and '${name}' map to one physical column '${physicalName(field, mode)}'`,
+          )
         }
         physical.set(key, name)
       }

@@ -17,14 +17,21 @@ import { TableError, type CommitInfo, type HttpOptions } from './types.ts'
 export const COMMIT_CONCURRENCY = 8
 
 /** A fetched, parsed commit. `lastModified` in ms since epoch when known. */
-export interface ReadCommit { version: number; actions: Action[]; lastModified?: number }
+export interface ReadCommit {
+  version: number
+  actions: Action[]
+  lastModified?: number
+}
 
 /** Fetches each commit once per snapshot open (time travel and replay share the reads). */
 export class CommitReader {
   private readonly cache = new Map<number, Promise<ReadCommit | undefined>>()
 
   /** @param tableUrl table root ending in '/' */
-  constructor(private readonly tableUrl: string, private readonly opts: HttpOptions) {}
+  constructor(
+    private readonly tableUrl: string,
+    private readonly opts: HttpOptions,
+  ) {}
 
   /** The commit, or undefined when its file is gone (404). */
   read(commit: CommitFile): Promise<ReadCommit | undefined> {
@@ -46,8 +53,12 @@ export class CommitReader {
     const read = await this.read(commit)
     if (!read) {
       // Probing assumes commits without gaps; a listing saw the file. Either way it is missing now.
-      throw new TableError(`GET ${commit.url}: 404 Not Found: commit ${commit.version} is missing (a version gap in ` +
-        'the log, or the file was removed while reading)', 'malformed-log', commit.url)
+      throw new TableError(
+        `GET ${commit.url}: 404 Not Found: commit ${commit.version} is missing (a version gap in ` +
+          'the log, or the file was removed while reading)',
+        'malformed-log',
+        commit.url,
+      )
     }
     return read
   }
@@ -110,7 +121,10 @@ export function toCommitInfo(read: ReadCommit, timestamp = commitTimestamp(read)
 export function toMillis(timestamp: string | number): number {
   const ms = typeof timestamp === 'number' ? timestamp : Date.parse(timestamp)
   if (!Number.isFinite(ms)) {
-    throw new TableError(`timestamp ${JSON.stringify(timestamp)} is not an ISO-8601 time or ms since epoch`, 'version-not-found')
+    throw new TableError(
+      `timestamp ${JSON.stringify(timestamp)} is not an ISO-8601 time or ms since epoch`,
+      'version-not-found',
+    )
   }
   return ms
 }
@@ -135,8 +149,13 @@ export async function versionAt(commits: CommitFile[], ms: number, reader: Commi
       return commits[last - 1].version
     }
   }
-  const times = monotonize(await mapLimit(commits.slice(0, start), COMMIT_CONCURRENCY, async c =>
-    c.lastModified ?? fileTime(await reader.readRequired(c))))
+  const times = monotonize(
+    await mapLimit(
+      commits.slice(0, start),
+      COMMIT_CONCURRENCY,
+      async c => c.lastModified ?? fileTime(await reader.readRequired(c)),
+    ),
+  )
   let found: number | undefined
   for (let i = 0; i < times.length && times[i] <= ms; i++) found = commits[i].version
   return found

@@ -22,7 +22,11 @@ const UUID_CHARS = 20
  * 'http' when the file cannot be fetched.
  */
 export async function loadDeletionVector(
-  dv: DeletionVectorDescriptor, tableUrl: string, opts: HttpOptions = {}, dataFile?: string, rows?: number,
+  dv: DeletionVectorDescriptor,
+  tableUrl: string,
+  opts: HttpOptions = {},
+  dataFile?: string,
+  rows?: number,
 ): Promise<number[]> {
   checkBounds(dv, dataFile, rows)
   const { bytes, where } = dv.storageType === 'i' ? inlineBytes(dv, dataFile) : await fileBytes(dv, tableUrl, opts)
@@ -48,10 +52,14 @@ export async function loadDeletionVector(
 function checkBounds(dv: DeletionVectorDescriptor, dataFile: string | undefined, rows: number | undefined): void {
   if (rows === undefined) return
   const where = `deletion vector of ${dataFile ?? 'a data file'}`
-  if (dv.cardinality > rows) throw corrupt(where, `the log says it deletes ${dv.cardinality} rows, the file has ${rows}`)
+  if (dv.cardinality > rows)
+    throw corrupt(where, `the log says it deletes ${dv.cardinality} rows, the file has ${rows}`)
   const maxBytes = maxBitmapBytes(rows)
   if (dv.sizeInBytes > maxBytes) {
-    throw corrupt(where, `sizeInBytes ${dv.sizeInBytes} is more than a bitmap of ${rows} rows needs (at most ${maxBytes})`)
+    throw corrupt(
+      where,
+      `sizeInBytes ${dv.sizeInBytes} is more than a bitmap of ${rows} rows needs (at most ${maxBytes})`,
+    )
   }
 }
 
@@ -91,7 +99,7 @@ export function deletionVectorUrls(dv: DeletionVectorDescriptor, tableUrl: strin
   const prefix = id.slice(0, -UUID_CHARS)
   const uuid = z85DecodeUuid(id.slice(-UUID_CHARS))
   const dir = tableUrl + (prefix ? `${encodeURIComponent(prefix)}/` : '')
-  return [FILE_CORE, TEST_FILE_CORE].map((core) => `${dir}${encodeURIComponent(core)}${uuid}.bin`)
+  return [FILE_CORE, TEST_FILE_CORE].map(core => `${dir}${encodeURIComponent(core)}${uuid}.bin`)
 }
 
 /**
@@ -106,7 +114,10 @@ function absoluteDvUrl(path: string, tableUrl: string): string {
   if (!url || url.origin === 'null' || url.origin !== tableOrigin) {
     throw new TableError(
       `deletion vector path '${path}' is not on the table's origin ${tableOrigin}: ` +
-      'only deletion vectors served next to the table can be read', 'unsupported-feature', path)
+        'only deletion vectors served next to the table can be read',
+      'unsupported-feature',
+      path,
+    )
   }
   return url.href
 }
@@ -116,7 +127,9 @@ function absoluteDvUrl(path: string, tableUrl: string): string {
  * layout Delta writes with Java's DataOutputStream). The second candidate name is tried only on 404.
  */
 async function fileBytes(
-  dv: DeletionVectorDescriptor, tableUrl: string, opts: HttpOptions,
+  dv: DeletionVectorDescriptor,
+  tableUrl: string,
+  opts: HttpOptions,
 ): Promise<{ bytes: Uint8Array; where: string }> {
   const offset = dv.offset ?? 1 // byte 0 of a DV file is the format version
   const end = offset + 4 + dv.sizeInBytes + 4

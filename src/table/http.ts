@@ -53,7 +53,11 @@ export function retryingFetch(opts: HttpOptions = {}, tableUrl?: string, memory 
  * the same way. The buffered body is handed back in a fresh Response (callers read it as usual).
  */
 export async function send(
-  url: string, init: RequestInit | undefined, opts: HttpOptions, tableUrl?: string, memory = new FileMemory(),
+  url: string,
+  init: RequestInit | undefined,
+  opts: HttpOptions,
+  tableUrl?: string,
+  memory = new FileMemory(),
 ): Promise<Response> {
   checkOrigin(url, opts, tableUrl)
   // With an allow-list a redirect could lead anywhere, so it fails instead of being followed.
@@ -86,14 +90,18 @@ async function attemptOnce(url: string, init: RequestInit, opts: HttpOptions, me
   const onCallerAbort = () => controller.abort(init.signal?.reason)
   init.signal?.addEventListener('abort', onCallerAbort, { once: true })
   let timedOut = false
-  const timer = setTimeout(() => { timedOut = true; controller.abort() }, timeoutMs)
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort()
+  }, timeoutMs)
   const base = opts.fetch ?? globalThis.fetch
   try {
     const res = await base(url, { ...init, signal: controller.signal })
     const range = rangeOf(init)
-    const body = (init.method ?? 'GET') === 'HEAD' || NULL_BODY_STATUSES.has(res.status)
-      ? null
-      : await readBounded(url, res, bodyLimit(url, res, range, opts, memory), controller)
+    const body =
+      (init.method ?? 'GET') === 'HEAD' || NULL_BODY_STATUSES.has(res.status)
+        ? null
+        : await readBounded(url, res, bodyLimit(url, res, range, opts, memory), controller)
     if (range !== null && body !== null && res.ok) checkRangedAnswer(url, range, res, body.byteLength, memory)
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
   } catch (error) {
@@ -108,7 +116,11 @@ async function attemptOnce(url: string, init: RequestInit, opts: HttpOptions, me
 }
 
 /** How many body bytes an answer may have, and why (named when it is exceeded). */
-interface BodyLimit { bytes: number; why: string; cut?: boolean }
+interface BodyLimit {
+  bytes: number
+  why: string
+  cut?: boolean
+}
 
 /**
  * A ranged answer (206) may hold exactly the bytes asked for; a whole-file answer (200, also to a
@@ -119,7 +131,8 @@ function bodyLimit(url: string, res: Response, range: string | null, opts: HttpO
   if (!res.ok) return { bytes: MAX_ERROR_BODY_BYTES, why: 'error body', cut: true }
   const asked = requestedRange(range)
   if (res.status === 206 && asked) {
-    if (asked.start !== undefined && asked.end !== undefined) return { bytes: asked.end - asked.start + 1, why: `asked for ${range}` }
+    if (asked.start !== undefined && asked.end !== undefined)
+      return { bytes: asked.end - asked.start + 1, why: `asked for ${range}` }
     if (asked.start === undefined && asked.end !== undefined) return { bytes: asked.end, why: `asked for ${range}` }
   }
   const size = memory.known(url)?.size
@@ -130,7 +143,8 @@ function bodyLimit(url: string, res: Response, range: string | null, opts: HttpO
 
 /** `SNAPTRAIN_MAX_LOG_BYTES` where there is an environment (Node), else undefined. */
 function envMaxLogBytes(): number | undefined {
-  const raw = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.SNAPTRAIN_MAX_LOG_BYTES
+  const raw = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
+    ?.SNAPTRAIN_MAX_LOG_BYTES
   const n = raw === undefined ? NaN : Number(raw)
   return Number.isSafeInteger(n) && n > 0 ? n : undefined
 }
@@ -140,7 +154,12 @@ function envMaxLogBytes(): number | undefined {
  * error, never retried: the server sends more than it may), or, for an error body, keeps what
  * fits and stops reading.
  */
-async function readBounded(url: string, res: Response, limit: BodyLimit, controller: AbortController): Promise<ArrayBuffer> {
+async function readBounded(
+  url: string,
+  res: Response,
+  limit: BodyLimit,
+  controller: AbortController,
+): Promise<ArrayBuffer> {
   // A declared length decides at once: over the limit is refused unread; within it, the body is
   // that many bytes (HTTP/1.1 framing), read in one piece as fast as the runtime can.
   const declared = Number(res.headers.get('Content-Length') ?? NaN)
@@ -175,13 +194,19 @@ async function readBounded(url: string, res: Response, limit: BodyLimit, control
   }
   const out = new Uint8Array(total)
   let at = 0
-  for (const c of chunks) { out.set(c, at); at += c.byteLength }
+  for (const c of chunks) {
+    out.set(c, at)
+    at += c.byteLength
+  }
   return out.buffer
 }
 
 function tooLong(url: string, limit: BodyLimit): TableError {
-  return new FatalResponseError(`GET ${url}: the answer is longer than ${limit.bytes} bytes (${limit.why}); ` +
-    'the request was aborted', 'bad-response', url)
+  return new FatalResponseError(
+    `GET ${url}: the answer is longer than ${limit.bytes} bytes (${limit.why}); ` + 'the request was aborted',
+    'bad-response',
+    url,
+  )
 }
 
 /** The request's Range header, or null. */
@@ -226,8 +251,12 @@ function checkOrigin(url: string, opts: HttpOptions, tableUrl?: string): void {
   const allowed = [...(tableUrl ? [tableUrl] : []), ...opts.allowOrigins].map(originOf)
   const origin = originOf(url)
   if (origin !== 'null' && allowed.includes(origin)) return
-  throw new TableError(`${url}: origin ${origin} is not allowed (allowed: ${allowed.join(', ')}; ` +
-    'add it with --allow-origin / allowOrigins)', 'http', url)
+  throw new TableError(
+    `${url}: origin ${origin} is not allowed (allowed: ${allowed.join(', ')}; ` +
+      'add it with --allow-origin / allowOrigins)',
+    'http',
+    url,
+  )
 }
 
 function originOf(url: string): string {
@@ -266,7 +295,10 @@ function networkError(method: string, url: string, error: unknown): TableError {
  * the requested slice out ourselves instead of returning the wrong bytes.
  */
 export async function fetchBytes(
-  url: string, opts: HttpOptions = {}, range?: [number, number], tableUrl?: string,
+  url: string,
+  opts: HttpOptions = {},
+  range?: [number, number],
+  tableUrl?: string,
 ): Promise<Uint8Array> {
   const init: RequestInit = range ? { headers: { Range: `bytes=${range[0]}-${range[1] - 1}` } } : {}
   const res = await retryingFetch(opts, tableUrl)(url, init)
@@ -295,7 +327,10 @@ export async function fetchJson<T = unknown>(url: string, opts: HttpOptions = {}
  * otherwise (2xx); other statuses throw TableError('http').
  */
 export async function fetchOptional(
-  url: string, opts: HttpOptions = {}, method: 'GET' | 'HEAD' = 'GET', tableUrl?: string,
+  url: string,
+  opts: HttpOptions = {},
+  method: 'GET' | 'HEAD' = 'GET',
+  tableUrl?: string,
 ): Promise<Response | undefined> {
   const res = await send(url, { method }, opts, tableUrl)
   if (res.status === 404 || res.status === 410) return undefined

@@ -7,8 +7,24 @@ export { SUPPORTED_READER_FEATURES } from './protocol.ts'
 export { TableError } from './types.ts'
 export { Timestamp } from './timestamp.ts'
 export type {
-  AddFile, ArrayType, CommitInfo, DeletionVectorDescriptor, DeltaType, FetchLike, FileStats, HttpOptions,
-  MapType, Metadata, OpenOptions, PrimitiveType, Protocol, ReadOptions, Row, Snapshot, StructField, StructType,
+  AddFile,
+  ArrayType,
+  CommitInfo,
+  DeletionVectorDescriptor,
+  DeltaType,
+  FetchLike,
+  FileStats,
+  HttpOptions,
+  MapType,
+  Metadata,
+  OpenOptions,
+  PrimitiveType,
+  Protocol,
+  ReadOptions,
+  Row,
+  Snapshot,
+  StructField,
+  StructType,
   TableErrorCode,
 } from './types.ts'
 

@@ -7,13 +7,25 @@ import { fetchOptional, send, statusError } from './http.ts'
 import { TableError, type HttpOptions } from './types.ts'
 
 /** A commit file `<v>.json`. `lastModified` in ms since epoch when known. */
-export interface CommitFile { version: number; url: string; lastModified?: number }
+export interface CommitFile {
+  version: number
+  url: string
+  lastModified?: number
+}
 
 /** One file of a checkpoint; size in bytes when known (saves a HEAD request). */
-export interface CheckpointPart { url: string; size?: number; lastModified?: number }
+export interface CheckpointPart {
+  url: string
+  size?: number
+  lastModified?: number
+}
 
 /** A complete checkpoint: classic single file, multi-part (all parts present) or v2 (UUID-named). */
-export interface CheckpointFile { version: number; kind: 'classic' | 'multipart' | 'v2'; parts: CheckpointPart[] }
+export interface CheckpointFile {
+  version: number
+  kind: 'classic' | 'multipart' | 'v2'
+  parts: CheckpointPart[]
+}
 
 /** What is known of the log: commits sorted by version, complete checkpoints sorted by version. */
 export interface LogListing {
@@ -55,14 +67,19 @@ export function parseLogFileName(name: string): LogFileName | undefined {
   m = /^(\d{20})\.checkpoint\.parquet$/.exec(name)
   if (m) return { kind: 'checkpoint', version: Number(m[1]), format: 'classic' }
   m = /^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$/.exec(name)
-  if (m) return { kind: 'checkpoint', version: Number(m[1]), format: 'multipart', part: Number(m[2]), parts: Number(m[3]) }
+  if (m)
+    return { kind: 'checkpoint', version: Number(m[1]), format: 'multipart', part: Number(m[2]), parts: Number(m[3]) }
   m = /^(\d{20})\.checkpoint\.([^.]+)\.(json|parquet)$/.exec(name)
   if (m) return { kind: 'checkpoint', version: Number(m[1]), format: 'v2', uuid: m[2] }
   return undefined
 }
 
 /** One `<Contents>` entry of a ListObjectsV2 answer. */
-export interface ListedObject { key: string; size: number; lastModified?: number }
+export interface ListedObject {
+  key: string
+  size: number
+  lastModified?: number
+}
 
 /** Parse a ListObjectsV2 XML body (no DOMParser: not available in Node or workers). */
 export function parseListXml(xml: string): { objects: ListedObject[]; truncated: boolean; token?: string } {
@@ -71,7 +88,11 @@ export function parseListXml(xml: string): { objects: ListedObject[]; truncated:
     const key = tag(m[1], 'Key')
     if (key === undefined) continue
     const modified = Date.parse(tag(m[1], 'LastModified') ?? '')
-    objects.push({ key, size: Number(tag(m[1], 'Size') ?? NaN), lastModified: Number.isFinite(modified) ? modified : undefined })
+    objects.push({
+      key,
+      size: Number(tag(m[1], 'Size') ?? NaN),
+      lastModified: Number.isFinite(modified) ? modified : undefined,
+    })
   }
   const truncated = tag(xml, 'IsTruncated') === 'true'
   return { objects, truncated, token: tag(xml, 'NextContinuationToken') }
@@ -106,7 +127,8 @@ export async function listLog(tableUrl: string, opts: HttpOptions): Promise<LogL
   let token: string | undefined
   for (let page = 0; page < MAX_PAGES; page++) {
     // delimiter=/ rolls _sidecars/ and _staged_commits/ up into one CommonPrefixes entry each.
-    const query = `list-type=2&delimiter=%2F&prefix=${encodeURIComponent(prefix)}` +
+    const query =
+      `list-type=2&delimiter=%2F&prefix=${encodeURIComponent(prefix)}` +
       (token ? `&continuation-token=${encodeURIComponent(token)}` : '')
     const url = `${root.origin}/?${query}`
     const res = await listPage(url, opts, tableUrl, page === 0)
@@ -126,7 +148,12 @@ export async function listLog(tableUrl: string, opts: HttpOptions): Promise<LogL
  * GET one listing page. Why the first page may fail softly: a static server may answer anything
  * (404, 405, even 500) to `/?list-type=2`; that only means "no listing here", so we probe instead.
  */
-async function listPage(url: string, opts: HttpOptions, tableUrl: string, first: boolean): Promise<Response | undefined> {
+async function listPage(
+  url: string,
+  opts: HttpOptions,
+  tableUrl: string,
+  first: boolean,
+): Promise<Response | undefined> {
   try {
     const res = await send(url, undefined, opts, tableUrl)
     if (res.ok || first) return res
@@ -151,7 +178,12 @@ function listingFrom(objects: ListedObject[], origin: string, prefix: string): L
     const parsed = parseLogFileName(name)
     const url = keyUrl(origin, o.key)
     if (parsed?.kind === 'commit') commits.push({ version: parsed.version, url, lastModified: o.lastModified })
-    else if (parsed) groups.add(parsed, name, { url, size: Number.isFinite(o.size) ? o.size : undefined, lastModified: o.lastModified })
+    else if (parsed)
+      groups.add(parsed, name, {
+        url,
+        size: Number.isFinite(o.size) ? o.size : undefined,
+        lastModified: o.lastModified,
+      })
   }
   commits.sort((a, b) => a.version - b.version)
   return { source: 'list', commits, checkpoints: groups.complete() }
@@ -159,7 +191,10 @@ function listingFrom(objects: ListedObject[], origin: string, prefix: string): L
 
 /** Collects checkpoint files; a multi-part checkpoint is one group filled part by part. */
 class CheckpointGroups {
-  private readonly groups = new Map<string, { version: number; kind: CheckpointFile['kind']; parts: (CheckpointPart | undefined)[] }>()
+  private readonly groups = new Map<
+    string,
+    { version: number; kind: CheckpointFile['kind']; parts: (CheckpointPart | undefined)[] }
+  >()
 
   add(parsed: Extract<LogFileName, { kind: 'checkpoint' }>, name: string, file: CheckpointPart): void {
     if (parsed.format !== 'multipart') {
@@ -167,7 +202,11 @@ class CheckpointGroups {
       return
     }
     const id = `${parsed.version}.multipart.${parsed.parts}`
-    const group = this.groups.get(id) ?? { version: parsed.version, kind: 'multipart', parts: new Array(parsed.parts).fill(undefined) }
+    const group = this.groups.get(id) ?? {
+      version: parsed.version,
+      kind: 'multipart',
+      parts: new Array(parsed.parts).fill(undefined),
+    }
     group.parts[parsed.part - 1] = file
     this.groups.set(id, group)
   }
@@ -205,14 +244,23 @@ export function checkpointFromHint(tableUrl: string, hint: LastCheckpoint): Chec
   const log = `${tableUrl}_delta_log/`
   const v = pad20(hint.version)
   if (hint.v2Checkpoint?.path) {
-    return { version: hint.version, kind: 'v2', parts: [{ url: log + hint.v2Checkpoint.path, size: hint.v2Checkpoint.sizeInBytes }] }
+    return {
+      version: hint.version,
+      kind: 'v2',
+      parts: [{ url: log + hint.v2Checkpoint.path, size: hint.v2Checkpoint.sizeInBytes }],
+    }
   }
   if (hint.parts && hint.parts > 1) {
-    const parts = Array.from({ length: hint.parts }, (_, i) =>
-      ({ url: `${log}${v}.checkpoint.${String(i + 1).padStart(10, '0')}.${String(hint.parts).padStart(10, '0')}.parquet` }))
+    const parts = Array.from({ length: hint.parts }, (_, i) => ({
+      url: `${log}${v}.checkpoint.${String(i + 1).padStart(10, '0')}.${String(hint.parts).padStart(10, '0')}.parquet`,
+    }))
     return { version: hint.version, kind: 'multipart', parts }
   }
-  return { version: hint.version, kind: 'classic', parts: [{ url: `${log}${v}.checkpoint.parquet`, size: hint.sizeInBytes }] }
+  return {
+    version: hint.version,
+    kind: 'classic',
+    parts: [{ url: `${log}${v}.checkpoint.parquet`, size: hint.sizeInBytes }],
+  }
 }
 
 /**
@@ -267,7 +315,10 @@ async function commitExists(tableUrl: string, version: number, opts: HttpOptions
 
 /** The error for a log with commit `version` missing while later ones exist. */
 export function versionGap(tableUrl: string, version: number): TableError {
-  return new TableError(`${commitUrl(tableUrl, version)} is missing: the log has a ` +
-    `version gap at commit ${version} (later commits exist), so versions from ${version} on cannot be read`,
-  'malformed-log', tableUrl)
+  return new TableError(
+    `${commitUrl(tableUrl, version)} is missing: the log has a ` +
+      `version gap at commit ${version} (later commits exist), so versions from ${version} on cannot be read`,
+    'malformed-log',
+    tableUrl,
+  )
 }

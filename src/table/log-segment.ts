@@ -14,7 +14,10 @@ export interface LogSegment {
 }
 
 /** Versions that can be reconstructed from the listing (inclusive). */
-export interface VersionRange { earliest: number; latest: number }
+export interface VersionRange {
+  earliest: number
+  latest: number
+}
 
 /**
  * Newest and oldest versions the listing can reconstruct.
@@ -24,7 +27,11 @@ export interface VersionRange { earliest: number; latest: number }
 export function versionRange(listing: LogListing, tableUrl: string): VersionRange {
   const versions = [...listing.commits.map(c => c.version), ...listing.checkpoints.map(c => c.version)]
   if (!versions.length) {
-    throw new TableError(`${tableUrl} is not a Delta table: no commits found in ${tableUrl}_delta_log/`, 'not-a-table', tableUrl)
+    throw new TableError(
+      `${tableUrl} is not a Delta table: no commits found in ${tableUrl}_delta_log/`,
+      'not-a-table',
+      tableUrl,
+    )
   }
   const latest = versions.reduce((a, b) => Math.max(a, b)) // no spread: logs can hold 100k+ files
   // A checkpoint alone reconstructs its version; commit 0 alone reconstructs version 0.
@@ -49,16 +56,23 @@ export function buildSegment(listing: LogListing, tableUrl: string, version?: nu
     const commits = collect(byVersion, start, target)
     if (commits) return { version: target, checkpoint, commits }
   }
-  throw gapIn(listing, byVersion, candidates[0] ? candidates[0].version + 1 : 0, target, tableUrl) ??
+  throw (
+    gapIn(listing, byVersion, candidates[0] ? candidates[0].version + 1 : 0, target, tableUrl) ??
     notFound(tableUrl, target, range)
+  )
 }
 
 /**
  * The error for a commit missing between two that exist in start..end (commits older than every
  * listed one were cleaned up, which is no gap), or undefined.
  */
-function gapIn(listing: LogListing, byVersion: Map<number, CommitFile>, start: number, end: number,
-  tableUrl: string): TableError | undefined {
+function gapIn(
+  listing: LogListing,
+  byVersion: Map<number, CommitFile>,
+  start: number,
+  end: number,
+  tableUrl: string,
+): TableError | undefined {
   const first = listing.commits[0]?.version
   if (first === undefined) return undefined
   for (let v = Math.max(start, first + 1); v <= end; v++) {
@@ -79,8 +93,9 @@ function collect(byVersion: Map<number, CommitFile>, start: number, end: number)
 }
 
 function notFound(tableUrl: string, version: number, range: VersionRange): TableError {
-  const available = range.earliest > range.latest
-    ? `no version can be reconstructed (latest commit ${range.latest})`
-    : `available versions are ${range.earliest} to ${range.latest}`
+  const available =
+    range.earliest > range.latest
+      ? `no version can be reconstructed (latest commit ${range.latest})`
+      : `available versions are ${range.earliest} to ${range.latest}`
   return new TableError(`version ${version} not found in ${tableUrl}: ${available}`, 'version-not-found', tableUrl)
 }

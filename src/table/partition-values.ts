@@ -33,15 +33,27 @@ export function parsePartitionValue(raw: string | null | undefined, type: DeltaT
 /** Returns undefined when `raw` does not parse as `type`. */
 function parseTyped(raw: string, type: string): unknown {
   switch (type) {
-    case 'string': return raw
-    case 'byte': case 'short': case 'integer': return parseSmallInt(raw, INT_RANGES[type])
-    case 'long': return /^[+-]?\d+$/.test(raw.trim()) ? BigInt(raw.trim()) : undefined
-    case 'float': case 'double': return parseFloating(raw)
-    case 'boolean': return parseBoolean(raw)
-    case 'date': return parseDate(raw)
+    case 'string':
+      return raw
+    case 'byte':
+    case 'short':
+    case 'integer':
+      return parseSmallInt(raw, INT_RANGES[type])
+    case 'long':
+      return /^[+-]?\d+$/.test(raw.trim()) ? BigInt(raw.trim()) : undefined
+    case 'float':
+    case 'double':
+      return parseFloating(raw)
+    case 'boolean':
+      return parseBoolean(raw)
+    case 'date':
+      return parseDate(raw)
     // 'yyyy-MM-dd HH:mm:ss[.fraction]' (Spark) or ISO 8601 (Delta Kernel), exact to the µs.
-    case 'timestamp': case 'timestamp_ntz': return Timestamp.parse(raw)
-    case 'binary': return parseBinary(raw)
+    case 'timestamp':
+    case 'timestamp_ntz':
+      return Timestamp.parse(raw)
+    case 'binary':
+      return parseBinary(raw)
   }
   const decimal = decimalType(type)
   return decimal ? parseDecimal(raw, decimal.scale) : undefined
@@ -88,7 +100,7 @@ function parseBinary(raw: string): Uint8Array {
   for (let i = 0; i < raw.length; i++) {
     if (raw.charCodeAt(i) > 0xff) return new TextEncoder().encode(raw)
   }
-  return Uint8Array.from(raw, (c) => c.charCodeAt(0))
+  return Uint8Array.from(raw, c => c.charCodeAt(0))
 }
 
 /** '12.3', '-0.00004', '1E+3', '0E-10' → exact string with `scale` fraction digits. */
@@ -98,6 +110,7 @@ export function parseDecimal(raw: string, scale: number): string | undefined {
   const [, sign, whole, fraction = '', exponent = '0'] = match
   const unscaled = BigInt((sign === '-' ? '-' : '') + (whole + fraction || '0'))
   const fromScale = fraction.length - Number(exponent)
-  const value = fromScale >= 0 ? rescale(unscaled, fromScale, scale) : rescale(unscaled * 10n ** BigInt(-fromScale), 0, scale)
+  const value =
+    fromScale >= 0 ? rescale(unscaled, fromScale, scale) : rescale(unscaled * 10n ** BigInt(-fromScale), 0, scale)
   return value === undefined ? undefined : formatDecimal(value, scale)
 }

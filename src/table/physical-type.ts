@@ -35,6 +35,10 @@ export function checkPhysicalType(fileUrl: string, column: string, type: DeltaTy
   const physical = node.element.type
   const allowed = type.startsWith('decimal') ? DECIMAL : FITS[type]
   if (!allowed || physical === undefined || allowed.includes(physical)) return
-  throw new TableError(`${fileUrl}: column '${column}' is ${type} in the table schema but ${physical} in the parquet file; `
-    + 'the file does not match the Delta log (rewrite it, or remove it from the table)', 'schema', fileUrl)
+  throw new TableError(
+    `${fileUrl}: column '${column}' is ${type} in the table schema but ${physical} in the parquet file; ` +
+      'the file does not match the Delta log (rewrite it, or remove it from the table)',
+    'schema',
+    fileUrl,
+  )
 }

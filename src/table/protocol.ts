@@ -7,7 +7,12 @@ import { TableError, type Protocol } from './types.ts'
 
 /** Reader table features this reader implements (row-level ones live in the row reader). */
 export const SUPPORTED_READER_FEATURES: ReadonlySet<string> = new Set([
-  'columnMapping', 'deletionVectors', 'timestampNtz', 'typeWidening', 'typeWidening-preview', 'v2Checkpoint',
+  'columnMapping',
+  'deletionVectors',
+  'timestampNtz',
+  'typeWidening',
+  'typeWidening-preview',
+  'v2Checkpoint',
   'vacuumProtocolCheck',
 ])
 
@@ -31,12 +36,16 @@ export function checkReadable(protocol: Protocol, tableUrl: string): void {
     // Name the listed features too: they tell the user what the newer protocol is needed for.
     const listed = protocol.readerFeatures ?? []
     const unknown = listed.filter(f => !SUPPORTED_READER_FEATURES.has(f))
-    const features = !listed.length ? ''
+    const features = !listed.length
+      ? ''
       : `; the table lists reader feature${listed.length > 1 ? 's' : ''} ${listed.join(', ')}` +
         (unknown.length ? ` (unsupported: ${unknown.join(', ')})` : '')
     throw new TableError(
       `${tableUrl}: Unsupported Delta protocol reader version ${version} (this reader supports 1 to ${MAX_READER_VERSION})` +
-      features, 'unsupported-feature', tableUrl)
+        features,
+      'unsupported-feature',
+      tableUrl,
+    )
   }
   if (version < 3) return
   const features = protocol.readerFeatures ?? []
@@ -44,12 +53,17 @@ export function checkReadable(protocol: Protocol, tableUrl: string): void {
   if (catalog.length) {
     throw new TableError(
       `${tableUrl}: catalog-managed table (reader feature ${catalog.join(', ')}): its latest commits are held by a ` +
-      'catalog, so it cannot be read from its path alone', 'catalog-managed', tableUrl)
+        'catalog, so it cannot be read from its path alone',
+      'catalog-managed',
+      tableUrl,
+    )
   }
   const unsupported = features.filter(f => !SUPPORTED_READER_FEATURES.has(f))
   if (unsupported.length) {
     throw new TableError(
       `${tableUrl}: unsupported Delta reader feature${unsupported.length > 1 ? 's' : ''} ${unsupported.join(', ')}`,
-      'unsupported-feature', tableUrl)
+      'unsupported-feature',
+      tableUrl,
+    )
   }
 }

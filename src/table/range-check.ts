@@ -11,7 +11,11 @@
 import { TableError } from './types.ts'
 
 /** What identifies one version of a file: its validators and total size in bytes. */
-export interface FileValidator { etag?: string; lastModified?: string; size?: number }
+export interface FileValidator {
+  etag?: string
+  lastModified?: string
+  size?: number
+}
 
 /**
  * Error raised when a server answer cannot be right whatever we do (wrong bytes, changed file);
@@ -40,7 +44,13 @@ export function contentRange(header: string | null): { start: number; end: numbe
  * Validates the answer to a GET of `url` that asked for `rangeHeader`; throws FatalResponseError
  * or TruncatedResponseError naming the URL and the fault. `bodyBytes` is the body actually read.
  */
-export function checkRangedAnswer(url: string, rangeHeader: string, res: Response, bodyBytes: number, memory: FileMemory): void {
+export function checkRangedAnswer(
+  url: string,
+  rangeHeader: string,
+  res: Response,
+  bodyBytes: number,
+  memory: FileMemory,
+): void {
   const asked = requestedRange(rangeHeader)
   if (!asked) return
   const got = res.status === 206 ? contentRange(res.headers.get('Content-Range')) : undefined
@@ -54,23 +64,35 @@ export function checkRangedAnswer(url: string, rangeHeader: string, res: Respons
 }
 
 function checkSpan(
-  url: string, rangeHeader: string, asked: { start?: number; end?: number },
-  got: { start: number; end: number; total?: number }, bodyBytes: number,
+  url: string,
+  rangeHeader: string,
+  asked: { start?: number; end?: number },
+  got: { start: number; end: number; total?: number },
+  bodyBytes: number,
 ): void {
   const [start, end] = expectedSpan(asked, got)
   // Fewer bytes from the right start: a short answer (retried), unlike bytes from elsewhere.
   if (got.start === start && got.end < end) {
     throw new TruncatedResponseError(
-      `GET ${url}: truncated answer: asked for ${rangeHeader}, the server answered bytes ${got.start}-${got.end}`, 'http', url)
+      `GET ${url}: truncated answer: asked for ${rangeHeader}, the server answered bytes ${got.start}-${got.end}`,
+      'http',
+      url,
+    )
   }
   if (got.start !== start || got.end !== end) {
     throw new FatalResponseError(
-      `GET ${url}: wrong bytes: asked for ${rangeHeader}, the server answered bytes ${got.start}-${got.end}`, 'bad-response', url)
+      `GET ${url}: wrong bytes: asked for ${rangeHeader}, the server answered bytes ${got.start}-${got.end}`,
+      'bad-response',
+      url,
+    )
   }
   const length = got.end - got.start + 1
   if (bodyBytes !== length) {
     throw new TruncatedResponseError(
-      `GET ${url}: truncated body: ${bodyBytes} of ${length} bytes for Content-Range ${got.start}-${got.end}`, 'http', url)
+      `GET ${url}: truncated body: ${bodyBytes} of ${length} bytes for Content-Range ${got.start}-${got.end}`,
+      'http',
+      url,
+    )
   }
 }
 
@@ -78,9 +100,13 @@ function checkSpan(
  * The span the server should have answered, resolved as RFC 9110 says: an end past EOF is
  * clamped, a suffix range counts from the end. Unknown total: what the server said is taken.
  */
-function expectedSpan(asked: { start?: number; end?: number }, got: { start: number; end: number; total?: number }): [number, number] {
+function expectedSpan(
+  asked: { start?: number; end?: number },
+  got: { start: number; end: number; total?: number },
+): [number, number] {
   const last = got.total === undefined ? got.end : got.total - 1
-  if (asked.start === undefined) return got.total === undefined ? [got.start, got.end] : [Math.max(0, got.total - asked.end!), last]
+  if (asked.start === undefined)
+    return got.total === undefined ? [got.start, got.end] : [Math.max(0, got.total - asked.end!), last]
   return [asked.start, Math.min(asked.end ?? last, last)]
 }
 
@@ -102,8 +128,11 @@ export class FileMemory {
     for (const what of ['etag', 'size', 'lastModified'] as const) {
       if (first[what] !== undefined && now[what] !== undefined && first[what] !== now[what]) {
         throw new FatalResponseError(
-          `GET ${url}: file changed while reading (${label(what)} was ${first[what]}, now ${now[what]}); `
-          + 'the snapshot\'s data files must not be rewritten in place', 'changed-file', url)
+          `GET ${url}: file changed while reading (${label(what)} was ${first[what]}, now ${now[what]}); ` +
+            "the snapshot's data files must not be rewritten in place",
+          'changed-file',
+          url,
+        )
       }
     }
     // A first record may lack what a later answer has (the log gives only the size): learn it.

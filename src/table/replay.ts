@@ -31,11 +31,21 @@ export function newReplayState(): ReplayState {
 export function applyActions(state: ReplayState, actions: Iterable<Action>): void {
   for (const action of actions) {
     switch (action.kind) {
-      case 'protocol': state.protocol = action.protocol; break
-      case 'metaData': state.metadata = action.metaData; state.metadataIncomplete = action.incomplete; break
-      case 'add': state.files.set(fileKey(action.add.path, action.add.deletionVector), action.add); break
-      case 'remove': state.files.delete(fileKey(action.remove.path, action.remove.deletionVector)); break
-      default: break
+      case 'protocol':
+        state.protocol = action.protocol
+        break
+      case 'metaData':
+        state.metadata = action.metaData
+        state.metadataIncomplete = action.incomplete
+        break
+      case 'add':
+        state.files.set(fileKey(action.add.path, action.add.deletionVector), action.add)
+        break
+      case 'remove':
+        state.files.delete(fileKey(action.remove.path, action.remove.deletionVector))
+        break
+      default:
+        break
     }
   }
 }
@@ -77,15 +87,25 @@ export function resolveFileUrl(tableUrl: string, path: string): string {
  *
  * @param schema logical schema (to map physical partition/stat keys back to logical names)
  */
-export function liveFiles(state: ReplayState, tableUrl: string, schema: StructType, mode: 'none' | 'name' | 'id',
-  partitionColumns: string[]): AddFile[] {
+export function liveFiles(
+  state: ReplayState,
+  tableUrl: string,
+  schema: StructType,
+  mode: 'none' | 'name' | 'id',
+  partitionColumns: string[],
+): AddFile[] {
   const files = [...state.files.values()].map(add => toAddFile(add, tableUrl, schema, mode, partitionColumns))
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }
 
 /** One live add as the reader's AddFile. */
-export function toAddFile(add: AddAction, tableUrl: string, schema: StructType, mode: 'none' | 'name' | 'id',
-  partitionColumns: string[]): AddFile {
+export function toAddFile(
+  add: AddAction,
+  tableUrl: string,
+  schema: StructType,
+  mode: 'none' | 'name' | 'id',
+  partitionColumns: string[],
+): AddFile {
   const file: AddFile = {
     path: add.path,
     url: resolveFileUrl(tableUrl, add.path),
@@ -104,8 +124,12 @@ export function toAddFile(add: AddAction, tableUrl: string, schema: StructType, 
  * Partition values keyed by logical name. With column mapping the log keys them by physical name.
  * Every partition column gets an entry (a missing one is null).
  */
-function logicalPartitionValues(values: Record<string, string | null>, schema: StructType, mode: 'none' | 'name' | 'id',
-  partitionColumns: string[]): Record<string, string | null> {
+function logicalPartitionValues(
+  values: Record<string, string | null>,
+  schema: StructType,
+  mode: 'none' | 'name' | 'id',
+  partitionColumns: string[],
+): Record<string, string | null> {
   const out: Record<string, string | null> = {}
   for (const column of partitionColumns) {
     const field = schema.fields.find(f => f.name === column)

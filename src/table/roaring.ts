@@ -43,8 +43,18 @@ class ByteReader {
       throw new RoaringFormatError(`truncated at byte ${this.pos} (need ${n} more of ${this.bytes.length})`)
     }
   }
-  u16(): number { this.need(2); const v = this.view.getUint16(this.pos, true); this.pos += 2; return v }
-  u32(): number { this.need(4); const v = this.view.getUint32(this.pos, true); this.pos += 4; return v }
+  u16(): number {
+    this.need(2)
+    const v = this.view.getUint16(this.pos, true)
+    this.pos += 2
+    return v
+  }
+  u32(): number {
+    this.need(4)
+    const v = this.view.getUint32(this.pos, true)
+    this.pos += 4
+    return v
+  }
   u64(): number {
     const lo = this.u32()
     const hi = this.u32()
@@ -75,7 +85,8 @@ export function decodeDeletionBitmap(bytes: Uint8Array, limits: BitmapLimits = {
     if (key > MAX_BUCKET_KEY) throw new RoaringFormatError(`bucket ${b}: key ${key} exceeds 2^53 row indexes`)
     lastKey = key
     const high = key * 2 ** 32
-    if (high >= bound.rows) throw new RoaringFormatError(`bucket ${b}: rows from ${high} on, the file has ${bound.rows} rows`)
+    if (high >= bound.rows)
+      throw new RoaringFormatError(`bucket ${b}: rows from ${high} on, the file has ${bound.rows} rows`)
     for (const low of readBitmap32(reader, b, high, bound)) out.push(high + low)
   }
   // Why: sizeInBytes is the exact serialized size, so leftovers mean a header undercounted a container.
@@ -91,17 +102,28 @@ export function decodeDeletionBitmap(bytes: Uint8Array, limits: BitmapLimits = {
  * of row indexes: `maxValues` (the log's cardinality, at most the file's rows) and `rows` (every
  * index must be below it).
  */
-export interface BitmapLimits { maxValues?: number; rows?: number }
+export interface BitmapLimits {
+  maxValues?: number
+  rows?: number
+}
 
 /** One container's descriptor from the 32-bit bitmap header. */
-interface ContainerHeader { key: number; cardinality: number; isRun: boolean }
+interface ContainerHeader {
+  key: number
+  cardinality: number
+  isRun: boolean
+}
 
 /**
  * Reads one 32-bit portable RoaringBitmap at the reader's position, leaving the reader just
  * after it (so the next bucket follows). Returns its values in strictly ascending order.
  */
-function readBitmap32(reader: ByteReader, bucket: number, high64: number,
-  bound: { maxValues: number; rows: number; count: number }): number[] {
+function readBitmap32(
+  reader: ByteReader,
+  bucket: number,
+  high64: number,
+  bound: { maxValues: number; rows: number; count: number },
+): number[] {
   const headers = readHeaders(reader, bucket)
   const values: number[] = []
   for (const [i, header] of headers.entries()) {
@@ -109,11 +131,15 @@ function readBitmap32(reader: ByteReader, bucket: number, high64: number,
     const where = `${kind} container ${i} of bucket ${bucket}`
     bound.count += header.cardinality
     if (bound.count > bound.maxValues) {
-      throw new RoaringFormatError(`${where}: the headers claim at least ${bound.count} deleted rows, more than ` +
-        `the ${bound.maxValues} allowed (the log's cardinality, at most the file's rows)`)
+      throw new RoaringFormatError(
+        `${where}: the headers claim at least ${bound.count} deleted rows, more than ` +
+          `the ${bound.maxValues} allowed (the log's cardinality, at most the file's rows)`,
+      )
     }
     if (high64 + header.key * 65536 >= bound.rows) {
-      throw new RoaringFormatError(`${where}: holds rows from ${high64 + header.key * 65536} on, the file has ${bound.rows} rows`)
+      throw new RoaringFormatError(
+        `${where}: holds rows from ${high64 + header.key * 65536} on, the file has ${bound.rows} rows`,
+      )
     }
     const before = values.length
     const high = header.key * 65536
@@ -125,7 +151,8 @@ function readBitmap32(reader: ByteReader, bucket: number, high64: number,
       throw new RoaringFormatError(`${where}: holds ${count} values, its header says ${header.cardinality}`)
     }
     const last = high64 + values[values.length - 1]
-    if (count && last >= bound.rows) throw new RoaringFormatError(`${where}: deletes row ${last}, the file has ${bound.rows} rows`)
+    if (count && last >= bound.rows)
+      throw new RoaringFormatError(`${where}: deletes row ${last}, the file has ${bound.rows} rows`)
   }
   return values
 }

@@ -5,8 +5,14 @@
  * to the Row types under its logical name.
  */
 import {
-  asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync,
-  type AsyncBuffer, type DecodedArray, type FileMetaData, type ParquetParsers, type SchemaTree,
+  asyncBufferFromUrl,
+  cachedAsyncBuffer,
+  parquetMetadataAsync,
+  type AsyncBuffer,
+  type DecodedArray,
+  type FileMetaData,
+  type ParquetParsers,
+  type SchemaTree,
 } from 'hyparquet'
 import { flatten } from 'hyparquet/src/utils.js'
 import { fetchGroup, readGroupColumns, schemaIndex } from '../data/group-read.ts'
@@ -20,7 +26,14 @@ import { countDeletedIn, isDeleted } from './roaring.ts'
 import { Timestamp } from './timestamp.ts'
 import { convertValue } from './values.ts'
 import {
-  TableError, type AddFile, type HttpOptions, type ReadOptions, type Row, type Snapshot, type StructField, type StructType,
+  TableError,
+  type AddFile,
+  type HttpOptions,
+  type ReadOptions,
+  type Row,
+  type Snapshot,
+  type StructField,
+  type StructType,
 } from './types.ts'
 
 /** One output column and where its values come from. */
@@ -60,7 +73,9 @@ export async function readRows(snapshot: Snapshot, opts: ReadOptions = {}): Prom
   for (let i = 0; i < snapshot.files.length && rows.length < limit; i += FILE_CONCURRENCY) {
     const window = snapshot.files.slice(i, i + FILE_CONCURRENCY)
     const remaining = limit - rows.length
-    const parts = await Promise.all(window.map((file) => collect(scanFile(snapshot, file, { ...opts, limit: remaining }))))
+    const parts = await Promise.all(
+      window.map(file => collect(scanFile(snapshot, file, { ...opts, limit: remaining }))),
+    )
     for (const row of parts.flat()) {
       if (rows.length >= limit) break
       rows.push(row)
@@ -81,7 +96,12 @@ async function collect(batches: AsyncIterable<Row[]>): Promise<Row[]> {
  * the file's deletion vector when the caller already loaded it (sorted deleted row indices), so
  * it is not fetched twice; otherwise it is loaded here.
  */
-export async function* scanFile(snapshot: Snapshot, file: AddFile, opts: ReadOptions = {}, deleted?: readonly number[]): AsyncGenerator<Row[]> {
+export async function* scanFile(
+  snapshot: Snapshot,
+  file: AddFile,
+  opts: ReadOptions = {},
+  deleted?: readonly number[],
+): AsyncGenerator<Row[]> {
   let remaining = opts.limit ?? Infinity
   const fields = selectFields(snapshot, opts.columns)
   const buffer = await openFile(file, opts, snapshot.tableUrl)
@@ -112,9 +132,10 @@ export async function* scanFile(snapshot: Snapshot, file: AddFile, opts: ReadOpt
 /** Fields to read, in the requested order; unknown names are a 'schema' error. */
 function selectFields(snapshot: Snapshot, columns?: string[]): StructField[] {
   if (!columns) return snapshot.schema.fields
-  return columns.map((name) => {
+  return columns.map(name => {
     const field = schemaField(snapshot.schema, name)
-    if (!field) throw new TableError(`${snapshot.tableUrl}: no column '${name}' in the table schema`, 'schema', snapshot.tableUrl)
+    if (!field)
+      throw new TableError(`${snapshot.tableUrl}: no column '${name}' in the table schema`, 'schema', snapshot.tableUrl)
     return field
   })
 }
@@ -175,14 +196,16 @@ function asTableError(error: unknown, url: string, what: string): TableError {
 /** Resolves each field to a partition value or a parquet column (column mapping aware). */
 export function planColumns(snapshot: Snapshot, file: AddFile, fields: StructField[], root: SchemaTree): ColumnPlan[] {
   const partitions = new Set(snapshot.partitionColumns)
-  return fields.map((field) => {
+  return fields.map(field => {
     if (partitions.has(field.name)) return { field, partition: true }
     const node = findParquetChild(root.children, field, snapshot.columnMapping)
     if (node) checkPhysicalType(file.url, field.name, field.type, node)
     if (!node && !field.nullable) {
       throw new TableError(
         `${file.url}: non-nullable column '${field.name}' (physical '${physicalName(field, snapshot.columnMapping)}') is missing from the file`,
-        'schema', file.url)
+        'schema',
+        file.url,
+      )
     }
     return { field, partition: false, node }
   })
@@ -205,9 +228,12 @@ export function partitionValues(snapshot: Snapshot, file: AddFile, plans: Column
  * objects with string keys). values.ts rebuilds exact decimals and Maps from these.
  */
 export function withRawTypes(metadata: FileMetaData): FileMetaData {
-  const schema = metadata.schema.map((element) => {
-    const raw = element.converted_type === 'DECIMAL' || element.converted_type === 'MAP' ||
-      element.logical_type?.type === 'DECIMAL' || element.logical_type?.type === 'MAP'
+  const schema = metadata.schema.map(element => {
+    const raw =
+      element.converted_type === 'DECIMAL' ||
+      element.converted_type === 'MAP' ||
+      element.logical_type?.type === 'DECIMAL' ||
+      element.logical_type?.type === 'MAP'
     return raw ? { ...element, converted_type: undefined, logical_type: undefined } : element
   })
   return { ...metadata, schema }
@@ -221,9 +247,13 @@ export type GroupValues = Map<string, DecodedArray>
  * undefined when no data column is needed.
  */
 export async function readGroup(
-  buffer: AsyncBuffer, metadata: FileMetaData, plans: ColumnPlan[], rowGroup: number, url: string,
+  buffer: AsyncBuffer,
+  metadata: FileMetaData,
+  plans: ColumnPlan[],
+  rowGroup: number,
+  url: string,
 ): Promise<GroupValues | undefined> {
-  const columns = new Set(plans.flatMap((p) => (p.node ? [p.node.element.name] : [])))
+  const columns = new Set(plans.flatMap(p => (p.node ? [p.node.element.name] : [])))
   const rows = Number(metadata.row_groups[rowGroup].num_rows)
   if (!columns.size || !rows) return undefined
   try {
@@ -246,8 +276,12 @@ export async function readGroup(
 
 /** Row `i` of a row group's decoded values (undefined: no data column read) plus the file's partition values. */
 export function buildRow(
-  values: GroupValues | undefined, i: number, plans: ColumnPlan[], partitionRow: Record<string, unknown>,
-  snapshot: Snapshot, url: string,
+  values: GroupValues | undefined,
+  i: number,
+  plans: ColumnPlan[],
+  partitionRow: Record<string, unknown>,
+  snapshot: Snapshot,
+  url: string,
 ): Row {
   const row: Row = {}
   for (const { field, partition, node } of plans) {

@@ -5,8 +5,21 @@
 import { physicalName } from './column-mapping.ts'
 import { TableError, type DeltaType, type Metadata, type StructField, type StructType } from './types.ts'
 
-const PRIMITIVES = new Set(['string', 'long', 'integer', 'short', 'byte', 'float', 'double', 'boolean',
-  'binary', 'date', 'timestamp', 'timestamp_ntz', 'variant'])
+const PRIMITIVES = new Set([
+  'string',
+  'long',
+  'integer',
+  'short',
+  'byte',
+  'float',
+  'double',
+  'boolean',
+  'binary',
+  'date',
+  'timestamp',
+  'timestamp_ntz',
+  'variant',
+])
 const DECIMAL = /^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$/
 /**
  * Deepest nesting of struct/array/map types accepted. Real schemas stay far below it; the bound
@@ -38,21 +51,32 @@ function toType(json: unknown, path: string, depth: number): DeltaType {
   if (typeof json === 'string') return toPrimitive(json, path)
   if (!json || typeof json !== 'object') throw bad(path, `type ${JSON.stringify(json)}`)
   if (depth >= MAX_SCHEMA_DEPTH) {
-    throw new TableError(`${path.slice(0, 200)}…: schema nests types more than ${MAX_SCHEMA_DEPTH} levels deep ` +
-      '(the limit of this reader)', 'unsupported-feature')
+    throw new TableError(
+      `${path.slice(0, 200)}…: schema nests types more than ${MAX_SCHEMA_DEPTH} levels deep ` +
+        '(the limit of this reader)',
+      'unsupported-feature',
+    )
   }
   const t = json as Record<string, unknown>
   const d = depth + 1
   switch (t.type) {
-    case 'struct': return { type: 'struct', fields: toFields(t.fields, path, d) }
-    case 'array': return {
-      type: 'array', elementType: toType(t.elementType, `${path}.element`, d), containsNull: t.containsNull !== false,
-    }
-    case 'map': return {
-      type: 'map', keyType: toType(t.keyType, `${path}.key`, d), valueType: toType(t.valueType, `${path}.value`, d),
-      valueContainsNull: t.valueContainsNull !== false,
-    }
-    default: throw bad(path, `type ${JSON.stringify(t.type)}`)
+    case 'struct':
+      return { type: 'struct', fields: toFields(t.fields, path, d) }
+    case 'array':
+      return {
+        type: 'array',
+        elementType: toType(t.elementType, `${path}.element`, d),
+        containsNull: t.containsNull !== false,
+      }
+    case 'map':
+      return {
+        type: 'map',
+        keyType: toType(t.keyType, `${path}.key`, d),
+        valueType: toType(t.valueType, `${path}.value`, d),
+        valueContainsNull: t.valueContainsNull !== false,
+      }
+    default:
+      throw bad(path, `type ${JSON.stringify(t.type)}`)
   }
 }
 
@@ -96,14 +120,23 @@ export function columnMappingMode(metadata: Metadata): 'none' | 'name' | 'id' {
  * (used for partition values and file statistics, which the log keys by physical name).
  * Keys not found in the schema are kept as they are.
  */
-export function toLogicalKeys(obj: Record<string, unknown>, schema: StructType, mode: 'none' | 'name' | 'id'): Record<string, unknown> {
+export function toLogicalKeys(
+  obj: Record<string, unknown>,
+  schema: StructType,
+  mode: 'none' | 'name' | 'id',
+): Record<string, unknown> {
   if (mode === 'none') return obj
   const byPhysical = new Map(schema.fields.map(f => [physicalName(f, mode), f]))
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(obj)) {
     const field = byPhysical.get(key)
-    const nested = field && typeof field.type === 'object' && field.type.type === 'struct'
-      && value && typeof value === 'object' && !Array.isArray(value)
+    const nested =
+      field &&
+      typeof field.type === 'object' &&
+      field.type.type === 'struct' &&
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value)
     out[field?.name ?? key] = nested
       ? toLogicalKeys(value as Record<string, unknown>, field.type as StructType, mode)
       : value

@@ -5,7 +5,16 @@
 import { readCheckpoint } from './checkpoint.ts'
 import { checkDistinctColumns } from './column-mapping.ts'
 import { mapLimit } from '../util/map-limit.ts'
-import { COMMIT_CONCURRENCY, CommitReader, commitTimes, commitTimestamp, toCommitInfo, toMillis, versionAt, type ReadCommit } from './commits.ts'
+import {
+  COMMIT_CONCURRENCY,
+  CommitReader,
+  commitTimes,
+  commitTimestamp,
+  toCommitInfo,
+  toMillis,
+  versionAt,
+  type ReadCommit,
+} from './commits.ts'
 import { listLog, probeLog, type CheckpointFile, type LogListing } from './listing.ts'
 import { buildSegment, versionRange, type LogSegment } from './log-segment.ts'
 import { checkReadable } from './protocol.ts'
@@ -29,21 +38,31 @@ export async function openSnapshot(tableUrl: string, opts: OpenOptions = {}): Pr
   const reader = new CommitReader(root, opts)
   let listing = await discover(root, opts, opts.version)
   let version = opts.version
-  if (opts.timestamp !== undefined) [listing, version] = await resolveTimestamp(root, opts, listing, reader, opts.timestamp)
+  if (opts.timestamp !== undefined)
+    [listing, version] = await resolveTimestamp(root, opts, listing, reader, opts.timestamp)
   const { segment, state, commits } = await replayVersion(listing, root, version, opts, reader)
   return assemble(root, segment, state, await snapshotTime(segment, commits, reader))
 }
 
 /** A replayed segment. */
-interface Replayed { segment: LogSegment; state: ReplayState; commits: ReadCommit[] }
+interface Replayed {
+  segment: LogSegment
+  state: ReplayState
+  commits: ReadCommit[]
+}
 
 /**
  * Replay the segment of `version`. A checkpoint that is gone or does not parse is passed over for
  * an older one or the commits from version 0, as Delta readers do, and `onWarning` says so; only
  * when no complete path is left does the open fail, naming the checkpoint and what is missing.
  */
-async function replayVersion(listing: LogListing, root: string, version: number | undefined, opts: OpenOptions,
-  reader: CommitReader): Promise<Replayed> {
+async function replayVersion(
+  listing: LogListing,
+  root: string,
+  version: number | undefined,
+  opts: OpenOptions,
+  reader: CommitReader,
+): Promise<Replayed> {
   let segment = await segmentOrExplain(listing, root, version, opts, reader)
   for (;;) {
     const state = newReplayState()
@@ -57,11 +76,19 @@ async function replayVersion(listing: LogListing, root: string, version: number 
         segment = buildSegment(listing, root, version)
       } catch (fallback) {
         if (!(fallback instanceof TableError)) throw fallback
-        throw new TableError(`${error.message}; without that checkpoint version ${version ?? 'latest'} cannot be ` +
-          `rebuilt: ${fallback.message}`, error.code, checkpoint.parts[0].url)
+        throw new TableError(
+          `${error.message}; without that checkpoint version ${version ?? 'latest'} cannot be ` +
+            `rebuilt: ${fallback.message}`,
+          error.code,
+          checkpoint.parts[0].url,
+        )
       }
-      warn(opts, `${error.message}; reading ${segment.checkpoint ? `the checkpoint of version ${segment.checkpoint.version}`
-        : 'the commits from version 0'} instead`)
+      warn(
+        opts,
+        `${error.message}; reading ${
+          segment.checkpoint ? `the checkpoint of version ${segment.checkpoint.version}` : 'the commits from version 0'
+        } instead`,
+      )
       continue
     }
     return { segment, state, commits: await applyCommits(state, segment, reader) }
@@ -76,7 +103,12 @@ async function applyCommits(state: ReplayState, segment: LogSegment, reader: Com
 }
 
 /** The listing without `bad`; a probed one is probed again from version 0 (the commits the checkpoint replaced). */
-async function withoutCheckpoint(listing: LogListing, bad: CheckpointFile, root: string, opts: HttpOptions): Promise<LogListing> {
+async function withoutCheckpoint(
+  listing: LogListing,
+  bad: CheckpointFile,
+  root: string,
+  opts: HttpOptions,
+): Promise<LogListing> {
   const base = listing.source === 'probe' && listing.commits[0]?.version !== 0 ? await probeLog(root, opts, 0) : listing
   const url = bad.parts[0].url
   return { ...base, checkpoints: base.checkpoints.filter(c => c.parts[0].url !== url) }
@@ -87,7 +119,12 @@ function warn(opts: OpenOptions, message: string): void {
   else console.warn(`snaptrain: ${message}`)
 }
 
-async function replay(segment: LogSegment, root: string, opts: HttpOptions, reader: CommitReader): Promise<ReplayState> {
+async function replay(
+  segment: LogSegment,
+  root: string,
+  opts: HttpOptions,
+  reader: CommitReader,
+): Promise<ReplayState> {
   const state = newReplayState()
   if (segment.checkpoint) applyActions(state, await readCheckpoint(segment.checkpoint, root, opts))
   await applyCommits(state, segment, reader)
@@ -99,8 +136,13 @@ async function replay(segment: LogSegment, root: string, opts: HttpOptions, read
  * versions exist only in the catalog, so "version not found" would hide the real reason; the
  * latest protocol is checked first so the refusal names it.
  */
-async function segmentOrExplain(listing: LogListing, root: string, version: number | undefined, opts: HttpOptions,
-  reader: CommitReader): Promise<LogSegment> {
+async function segmentOrExplain(
+  listing: LogListing,
+  root: string,
+  version: number | undefined,
+  opts: HttpOptions,
+  reader: CommitReader,
+): Promise<LogSegment> {
   try {
     return buildSegment(listing, root, version)
   } catch (error) {
@@ -122,7 +164,9 @@ export async function listCommits(tableUrl: string, opts: HttpOptions = {}): Pro
   if (!listing.commits.length) listing = await discover(root, opts)
   versionRange(listing, root) // throws not-a-table for an empty log
   const reader = new CommitReader(root, opts)
-  const reads = (await mapLimit(listing.commits, COMMIT_CONCURRENCY, c => reader.read(c))).filter((r): r is ReadCommit => r !== undefined)
+  const reads = (await mapLimit(listing.commits, COMMIT_CONCURRENCY, c => reader.read(c))).filter(
+    (r): r is ReadCommit => r !== undefined,
+  )
   const times = commitTimes(reads)
   return reads.map((read, i) => toCommitInfo(read, times[i]))
 }
@@ -147,8 +191,13 @@ async function discover(root: string, opts: HttpOptions, target?: number): Promi
   return probeLog(root, opts, target)
 }
 
-async function resolveTimestamp(root: string, opts: HttpOptions, listing: LogListing, reader: CommitReader,
-  timestamp: string | number): Promise<[LogListing, number]> {
+async function resolveTimestamp(
+  root: string,
+  opts: HttpOptions,
+  listing: LogListing,
+  reader: CommitReader,
+  timestamp: string | number,
+): Promise<[LogListing, number]> {
   const ms = toMillis(timestamp)
   // Probing starts at the last checkpoint, but commit times are adjusted from the oldest commit on
   // (and an older time needs those commits anyway): take the log from version 0 where it exists.
@@ -156,9 +205,13 @@ async function resolveTimestamp(root: string, opts: HttpOptions, listing: LogLis
   const version = await versionAt(listing.commits, ms, reader)
   if (version === undefined) {
     const first = listing.commits[0]
-    const firstTime = first ? new Date(commitTimestamp((await reader.readRequired(first)))).toISOString() : 'none'
-    throw new TableError(`no version of ${root} committed at or before ${new Date(ms).toISOString()}: ` +
-      `earliest commit ${first?.version ?? '-'} at ${firstTime}`, 'version-not-found', root)
+    const firstTime = first ? new Date(commitTimestamp(await reader.readRequired(first))).toISOString() : 'none'
+    throw new TableError(
+      `no version of ${root} committed at or before ${new Date(ms).toISOString()}: ` +
+        `earliest commit ${first?.version ?? '-'} at ${firstTime}`,
+      'version-not-found',
+      root,
+    )
   }
   return [listing, version]
 }
@@ -176,11 +229,19 @@ function assemble(root: string, segment: LogSegment, state: ReplayState, timesta
   const { protocol, metadata } = state
   if (!protocol || !metadata) {
     const missing = !protocol ? 'protocol' : 'metaData'
-    throw new TableError(`${root}: no ${missing} action in the log up to version ${segment.version}`, 'malformed-log', root)
+    throw new TableError(
+      `${root}: no ${missing} action in the log up to version ${segment.version}`,
+      'malformed-log',
+      root,
+    )
   }
   checkReadable(protocol, root)
   if (state.metadataIncomplete) {
-    throw new TableError(`${state.metadataIncomplete} (the metaData in force at version ${segment.version})`, 'malformed-log', root)
+    throw new TableError(
+      `${state.metadataIncomplete} (the metaData in force at version ${segment.version})`,
+      'malformed-log',
+      root,
+    )
   }
   const schema = parseSchema(metadata.schemaString, `${root} metaData.schemaString`)
   const columnMapping = columnMappingMode(metadata)

@@ -19,7 +19,10 @@ export class Timestamp {
    * `micros`: whole microseconds since the epoch (floor, so pre-1970 instants are negative);
    * `nanos`: nanoseconds past `micros`, an integer 0–999.
    */
-  constructor(readonly micros: bigint, readonly nanos = 0) {
+  constructor(
+    readonly micros: bigint,
+    readonly nanos = 0,
+  ) {
     if (!Number.isInteger(nanos) || nanos < 0 || nanos > 999) {
       throw new RangeError(`Timestamp: nanos ${nanos} is not in 0…999`)
     }
@@ -128,14 +131,15 @@ export class Timestamp {
 
 const TIMESTAMP_TEXT = new RegExp(
   String.raw`^\s*(-?\d{4,6})-(\d{1,2})-(\d{1,2})` + // date
-  String.raw`(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?` + // time, fraction up to ns
-  String.raw`\s*(Z|[+-]\d{2}(?::?\d{2})?)?\s*$`, // zone
-  'i')
+    String.raw`(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?` + // time, fraction up to ns
+    String.raw`\s*(Z|[+-]\d{2}(?::?\d{2})?)?\s*$`, // zone
+  'i',
+)
 
 /** Floor division for bigint (pre-1970 instants round down, not toward zero). */
 export function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q
 }
 
 /**

@@ -61,11 +61,23 @@ export interface StructField {
 }
 
 /** A struct (the table schema is one). */
-export interface StructType { type: 'struct'; fields: StructField[] }
+export interface StructType {
+  type: 'struct'
+  fields: StructField[]
+}
 /** An array column. */
-export interface ArrayType { type: 'array'; elementType: DeltaType; containsNull: boolean }
+export interface ArrayType {
+  type: 'array'
+  elementType: DeltaType
+  containsNull: boolean
+}
 /** A map column. */
-export interface MapType { type: 'map'; keyType: DeltaType; valueType: DeltaType; valueContainsNull: boolean }
+export interface MapType {
+  type: 'map'
+  keyType: DeltaType
+  valueType: DeltaType
+  valueContainsNull: boolean
+}
 
 /** The protocol action in force at the snapshot's version. */
 export interface Protocol {
@@ -188,13 +200,13 @@ export class TableError extends Error {
 
 /** Kinds of reader error; the CLI maps them to messages and the tests to expectations. */
 export type TableErrorCode =
-  | 'not-a-table'          // no _delta_log / no commits found
-  | 'version-not-found'    // asked version/timestamp not in the log
-  | 'unsupported-feature'  // reader version or feature we don't implement (named in message)
-  | 'catalog-managed'      // table that cannot be read from its path alone
-  | 'malformed-log'        // a commit/checkpoint that doesn't parse
-  | 'http'                 // 4xx/5xx after retries, timeout, network error
-  | 'corrupt-file'         // truncated/corrupt parquet or DV file
-  | 'schema'               // data file doesn't match the log's schema
-  | 'changed-file'         // a data file's ETag/size changed between two reads of one run
-  | 'bad-response'         // a server answered other bytes than the ones asked for
+  | 'not-a-table' // no _delta_log / no commits found
+  | 'version-not-found' // asked version/timestamp not in the log
+  | 'unsupported-feature' // reader version or feature we don't implement (named in message)
+  | 'catalog-managed' // table that cannot be read from its path alone
+  | 'malformed-log' // a commit/checkpoint that doesn't parse
+  | 'http' // 4xx/5xx after retries, timeout, network error
+  | 'corrupt-file' // truncated/corrupt parquet or DV file
+  | 'schema' // data file doesn't match the log's schema
+  | 'changed-file' // a data file's ETag/size changed between two reads of one run
+  | 'bad-response' // a server answered other bytes than the ones asked for

@@ -69,7 +69,12 @@ export function formatDays(days: number): string {
  * Converts one decoded value to the Row type for Delta type `type`. `node` is the parquet schema
  * node the value was read from (needed for nested types and decimal scale); null/undefined → null.
  */
-export function convertValue(value: unknown, type: DeltaType, node: SchemaTree | undefined, ctx: ValueContext): unknown {
+export function convertValue(
+  value: unknown,
+  type: DeltaType,
+  node: SchemaTree | undefined,
+  ctx: ValueContext,
+): unknown {
   if (value === null || value === undefined) return null
   if (typeof type === 'string') return convertPrimitive(value, type, node, ctx)
   if (type.type === 'struct') return convertStruct(value, type, node, ctx)
@@ -84,14 +89,25 @@ function mismatch(ctx: ValueContext, what: string): TableError {
 
 function convertPrimitive(value: unknown, type: string, node: SchemaTree | undefined, ctx: ValueContext): unknown {
   switch (type) {
-    case 'string': return value instanceof Uint8Array ? utf8.decode(value) : String(value)
-    case 'binary': return value instanceof Uint8Array ? value : new TextEncoder().encode(String(value))
-    case 'long': return typeof value === 'bigint' ? value : BigInt(value as number)
-    case 'integer': case 'short': case 'byte': case 'float': case 'double':
+    case 'string':
+      return value instanceof Uint8Array ? utf8.decode(value) : String(value)
+    case 'binary':
+      return value instanceof Uint8Array ? value : new TextEncoder().encode(String(value))
+    case 'long':
+      return typeof value === 'bigint' ? value : BigInt(value as number)
+    case 'integer':
+    case 'short':
+    case 'byte':
+    case 'float':
+    case 'double':
       return typeof value === 'number' ? value : Number(value)
-    case 'boolean': return Boolean(value)
-    case 'date': return toDateString(value, ctx)
-    case 'timestamp': case 'timestamp_ntz': return toTimestamp(value, ctx)
+    case 'boolean':
+      return Boolean(value)
+    case 'date':
+      return toDateString(value, ctx)
+    case 'timestamp':
+    case 'timestamp_ntz':
+      return toTimestamp(value, ctx)
   }
   const decimal = decimalType(type)
   if (decimal) return toDecimal(value, decimal.scale, node?.element.scale ?? 0, ctx)
@@ -124,7 +140,12 @@ function toDecimal(value: unknown, scale: number, fileScale: number, ctx: ValueC
   return formatDecimal(exact, scale)
 }
 
-function convertStruct(value: unknown, type: StructType, node: SchemaTree | undefined, ctx: ValueContext): Record<string, unknown> {
+function convertStruct(
+  value: unknown,
+  type: StructType,
+  node: SchemaTree | undefined,
+  ctx: ValueContext,
+): Record<string, unknown> {
   const record = value as Record<string, unknown>
   const out: Record<string, unknown> = {}
   for (const field of type.fields) {
@@ -146,17 +167,22 @@ function convertArray(value: unknown, type: ArrayType, node: SchemaTree | undefi
   if (!Array.isArray(value)) throw mismatch(ctx, 'expected an array')
   const element = listElement(node)
   const elementCtx = { ...ctx, column: `${ctx.column}[]` }
-  return value.map((item) => convertValue(item, type.elementType, element, elementCtx))
+  return value.map(item => convertValue(item, type.elementType, element, elementCtx))
 }
 
-function convertMap(value: unknown, type: MapType, node: SchemaTree | undefined, ctx: ValueContext): Map<unknown, unknown> {
+function convertMap(
+  value: unknown,
+  type: MapType,
+  node: SchemaTree | undefined,
+  ctx: ValueContext,
+): Map<unknown, unknown> {
   const keyValue = node?.children[0]
   const entries = keyValue ? (value as Record<string, unknown>)[keyValue.element.name] : undefined
   const out = new Map<unknown, unknown>()
   if (entries === undefined || entries === null) return out
   if (!Array.isArray(entries)) throw mismatch(ctx, 'expected map entries')
-  const keyNode = keyValue?.children.find((c) => c.element.name === 'key') ?? keyValue?.children[0]
-  const valueNode = keyValue?.children.find((c) => c.element.name === 'value') ?? keyValue?.children[1]
+  const keyNode = keyValue?.children.find(c => c.element.name === 'key') ?? keyValue?.children[0]
+  const valueNode = keyValue?.children.find(c => c.element.name === 'value') ?? keyValue?.children[1]
   const keyCtx = { ...ctx, column: `${ctx.column}.key` }
   const valueCtx = { ...ctx, column: `${ctx.column}.value` }
   for (const entry of entries as Record<string, unknown>[]) {

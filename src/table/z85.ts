@@ -67,6 +67,6 @@ export function z85Encode(bytes: Uint8Array): string {
  */
 export function z85DecodeUuid(text: string): string {
   if (text.length !== 20) throw new RangeError(`z85: a UUID is 20 characters, got ${text.length}`)
-  const hex = Array.from(z85Decode(text), (b) => b.toString(16).padStart(2, '0')).join('')
+  const hex = Array.from(z85Decode(text), b => b.toString(16).padStart(2, '0')).join('')
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }

@@ -23,7 +23,8 @@ export function ashaRungs(minResource: number, maxResource: number, eta: number)
 export function percentile(values: readonly number[], q: number): number {
   const v = [...values].sort((a, b) => a - b)
   const pos = (q / 100) * (v.length - 1)
-  const lo = Math.floor(pos), hi = Math.ceil(pos)
+  const lo = Math.floor(pos),
+    hi = Math.ceil(pos)
   return v[lo] + (v[hi] - v[lo]) * (pos - lo)
 }
 
@@ -36,7 +37,10 @@ export class AshaStrategy extends BookedStrategy implements Strategy {
   private recorded: Map<number, number>[]
 
   /** `space` already without the resource parameter. */
-  constructor(private space: SearchSpace, private o: StrategyOptions & { trials: number }) {
+  constructor(
+    private space: SearchSpace,
+    private o: StrategyOptions & { trials: number },
+  ) {
     super()
     this.rng = new Rng(o.seed)
     this.rungs = ashaRungs(o.minResource, o.maxResource, o.eta)
@@ -46,7 +50,12 @@ export class AshaStrategy extends BookedStrategy implements Strategy {
   /** A new configuration at R until `trials` were issued; then 'wait' while any runs, then 'done'. */
   next(): TrialRequest | StrategyWait {
     if (this.book.issued < this.o.trials) {
-      return this.book.issue({ config: sample(this.space, this.rng), resource: this.o.maxResource, bracket: 0, rung: 0 })
+      return this.book.issue({
+        config: sample(this.space, this.rng),
+        resource: this.o.maxResource,
+        bracket: 0,
+        rung: 0,
+      })
     }
     return this.book.running() > 0 ? 'wait' : 'done'
   }
@@ -68,11 +77,18 @@ export class AshaStrategy extends BookedStrategy implements Strategy {
     return 'continue'
   }
 
-
   /** One bracket: rung k holds (at most, in expectation) ⌊trials/η^k⌋ trials at r·η^k; the last rung is R. */
   plan(): Bracket[] {
     const resources = [...this.rungs, this.o.maxResource]
-    return [{ index: 0, rungs: resources.map((resource, k) => ({ n: Math.max(1, Math.floor(this.o.trials / this.o.eta ** k)), resource })) }]
+    return [
+      {
+        index: 0,
+        rungs: resources.map((resource, k) => ({
+          n: Math.max(1, Math.floor(this.o.trials / this.o.eta ** k)),
+          resource,
+        })),
+      },
+    ]
   }
 }
 

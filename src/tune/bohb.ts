@@ -29,5 +29,10 @@ export function createBohb(space: SearchSpace, o: StrategyOptions): HyperbandStr
     const obs = largestBudgetObservations(book.observations(), minPoints)
     return obs ? tpeSuggest(sp, obs, o.direction, rng, { nStartup: minPoints }) : sample(sp, rng)
   }
-  return new HyperbandStrategy('bohb', hyperbandPlan(o.minResource, o.maxResource, o.eta, o.trials), sampler, o.direction)
+  return new HyperbandStrategy(
+    'bohb',
+    hyperbandPlan(o.minResource, o.maxResource, o.eta, o.trials),
+    sampler,
+    o.direction,
+  )
 }

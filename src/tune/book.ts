@@ -17,7 +17,11 @@ export interface BookEntry {
 }
 
 /** A finished trial's configuration and metric (what TPE fits). */
-export interface Observation { config: TrialConfig; metric: number; resource: number }
+export interface Observation {
+  config: TrialConfig
+  metric: number
+  resource: number
+}
 
 /** Issued trials in id order. */
 export class TrialBook {
@@ -51,12 +55,14 @@ export class TrialBook {
     if (e.done) return
     e.done = true
     e.status = status
-    const m = status === 'failed' ? undefined : metric ?? e.lastMetric
+    const m = status === 'failed' ? undefined : (metric ?? e.lastMetric)
     e.metric = m !== undefined && Number.isFinite(m) ? m : undefined
   }
 
   /** Trials issued so far. */
-  get issued(): number { return this.entries.length }
+  get issued(): number {
+    return this.entries.length
+  }
 
   /** Trials issued and not yet ended. */
   running(): number {
@@ -64,12 +70,19 @@ export class TrialBook {
   }
 
   /** All entries, id order. */
-  all(): readonly BookEntry[] { return this.entries }
+  all(): readonly BookEntry[] {
+    return this.entries
+  }
 
   /** Finished (not failed) trials with a metric, at the resource they reached. */
   observations(): Observation[] {
-    return this.entries.filter(e => e.done && e.metric !== undefined)
-      .map(e => ({ config: e.req.config, metric: e.metric!, resource: Math.max(e.lastResource, e.status === 'completed' ? e.req.resource : 0) }))
+    return this.entries
+      .filter(e => e.done && e.metric !== undefined)
+      .map(e => ({
+        config: e.req.config,
+        metric: e.metric!,
+        resource: Math.max(e.lastResource, e.status === 'completed' ? e.req.resource : 0),
+      }))
   }
 }
 

@@ -28,14 +28,16 @@ export function fullBudgetSeconds(trials: readonly TrialRecord[], maxResource: n
   const byId = new Map(trials.map(t => [t.id, t]))
   const rootOf = (t: TrialRecord): number => {
     let cur = t
-    for (let guard = 0; cur.promotedFrom !== undefined && byId.has(cur.promotedFrom) && guard < 64; guard++) cur = byId.get(cur.promotedFrom)!
+    for (let guard = 0; cur.promotedFrom !== undefined && byId.has(cur.promotedFrom) && guard < 64; guard++)
+      cur = byId.get(cur.promotedFrom)!
     return cur.id
   }
   const rate = new Map<number, { reached: number; perUnit: number }>()
   for (const t of trials) {
     const reached = reachedResource(t)
     if (!(reached > 0 && t.gpuSeconds > 0)) continue
-    const root = rootOf(t), prev = rate.get(root)
+    const root = rootOf(t),
+      prev = rate.get(root)
     if (!prev || reached > prev.reached) rate.set(root, { reached, perUnit: t.gpuSeconds / reached })
   }
   return [...rate.values()].reduce((s, r) => s + r.perUnit * maxResource, 0)

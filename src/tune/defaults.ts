@@ -9,7 +9,9 @@ import type { SweepModel } from './types.ts'
 export const RESOURCE_PARAM: Readonly<Record<SweepModel, string>> = { gbdt: 'num_round', recsys: 'epochs' }
 
 /** Default resource range (rounds / epochs) and reduction factor η per model. */
-export const DEFAULT_RESOURCES: Readonly<Record<SweepModel, { minResource: number; maxResource: number; eta: number }>> = {
+export const DEFAULT_RESOURCES: Readonly<
+  Record<SweepModel, { minResource: number; maxResource: number; eta: number }>
+> = {
   // 3 → 81 rounds with η = 3: four brackets (s_max = 3), rungs at 3, 9, 27, 81 rounds.
   gbdt: { minResource: 3, maxResource: 81, eta: 3 },
   // 1 → 9 epochs: three brackets (s_max = 2), rungs at 1, 3, 9 epochs.

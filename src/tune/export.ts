@@ -23,11 +23,17 @@ export function exportSweep(state: SweepState): string {
  */
 export function importSweep(text: string): SweepState {
   let doc: unknown
-  try { doc = JSON.parse(text) } catch (e) { throw new RangeError(`sweep file: not JSON (${(e as Error).message})`) }
+  try {
+    doc = JSON.parse(text)
+  } catch (e) {
+    throw new RangeError(`sweep file: not JSON (${(e as Error).message})`)
+  }
   const o = obj(doc, 'sweep file')
   if (o.format !== undefined) {
-    if (o.format !== SWEEP_FORMAT) throw new RangeError(`format: must be '${SWEEP_FORMAT}', got ${JSON.stringify(o.format)}`)
-    if (o.version !== SWEEP_FORMAT_VERSION) throw new RangeError(`version: must be ${SWEEP_FORMAT_VERSION}, got ${JSON.stringify(o.version)}`)
+    if (o.format !== SWEEP_FORMAT)
+      throw new RangeError(`format: must be '${SWEEP_FORMAT}', got ${JSON.stringify(o.format)}`)
+    if (o.version !== SWEEP_FORMAT_VERSION)
+      throw new RangeError(`version: must be ${SWEEP_FORMAT_VERSION}, got ${JSON.stringify(o.version)}`)
   }
   const s = obj(o.format !== undefined ? o.sweep : doc, 'sweep')
   str(s.id, 'sweep.id')
@@ -60,12 +66,14 @@ function checkTrial(v: unknown, at: string): void {
 }
 
 function obj(v: unknown, at: string): Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new RangeError(`${at}: must be an object, got ${JSON.stringify(v)?.slice(0, 80)}`)
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new RangeError(`${at}: must be an object, got ${JSON.stringify(v)?.slice(0, 80)}`)
   return v as Record<string, unknown>
 }
 
 function num(v: unknown, at: string): void {
-  if (typeof v !== 'number' || Number.isNaN(v)) throw new RangeError(`${at}: must be a number, got ${JSON.stringify(v)}`)
+  if (typeof v !== 'number' || Number.isNaN(v))
+    throw new RangeError(`${at}: must be a number, got ${JSON.stringify(v)}`)
 }
 
 function str(v: unknown, at: string): void {
@@ -73,11 +81,24 @@ function str(v: unknown, at: string): void {
 }
 
 function oneOf(v: unknown, at: string, allowed: readonly string[]): void {
-  if (!allowed.includes(v as string)) throw new RangeError(`${at}: must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`)
+  if (!allowed.includes(v as string))
+    throw new RangeError(`${at}: must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`)
 }
 
 /** Fixed columns of trials.csv, before one column per parameter (sorted). */
-export const TRIAL_COLUMNS = ['trial', 'status', 'bracket', 'rung', 'resource', 'reached', 'promoted_from', 'metric', 'gpu_seconds', 'wall_seconds', 'error'] as const
+export const TRIAL_COLUMNS = [
+  'trial',
+  'status',
+  'bracket',
+  'rung',
+  'resource',
+  'reached',
+  'promoted_from',
+  'metric',
+  'gpu_seconds',
+  'wall_seconds',
+  'error',
+] as const
 
 /**
  * trials.csv: a header, then one row per trial in id order; parameter columns are the union of
@@ -87,10 +108,25 @@ export const TRIAL_COLUMNS = ['trial', 'status', 'bracket', 'rung', 'resource', 
  */
 export function trialsCsv(trials: readonly TrialRecord[], opts: CsvOptions = {}): string {
   const params = [...new Set(trials.flatMap(t => Object.keys(t.config)))].sort()
-  const header = [...TRIAL_COLUMNS, ...params.map(p => ((TRIAL_COLUMNS as readonly string[]).includes(p) ? `param_${p}` : p))]
-  const rows = [...trials].sort((a, b) => a.id - b.id).map(t => [
-    t.id, t.status, t.bracket, t.rung, t.resource, t.curve.at(-1)?.resource, t.promotedFrom, t.metric, t.gpuSeconds, t.wallSeconds, t.error,
-    ...params.map(p => t.config[p]),
-  ])
+  const header = [
+    ...TRIAL_COLUMNS,
+    ...params.map(p => ((TRIAL_COLUMNS as readonly string[]).includes(p) ? `param_${p}` : p)),
+  ]
+  const rows = [...trials]
+    .sort((a, b) => a.id - b.id)
+    .map(t => [
+      t.id,
+      t.status,
+      t.bracket,
+      t.rung,
+      t.resource,
+      t.curve.at(-1)?.resource,
+      t.promotedFrom,
+      t.metric,
+      t.gpuSeconds,
+      t.wallSeconds,
+      t.error,
+      ...params.map(p => t.config[p]),
+    ])
   return csvText([header, ...rows], { ...opts, eol: '\r\n' })
 }

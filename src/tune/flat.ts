@@ -10,10 +10,16 @@ export type Propose = (index: number, book: TrialBook) => TrialConfig
 
 /** Grid / random / TPE as one state machine; `resourceOf` maps a configuration to its resource. */
 export class FlatStrategy extends BookedStrategy implements Strategy {
-
   /** `total`: configurations to issue; `maxResource`: R, for the plan. */
-  constructor(readonly name: StrategyName, private total: number, private maxResource: number,
-    private propose: Propose, private resourceOf: (c: TrialConfig) => number) { super() }
+  constructor(
+    readonly name: StrategyName,
+    private total: number,
+    private maxResource: number,
+    private propose: Propose,
+    private resourceOf: (c: TrialConfig) => number,
+  ) {
+    super()
+  }
 
   /** The next configuration until `total` were issued; then 'wait' while any runs, then 'done'. */
   next(): TrialRequest | StrategyWait {

@@ -15,7 +15,8 @@ export function gridValues(d: ParamDomain, points: number): unknown[] {
   if (d.type === 'fixed') return [d.value]
   if (d.type === 'categorical') return [...d.choices]
   const log = d.type === 'loguniform' || (d.type === 'int' && d.log === true)
-  const a = log ? Math.log(d.low) : d.low, b = log ? Math.log(d.high) : d.high
+  const a = log ? Math.log(d.low) : d.low,
+    b = log ? Math.log(d.high) : d.high
   const ts = points === 1 ? [0.5] : Array.from({ length: points }, (_, i) => i / (points - 1))
   const vals = ts.map(t => (log ? Math.exp(a + t * (b - a)) : a + t * (b - a)))
   if (d.type !== 'int') return dedupe(vals)
@@ -54,6 +55,15 @@ export function grid(space: SearchSpace, points: number, limit = Infinity): Tria
 export function createGrid(space: SearchSpace, o: StrategyOptions): FlatStrategy {
   const points = o.gridPoints ?? 3
   const total = Math.min(o.trials ?? Infinity, gridSize(space, points))
-  if (!Number.isFinite(total)) throw new RangeError(`gridPoints: the grid of this space is too large (${gridSize(space, points)} points); set trials`)
-  return new FlatStrategy('grid', total, o.maxResource, i => gridConfig(space, points, i), resourceFrom(o.resourceParam, o.maxResource))
+  if (!Number.isFinite(total))
+    throw new RangeError(
+      `gridPoints: the grid of this space is too large (${gridSize(space, points)} points); set trials`,
+    )
+  return new FlatStrategy(
+    'grid',
+    total,
+    o.maxResource,
+    i => gridConfig(space, points, i),
+    resourceFrom(o.resourceParam, o.maxResource),
+  )
 }

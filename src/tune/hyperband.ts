@@ -6,11 +6,20 @@
  * last rung is R). A rung's promotions are new requests (promotedFrom = the earlier trial), issued
  * once every trial of the rung has ended; failed trials rank last and are never promoted.
  */
-import type { Bracket, Rung, SearchSpace, Strategy, StrategyOptions, StrategyWait, TrialConfig, TrialRequest } from './types.ts'
+import type {
+  Bracket,
+  Rung,
+  SearchSpace,
+  Strategy,
+  StrategyOptions,
+  StrategyWait,
+  TrialConfig,
+  TrialRequest,
+} from './types.ts'
 import { bracketSeed } from '../util/hash.ts'
 import { Rng } from '../util/rng.ts'
 import { sample, withoutParams } from './space.ts'
-import { BookedStrategy, score, TrialBook } from './book.ts'
+import { BookedStrategy, score, type TrialBook } from './book.ts'
 
 /** s_max = ⌊log_η(R/r)⌋, computed by multiplication so that exact powers are not lost to rounding. */
 export function hyperbandSMax(minResource: number, maxResource: number, eta: number): number {
@@ -68,10 +77,21 @@ export class HyperbandStrategy extends BookedStrategy implements Strategy {
   private runs: BracketRun[]
 
   /** `brackets` from hyperbandPlan; `sampler` draws new configurations. */
-  constructor(readonly name: 'hyperband' | 'bohb', private brackets: Bracket[], private sampler: BracketSampler,
-    private direction: 'maximize' | 'minimize') {
+  constructor(
+    readonly name: 'hyperband' | 'bohb',
+    private brackets: Bracket[],
+    private sampler: BracketSampler,
+    private direction: 'maximize' | 'minimize',
+  ) {
     super()
-    this.runs = brackets.map(plan => ({ plan, rung: 0, ids: plan.rungs.map(() => []), sampled: 0, queue: [], finished: false }))
+    this.runs = brackets.map(plan => ({
+      plan,
+      rung: 0,
+      ids: plan.rungs.map(() => []),
+      sampled: 0,
+      queue: [],
+      finished: false,
+    }))
   }
 
   /** See the class comment. */
@@ -110,8 +130,13 @@ export class HyperbandStrategy extends BookedStrategy implements Strategy {
   private promote(b: BracketRun): void {
     const ids = b.ids[b.rung]
     if (!ids.every(id => this.book.get(id).done)) return
-    if (b.rung === b.plan.rungs.length - 1) { b.finished = true; return }
-    const ranked = ids.map(id => this.book.get(id)).filter(e => e.status !== 'failed' && e.metric !== undefined)
+    if (b.rung === b.plan.rungs.length - 1) {
+      b.finished = true
+      return
+    }
+    const ranked = ids
+      .map(id => this.book.get(id))
+      .filter(e => e.status !== 'failed' && e.metric !== undefined)
       .sort((x, y) => score(y.metric, this.direction) - score(x.metric, this.direction) || x.req.id - y.req.id)
     const up = ranked.slice(0, b.plan.rungs[b.rung + 1].n)
     b.rung++

@@ -11,30 +11,54 @@ import { reachedResource } from './cost.ts'
 import { fitForest, mainEffects } from './forest.ts'
 
 /** One parameter's importance: fraction of the metric's variance its main effect explains, in [0, 1]. */
-export interface ParamImportance { param: string; importance: number }
+export interface ParamImportance {
+  param: string
+  importance: number
+}
 
 /** Options (defaults: minTrials 8, trees 16, maxDepth 4, seed 0). */
-export interface ImportanceOptions { minTrials?: number; trees?: number; maxDepth?: number; seed?: number }
+export interface ImportanceOptions {
+  minTrials?: number
+  trees?: number
+  maxDepth?: number
+  seed?: number
+}
 
 /**
  * Importance of each searchable parameter of `space`, highest first (ties by name); undefined
  * until `minTrials` trials finished with a metric. In a multi-fidelity sweep (Hyperband, ASHA)
  * uses the trials at the largest resource reached by minTrials of them, else all finished.
  */
-export function parameterImportance(space: SearchSpace, trials: readonly TrialRecord[], o: ImportanceOptions = {}): ParamImportance[] | undefined {
+export function parameterImportance(
+  space: SearchSpace,
+  trials: readonly TrialRecord[],
+  o: ImportanceOptions = {},
+): ParamImportance[] | undefined {
   const minTrials = o.minTrials ?? 8
-  const done = trials.filter(t => t.status !== 'failed' && t.status !== 'running' && t.status !== 'pending' && t.metric !== undefined && Number.isFinite(t.metric))
+  const done = trials.filter(
+    t =>
+      t.status !== 'failed' &&
+      t.status !== 'running' &&
+      t.status !== 'pending' &&
+      t.metric !== undefined &&
+      Number.isFinite(t.metric),
+  )
   // Metrics at different resources are comparable only when the resource is itself a searched
   // parameter (grid / random / TPE); in a multi-fidelity sweep (promotions, early stops) use one resource.
   const multiFidelity = done.some(t => t.rung > 0 || t.status === 'stopped')
   const used = (multiFidelity ? atLargestResource(done, minTrials) : undefined) ?? done
   const dims = searchDims(space)
   if (used.length < minTrials || dims.length === 0) return undefined
-  const X = used.map(t => encode(space, t.config)), y = used.map(t => t.metric!)
+  const X = used.map(t => encode(space, t.config)),
+    y = used.map(t => t.metric!)
   const forest = fitForest(X, y, o.trees ?? 16, new Rng(o.seed ?? 0), { maxDepth: o.maxDepth ?? 4, minLeaf: 2 })
   const sums = new Array<number>(dims.length).fill(0)
-  for (const tree of forest) mainEffects(tree, dims.length).forEach((v, j) => { sums[j] += v / forest.length })
-  return dims.map((param, j) => ({ param, importance: sums[j] }))
+  for (const tree of forest)
+    mainEffects(tree, dims.length).forEach((v, j) => {
+      sums[j] += v / forest.length
+    })
+  return dims
+    .map((param, j) => ({ param, importance: sums[j] }))
     .sort((a, b) => b.importance - a.importance || a.param.localeCompare(b.param))
 }
 
@@ -47,7 +71,10 @@ export function sweepImportance(state: SweepState, o: ImportanceOptions = {}): P
   const { model } = state.config
   const space = parseSpace(state.config.space ?? defaultSpace(model))
   const carried = new Set(state.trials.flatMap(t => Object.keys(t.config)))
-  const searched = withoutParams(space, Object.keys(space).filter(k => !carried.has(k)))
+  const searched = withoutParams(
+    space,
+    Object.keys(space).filter(k => !carried.has(k)),
+  )
   return parameterImportance(searched, state.trials, { seed: state.config.seed ?? 0, ...o })
 }
 

@@ -25,7 +25,17 @@
  *   exportSweep(state): string; importSweep(text): SweepState; trialsCsv(trials): string (RFC 4180, CRLF)
  */
 export type * from './types.ts'
-export { parseSpace, searchDims, sample, encode, decode, encodeDim, decodeDim, withoutParams, choiceIndex } from './space.ts'
+export {
+  parseSpace,
+  searchDims,
+  sample,
+  encode,
+  decode,
+  encodeDim,
+  decodeDim,
+  withoutParams,
+  choiceIndex,
+} from './space.ts'
 export { defaultSpace, RESOURCE_PARAM, DEFAULT_RESOURCES, DEFAULT_TRIALS } from './defaults.ts'
 export { grid, gridSize, gridConfig, gridValues } from './grid.ts'
 export { hyperbandPlan, hyperbandSMax, hyperbandBracket, HyperbandStrategy } from './hyperband.ts'

@@ -6,7 +6,10 @@
 import type { Rng } from '../util/rng.ts'
 
 /** A 1-D mixture of equally weighted Gaussians truncated to [0, 1]. */
-export interface Parzen { mus: number[]; sigmas: number[] }
+export interface Parzen {
+  mus: number[]
+  sigmas: number[]
+}
 
 /** Fits a Parzen mixture to points `xs` in [0, 1] (the prior component included). */
 export function fitParzen(xs: readonly number[]): Parzen {
@@ -72,6 +75,8 @@ function logSumExp(xs: readonly number[]): number {
 function phi(z: number): number {
   const x = Math.abs(z) / Math.SQRT2
   const t = 1 / (1 + 0.3275911 * x)
-  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x)
+  const y =
+    1 -
+    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x)
   return 0.5 * (1 + (z >= 0 ? y : -y))
 }

@@ -8,5 +8,11 @@ import { DEFAULT_TRIALS } from './defaults.ts'
 /** Random strategy (trials default DEFAULT_TRIALS); draws are in issue order from one Rng(seed). */
 export function createRandom(space: SearchSpace, o: StrategyOptions): FlatStrategy {
   const rng = new Rng(o.seed)
-  return new FlatStrategy('random', o.trials ?? DEFAULT_TRIALS, o.maxResource, () => sample(space, rng), resourceFrom(o.resourceParam, o.maxResource))
+  return new FlatStrategy(
+    'random',
+    o.trials ?? DEFAULT_TRIALS,
+    o.maxResource,
+    () => sample(space, rng),
+    resourceFrom(o.resourceParam, o.maxResource),
+  )
 }

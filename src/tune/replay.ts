@@ -49,24 +49,41 @@ export function replaySweep(strategy: Strategy, state: LoggedSweepState): Replay
   for (const e of log) {
     if (e[0] === 'n') expectTrial(strategy.next(), e[1], byId)
     else if (e[0] === 'w') expectWait(strategy.next())
-    else if (e[0] === 'r') { strategy.report(e[1], e[2], e[3]); reported.set(e[1], Math.max(reported.get(e[1]) ?? 0, e[2])) }
-    else strategy.complete(e[1], e[2], e[3] ?? undefined)
+    else if (e[0] === 'r') {
+      strategy.report(e[1], e[2], e[3])
+      reported.set(e[1], Math.max(reported.get(e[1]) ?? 0, e[2]))
+    } else strategy.complete(e[1], e[2], e[3] ?? undefined)
   }
-  const rerun = state.trials.filter(t => !FINISHED.has(t.status)).sort((a, b) => a.id - b.id).map(requestOf)
+  const rerun = state.trials
+    .filter(t => !FINISHED.has(t.status))
+    .sort((a, b) => a.id - b.id)
+    .map(requestOf)
   for (const id of reported.keys()) if (!rerun.some(r => r.id === id)) reported.delete(id)
   return { rerun, reported, log: [...log] }
 }
 
-function expectTrial(got: TrialRequest | 'wait' | 'done', id: number, byId: Map<number, SweepState['trials'][number]>): void {
+function expectTrial(
+  got: TrialRequest | 'wait' | 'done',
+  id: number,
+  byId: Map<number, SweepState['trials'][number]>,
+): void {
   const stored = byId.get(id)
-  if (typeof got === 'string') throw new Error(`resume: the strategy answered '${got}' where the stored sweep started trial ${id} (different seed, space or strategy?)`)
+  if (typeof got === 'string')
+    throw new Error(
+      `resume: the strategy answered '${got}' where the stored sweep started trial ${id} (different seed, space or strategy?)`,
+    )
   if (got.id !== id || !stored || JSON.stringify(got.config) !== JSON.stringify(stored.config)) {
-    throw new Error(`resume: the strategy issued trial ${got.id} ${JSON.stringify(got.config)} where the stored sweep started trial ${id} ${JSON.stringify(stored?.config)} (different seed, space or strategy?)`)
+    throw new Error(
+      `resume: the strategy issued trial ${got.id} ${JSON.stringify(got.config)} where the stored sweep started trial ${id} ${JSON.stringify(stored?.config)} (different seed, space or strategy?)`,
+    )
   }
 }
 
 function expectWait(got: TrialRequest | 'wait' | 'done'): void {
-  if (typeof got !== 'string') throw new Error(`resume: the strategy issued trial ${got.id} where the stored sweep had to wait (different seed, space or strategy?)`)
+  if (typeof got !== 'string')
+    throw new Error(
+      `resume: the strategy issued trial ${got.id} where the stored sweep had to wait (different seed, space or strategy?)`,
+    )
 }
 
 /**

@@ -7,14 +7,32 @@
 import type { SweepState } from './types.ts'
 
 /** Pinned facts of the best trial's data (from its manifest when it has one). */
-export interface SnippetTable { url: string; version: number | null; features: Array<{ name: string; categorical: boolean }> }
+export interface SnippetTable {
+  url: string
+  version: number | null
+  features: Array<{ name: string; categorical: boolean }>
+}
 
 /** XGBoost names → the sklearn-style names SparkXGBClassifier takes. */
 const SPARK_NAMES: Record<string, string> = {
-  num_round: 'n_estimators', eta: 'learning_rate', alpha: 'reg_alpha', lambda: 'reg_lambda', gamma: 'gamma', seed: 'random_state',
+  num_round: 'n_estimators',
+  eta: 'learning_rate',
+  alpha: 'reg_alpha',
+  lambda: 'reg_lambda',
+  gamma: 'gamma',
+  seed: 'random_state',
 }
 /** Parameters with no meaning on Spark (objective and metric are set by the classifier). */
-const SKIP = new Set(['objective', 'eval_metric', 'early_stopping_rounds', 'nthread', 'n_jobs', 'verbosity', 'tree_method', 'device'])
+const SKIP = new Set([
+  'objective',
+  'eval_metric',
+  'early_stopping_rounds',
+  'nthread',
+  'n_jobs',
+  'verbosity',
+  'tree_method',
+  'device',
+])
 
 /** The snippet for `state`'s best trial; throws when no trial finished. */
 export function continueSnippet(state: SweepState, table: SnippetTable): string {
@@ -84,14 +102,32 @@ function sparkSnippet(state: SweepState, t: SnippetTable): string {
 }
 
 function torchSnippet(state: SweepState, t: SnippetTable): string {
-  const p = { epochs: 1, lr: 1e-3, embedding_dim: 16, layers: [256, 128], batch_size: 4096, weight_decay: 0, ...state.config.fixed, ...state.best!.params }
+  const p = {
+    epochs: 1,
+    lr: 1e-3,
+    embedding_dim: 16,
+    layers: [256, 128],
+    batch_size: 4096,
+    weight_decay: 0,
+    ...state.config.fixed,
+    ...state.best!.params,
+  }
   return [
     ...header(state, t, 'PyTorch (embeddings + MLP) with the same parameters'),
     'import numpy as np, torch, torch.nn as nn',
     'from deltalake import DeltaTable',
     '',
     'dt = DeltaTable(TABLE, version=VERSION) if VERSION is not None else DeltaTable(TABLE)',
-    `df = dt.to_pandas()${state.config.filter ? `.query(${py(state.config.filter.replace(/\bAND\b/g, 'and').replace(/\bOR\b/g, 'or').replace(/([^<>!=])=([^=])/g, '$1==$2'))})` : ''}`,
+    `df = dt.to_pandas()${
+      state.config.filter
+        ? `.query(${py(
+            state.config.filter
+              .replace(/\bAND\b/g, 'and')
+              .replace(/\bOR\b/g, 'or')
+              .replace(/([^<>!=])=([^=])/g, '$1==$2'),
+          )})`
+        : ''
+    }`,
     `SPARSE = ${py(t.features.filter(f => f.categorical).map(f => f.name))}`,
     `DENSE = ${py(t.features.filter(f => !f.categorical).map(f => f.name))}`,
     `P = dict(epochs=${py(p.epochs)}, lr=${py(p.lr)}, embedding_dim=${py(p.embedding_dim)}, layers=${py(p.layers)}, batch_size=${py(p.batch_size)}, weight_decay=${py(p.weight_decay)})`,

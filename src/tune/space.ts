@@ -25,7 +25,14 @@ export function parseSpace(raw: unknown, model?: ModelParamCheck, fixed: Record<
     if (model) checkModel(model, name, d)
     out[name] = d
   }
-  if (model) checkModelConfig(model, { ...withoutParams(fixed, Object.keys(out)), ...decode(out, searchDims(out).map(() => 0.5)) })
+  if (model)
+    checkModelConfig(model, {
+      ...withoutParams(fixed, Object.keys(out)),
+      ...decode(
+        out,
+        searchDims(out).map(() => 0.5),
+      ),
+    })
   return out
 }
 
@@ -33,18 +40,24 @@ function parseDomain(name: string, v: unknown): ParamDomain {
   const isDomain = typeof v === 'object' && v !== null && !Array.isArray(v) && 'type' in v
   if (!isDomain) return { type: 'fixed', value: v }
   const d = v as Record<string, unknown>
-  const fail = (msg: string): never => { throw new RangeError(`space.${name}: ${msg}`) }
+  const fail = (msg: string): never => {
+    throw new RangeError(`space.${name}: ${msg}`)
+  }
   if (!TYPES.includes(d.type as never)) fail(`unknown type ${JSON.stringify(d.type)} (one of ${TYPES.join(', ')})`)
   if (d.type === 'fixed') return { type: 'fixed', value: d.value }
   if (d.type === 'categorical') {
-    if (!Array.isArray(d.choices) || d.choices.length === 0) fail(`categorical needs a non-empty "choices" array, got ${JSON.stringify(d.choices)}`)
+    if (!Array.isArray(d.choices) || d.choices.length === 0)
+      fail(`categorical needs a non-empty "choices" array, got ${JSON.stringify(d.choices)}`)
     return { type: 'categorical', choices: [...(d.choices as unknown[])] }
   }
   const { low, high } = d
   if (typeof low !== 'number' || !Number.isFinite(low) || typeof high !== 'number' || !Number.isFinite(high)) {
-    fail(`${d.type} needs finite numbers "low" and "high", got low ${JSON.stringify(low)}, high ${JSON.stringify(high)}`)
+    fail(
+      `${d.type} needs finite numbers "low" and "high", got low ${JSON.stringify(low)}, high ${JSON.stringify(high)}`,
+    )
   }
-  const lo = low as number, hi = high as number
+  const lo = low as number,
+    hi = high as number
   if (lo > hi) fail(`low ${lo} > high ${hi}`)
   const log = d.type === 'loguniform' || (d.type === 'int' && d.log === true)
   if (log && lo <= 0) fail(`log scale needs low > 0, got ${lo}`)
@@ -56,10 +69,14 @@ function parseDomain(name: string, v: unknown): ParamDomain {
 }
 
 function checkModel(model: ModelParamCheck, name: string, d: ParamDomain): void {
-  if (!model.names.includes(name)) throw new RangeError(`space.${name}: unknown parameter for ${model.model} (known: ${model.names.join(', ')})`)
+  if (!model.names.includes(name))
+    throw new RangeError(`space.${name}: unknown parameter for ${model.model} (known: ${model.names.join(', ')})`)
   if (d.type === 'fixed') checkModelValue(model, name, d.value)
   else if (d.type === 'categorical') d.choices.forEach(c => checkModelValue(model, name, c))
-  else { checkModelValue(model, name, d.low); checkModelValue(model, name, d.high) }
+  else {
+    checkModelValue(model, name, d.low)
+    checkModelValue(model, name, d.high)
+  }
 }
 
 /** Throws RangeError `space.<name>: …` when the model refuses `value` for `name` alone. */
@@ -76,13 +93,17 @@ function checkModelConfig(model: ModelParamCheck, config: TrialConfig): void {
   try {
     model.check(config)
   } catch (e) {
-    throw new RangeError(`space: a configuration from the middle of this space is refused by ${model.model}: ${(e as Error).message}`)
+    throw new RangeError(
+      `space: a configuration from the middle of this space is refused by ${model.model}: ${(e as Error).message}`,
+    )
   }
 }
 
 /** Searchable (non-fixed) parameter names, sorted: the unit cube's coordinate order. */
 export function searchDims(space: SearchSpace): string[] {
-  return Object.keys(space).sort().filter(k => space[k].type !== 'fixed')
+  return Object.keys(space)
+    .sort()
+    .filter(k => space[k].type !== 'fixed')
 }
 
 /** `space` without `names` (e.g. the resource parameter Hyperband sets itself). */
@@ -92,21 +113,29 @@ export function withoutParams<T extends Record<string, unknown>>(space: T, names
 
 /** One configuration drawn uniformly (log-uniformly on log scales); one rng draw per searchable dim. */
 export function sample(space: SearchSpace, rng: Rng): TrialConfig {
-  return decode(space, searchDims(space).map(() => rng.next()))
+  return decode(
+    space,
+    searchDims(space).map(() => rng.next()),
+  )
 }
 
 /** A domain's value at unit coordinate u ∈ [0, 1]. */
 export function decodeDim(d: ParamDomain, u: number): unknown {
   const t = Math.min(Math.max(u, 0), 1)
   switch (d.type) {
-    case 'fixed': return clone(d.value)
-    case 'categorical': return clone(d.choices[Math.min(d.choices.length - 1, Math.floor(t * d.choices.length))])
-    case 'uniform': return d.low + t * (d.high - d.low)
-    case 'loguniform': return Math.exp(Math.log(d.low) + t * (Math.log(d.high) - Math.log(d.low)))
+    case 'fixed':
+      return clone(d.value)
+    case 'categorical':
+      return clone(d.choices[Math.min(d.choices.length - 1, Math.floor(t * d.choices.length))])
+    case 'uniform':
+      return d.low + t * (d.high - d.low)
+    case 'loguniform':
+      return Math.exp(Math.log(d.low) + t * (Math.log(d.high) - Math.log(d.low)))
     case 'int': {
       // Each integer owns an equal share of [lo − ½, hi + ½] (on the log scale for log ints).
       if (!d.log) return Math.min(d.high, d.low + Math.floor(t * (d.high - d.low + 1)))
-      const a = Math.log(d.low - 0.5), b = Math.log(d.high + 0.5)
+      const a = Math.log(d.low - 0.5),
+        b = Math.log(d.high + 0.5)
       return Math.min(d.high, Math.max(d.low, Math.round(Math.exp(a + t * (b - a)))))
     }
   }
@@ -116,13 +145,18 @@ export function decodeDim(d: ParamDomain, u: number): unknown {
 export function encodeDim(d: ParamDomain, v: unknown): number {
   const x = Number(v)
   switch (d.type) {
-    case 'fixed': return 0.5
-    case 'categorical': return (Math.max(0, choiceIndex(d.choices, v)) + 0.5) / d.choices.length
-    case 'uniform': return d.high === d.low ? 0.5 : clamp01((x - d.low) / (d.high - d.low))
-    case 'loguniform': return d.high === d.low ? 0.5 : clamp01(Math.log(x / d.low) / Math.log(d.high / d.low))
+    case 'fixed':
+      return 0.5
+    case 'categorical':
+      return (Math.max(0, choiceIndex(d.choices, v)) + 0.5) / d.choices.length
+    case 'uniform':
+      return d.high === d.low ? 0.5 : clamp01((x - d.low) / (d.high - d.low))
+    case 'loguniform':
+      return d.high === d.low ? 0.5 : clamp01(Math.log(x / d.low) / Math.log(d.high / d.low))
     case 'int': {
       if (!d.log) return clamp01((x - d.low + 0.5) / (d.high - d.low + 1))
-      const a = Math.log(d.low - 0.5), b = Math.log(d.high + 0.5)
+      const a = Math.log(d.low - 0.5),
+        b = Math.log(d.high + 0.5)
       return clamp01((Math.log(x) - a) / (b - a))
     }
   }
@@ -155,5 +189,5 @@ function clamp01(x: number): number {
 }
 
 function clone<T>(v: T): T {
-  return typeof v === 'object' && v !== null ? JSON.parse(JSON.stringify(v)) as T : v
+  return typeof v === 'object' && v !== null ? (JSON.parse(JSON.stringify(v)) as T) : v
 }

@@ -20,23 +20,31 @@ export const STRATEGY_NAMES: readonly StrategyName[] = ['grid', 'random', 'hyper
  * seed not an integer, direction not maximize/minimize.
  */
 export function validateStrategyOptions(o: StrategyOptions): void {
-  const bad = (name: string, must: string, v: unknown): never => { throw new RangeError(`${name}: must be ${must}, got ${JSON.stringify(v)}`) }
+  const bad = (name: string, must: string, v: unknown): never => {
+    throw new RangeError(`${name}: must be ${must}, got ${JSON.stringify(v)}`)
+  }
   if (!STRATEGY_NAMES.includes(o.strategy)) bad('strategy', `one of ${STRATEGY_NAMES.join(', ')}`, o.strategy)
-  if (o.trials !== undefined && !(Number.isInteger(o.trials) && o.trials >= 1)) bad('trials', 'a positive integer', o.trials)
+  if (o.trials !== undefined && !(Number.isInteger(o.trials) && o.trials >= 1))
+    bad('trials', 'a positive integer', o.trials)
   if (!Number.isInteger(o.seed)) bad('seed', 'an integer', o.seed)
   if (!(Number.isInteger(o.minResource) && o.minResource >= 1)) bad('minResource', 'an integer ≥ 1', o.minResource)
   if (!(Number.isInteger(o.maxResource) && o.maxResource >= 1)) bad('maxResource', 'an integer ≥ 1', o.maxResource)
   if (o.minResource > o.maxResource) throw new RangeError(`minResource ${o.minResource} > maxResource ${o.maxResource}`)
   if (!(Number.isFinite(o.eta) && o.eta >= 2)) bad('eta', 'a number ≥ 2', o.eta)
-  if (o.gridPoints !== undefined && !(Number.isInteger(o.gridPoints) && o.gridPoints >= 1)) bad('gridPoints', 'an integer ≥ 1', o.gridPoints)
-  if (o.direction !== 'maximize' && o.direction !== 'minimize') bad('direction', "'maximize' or 'minimize'", o.direction)
+  if (o.gridPoints !== undefined && !(Number.isInteger(o.gridPoints) && o.gridPoints >= 1))
+    bad('gridPoints', 'an integer ≥ 1', o.gridPoints)
+  if (o.direction !== 'maximize' && o.direction !== 'minimize')
+    bad('direction', "'maximize' or 'minimize'", o.direction)
 }
 
 /**
  * Full options from a partial set: the model's default resources and η (DEFAULT_RESOURCES), seed 0,
  * direction 'maximize', resourceParam = RESOURCE_PARAM[model]; then validated.
  */
-export function resolveStrategyOptions(model: SweepModel, p: Partial<StrategyOptions> & { strategy: StrategyName }): StrategyOptions {
+export function resolveStrategyOptions(
+  model: SweepModel,
+  p: Partial<StrategyOptions> & { strategy: StrategyName },
+): StrategyOptions {
   const d = DEFAULT_RESOURCES[model]
   const o: StrategyOptions = {
     strategy: p.strategy,
@@ -57,11 +65,17 @@ export function resolveStrategyOptions(model: SweepModel, p: Partial<StrategyOpt
 export function createStrategy(space: SearchSpace, o: StrategyOptions): Strategy {
   validateStrategyOptions(o)
   switch (o.strategy) {
-    case 'grid': return createGrid(space, o)
-    case 'random': return createRandom(space, o)
-    case 'tpe': return createTpe(space, o)
-    case 'hyperband': return createHyperband(space, o)
-    case 'asha': return createAsha(space, o)
-    case 'bohb': return createBohb(space, o)
+    case 'grid':
+      return createGrid(space, o)
+    case 'random':
+      return createRandom(space, o)
+    case 'tpe':
+      return createTpe(space, o)
+    case 'hyperband':
+      return createHyperband(space, o)
+    case 'asha':
+      return createAsha(space, o)
+    case 'bohb':
+      return createBohb(space, o)
   }
 }

@@ -10,22 +10,42 @@ import type { SweepBest, SweepConfig, SweepState, TrialRecord, TrialRequest } fr
 export function newSweepState(config: SweepConfig, id: string = newSweepId()): SweepState {
   const now = new Date().toISOString()
   return {
-    id, config, status: 'running', trials: [], stoppedEarly: 0, gpuSeconds: 0, gpuSecondsFullBudget: 0,
-    wallSeconds: 0, createdAt: now, updatedAt: now,
+    id,
+    config,
+    status: 'running',
+    trials: [],
+    stoppedEarly: 0,
+    gpuSeconds: 0,
+    gpuSecondsFullBudget: 0,
+    wallSeconds: 0,
+    createdAt: now,
+    updatedAt: now,
   }
 }
 
 /** A sortable, unique-enough id: sweep-<ISO time>-<4 random hex digits>. */
 export function newSweepId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
-  return `sweep-${stamp}-${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0')}`
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
+  return `sweep-${stamp}-${Math.floor(Math.random() * 0x10000)
+    .toString(16)
+    .padStart(4, '0')}`
 }
 
 /** A pending record of `req`. */
 export function trialRecord(req: TrialRequest): TrialRecord {
   const rec: TrialRecord = {
-    id: req.id, config: req.config, status: 'pending', bracket: req.bracket, rung: req.rung, resource: req.resource,
-    curve: [], gpuSeconds: 0, wallSeconds: 0,
+    id: req.id,
+    config: req.config,
+    status: 'pending',
+    bracket: req.bracket,
+    rung: req.rung,
+    resource: req.resource,
+    curve: [],
+    gpuSeconds: 0,
+    wallSeconds: 0,
   }
   if (req.promotedFrom !== undefined) rec.promotedFrom = req.promotedFrom
   return rec

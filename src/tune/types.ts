@@ -61,9 +61,15 @@ export interface StrategyOptions {
 }
 
 /** One rung of a successive-halving bracket: `n` configurations run at `resource`. */
-export interface Rung { n: number; resource: number }
+export interface Rung {
+  n: number
+  resource: number
+}
 /** One Hyperband bracket s (s_max … 0) or ASHA's single bracket. */
-export interface Bracket { index: number; rungs: Rung[] }
+export interface Bracket {
+  index: number
+  rungs: Rung[]
+}
 
 /** What the strategy asks the scheduler to run. */
 export interface TrialRequest {
@@ -105,7 +111,11 @@ export interface Strategy {
 export type TrialStatus = 'pending' | 'running' | 'completed' | 'stopped' | 'failed'
 
 /** One point of a trial's learning curve. */
-export interface CurvePoint { resource: number; metric: number; elapsedMs: number }
+export interface CurvePoint {
+  resource: number
+  metric: number
+  elapsedMs: number
+}
 
 /** A trial as stored and shown (JSON-serialisable). */
 export interface TrialRecord {
@@ -130,7 +140,20 @@ export interface TrialRecord {
 }
 
 /** The data a sweep trains on: the same fields as a training run's (table, version, label, features, filter, validation). */
-export type SweepData = Pick<TrainConfig, 'table' | 'tablePath' | 'version' | 'label' | 'features' | 'filter' | 'validTable' | 'validVersion' | 'validFraction' | 'headers' | 'allowOrigins'>
+export type SweepData = Pick<
+  TrainConfig,
+  | 'table'
+  | 'tablePath'
+  | 'version'
+  | 'label'
+  | 'features'
+  | 'filter'
+  | 'validTable'
+  | 'validVersion'
+  | 'validFraction'
+  | 'headers'
+  | 'allowOrigins'
+>
 
 /**
  * What a sweep is asked to do (structured-cloneable: it crosses page.evaluate). validFraction
@@ -156,7 +179,11 @@ export interface SweepConfig extends SweepData {
 }
 
 /** The best trial so far. */
-export interface SweepBest { trial: number; params: TrialConfig; metric: number }
+export interface SweepBest {
+  trial: number
+  params: TrialConfig
+  metric: number
+}
 
 /** A sweep as stored (IndexedDB) and shown; JSON-serialisable. */
 export interface SweepState {
@@ -205,7 +232,11 @@ export interface TrialRunner {
    * `report(resource, metric)` after each round/epoch; when it returns 'stop' the runner ends the
    * trial at once. Resolves with the GPU-seconds used and the artifacts (best model etc.).
    */
-  run(req: TrialRequest, report: (resource: number, metric: number) => 'continue' | 'stop', signal: AbortSignal): Promise<{ gpuSeconds: number; artifacts?: TrialArtifacts }>
+  run(
+    req: TrialRequest,
+    report: (resource: number, metric: number) => 'continue' | 'stop',
+    signal: AbortSignal,
+  ): Promise<{ gpuSeconds: number; artifacts?: TrialArtifacts }>
 }
 
 /**
@@ -215,4 +246,7 @@ export interface TrialRunner {
 export type StageListener = (message: string, fraction?: number) => void
 
 /** How a sweep reads tables: loader workers (default the loader's) and HTTP options (tests: a fetch). */
-export interface ReadOptions { workers?: number; http?: HttpOptions }
+export interface ReadOptions {
+  workers?: number
+  http?: HttpOptions
+}

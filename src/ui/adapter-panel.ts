@@ -12,13 +12,20 @@ import './error-view.ts'
 /** Limits whose values are byte counts (shown with a unit next to the raw number). */
 const BYTE_LIMITS = new Set(['maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeWorkgroupStorageSize'])
 /** The limits that bound our buffers and kernels, shown first; the rest sit behind a disclosure. */
-const KEY_LIMITS = [...BYTE_LIMITS, 'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX',
-  'maxComputeWorkgroupsPerDimension', 'maxStorageBuffersPerShaderStage']
+const KEY_LIMITS = [
+  ...BYTE_LIMITS,
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupsPerDimension',
+  'maxStorageBuffersPerShaderStage',
+]
 
 /** `<st-adapter-panel .adapter=${a} .state=${s} .error=${e}>`; no events. */
 @customElement('st-adapter-panel')
 export class StAdapterPanel extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0 0 8px; }
     dt { color: var(--st-muted, #5b6473); }
     dd { margin: 0; overflow-wrap: anywhere; }
@@ -35,7 +42,8 @@ export class StAdapterPanel extends LitElement {
     .unavailable code { white-space: nowrap; }
     details { margin: 6px 0; }
     summary { cursor: pointer; }
-  `]
+  `,
+  ]
 
   @property({ attribute: false }) adapter?: AdapterView
   @property() state: LoadState = 'idle'
@@ -58,9 +66,15 @@ export class StAdapterPanel extends LitElement {
         <dt>fallback adapter</dt>
         <dd class=${a.isFallbackAdapter ? 'fallback' : ''}>${a.isFallbackAdapter ? 'yes (software, slow)' : 'no'}</dd>
       </dl>
-      ${limitsTable('limits key', KEY_LIMITS.filter(k => k in a.limits).map(k => [k, a.limits[k]!]))}
+      ${limitsTable(
+        'limits key',
+        KEY_LIMITS.filter(k => k in a.limits).map(k => [k, a.limits[k]!]),
+      )}
       <details><summary class="muted">all ${Object.keys(a.limits).length} limits</summary>
-        ${limitsTable('limits all', Object.entries(a.limits).sort(([x], [y]) => x.localeCompare(y)))}</details>
+        ${limitsTable(
+          'limits all',
+          Object.entries(a.limits).sort(([x], [y]) => x.localeCompare(y)),
+        )}</details>
       <h2 style="margin-top:10px">features (${a.features.length})</h2>
       <div class="features">${a.features.map(f => html`<code>${f}</code>`)}</div>`
   }
@@ -80,11 +94,15 @@ export class StAdapterPanel extends LitElement {
 
 function limitsTable(cls: string, rows: [string, number][]) {
   return html`<table class=${cls}><thead><tr><th>limit</th><th>value</th></tr></thead><tbody>
-    ${rows.map(([k, v]) => html`<tr data-limit=${k}><td><code>${k}</code></td>
-      <td class="num" title=${v}>${BYTE_LIMITS.has(k) ? formatBytes(v) : v}</td></tr>`)}
+    ${rows.map(
+      ([k, v]) => html`<tr data-limit=${k}><td><code>${k}</code></td>
+      <td class="num" title=${v}>${BYTE_LIMITS.has(k) ? formatBytes(v) : v}</td></tr>`,
+    )}
   </tbody></table>`
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-adapter-panel': StAdapterPanel }
+  interface HTMLElementTagNameMap {
+    'st-adapter-panel': StAdapterPanel
+  }
 }

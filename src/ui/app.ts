@@ -12,7 +12,17 @@ import { withTimeout } from '../util/deadline.ts'
 import { toErrorView } from './errors.ts'
 import { baseStyles } from './styles.ts'
 import { TableController } from './table-controller.ts'
-import type { AdapterView, ErrorView, LoadState, SweepConfig, SweepDownloadDetail, SweepIdDetail, TableSelectDetail, TableView, VersionSelectDetail } from './types.ts'
+import type {
+  AdapterView,
+  ErrorView,
+  LoadState,
+  SweepConfig,
+  SweepDownloadDetail,
+  SweepIdDetail,
+  TableSelectDetail,
+  TableView,
+  VersionSelectDetail,
+} from './types.ts'
 import { TrainController } from './train-controller.ts'
 import type { TrainStartDetail } from './train-panel.ts'
 import { SweepController } from './sweep-controller.ts'
@@ -29,7 +39,9 @@ import './table-view.ts'
 /** The page. Set `api` to drive it with another implementation (tests); default window.snaptrain. */
 @customElement('st-app')
 export class StApp extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     :host { --st-accent: #2f6fde; --st-border: #e2e6ee; --st-muted: #5b6473; padding: 0 0 24px; }
     header { display: flex; align-items: baseline; gap: 12px; padding: 12px 24px; background: #fff;
       border-bottom: 1px solid var(--st-border); }
@@ -43,7 +55,8 @@ export class StApp extends LitElement {
     .wide { grid-column: 1 / -1; }
     .tabs { display: flex; gap: 6px; }
     @media (max-width: 800px) { main { grid-template-columns: 1fr; } }
-  `]
+  `,
+  ]
 
   @property({ attribute: false }) api?: SnaptrainApi
   /** Folder whose sub-folders are listed as tables (relative to the page). */
@@ -68,7 +81,11 @@ export class StApp extends LitElement {
     commitsOf: url => this.commitsOf(url),
   })
   private readonly trainer = new TrainController(this, () => this.lib)
-  private readonly sweeper = new SweepController(this, () => this.lib, () => this.stepTimeoutMs)
+  private readonly sweeper = new SweepController(
+    this,
+    () => this.lib,
+    () => this.stepTimeoutMs,
+  )
 
   private get lib(): SnaptrainApi {
     const api = this.api ?? window.snaptrain
@@ -88,12 +105,18 @@ export class StApp extends LitElement {
         <span class="muted">Delta tables → WebGPU training · v${(this.api ?? window.snaptrain)?.version ?? '?'}</span>
       </header>
       <main @table-select=${this.onTableSelect} @version-select=${this.onVersionSelect} @train-start=${this.onTrainStart}
-        @sweep-start=${(e: CustomEvent<SweepConfig>) => { void this.sweeper.start(e.detail) }}
+        @sweep-start=${(e: CustomEvent<SweepConfig>) => {
+          void this.sweeper.start(e.detail)
+        }}
         @sweep-stop=${this.sweepAction(id => this.sweeper.stop(id))} @sweep-resume=${this.sweepAction(id => this.sweeper.resume(id))}
         @sweep-open=${this.sweepAction(id => this.sweeper.open(id))} @sweep-delete=${this.sweepAction(id => this.sweeper.remove(id))}
         @sweep-clone=${this.sweepAction(id => this.onClone(id))}
-        @sweep-download=${(e: CustomEvent<SweepDownloadDetail>) => { void this.sweeper.download(e.detail.id, e.detail.kind) }}
-        @sweep-import=${(e: CustomEvent<{ json: string; name: string }>) => { void this.sweeper.importJson(e.detail.json, e.detail.name) }}>
+        @sweep-download=${(e: CustomEvent<SweepDownloadDetail>) => {
+          void this.sweeper.download(e.detail.id, e.detail.kind)
+        }}
+        @sweep-import=${(e: CustomEvent<{ json: string; name: string }>) => {
+          void this.sweeper.importJson(e.detail.json, e.detail.name)
+        }}>
         <aside>
           <section><st-table-list .tables=${this.tables} .state=${this.tablesState} .error=${this.tablesError}
             .selected=${t.table?.name}></st-table-list></section>
@@ -101,10 +124,13 @@ export class StApp extends LitElement {
             .error=${this.adapterError}></st-adapter-panel></section>
           <section>${this.sweepList()}</section>
         </aside>
-        <section>${t.table ? html`<st-table-view .name=${t.table.name} .url=${t.table.url} .state=${t.state}
+        <section>${
+          t.table
+            ? html`<st-table-view .name=${t.table.name} .url=${t.table.url} .state=${t.state}
             .stage=${t.stage} .error=${t.error} .commits=${t.commits} .snapshot=${t.snapshot} .rows=${t.rows}
             .previewRows=${this.previewRows}></st-table-view>${this.table.snapshot ? this.runBlock() : ''}`
-          : html`<p class="muted">Choose a table to see its versions, schema and first rows.</p>`}</section>
+            : html`<p class="muted">Choose a table to see its versions, schema and first rows.</p>`
+        }</section>
         ${this.sweeper.current ? html`<section class="wide">${this.sweepView()}</section>` : ''}
       </main>`
   }
@@ -116,21 +142,29 @@ export class StApp extends LitElement {
   }
 
   private sweepView() {
-    const sw = this.sweeper, s = sw.current!
+    const sw = this.sweeper,
+      s = sw.current!
     return html`<st-sweep-view .state=${s} .stage=${sw.stage} ?active=${sw.active.has(s.id)} .error=${sw.error}
       .snippet=${sw.snippet} .importance=${sw.importance} .importanceError=${sw.importanceError}></st-sweep-view>`
   }
 
   /** Tabs (single run | sweep) and the chosen block under the open snapshot. */
   private runBlock() {
-    const tab = (m: 'train' | 'sweep', label: string) => html`<button data-mode=${m} aria-pressed=${this.mode === m ? 'true' : 'false'}
-      @click=${() => { this.mode = m }}>${label}</button>`
+    const tab = (
+      m: 'train' | 'sweep',
+      label: string,
+    ) => html`<button data-mode=${m} aria-pressed=${this.mode === m ? 'true' : 'false'}
+      @click=${() => {
+        this.mode = m
+      }}>${label}</button>`
     return html`<div class="tabs">${tab('train', 'Single run')}${tab('sweep', 'Sweep')}</div>
       ${this.mode === 'train' ? this.trainBlock() : this.sweepSetup()}`
   }
 
   private sweepSetup() {
-    const s = this.table.snapshot!, t = this.table.table!, lib = this.sweeper.lib
+    const s = this.table.snapshot!,
+      t = this.table.table!,
+      lib = this.sweeper.lib
     return html`<st-sweep-setup .fields=${s.schema.fields} .table=${{ url: t.url, version: s.version }}
       .spaceOf=${lib && ((m: SweepConfig['model']) => lib.defaultSpace(m))} .planner=${lib && ((c: SweepConfig) => lib.planSweep(c))}
       .initial=${this.sweeper.cloneOf} ?busy=${this.sweeper.active.size > 0}></st-sweep-setup>`
@@ -138,7 +172,9 @@ export class StApp extends LitElement {
 
   /** Handler of an event naming one sweep. */
   private sweepAction(act: (id: string) => unknown) {
-    return (e: CustomEvent<SweepIdDetail>) => { void act(e.detail.id) }
+    return (e: CustomEvent<SweepIdDetail>) => {
+      void act(e.detail.id)
+    }
   }
 
   /** Clone and edit: open the sweep's table at its version and refill the setup form. */
@@ -147,17 +183,23 @@ export class StApp extends LitElement {
     const c = this.sweeper.cloneOf
     if (!c) return
     this.mode = 'sweep'
-    if (this.table.table?.url !== c.table || this.table.snapshot?.version !== c.version) void this.table.open({ name: tableName(c.table), url: c.table }, c.version)
+    if (this.table.table?.url !== c.table || this.table.snapshot?.version !== c.version)
+      void this.table.open({ name: tableName(c.table), url: c.table }, c.version)
   }
 
   /** The train panel and live curve for the open snapshot (trainer state lives in TrainController). */
   private trainBlock() {
-    const s = this.table.snapshot, tr = this.trainer
+    const s = this.table.snapshot,
+      tr = this.trainer
     if (!s) return ''
     return html`<div class="train"><st-train-panel .fields=${s.schema.fields} .state=${tr.state} .stage=${tr.stage}
         .error=${tr.error} .result=${tr.result}></st-train-panel>
-      ${tr.history.length || tr.state === 'loading' ? html`<st-train-curve .history=${tr.history}
-        x-label=${tr.model === 'recsys' ? 'evaluation' : 'round'}></st-train-curve>` : ''}</div>`
+      ${
+        tr.history.length || tr.state === 'loading'
+          ? html`<st-train-curve .history=${tr.history}
+        x-label=${tr.model === 'recsys' ? 'evaluation' : 'round'}></st-train-curve>`
+          : ''
+      }</div>`
   }
 
   private onTrainStart(e: CustomEvent<TrainStartDetail>) {
@@ -203,7 +245,7 @@ export class StApp extends LitElement {
   private async loadLatest(t: TableView) {
     const commits = await this.commitsOf(t.url).catch(() => [])
     const latest = commits.reduce((m, c) => Math.max(m, c.version), -1)
-    this.tables = this.tables.map(x => x.url === t.url ? { ...x, latestVersion: latest < 0 ? undefined : latest } : x)
+    this.tables = this.tables.map(x => (x.url === t.url ? { ...x, latestVersion: latest < 0 ? undefined : latest } : x))
   }
 
   private bounded<T>(p: Promise<T>, what: string): Promise<T> {
@@ -222,5 +264,7 @@ export class StApp extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-app': StApp }
+  interface HTMLElementTagNameMap {
+    'st-app': StApp
+  }
 }

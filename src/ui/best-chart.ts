@@ -33,12 +33,27 @@ export class StBestChart extends LitElement {
     const data = bestSoFar(this.trials, this.direction)
     this.dataset.points = String(data[0].length)
     if (data[0].length === 0) return this.chart.clear()
-    this.chart.draw(this.renderRoot.querySelector<HTMLElement>('.plot')!, {
-      width: this.width, height: 180, legend: { show: false }, scales: { x: { time: false } },
-      series: [{ label: 'seconds' }, { label: `best ${this.metricLabel}`, stroke: '#2b8a3e', width: 2,
-        paths: uPlot.paths.stepped!({ align: 1 }), points: { show: true, size: 5 } }],
-      axes: [{ label: 'seconds since start' }, { label: `best ${this.metricLabel}` }],
-    }, data)
+    this.chart.draw(
+      this.renderRoot.querySelector<HTMLElement>('.plot')!,
+      {
+        width: this.width,
+        height: 180,
+        legend: { show: false },
+        scales: { x: { time: false } },
+        series: [
+          { label: 'seconds' },
+          {
+            label: `best ${this.metricLabel}`,
+            stroke: '#2b8a3e',
+            width: 2,
+            paths: uPlot.paths.stepped!({ align: 1 }),
+            points: { show: true, size: 5 },
+          },
+        ],
+        axes: [{ label: 'seconds since start' }, { label: `best ${this.metricLabel}` }],
+      },
+      data,
+    )
   }
 
   disconnectedCallback(): void {
@@ -48,5 +63,7 @@ export class StBestChart extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-best-chart': StBestChart }
+  interface HTMLElementTagNameMap {
+    'st-best-chart': StBestChart
+  }
 }

@@ -8,7 +8,11 @@
 import type { AddFile, CommitInfo } from '../table/types.ts'
 
 /** Aggregated stats of one top-level column; undefined fields when some file has no stats for it. */
-export interface ColumnStats { min?: unknown; max?: unknown; nulls?: number }
+export interface ColumnStats {
+  min?: unknown
+  max?: unknown
+  nulls?: number
+}
 
 /** Orders two stat values of one column (numbers numerically, others as strings). */
 function compare(a: unknown, b: unknown): number {
@@ -21,7 +25,8 @@ const scalar = (v: unknown) => v !== null && v !== undefined && typeof v !== 'ob
 /** Stats of `column` over `files`: min of mins, max of maxes, sum of null counts (when every file has them). */
 export function columnStats(files: readonly AddFile[], column: string): ColumnStats {
   if (files.length === 0) return {}
-  const mins = files.map(f => f.stats?.minValues?.[column]), maxs = files.map(f => f.stats?.maxValues?.[column])
+  const mins = files.map(f => f.stats?.minValues?.[column]),
+    maxs = files.map(f => f.stats?.maxValues?.[column])
   const nulls = files.map(f => f.stats?.nullCount?.[column])
   const out: ColumnStats = {}
   if (mins.every(scalar)) out.min = mins.reduce((m, v) => (compare(v, m) < 0 ? v : m))
@@ -37,5 +42,8 @@ export function rowsChanged(c: CommitInfo): { added?: number; removed?: number }
     const k = names.find(n => m[n] !== undefined)
     return k === undefined ? undefined : Number(m[k])
   }
-  return { added: pick('numOutputRows', 'numTargetRowsInserted'), removed: pick('numDeletedRows', 'numTargetRowsDeleted') }
+  return {
+    added: pick('numOutputRows', 'numTargetRowsInserted'),
+    removed: pick('numDeletedRows', 'numTargetRowsDeleted'),
+  }
 }

@@ -7,7 +7,9 @@ import type { ErrorView } from './types.ts'
 /** `<st-error-view .error=${view}>`: an alert box; the owner decides when to set or clear it. */
 @customElement('st-error-view')
 export class StErrorView extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     .box {
       border: 1px solid var(--st-error, #c62828);
       border-left-width: 4px;
@@ -18,7 +20,8 @@ export class StErrorView extends LitElement {
     }
     .context { font-weight: 600; color: var(--st-error, #c62828); }
     ul { margin: 4px 0 0; padding-left: 18px; }
-  `]
+  `,
+  ]
 
   /** The error to show; undefined renders nothing. */
   @property({ attribute: false }) error?: ErrorView
@@ -31,12 +34,18 @@ export class StErrorView extends LitElement {
       <div class="message">${e.message}</div>
       ${e.code ? html`<div class="muted">code: <code>${e.code}</code></div>` : nothing}
       ${e.url ? html`<div class="muted">url: <code>${e.url}</code></div>` : nothing}
-      ${e.causes.length ? html`<div class="muted">caused by:</div>
-        <ul class="causes">${e.causes.map(c => html`<li>${c}</li>`)}</ul>` : nothing}
+      ${
+        e.causes.length
+          ? html`<div class="muted">caused by:</div>
+        <ul class="causes">${e.causes.map(c => html`<li>${c}</li>`)}</ul>`
+          : nothing
+      }
     </div>`
   }
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-error-view': StErrorView }
+  interface HTMLElementTagNameMap {
+    'st-error-view': StErrorView
+  }
 }

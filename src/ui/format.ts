@@ -23,7 +23,9 @@ function valueText(v: unknown): string {
   if (v instanceof Uint8Array) return `0x${hex(v.subarray(0, 32))}${v.length > 32 ? '…' : ''} (${v.length} B)`
   if (v instanceof Map) return `{${[...v].map(([k, x]) => `${valueText(k)}: ${valueText(x)}`).join(', ')}}`
   if (Array.isArray(v)) return `[${v.map(valueText).join(', ')}]`
-  return `{${Object.entries(v as object).map(([k, x]) => `${k}: ${valueText(x)}`).join(', ')}}`
+  return `{${Object.entries(v as object)
+    .map(([k, x]) => `${k}: ${valueText(x)}`)
+    .join(', ')}}`
 }
 
 /**
@@ -67,6 +69,9 @@ export function formatBytes(n: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
   let i = 0
   let v = n
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++ }
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
   return `${Number.isInteger(v) ? v : v.toFixed(2)} ${units[i]}`
 }

@@ -21,12 +21,16 @@ export function axisRange(a: ParallelAxis): string {
 
 @customElement('st-parallel-coords')
 export class StParallelCoords extends LitElement {
-  static styles = [baseStyles, plotStyles, css`
+  static styles = [
+    baseStyles,
+    plotStyles,
+    css`
     .plot { min-height: 250px; }
     dl { display: flex; flex-wrap: wrap; gap: 2px 16px; margin: 4px 0 0; font-size: 12px; }
     dt { font-weight: 600; } dd { margin: 0 0 0 4px; }
     .axis { display: flex; }
-  `]
+  `,
+  ]
 
   @property({ attribute: false }) trials: TrialRecord[] = []
   /** The sweep's space JSON (to know which axes are log-scaled). */
@@ -56,15 +60,34 @@ export class StParallelCoords extends LitElement {
     Object.assign(this.dataset, { series: String(lines.length), axes: String(axes.length) })
     if (lines.length === 0) return this.chart.clear()
     const names = axes.map(a => a.name)
-    this.chart.draw(this.renderRoot.querySelector<HTMLElement>('.plot')!, {
-      width: this.width, height: 240, legend: { show: false }, cursor: { show: false },
-      scales: { x: { time: false, range: [-0.15, Math.max(1, axes.length - 1) + 0.15] }, y: { range: [0, 1] } },
-      series: [{ label: 'axis' }, ...lines.map(l => ({ label: `trial ${l.trial}`, stroke: scoreColour(l.score), width: 1.5, points: { show: true, size: 4 } }))],
-      axes: [
-        { splits: () => names.map((_, i) => i), values: (_u: unknown, splits: number[]) => splits.map(i => names[i] ?? ''), grid: { show: true } },
-        { splits: () => [0, 0.5, 1], values: () => ['low', 'mid', 'high'] },
-      ],
-    }, parallelColumns(this.data))
+    this.chart.draw(
+      this.renderRoot.querySelector<HTMLElement>('.plot')!,
+      {
+        width: this.width,
+        height: 240,
+        legend: { show: false },
+        cursor: { show: false },
+        scales: { x: { time: false, range: [-0.15, Math.max(1, axes.length - 1) + 0.15] }, y: { range: [0, 1] } },
+        series: [
+          { label: 'axis' },
+          ...lines.map(l => ({
+            label: `trial ${l.trial}`,
+            stroke: scoreColour(l.score),
+            width: 1.5,
+            points: { show: true, size: 4 },
+          })),
+        ],
+        axes: [
+          {
+            splits: () => names.map((_, i) => i),
+            values: (_u: unknown, splits: number[]) => splits.map(i => names[i] ?? ''),
+            grid: { show: true },
+          },
+          { splits: () => [0, 0.5, 1], values: () => ['low', 'mid', 'high'] },
+        ],
+      },
+      parallelColumns(this.data),
+    )
   }
 
   disconnectedCallback(): void {
@@ -74,5 +97,7 @@ export class StParallelCoords extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-parallel-coords': StParallelCoords }
+  interface HTMLElementTagNameMap {
+    'st-parallel-coords': StParallelCoords
+  }
 }

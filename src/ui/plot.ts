@@ -29,7 +29,18 @@ export class PlotSlot {
 }
 
 /** Palette of trial lines (cycled by trial id). */
-const PALETTE = ['#2f6fde', '#2b8a3e', '#d9480f', '#862e9c', '#0b7285', '#c2255c', '#5c940d', '#e67700', '#364fc7', '#a61e4d']
+const PALETTE = [
+  '#2f6fde',
+  '#2b8a3e',
+  '#d9480f',
+  '#862e9c',
+  '#0b7285',
+  '#c2255c',
+  '#5c940d',
+  '#e67700',
+  '#364fc7',
+  '#a61e4d',
+]
 
 /** Colour of trial `id`'s line. */
 export function trialColour(id: number): string {
@@ -38,5 +49,7 @@ export function trialColour(id: number): string {
 
 /** Counts of non-null values of the y columns (what a chart reflects as data-points). */
 export function pointCount(data: Columns): number {
-  return data.slice(1).reduce((n, ys) => n + (ys as Array<number | null>).filter(v => v !== null && v !== undefined).length, 0)
+  return data
+    .slice(1)
+    .reduce((n, ys) => n + (ys as Array<number | null>).filter(v => v !== null && v !== undefined).length, 0)
 }

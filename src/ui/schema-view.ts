@@ -13,7 +13,9 @@ import type { StructField } from './types.ts'
 /** `<st-schema-view .fields=${schema.fields} .partitionColumns=${cols}>`; no events. */
 @customElement('st-schema-view')
 export class StSchemaView extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     .badge {
       font-size: 11px;
       border-radius: 4px;
@@ -21,7 +23,8 @@ export class StSchemaView extends LitElement {
       background: var(--st-accent-bg, #e8f0fd);
       color: var(--st-accent, #2f6fde);
     }
-  `]
+  `,
+  ]
 
   /** Top-level fields of the logical schema, in schema order. */
   @property({ attribute: false }) fields: StructField[] = []
@@ -36,13 +39,15 @@ export class StSchemaView extends LitElement {
     const stat = (v: unknown) => (v === undefined ? '' : formatValue(v))
     return html`<table class="schema">
       <thead><tr><th>column</th><th>type</th><th>nullable</th><th>partition</th>${withStats ? html`<th>min</th><th>max</th><th>nulls</th>` : ''}</tr></thead>
-      <tbody>${this.fields.map(f => html`<tr data-field=${f.name}>
+      <tbody>${this.fields.map(
+        f => html`<tr data-field=${f.name}>
         <td class="mono name">${f.name}</td>
         <td class="mono type">${formatType(f.type)}</td>
         <td>${f.nullable ? 'yes' : 'no'}</td>
         <td>${parts.has(f.name) ? html`<span class="badge partition">partition</span>` : ''}</td>
         ${withStats ? this.statCells(f.name, stat) : ''}
-      </tr>`)}</tbody>
+      </tr>`,
+      )}</tbody>
     </table>`
   }
 
@@ -53,5 +58,7 @@ export class StSchemaView extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-schema-view': StSchemaView }
+  interface HTMLElementTagNameMap {
+    'st-schema-view': StSchemaView
+  }
 }

@@ -8,12 +8,15 @@ import type { SnapshotView } from './types.ts'
 /** `<st-snapshot-summary .snapshot=${s}>`; no events. */
 @customElement('st-snapshot-summary')
 export class StSnapshotSummary extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     dl { display: flex; flex-wrap: wrap; gap: 4px 20px; margin: 0; }
     div { display: flex; gap: 6px; }
     dt { color: var(--st-muted, #5b6473); }
     dd { margin: 0; }
-  `]
+  `,
+  ]
 
   @property({ attribute: false }) snapshot?: SnapshotView
 
@@ -22,8 +25,9 @@ export class StSnapshotSummary extends LitElement {
     if (!s) return html``
     const bytes = s.files.reduce((n, f) => n + f.size, 0)
     const rows = s.files.every(f => f.stats?.numRecords !== undefined)
-      // Deleted rows are still counted in numRecords; the DV's cardinality takes them out.
-      ? s.files.reduce((n, f) => n + (f.stats?.numRecords ?? 0) - (f.deletionVector?.cardinality ?? 0), 0) : undefined
+      ? // Deleted rows are still counted in numRecords; the DV's cardinality takes them out.
+        s.files.reduce((n, f) => n + (f.stats?.numRecords ?? 0) - (f.deletionVector?.cardinality ?? 0), 0)
+      : undefined
     return html`<dl>
       <div><dt>version</dt><dd class="version">${s.version}</dd></div>
       <div><dt>committed</dt><dd class="mono">${formatTimestamp(s.timestamp)}</dd></div>
@@ -37,5 +41,7 @@ export class StSnapshotSummary extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-snapshot-summary': StSnapshotSummary }
+  interface HTMLElementTagNameMap {
+    'st-snapshot-summary': StSnapshotSummary
+  }
 }

@@ -27,7 +27,10 @@ export function cutShort(t: TrialRecord, trials: readonly TrialRecord[]): boolea
 }
 
 /** Learning curves: x = every resource any trial reported (sorted); one series per trial with points. */
-export interface CurvesData { columns: Columns; trials: TrialRecord[] }
+export interface CurvesData {
+  columns: Columns
+  trials: TrialRecord[]
+}
 
 /** One series per trial that reported at least once; a trial's y is null at resources it did not reach. */
 export function curvesData(trials: readonly TrialRecord[]): CurvesData {
@@ -47,13 +50,18 @@ export function curvesData(trials: readonly TrialRecord[]): CurvesData {
  * report that improved on the best. A report's time is its trial's startedAt + elapsedMs.
  */
 export function bestSoFar(trials: readonly TrialRecord[], direction: 'maximize' | 'minimize'): Columns {
-  const reports = trials.flatMap(t => {
-    const start = t.startedAt ? Date.parse(t.startedAt) : NaN
-    return Number.isFinite(start) ? t.curve.filter(p => Number.isFinite(p.metric)).map(p => ({ at: start + p.elapsedMs, metric: p.metric })) : []
-  }).sort((a, b) => a.at - b.at)
+  const reports = trials
+    .flatMap(t => {
+      const start = t.startedAt ? Date.parse(t.startedAt) : NaN
+      return Number.isFinite(start)
+        ? t.curve.filter(p => Number.isFinite(p.metric)).map(p => ({ at: start + p.elapsedMs, metric: p.metric }))
+        : []
+    })
+    .sort((a, b) => a.at - b.at)
   if (reports.length === 0) return [[], []]
-  const t0 = Math.min(...trials.flatMap(t => t.startedAt ? [Date.parse(t.startedAt)] : []))
-  const xs: number[] = [], ys: number[] = []
+  const t0 = Math.min(...trials.flatMap(t => (t.startedAt ? [Date.parse(t.startedAt)] : [])))
+  const xs: number[] = [],
+    ys: number[] = []
   let best = direction === 'maximize' ? -Infinity : Infinity
   for (const r of reports) {
     if (direction === 'maximize' ? r.metric <= best : r.metric >= best) continue
@@ -65,13 +73,27 @@ export function bestSoFar(trials: readonly TrialRecord[], direction: 'maximize' 
 }
 
 /** One axis of the parallel-coordinates plot; `categories` for non-numeric parameters. */
-export interface ParallelAxis { name: string; min: number; max: number; log: boolean; categories?: string[] }
+export interface ParallelAxis {
+  name: string
+  min: number
+  max: number
+  log: boolean
+  categories?: string[]
+}
 
 /** One trial's line: y per axis in [0, 1]; `score` in [0, 1] with 1 = best metric (for colour). */
-export interface ParallelLine { trial: number; metric: number; y: number[]; score: number }
+export interface ParallelLine {
+  trial: number
+  metric: number
+  y: number[]
+  score: number
+}
 
 /** Axes (varying params, then the metric) and one line per trial with a metric. */
-export interface ParallelData { axes: ParallelAxis[]; lines: ParallelLine[] }
+export interface ParallelData {
+  axes: ParallelAxis[]
+  lines: ParallelLine[]
+}
 
 /** True when `space[name]` is a log-scaled domain (loguniform, or int with log). */
 function isLog(space: Record<string, unknown> | undefined, name: string): boolean {
@@ -80,11 +102,16 @@ function isLog(space: Record<string, unknown> | undefined, name: string): boolea
 }
 
 /** The axis of parameter `name` over `trials`, or undefined when it does not vary. */
-function paramAxis(trials: readonly TrialRecord[], name: string, space?: Record<string, unknown>): ParallelAxis | undefined {
+function paramAxis(
+  trials: readonly TrialRecord[],
+  name: string,
+  space?: Record<string, unknown>,
+): ParallelAxis | undefined {
   const values = trials.map(t => t.config[name])
   if (values.every(v => typeof v === 'number')) {
     const nums = values as number[]
-    const min = Math.min(...nums), max = Math.max(...nums)
+    const min = Math.min(...nums),
+      max = Math.max(...nums)
     return min === max ? undefined : { name, min, max, log: isLog(space, name) && min > 0 }
   }
   const categories = [...new Set(values.map(v => JSON.stringify(v)))].sort()
@@ -103,17 +130,34 @@ export function normalise(axis: ParallelAxis, v: unknown): number {
  * Parallel coordinates of trials that have a metric (failed ones excluded): an axis per
  * parameter that varies among them (log-scaled where the space says so), then the metric axis.
  */
-export function parallelData(trials: readonly TrialRecord[], direction: 'maximize' | 'minimize', space?: Record<string, unknown>, metricName = 'metric'): ParallelData {
-  const done = trials.filter(t => t.status !== 'failed' && typeof t.metric === 'number' && Number.isFinite(t.metric)).sort((a, b) => a.id - b.id)
+export function parallelData(
+  trials: readonly TrialRecord[],
+  direction: 'maximize' | 'minimize',
+  space?: Record<string, unknown>,
+  metricName = 'metric',
+): ParallelData {
+  const done = trials
+    .filter(t => t.status !== 'failed' && typeof t.metric === 'number' && Number.isFinite(t.metric))
+    .sort((a, b) => a.id - b.id)
   if (done.length === 0) return { axes: [], lines: [] }
   const names = [...new Set(done.flatMap(t => Object.keys(t.config)))].sort()
   const axes = names.map(n => paramAxis(done, n, space)).filter((a): a is ParallelAxis => a !== undefined)
   const metrics = done.map(t => t.metric!)
-  const metricAxis: ParallelAxis = { name: metricName, min: Math.min(...metrics), max: Math.max(...metrics), log: false }
+  const metricAxis: ParallelAxis = {
+    name: metricName,
+    min: Math.min(...metrics),
+    max: Math.max(...metrics),
+    log: false,
+  }
   axes.push(metricAxis)
   const lines = done.map(t => {
     const m = normalise(metricAxis, t.metric)
-    return { trial: t.id, metric: t.metric!, y: axes.map((a, i) => i === axes.length - 1 ? m : normalise(a, t.config[a.name])), score: direction === 'maximize' ? m : 1 - m }
+    return {
+      trial: t.id,
+      metric: t.metric!,
+      y: axes.map((a, i) => (i === axes.length - 1 ? m : normalise(a, t.config[a.name]))),
+      score: direction === 'maximize' ? m : 1 - m,
+    }
   })
   return { axes, lines }
 }

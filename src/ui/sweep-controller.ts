@@ -11,10 +11,33 @@ import { withTimeout } from '../util/deadline.ts'
 import { toErrorView } from './errors.ts'
 import { downloadFile, sweepFile } from './sweep-files.ts'
 import type { StageView } from './sweep-view.ts'
-import type { ErrorView, LoadState, ParamImportance, SweepApi, SweepConfig, SweepDownloadKind, SweepEvent, SweepState, TrialRecord } from './types.ts'
+import type {
+  ErrorView,
+  LoadState,
+  ParamImportance,
+  SweepApi,
+  SweepConfig,
+  SweepDownloadKind,
+  SweepEvent,
+  SweepState,
+  TrialRecord,
+} from './types.ts'
 
-const SWEEP_METHODS: ReadonlyArray<keyof SweepApi> = ['sweep', 'resumeSweep', 'stopSweep', 'listSweeps', 'getSweep', 'deleteSweep',
-  'exportSweep', 'importSweep', 'sweepArtifacts', 'defaultSpace', 'planSweep', 'continueSnippet', 'sweepImportance']
+const SWEEP_METHODS: ReadonlyArray<keyof SweepApi> = [
+  'sweep',
+  'resumeSweep',
+  'stopSweep',
+  'listSweeps',
+  'getSweep',
+  'deleteSweep',
+  'exportSweep',
+  'importSweep',
+  'sweepArtifacts',
+  'defaultSpace',
+  'planSweep',
+  'continueSnippet',
+  'sweepImportance',
+]
 
 /** `api` as a SweepApi; throws naming the missing methods when the page's API has no sweeps. */
 export function sweepApiOf(api: SnaptrainApi): SweepApi {
@@ -26,7 +49,18 @@ export function sweepApiOf(api: SnaptrainApi): SweepApi {
 /** A placeholder state shown from the moment a sweep starts until its first 'state' event. */
 export function startingState(id: string, config: SweepConfig): SweepState {
   const now = new Date().toISOString()
-  return { id, config, status: 'running', trials: [], stoppedEarly: 0, gpuSeconds: 0, gpuSecondsFullBudget: 0, wallSeconds: 0, createdAt: now, updatedAt: now }
+  return {
+    id,
+    config,
+    status: 'running',
+    trials: [],
+    stoppedEarly: 0,
+    gpuSeconds: 0,
+    gpuSecondsFullBudget: 0,
+    wallSeconds: 0,
+    createdAt: now,
+    updatedAt: now,
+  }
 }
 
 /** `s` with trial `t` replaced (or added), trials in id order. */
@@ -53,7 +87,11 @@ export class SweepController implements ReactiveController {
   /** Importance of the last state asked for (a trial event makes a new state object, so it is recomputed then). */
   private importanceOf?: { state: SweepState; value?: ParamImportance[]; error?: string }
 
-  constructor(private readonly host: ReactiveControllerHost, private readonly api: () => SnaptrainApi, private readonly timeoutMs: () => number) {
+  constructor(
+    private readonly host: ReactiveControllerHost,
+    private readonly api: () => SnaptrainApi,
+    private readonly timeoutMs: () => number,
+  ) {
     host.addController(this)
   }
 
@@ -62,23 +100,32 @@ export class SweepController implements ReactiveController {
   }
 
   /** Stage of the current sweep while this page runs it. */
-  get stage(): StageView | undefined { return this.current && this.stages.get(this.current.id) }
+  get stage(): StageView | undefined {
+    return this.current && this.stages.get(this.current.id)
+  }
 
   /**
    * Parameter importance of the current sweep (window.snaptrain.sweepImportance), computed once
    * per state; undefined until 8 trials finished.
    */
-  get importance(): ParamImportance[] | undefined { return this.importanceNow()?.value }
+  get importance(): ParamImportance[] | undefined {
+    return this.importanceNow()?.value
+  }
 
   /** Why the importance of the current sweep could not be computed (shown in its panel). */
-  get importanceError(): string | undefined { return this.importanceNow()?.error }
+  get importanceError(): string | undefined {
+    return this.importanceNow()?.error
+  }
 
   private importanceNow(): { value?: ParamImportance[]; error?: string } | undefined {
-    const s = this.current, lib = this.lib
+    const s = this.current,
+      lib = this.lib
     if (!s || !lib) return undefined
     if (this.importanceOf?.state !== s) {
       // Caught here, not thrown from render: the panel says why and the rest of the sweep still shows.
-      try { this.importanceOf = { state: s, value: lib.sweepImportance(s) } } catch (e) {
+      try {
+        this.importanceOf = { state: s, value: lib.sweepImportance(s) }
+      } catch (e) {
         this.importanceOf = { state: s, error: e instanceof Error ? e.message : String(e) }
       }
     }
@@ -87,7 +134,11 @@ export class SweepController implements ReactiveController {
 
   /** The sweep methods, or undefined (with the list showing why) when the API has none. */
   get lib(): SweepApi | undefined {
-    try { return sweepApiOf(this.api()) } catch { return undefined }
+    try {
+      return sweepApiOf(this.api())
+    } catch {
+      return undefined
+    }
   }
 
   /** Re-reads the stored sweeps. */
@@ -98,7 +149,10 @@ export class SweepController implements ReactiveController {
       const list = await this.bounded(sweepApiOf(this.api()).listSweeps(), 'listing stored sweeps')
       this.sweeps = list
       this.listState = 'ready'
-      if (this.current) this.current = this.active.has(this.current.id) ? this.current : list.find(s => s.id === this.current!.id) ?? this.current
+      if (this.current)
+        this.current = this.active.has(this.current.id)
+          ? this.current
+          : (list.find(s => s.id === this.current!.id) ?? this.current)
     } catch (e) {
       Object.assign(this, { listState: 'error', listError: toErrorView('Reading the stored sweeps', e) })
     }
@@ -127,7 +181,7 @@ export class SweepController implements ReactiveController {
 
   /** Shows stored sweep `id`. */
   async open(id: string): Promise<void> {
-    const s = this.sweeps.find(x => x.id === id) ?? await this.act(`Reading sweep ${id}`, lib => lib.getSweep(id))
+    const s = this.sweeps.find(x => x.id === id) ?? (await this.act(`Reading sweep ${id}`, lib => lib.getSweep(id)))
     if (s) this.show(s)
   }
 
@@ -161,7 +215,11 @@ export class SweepController implements ReactiveController {
     if (file) downloadFile(file)
   }
 
-  private async run(id: string, what: string, go: (lib: SweepApi, on: (e: SweepEvent) => void) => Promise<SweepState>): Promise<void> {
+  private async run(
+    id: string,
+    what: string,
+    go: (lib: SweepApi, on: (e: SweepEvent) => void) => Promise<SweepState>,
+  ): Promise<void> {
     this.active.add(id)
     this.error = undefined
     this.update()

@@ -35,10 +35,14 @@ export function curveSeries(t: TrialRecord, kind: CurveKind): uPlot.Series {
 
 @customElement('st-sweep-curves')
 export class StSweepCurves extends LitElement {
-  static styles = [baseStyles, plotStyles, css`
+  static styles = [
+    baseStyles,
+    plotStyles,
+    css`
     .plot { min-height: 250px; }
     .key { font-size: 12px; }
-  `]
+  `,
+  ]
 
   @property({ attribute: false }) trials: TrialRecord[] = []
   /** Id of the best trial (drawn thicker). */
@@ -61,15 +65,24 @@ export class StSweepCurves extends LitElement {
     if (!['trials', 'best', 'width'].some(k => changed.has(k as keyof StSweepCurves))) return
     const { columns, trials } = curvesData(this.trials)
     const kinds = trials.map(t => curveKind(t, this.trials, this.best))
-    Object.assign(this.dataset, { series: String(trials.length), points: String(pointCount(columns)),
-      stopped: String(kinds.filter(k => k === 'cut').length) })
+    Object.assign(this.dataset, {
+      series: String(trials.length),
+      points: String(pointCount(columns)),
+      stopped: String(kinds.filter(k => k === 'cut').length),
+    })
     if (trials.length === 0) return this.chart.clear()
-    this.chart.draw(this.renderRoot.querySelector<HTMLElement>('.plot')!, {
-      width: this.width, height: 240, legend: { show: false },
-      scales: { x: { time: false } },
-      series: [{ label: this.resourceLabel }, ...trials.map((t, i) => curveSeries(t, kinds[i]!))],
-      axes: [{ label: this.resourceLabel }, { label: this.metricLabel }],
-    }, columns)
+    this.chart.draw(
+      this.renderRoot.querySelector<HTMLElement>('.plot')!,
+      {
+        width: this.width,
+        height: 240,
+        legend: { show: false },
+        scales: { x: { time: false } },
+        series: [{ label: this.resourceLabel }, ...trials.map((t, i) => curveSeries(t, kinds[i]!))],
+        axes: [{ label: this.resourceLabel }, { label: this.metricLabel }],
+      },
+      columns,
+    )
   }
 
   disconnectedCallback(): void {
@@ -79,5 +92,7 @@ export class StSweepCurves extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-sweep-curves': StSweepCurves }
+  interface HTMLElementTagNameMap {
+    'st-sweep-curves': StSweepCurves
+  }
 }

@@ -30,7 +30,10 @@ export interface SweepForm {
 }
 
 /** The table a sweep runs on. */
-export interface SweepTableRef { url: string; version?: number }
+export interface SweepTableRef {
+  url: string
+  version?: number
+}
 
 /** Strategies offered, in menu order. */
 export const STRATEGIES: StrategyName[] = ['hyperband', 'asha', 'random', 'grid', 'tpe', 'bohb']
@@ -40,11 +43,30 @@ export const STRATEGIES: StrategyName[] = ['hyperband', 'asha', 'random', 'grid'
  * the resource range start blank: blank means the engine's per-model default (planSweep shows
  * what it costs), so the form never disagrees with the engine.
  */
-export function defaultForm(model: SweepModel, space: Record<string, unknown>, label: string, features: string[]): SweepForm {
+export function defaultForm(
+  model: SweepModel,
+  space: Record<string, unknown>,
+  label: string,
+  features: string[],
+): SweepForm {
   return {
-    name: '', model, label, features, filter: '', validMode: 'fraction', validFraction: '0.2', validTable: '',
-    spaceText: JSON.stringify(space, null, 2), strategy: 'hyperband', trials: '', parallel: '', seed: '0',
-    minResource: '', maxResource: '', eta: '', metric: 'auc',
+    name: '',
+    model,
+    label,
+    features,
+    filter: '',
+    validMode: 'fraction',
+    validFraction: '0.2',
+    validTable: '',
+    spaceText: JSON.stringify(space, null, 2),
+    strategy: 'hyperband',
+    trials: '',
+    parallel: '',
+    seed: '0',
+    minResource: '',
+    maxResource: '',
+    eta: '',
+    metric: 'auc',
   }
 }
 
@@ -52,10 +74,23 @@ export function defaultForm(model: SweepModel, space: Record<string, unknown>, l
 export function formFromConfig(c: SweepConfig, allFeatures: string[], space: Record<string, unknown>): SweepForm {
   const txt = (v: number | undefined) => (v === undefined ? '' : String(v))
   return {
-    name: c.name ? `${c.name} (copy)` : '', model: c.model, label: c.label, features: c.features ?? allFeatures.filter(f => f !== c.label),
-    filter: c.filter ?? '', validMode: c.validTable ? 'table' : 'fraction', validFraction: txt(c.validFraction ?? 0.2), validTable: c.validTable ?? '',
-    spaceText: JSON.stringify(c.space ?? space, null, 2), strategy: c.strategy, trials: txt(c.trials), parallel: txt(c.parallel),
-    seed: txt(c.seed ?? 0), minResource: txt(c.minResource), maxResource: txt(c.maxResource), eta: txt(c.eta), metric: c.metric ?? 'auc',
+    name: c.name ? `${c.name} (copy)` : '',
+    model: c.model,
+    label: c.label,
+    features: c.features ?? allFeatures.filter(f => f !== c.label),
+    filter: c.filter ?? '',
+    validMode: c.validTable ? 'table' : 'fraction',
+    validFraction: txt(c.validFraction ?? 0.2),
+    validTable: c.validTable ?? '',
+    spaceText: JSON.stringify(c.space ?? space, null, 2),
+    strategy: c.strategy,
+    trials: txt(c.trials),
+    parallel: txt(c.parallel),
+    seed: txt(c.seed ?? 0),
+    minResource: txt(c.minResource),
+    maxResource: txt(c.maxResource),
+    eta: txt(c.eta),
+    metric: c.metric ?? 'auc',
   }
 }
 
@@ -72,7 +107,9 @@ function parseSpace(text: string, errors: string[]): Record<string, unknown> | u
   try {
     const v: unknown = JSON.parse(text)
     if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>
-    errors.push('space: must be a JSON object of parameter → domain, e.g. {"eta": {"type": "loguniform", "low": 0.01, "high": 0.3}}')
+    errors.push(
+      'space: must be a JSON object of parameter → domain, e.g. {"eta": {"type": "loguniform", "low": 0.01, "high": 0.3}}',
+    )
   } catch (e) {
     errors.push(`space: not valid JSON (${(e as Error).message})`)
   }
@@ -83,7 +120,11 @@ function parseSpace(text: string, errors: string[]): Record<string, unknown> | u
  * The config the form describes for `table`, or the form-level errors. `allFeatures` are the
  * candidate feature columns: when every one is chosen, `features` is left out (all by default).
  */
-export function draftConfig(form: SweepForm, table: SweepTableRef, allFeatures: string[]): { config?: SweepConfig; errors: string[] } {
+export function draftConfig(
+  form: SweepForm,
+  table: SweepTableRef,
+  allFeatures: string[],
+): { config?: SweepConfig; errors: string[] } {
   const errors: string[] = []
   if (!form.label) errors.push('label: choose the column to predict')
   const candidates = allFeatures.filter(f => f !== form.label)
@@ -91,14 +132,27 @@ export function draftConfig(form: SweepForm, table: SweepTableRef, allFeatures: 
   if (features.length === 0) errors.push('features: choose at least one feature column')
   const space = parseSpace(form.spaceText, errors)
   const validFraction = form.validMode === 'fraction' ? num(form.validFraction, 'validation share', errors) : undefined
-  if (form.validMode === 'table' && !form.validTable.trim()) errors.push('validation table: give its URL, or use a validation share')
+  if (form.validMode === 'table' && !form.validTable.trim())
+    errors.push('validation table: give its URL, or use a validation share')
   const config: SweepConfig = {
-    model: form.model, table: table.url, version: table.version, label: form.label, strategy: form.strategy, space,
-    features: features.length === candidates.length ? undefined : features, filter: form.filter.trim() || undefined,
-    validFraction, validTable: form.validMode === 'table' ? form.validTable.trim() : undefined,
-    trials: num(form.trials, 'trials', errors), parallel: num(form.parallel, 'parallel', errors), seed: num(form.seed, 'seed', errors),
-    minResource: num(form.minResource, 'min resource', errors), maxResource: num(form.maxResource, 'max resource', errors),
-    eta: num(form.eta, 'η', errors), metric: form.metric, name: form.name.trim() || undefined,
+    model: form.model,
+    table: table.url,
+    version: table.version,
+    label: form.label,
+    strategy: form.strategy,
+    space,
+    features: features.length === candidates.length ? undefined : features,
+    filter: form.filter.trim() || undefined,
+    validFraction,
+    validTable: form.validMode === 'table' ? form.validTable.trim() : undefined,
+    trials: num(form.trials, 'trials', errors),
+    parallel: num(form.parallel, 'parallel', errors),
+    seed: num(form.seed, 'seed', errors),
+    minResource: num(form.minResource, 'min resource', errors),
+    maxResource: num(form.maxResource, 'max resource', errors),
+    eta: num(form.eta, 'η', errors),
+    metric: form.metric,
+    name: form.name.trim() || undefined,
   }
   for (const k of Object.keys(config) as Array<keyof SweepConfig>) if (config[k] === undefined) delete config[k]
   return errors.length ? { errors } : { config, errors }

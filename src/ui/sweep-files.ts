@@ -9,7 +9,10 @@ import { trialsCsv } from '../tune/export.ts'
 import type { SweepApi, SweepDownloadKind, SweepState } from './types.ts'
 
 /** A file to save: name and contents. */
-export interface DownloadFile { name: string; blob: Blob }
+export interface DownloadFile {
+  name: string
+  blob: Blob
+}
 
 /** base64 → bytes (the recommender's model is stored as base64). */
 function fromBase64(b64: string): Uint8Array<ArrayBuffer> {
@@ -41,7 +44,10 @@ export async function sweepFile(lib: SweepApi, s: SweepState, kind: SweepDownloa
       if (!a.model) throw new Error(`sweep ${s.id}: trial ${trial} stored no model`)
       return s.config.model === 'gbdt'
         ? { name: `${base}-trial${trial}-model.json`, blob: new Blob([a.model], { type: 'application/json' }) }
-        : { name: `${base}-trial${trial}-model.bin`, blob: new Blob([fromBase64(a.model)], { type: 'application/octet-stream' }) }
+        : {
+            name: `${base}-trial${trial}-model.bin`,
+            blob: new Blob([fromBase64(a.model)], { type: 'application/octet-stream' }),
+          }
     }
     case 'manifest': {
       const { a, trial } = await bestArtifacts(lib, s)
@@ -51,7 +57,10 @@ export async function sweepFile(lib: SweepApi, s: SweepState, kind: SweepDownloa
     case 'csv':
       return { name: `${base}-trials.csv`, blob: new Blob([trialsCsv(s.trials)], { type: 'text/csv' }) }
     case 'snippet':
-      return { name: `${base}-continue.py`, blob: new Blob([await lib.continueSnippet(s.id)], { type: 'text/x-python' }) }
+      return {
+        name: `${base}-continue.py`,
+        blob: new Blob([await lib.continueSnippet(s.id)], { type: 'text/x-python' }),
+      }
     case 'sweep':
       return { name: `${base}.json`, blob: new Blob([await lib.exportSweep(s.id)], { type: 'application/json' }) }
   }

@@ -18,14 +18,17 @@ export function tableName(url: string): string {
 
 @customElement('st-sweep-list')
 export class StSweepList extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     ul { list-style: none; margin: 0; padding: 0; display: grid; gap: 4px; }
     li { display: flex; gap: 4px; }
     li > button.open { flex: 1; text-align: left; display: grid; }
     .line { display: flex; justify-content: space-between; gap: 8px; }
     .status-running { color: var(--st-accent, #2f6fde); } .status-failed { color: var(--st-error, #c62828); }
     label.import { font-size: 12px; }
-  `]
+  `,
+  ]
 
   @property({ attribute: false }) sweeps: SweepState[] = []
   @property() selected?: string
@@ -71,12 +74,16 @@ export class StSweepList extends LitElement {
     if (!file) return
     const json = await file.text()
     input.value = ''
-    this.dispatchEvent(new CustomEvent('sweep-import', { detail: { json, name: file.name }, bubbles: true, composed: true }))
+    this.dispatchEvent(
+      new CustomEvent('sweep-import', { detail: { json, name: file.name }, bubbles: true, composed: true }),
+    )
   }
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-sweep-list': StSweepList }
+  interface HTMLElementTagNameMap {
+    'st-sweep-list': StSweepList
+  }
   interface HTMLElementEventMap {
     'sweep-open': CustomEvent<SweepIdDetail>
     'sweep-resume': CustomEvent<SweepIdDetail>

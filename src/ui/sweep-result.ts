@@ -12,17 +12,25 @@ import type { SweepDownloadDetail, SweepDownloadKind, SweepState } from './types
 
 /** Download buttons in display order with their labels. */
 export const DOWNLOADS: ReadonlyArray<[SweepDownloadKind, string]> = [
-  ['params', 'Params JSON'], ['model', 'Model'], ['manifest', 'Manifest'], ['csv', 'Trials CSV'], ['snippet', 'Continue-at-scale snippet'], ['sweep', 'Sweep JSON'],
+  ['params', 'Params JSON'],
+  ['model', 'Model'],
+  ['manifest', 'Manifest'],
+  ['csv', 'Trials CSV'],
+  ['snippet', 'Continue-at-scale snippet'],
+  ['sweep', 'Sweep JSON'],
 ]
 
 @customElement('st-sweep-result')
 export class StSweepResult extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     .card { border: 1px solid var(--st-accent, #2f6fde); border-radius: 8px; padding: 10px 12px; background: var(--st-accent-bg, #f3f7fe); }
     .metric { font-size: 18px; font-weight: 600; font-variant-numeric: tabular-nums; }
     pre { background: #fff; border: 1px solid var(--st-border, #e2e6ee); border-radius: 6px; padding: 8px; overflow: auto; max-height: 240px; margin: 6px 0; }
     .downloads { display: flex; flex-wrap: wrap; gap: 6px; }
-  `]
+  `,
+  ]
 
   @property({ attribute: false }) state?: SweepState
   /** The continueSnippet text for this sweep, once fetched. */
@@ -31,14 +39,17 @@ export class StSweepResult extends LitElement {
   render() {
     const s = this.state
     const best = s?.best
-    if (!s || !best) return html`<h2>Best configuration</h2><p class="muted empty">Appears when a trial reports a metric.</p>`
+    if (!s || !best)
+      return html`<h2>Best configuration</h2><p class="muted empty">Appears when a trial reports a metric.</p>`
     const metric = s.config.metric ?? 'auc'
     return html`<h2>Best configuration</h2><div class="card">
       <div><span class="metric">${metric} ${formatNumber(best.metric)}</span>
         <span class="muted">trial ${best.trial}${s.status === 'running' ? ' (so far)' : ''}</span></div>
       <pre class="params mono">${JSON.stringify(best.params, null, 2)}</pre>
-      <div class="downloads">${DOWNLOADS.map(([kind, label]) => html`<button data-download=${kind}
-        @click=${() => this.download(s.id, kind)}>⤓ ${label}</button>`)}</div>
+      <div class="downloads">${DOWNLOADS.map(
+        ([kind, label]) => html`<button data-download=${kind}
+        @click=${() => this.download(s.id, kind)}>⤓ ${label}</button>`,
+      )}</div>
       ${this.snippet ? html`<details><summary>Continue at scale</summary><pre class="snippet mono">${this.snippet}</pre></details>` : nothing}
     </div>`
   }
@@ -50,6 +61,10 @@ export class StSweepResult extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-sweep-result': StSweepResult }
-  interface HTMLElementEventMap { 'sweep-download': CustomEvent<SweepDownloadDetail> }
+  interface HTMLElementTagNameMap {
+    'st-sweep-result': StSweepResult
+  }
+  interface HTMLElementEventMap {
+    'sweep-download': CustomEvent<SweepDownloadDetail>
+  }
 }

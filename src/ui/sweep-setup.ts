@@ -9,20 +9,30 @@
 import { LitElement, html, css, nothing } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
 import { baseStyles } from './styles.ts'
-import { defaultForm, draftConfig, formFromConfig, STRATEGIES, type SweepForm, type SweepTableRef } from './sweep-draft.ts'
+import {
+  defaultForm,
+  draftConfig,
+  formFromConfig,
+  STRATEGIES,
+  type SweepForm,
+  type SweepTableRef,
+} from './sweep-draft.ts'
 import { labelCandidates } from './train-panel.ts'
 import type { StructField, SweepConfig, SweepModel, SweepPlanView } from './types.ts'
 
 /** "what this will cost" line of a plan. */
 export function costText(p: SweepPlanView, model: SweepModel): string {
   const unit = model === 'gbdt' ? 'boosting rounds' : 'epochs'
-  const share = p.resourceFullBudget > 0 ? ` (${Math.round((p.resourceTotal / p.resourceFullBudget) * 100)}% of it)` : ''
+  const share =
+    p.resourceFullBudget > 0 ? ` (${Math.round((p.resourceTotal / p.resourceFullBudget) * 100)}% of it)` : ''
   return `${p.trials} trial runs in ${p.brackets.length} bracket${p.brackets.length === 1 ? '' : 's'} · ${p.resourceTotal} ${unit} in total vs ${p.resourceFullBudget} at full budget${share}`
 }
 
 @customElement('st-sweep-setup')
 export class StSweepSetup extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     form { display: grid; gap: 8px 10px; grid-template-columns: max-content minmax(0, 1fr); align-items: center; }
     .full { grid-column: 1 / -1; }
     textarea { font-family: var(--st-mono, ui-monospace, monospace); font-size: 12px; min-height: 160px; width: 100%; box-sizing: border-box; }
@@ -31,7 +41,8 @@ export class StSweepSetup extends LitElement {
     .knobs input { width: 5em; }
     ul.errors { color: var(--st-error, #c62828); margin: 0; padding-left: 18px; }
     .cost { font-variant-numeric: tabular-nums; }
-  `]
+  `,
+  ]
 
   @property({ attribute: false }) fields: StructField[] = []
   @property({ attribute: false }) table?: SweepTableRef
@@ -45,21 +56,26 @@ export class StSweepSetup extends LitElement {
 
   @state() form?: SweepForm
 
-  private get columns(): string[] { return this.fields.map(f => f.name) }
+  private get columns(): string[] {
+    return this.fields.map(f => f.name)
+  }
 
   protected willUpdate(changed: Map<PropertyKey, unknown>): void {
     const init = this.initial
     if (changed.has('initial') && init) this.form = formFromConfig(init, this.columns, this.space(init.model))
     else if (!this.form || (changed.has('fields') && !this.fits(this.form))) {
       // A clone whose table opened after the form was filled: fill it again against that schema.
-      if (init && this.columns.includes(init.label)) this.form = formFromConfig(init, this.columns, this.space(init.model))
+      if (init && this.columns.includes(init.label))
+        this.form = formFromConfig(init, this.columns, this.space(init.model))
       else this.reset(this.form?.model ?? 'gbdt')
     }
   }
 
   render() {
     const f = this.form!
-    const { config, errors } = this.table ? draftConfig(f, this.table, this.columns) : { config: undefined, errors: ['no table is open'] }
+    const { config, errors } = this.table
+      ? draftConfig(f, this.table, this.columns)
+      : { config: undefined, errors: ['no table is open'] }
     const plan = config ? this.plan(config) : undefined
     const all = [...errors, ...(plan?.errors ?? [])]
     const labels = labelCandidates(this.fields)
@@ -77,22 +93,32 @@ export class StSweepSetup extends LitElement {
         <select id="valid-mode" @change=${this.text('validMode')}>
           <option value="fraction" ?selected=${f.validMode === 'fraction'}>share of rows</option>
           <option value="table" ?selected=${f.validMode === 'table'}>another table</option></select>
-        ${f.validMode === 'fraction' ? html`<input id="valid-fraction" type="number" step="0.05" min="0.01" max="0.99" .value=${f.validFraction} @input=${this.text('validFraction')}>`
-          : html`<input id="valid-table" placeholder="table URL" .value=${f.validTable} @input=${this.text('validTable')}>`}</span>
+        ${
+          f.validMode === 'fraction'
+            ? html`<input id="valid-fraction" type="number" step="0.05" min="0.01" max="0.99" .value=${f.validFraction} @input=${this.text('validFraction')}>`
+            : html`<input id="valid-table" placeholder="table URL" .value=${f.validTable} @input=${this.text('validTable')}>`
+        }</span>
       <label for="space">Search space</label>
       <textarea id="space" spellcheck="false" .value=${f.spaceText} @input=${this.text('spaceText')}></textarea>
       <span>Strategy</span>${this.knobs(f)}
       <label for="name">Name</label><input id="name" placeholder="optional" .value=${f.name} @input=${this.text('name')}>
-      <div class="full">${all.length ? html`<ul class="errors" role="alert">${all.map(e => html`<li>${e}</li>`)}</ul>`
-        : plan ? html`<div class="cost" data-trials=${plan.trials}>What this will cost: ${costText(plan, f.model)}</div>` : nothing}</div>
+      <div class="full">${
+        all.length
+          ? html`<ul class="errors" role="alert">${all.map(e => html`<li>${e}</li>`)}</ul>`
+          : plan
+            ? html`<div class="cost" data-trials=${plan.trials}>What this will cost: ${costText(plan, f.model)}</div>`
+            : nothing
+      }</div>
       <div class="full"><button type="submit" ?disabled=${this.busy || all.length > 0}>Start sweep</button></div>
     </form>`
   }
 
   private featureBoxes(f: SweepForm) {
     const cols = this.columns.filter(c => c !== f.label)
-    return html`<div><div class="features">${cols.map(c => html`<label><input type="checkbox" data-feature=${c}
-        .checked=${f.features.includes(c)} @change=${(e: Event) => this.toggle(c, (e.target as HTMLInputElement).checked)}> ${c}</label>`)}</div>
+    return html`<div><div class="features">${cols.map(
+      c => html`<label><input type="checkbox" data-feature=${c}
+        .checked=${f.features.includes(c)} @change=${(e: Event) => this.toggle(c, (e.target as HTMLInputElement).checked)}> ${c}</label>`,
+    )}</div>
       <button type="button" class="all" @click=${() => this.set({ features: cols })}>all</button>
       <button type="button" class="none" @click=${() => this.set({ features: [] })}>none</button></div>`
   }
@@ -119,7 +145,13 @@ export class StSweepSetup extends LitElement {
     try {
       return this.planner(config)
     } catch (e) {
-      return { errors: [`planning the sweep: ${(e as Error).message}`], trials: 0, brackets: [], resourceTotal: 0, resourceFullBudget: 0 }
+      return {
+        errors: [`planning the sweep: ${(e as Error).message}`],
+        trials: 0,
+        brackets: [],
+        resourceTotal: 0,
+        resourceFullBudget: 0,
+      }
     }
   }
 
@@ -133,14 +165,22 @@ export class StSweepSetup extends LitElement {
 
   /** A fresh form for `model` (model change or a new table): defaults, every feature chosen. */
   private reset(model: SweepModel) {
-    const label = labelCandidates(this.fields).find(l => l === this.form?.label) ?? labelCandidates(this.fields)[0] ?? ''
-    this.form = defaultForm(model, this.space(model), label, this.columns.filter(c => c !== label))
+    const label =
+      labelCandidates(this.fields).find(l => l === this.form?.label) ?? labelCandidates(this.fields)[0] ?? ''
+    this.form = defaultForm(
+      model,
+      this.space(model),
+      label,
+      this.columns.filter(c => c !== label),
+    )
   }
 
   private set(part: Partial<SweepForm>) {
-    const old = this.form!, next = { ...old, ...part }
+    const old = this.form!,
+      next = { ...old, ...part }
     // A new label leaves the features; the old one becomes a (chosen) feature again.
-    if (part.label !== undefined && part.label !== old.label) next.features = [...old.features.filter(c => c !== part.label), ...(old.label ? [old.label] : [])]
+    if (part.label !== undefined && part.label !== old.label)
+      next.features = [...old.features.filter(c => c !== part.label), ...(old.label ? [old.label] : [])]
     this.form = next
   }
 
@@ -161,6 +201,10 @@ export class StSweepSetup extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-sweep-setup': StSweepSetup }
-  interface HTMLElementEventMap { 'sweep-start': CustomEvent<SweepConfig> }
+  interface HTMLElementTagNameMap {
+    'st-sweep-setup': StSweepSetup
+  }
+  interface HTMLElementEventMap {
+    'sweep-start': CustomEvent<SweepConfig>
+  }
 }

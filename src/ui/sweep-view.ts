@@ -20,7 +20,10 @@ import './sweep-result.ts'
 import './trial-table.ts'
 
 /** A data stage in progress (SweepEvent 'stage'); `fraction` in [0, 1] when known. */
-export interface StageView { message: string; fraction?: number }
+export interface StageView {
+  message: string
+  fraction?: number
+}
 
 /** Trials per status, e.g. { completed: 5, stopped: 3 }. */
 export function statusCounts(s: SweepState): Partial<Record<TrialStatus, number>> {
@@ -31,7 +34,9 @@ export function statusCounts(s: SweepState): Partial<Record<TrialStatus, number>
 
 @customElement('st-sweep-view')
 export class StSweepView extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     :host { display: grid; gap: 14px; grid-template-columns: minmax(0, 1fr); }
     .head { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: baseline; }
     .head h1 { font-size: 18px; margin: 0; }
@@ -40,7 +45,8 @@ export class StSweepView extends LitElement {
     progress { width: 16em; }
     .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(580px, 1fr)); gap: 14px; }
     .cost { font-variant-numeric: tabular-nums; }
-  `]
+  `,
+  ]
 
   @property({ attribute: false }) state?: SweepState
   @property({ attribute: false }) stage?: StageView
@@ -58,11 +64,16 @@ export class StSweepView extends LitElement {
   render() {
     const s = this.state
     if (!s) return nothing
-    const dir = directionOf(s), metric = s.config.metric ?? 'auc'
+    const dir = directionOf(s),
+      metric = s.config.metric ?? 'auc'
     const resource = s.config.model === 'gbdt' ? 'boosting rounds' : 'epochs'
     return html`${this.header(s)}
-      ${this.stage && this.active ? html`<div class="stage" role="status"><span>${this.stage.message}</span>
-        ${this.stage.fraction === undefined ? nothing : html`<progress max="1" .value=${this.stage.fraction}></progress>`}</div>` : nothing}
+      ${
+        this.stage && this.active
+          ? html`<div class="stage" role="status"><span>${this.stage.message}</span>
+        ${this.stage.fraction === undefined ? nothing : html`<progress max="1" .value=${this.stage.fraction}></progress>`}</div>`
+          : nothing
+      }
       ${this.error ? html`<st-error-view .error=${this.error}></st-error-view>` : nothing}
       ${s.error ? html`<st-error-view .error=${{ context: 'The sweep', message: s.error, causes: [] }}></st-error-view>` : nothing}
       <st-sweep-result .state=${s} .snippet=${this.snippet}></st-sweep-result>
@@ -77,15 +88,24 @@ export class StSweepView extends LitElement {
 
   private header(s: SweepState) {
     const c = statusCounts(s)
-    const counts = (['running', 'completed', 'stopped', 'failed', 'pending'] as const).filter(k => c[k]).map(k => `${c[k]} ${k}`).join(' · ')
-    const saved = s.gpuSecondsFullBudget > 0 ? ` (${Math.round((1 - s.gpuSeconds / s.gpuSecondsFullBudget) * 100)}% saved)` : ''
+    const counts = (['running', 'completed', 'stopped', 'failed', 'pending'] as const)
+      .filter(k => c[k])
+      .map(k => `${c[k]} ${k}`)
+      .join(' · ')
+    const saved =
+      s.gpuSecondsFullBudget > 0 ? ` (${Math.round((1 - s.gpuSeconds / s.gpuSecondsFullBudget) * 100)}% saved)` : ''
     return html`<div class="head">
         <h1>${s.config.name || `Sweep on ${tableName(s.config.table)}`}</h1>
         <span class="status" data-status=${s.status}>${s.status}${this.active ? '' : s.status === 'running' ? ' (not running in this page)' : ''}</span>
         <span class="muted">${s.config.model} · ${s.config.strategy} · label ${s.config.label} · seed ${s.config.seed ?? 0}</span>
         <div class="actions">
-          ${this.active ? html`<button class="stop" @click=${() => this.fire('sweep-stop', s.id)}>■ Stop</button>`
-            : s.status !== 'finished' ? html`<button class="resume" @click=${() => this.fire('sweep-resume', s.id)}>▶ Resume</button>` : nothing}
+          ${
+            this.active
+              ? html`<button class="stop" @click=${() => this.fire('sweep-stop', s.id)}>■ Stop</button>`
+              : s.status !== 'finished'
+                ? html`<button class="resume" @click=${() => this.fire('sweep-resume', s.id)}>▶ Resume</button>`
+                : nothing
+          }
           <button class="clone" @click=${() => this.fire('sweep-clone', s.id)}>Clone and edit</button>
         </div>
       </div>
@@ -100,7 +120,9 @@ export class StSweepView extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-sweep-view': StSweepView }
+  interface HTMLElementTagNameMap {
+    'st-sweep-view': StSweepView
+  }
   interface HTMLElementEventMap {
     'sweep-stop': CustomEvent<SweepIdDetail>
     'sweep-clone': CustomEvent<SweepIdDetail>

@@ -55,7 +55,9 @@ export class TableController implements ReactiveController {
       this.rows = []
       const snapshot = this.snapshot
       const limit = this.opts.previewRows()
-      this.rows = await this.step(ticket, `Reading the first ${limit} rows`, () => this.api().readRows(snapshot, { limit }))
+      this.rows = await this.step(ticket, `Reading the first ${limit} rows`, () =>
+        this.api().readRows(snapshot, { limit }),
+      )
       this.finish(ticket, 'ready')
     } catch (e) {
       if (e === STALE) return

@@ -15,7 +15,9 @@ import type { CommitInfo, VersionSelectDetail } from './types.ts'
  */
 @customElement('st-table-history')
 export class StTableHistory extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     label { display: inline-flex; gap: 8px; align-items: center; margin-bottom: 8px; }
     select { font: inherit; padding: 2px 6px; }
     .scroll { max-height: 220px; overflow: auto; border: 1px solid var(--st-border, #e2e6ee); border-radius: 6px; }
@@ -23,7 +25,8 @@ export class StTableHistory extends LitElement {
     tbody tr:hover { background: var(--st-head, #f6f7fa); }
     th:first-child, td:first-child { width: 5em; }
     tr.selected { background: var(--st-accent-bg, #e8f0fd); }
-  `]
+  `,
+  ]
 
   /** Commits in any order; shown newest first. */
   @property({ attribute: false }) commits: CommitInfo[] = []
@@ -33,15 +36,19 @@ export class StTableHistory extends LitElement {
     const commits = [...this.commits].sort((a, b) => b.version - a.version)
     return html`<label>Version
         <select aria-label="version" @change=${this.onChange}>
-          ${commits.map(c => html`<option value=${c.version} ?selected=${c.version === this.selectedVersion}>
-            v${c.version}${c === commits[0] ? ' (latest)' : ''}</option>`)}
+          ${commits.map(
+            c => html`<option value=${c.version} ?selected=${c.version === this.selectedVersion}>
+            v${c.version}${c === commits[0] ? ' (latest)' : ''}</option>`,
+          )}
         </select></label>
       <div class="scroll"><table class="history">
         <thead><tr><th>version</th><th>timestamp</th><th>operation</th><th>rows added</th><th>rows removed</th></tr></thead>
-        <tbody>${commits.map(c => html`<tr data-version=${c.version}
+        <tbody>${commits.map(
+          c => html`<tr data-version=${c.version}
             class=${c.version === this.selectedVersion ? 'selected' : ''} @click=${() => this.select(c.version)}>
           <td class="num">${c.version}</td><td class="mono">${formatTimestamp(c.timestamp)}</td>
-          <td>${c.operation ?? ''}</td>${this.changed(c)}</tr>`)}</tbody>
+          <td>${c.operation ?? ''}</td>${this.changed(c)}</tr>`,
+        )}</tbody>
       </table></div>`
   }
 
@@ -61,6 +68,10 @@ export class StTableHistory extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-table-history': StTableHistory }
-  interface HTMLElementEventMap { 'version-select': CustomEvent<VersionSelectDetail> }
+  interface HTMLElementTagNameMap {
+    'st-table-history': StTableHistory
+  }
+  interface HTMLElementEventMap {
+    'version-select': CustomEvent<VersionSelectDetail>
+  }
 }

@@ -14,13 +14,16 @@ import './error-view.ts'
  */
 @customElement('st-table-list')
 export class StTableList extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     ul { list-style: none; margin: 0; padding: 0; display: grid; gap: 4px; }
     li button { width: 100%; display: flex; justify-content: space-between; gap: 12px; text-align: left; }
     .name { font-weight: 600; }
     form.url { display: flex; gap: 6px; margin-top: 8px; }
     form.url input { flex: 1; min-width: 0; font: inherit; }
-  `]
+  `,
+  ]
 
   @property({ attribute: false }) tables: TableView[] = []
   /** Name of the open table, highlighted. */
@@ -52,12 +55,14 @@ export class StTableList extends LitElement {
     if (this.tables.length === 0) {
       return html`<p class="muted">No tables found under <code>/tables/</code>. Run <code>npm run data</code>.</p>`
     }
-    return html`<ul>${this.tables.map(t => html`<li>
+    return html`<ul>${this.tables.map(
+      t => html`<li>
       <button data-table=${t.name} aria-pressed=${t.name === this.selected ? 'true' : 'false'}
         @click=${() => this.select(t)}>
         <span class="name">${t.name}</span>
         <span class="muted version">${t.latestVersion === undefined ? '' : `v${t.latestVersion}`}</span>
-      </button></li>`)}</ul>`
+      </button></li>`,
+    )}</ul>`
   }
 
   private select(t: TableView) {
@@ -67,6 +72,10 @@ export class StTableList extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-table-list': StTableList }
-  interface HTMLElementEventMap { 'table-select': CustomEvent<TableSelectDetail> }
+  interface HTMLElementTagNameMap {
+    'st-table-list': StTableList
+  }
+  interface HTMLElementEventMap {
+    'table-select': CustomEvent<TableSelectDetail>
+  }
 }

@@ -18,14 +18,17 @@ export type TableSnapshotView = SnapshotView & { schema: { fields: StructField[]
 /** `<st-table-view …>`; its children fire `version-select`, which bubbles to the owner. */
 @customElement('st-table-view')
 export class StTableView extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     /* minmax(0, 1fr): a wide rows table scrolls inside its box instead of widening the page. */
     :host { display: grid; grid-template-columns: minmax(0, 1fr); gap: 14px; }
     .title { display: flex; align-items: baseline; gap: 12px; flex-wrap: wrap; }
     .title h1 { font-size: 20px; margin: 0; }
     .status { color: var(--st-muted, #5b6473); }
     .status::before { content: '⏳ '; }
-  `]
+  `,
+  ]
 
   @property() name = ''
   @property() url = ''
@@ -43,13 +46,21 @@ export class StTableView extends LitElement {
     return html`<div class="title"><h1>${this.name}</h1><code class="muted">${this.url}</code></div>
       ${this.state === 'loading' ? html`<div class="status" role="status">${this.stage}…</div>` : nothing}
       ${this.error ? html`<st-error-view .error=${this.error}></st-error-view>` : nothing}
-      ${this.commits.length ? html`<div><h2>Versions</h2><st-table-history .commits=${this.commits}
-        .selectedVersion=${s?.version}></st-table-history></div>` : nothing}
-      ${s ? html`<st-snapshot-summary .snapshot=${s}></st-snapshot-summary>
+      ${
+        this.commits.length
+          ? html`<div><h2>Versions</h2><st-table-history .commits=${this.commits}
+        .selectedVersion=${s?.version}></st-table-history></div>`
+          : nothing
+      }
+      ${
+        s
+          ? html`<st-snapshot-summary .snapshot=${s}></st-snapshot-summary>
         <div><h2>Schema (${s.schema.fields.length} columns)</h2>
           <st-schema-view .fields=${s.schema.fields} .partitionColumns=${s.partitionColumns}
             .files=${s.files}></st-schema-view></div>
-        ${this.rowsBlock(s)}` : nothing}`
+        ${this.rowsBlock(s)}`
+          : nothing
+      }`
   }
 
   private rowsBlock(s: TableSnapshotView) {
@@ -61,5 +72,7 @@ export class StTableView extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-table-view': StTableView }
+  interface HTMLElementTagNameMap {
+    'st-table-view': StTableView
+  }
 }

@@ -11,7 +11,11 @@ import type { TrainModel, TrainResultView, TrainStartDetail } from './train-pane
 import type { ErrorView, LoadState } from './types.ts'
 
 /** What is being trained on. */
-export interface TrainTarget { name: string; url: string; version?: number }
+export interface TrainTarget {
+  name: string
+  url: string
+  version?: number
+}
 
 /** One run at a time; read its fields in the host's render(). */
 export class TrainController implements ReactiveController {
@@ -25,7 +29,10 @@ export class TrainController implements ReactiveController {
   result?: TrainResultView
   private ticket = 0
 
-  constructor(private readonly host: ReactiveControllerHost, private readonly api: () => SnaptrainApi) {
+  constructor(
+    private readonly host: ReactiveControllerHost,
+    private readonly api: () => SnaptrainApi,
+  ) {
     host.addController(this)
   }
 
@@ -42,18 +49,46 @@ export class TrainController implements ReactiveController {
   async start(target: TrainTarget, form: TrainStartDetail): Promise<void> {
     const ticket = ++this.ticket
     const model = form.model ?? 'gbdt'
-    Object.assign(this, { state: 'loading', stage: 'Starting', error: undefined, history: [], result: undefined, model })
+    Object.assign(this, {
+      state: 'loading',
+      stage: 'Starting',
+      error: undefined,
+      history: [],
+      result: undefined,
+      model,
+    })
     this.host.requestUpdate()
     try {
       const params = parseParamsText(form.params)
-      const config: TrainConfig = { table: target.url, version: target.version, label: form.label, validFraction: form.validFraction, params }
+      const config: TrainConfig = {
+        table: target.url,
+        version: target.version,
+        label: form.label,
+        validFraction: form.validFraction,
+        params,
+      }
       if (form.filter) config.filter = form.filter
-      const onProgress = (p: TrainProgress) => { if (ticket === this.ticket) this.progress(p) }
-      const r = model === 'recsys' ? await this.api().train({ ...config, model: 'recsys' }, onProgress) : await this.api().train(config, onProgress)
+      const onProgress = (p: TrainProgress) => {
+        if (ticket === this.ticket) this.progress(p)
+      }
+      const r =
+        model === 'recsys'
+          ? await this.api().train({ ...config, model: 'recsys' }, onProgress)
+          : await this.api().train(config, onProgress)
       if (ticket !== this.ticket) return
       const s = r.summary
-      this.result = { auc: s.auc, logloss: s.logloss, rounds: s.rounds, seconds: s.train_seconds, adapter: s.adapter, rowsTrain: s.rows_train, rowsValid: s.rows_valid, model }
-      if ('samples_per_second' in s) Object.assign(this.result, { samplesPerSecond: s.samples_per_second, epochs: s.epochs, steps: s.steps })
+      this.result = {
+        auc: s.auc,
+        logloss: s.logloss,
+        rounds: s.rounds,
+        seconds: s.train_seconds,
+        adapter: s.adapter,
+        rowsTrain: s.rows_train,
+        rowsValid: s.rows_valid,
+        model,
+      }
+      if ('samples_per_second' in s)
+        Object.assign(this.result, { samplesPerSecond: s.samples_per_second, epochs: s.epochs, steps: s.steps })
       this.state = 'ready'
     } catch (e) {
       if (ticket !== this.ticket) return
@@ -80,6 +115,7 @@ export function parseParamsText(text: string): Record<string, unknown> {
   } catch (e) {
     throw new SyntaxError(`parameters: not valid JSON (${(e as Error).message})`)
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TypeError('parameters: must be a JSON object, e.g. {"max_depth": 6}')
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new TypeError('parameters: must be a JSON object, e.g. {"max_depth": 6}')
   return v as Record<string, unknown>
 }

@@ -10,19 +10,35 @@ import uPlotCss from 'uplot/dist/uPlot.min.css?inline'
 import { baseStyles } from './styles.ts'
 
 /** Colours per metric (the legend shows the names). */
-const COLOURS: Record<string, string> = { auc: '#2f6fde', logloss: '#d9480f', error: '#2b8a3e', rmse: '#862e9c', train_loss: '#868e96' }
+const COLOURS: Record<string, string> = {
+  auc: '#2f6fde',
+  logloss: '#d9480f',
+  error: '#2b8a3e',
+  rmse: '#862e9c',
+  train_loss: '#868e96',
+}
 
 /** One uPlot series per metric: AUC on scale 'auc', the others on 'loss'. */
 function seriesOf(metric: string): uPlot.Series {
-  return { label: metric, stroke: COLOURS[metric] ?? '#555', width: 2, scale: metric === 'auc' ? 'auc' : 'loss', points: { show: true, size: 4 } }
+  return {
+    label: metric,
+    stroke: COLOURS[metric] ?? '#555',
+    width: 2,
+    scale: metric === 'auc' ? 'auc' : 'loss',
+    points: { show: true, size: 4 },
+  }
 }
 
 @customElement('st-train-curve')
 export class StTrainCurve extends LitElement {
-  static styles = [baseStyles, unsafeCSS(uPlotCss), css`
+  static styles = [
+    baseStyles,
+    unsafeCSS(uPlotCss),
+    css`
     .plot { min-height: 260px; }
     .empty { color: var(--st-muted, #5b6473); }
-  `]
+  `,
+  ]
 
   /** Validation metrics per round, round 0 first (TrainProgress 'round' events, in order). */
   @property({ attribute: false }) history: Array<Record<string, number>> = []
@@ -45,7 +61,13 @@ export class StTrainCurve extends LitElement {
     // Reflected for tests and the e2e screenshot check: how many rounds are drawn.
     this.dataset.points = String(this.history.length)
     const metrics = [...new Set(this.history.flatMap(m => Object.keys(m)))]
-    if (this.history.length === 0 || metrics.join() !== this.metrics.join() || changed.has('width') || changed.has('xLabel')) this.rebuild(metrics)
+    if (
+      this.history.length === 0 ||
+      metrics.join() !== this.metrics.join() ||
+      changed.has('width') ||
+      changed.has('xLabel')
+    )
+      this.rebuild(metrics)
     else this.plot?.setData(this.data())
   }
 
@@ -67,15 +89,22 @@ export class StTrainCurve extends LitElement {
     if (this.history.length === 0) return
     const target = this.renderRoot.querySelector<HTMLElement>('.plot')!
     const opts: uPlot.Options = {
-      width: this.width, height: 240,
+      width: this.width,
+      height: 240,
       scales: { x: { time: false } },
       series: [{ label: this.xLabel }, ...metrics.map(seriesOf)],
-      axes: [{ label: this.xLabel, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] }, { scale: 'auc', label: 'AUC' }, { scale: 'loss', side: 1, label: 'loss', grid: { show: false } }],
+      axes: [
+        { label: this.xLabel, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] },
+        { scale: 'auc', label: 'AUC' },
+        { scale: 'loss', side: 1, label: 'loss', grid: { show: false } },
+      ],
     }
     this.plot = new uPlot(opts, this.data(), target)
   }
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-train-curve': StTrainCurve }
+  interface HTMLElementTagNameMap {
+    'st-train-curve': StTrainCurve
+  }
 }

@@ -14,15 +14,30 @@ import './error-view.ts'
 export type TrainModel = 'gbdt' | 'recsys'
 
 /** Detail of `train-start`: what the user asked for, unparsed (the owner validates); `filter` '' = none. */
-export interface TrainStartDetail { model: TrainModel; label: string; params: string; validFraction: number; filter: string }
+export interface TrainStartDetail {
+  model: TrainModel
+  label: string
+  params: string
+  validFraction: number
+  filter: string
+}
 
 /**
  * The result line of a finished run; `rounds` counts boosting rounds (gbdt) or evaluations
  * (recsys), `samplesPerSecond` only for the recommender.
  */
 export interface TrainResultView {
-  auc: number | null; logloss: number | null; rounds: number; seconds: number; adapter: string; rowsTrain: number; rowsValid: number
-  model?: TrainModel; samplesPerSecond?: number; epochs?: number; steps?: number
+  auc: number | null
+  logloss: number | null
+  rounds: number
+  seconds: number
+  adapter: string
+  rowsTrain: number
+  rowsValid: number
+  model?: TrainModel
+  samplesPerSecond?: number
+  epochs?: number
+  steps?: number
 }
 
 /** Parameters the form starts with: XGBoost's defaults but fewer rounds, so a first run is quick. */
@@ -33,10 +48,14 @@ export const DEFAULT_PARAMS_TEXT = '{\n  "max_depth": 6,\n  "eta": 0.3,\n  "num_
  * in seconds even on a software adapter (batch 1024, a 64-32 MLP), evaluating every 10 steps
  * so the curve fills in as it trains.
  */
-export const DEFAULT_RECSYS_PARAMS_TEXT = '{\n  "epochs": 1,\n  "batch_size": 1024,\n  "embedding_dim": 16,\n  "layers": [64, 32],\n  "lr": 0.001,\n  "eval_every": 10\n}'
+export const DEFAULT_RECSYS_PARAMS_TEXT =
+  '{\n  "epochs": 1,\n  "batch_size": 1024,\n  "embedding_dim": 16,\n  "layers": [64, 32],\n  "lr": 0.001,\n  "eval_every": 10\n}'
 
 /** Default parameter text per model. */
-export const DEFAULT_PARAMS: Record<TrainModel, string> = { gbdt: DEFAULT_PARAMS_TEXT, recsys: DEFAULT_RECSYS_PARAMS_TEXT }
+export const DEFAULT_PARAMS: Record<TrainModel, string> = {
+  gbdt: DEFAULT_PARAMS_TEXT,
+  recsys: DEFAULT_RECSYS_PARAMS_TEXT,
+}
 
 const LABEL_TYPES = new Set(['byte', 'short', 'integer', 'long', 'float', 'double', 'boolean'])
 
@@ -49,13 +68,16 @@ export function labelCandidates(fields: readonly StructField[]): string[] {
 
 @customElement('st-train-panel')
 export class StTrainPanel extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     form { display: grid; gap: 8px; grid-template-columns: max-content minmax(0, 1fr); align-items: center; }
     textarea { font-family: var(--st-mono, ui-monospace, monospace); font-size: 12.5px; min-height: 84px; width: 100%; box-sizing: border-box; }
     .actions { grid-column: 1 / -1; display: flex; gap: 12px; align-items: center; }
     .status::before { content: '⏳ '; }
     .result { font-variant-numeric: tabular-nums; }
-  `]
+  `,
+  ]
 
   /** Columns of the open table's schema. */
   @property({ attribute: false }) fields: StructField[] = []
@@ -73,7 +95,7 @@ export class StTrainPanel extends LitElement {
 
   render() {
     const labels = labelCandidates(this.fields)
-    const label = labels.includes(this.label) ? this.label : labels[0] ?? ''
+    const label = labels.includes(this.label) ? this.label : (labels[0] ?? '')
     const busy = this.state === 'loading'
     return html`<h2>Train a model</h2>
       <form @submit=${(e: Event) => this.submit(e, label)}>
@@ -83,17 +105,25 @@ export class StTrainPanel extends LitElement {
           <option value="recsys" ?selected=${this.model === 'recsys'}>recommender (embeddings + MLP)</option>
         </select>
         <label for="label">Label</label>
-        <select id="label" .value=${label} @change=${(e: Event) => { this.label = (e.target as HTMLSelectElement).value }}>
+        <select id="label" .value=${label} @change=${(e: Event) => {
+          this.label = (e.target as HTMLSelectElement).value
+        }}>
           ${labels.map(n => html`<option value=${n} ?selected=${n === label}>${n}</option>`)}
         </select>
         <label for="valid">Validation share</label>
         <input id="valid" type="number" min="0.01" max="0.99" step="0.01" .value=${String(this.validFraction)}
-          @change=${(e: Event) => { this.validFraction = Number((e.target as HTMLInputElement).value) }}>
+          @change=${(e: Event) => {
+            this.validFraction = Number((e.target as HTMLInputElement).value)
+          }}>
         <label for="filter">Filter</label>
         <input id="filter" placeholder="optional, e.g. age > 30" .value=${this.filter}
-          @input=${(e: Event) => { this.filter = (e.target as HTMLInputElement).value }}>
+          @input=${(e: Event) => {
+            this.filter = (e.target as HTMLInputElement).value
+          }}>
         <label for="params">Parameters</label>
-        <textarea id="params" .value=${this.params} @input=${(e: Event) => { this.params = (e.target as HTMLTextAreaElement).value }}></textarea>
+        <textarea id="params" .value=${this.params} @input=${(e: Event) => {
+          this.params = (e.target as HTMLTextAreaElement).value
+        }}></textarea>
         <div class="actions">
           <button type="submit" ?disabled=${busy || !label}>Train</button>
           ${busy ? html`<span class="status" role="status">${this.stage}</span>` : nothing}
@@ -105,7 +135,10 @@ export class StTrainPanel extends LitElement {
 
   private resultLine(r: TrainResultView) {
     const f = (x: number | null) => (x === null ? '–' : x.toFixed(4))
-    const what = r.model === 'recsys' ? `${r.rounds} evaluations (${r.epochs ?? '?'} epochs, ${r.steps ?? '?'} steps)` : `${r.rounds} rounds`
+    const what =
+      r.model === 'recsys'
+        ? `${r.rounds} evaluations (${r.epochs ?? '?'} epochs, ${r.steps ?? '?'} steps)`
+        : `${r.rounds} rounds`
     const speed = r.samplesPerSecond === undefined ? '' : ` · ${Math.round(r.samplesPerSecond)} samples/s`
     return html`<span class="result">${what} in ${r.seconds.toFixed(1)} s · AUC ${f(r.auc)} · logloss ${f(r.logloss)}${speed}
       · ${r.rowsTrain} train / ${r.rowsValid} valid rows · <span class="muted">${r.adapter}</span></span>`
@@ -119,11 +152,19 @@ export class StTrainPanel extends LitElement {
 
   private submit(e: Event, label: string) {
     e.preventDefault()
-    const detail: TrainStartDetail = { model: this.model, label, params: this.params, validFraction: this.validFraction, filter: this.filter.trim() }
+    const detail: TrainStartDetail = {
+      model: this.model,
+      label,
+      params: this.params,
+      validFraction: this.validFraction,
+      filter: this.filter.trim(),
+    }
     this.dispatchEvent(new CustomEvent('train-start', { detail, bubbles: true, composed: true }))
   }
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-train-panel': StTrainPanel }
+  interface HTMLElementTagNameMap {
+    'st-train-panel': StTrainPanel
+  }
 }

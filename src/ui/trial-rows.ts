@@ -10,10 +10,13 @@ import type { TrialRecord, TrialStatus } from './types.ts'
 export const TRIAL_COLUMNS = ['id', 'status', 'bracket', 'rung', 'resource', 'metric', 'gpuSeconds'] as const
 
 /** A sortable column: a built-in one or `param:<name>`. */
-export type TrialColumn = typeof TRIAL_COLUMNS[number] | `param:${string}`
+export type TrialColumn = (typeof TRIAL_COLUMNS)[number] | `param:${string}`
 
 /** How the table is filtered: a status (or 'all') and free text matched against status, params and error. */
-export interface TrialFilter { status: TrialStatus | 'all'; text: string }
+export interface TrialFilter {
+  status: TrialStatus | 'all'
+  text: string
+}
 
 /** Sort direction. */
 export type SortDir = 'asc' | 'desc'
@@ -52,7 +55,8 @@ export function cellText(t: TrialRecord, column: TrialColumn): string {
 export function sortTrials(trials: readonly TrialRecord[], column: TrialColumn, dir: SortDir): TrialRecord[] {
   const sign = dir === 'asc' ? 1 : -1
   return [...trials].sort((a, b) => {
-    const x = trialValue(a, column), y = trialValue(b, column)
+    const x = trialValue(a, column),
+      y = trialValue(b, column)
     if (x === undefined || y === undefined) return x === y ? a.id - b.id : x === undefined ? 1 : -1
     const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y))
     return c === 0 ? a.id - b.id : sign * c
@@ -62,8 +66,11 @@ export function sortTrials(trials: readonly TrialRecord[], column: TrialColumn, 
 /** Trials matching `filter` (status exactly, text case-insensitively in status, params JSON or error). */
 export function filterTrials(trials: readonly TrialRecord[], filter: TrialFilter): TrialRecord[] {
   const text = filter.text.trim().toLowerCase()
-  return trials.filter(t => (filter.status === 'all' || t.status === filter.status)
-    && (!text || `${t.id} ${t.status} ${JSON.stringify(t.config)} ${t.error ?? ''}`.toLowerCase().includes(text)))
+  return trials.filter(
+    t =>
+      (filter.status === 'all' || t.status === filter.status) &&
+      (!text || `${t.id} ${t.status} ${JSON.stringify(t.config)} ${t.error ?? ''}`.toLowerCase().includes(text)),
+  )
 }
 
 /** Share of its requested resource a trial has reached, in [0, 1] (the per-trial progress bar). */

@@ -7,7 +7,17 @@
 import { LitElement, html, css } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
 import { baseStyles } from './styles.ts'
-import { cellText, filterTrials, paramNames, sortTrials, trialProgress, TRIAL_COLUMNS, type SortDir, type TrialColumn, type TrialFilter } from './trial-rows.ts'
+import {
+  cellText,
+  filterTrials,
+  paramNames,
+  sortTrials,
+  trialProgress,
+  TRIAL_COLUMNS,
+  type SortDir,
+  type TrialColumn,
+  type TrialFilter,
+} from './trial-rows.ts'
 import type { TrialRecord, TrialStatus } from './types.ts'
 
 const STATUSES: Array<TrialStatus | 'all'> = ['all', 'pending', 'running', 'completed', 'stopped', 'failed']
@@ -15,7 +25,9 @@ const HEADS: Record<string, string> = { id: '#', gpuSeconds: 'GPU s' }
 
 @customElement('st-trial-table')
 export class StTrialTable extends LitElement {
-  static styles = [baseStyles, css`
+  static styles = [
+    baseStyles,
+    css`
     .tools { display: flex; gap: 8px; align-items: center; margin-bottom: 6px; flex-wrap: wrap; }
     .scroll { max-height: 360px; overflow: auto; border: 1px solid var(--st-border, #e2e6ee); border-radius: 6px; }
     th button { border: 0; background: none; padding: 0; font-weight: 600; color: inherit; }
@@ -24,7 +36,8 @@ export class StTrialTable extends LitElement {
     tr.stopped td { color: var(--st-muted, #5b6473); }
     .err { display: block; white-space: normal; color: var(--st-error, #c62828); max-width: 28em; }
     progress { width: 5em; height: 8px; vertical-align: middle; }
-  `]
+  `,
+  ]
 
   @property({ attribute: false }) trials: TrialRecord[] = []
   @property() metricLabel = 'metric'
@@ -38,23 +51,29 @@ export class StTrialTable extends LitElement {
     const columns: TrialColumn[] = [...TRIAL_COLUMNS, ...params.map(p => `param:${p}` as const)]
     const rows = sortTrials(filterTrials(this.trials, this.filter), this.sortColumn, this.sortDir)
     return html`<div class="tools">
-        <select aria-label="status filter" @change=${(e: Event) => { this.filter = { ...this.filter, status: (e.target as HTMLSelectElement).value as TrialFilter['status'] } }}>
+        <select aria-label="status filter" @change=${(e: Event) => {
+          this.filter = { ...this.filter, status: (e.target as HTMLSelectElement).value as TrialFilter['status'] }
+        }}>
           ${STATUSES.map(s => html`<option value=${s} ?selected=${s === this.filter.status}>${s === 'all' ? 'all statuses' : s}</option>`)}
         </select>
         <input type="search" aria-label="filter trials" placeholder="filter: text in params, status, error" .value=${this.filter.text}
-          @input=${(e: Event) => { this.filter = { ...this.filter, text: (e.target as HTMLInputElement).value } }}>
+          @input=${(e: Event) => {
+            this.filter = { ...this.filter, text: (e.target as HTMLInputElement).value }
+          }}>
         <span class="muted count">${rows.length} of ${this.trials.length} trials</span>
       </div>
       <div class="scroll"><table class="trials">
         <thead><tr>${columns.map(c => this.head(c))}</tr></thead>
-        <tbody>${rows.map(t => html`<tr data-trial=${t.id} data-status=${t.status} class=${t.status}>
-          ${columns.map(c => c === 'status' ? this.statusCell(t) : html`<td class="num" data-col=${c}>${cellText(t, c)}</td>`)}
-        </tr>`)}</tbody>
+        <tbody>${rows.map(
+          t => html`<tr data-trial=${t.id} data-status=${t.status} class=${t.status}>
+          ${columns.map(c => (c === 'status' ? this.statusCell(t) : html`<td class="num" data-col=${c}>${cellText(t, c)}</td>`))}
+        </tr>`,
+        )}</tbody>
       </table></div>`
   }
 
   private head(c: TrialColumn) {
-    const name = c.startsWith('param:') ? c.slice(6) : c === 'metric' ? this.metricLabel : HEADS[c] ?? c
+    const name = c.startsWith('param:') ? c.slice(6) : c === 'metric' ? this.metricLabel : (HEADS[c] ?? c)
     const arrow = this.sortColumn === c ? (this.sortDir === 'asc' ? ' ▲' : ' ▼') : ''
     return html`<th data-col=${c} aria-sort=${this.sortColumn === c ? (this.sortDir === 'asc' ? 'ascending' : 'descending') : 'none'}>
       <button @click=${() => this.sortBy(c)}>${name}${arrow}</button></th>`
@@ -73,5 +92,7 @@ export class StTrialTable extends LitElement {
 }
 
 declare global {
-  interface HTMLElementTagNameMap { 'st-trial-table': StTrialTable }
+  interface HTMLElementTagNameMap {
+    'st-trial-table': StTrialTable
+  }
 }

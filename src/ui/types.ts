@@ -49,17 +49,36 @@ export interface ErrorView {
 export type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 
 /** Detail of `table-select`. */
-export interface TableSelectDetail { name: string; url: string }
+export interface TableSelectDetail {
+  name: string
+  url: string
+}
 /** Detail of `version-select`. */
-export interface VersionSelectDetail { version: number }
+export interface VersionSelectDetail {
+  version: number
+}
 
 /**
  * The sweep methods of window.snaptrain, the only ones the sweep UI calls. A Pick of
  * SnaptrainApi so the two cannot drift; `sweepApiOf` (sweep-controller.ts) checks at run time
  * that an API object has them (test fakes and older builds may not).
  */
-export type SweepApi = Pick<SnaptrainApi, 'sweep' | 'resumeSweep' | 'stopSweep' | 'listSweeps' | 'getSweep' | 'deleteSweep'
-  | 'exportSweep' | 'importSweep' | 'sweepArtifacts' | 'defaultSpace' | 'planSweep' | 'continueSnippet' | 'sweepImportance'>
+export type SweepApi = Pick<
+  SnaptrainApi,
+  | 'sweep'
+  | 'resumeSweep'
+  | 'stopSweep'
+  | 'listSweeps'
+  | 'getSweep'
+  | 'deleteSweep'
+  | 'exportSweep'
+  | 'importSweep'
+  | 'sweepArtifacts'
+  | 'defaultSpace'
+  | 'planSweep'
+  | 'continueSnippet'
+  | 'sweepImportance'
+>
 
 /** What `planSweep` answers: validation errors (empty when the config can run) and the cost plan. */
 export interface SweepPlanView {
@@ -77,10 +96,25 @@ export interface SweepPlanView {
 export type SweepDownloadKind = 'params' | 'model' | 'manifest' | 'csv' | 'snippet' | 'sweep'
 
 /** Detail of the sweep events that name one sweep (`sweep-open`, `sweep-stop`, `sweep-resume`, …). */
-export interface SweepIdDetail { id: string }
+export interface SweepIdDetail {
+  id: string
+}
 /** Detail of `sweep-download`. */
-export interface SweepDownloadDetail { id: string; kind: SweepDownloadKind }
+export interface SweepDownloadDetail {
+  id: string
+  kind: SweepDownloadKind
+}
 
-export type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts, TrialRecord, TrialStatus, StrategyName } from '../tune/types.ts'
+export type {
+  Bracket,
+  SweepConfig,
+  SweepEvent,
+  SweepModel,
+  SweepState,
+  TrialArtifacts,
+  TrialRecord,
+  TrialStatus,
+  StrategyName,
+} from '../tune/types.ts'
 /** One parameter's importance (sweepImportance): share of the metric's variance, in [0, 1]. */
 export type { ParamImportance } from '../tune/importance.ts'

@@ -56,7 +56,10 @@ export function csvRecord(values: readonly unknown[], opts: CsvOptions = NO_OPTI
 }
 
 /** A whole CSV text: one record per entry of `records`, each ended by `eol` (LF unless given). */
-export function csvText(records: readonly (readonly unknown[])[], opts: CsvOptions & { eol?: CsvEol } = NO_OPTIONS): string {
+export function csvText(
+  records: readonly (readonly unknown[])[],
+  opts: CsvOptions & { eol?: CsvEol } = NO_OPTIONS,
+): string {
   const eol = opts.eol ?? '\n'
   let text = ''
   for (const r of records) text += csvRecord(r, opts) + eol

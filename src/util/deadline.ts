@@ -19,6 +19,8 @@ export function withTimeout<T>(p: Promise<T>, ms: number, message: string): Prom
  */
 export function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined
-  const grace = new Promise<undefined>(resolve => { timer = setTimeout(() => resolve(undefined), ms) })
+  const grace = new Promise<undefined>(resolve => {
+    timer = setTimeout(() => resolve(undefined), ms)
+  })
   return Promise.race([p, grace]).finally(() => clearTimeout(timer))
 }

@@ -17,9 +17,31 @@ const PLAIN_PARAMS = new Set(['list-type', 'prefix', 'delimiter', 'max-keys', 's
  * that is not an absolute URL (a relative file path from a log, say).
  */
 const SECRET_PARAMS = [
-  'x-amz-signature', 'x-amz-credential', 'x-amz-security-token', 'x-goog-signature', 'x-goog-credential',
-  'sig', 'se', 'sp', 'sv', 'st', 'spr', 'skoid', 'sktid', 'skt', 'ske', 'sks', 'skv', 'signature', 'token',
-  'access_token', 'key', 'api_key', 'apikey', 'password', 'secret',
+  'x-amz-signature',
+  'x-amz-credential',
+  'x-amz-security-token',
+  'x-goog-signature',
+  'x-goog-credential',
+  'sig',
+  'se',
+  'sp',
+  'sv',
+  'st',
+  'spr',
+  'skoid',
+  'sktid',
+  'skt',
+  'ske',
+  'sks',
+  'skv',
+  'signature',
+  'token',
+  'access_token',
+  'key',
+  'api_key',
+  'apikey',
+  'password',
+  'secret',
 ]
 const SECRET_QUERY = new RegExp(`([?&](?:${SECRET_PARAMS.join('|')})=)([^&#\\s'"\`<>]*)`, 'gi')
 
@@ -40,7 +62,10 @@ export function redactUrl(url: string): string {
   let out = url
   if (q >= 0) {
     const hash = url.indexOf('#', q)
-    const query = url.slice(q + 1, hash < 0 ? undefined : hash).split('&').map(redactParam)
+    const query = url
+      .slice(q + 1, hash < 0 ? undefined : hash)
+      .split('&')
+      .map(redactParam)
     out = `${url.slice(0, q)}?${query.join('&')}${hash < 0 ? '' : url.slice(hash)}`
   }
   return out.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, '$1')

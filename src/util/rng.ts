@@ -22,14 +22,20 @@ export class Rng {
       z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0
       return (z ^ (z >>> 16)) >>> 0
     }
-    this.s0 = next(); this.s1 = next(); this.s2 = next(); this.s3 = next()
+    this.s0 = next()
+    this.s1 = next()
+    this.s2 = next()
+    this.s3 = next()
   }
 
   /** Uniform unsigned 32-bit integer (xoshiro128**). */
   nextU32(): number {
     const result = Math.imul(rotl(Math.imul(this.s1, 5), 7), 9) >>> 0
     const t = this.s1 << 9
-    this.s2 ^= this.s0; this.s3 ^= this.s1; this.s1 ^= this.s2; this.s0 ^= this.s3
+    this.s2 ^= this.s0
+    this.s3 ^= this.s1
+    this.s1 ^= this.s2
+    this.s0 ^= this.s3
     this.s2 ^= t
     this.s3 = rotl(this.s3, 11)
     return result
@@ -70,7 +76,10 @@ function rotl(x: number, k: number): number {
 }
 
 /** A mutable list of numbers: a typed array or a number[]. */
-export interface NumberList { length: number; [i: number]: number }
+export interface NumberList {
+  length: number
+  [i: number]: number
+}
 
 /** Fisher–Yates shuffle of `values` in place, drawing from `rng` (every permutation equally likely). */
 export function shuffleInPlace(values: NumberList, rng: Rng): void {

@@ -1,21 +1,34 @@
 /** Compares GPU output with a reference (STYLE.md §2): |gpu − ref| ≤ atol + rtol·|ref|. */
 
 /** One element that failed the tolerance check. */
-export interface Mismatch { index: number; got: number; want: number }
+export interface Mismatch {
+  index: number
+  got: number
+  want: number
+}
 
 /** Result of `compareArrays`: the first mismatches (at most `maxReport`) and how many in all. */
-export interface CompareResult { ok: boolean; count: number; first: Mismatch[]; lengthMismatch?: [number, number] }
+export interface CompareResult {
+  ok: boolean
+  count: number
+  first: Mismatch[]
+  lengthMismatch?: [number, number]
+}
 
 /** Element-wise tolerance check; NaN equals NaN. Stops collecting after `maxReport` mismatches. */
 export function compareArrays(
-  got: ArrayLike<number>, want: ArrayLike<number>,
-  atol = 0, rtol = 0, maxReport = 10,
+  got: ArrayLike<number>,
+  want: ArrayLike<number>,
+  atol = 0,
+  rtol = 0,
+  maxReport = 10,
 ): CompareResult {
   if (got.length !== want.length) return { ok: false, count: 0, first: [], lengthMismatch: [got.length, want.length] }
   const first: Mismatch[] = []
   let count = 0
   for (let i = 0; i < want.length; i++) {
-    const g = got[i], w = want[i]
+    const g = got[i],
+      w = want[i]
     if (Number.isNaN(g) && Number.isNaN(w)) continue
     if (!(Math.abs(g - w) <= atol + rtol * Math.abs(w))) {
       count++

@@ -18,7 +18,12 @@ const PARAMS = parseParams({ num_round: 5, max_depth: 3, eval_metric: ['auc', 'l
 async function openGpu(devices: GPUDevice[]): Promise<LosableBackend> {
   const { device } = await requestDevice()
   devices.push(device)
-  return { factory: createGpuBackend(device), adapter: `gpu ${devices.length}`, lost: device.lost, dispose: () => device.destroy() }
+  return {
+    factory: createGpuBackend(device),
+    adapter: `gpu ${devices.length}`,
+    lost: device.lost,
+    dispose: () => device.destroy(),
+  }
 }
 
 test('device destroyed after round 2: rebuilt, boosted again, the same trees as the uninterrupted run', async () => {
@@ -26,8 +31,16 @@ test('device destroyed after round 2: rebuilt, boosted again, the same trees as 
   const devices: GPUDevice[] = []
   const recovered: string[] = []
   const r = await trainRecovering({
-    numRound: 5, open: () => openGpu(devices), onRecover: (rounds, reason) => recovered.push(`${rounds} ${reason}`),
-    train: (f, done) => train(DATA, PARAMS, f, { onRound: round => { done(round); if (round === 1 && devices.length === 1) devices[0].destroy() } }),
+    numRound: 5,
+    open: () => openGpu(devices),
+    onRecover: (rounds, reason) => recovered.push(`${rounds} ${reason}`),
+    train: (f, done) =>
+      train(DATA, PARAMS, f, {
+        onRound: round => {
+          done(round)
+          if (round === 1 && devices.length === 1) devices[0].destroy()
+        },
+      }),
   })
   expect(recovered).toHaveLength(1)
   expect(recovered[0]).toMatch(/^2 destroyed/)
@@ -39,9 +52,19 @@ test('device destroyed after round 2: rebuilt, boosted again, the same trees as 
 test('lost on every device: an error naming the device loss and the rounds finished', async () => {
   const devices: GPUDevice[] = []
   const err = await trainRecovering({
-    numRound: 5, open: () => openGpu(devices), maxRecoveries: 0,
-    train: (f, done) => train(DATA, PARAMS, f, { onRound: round => { done(round); if (round === 2) devices.at(-1)!.destroy() } }),
+    numRound: 5,
+    open: () => openGpu(devices),
+    maxRecoveries: 0,
+    train: (f, done) =>
+      train(DATA, PARAMS, f, {
+        onRound: round => {
+          done(round)
+          if (round === 2) devices.at(-1)!.destroy()
+        },
+      }),
   }).catch(e => e as Error)
-  expect((err as Error).message).toMatch(/GPU device lost \(destroyed.*\) after 3 of 5 boosting rounds, 1 time\(s\); nothing was written/)
+  expect((err as Error).message).toMatch(
+    /GPU device lost \(destroyed.*\) after 3 of 5 boosting rounds, 1 time\(s\); nothing was written/,
+  )
   expect(devices).toHaveLength(1)
 }, 60_000)

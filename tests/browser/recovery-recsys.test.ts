@@ -21,11 +21,23 @@ import type { FeatureLayout, ModelBatch, ModelShape } from '../../src/models/rec
 import { Rng } from '../../src/util/rng.ts'
 
 const SHAPE: ModelShape = { sparse: 2, dim: 4, totalRows: 20, dense: 3, layers: [8, 4] }
-const PARAMS = parseRecsysParams({ epochs: 2, batch_size: 16, layers: [8, 4], embedding_dim: 4, eval_every: 2, lr: 0.01, embedding_lr: 0.1, seed: 3 })
+const PARAMS = parseRecsysParams({
+  epochs: 2,
+  batch_size: 16,
+  layers: [8, 4],
+  embedding_dim: 4,
+  eval_every: 2,
+  lr: 0.01,
+  embedding_lr: 0.1,
+  seed: 3,
+})
 
 function batch(rng: Rng, n: number): ModelBatch {
   const rows = new Uint32Array(n * 2)
-  for (let b = 0; b < n; b++) { rows[2 * b] = rng.int(7); rows[2 * b + 1] = 7 + rng.int(13) }
+  for (let b = 0; b < n; b++) {
+    rows[2 * b] = rng.int(7)
+    rows[2 * b + 1] = 7 + rng.int(13)
+  }
   return { n, rows, dense: rng.floats(n * 3), labels: new Float32Array(n).map(() => (rng.next() < 0.3 ? 1 : 0)) }
 }
 
@@ -39,7 +51,13 @@ const SOURCE: TrainSource = {
   stepsPerEpoch: BATCHES.length,
   open: (_epoch, cursor) => {
     let at = cursor?.position ?? 0
-    return { async *batches() { while (at < BATCHES.length) yield BATCHES[at++] }, cursor: () => ({ position: at }) as Cursor, close: async () => {} }
+    return {
+      async *batches() {
+        while (at < BATCHES.length) yield BATCHES[at++]
+      },
+      cursor: () => ({ position: at }) as Cursor,
+      close: async () => {},
+    }
   },
 }
 
@@ -49,14 +67,25 @@ async function openGpu(state: ModelState | undefined, devices: GPUDevice[]): Pro
   devices.push(device)
   const initial = state ?? { weights: initWeights(SHAPE, PARAMS.seed), opt: initOptimizerState(SHAPE, PARAMS) }
   const backend = await GpuModel.create(new PipelineCache(device), SHAPE, PARAMS, initial)
-  return { backend, adapter: 'gpu', lost: device.lost, dispose: () => { backend.destroy(); device.destroy() } }
+  return {
+    backend,
+    adapter: 'gpu',
+    lost: device.lost,
+    dispose: () => {
+      backend.destroy()
+      device.destroy()
+    },
+  }
 }
 
 const strip = (rows: MetricRow[]) => rows.map(({ elapsedMs: _e, ...rest }) => rest)
 
 test('device destroyed after the 2nd evaluation: resumed on a fresh device, bit-identical to the uninterrupted run', async () => {
   const plainDevices: GPUDevice[] = []
-  const plain = await trainWithRecovery({ params: PARAMS, source: SOURCE, valid: VALID }, { open: s => openGpu(s, plainDevices), checkpointEvery: 1 })
+  const plain = await trainWithRecovery(
+    { params: PARAMS, source: SOURCE, valid: VALID },
+    { open: s => openGpu(s, plainDevices), checkpointEvery: 1 },
+  )
   const want = Object.fromEntries(stateTensors(SHAPE, await plain.session.backend.exportState()))
   plain.session.dispose?.()
   expect(plain.recoveries).toBe(0)
@@ -64,9 +93,21 @@ test('device destroyed after the 2nd evaluation: resumed on a fresh device, bit-
   const devices: GPUDevice[] = []
   let evals = 0
   const stages: string[] = []
-  const run = await trainWithRecovery({ params: PARAMS, source: SOURCE, valid: VALID, onMetrics: () => { if (++evals === 2) devices[0].destroy() } }, {
-    open: s => openGpu(s, devices), checkpointEvery: 1, onRecover: (step, reason) => stages.push(`${step} ${reason}`),
-  })
+  const run = await trainWithRecovery(
+    {
+      params: PARAMS,
+      source: SOURCE,
+      valid: VALID,
+      onMetrics: () => {
+        if (++evals === 2) devices[0].destroy()
+      },
+    },
+    {
+      open: s => openGpu(s, devices),
+      checkpointEvery: 1,
+      onRecover: (step, reason) => stages.push(`${step} ${reason}`),
+    },
+  )
   try {
     expect(devices).toHaveLength(2)
     expect(run.recoveries).toBe(1)
@@ -82,9 +123,14 @@ test('device destroyed after the 2nd evaluation: resumed on a fresh device, bit-
 
 test('every device destroyed at its first evaluation: DeviceLostError after the rebuild budget, naming the steps kept', async () => {
   const devices: GPUDevice[] = []
-  const err = await trainWithRecovery({ params: PARAMS, source: SOURCE, valid: VALID, onMetrics: () => devices.at(-1)!.destroy() }, {
-    open: s => openGpu(s, devices), checkpointEvery: 1, maxRecoveries: 1,
-  }).catch(e => e as Error)
+  const err = await trainWithRecovery(
+    { params: PARAMS, source: SOURCE, valid: VALID, onMetrics: () => devices.at(-1)!.destroy() },
+    {
+      open: s => openGpu(s, devices),
+      checkpointEvery: 1,
+      maxRecoveries: 1,
+    },
+  ).catch(e => e as Error)
   expect(err).toBeInstanceOf(DeviceLostError)
   expect((err as Error).message).toMatch(/GPU device lost \(destroyed.*\) 2 times; stopped at step \d+/)
   expect(devices).toHaveLength(2)

@@ -15,13 +15,21 @@ const SHAPE: ModelShape = { sparse: 2, dim: 4, totalRows: 20, dense: 3, layers: 
 function stream(sizes: number[]): EpochStream & { taken: number; closed: boolean } {
   const rng = new Rng(3)
   const batches: ModelBatch[] = sizes.map(n => ({
-    n, rows: Uint32Array.from({ length: 2 * n }, (_, k) => (k % 2 ? 7 + rng.int(13) : rng.int(7))), dense: rng.floats(3 * n), labels: Float32Array.from({ length: n }, () => rng.int(2)),
+    n,
+    rows: Uint32Array.from({ length: 2 * n }, (_, k) => (k % 2 ? 7 + rng.int(13) : rng.int(7))),
+    dense: rng.floats(3 * n),
+    labels: Float32Array.from({ length: n }, () => rng.int(2)),
   }))
   const s = {
-    taken: 0, closed: false,
-    batches: async function* () { while (s.taken < batches.length) yield batches[s.taken++] },
+    taken: 0,
+    closed: false,
+    batches: async function* () {
+      while (s.taken < batches.length) yield batches[s.taken++]
+    },
     cursor: () => ({}) as Cursor,
-    close: async () => { s.closed = true },
+    close: async () => {
+      s.closed = true
+    },
   }
   return s
 }
@@ -44,7 +52,9 @@ describe('recsys bench: pipelined run', () => {
   test('an epoch shorter than warm-up + steps is an error naming the batches, and the stream is still closed', async () => {
     const cache = await gpuCache()
     const s = stream([16, 16, 16])
-    await expect(runPipelined({ ...base, cache, stream: s, warmup: 1, steps: 5, readEvery: 2 })).rejects.toThrow(/epoch ended after 3 batches/)
+    await expect(runPipelined({ ...base, cache, stream: s, warmup: 1, steps: 5, readEvery: 2 })).rejects.toThrow(
+      /epoch ended after 3 batches/,
+    )
     expect(s.closed).toBe(true)
   })
 })

@@ -12,19 +12,33 @@ import type { FetchLike } from '../../src/table/types.ts'
 /** The vite dev server answers a missing file with index.html; the snapshot reader needs a 404. */
 const devFetch: FetchLike = async (url, init) => {
   const res = await fetch(url, init)
-  return (res.headers.get('content-type') ?? '').includes('text/html') ? new Response('Not Found', { status: 404 }) : res
+  return (res.headers.get('content-type') ?? '').includes('text/html')
+    ? new Response('Not Found', { status: 404 })
+    : res
 }
 
 it('runs an ASHA recsys sweep: per-epoch curves, every trial measured, the best model kept', async () => {
   const api = createSweepApi({ store: async () => new MemoryStore(), read: { workers: 0, http: { fetch: devFetch } } })
   const config: SweepConfig = {
-    model: 'recsys', table: new URL('/tables/clicks/', location.href).href, label: 'label', filter: 'hour = 3',
-    features: ['device', 'country', 'ad_format', 'dense_0', 'dense_1'], strategy: 'asha', trials: 3, parallel: 1, seed: 2,
-    minResource: 1, maxResource: 3, eta: 3,
-    space: { lr: { type: 'loguniform', low: 1e-3, high: 1e-2 } }, fixed: { batch_size: 1024, layers: [16], embedding_dim: 8 },
+    model: 'recsys',
+    table: new URL('/tables/clicks/', location.href).href,
+    label: 'label',
+    filter: 'hour = 3',
+    features: ['device', 'country', 'ad_format', 'dense_0', 'dense_1'],
+    strategy: 'asha',
+    trials: 3,
+    parallel: 1,
+    seed: 2,
+    minResource: 1,
+    maxResource: 3,
+    eta: 3,
+    space: { lr: { type: 'loguniform', low: 1e-3, high: 1e-2 } },
+    fixed: { batch_size: 1024, layers: [16], embedding_dim: 8 },
   }
   const stages: string[] = []
-  const s = await api.sweep(config, e => { if (e.kind === 'stage') stages.push(e.message) })
+  const s = await api.sweep(config, e => {
+    if (e.kind === 'stage') stages.push(e.message)
+  })
   expect(s.status).toBe('finished')
   expect(s.trials.length).toBe(3)
   for (const t of s.trials) {
@@ -36,5 +50,7 @@ it('runs an ASHA recsys sweep: per-epoch curves, every trial measured, the best 
   expect(stages.filter(m => /^decoding \d+ rows/.test(m))).toHaveLength(1)
   const art = await api.sweepArtifacts(s.id, s.best!.trial)
   expect(atob(art!.model!).slice(0, 8)).toBe('SNAPRCK1')
-  expect(await api.continueSnippet(s.id)).toMatch(/import numpy as np, torch[\s\S]*DeltaTable\(TABLE, version=VERSION\)/)
+  expect(await api.continueSnippet(s.id)).toMatch(
+    /import numpy as np, torch[\s\S]*DeltaTable\(TABLE, version=VERSION\)/,
+  )
 }, 60_000)

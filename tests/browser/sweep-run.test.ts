@@ -14,15 +14,30 @@ import type { FetchLike } from '../../src/table/types.ts'
 /** The vite dev server answers a missing file with index.html; the snapshot reader needs a 404 (as loader-worker.test.ts). */
 const devFetch: FetchLike = async (url, init) => {
   const res = await fetch(url, init)
-  return (res.headers.get('content-type') ?? '').includes('text/html') ? new Response('Not Found', { status: 404 }) : res
+  return (res.headers.get('content-type') ?? '').includes('text/html')
+    ? new Response('Not Found', { status: 404 })
+    : res
 }
 const READ = { workers: 0, http: { fetch: devFetch } }
 
 const TABLE = new URL('/tables/marketing/', location.href).href
-const SPACE = { max_depth: { type: 'int', low: 2, high: 4 }, eta: { type: 'loguniform', low: 0.1, high: 0.5 }, max_bin: 64 }
+const SPACE = {
+  max_depth: { type: 'int', low: 2, high: 4 },
+  eta: { type: 'loguniform', low: 0.1, high: 0.5 },
+  max_bin: 64,
+}
 const BASE: SweepConfig = {
-  model: 'gbdt', table: TABLE, label: 'y', filter: 'age < 30', space: SPACE, strategy: 'hyperband',
-  minResource: 1, maxResource: 3, eta: 3, seed: 5, parallel: 2,
+  model: 'gbdt',
+  table: TABLE,
+  label: 'y',
+  filter: 'age < 30',
+  space: SPACE,
+  strategy: 'hyperband',
+  minResource: 1,
+  maxResource: 3,
+  eta: 3,
+  seed: 5,
+  parallel: 2,
 }
 
 it('runs a Hyperband sweep on two devices: every trial measured, best model stored, state persisted', async () => {
@@ -30,7 +45,8 @@ it('runs a Hyperband sweep on two devices: every trial measured, best model stor
   const api = createSweepApi({ store: async () => store, read: READ })
   const plan = api.planSweep(BASE)
   expect(plan.errors).toEqual([])
-  const stages: string[] = [], bars: Array<{ message: string; fraction: number }> = []
+  const stages: string[] = [],
+    bars: Array<{ message: string; fraction: number }> = []
   const s = await api.sweep(BASE, e => {
     if (e.kind !== 'stage') return
     stages.push(e.message)
@@ -44,7 +60,10 @@ it('runs a Hyperband sweep on two devices: every trial measured, best model stor
     expect(t.curve.at(-1)!.resource).toBeLessThanOrEqual(t.resource)
     expect(t.gpuSeconds).toBeGreaterThan(0)
   }
-  expect(s.gpuSeconds).toBeCloseTo(s.trials.reduce((a, t) => a + t.gpuSeconds, 0), 9)
+  expect(s.gpuSeconds).toBeCloseTo(
+    s.trials.reduce((a, t) => a + t.gpuSeconds, 0),
+    9,
+  )
   expect(s.gpuSecondsFullBudget).toBeGreaterThan(0)
   expect(s.best!.metric).toBe(Math.max(...s.trials.map(t => t.metric!)))
   expect(stages.some(m => /loaded \d+ training rows/.test(m))).toBe(true)
@@ -52,7 +71,10 @@ it('runs a Hyperband sweep on two devices: every trial measured, best model stor
   for (const step of [/^loading .*rows$/, /^binning \d+ features \(max_bin 64\)/]) {
     const f = bars.filter(b => step.test(b.message)).map(b => b.fraction)
     expect([f[0], f.at(-1)], String(step)).toEqual([0, 1])
-    expect(f.every((x, i) => i === 0 || x >= f[i - 1]!), String(step)).toBe(true)
+    expect(
+      f.every((x, i) => i === 0 || x >= f[i - 1]!),
+      String(step),
+    ).toBe(true)
   }
   const art = await api.sweepArtifacts(s.id, s.best!.trial)
   expect(fromXGBoostJson(art!.model!).trees.length).toBe(s.trials[s.best!.trial].curve.at(-1)!.resource)
@@ -65,7 +87,8 @@ it('a device destroyed mid-trial fails that trial with the cause; the sweep fini
   const api = createSweepApi({ store: async () => new MemoryStore(), read: READ, onSlot: (_i, d) => devices.push(d) })
   const config: SweepConfig = { ...BASE, strategy: 'random', trials: 3, parallel: 1, space: { ...SPACE, num_round: 3 } }
   const onEvent = (e: SweepEvent): void => {
-    if (e.kind === 'trial' && e.trial.id === 1 && e.trial.curve.length === 1 && e.trial.status === 'running') devices[0].destroy()
+    if (e.kind === 'trial' && e.trial.id === 1 && e.trial.curve.length === 1 && e.trial.status === 'running')
+      devices[0].destroy()
   }
   const s = await api.sweep(config, onEvent)
   expect(s.status).toBe('finished')

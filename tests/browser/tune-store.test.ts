@@ -4,10 +4,29 @@ import type { SweepState } from '../../src/tune/types.ts'
 
 function sweep(id: string, createdAt: string): SweepState {
   return {
-    id, createdAt, updatedAt: createdAt, status: 'running', stoppedEarly: 0, gpuSeconds: 1, gpuSecondsFullBudget: 3, wallSeconds: 2,
+    id,
+    createdAt,
+    updatedAt: createdAt,
+    status: 'running',
+    stoppedEarly: 0,
+    gpuSeconds: 1,
+    gpuSecondsFullBudget: 3,
+    wallSeconds: 2,
     config: { model: 'gbdt', table: 'http://x/t', label: 'y', strategy: 'asha', trials: 2 },
-    trials: [{ id: 0, config: { eta: 0.1, layers: [8] }, status: 'running', bracket: 0, rung: 0, resource: 9,
-      curve: [{ resource: 1, metric: 0.6, elapsedMs: 3 }], metric: 0.6, gpuSeconds: 1, wallSeconds: 2 }],
+    trials: [
+      {
+        id: 0,
+        config: { eta: 0.1, layers: [8] },
+        status: 'running',
+        bracket: 0,
+        rung: 0,
+        resource: 9,
+        curve: [{ resource: 1, metric: 0.6, elapsedMs: 3 }],
+        metric: 0.6,
+        gpuSeconds: 1,
+        wallSeconds: 2,
+      },
+    ],
   }
 }
 

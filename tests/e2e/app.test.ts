@@ -13,9 +13,6 @@ import type {} from '../../src/api-types.ts' // window.snaptrain typing inside p
 const WAIT = { timeout: 60_000 }
 const app = useApp({})
 
-
-
-
 /** A fresh page on the app with uncaught page errors collected; `init` runs before page scripts. */
 function openAppPage(init?: () => void): Promise<{ page: Page; pageErrors: string[] }> {
   return openApp(app, { viewport: { width: 1400, height: 1000 }, init, wait: WAIT })
@@ -53,32 +50,49 @@ test('clicks: schema matches the snapshot, first rows match readRows, version pi
   await page.locator('st-table-list button[data-table="clicks"]').click(WAIT)
   await shownOrFailed(page)
 
-  const shown = await page.locator('st-schema-view tbody tr').evaluateAll(rs => rs.map(r => (r as HTMLElement).dataset.field))
+  const shown = await page
+    .locator('st-schema-view tbody tr')
+    .evaluateAll(rs => rs.map(r => (r as HTMLElement).dataset.field))
   const truth = await page.evaluate(async () => {
     const s = await window.snaptrain.openSnapshot('tables/clicks/')
     const rows = await window.snaptrain.readRows(s, { limit: 20 })
     const commits = await window.snaptrain.listCommits('tables/clicks/')
-    return { fields: s.schema.fields.map(f => f.name), version: s.version, rows: rows.length,
-      firstUser: String(rows[0]!.user_id), versions: commits.map(c => c.version) }
+    return {
+      fields: s.schema.fields.map(f => f.name),
+      version: s.version,
+      rows: rows.length,
+      firstUser: String(rows[0]!.user_id),
+      versions: commits.map(c => c.version),
+    }
   })
   expect(shown).toEqual(expect.arrayContaining(['user_id', 'item_id', 'label']))
   expect(shown).toEqual(truth.fields)
   expect(await page.locator('st-rows-preview tbody tr').count()).toBe(truth.rows)
   const userCol = truth.fields.indexOf('user_id') + 2 // nth-child is 1-based, after the '#' column
-  expect(await page.locator(`st-rows-preview tbody tr:first-child td:nth-child(${userCol})`).textContent()).toBe(truth.firstUser)
+  expect(await page.locator(`st-rows-preview tbody tr:first-child td:nth-child(${userCol})`).textContent()).toBe(
+    truth.firstUser,
+  )
   expect(await page.locator('st-snapshot-summary .version').textContent()).toBe(String(truth.version))
-  expect(await page.locator('st-table-list button[data-table="clicks"] .version').textContent()).toBe(`v${truth.version}`)
+  expect(await page.locator('st-table-list button[data-table="clicks"] .version').textContent()).toBe(
+    `v${truth.version}`,
+  )
   await shot(page, 'app-clicks.png')
 
   expect(truth.versions.length).toBeGreaterThan(1)
   const oldest = Math.min(...truth.versions)
   await page.locator('st-table-history select').selectOption(String(oldest))
-  await page.waitForFunction(v => {
-    const q = (root: ParentNode | null | undefined, sel: string) => root?.querySelector(sel)
-    const view = q(document.querySelector('st-app')?.shadowRoot, 'st-table-view')?.shadowRoot
-    return q(q(view, 'st-snapshot-summary')?.shadowRoot, '.version')?.textContent === String(v)
-      && !q(view, '[role=status]')
-  }, oldest, WAIT)
+  await page.waitForFunction(
+    v => {
+      const q = (root: ParentNode | null | undefined, sel: string) => root?.querySelector(sel)
+      const view = q(document.querySelector('st-app')?.shadowRoot, 'st-table-view')?.shadowRoot
+      return (
+        q(q(view, 'st-snapshot-summary')?.shadowRoot, '.version')?.textContent === String(v) &&
+        !q(view, '[role=status]')
+      )
+    },
+    oldest,
+    WAIT,
+  )
   await shownOrFailed(page)
   expect(await page.locator('st-table-history tr.selected').getAttribute('data-version')).toBe(String(oldest))
   await shot(page, 'app-clicks-oldest.png')
@@ -87,7 +101,9 @@ test('clicks: schema matches the snapshot, first rows match readRows, version pi
 })
 
 test('without WebGPU the page says what the browser needs, and tables still list', async () => {
-  const { page } = await openAppPage(() => { Object.defineProperty(navigator, 'gpu', { value: undefined }) })
+  const { page } = await openAppPage(() => {
+    Object.defineProperty(navigator, 'gpu', { value: undefined })
+  })
   const panel = page.locator('st-adapter-panel .unavailable')
   await panel.waitFor(WAIT)
   const text = await panel.textContent()
@@ -95,7 +111,9 @@ test('without WebGPU the page says what the browser needs, and tables still list
   expect(text).toContain('113+')
   expect(text).toContain('--enable-unsafe-webgpu')
   // The cause, from gpu/device.ts, in the panel's nested error view.
-  expect(await page.locator('st-adapter-panel st-error-view [role=alert]').textContent()).toContain('navigator.gpu is undefined')
+  expect(await page.locator('st-adapter-panel st-error-view [role=alert]').textContent()).toContain(
+    'navigator.gpu is undefined',
+  )
   await page.locator('st-table-list button[data-table="clicks"]').waitFor(WAIT)
   await shot(page, 'app-no-webgpu.png')
   await page.context().close()
@@ -104,8 +122,14 @@ test('without WebGPU the page says what the browser needs, and tables still list
 test('a table URL that 404s: the API rejects naming it, the page shows the error', async () => {
   const { page } = await openAppPage()
   const missing = new URL('tables/no-such-table/', app.server.url).href
-  const err = await page.evaluate(url => window.snaptrain.openSnapshot(url).then(
-    () => undefined, (e: { name: string; code?: string; message: string }) => ({ name: e.name, code: e.code, message: e.message })), missing)
+  const err = await page.evaluate(
+    url =>
+      window.snaptrain.openSnapshot(url).then(
+        () => undefined,
+        (e: { name: string; code?: string; message: string }) => ({ name: e.name, code: e.code, message: e.message }),
+      ),
+    missing,
+  )
   expect(err?.name).toBe('TableError')
   expect(err?.message).toContain(missing)
 
@@ -113,7 +137,9 @@ test('a table URL that 404s: the API rejects naming it, the page shows the error
   // The list only offers tables that exist, so ask for the missing one the way st-table-list would.
   await page.evaluate(url => {
     const list = document.querySelector('st-app')!.shadowRoot!.querySelector('st-table-list')!
-    list.dispatchEvent(new CustomEvent('table-select', { detail: { name: 'no-such-table', url }, bubbles: true, composed: true }))
+    list.dispatchEvent(
+      new CustomEvent('table-select', { detail: { name: 'no-such-table', url }, bubbles: true, composed: true }),
+    )
   }, missing)
   const box = page.locator('st-table-view st-error-view [role=alert]')
   await box.waitFor(WAIT)

@@ -44,24 +44,61 @@ describe('snaptrain as a process', () => {
     expect(r.code).toBe(1)
     expect(r.ms).toBeLessThan(10_000)
     expect(r.stdout).toBe('')
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^snaptrain train: .*label column nope: not in the table/)])
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^snaptrain train: .*label column nope: not in the table/),
+    ])
     expect(existsSync(out)).toBe(false)
   })
 
   it('train in headless Chromium: progress on stderr, the --json summary last on stdout, three files, exit 0', async () => {
     const out = join(tmp, 'run')
-    const r = await runCli(['train', '--table', 'public/tables/marketing', '--label', 'y', '--features', 'age,balance,job',
-      '--params', '{"num_round":2,"max_depth":3}', '--out', out, '--json'], {}, 150_000)
+    const r = await runCli(
+      [
+        'train',
+        '--table',
+        'public/tables/marketing',
+        '--label',
+        'y',
+        '--features',
+        'age,balance,job',
+        '--params',
+        '{"num_round":2,"max_depth":3}',
+        '--out',
+        out,
+        '--json',
+      ],
+      {},
+      150_000,
+    )
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/\[2\/2\]/)
     const s = lastJson<{ model: string; rounds: number; model_path: string; manifest_path: string }>(r)
-    expect(s).toMatchObject({ model: 'gbdt', rounds: 2, model_path: join(out, 'model.json'), manifest_path: join(out, 'manifest.json') })
+    expect(s).toMatchObject({
+      model: 'gbdt',
+      rounds: 2,
+      model_path: join(out, 'model.json'),
+      manifest_path: join(out, 'manifest.json'),
+    })
     expect(readdirSync(out).sort()).toEqual(['manifest.json', 'metrics.csv', 'model.json'])
-    expect(JSON.parse(readFileSync(s.manifest_path, 'utf8'))).toMatchObject({ kind: 'snaptrain-run', model: 'gbdt', label: 'y' })
+    expect(JSON.parse(readFileSync(s.manifest_path, 'utf8'))).toMatchObject({
+      kind: 'snaptrain-run',
+      model: 'gbdt',
+      label: 'y',
+    })
   }, 160_000)
 
   it('sweep with zero trials: exit 2 before any browser, naming the flag', async () => {
-    const r = await runCli(['sweep', '--table', 'public/tables/marketing', '--label', 'y', '--model', 'gbdt', '--trials', '0'])
+    const r = await runCli([
+      'sweep',
+      '--table',
+      'public/tables/marketing',
+      '--label',
+      'y',
+      '--model',
+      'gbdt',
+      '--trials',
+      '0',
+    ])
     expect(r.code).toBe(2)
     expect(r.ms).toBeLessThan(10_000)
     expect(r.stderr).toMatch(/trials: must be a positive integer, got 0/)

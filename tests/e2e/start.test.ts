@@ -13,22 +13,33 @@ let child: ChildProcess | undefined
 
 afterAll(() => {
   // npm runs the script in a shell: kill the whole process group so vite goes too.
-  if (child?.pid) { try { process.kill(-child.pid, 'SIGTERM') } catch { /* already gone */ } }
+  if (child?.pid) {
+    try {
+      process.kill(-child.pid, 'SIGTERM')
+    } catch {
+      /* already gone */
+    }
+  }
 })
 
 function freePort(): Promise<number> {
   return new Promise((done, fail) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => done(port))
-    }).on('error', fail)
+    const s = createServer()
+      .listen(0, '127.0.0.1', () => {
+        const port = (s.address() as { port: number }).port
+        s.close(() => done(port))
+      })
+      .on('error', fail)
   })
 }
 
 /** Starts `npm start -- --port P` and resolves with the URL it prints. */
 function npmStart(port: number): Promise<string> {
   child = spawn('npm', ['start', '--', '--port', String(port), '--strictPort'], {
-    cwd: REPO, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' },
+    cwd: REPO,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
   })
   return new Promise((done, fail) => {
     let out = ''
@@ -36,7 +47,10 @@ function npmStart(port: number): Promise<string> {
     const onData = (d: Buffer) => {
       out += d
       const m = out.match(/Local:\s+(http:\/\/\S+)/)
-      if (m) { clearTimeout(timer); done(m[1]) }
+      if (m) {
+        clearTimeout(timer)
+        done(m[1])
+      }
     }
     child!.stdout!.on('data', onData)
     child!.stderr!.on('data', onData)
@@ -55,7 +69,9 @@ test('npm start serves the page with the adapter and the clicks schema', async (
     expect((await page.locator('st-adapter-panel .vendor').textContent())?.trim().length).toBeGreaterThan(0)
     await page.locator('st-table-list button[data-table="clicks"]').click(WAIT)
     await page.locator('st-schema-view tbody tr[data-field="label"]').waitFor(WAIT)
-    const fields = await page.locator('st-schema-view tbody tr').evaluateAll(rs => rs.map(r => (r as HTMLElement).dataset.field))
+    const fields = await page
+      .locator('st-schema-view tbody tr')
+      .evaluateAll(rs => rs.map(r => (r as HTMLElement).dataset.field))
     expect(fields).toContain('user_id')
     expect(fields).toContain('emb')
   } finally {

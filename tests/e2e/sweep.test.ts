@@ -16,14 +16,18 @@ const WAIT = { timeout: 60_000 }
 const app = useApp()
 /** The whole sweep: 5 configurations, 36 boosting rounds at most on a third of marketing. */
 const SWEEP_WAIT = { timeout: 150_000 }
-const SPACE = { eta: { type: 'loguniform', low: 0.1, high: 0.5 }, max_depth: { type: 'int', low: 2, high: 4 }, min_child_weight: { type: 'loguniform', low: 0.5, high: 10 } }
-
-
-
-
+const SPACE = {
+  eta: { type: 'loguniform', low: 0.1, high: 0.5 },
+  max_depth: { type: 'int', low: 2, high: 4 },
+  min_child_weight: { type: 'loguniform', low: 0.5, high: 10 },
+}
 
 /** The app's sweep view element (page side). */
-type ViewEl = HTMLElement & { state?: { id: string; status: string; trials: Array<{ id: number; metric?: number; curve: unknown[] }> }; active: boolean; error?: { message: string; causes: string[] } }
+type ViewEl = HTMLElement & {
+  state?: { id: string; status: string; trials: Array<{ id: number; metric?: number; curve: unknown[] }> }
+  active: boolean
+  error?: { message: string; causes: string[] }
+}
 
 /** Fails with the page's own error text when the sweep view shows one. */
 async function failOnPageError(page: Page): Promise<void> {
@@ -37,7 +41,11 @@ async function fill(page: Page, sel: string, value: string): Promise<void> {
 }
 
 test('a small Hyperband sweep on marketing: live view, best card, downloads, still there after reload', async () => {
-  const { context, page, pageErrors } = await openApp(app, { viewport: { width: 1400, height: 1400 }, acceptDownloads: true, wait: WAIT })
+  const { context, page, pageErrors } = await openApp(app, {
+    viewport: { width: 1400, height: 1400 },
+    acceptDownloads: true,
+    wait: WAIT,
+  })
   await until(page, () => typeof window.snaptrain?.sweep === 'function', 'window.snaptrain.sweep', WAIT.timeout)
 
   await page.locator('st-table-list button[data-table="marketing"]').click(WAIT)
@@ -61,11 +69,16 @@ test('a small Hyperband sweep on marketing: live view, best card, downloads, sti
 
   const view = page.locator('st-sweep-view')
   await view.waitFor(WAIT)
-  const state = await until(page, () => {
-    const v = document.querySelector('st-app')!.shadowRoot!.querySelector('st-sweep-view') as ViewEl | null
-    if (v?.error) throw new Error(`the page shows an error: ${v.error.message} ${v.error.causes.join(' / ')}`)
-    return v?.state && v.state.status !== 'running' && !v.active ? v.state : undefined
-  }, 'the sweep to finish', SWEEP_WAIT.timeout)
+  const state = await until(
+    page,
+    () => {
+      const v = document.querySelector('st-app')!.shadowRoot!.querySelector('st-sweep-view') as ViewEl | null
+      if (v?.error) throw new Error(`the page shows an error: ${v.error.message} ${v.error.causes.join(' / ')}`)
+      return v?.state && v.state.status !== 'running' && !v.active ? v.state : undefined
+    },
+    'the sweep to finish',
+    SWEEP_WAIT.timeout,
+  )
   await failOnPageError(page)
   expect(state.status).toBe('finished')
   expect(state.trials.length).toBeGreaterThanOrEqual(5)
@@ -93,7 +106,10 @@ test('a small Hyperband sweep on marketing: live view, best card, downloads, sti
   await page.screenshot({ path: resolve(ARTIFACTS, 'sweep-finished.png'), fullPage: true })
 
   for (const kind of ['params', 'model', 'manifest', 'csv', 'snippet', 'sweep']) {
-    const [download] = await Promise.all([page.waitForEvent('download', WAIT), view.locator(`st-sweep-result button[data-download="${kind}"]`).click()])
+    const [download] = await Promise.all([
+      page.waitForEvent('download', WAIT),
+      view.locator(`st-sweep-result button[data-download="${kind}"]`).click(),
+    ])
     await failOnPageError(page)
     const name = download.suggestedFilename()
     expect(name).toContain(state.id)
@@ -106,7 +122,10 @@ test('a small Hyperband sweep on marketing: live view, best card, downloads, sti
   const item = page.locator(`st-sweep-list li[data-sweep="${state.id}"] button.open`)
   await item.waitFor(WAIT)
   await item.click()
-  await page.locator('st-sweep-view st-trial-table tbody tr').nth(state.trials.length - 1).waitFor(WAIT)
+  await page
+    .locator('st-sweep-view st-trial-table tbody tr')
+    .nth(state.trials.length - 1)
+    .waitFor(WAIT)
   expect(await page.locator('st-sweep-view st-trial-table tbody tr').count()).toBe(state.trials.length)
   await page.screenshot({ path: resolve(ARTIFACTS, 'sweep-reloaded.png'), fullPage: true })
   expect(pageErrors).toEqual([])

@@ -31,7 +31,8 @@ test('ranks 2 in the page: the same model as R = 1, with per-collective totals',
   page.on('pageerror', e => pageErrors.push(e.message))
   await page.goto(app.server.url, WAIT)
   await page.waitForFunction('window.snaptrain !== undefined', null, WAIT)
-  const run = (ranks: number): Promise<TrainResult> => page.evaluate<TrainResult>(`window.snaptrain.train({ table: 'tables/marketing', label: 'y',
+  const run = (ranks: number): Promise<TrainResult> =>
+    page.evaluate<TrainResult>(`window.snaptrain.train({ table: 'tables/marketing', label: 'y',
     filter: ${JSON.stringify(FILTER)}, validFraction: 0.2, seed: 3, ranks: ${ranks}, params: ${JSON.stringify(PARAMS)} })`)
   const one = await run(1)
   const two = await run(2)
@@ -53,8 +54,26 @@ test('ranks 2 in the page: the same model as R = 1, with per-collective totals',
 
 test('snaptrain train --ranks 2 --json reports collectives and writes the R = 1 model', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'snaptrain-ranks-'))
-  const args = (ranks: number) => ['train', '--table', 'public/tables/marketing', '--label', 'y', '--filter', FILTER, '--valid-fraction', '0.2',
-    '--seed', '3', '--params', JSON.stringify(PARAMS), '--ranks', String(ranks), '--out', join(dir, `r${ranks}`), '--json']
+  const args = (ranks: number) => [
+    'train',
+    '--table',
+    'public/tables/marketing',
+    '--label',
+    'y',
+    '--filter',
+    FILTER,
+    '--valid-fraction',
+    '0.2',
+    '--seed',
+    '3',
+    '--params',
+    JSON.stringify(PARAMS),
+    '--ranks',
+    String(ranks),
+    '--out',
+    join(dir, `r${ranks}`),
+    '--json',
+  ]
   if (pageModel === undefined) {
     const r1 = await runMain(args(1))
     expect(r1.code, r1.stderr).toBe(0)
@@ -62,7 +81,9 @@ test('snaptrain train --ranks 2 --json reports collectives and writes the R = 1 
   }
   const r2 = await runMain(args(2))
   expect(r2.code, r2.stderr).toBe(0)
-  const s = lastJson<{ ranks: number; collectives: Array<{ op: string; calls: number; bytes: number; ms: number }> }>(r2)
+  const s = lastJson<{ ranks: number; collectives: Array<{ op: string; calls: number; bytes: number; ms: number }> }>(
+    r2,
+  )
   expect(s.ranks).toBe(2)
   expect(s.collectives.map(c => c.op)).toEqual(expect.arrayContaining(['allreduce', 'broadcast', 'allgather']))
   expect(readFileSync(join(dir, 'r2', 'model.json'), 'utf8')).toBe(pageModel)
@@ -72,10 +93,33 @@ test('snaptrain train --ranks 2 --json reports collectives and writes the R = 1 
 test('snaptrain train --model recsys --ranks 2 --json: two rank workers, dense allreduce and sparse allgather each step', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'snaptrain-recsys-ranks-'))
   const params = { epochs: 1, batch_size: 256, embedding_dim: 4, layers: [16], lr: 0.01, eval_every: 1000 }
-  const r = await runMain(['train', '--model', 'recsys', '--table', 'public/tables/clicks', '--label', 'label', '--filter', 'user_id < 2000',
-    '--valid-fraction', '0.1', '--params', JSON.stringify(params), '--ranks', '2', '--out', dir, '--json'])
+  const r = await runMain([
+    'train',
+    '--model',
+    'recsys',
+    '--table',
+    'public/tables/clicks',
+    '--label',
+    'label',
+    '--filter',
+    'user_id < 2000',
+    '--valid-fraction',
+    '0.1',
+    '--params',
+    JSON.stringify(params),
+    '--ranks',
+    '2',
+    '--out',
+    dir,
+    '--json',
+  ])
   expect(r.code, r.stderr).toBe(0)
-  const s = lastJson<{ ranks: number; steps: number; auc: number; collectives: Array<{ op: string; calls: number; bytes: number }> }>(r)
+  const s = lastJson<{
+    ranks: number
+    steps: number
+    auc: number
+    collectives: Array<{ op: string; calls: number; bytes: number }>
+  }>(r)
   expect(s.ranks).toBe(2)
   expect(s.auc).toBeGreaterThan(0.5)
   const byOp = Object.fromEntries(s.collectives.map(c => [c.op, c]))

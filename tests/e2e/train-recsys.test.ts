@@ -13,9 +13,6 @@ const WAIT = { timeout: 90_000 }
 const app = useApp()
 const PARAMS = { epochs: 1, batch_size: 512, embedding_dim: 4, layers: [16], lr: 0.01, eval_every: 2 }
 
-
-
-
 test('the Train panel trains the recommender and the curve shows a point per evaluation', async () => {
   const { context, page, pageErrors } = await openApp(app, { wait: WAIT })
   await page.locator('st-table-list button[data-table="clicks"]').click(WAIT)
@@ -26,12 +23,19 @@ test('the Train panel trains the recommender and the curve shows a point per eva
   await panel.locator('input#filter').fill('user_id < 3000')
   await panel.locator('textarea#params').fill(JSON.stringify(PARAMS))
   await panel.locator('button[type=submit]').click()
-  await until(page, () => {
-    const p = document.querySelector('st-app')!.shadowRoot!.querySelector('st-train-panel')!
-    const alert = p.shadowRoot!.querySelector('st-error-view') as (HTMLElement & { error?: { message: string } }) | null
-    if (alert?.error) throw new Error(`the page shows an error: ${alert.error.message}`)
-    return p.shadowRoot!.textContent!.includes('evaluations (')
-  }, 'the recommender run to finish', WAIT.timeout)
+  await until(
+    page,
+    () => {
+      const p = document.querySelector('st-app')!.shadowRoot!.querySelector('st-train-panel')!
+      const alert = p.shadowRoot!.querySelector('st-error-view') as
+        | (HTMLElement & { error?: { message: string } })
+        | null
+      if (alert?.error) throw new Error(`the page shows an error: ${alert.error.message}`)
+      return p.shadowRoot!.textContent!.includes('evaluations (')
+    },
+    'the recommender run to finish',
+    WAIT.timeout,
+  )
   const curve = page.locator('st-train-curve')
   const points = Number(await curve.getAttribute('data-points'))
   const text = await panel.locator('.result').textContent()

@@ -5,20 +5,16 @@
  */
 import { resolve } from 'node:path'
 import { expect, test } from 'vitest'
-import type { Page } from 'playwright-core'
 import { ARTIFACTS, openApp, useApp } from '../support/app-harness.ts'
 import type { TrainResult } from '../../src/api-types.ts'
 
 const WAIT = { timeout: 90_000 }
 const app = useApp()
 
-
-
-
-
 test('window.snaptrain.train returns model, manifest and per-round metrics', async () => {
   const { page, pageErrors } = await openApp(app, { wait: WAIT })
-  const r = await page.evaluate<TrainResult>(`window.snaptrain.train({ table: 'tables/marketing', label: 'y', validFraction: 0.2,
+  const r =
+    await page.evaluate<TrainResult>(`window.snaptrain.train({ table: 'tables/marketing', label: 'y', validFraction: 0.2,
     params: { num_round: 3, max_depth: 3 } })`)
   expect(r.metrics).toHaveLength(3)
   expect(r.summary.auc).toBeGreaterThan(0.7)
@@ -36,16 +32,25 @@ test('the Train panel trains marketing and the curve shows a point per round', a
   await panel.locator('textarea#params').fill('{"max_depth": 3, "eta": 0.3, "num_round": 4}')
   await panel.locator('button[type=submit]').click()
   // A function predicate, not a string: the app's CSP (no 'unsafe-eval') refuses string predicates.
-  await page.waitForFunction(() => {
-    const app = document.querySelector('st-app')
-    const panel = app?.shadowRoot?.querySelector('st-train-panel')
-    const alert = panel?.shadowRoot?.querySelector('st-error-view') as (Element & { error?: Error }) | null | undefined
-    if (alert?.error) throw new Error('the page shows an error: ' + alert.error.message)
-    const curve = app?.shadowRoot?.querySelector('st-train-curve') as HTMLElement | null | undefined
-    return curve?.dataset.points === '4' && !!panel?.shadowRoot?.textContent?.includes('AUC')
-  }, null, WAIT)
+  await page.waitForFunction(
+    () => {
+      const app = document.querySelector('st-app')
+      const panel = app?.shadowRoot?.querySelector('st-train-panel')
+      const alert = panel?.shadowRoot?.querySelector('st-error-view') as
+        | (Element & { error?: Error })
+        | null
+        | undefined
+      if (alert?.error) throw new Error('the page shows an error: ' + alert.error.message)
+      const curve = app?.shadowRoot?.querySelector('st-train-curve') as HTMLElement | null | undefined
+      return curve?.dataset.points === '4' && !!panel?.shadowRoot?.textContent?.includes('AUC')
+    },
+    null,
+    WAIT,
+  )
   expect(await page.locator('st-train-curve canvas').first().isVisible()).toBe(true)
-  const text = await page.evaluate<string>(`document.querySelector('st-app').shadowRoot.querySelector('st-train-panel').shadowRoot.textContent`)
+  const text = await page.evaluate<string>(
+    `document.querySelector('st-app').shadowRoot.querySelector('st-train-panel').shadowRoot.textContent`,
+  )
   expect(text).toMatch(/4 rounds in/)
   await page.locator('st-train-panel').scrollIntoViewIfNeeded()
   await page.screenshot({ path: resolve(ARTIFACTS, 'train-panel.png'), fullPage: true })

@@ -27,7 +27,9 @@ afterEach(() => expect(liveRankWorkers()).toBe(0))
 it('allreduce, allgather, broadcast and barrier agree with a plain recomputation for R = 1 … 4', async () => {
   for (let world = 1; world <= 4; world++) {
     const config: CollectivesConfig = { seed: 5 + world, arrays: ARRAYS }
-    const run = await runRanks<CollectivesResult>(world, 'collectives', config, { transport: world % 2 ? 'auto' : 'message' })
+    const run = await runRanks<CollectivesResult>(world, 'collectives', config, {
+      transport: world % 2 ? 'auto' : 'message',
+    })
     expect(run.transport).toBe(world % 2 && globalThis.crossOriginIsolated ? 'shared memory' : 'messages')
     expect(run.results).toHaveLength(world)
     for (const res of run.results) {
@@ -45,15 +47,24 @@ it('allreduce, allgather, broadcast and barrier agree with a plain recomputation
     // Each rank sends and receives every array once per call.
     const bytes = ARRAYS.reduce((s, a) => s + a.length * 4 * (a.kind === 'Float64Array' ? 2 : 1), 0)
     expect(allreduce.bytes).toBe(world * 2 * 2 * bytes)
-    console.log(`R=${world} ${run.transport} (isolated: ${globalThis.crossOriginIsolated})`, JSON.stringify(stats.map(s => ({ ...s, ms: Math.round(s.ms) }))))
+    console.log(
+      `R=${world} ${run.transport} (isolated: ${globalThis.crossOriginIsolated})`,
+      JSON.stringify(stats.map(s => ({ ...s, ms: Math.round(s.ms) }))),
+    )
   }
 })
 
 it('a rank killed mid-run ends the run naming it, quickly, with every worker terminated', async () => {
-  const group = await RankGroup.start(3, { onProgress: (rank, ev) => { if (rank === 0 && (ev as { loop: number }).loop === 3) group.kill(1) } })
+  const group = await RankGroup.start(3, {
+    onProgress: (rank, ev) => {
+      if (rank === 0 && (ev as { loop: number }).loop === 3) group.kill(1)
+    },
+  })
   expect(liveRankWorkers()).toBe(3)
   const t0 = performance.now()
-  await expect(group.run('collectives', { seed: 1, arrays: [], loops: 1000, delayMs: 20 })).rejects.toThrow(/rank 1 of 3 failed: worker terminated/)
+  await expect(group.run('collectives', { seed: 1, arrays: [], loops: 1000, delayMs: 20 })).rejects.toThrow(
+    /rank 1 of 3 failed: worker terminated/,
+  )
   expect(performance.now() - t0).toBeLessThan(10_000)
   expect(liveRankWorkers()).toBe(0)
   group.close()
@@ -63,19 +74,27 @@ it('a rank whose job throws, or that calls a different collective, fails the run
   await expect(runRanks(2, 'no-such-job', {})).rejects.toThrow(/rank \d of 2 failed: .*rank job "no-such-job": unknown/)
   expect(liveRankWorkers()).toBe(0)
   // Rank 1 reduces a different length than rank 0: the hub names rank 1.
-  await expect(runRanks(2, 'collectives', (rank: number) => ({ seed: 1, arrays: [{ kind: 'Int32Array', length: rank + 1 }] })))
-    .rejects.toThrow(/rank 1 of 2 failed: allreduce: rank 1 sent 2 elements, rank 0 sent 1/)
+  await expect(
+    runRanks(2, 'collectives', (rank: number) => ({ seed: 1, arrays: [{ kind: 'Int32Array', length: rank + 1 }] })),
+  ).rejects.toThrow(/rank 1 of 2 failed: allreduce: rank 1 sent 2 elements, rank 0 sent 1/)
 })
 
 it('a rank whose worker throws an uncaught error ends the run naming it', async () => {
-  await expect(runRanks(3, 'collectives', { seed: 1, arrays: [], loops: 1000, delayMs: 10, crash: { rank: 2, loop: 3 } }))
-    .rejects.toThrow(/rank 2 of 3 failed: .*rank 2 crashed on purpose/)
+  await expect(
+    runRanks(3, 'collectives', { seed: 1, arrays: [], loops: 1000, delayMs: 10, crash: { rank: 2, loop: 3 } }),
+  ).rejects.toThrow(/rank 2 of 3 failed: .*rank 2 crashed on purpose/)
   expect(liveRankWorkers()).toBe(0)
 })
 
 it('a rank that loses its GPU device ends the run naming it', async () => {
-  const group = await RankGroup.start(2, { onProgress: (rank, ev) => { if (rank === 1 && (ev as { loop: number }).loop === 2) void group.loseDevice(1) } })
-  await expect(group.run('collectives', { seed: 1, arrays: [], loops: 1000, delayMs: 20, device: true })).rejects.toThrow(/rank 1 of 2 failed: GPU device lost/)
+  const group = await RankGroup.start(2, {
+    onProgress: (rank, ev) => {
+      if (rank === 1 && (ev as { loop: number }).loop === 2) void group.loseDevice(1)
+    },
+  })
+  await expect(
+    group.run('collectives', { seed: 1, arrays: [], loops: 1000, delayMs: 20, device: true }),
+  ).rejects.toThrow(/rank 1 of 2 failed: GPU device lost/)
   expect(liveRankWorkers()).toBe(0)
   group.close()
 })

@@ -6,7 +6,7 @@
  */
 import { afterEach, expect, it } from 'vitest'
 import { liveRankWorkers, RankGroup } from '../../src/ranks/index.ts'
-import { trainOnRanks } from '../../src/models/gbdt/dist-run.ts'
+import { trainOnRanks } from '../../src/models/gbdt/ranks.ts'
 import { train, type TrainData } from '../../src/models/gbdt/driver.ts'
 import { createGpuBackend } from '../../src/models/gbdt/gpu-backend.ts'
 import { parseParams } from '../../src/models/gbdt/params.ts'
@@ -14,7 +14,16 @@ import { toXGBoostJsonString } from '../../src/models/gbdt/xgboost-json.ts'
 import { requestDevice } from '../../src/gpu/device.ts'
 import { makeBinary } from '../unit/gbdt/synthetic.ts'
 
-const PARAMS = { max_depth: 3, eta: 0.3, num_round: 4, subsample: 0.8, colsample_bytree: 0.8, max_bin: 16, seed: 5, eval_metric: ['auc', 'logloss'] }
+const PARAMS = {
+  max_depth: 3,
+  eta: 0.3,
+  num_round: 4,
+  subsample: 0.8,
+  colsample_bytree: 0.8,
+  max_bin: 16,
+  seed: 5,
+  eval_metric: ['auc', 'logloss'],
+}
 
 function data(): TrainData {
   const t = makeBinary(700, 5, 21, 0.15)
@@ -26,7 +35,9 @@ afterEach(() => expect(liveRankWorkers()).toBe(0))
 it('models from R = 2, 3, 4 GPU ranks are byte-identical to the single-device model', async () => {
   const { device } = await requestDevice()
   // The kernel is fixed (storage atomics) so no device spends seconds measuring; both kernels sum exactly alike.
-  const want = toXGBoostJsonString(await train(data(), parseParams(PARAMS), createGpuBackend(device, undefined, { histogramKernel: 'storage' })))
+  const want = toXGBoostJsonString(
+    await train(data(), parseParams(PARAMS), createGpuBackend(device, undefined, { histogramKernel: 'storage' })),
+  )
   device.destroy()
   for (const world of [2, 3, 4]) {
     const { model, collectives } = await trainOnRanks(data(), PARAMS, world, { histogramKernel: 'storage' })
@@ -39,11 +50,16 @@ it('models from R = 2, 3, 4 GPU ranks are byte-identical to the single-device mo
 it('a rank killed mid-training ends the run naming it within 10 s, with no worker left', async () => {
   let killedAt = 0
   const group = await RankGroup.start(2, {
-    onProgress: (rank, ev) => {
-      if (killedAt === 0 && (ev as { round: number }).round === 0) { killedAt = performance.now(); group.kill(1) }
+    onProgress: (_rank, ev) => {
+      if (killedAt === 0 && (ev as { round: number }).round === 0) {
+        killedAt = performance.now()
+        group.kill(1)
+      }
     },
   })
-  await expect(group.run('gbdt', { data: data(), params: { ...PARAMS, num_round: 50 }, histogramKernel: 'storage' })).rejects.toThrow(/rank 1 of 2 failed: worker terminated/)
+  await expect(
+    group.run('gbdt', { data: data(), params: { ...PARAMS, num_round: 50 }, histogramKernel: 'storage' }),
+  ).rejects.toThrow(/rank 1 of 2 failed: worker terminated/)
   expect(killedAt).toBeGreaterThan(0)
   expect(performance.now() - killedAt).toBeLessThan(10_000)
   expect(liveRankWorkers()).toBe(0)

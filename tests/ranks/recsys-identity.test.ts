@@ -6,13 +6,21 @@ import { GpuModel } from '../../src/models/recsys/model-gpu.ts'
 import { parseRecsysParams } from '../../src/models/recsys/params.ts'
 import { Rng } from '../../src/util/rng.ts'
 import { checked, gpuCache } from '../kernels/bench/setup.ts'
-import { DIST_SHAPE, maxStateDiff, randomBatch, startState, stateMismatches, trainBoth } from '../unit/recsys-dist.fixtures.ts'
+import {
+  DIST_SHAPE,
+  maxStateDiff,
+  randomBatch,
+  startState,
+  stateMismatches,
+  trainBoth,
+} from '../unit/recsys-dist.fixtures.ts'
 
 /**
  * GPU tolerance: the regrouped sums of the rank path (see the Node test) plus the GPU's ulps
  * (sqrt, division, exp, FMA contraction) on both sides, over 10 Adam steps.
  */
-const ATOL = 1e-6, RTOL = 1e-4
+const ATOL = 1e-6,
+  RTOL = 1e-4
 
 describe('recommender across ranks on the GPU (in-thread group)', () => {
   test.each([
@@ -28,7 +36,9 @@ describe('recommender across ranks on the GPU (in-thread group)', () => {
     const backend = new RanksBackend(ranks, localGroup(2))
     try {
       const r = await checked(cache.device, () => trainBoth(single, backend, batches, p))
-      console.log(`recsys GPU ranks vs single: max |Δstate| ${maxStateDiff(r.ranks, r.single).toExponential(2)}, losses ${r.ranksLoss.slice(-2).map(x => x.toFixed(6))} vs ${r.singleLoss.slice(-2).map(x => x.toFixed(6))}`)
+      console.log(
+        `recsys GPU ranks vs single: max |Δstate| ${maxStateDiff(r.ranks, r.single).toExponential(2)}, losses ${r.ranksLoss.slice(-2).map(x => x.toFixed(6))} vs ${r.singleLoss.slice(-2).map(x => x.toFixed(6))}`,
+      )
       expect(stateMismatches(r.ranks, r.single, ATOL, RTOL)).toEqual([])
       r.ranksLoss.forEach((l, k) => expect(l).toBeCloseTo(r.singleLoss[k], 4))
       const second = await ranks[1].exportState()
@@ -44,8 +54,14 @@ describe('recommender across ranks on the GPU (in-thread group)', () => {
     const rng = new Rng(12)
     const batches = Array.from({ length: 10 }, () => randomBatch(rng, 16))
     const cache = await gpuCache()
-    const gpu = new RanksBackend(await Promise.all([0, 1].map(() => GpuModel.create(cache, DIST_SHAPE, p, startState(p, 5)))), localGroup(2))
-    const cpu = new RanksBackend([0, 1].map(() => new RefRank(DIST_SHAPE, p, startState(p, 5))), localGroup(2))
+    const gpu = new RanksBackend(
+      await Promise.all([0, 1].map(() => GpuModel.create(cache, DIST_SHAPE, p, startState(p, 5)))),
+      localGroup(2),
+    )
+    const cpu = new RanksBackend(
+      [0, 1].map(() => new RefRank(DIST_SHAPE, p, startState(p, 5))),
+      localGroup(2),
+    )
     try {
       const r = await checked(cache.device, () => trainBoth(cpu, gpu, batches, p))
       expect(stateMismatches(r.ranks, r.single, ATOL, RTOL)).toEqual([])

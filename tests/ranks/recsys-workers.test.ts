@@ -16,13 +16,21 @@ import { checked, gpuCache } from '../kernels/bench/setup.ts'
 import { DIST_SHAPE, maxStateDiff, randomBatch, startState, stateMismatches } from '../unit/recsys-dist.fixtures.ts'
 
 /** As the in-thread GPU test: regrouped sums plus the GPU's ulps over 10 Adam steps. */
-const ATOL = 1e-6, RTOL = 1e-4
+const ATOL = 1e-6,
+  RTOL = 1e-4
 
 afterEach(() => expect(liveRankWorkers()).toBe(0))
 
 describe('recommender across rank workers', () => {
   test('R = 2 workers with B = 8 match one GpuModel with batch 16 after 10 steps', async () => {
-    const p = parseRecsysParams({ batch_size: 8, layers: [8, 4], embedding_dim: 4, lr: 0.01, embedding_lr: 0.1, eval_every: 10 })
+    const p = parseRecsysParams({
+      batch_size: 8,
+      layers: [8, 4],
+      embedding_dim: 4,
+      lr: 0.01,
+      embedding_lr: 0.1,
+      eval_every: 10,
+    })
     const rng = new Rng(21)
     const batches = [...Array.from({ length: 9 }, () => randomBatch(rng, 16)), randomBatch(rng, 11)]
     const lrs = batches.map((_, k) => ({ dense: p.lr * Math.min(1, (k + 1) / 4), embedding: p.embedding_lr }))
@@ -32,8 +40,11 @@ describe('recommender across rank workers', () => {
     const single = await GpuModel.create(cache, DIST_SHAPE, p, startState(p, 9), { maxBatch: 16 })
     try {
       for (const [k, b] of batches.entries()) await checked(cache.device, () => single.step(b, lrs[k]))
-      const want = await single.exportState(), got = run.results[0].state!
-      console.log(`recsys workers vs single: max |Δstate| ${maxStateDiff(got, want).toExponential(2)}; collectives ${JSON.stringify(run.stats[0])}`)
+      const want = await single.exportState(),
+        got = run.results[0].state!
+      console.log(
+        `recsys workers vs single: max |Δstate| ${maxStateDiff(got, want).toExponential(2)}; collectives ${JSON.stringify(run.stats[0])}`,
+      )
       expect(stateMismatches(got, want, ATOL, RTOL)).toEqual([])
       const losses = await single.takeLosses()
       run.results[0].losses.forEach((l, k) => expect(l).toBeCloseTo(losses[k], 4))

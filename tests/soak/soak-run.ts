@@ -10,10 +10,19 @@ import type { TrainConfig } from '../../src/run/config.ts'
 import { GPU_TRACKER, type GpuStats } from './gpu-tracker.ts'
 
 /** One training's outcome, compared across runs: model digest and metrics without wall times. */
-export interface Outcome { hash: string; metrics: string; gpu: GpuStats }
+export interface Outcome {
+  hash: string
+  metrics: string
+  gpu: GpuStats
+}
 
 /** The open page. */
-export interface SoakPage { page: Page; train(config: TrainConfig): Promise<Outcome>; heapBytes(): Promise<number>; close(): Promise<void> }
+export interface SoakPage {
+  page: Page
+  train(config: TrainConfig): Promise<Outcome>
+  heapBytes(): Promise<number>
+  close(): Promise<void>
+}
 
 /** In the page: train, hash the model (SHA-256 of its bytes), drop wall-clock metrics, read the GPU counts. */
 const TRAIN = `async (config) => {
@@ -35,7 +44,9 @@ export async function openSoakPage(): Promise<SoakPage> {
     await page.addInitScript(GPU_TRACKER)
     await page.exposeFunction('__snaptrainProgress', () => {})
     await page.goto(server.url, { timeout: 60_000 })
-    await page.waitForFunction('Boolean(window.snaptrain && window.snaptrain.train && window.__gpuStats)', undefined, { timeout: 60_000 })
+    await page.waitForFunction('Boolean(window.snaptrain && window.snaptrain.train && window.__gpuStats)', undefined, {
+      timeout: 60_000,
+    })
     const cdp: CDPSession = await page.context().newCDPSession(page)
     const b = browser
     return {

@@ -14,7 +14,10 @@ import { PROJECT_ROOT, startPageServer, type PageServer } from '../../src/serve/
 export const ARTIFACTS = resolve(PROJECT_ROOT, 'tests', 'artifacts')
 
 /** The running page server and browser (set once beforeAll has run). */
-export interface AppHarness { server: PageServer; browser: Browser }
+export interface AppHarness {
+  server: PageServer
+  browser: Browser
+}
 
 /** Registers beforeAll/afterAll hooks for the calling test file; `hmr` as startPageServer's. */
 export function useApp(opts: { hmr?: boolean } = { hmr: false }): AppHarness {
@@ -42,8 +45,14 @@ export interface OpenAppOptions {
 }
 
 /** A fresh context and page on the app, uncaught page errors collected, window.snaptrain installed. */
-export async function openApp(app: AppHarness, opts: OpenAppOptions): Promise<{ context: BrowserContext; page: Page; pageErrors: string[] }> {
-  const context = await app.browser.newContext({ viewport: opts.viewport ?? { width: 1400, height: 1200 }, acceptDownloads: opts.acceptDownloads })
+export async function openApp(
+  app: AppHarness,
+  opts: OpenAppOptions,
+): Promise<{ context: BrowserContext; page: Page; pageErrors: string[] }> {
+  const context = await app.browser.newContext({
+    viewport: opts.viewport ?? { width: 1400, height: 1200 },
+    acceptDownloads: opts.acceptDownloads,
+  })
   if (opts.init) await context.addInitScript(opts.init)
   const page = await context.newPage()
   const pageErrors: string[] = []
@@ -59,7 +68,12 @@ export async function openApp(app: AppHarness, opts: OpenAppOptions): Promise<{ 
  * by `probe` fails at once). page.evaluate runs through the DevTools protocol, so the app's CSP
  * does not refuse it as it refuses string waitForFunction predicates.
  */
-export async function until<T>(page: Page, probe: () => T | undefined | false, what: string, timeoutMs: number): Promise<T> {
+export async function until<T>(
+  page: Page,
+  probe: () => T | undefined | false,
+  what: string,
+  timeoutMs: number,
+): Promise<T> {
   const end = Date.now() + timeoutMs
   for (;;) {
     const v = await page.evaluate(probe)

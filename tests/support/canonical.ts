@@ -20,8 +20,14 @@ export function canonicalDecimal(value: unknown): string {
   let digits = (whole + fraction).replace(/^0+/, '')
   let scale = fraction.length - Number(exponent)
   if (!digits) return '0'
-  while (scale > 0 && digits.endsWith('0')) { digits = digits.slice(0, -1); scale-- }
-  if (scale < 0) { digits += '0'.repeat(-scale); scale = 0 }
+  while (scale > 0 && digits.endsWith('0')) {
+    digits = digits.slice(0, -1)
+    scale--
+  }
+  if (scale < 0) {
+    digits += '0'.repeat(-scale)
+    scale = 0
+  }
   const padded = digits.padStart(scale + 1, '0')
   const body = scale ? `${padded.slice(0, -scale)}.${padded.slice(-scale)}` : padded
   return (sign === '-' ? '-' : '') + body
@@ -57,19 +63,36 @@ function canonicalTimestamp(value: unknown): string {
 }
 
 function canonicalBinary(value: unknown): string {
-  const bytes = value instanceof Uint8Array ? value : typeof value === 'string' ? new TextEncoder().encode(value) : undefined
-  return bytes ? `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}` : `?binary(${String(value)})`
+  const bytes =
+    value instanceof Uint8Array ? value : typeof value === 'string' ? new TextEncoder().encode(value) : undefined
+  return bytes ? `0x${Array.from(bytes, b => b.toString(16).padStart(2, '0')).join('')}` : `?binary(${String(value)})`
 }
 
 function canonicalPrimitive(value: unknown, type: string): unknown {
   switch (type) {
-    case 'string': return value instanceof Uint8Array ? utf8.decode(value) : String(value)
-    case 'long': case 'integer': case 'short': case 'byte': return canonicalInteger(value)
-    case 'float': case 'double': return Number.isNaN(Number(value)) ? 'NaN' : String(Number(value))
-    case 'boolean': return value === true || value === 'true' ? 'true' : value === false || value === 'false' ? 'false' : `?bool(${String(value)})`
-    case 'binary': return canonicalBinary(value)
-    case 'date': return canonicalDate(value)
-    case 'timestamp': case 'timestamp_ntz': return canonicalTimestamp(value)
+    case 'string':
+      return value instanceof Uint8Array ? utf8.decode(value) : String(value)
+    case 'long':
+    case 'integer':
+    case 'short':
+    case 'byte':
+      return canonicalInteger(value)
+    case 'float':
+    case 'double':
+      return Number.isNaN(Number(value)) ? 'NaN' : String(Number(value))
+    case 'boolean':
+      return value === true || value === 'true'
+        ? 'true'
+        : value === false || value === 'false'
+          ? 'false'
+          : `?bool(${String(value)})`
+    case 'binary':
+      return canonicalBinary(value)
+    case 'date':
+      return canonicalDate(value)
+    case 'timestamp':
+    case 'timestamp_ntz':
+      return canonicalTimestamp(value)
   }
   if (type.startsWith('decimal')) return canonicalDecimal(value)
   return `?${type}(${String(value)})`
@@ -84,10 +107,10 @@ export function canonical(value: unknown, type: DeltaType): unknown {
   if (typeof type === 'string') return canonicalPrimitive(value, type)
   if (type.type === 'struct') {
     const record = value as Record<string, unknown>
-    return type.fields.map((f) => [f.name, canonical(record[f.name], f.type)])
+    return type.fields.map(f => [f.name, canonical(record[f.name], f.type)])
   }
   if (type.type === 'array') {
-    return Array.isArray(value) ? value.map((v) => canonical(v, type.elementType)) : `?array(${String(value)})`
+    return Array.isArray(value) ? value.map(v => canonical(v, type.elementType)) : `?array(${String(value)})`
   }
   const entries = value instanceof Map ? [...value.entries()] : Object.entries(value as object)
   return entries
@@ -97,5 +120,5 @@ export function canonical(value: unknown, type: DeltaType): unknown {
 
 /** One row as a canonical string over `columns` (name + type), for multiset comparison. */
 export function canonicalRow(row: Record<string, unknown>, columns: { name: string; type: DeltaType }[]): string {
-  return JSON.stringify(columns.map((c) => canonical(row[c.name], c.type)))
+  return JSON.stringify(columns.map(c => canonical(row[c.name], c.type)))
 }

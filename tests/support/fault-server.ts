@@ -22,21 +22,27 @@ import { Rng } from '../../src/util/rng.ts'
 
 /** The faults the server can inject. */
 export type FaultKind =
-  | 'status-5xx'           // answer `status` (default 503) instead of the file
-  | 'reset'                // send the headers and half the body, then reset the connection
-  | 'slow-first-byte'      // wait `delayMs` before the status line
-  | 'slow-body'            // send the body in 8 pieces, `delayMs` apart in total
+  | 'status-5xx' // answer `status` (default 503) instead of the file
+  | 'reset' // send the headers and half the body, then reset the connection
+  | 'slow-first-byte' // wait `delayMs` before the status line
+  | 'slow-body' // send the body in 8 pieces, `delayMs` apart in total
   | 'truncate-length-kept' // correct Content-Length, body cut in half, connection closed
-  | 'truncate-length-wrong'// Content-Length (and Content-Range) shortened to the half body sent
-  | 'range-ignored'        // 200 with the whole file for a ranged GET
-  | 'range-416'            // 416 for a satisfiable range
-  | 'range-wrong-bytes'    // 206 with the bytes (and Content-Range) of another part of the file
-  | 'replace-file'         // from this request on the file has other bytes, ETag and Last-Modified
+  | 'truncate-length-wrong' // Content-Length (and Content-Range) shortened to the half body sent
+  | 'range-ignored' // 200 with the whole file for a ranged GET
+  | 'range-416' // 416 for a satisfiable range
+  | 'range-wrong-bytes' // 206 with the bytes (and Content-Range) of another part of the file
+  | 'replace-file' // from this request on the file has other bytes, ETag and Last-Modified
 
 /** Faults a reader should survive by asking again (the others must fail the run, naming the fault). */
 export const RETRYABLE_FAULTS: readonly FaultKind[] = [
-  'status-5xx', 'reset', 'slow-first-byte', 'slow-body', 'truncate-length-kept', 'truncate-length-wrong',
-  'range-ignored', 'range-416',
+  'status-5xx',
+  'reset',
+  'slow-first-byte',
+  'slow-body',
+  'truncate-length-kept',
+  'truncate-length-wrong',
+  'range-ignored',
+  'range-416',
 ]
 
 /** When and where one fault is injected. */
@@ -71,10 +77,21 @@ export interface FaultServerOptions {
 }
 
 /** One request the server saw. */
-export interface SeenRequest { method: string; path: string; range?: string; authorization?: string; origin?: string }
+export interface SeenRequest {
+  method: string
+  path: string
+  range?: string
+  authorization?: string
+  origin?: string
+}
 
 /** One fault the server injected. */
-export interface InjectedFault { kind: FaultKind; path: string; n: number; page: boolean }
+export interface InjectedFault {
+  kind: FaultKind
+  path: string
+  n: number
+  page: boolean
+}
 
 /** A running fault server. `tableUrl` is the table's root URL (ends with '/'). */
 export interface FaultServer {
@@ -87,7 +104,11 @@ export interface FaultServer {
   close(): Promise<void>
 }
 
-interface FileVersion { bytes: Buffer; etag: string; mtime: Date }
+interface FileVersion {
+  bytes: Buffer
+  etag: string
+  mtime: Date
+}
 
 interface State {
   root: string
@@ -105,8 +126,15 @@ interface State {
 export async function startFaultServer(tableDir: string, opts: FaultServerOptions = {}): Promise<FaultServer> {
   const root = await realpath(tableDir)
   const state: State = {
-    root, mount: basename(root), rules: opts.rules ?? [], seed: opts.seed ?? 0, counts: new Map(), replaced: new Map(),
-    opts, requests: [], injected: [],
+    root,
+    mount: basename(root),
+    rules: opts.rules ?? [],
+    seed: opts.seed ?? 0,
+    counts: new Map(),
+    replaced: new Map(),
+    opts,
+    requests: [],
+    injected: [],
   }
   const sockets = new Set<Socket>()
   const server = createServer((req, res) => {
@@ -115,7 +143,10 @@ export async function startFaultServer(tableDir: string, opts: FaultServerOption
       else res.destroy()
     })
   })
-  server.on('connection', s => { sockets.add(s); s.on('close', () => sockets.delete(s)) })
+  server.on('connection', s => {
+    sockets.add(s)
+    s.on('close', () => sockets.delete(s))
+  })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => resolve())
@@ -124,7 +155,10 @@ export async function startFaultServer(tableDir: string, opts: FaultServerOption
   if (!addr || typeof addr === 'string') throw new Error('fault server did not bind a TCP port')
   const url = `http://127.0.0.1:${addr.port}/`
   return {
-    url, tableUrl: `${url}${encodeURIComponent(state.mount)}/`, requests: state.requests, injected: state.injected,
+    url,
+    tableUrl: `${url}${encodeURIComponent(state.mount)}/`,
+    requests: state.requests,
+    injected: state.injected,
     configure(rules, seed) {
       state.rules = rules
       state.seed = seed ?? state.seed
@@ -132,10 +166,11 @@ export async function startFaultServer(tableDir: string, opts: FaultServerOption
       state.replaced.clear()
       state.injected.length = 0
     },
-    close: () => new Promise<void>(resolve => {
-      for (const s of sockets) s.destroy()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>(resolve => {
+        for (const s of sockets) s.destroy()
+        server.close(() => resolve())
+      }),
   }
 }
 
@@ -150,7 +185,13 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   openHeaders(res)
   const method = req.method ?? 'GET'
   const target = new URL(req.url ?? '/', 'http://x')
-  const seen: SeenRequest = { method, path: target.pathname, range: req.headers.range, authorization: req.headers.authorization, origin: req.headers.origin }
+  const seen: SeenRequest = {
+    method,
+    path: target.pathname,
+    range: req.headers.range,
+    authorization: req.headers.authorization,
+    origin: req.headers.origin,
+  }
   state.requests.push(seen)
   if (method === 'OPTIONS') return preflight(res)
   if (state.opts.requireAuthorization !== undefined && req.headers.authorization !== state.opts.requireAuthorization) {
@@ -192,7 +233,11 @@ async function currentVersion(state: State, rel: string): Promise<FileVersion | 
   if (!path.startsWith(state.root + sep)) return undefined
   const st = await stat(path).catch(() => null)
   if (!st?.isFile()) return undefined
-  return { bytes: await readFile(path), etag: `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`, mtime: st.mtime }
+  return {
+    bytes: await readFile(path),
+    etag: `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`,
+    mtime: st.mtime,
+  }
 }
 
 /** Same size, a few bytes in the middle changed, new validators: what a rewrite in place looks like. */
@@ -233,13 +278,22 @@ async function listing(state: State, target: URL, res: ServerResponse): Promise<
   const mountPrefix = `${state.mount}/`
   const prefix = q.get('prefix') ?? ''
   if (!prefix.startsWith(mountPrefix)) return void res.writeHead(404, { 'Content-Length': 0 }).end()
-  const xml = await renderListObjectsV2(state.root, { prefix: prefix.slice(mountPrefix.length), delimiter: q.get('delimiter') || undefined })
+  const xml = await renderListObjectsV2(state.root, {
+    prefix: prefix.slice(mountPrefix.length),
+    delimiter: q.get('delimiter') || undefined,
+  })
   // Keys are relative to the table folder; the bucket's keys carry the mount name in front.
   const body = Buffer.from(xml.replace(/<(Key|Prefix)>/g, `<$1>${mountPrefix}`), 'utf8')
   res.writeHead(200, { 'Content-Type': 'application/xml', 'Content-Length': body.length }).end(body)
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, file: FileVersion, headOnly: boolean, fault?: FaultRule): Promise<void> {
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  file: FileVersion,
+  headOnly: boolean,
+  fault?: FaultRule,
+): Promise<void> {
   const size = file.bytes.length
   const delay = fault?.delayMs ?? 300
   if (fault?.kind === 'slow-first-byte') await sleep(delay)
@@ -270,7 +324,9 @@ async function answer(req: IncomingMessage, res: ServerResponse, file: FileVersi
 function shifted(start: number, end: number, size: number): [number, number] {
   const length = end - start + 1
   const offset = start >= length ? start - length : Math.min(size - length, start + length)
-  return offset === start ? [Math.max(0, start - 1), Math.max(0, start - 1) + length - 1] : [offset, offset + length - 1]
+  return offset === start
+    ? [Math.max(0, start - 1), Math.max(0, start - 1) + length - 1]
+    : [offset, offset + length - 1]
 }
 
 async function sendBody(res: ServerResponse, body: Buffer, fault: FaultRule | undefined, delay: number): Promise<void> {

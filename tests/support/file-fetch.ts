@@ -20,7 +20,11 @@ export interface FileFetchOptions {
 }
 
 /** One request seen by the fake, for asserting request counts and ranges. */
-export interface SeenRequest { method: string; url: string; range?: string }
+export interface SeenRequest {
+  method: string
+  url: string
+  range?: string
+}
 
 /** The fake fetch plus the log of requests it served. */
 export type FileFetch = FetchLike & { requests: SeenRequest[] }
@@ -41,7 +45,9 @@ export function fileFetch(rootDir: string, opts: FileFetchOptions = {}): FileFet
     const url = new URL(input)
     if (url.origin !== base.origin) throw new TypeError(`fetch failed: no server at ${url.origin}`)
     if (url.pathname === '/' && url.searchParams.get('list-type') === '2') {
-      return opts.listing === false ? text(404, 'Not Found') : listObjects(root, base, url.searchParams, opts.pageSize ?? 1000)
+      return opts.listing === false
+        ? text(404, 'Not Found')
+        : listObjects(root, base, url.searchParams, opts.pageSize ?? 1000)
     }
     const file = fileFor(root, base, url.pathname)
     if (!file) return text(404, 'Not Found')
@@ -86,7 +92,11 @@ function serveFile(path: string, method: string, range: string | null): Response
   return new Response(bytes.subarray(start, end + 1), {
     status: 206,
     statusText: 'Partial Content',
-    headers: { ...common, 'Content-Length': String(end - start + 1), 'Content-Range': `bytes ${start}-${end}/${stat.size}` },
+    headers: {
+      ...common,
+      'Content-Length': String(end - start + 1),
+      'Content-Range': `bytes ${start}-${end}/${stat.size}`,
+    },
   })
 }
 
@@ -104,20 +114,27 @@ function parseRange(header: string, size: number): [number, number] | undefined 
 function listObjects(root: string, base: URL, params: URLSearchParams, pageSize: number): Response {
   const prefix = params.get('prefix') ?? ''
   const basePrefix = decodeURIComponent(base.pathname.slice(1))
-  const keys = walk(root).map(p => basePrefix + relative(root, p).split(sep).join('/'))
-    .filter(k => k.startsWith(prefix)).sort()
+  const keys = walk(root)
+    .map(p => basePrefix + relative(root, p).split(sep).join('/'))
+    .filter(k => k.startsWith(prefix))
+    .sort()
   const entries = rollUp(keys, prefix, params.get('delimiter'))
   const after = params.get('continuation-token') ?? params.get('start-after') ?? ''
   const rest = entries.filter(k => k > after)
   const page = rest.slice(0, pageSize)
   const truncated = rest.length > page.length
-  const contents = page.map(key => {
-    if (!keys.includes(key)) return `<CommonPrefixes><Prefix>${escapeXml(key)}</Prefix></CommonPrefixes>`
-    const stat = statSync(join(root, key.slice(basePrefix.length)))
-    return `<Contents><Key>${escapeXml(key)}</Key><LastModified>${stat.mtime.toISOString()}</LastModified>` +
-      `<Size>${stat.size}</Size></Contents>`
-  }).join('')
-  const xml = '<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+  const contents = page
+    .map(key => {
+      if (!keys.includes(key)) return `<CommonPrefixes><Prefix>${escapeXml(key)}</Prefix></CommonPrefixes>`
+      const stat = statSync(join(root, key.slice(basePrefix.length)))
+      return (
+        `<Contents><Key>${escapeXml(key)}</Key><LastModified>${stat.mtime.toISOString()}</LastModified>` +
+        `<Size>${stat.size}</Size></Contents>`
+      )
+    })
+    .join('')
+  const xml =
+    '<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
     `<Prefix>${escapeXml(prefix)}</Prefix><KeyCount>${page.length}</KeyCount><IsTruncated>${truncated}</IsTruncated>` +
     (truncated ? `<NextContinuationToken>${escapeXml(page[page.length - 1])}</NextContinuationToken>` : '') +
     `${contents}</ListBucketResult>`

@@ -11,11 +11,14 @@ import type { FeatureLayout, ModelBatch, ModelShape } from '../../src/models/rec
 export function memorySource(batches: ModelBatch[], shape: Pick<ModelShape, 'totalRows' | 'dense'>): TrainSource {
   const layout = { sparse: [{}, {}], totalRows: shape.totalRows, denseInputs: shape.dense } as unknown as FeatureLayout
   return {
-    layout, stepsPerEpoch: batches.length,
+    layout,
+    stepsPerEpoch: batches.length,
     open: (_epoch, cursor) => {
       let at = cursor?.position ?? 0
       return {
-        async *batches() { while (at < batches.length) yield batches[at++] },
+        async *batches() {
+          while (at < batches.length) yield batches[at++]
+        },
         cursor: () => ({ position: at }) as Cursor,
         close: async () => {},
       }

@@ -11,7 +11,11 @@ import { REPO } from './cli.ts'
 import { startFaultServer, type FaultServer } from './fault-server.ts'
 
 /** The two servers and the temp folder (set once beforeAll has run). */
-export interface TwoOrigins { dir: string; a: FaultServer; b: FaultServer }
+export interface TwoOrigins {
+  dir: string
+  a: FaultServer
+  b: FaultServer
+}
 
 /** Sets up the two-origin table before the file's tests and removes it after. */
 export function useTwoOrigins(auth: string, prefix: string): TwoOrigins {
@@ -24,7 +28,10 @@ export function useTwoOrigins(auth: string, prefix: string): TwoOrigins {
     t.a = await startFaultServer(table, { requireAuthorization: auth })
     // Point the log's second data file at server B (an absolute path, as Delta allows).
     const commit = join(table, '_delta_log', '00000000000000000000.json')
-    const lines = (await readFile(commit, 'utf8')).trim().split('\n').map(l => JSON.parse(l) as Record<string, { path?: string }>)
+    const lines = (await readFile(commit, 'utf8'))
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l) as Record<string, { path?: string }>)
     const adds = lines.filter(l => l.add)
     expect(adds.length).toBe(2)
     adds[1].add.path = `${t.b.tableUrl}${adds[1].add.path}`

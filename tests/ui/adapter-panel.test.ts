@@ -23,8 +23,10 @@ test('shows identity, fallback flag, key limits and features', async () => {
   expect(text).toContain('Acme Radeon 9999')
   expect(text).toContain('yes (software, slow)')
   const key = el.shadowRoot!.querySelector('table.key')!
-  expect([...key.querySelectorAll('tr[data-limit]')].map(r => r.getAttribute('data-limit')))
-    .toEqual(['maxBufferSize', 'maxComputeInvocationsPerWorkgroup'])
+  expect([...key.querySelectorAll('tr[data-limit]')].map(r => r.getAttribute('data-limit'))).toEqual([
+    'maxBufferSize',
+    'maxComputeInvocationsPerWorkgroup',
+  ])
   const buf = key.querySelector('tr[data-limit=maxBufferSize] td.num')!
   expect(buf.textContent).toBe('256 MiB')
   expect(buf.getAttribute('title')).toBe('268435456')

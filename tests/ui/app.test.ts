@@ -11,26 +11,65 @@ afterEach(cleanup)
 function fakeApi(over: Partial<SnaptrainApi> = {}): SnaptrainApi & { calls: string[] } {
   const calls: string[] = []
   const snapshot = (url: string, version = 2): Snapshot => ({
-    tableUrl: url, version, timestamp: Date.UTC(2024, 0, 1 + version),
+    tableUrl: url,
+    version,
+    timestamp: Date.UTC(2024, 0, 1 + version),
     protocol: { minReaderVersion: 1, minWriterVersion: 2 },
-    metadata: { id: 'id', format: { provider: 'parquet' }, schemaString: '', partitionColumns: ['day'], configuration: {} },
-    schema: { type: 'struct', fields: ['user_id', 'label', 'day', 'extra'].slice(0, 2 + version).map(name => ({ name, type: 'long', nullable: true, metadata: {} })) },
-    partitionColumns: ['day'], columnMapping: 'none', files: [],
+    metadata: {
+      id: 'id',
+      format: { provider: 'parquet' },
+      schemaString: '',
+      partitionColumns: ['day'],
+      configuration: {},
+    },
+    schema: {
+      type: 'struct',
+      fields: ['user_id', 'label', 'day', 'extra']
+        .slice(0, 2 + version)
+        .map(name => ({ name, type: 'long', nullable: true, metadata: {} })),
+    },
+    partitionColumns: ['day'],
+    columnMapping: 'none',
+    files: [],
   })
   return {
     calls,
     version: '9.9.9',
-    adapterInfo: async () => ({ vendor: 'fakevendor', architecture: 'a', device: '', description: '', isFallbackAdapter: false, features: [], limits: {} }),
-    listTables: async base => { calls.push(`list ${base}`); return [{ name: 'clicks', url: 'http://h/tables/clicks/' }, { name: 'broken', url: 'http://h/tables/broken/' }] },
+    adapterInfo: async () => ({
+      vendor: 'fakevendor',
+      architecture: 'a',
+      device: '',
+      description: '',
+      isFallbackAdapter: false,
+      features: [],
+      limits: {},
+    }),
+    listTables: async base => {
+      calls.push(`list ${base}`)
+      return [
+        { name: 'clicks', url: 'http://h/tables/clicks/' },
+        { name: 'broken', url: 'http://h/tables/broken/' },
+      ]
+    },
     listCommits: async url => {
       calls.push(`commits ${url}`)
       if (url.includes('broken')) throw new TableError(`no _delta_log at ${url}`, 'not-a-table', url)
       return [0, 1, 2].map(version => ({ version, timestamp: Date.UTC(2024, 0, 1 + version), operation: 'WRITE' }))
     },
-    openSnapshot: async (url, opts) => { calls.push(`open ${url} v${opts?.version ?? 'latest'}`); return snapshot(url, opts?.version) },
-    readRows: async (s, opts) => { calls.push(`rows v${s.version} limit ${opts?.limit}`); return [{ user_id: 1n, label: 0, day: '2024-01-01' }] },
-    train: async () => { throw new Error('fake api: train not scripted') },
-    predict: async () => { throw new Error('fake api: predict not scripted') },
+    openSnapshot: async (url, opts) => {
+      calls.push(`open ${url} v${opts?.version ?? 'latest'}`)
+      return snapshot(url, opts?.version)
+    },
+    readRows: async (s, opts) => {
+      calls.push(`rows v${s.version} limit ${opts?.limit}`)
+      return [{ user_id: 1n, label: 0, day: '2024-01-01' }]
+    },
+    train: async () => {
+      throw new Error('fake api: train not scripted')
+    },
+    predict: async () => {
+      throw new Error('fake api: predict not scripted')
+    },
     ...over,
   } as SnaptrainApi & { calls: string[] }
 }
@@ -42,7 +81,6 @@ async function mount(api: SnaptrainApi, props: Partial<StApp> = {}): Promise<StA
   await waitFor(() => el.shadowRoot?.querySelector('st-table-list')?.shadowRoot?.querySelector('button') ?? undefined)
   return el
 }
-
 
 const inner = (el: Element, sel: string) => el.shadowRoot!.querySelector(sel)
 
@@ -98,8 +136,12 @@ test('a step that never answers ends in an error, not an endless spinner', async
 
 test('adapter failure and listing failure are shown where they happen', async () => {
   const api = fakeApi({
-    adapterInfo: async () => { throw new Error('WebGPU unavailable: navigator.gpu is undefined') },
-    listTables: async () => { throw new TableError('GET http://h/?list-type=2: 404', 'http', 'http://h/') },
+    adapterInfo: async () => {
+      throw new Error('WebGPU unavailable: navigator.gpu is undefined')
+    },
+    listTables: async () => {
+      throw new TableError('GET http://h/?list-type=2: 404', 'http', 'http://h/')
+    },
   })
   const el = document.createElement('st-app')
   Object.assign(el, { api })

@@ -3,7 +3,8 @@ import type { LitElement } from 'lit'
 
 /** Creates `<tag>`, assigns `props` before connecting (as an owner's template would), renders it. */
 export async function fixture<K extends keyof HTMLElementTagNameMap>(
-  tag: K, props: Partial<HTMLElementTagNameMap[K]> = {},
+  tag: K,
+  props: Partial<HTMLElementTagNameMap[K]> = {},
 ): Promise<HTMLElementTagNameMap[K]> {
   const el = document.createElement(tag)
   Object.assign(el, props)

@@ -33,8 +33,12 @@ describe('formatValue', () => {
 test('formatType renders nested Delta types', () => {
   expect(formatType('long')).toBe('long')
   expect(formatType({ type: 'array', elementType: 'string', containsNull: true })).toBe('array<string>')
-  expect(formatType({ type: 'map', keyType: 'string', valueType: 'integer', valueContainsNull: false })).toBe('map<string, integer>')
-  expect(formatType({ type: 'struct', fields: [{ name: 'a', type: 'double', nullable: true, metadata: {} }] })).toBe('struct<a: double>')
+  expect(formatType({ type: 'map', keyType: 'string', valueType: 'integer', valueContainsNull: false })).toBe(
+    'map<string, integer>',
+  )
+  expect(formatType({ type: 'struct', fields: [{ name: 'a', type: 'double', nullable: true, metadata: {} }] })).toBe(
+    'struct<a: double>',
+  )
 })
 
 test('formatBytes and formatTimestamp', () => {

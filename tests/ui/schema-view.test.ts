@@ -24,9 +24,17 @@ test('schema: one row per field with type, nullability and partition marker', as
 })
 
 test('rows preview: header in column order, formatted cells, nulls marked', async () => {
-  const rows = [{ user_id: 7n, tags: ['a'], day: '2024-01-01' }, { user_id: 8n, tags: null, day: null }]
+  const rows = [
+    { user_id: 7n, tags: ['a'], day: '2024-01-01' },
+    { user_id: 8n, tags: null, day: null },
+  ]
   const el = await fixture('st-rows-preview', { columns: ['user_id', 'tags', 'day'], rows })
-  expect([...el.shadowRoot!.querySelectorAll('thead th')].map(th => th.textContent)).toEqual(['#', 'user_id', 'tags', 'day'])
+  expect([...el.shadowRoot!.querySelectorAll('thead th')].map(th => th.textContent)).toEqual([
+    '#',
+    'user_id',
+    'tags',
+    'day',
+  ])
   const body = [...el.shadowRoot!.querySelectorAll('tbody tr')]
   expect(body.length).toBe(2)
   expect([...body[0]!.querySelectorAll('td')].map(td => td.textContent)).toEqual(['0', '7', '[a]', '2024-01-01'])
@@ -37,7 +45,13 @@ test('rows preview: header in column order, formatted cells, nulls marked', asyn
 })
 
 test('error view: context, message, code, url and causes; nothing when unset', async () => {
-  const error = { context: 'Opening table x', message: 'GET http://h/x/: 404', code: 'not-a-table', url: 'http://h/x/', causes: ['inner'] }
+  const error = {
+    context: 'Opening table x',
+    message: 'GET http://h/x/: 404',
+    code: 'not-a-table',
+    url: 'http://h/x/',
+    causes: ['inner'],
+  }
   const el = await fixture('st-error-view', { error })
   const text = textOf(el)
   for (const part of ['Opening table x failed', 'GET http://h/x/: 404', 'not-a-table', 'http://h/x/', 'inner']) {
@@ -50,9 +64,25 @@ test('error view: context, message, code, url and causes; nothing when unset', a
 })
 
 test('snapshot summary: version, files, rows from stats', async () => {
-  const file = (n: number) => ({ path: `p${n}`, url: `u${n}`, size: 1000, partitionValues: {}, modificationTime: 0, stats: { numRecords: n } })
-  const withDv = { ...file(5), deletionVector: { storageType: 'u' as const, pathOrInlineDv: 'x', sizeInBytes: 1, cardinality: 2 } }
-  const snapshot = { version: 4, timestamp: 0, files: [file(10), withDv], protocol: { minReaderVersion: 1, minWriterVersion: 2 }, columnMapping: 'none' as const }
+  const file = (n: number) => ({
+    path: `p${n}`,
+    url: `u${n}`,
+    size: 1000,
+    partitionValues: {},
+    modificationTime: 0,
+    stats: { numRecords: n },
+  })
+  const withDv = {
+    ...file(5),
+    deletionVector: { storageType: 'u' as const, pathOrInlineDv: 'x', sizeInBytes: 1, cardinality: 2 },
+  }
+  const snapshot = {
+    version: 4,
+    timestamp: 0,
+    files: [file(10), withDv],
+    protocol: { minReaderVersion: 1, minWriterVersion: 2 },
+    columnMapping: 'none' as const,
+  }
   const el = await fixture('st-snapshot-summary', { snapshot })
   const text = textOf(el)
   expect(el.shadowRoot!.querySelector('.version')!.textContent).toBe('4')

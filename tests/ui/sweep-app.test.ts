@@ -5,12 +5,23 @@ import type { SweepApi, SweepConfig, SweepEvent, SweepState } from '../../src/ui
 import { cleanup, textOf, waitFor } from './fixture.ts'
 import { CONFIG, importanceOf, sweepState, trial, trials } from './sweep-fakes.ts'
 
-afterEach(() => { cleanup(); vi.restoreAllMocks() })
+afterEach(() => {
+  cleanup()
+  vi.restoreAllMocks()
+})
 
-const FIELDS = ['age', 'job', 'y'].map(name => ({ name, type: name === 'job' ? 'string' : 'integer', nullable: false, metadata: {} }))
+const FIELDS = ['age', 'job', 'y'].map(name => ({
+  name,
+  type: name === 'job' ? 'string' : 'integer',
+  nullable: false,
+  metadata: {},
+}))
 
 /** A fake library with tables and an in-memory sweep store; `run` scripts what sweep() does. */
-function fakeApi(run: (config: SweepConfig, on: (e: SweepEvent) => void, id: string) => Promise<SweepState>, stored: SweepState[] = []) {
+function fakeApi(
+  run: (config: SweepConfig, on: (e: SweepEvent) => void, id: string) => Promise<SweepState>,
+  stored: SweepState[] = [],
+) {
   const store = new Map(stored.map(s => [s.id, s]))
   const calls: string[] = []
   /** Trial counts of the states sweepImportance was asked about. */
@@ -22,33 +33,77 @@ function fakeApi(run: (config: SweepConfig, on: (e: SweepEvent) => void, id: str
       store.set(s.id, s)
       return s
     },
-    resumeSweep: async id => { calls.push(`resume ${id}`); return store.get(id)! },
-    stopSweep: async id => { calls.push(`stop ${id}`) },
+    resumeSweep: async id => {
+      calls.push(`resume ${id}`)
+      return store.get(id)!
+    },
+    stopSweep: async id => {
+      calls.push(`stop ${id}`)
+    },
     listSweeps: async () => [...store.values()],
     getSweep: async id => store.get(id),
-    deleteSweep: async id => { store.delete(id) },
+    deleteSweep: async id => {
+      store.delete(id)
+    },
     exportSweep: async id => JSON.stringify(store.get(id)),
     importSweep: async json => JSON.parse(json),
-    sweepArtifacts: async (id, t) => ({ model: `{"trial": ${t}}`, manifest: { table: CONFIG.table, version: 0, seed: 1 } }),
+    sweepArtifacts: async (_id, t) => ({
+      model: `{"trial": ${t}}`,
+      manifest: { table: CONFIG.table, version: 0, seed: 1 },
+    }),
     defaultSpace: () => ({ eta: { type: 'loguniform', low: 0.01, high: 0.3 } }),
-    planSweep: c => ({ errors: c.maxResource! < 1 ? ['maxResource must be ≥ 1'] : [], trials: 13, brackets: [{ index: 0, rungs: [] }], resourceTotal: 40, resourceFullBudget: 117 }),
+    planSweep: c => ({
+      errors: c.maxResource! < 1 ? ['maxResource must be ≥ 1'] : [],
+      trials: 13,
+      brackets: [{ index: 0, rungs: [] }],
+      resourceTotal: 40,
+      resourceFullBudget: 117,
+    }),
     continueSnippet: async id => `# continue sweep ${id} with xgboost.spark\n`,
-    sweepImportance: s => { asked.push(s.trials.length); return importanceOf(s) },
+    sweepImportance: s => {
+      asked.push(s.trials.length)
+      return importanceOf(s)
+    },
   }
-  const snapshot = (url: string): Snapshot => ({ tableUrl: url, version: 0, timestamp: 0, protocol: { minReaderVersion: 1, minWriterVersion: 2 },
-    metadata: { id: 'i', format: { provider: 'parquet' }, schemaString: '', partitionColumns: [], configuration: {} },
-    schema: { type: 'struct', fields: FIELDS }, partitionColumns: [], columnMapping: 'none', files: [] } as Snapshot)
+  const snapshot = (url: string): Snapshot =>
+    ({
+      tableUrl: url,
+      version: 0,
+      timestamp: 0,
+      protocol: { minReaderVersion: 1, minWriterVersion: 2 },
+      metadata: { id: 'i', format: { provider: 'parquet' }, schemaString: '', partitionColumns: [], configuration: {} },
+      schema: { type: 'struct', fields: FIELDS },
+      partitionColumns: [],
+      columnMapping: 'none',
+      files: [],
+    }) as Snapshot
   const api = {
-    version: '0', adapterInfo: async () => ({ vendor: 'v', architecture: '', device: '', description: '', isFallbackAdapter: false, features: [], limits: {} }),
+    version: '0',
+    adapterInfo: async () => ({
+      vendor: 'v',
+      architecture: '',
+      device: '',
+      description: '',
+      isFallbackAdapter: false,
+      features: [],
+      limits: {},
+    }),
     listTables: async () => [{ name: 'm', url: 'http://h/tables/m/' }],
-    listCommits: async () => [{ version: 0, timestamp: 0, operation: 'WRITE', operationMetrics: { numOutputRows: '100' } }],
-    openSnapshot: async (url: string) => snapshot(url), readRows: async () => [],
-    train: async () => { throw new Error('not scripted') }, predict: async () => { throw new Error('unused') },
+    listCommits: async () => [
+      { version: 0, timestamp: 0, operation: 'WRITE', operationMetrics: { numOutputRows: '100' } },
+    ],
+    openSnapshot: async (url: string) => snapshot(url),
+    readRows: async () => [],
+    train: async () => {
+      throw new Error('not scripted')
+    },
+    predict: async () => {
+      throw new Error('unused')
+    },
     ...sweeps,
   } as unknown as SnaptrainApi
   return { api, calls, store, asked }
 }
-
 
 /** Finds `sel` through nested shadow roots: 'st-app >>> st-sweep-view >>> st-trial-table'. */
 function deep(sel: string): HTMLElement | null {
@@ -71,7 +126,9 @@ async function mount(api: SnaptrainApi) {
 
 test('stored sweeps are listed; opening one shows its trials, curves and best card', async () => {
   const old = sweepState('old', [trial(0, 'completed', { eta: 0.1 }, 0.8), trial(1, 'stopped', { eta: 0.3 }, 0.7, 1)])
-  const { api } = fakeApi(async () => { throw new Error('unused') }, [old])
+  const { api } = fakeApi(async () => {
+    throw new Error('unused')
+  }, [old])
   await mount(api)
   const item = await waitFor(() => deep('st-app >>> st-sweep-list >>> li[data-sweep=old] button.open'))
   item.click()
@@ -82,25 +139,33 @@ test('stored sweeps are listed; opening one shows its trials, curves and best ca
 
 test('parameter importance comes from window.snaptrain.sweepImportance, asked once per state', async () => {
   const old = sweepState('imp', trials(9))
-  const { api, asked } = fakeApi(async () => { throw new Error('unused') }, [old])
+  const { api, asked } = fakeApi(async () => {
+    throw new Error('unused')
+  }, [old])
   await mount(api)
   const item = await waitFor(() => deep('st-app >>> st-sweep-list >>> li[data-sweep=imp] button.open'))
   item.click()
-  const row = await waitFor(() => deep('st-app >>> st-sweep-view >>> st-param-importance >>> .row[data-param=max_depth]'))
+  const row = await waitFor(() =>
+    deep('st-app >>> st-sweep-view >>> st-param-importance >>> .row[data-param=max_depth]'),
+  )
   expect(textOf(row)).toContain('90%')
   expect(asked).toEqual([9])
 })
 
 test('start from the setup form: live events fill the view; downloads save named files; reload-free list update', async () => {
   let release!: () => void
-  const gate = new Promise<void>(r => { release = r })
+  const gate = new Promise<void>(r => {
+    release = r
+  })
   const { api, calls } = fakeApi(async (config, on, id) => {
     on({ kind: 'stage', message: 'binning features', fraction: 0.5 })
     const running = { ...sweepState(id, [], { status: 'running', best: undefined }), config }
     on({ kind: 'state', state: running })
     on({ kind: 'trial', trial: trial(0, 'running', { eta: 0.1 }, 0.7, 1) })
     await gate
-    const done = sweepState(id, [trial(0, 'completed', { eta: 0.1 }, 0.8), trial(1, 'stopped', { eta: 0.2 }, 0.6, 1)], { config })
+    const done = sweepState(id, [trial(0, 'completed', { eta: 0.1 }, 0.8), trial(1, 'stopped', { eta: 0.2 }, 0.6, 1)], {
+      config,
+    })
     on({ kind: 'state', state: done })
     return done
   })
@@ -120,7 +185,9 @@ test('start from the setup form: live events fill the view; downloads save named
   expect(calls[1]).toMatch(/^stop sw-/)
   release()
   await waitFor(() => deep('st-app >>> st-sweep-view >>> st-trial-table >>> tr[data-trial="1"][data-status=stopped]'))
-  await waitFor(() => deep('st-app >>> st-sweep-list >>> li button.resume') === null && deep('st-app >>> st-sweep-list >>> li'))
+  await waitFor(
+    () => deep('st-app >>> st-sweep-list >>> li button.resume') === null && deep('st-app >>> st-sweep-list >>> li'),
+  )
   const saved: Array<{ name: string; text: Promise<string> }> = []
   vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
     saved.push({ name: this.download, text: fetch(this.href).then(r => r.text()) })
@@ -131,8 +198,14 @@ test('start from the setup form: live events fill the view; downloads save named
     await waitFor(() => saved.length === ['params', 'model', 'manifest', 'csv', 'snippet', 'sweep'].indexOf(kind) + 1)
   }
   const id = (deep('st-app >>> st-sweep-view') as unknown as { state: SweepState }).state.id
-  expect(saved.map(s => s.name.replace(id, 'ID'))).toEqual(
-    ['sweep-ID-params.json', 'sweep-ID-trial0-model.json', 'sweep-ID-trial0-manifest.json', 'sweep-ID-trials.csv', 'sweep-ID-continue.py', 'sweep-ID.json'])
+  expect(saved.map(s => s.name.replace(id, 'ID'))).toEqual([
+    'sweep-ID-params.json',
+    'sweep-ID-trial0-model.json',
+    'sweep-ID-trial0-manifest.json',
+    'sweep-ID-trials.csv',
+    'sweep-ID-continue.py',
+    'sweep-ID.json',
+  ])
   expect(JSON.parse(await saved[0]!.text)).toEqual({ eta: 0.1 })
   expect((await saved[3]!.text).trim().split('\n')).toHaveLength(3)
 })
@@ -156,13 +229,40 @@ test('a sweep that fails shows the error with its cause, and no spinner stays', 
 
 test('recommender from the Train panel: model recsys reaches api.train and the curve gets a point per evaluation', async () => {
   const calls: TrainConfig[] = []
-  const { api } = fakeApi(async () => { throw new Error('unused') })
+  const { api } = fakeApi(async () => {
+    throw new Error('unused')
+  })
   Object.assign(api, {
     train: async (config: TrainConfig, onProgress?: (p: TrainProgress) => void) => {
       calls.push(config)
-      for (let i = 0; i < 3; i++) onProgress?.({ kind: 'round', round: i, rounds: 3, metrics: { train_loss: 0.6 - i * 0.05, auc: 0.6 + i * 0.05, logloss: 0.6 }, elapsedMs: i })
-      return { model: new Uint8Array(4), manifest: {}, metrics: [], summary: { model: 'recsys', auc: 0.7, logloss: 0.6, rounds: 3, best_iteration: 2,
-        train_seconds: 1, rows_train: 90, rows_valid: 10, rows_per_second: 900, adapter: 'fake', samples_per_second: 900, epochs: 1, steps: 30 } }
+      for (let i = 0; i < 3; i++)
+        onProgress?.({
+          kind: 'round',
+          round: i,
+          rounds: 3,
+          metrics: { train_loss: 0.6 - i * 0.05, auc: 0.6 + i * 0.05, logloss: 0.6 },
+          elapsedMs: i,
+        })
+      return {
+        model: new Uint8Array(4),
+        manifest: {},
+        metrics: [],
+        summary: {
+          model: 'recsys',
+          auc: 0.7,
+          logloss: 0.6,
+          rounds: 3,
+          best_iteration: 2,
+          train_seconds: 1,
+          rows_train: 90,
+          rows_valid: 10,
+          rows_per_second: 900,
+          adapter: 'fake',
+          samples_per_second: 900,
+          epochs: 1,
+          steps: 30,
+        },
+      }
     },
   })
   await mount(api)
@@ -177,21 +277,33 @@ test('recommender from the Train panel: model recsys reaches api.train and the c
   const curve = await waitFor(() => deep('st-app >>> st-train-curve'))
   await waitFor(() => curve.dataset.points === '3')
   expect(textOf(curve)).toContain('train_loss')
-  expect(calls[0]).toMatchObject({ model: 'recsys', table: 'http://h/tables/m/', label: 'y', params: { epochs: 1, batch_size: 1024, layers: [64, 32] } })
+  expect(calls[0]).toMatchObject({
+    model: 'recsys',
+    table: 'http://h/tables/m/',
+    label: 'y',
+    params: { epochs: 1, batch_size: 1024, layers: [64, 32] },
+  })
   await waitFor(() => textOf(panel).includes('3 evaluations (1 epochs, 30 steps)'))
   expect(textOf(panel)).toContain('900 samples/s')
 })
 
 test('resume from the list; clone-and-edit refills the setup form with the sweep config', async () => {
-  const stopped = sweepState('st1', [trial(0, 'completed', { eta: 0.1 }, 0.8)], { status: 'stopped', config: { ...CONFIG, strategy: 'asha', name: 'night run' } })
-  const { api, calls } = fakeApi(async () => { throw new Error('unused') }, [stopped])
+  const stopped = sweepState('st1', [trial(0, 'completed', { eta: 0.1 }, 0.8)], {
+    status: 'stopped',
+    config: { ...CONFIG, strategy: 'asha', name: 'night run' },
+  })
+  const { api, calls } = fakeApi(async () => {
+    throw new Error('unused')
+  }, [stopped])
   await mount(api)
   ;(await waitFor(() => deep('st-app >>> st-sweep-list >>> li[data-sweep=st1] button.resume'))).click()
   await waitFor(() => calls.includes('resume st1'))
   await waitFor(() => deep('st-app >>> st-sweep-view >>> st-trial-table >>> tr[data-trial="0"]'))
   ;(await waitFor(() => deep('st-app >>> st-sweep-view >>> button.clone'))).click()
   const setup = await waitFor(() => deep('st-app >>> st-sweep-setup'))
-  await waitFor(() => (setup.shadowRoot?.querySelector('select#strategy') as HTMLSelectElement | null)?.value === 'asha')
+  await waitFor(
+    () => (setup.shadowRoot?.querySelector('select#strategy') as HTMLSelectElement | null)?.value === 'asha',
+  )
   expect((setup.shadowRoot!.querySelector('input#name') as HTMLInputElement).value).toBe('night run (copy)')
   expect((setup.shadowRoot!.querySelector('input#maxResource') as HTMLInputElement).value).toBe('9')
   expect(JSON.parse((setup.shadowRoot!.querySelector('textarea') as HTMLTextAreaElement).value)).toEqual(CONFIG.space)

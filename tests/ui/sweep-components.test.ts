@@ -10,10 +10,16 @@ import { sweepImportance } from '../../src/tune/importance.ts'
 afterEach(cleanup)
 
 const q = (el: Element, sel: string) => el.shadowRoot!.querySelector(sel) as HTMLElement
-const ids = (table: Element) => [...table.shadowRoot!.querySelectorAll('tbody tr')].map(r => Number((r as HTMLElement).dataset.trial))
+const ids = (table: Element) =>
+  [...table.shadowRoot!.querySelectorAll('tbody tr')].map(r => Number((r as HTMLElement).dataset.trial))
 
 test('trial table: every trial a row; header clicks sort, status and text filter', async () => {
-  const ts = [trial(0, 'completed', { eta: 0.1 }, 0.8), trial(1, 'stopped', { eta: 0.3 }, 0.7, 1), trial(2, 'failed', { eta: 0.05 }, undefined), trial(3, 'running', { eta: 0.2 }, 0.75, 2)]
+  const ts = [
+    trial(0, 'completed', { eta: 0.1 }, 0.8),
+    trial(1, 'stopped', { eta: 0.3 }, 0.7, 1),
+    trial(2, 'failed', { eta: 0.05 }, undefined),
+    trial(3, 'running', { eta: 0.2 }, 0.75, 2),
+  ]
   const el = await fixture('st-trial-table', { trials: ts })
   expect(ids(el)).toEqual([0, 1, 2, 3])
   q(el, 'th[data-col=metric] button').click()
@@ -54,7 +60,11 @@ test('curves: one uPlot series per trial with points, stopped ones counted and d
   expect(curveSeries(trial(1, 'stopped', {}, 0.5), 'cut').dash).toEqual([6, 4])
   expect(curveSeries(trial(1, 'completed', {}, 0.5), 'normal').dash).toBeUndefined()
   // Hyperband: trial 0 left at rung 0 (3 of 9) is cut short; trial 1 was promoted as trial 2.
-  const hb = [trial(0, 'completed', {}, 0.7, 3, 3), trial(1, 'completed', {}, 0.8, 3, 3), { ...trial(2, 'completed', {}, 0.85, 9, 9), promotedFrom: 1 }]
+  const hb = [
+    trial(0, 'completed', {}, 0.7, 3, 3),
+    trial(1, 'completed', {}, 0.8, 3, 3),
+    { ...trial(2, 'completed', {}, 0.85, 9, 9), promotedFrom: 1 },
+  ]
   expect(hb.map(t => curveKind(t, hb))).toEqual(['cut', 'promoted', 'normal'])
   expect(curveKind(hb[2]!, hb, 2)).toBe('best')
   el.trials = []
@@ -104,7 +114,9 @@ test('sweep view: header, result card downloads, buttons fire their events, erro
   await (card as unknown as { updateComplete: Promise<unknown> }).updateComplete
   expect(textOf(card)).toContain(`trial ${s.best!.trial}`)
   expect(q(card, 'pre.params').textContent).toBe(JSON.stringify(s.best!.params, null, 2))
-  const kinds = [...card.shadowRoot!.querySelectorAll<HTMLElement>('button[data-download]')].map(b => b.dataset.download)
+  const kinds = [...card.shadowRoot!.querySelectorAll<HTMLElement>('button[data-download]')].map(
+    b => b.dataset.download,
+  )
   expect(kinds).toEqual(['params', 'model', 'manifest', 'csv', 'snippet', 'sweep'])
   q(card, 'button[data-download=model]').click()
   expect(downloads).toEqual([{ id: 's1', kind: 'model' }])
@@ -131,16 +143,41 @@ test('sweep setup: defaults filled in, engine errors inline as you type, cost sh
   const plans: SweepConfig[] = []
   const planner = (c: SweepConfig): SweepPlanView => {
     plans.push(c)
-    const errors = ((c.space as Record<string, { low?: number }>).eta?.low ?? 0) > 1 ? ['space: eta: low 5 > high 0.3'] : []
-    return { errors, trials: 13, brackets: [{ index: 2, rungs: [] }, { index: 1, rungs: [] }, { index: 0, rungs: [] }], resourceTotal: 99, resourceFullBudget: 351 }
+    const errors =
+      ((c.space as Record<string, { low?: number }>).eta?.low ?? 0) > 1 ? ['space: eta: low 5 > high 0.3'] : []
+    return {
+      errors,
+      trials: 13,
+      brackets: [
+        { index: 2, rungs: [] },
+        { index: 1, rungs: [] },
+        { index: 0, rungs: [] },
+      ],
+      resourceTotal: 99,
+      resourceFullBudget: 351,
+    }
   }
-  const fields = ['age', 'job', 'y'].map(name => ({ name, type: name === 'job' ? 'string' : 'integer', nullable: false, metadata: {} }))
-  const el = await fixture('st-sweep-setup', { fields, table: { url: 'http://h/m/', version: 0 }, planner,
-    spaceOf: m => (m === 'gbdt' ? { eta: { type: 'loguniform', low: 0.01, high: 0.3 } } : { lr: { type: 'loguniform', low: 1e-4, high: 1e-2 } }) })
+  const fields = ['age', 'job', 'y'].map(name => ({
+    name,
+    type: name === 'job' ? 'string' : 'integer',
+    nullable: false,
+    metadata: {},
+  }))
+  const el = await fixture('st-sweep-setup', {
+    fields,
+    table: { url: 'http://h/m/', version: 0 },
+    planner,
+    spaceOf: m =>
+      m === 'gbdt'
+        ? { eta: { type: 'loguniform', low: 0.01, high: 0.3 } }
+        : { lr: { type: 'loguniform', low: 1e-4, high: 1e-2 } },
+  })
   const starts = record<SweepConfig>(document.body, 'sweep-start')
   const area = q(el, 'textarea') as HTMLTextAreaElement
   expect(JSON.parse(area.value)).toEqual({ eta: { type: 'loguniform', low: 0.01, high: 0.3 } })
-  expect(textOf(el)).toContain('13 trial runs in 3 brackets · 99 boosting rounds in total vs 351 at full budget (28% of it)')
+  expect(textOf(el)).toContain(
+    '13 trial runs in 3 brackets · 99 boosting rounds in total vs 351 at full budget (28% of it)',
+  )
   area.value = '{"eta": {"type": "loguniform", "low": 5, "high": 0.3}}'
   area.dispatchEvent(new Event('input'))
   await el.updateComplete
@@ -155,7 +192,14 @@ test('sweep setup: defaults filled in, engine errors inline as you type, cost sh
   expect(q(el, 'ul.errors')).toBeNull()
   ;(q(el, 'button[type=submit]') as HTMLButtonElement).click()
   expect(starts).toHaveLength(1)
-  expect(starts[0]).toMatchObject({ model: 'gbdt', table: 'http://h/m/', label: 'y', features: ['age'], strategy: 'hyperband', validFraction: 0.2 })
+  expect(starts[0]).toMatchObject({
+    model: 'gbdt',
+    table: 'http://h/m/',
+    label: 'y',
+    features: ['age'],
+    strategy: 'hyperband',
+    validFraction: 0.2,
+  })
   const model = q(el, 'select#model') as HTMLSelectElement
   model.value = 'recsys'
   model.dispatchEvent(new Event('change'))
@@ -175,7 +219,9 @@ test('sweep list: newest first, resume only when not finished and not running he
   const el = await fixture('st-sweep-list', { sweeps: [a, b, c], active: ['b'], state: 'ready' })
   const opened = record<SweepIdDetail>(document.body, 'sweep-open')
   expect([...el.shadowRoot!.querySelectorAll<HTMLElement>('li')].map(li => li.dataset.sweep)).toEqual(['c', 'b', 'a'])
-  expect([...el.shadowRoot!.querySelectorAll<HTMLElement>('li:has(button.resume)')].map(li => li.dataset.sweep)).toEqual(['c'])
+  expect(
+    [...el.shadowRoot!.querySelectorAll<HTMLElement>('li:has(button.resume)')].map(li => li.dataset.sweep),
+  ).toEqual(['c'])
   q(el, 'li[data-sweep=b] button.open').click()
   expect(opened).toEqual([{ id: 'b' }])
   el.state = 'error'

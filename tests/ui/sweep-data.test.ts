@@ -5,10 +5,14 @@ import { defaultForm, draftConfig } from '../../src/ui/sweep-draft.ts'
 import { filterTrials, sortTrials } from '../../src/ui/trial-rows.ts'
 import { trialsCsv } from '../../src/tune/export.ts'
 import type { AddFile } from '../../src/table/types.ts'
-import { trial, trials } from './sweep-fakes.ts'
+import { trial } from './sweep-fakes.ts'
 
-const T = [trial(0, 'completed', { eta: 0.1, depth: 3 }, 0.8), trial(1, 'stopped', { eta: 0.3, depth: 6 }, 0.7, 1),
-  trial(2, 'failed', { eta: 0.05, depth: 4 }, undefined), trial(3, 'running', { eta: 0.2, depth: 2 }, 0.75, 2)]
+const T = [
+  trial(0, 'completed', { eta: 0.1, depth: 3 }, 0.8),
+  trial(1, 'stopped', { eta: 0.3, depth: 6 }, 0.7, 1),
+  trial(2, 'failed', { eta: 0.05, depth: 4 }, undefined),
+  trial(3, 'running', { eta: 0.2, depth: 2 }, 0.75, 2),
+]
 
 test('sorting by any column: numbers numerically, missing values last, both directions', () => {
   expect(sortTrials(T, 'metric', 'desc').map(t => t.id)).toEqual([0, 3, 1, 2])
@@ -25,10 +29,16 @@ test('filtering by status and by text in params and errors', () => {
 })
 
 test('trials CSV (the one trials.csv the page downloads and the CLI writes): header with params, one line per trial, quoting', () => {
-  const csv = trialsCsv([...T, trial(4, 'failed', { eta: 0.1, depth: 3 }, undefined)].map(t => t.id === 4 ? { ...t, error: 'bad, "quoted"' } : t))
+  const csv = trialsCsv(
+    [...T, trial(4, 'failed', { eta: 0.1, depth: 3 }, undefined)].map(t =>
+      t.id === 4 ? { ...t, error: 'bad, "quoted"' } : t,
+    ),
+  )
   expect(csv.endsWith('\r\n')).toBe(true)
   const lines = csv.slice(0, -2).split('\r\n')
-  expect(lines[0]).toBe('trial,status,bracket,rung,resource,reached,promoted_from,metric,gpu_seconds,wall_seconds,error,depth,eta')
+  expect(lines[0]).toBe(
+    'trial,status,bracket,rung,resource,reached,promoted_from,metric,gpu_seconds,wall_seconds,error,depth,eta',
+  )
   expect(lines).toHaveLength(6)
   expect(lines[1]).toBe('0,completed,0,1,9,3,,0.8,0.25,1,,3,0.1')
   expect(lines[5]).toContain('"bad, ""quoted"""')
@@ -69,9 +79,20 @@ test('draft config: form errors name the field; all features → features omitte
   const form = defaultForm('gbdt', { eta: { type: 'uniform', low: 0.1, high: 0.3 } }, 'y', ['age', 'job'])
   const ok = draftConfig(form, { url: 'http://h/t/', version: 2 }, cols)
   expect(ok.errors).toEqual([])
-  expect(ok.config).toMatchObject({ model: 'gbdt', table: 'http://h/t/', version: 2, label: 'y', strategy: 'hyperband', validFraction: 0.2, seed: 0 })
+  expect(ok.config).toMatchObject({
+    model: 'gbdt',
+    table: 'http://h/t/',
+    version: 2,
+    label: 'y',
+    strategy: 'hyperband',
+    validFraction: 0.2,
+    seed: 0,
+  })
   expect(ok.config).not.toHaveProperty('eta') // blank = the engine's default
-  expect(draftConfig({ ...form, eta: '2', maxResource: '9' }, { url: 'u' }, cols).config).toMatchObject({ eta: 2, maxResource: 9 })
+  expect(draftConfig({ ...form, eta: '2', maxResource: '9' }, { url: 'u' }, cols).config).toMatchObject({
+    eta: 2,
+    maxResource: 9,
+  })
   expect(ok.config!.features).toBeUndefined()
   expect(draftConfig({ ...form, features: ['age'] }, { url: 'u' }, cols).config!.features).toEqual(['age'])
   const bad = draftConfig({ ...form, spaceText: '{"eta": ', trials: 'x', features: [] }, { url: 'u' }, cols)
@@ -82,9 +103,21 @@ test('draft config: form errors name the field; all features → features omitte
 })
 
 test('column stats over files and rows added / removed per commit', () => {
-  const file = (min: number, max: number, nulls: number) => ({ stats: { minValues: { a: min, s: 'b' }, maxValues: { a: max, s: 'x' }, nullCount: { a: nulls, s: 0 } } }) as unknown as AddFile
+  const file = (min: number, max: number, nulls: number) =>
+    ({
+      stats: { minValues: { a: min, s: 'b' }, maxValues: { a: max, s: 'x' }, nullCount: { a: nulls, s: 0 } },
+    }) as unknown as AddFile
   expect(columnStats([file(3, 9, 1), file(-2, 5, 2)], 'a')).toEqual({ min: -2, max: 9, nulls: 3 })
-  expect(columnStats([file(3, 9, 1), { } as AddFile], 'a')).toEqual({})
-  expect(rowsChanged({ version: 1, timestamp: 0, operation: 'WRITE', operationMetrics: { numOutputRows: '20000' } })).toEqual({ added: 20000, removed: undefined })
-  expect(rowsChanged({ version: 2, timestamp: 0, operation: 'DELETE', operationMetrics: { numDeletedRows: '6550', numCopiedRows: '1' } })).toEqual({ added: undefined, removed: 6550 })
+  expect(columnStats([file(3, 9, 1), {} as AddFile], 'a')).toEqual({})
+  expect(
+    rowsChanged({ version: 1, timestamp: 0, operation: 'WRITE', operationMetrics: { numOutputRows: '20000' } }),
+  ).toEqual({ added: 20000, removed: undefined })
+  expect(
+    rowsChanged({
+      version: 2,
+      timestamp: 0,
+      operation: 'DELETE',
+      operationMetrics: { numDeletedRows: '6550', numCopiedRows: '1' },
+    }),
+  ).toEqual({ added: undefined, removed: 6550 })
 })

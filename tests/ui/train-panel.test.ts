@@ -10,7 +10,12 @@ import { cleanup, fixture, record, textOf, waitFor } from './fixture.ts'
 afterEach(cleanup)
 
 const field = (name: string, type: StructField['type']): StructField => ({ name, type, nullable: true, metadata: {} })
-const FIELDS = [field('age', 'integer'), field('job', 'string'), field('y', 'integer'), field('emb', { type: 'array', elementType: 'float', containsNull: true })]
+const FIELDS = [
+  field('age', 'integer'),
+  field('job', 'string'),
+  field('y', 'integer'),
+  field('emb', { type: 'array', elementType: 'float', containsNull: true }),
+]
 
 test('label candidates: numeric/boolean columns, a conventional label name first', () => {
   expect(labelCandidates(FIELDS)).toEqual(['y', 'age'])
@@ -40,11 +45,23 @@ test('busy, result and error states', async () => {
   expect(el.shadowRoot!.querySelector<HTMLButtonElement>('button')!.disabled).toBe(true)
   expect(textOf(el)).toContain('round 2 / 5')
   el.state = 'ready'
-  el.result = { auc: 0.81234, logloss: 0.3, rounds: 5, seconds: 1.25, adapter: 'swiftshader', rowsTrain: 80, rowsValid: 20 }
+  el.result = {
+    auc: 0.81234,
+    logloss: 0.3,
+    rounds: 5,
+    seconds: 1.25,
+    adapter: 'swiftshader',
+    rowsTrain: 80,
+    rowsValid: 20,
+  }
   await el.updateComplete
   expect(textOf(el)).toMatch(/5 rounds in 1\.3 s · AUC 0\.8123 · logloss 0\.3000/)
   el.state = 'error'
-  el.error = { context: 'Training on table t', message: 'label column age: binary:logistic needs labels 0 or 1, got 30 at row 0', causes: [] }
+  el.error = {
+    context: 'Training on table t',
+    message: 'label column age: binary:logistic needs labels 0 or 1, got 30 at row 0',
+    causes: [],
+  }
   await el.updateComplete
   const alert = el.shadowRoot!.querySelector('st-error-view')!
   await alert.updateComplete
@@ -54,23 +71,60 @@ test('busy, result and error states', async () => {
 test('st-app mediates: Train calls api.train for the open table and feeds the curve per round', async () => {
   const calls: TrainConfig[] = []
   let release!: () => void
-  const gate = new Promise<void>(r => { release = r })
+  const gate = new Promise<void>(r => {
+    release = r
+  })
   const api = {
-    version: '0', adapterInfo: async () => ({ vendor: 'v', architecture: '', device: '', description: '', isFallbackAdapter: false, features: [], limits: {} }),
+    version: '0',
+    adapterInfo: async () => ({
+      vendor: 'v',
+      architecture: '',
+      device: '',
+      description: '',
+      isFallbackAdapter: false,
+      features: [],
+      limits: {},
+    }),
     listTables: async () => [{ name: 'm', url: 'http://h/m/' }],
     listCommits: async () => [{ version: 0, timestamp: 0, operation: 'WRITE' }],
-    openSnapshot: async (url: string) => ({ tableUrl: url, version: 0, timestamp: 0, protocol: { minReaderVersion: 1, minWriterVersion: 2 },
+    openSnapshot: async (url: string) => ({
+      tableUrl: url,
+      version: 0,
+      timestamp: 0,
+      protocol: { minReaderVersion: 1, minWriterVersion: 2 },
       metadata: { id: 'i', format: { provider: 'parquet' }, schemaString: '', partitionColumns: [], configuration: {} },
-      schema: { type: 'struct', fields: FIELDS }, partitionColumns: [], columnMapping: 'none', files: [] }),
+      schema: { type: 'struct', fields: FIELDS },
+      partitionColumns: [],
+      columnMapping: 'none',
+      files: [],
+    }),
     readRows: async () => [],
     train: async (config: TrainConfig, onProgress?: (p: TrainProgress) => void): Promise<TrainResult> => {
       calls.push(config)
       onProgress?.({ kind: 'round', round: 0, rounds: 2, metrics: { auc: 0.7, logloss: 0.4 }, elapsedMs: 5 })
       onProgress?.({ kind: 'round', round: 1, rounds: 2, metrics: { auc: 0.75, logloss: 0.35 }, elapsedMs: 9 })
       await gate
-      return { model: '{}', manifest: {} as TrainResult['manifest'], metrics: [], summary: { model: 'gbdt', auc: 0.75, logloss: 0.35, rounds: 2, best_iteration: 1, train_seconds: 0.01, rows_train: 8, rows_valid: 2, rows_per_second: 1, adapter: 'fake' } }
+      return {
+        model: '{}',
+        manifest: {} as TrainResult['manifest'],
+        metrics: [],
+        summary: {
+          model: 'gbdt',
+          auc: 0.75,
+          logloss: 0.35,
+          rounds: 2,
+          best_iteration: 1,
+          train_seconds: 0.01,
+          rows_train: 8,
+          rows_valid: 2,
+          rows_per_second: 1,
+          adapter: 'fake',
+        },
+      }
     },
-    predict: async () => { throw new Error('unused') },
+    predict: async () => {
+      throw new Error('unused')
+    },
   } as unknown as SnaptrainApi
   const app = document.createElement('st-app')
   Object.assign(app, { api })
@@ -84,8 +138,15 @@ test('st-app mediates: Train calls api.train for the open table and feeds the cu
   const curve = await waitFor(() => q('st-train-curve') as HTMLElement | null)
   await waitFor(() => curve.dataset.points === '2')
   expect(curve.shadowRoot!.querySelector('canvas')).not.toBeNull()
-  expect(calls).toEqual([{ table: 'http://h/m/', version: 0, label: 'y', validFraction: 0.2, params: { max_depth: 6, eta: 0.3, num_round: 20 } }])
+  expect(calls).toEqual([
+    {
+      table: 'http://h/m/',
+      version: 0,
+      label: 'y',
+      validFraction: 0.2,
+      params: { max_depth: 6, eta: 0.3, num_round: 20 },
+    },
+  ])
   release()
   await waitFor(() => textOf(panel).includes('AUC 0.7500'))
 })
-

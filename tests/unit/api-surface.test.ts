@@ -32,7 +32,14 @@ describe('window.snaptrain (createApi)', () => {
   test('pure entry points answer at once, without a GPU or a table', () => {
     const space = api.defaultSpace('gbdt')
     expect(Object.keys(space)).toEqual(expect.arrayContaining(['num_round', 'eta', 'max_depth']))
-    const plan = api.planSweep({ model: 'gbdt', table: 'tables/marketing', label: 'y', strategy: 'random', trials: 4, space })
+    const plan = api.planSweep({
+      model: 'gbdt',
+      table: 'tables/marketing',
+      label: 'y',
+      strategy: 'random',
+      trials: 4,
+      space,
+    })
     expect(plan.errors).toEqual([])
     expect(plan.trials).toBe(4)
     expect(api.sweepImportance({ config: { model: 'gbdt', space }, trials: [] } as never)).toBeUndefined()
@@ -41,20 +48,33 @@ describe('window.snaptrain (createApi)', () => {
 
 describe('library modules', () => {
   test.each(Object.keys(LIBRARY_MODULES))('%s exports exactly its documented entry points', async path => {
-    const mod = await import(resolve(ROOT, path)) as Record<string, unknown>
+    const mod = (await import(resolve(ROOT, path))) as Record<string, unknown>
     expect(surface(mod)).toEqual(LIBRARY_MODULES[path])
     expect(Object.keys(mod).filter(k => /bench/i.test(k))).toEqual([])
   })
 
   test('every index module of src/ is listed (a new one must state its entry points)', () => {
     const indexes = (readdirSync(resolve(ROOT, 'src'), { recursive: true }) as string[])
-      .filter(f => /(^|\/)index\.ts$/.test(f)).map(f => relative(ROOT, resolve(ROOT, 'src', f))).sort()
+      .filter(f => /(^|\/)index\.ts$/.test(f))
+      .map(f => relative(ROOT, resolve(ROOT, 'src', f)))
+      .sort()
     expect(indexes.length).toBeGreaterThan(2)
-    expect(Object.keys(LIBRARY_MODULES).filter(m => m !== 'src/api.ts').sort()).toEqual(indexes)
+    expect(
+      Object.keys(LIBRARY_MODULES)
+        .filter(m => m !== 'src/api.ts')
+        .sort(),
+    ).toEqual(indexes)
   })
 
   test('kindOf tells classes, functions, arrays and values apart', () => {
-    expect([kindOf(class A {}), kindOf(() => 1), kindOf([1]), kindOf({}), kindOf('x'), kindOf(3), kindOf(undefined)])
-      .toEqual(['class', 'function', 'array', 'object', 'string', 'number', 'undefined'])
+    expect([
+      kindOf(class A {}),
+      kindOf(() => 1),
+      kindOf([1]),
+      kindOf({}),
+      kindOf('x'),
+      kindOf(3),
+      kindOf(undefined),
+    ]).toEqual(['class', 'function', 'array', 'object', 'string', 'number', 'undefined'])
   })
 })

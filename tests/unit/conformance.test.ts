@@ -60,10 +60,12 @@ const EXACT_TIMESTAMPS = {
 
 async function expectedRows(contentDir: string): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = []
-  for (const name of readdirSync(contentDir).filter((n) => n.endsWith('.parquet')).sort()) {
+  for (const name of readdirSync(contentDir)
+    .filter(n => n.endsWith('.parquet'))
+    .sort()) {
     const bytes = readFileSync(join(contentDir, name))
     const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
-    rows.push(...await parquetReadObjects({ file, compressors, utf8: false, parsers: EXACT_TIMESTAMPS }))
+    rows.push(...(await parquetReadObjects({ file, compressors, utf8: false, parsers: EXACT_TIMESTAMPS })))
   }
   return rows
 }
@@ -83,9 +85,10 @@ describe('DAT', () => {
         const version = datVersion(caseDir, folder)
         const snapshot = await open(tableDir, folder === 'latest' ? undefined : version)
         expect(snapshot.version).toBe(version)
-        const actual = (await read(snapshot, tableDir)).map((r) => canonicalRow(r, snapshot.schema.fields))
-        const expected = (await expectedRows(join(caseDir, 'expected', folder, 'table_content')))
-          .map((r) => canonicalRow(r, snapshot.schema.fields))
+        const actual = (await read(snapshot, tableDir)).map(r => canonicalRow(r, snapshot.schema.fields))
+        const expected = (await expectedRows(join(caseDir, 'expected', folder, 'table_content'))).map(r =>
+          canonicalRow(r, snapshot.schema.fields),
+        )
         expect(actual.sort()).toEqual(expected.sort())
       })
     }
@@ -122,8 +125,8 @@ interface Entry {
 }
 
 function field(snapshot: Snapshot, name: string): StructField {
-  const found = snapshot.schema.fields.find((f) => f.name === name)
-  if (!found) throw new Error(`no column ${name} in ${snapshot.schema.fields.map((f) => f.name).join(', ')}`)
+  const found = snapshot.schema.fields.find(f => f.name === name)
+  if (!found) throw new Error(`no column ${name} in ${snapshot.schema.fields.map(f => f.name).join(', ')}`)
   return found
 }
 
@@ -137,7 +140,7 @@ function expectedValues(facts: Facts): number[] | undefined {
   const rule = facts.values_rule && /^(\d+)\.\.(\d+) without multiples of (\d+)$/.exec(facts.values_rule)
   if (rule) {
     const all = Array.from({ length: Number(rule[2]) - Number(rule[1]) + 1 }, (_, i) => Number(rule[1]) + i)
-    return all.filter((v) => v % Number(rule[3]) !== 0)
+    return all.filter(v => v % Number(rule[3]) !== 0)
   }
   return undefined
 }
@@ -148,7 +151,10 @@ function expectedExact(facts: Facts): unknown[][] | undefined {
   if (exact) return exact
   const pattern = facts.rows_pattern && /^\(x, "val=x"\) for x in (\d+)\.\.(\d+)$/.exec(facts.rows_pattern)
   if (pattern) {
-    return Array.from({ length: Number(pattern[2]) - Number(pattern[1]) + 1 }, (_, i) => [Number(pattern[1]) + i, `val=${Number(pattern[1]) + i}`])
+    return Array.from({ length: Number(pattern[2]) - Number(pattern[1]) + 1 }, (_, i) => [
+      Number(pattern[1]) + i,
+      `val=${Number(pattern[1]) + i}`,
+    ])
   }
   return undefined
 }
@@ -160,32 +166,41 @@ function sumOf(rows: Row[], column: string): number {
 function checkFacts(facts: Facts, snapshot: Snapshot, rows: Row[]): void {
   if (facts.version !== undefined) expect(snapshot.version, 'version').toBe(facts.version)
   if (facts.files !== undefined) expect(snapshot.files.length, 'live files').toBe(facts.files)
-  if (facts.dv_cardinality !== undefined) expect(snapshot.files.map((f) => f.deletionVector?.cardinality)).toEqual([facts.dv_cardinality])
+  if (facts.dv_cardinality !== undefined)
+    expect(snapshot.files.map(f => f.deletionVector?.cardinality)).toEqual([facts.dv_cardinality])
   if (facts.rows !== undefined) expect(rows.length, 'row count').toBe(facts.rows)
   const values = expectedValues(facts)
   if (facts.column && values) {
     const type = field(snapshot, facts.column).type
-    const actual = rows.map((r) => JSON.stringify(canonical(r[facts.column!], type))).sort()
-    expect(actual, `values of ${facts.column}`).toEqual(values.map((v) => JSON.stringify(canonical(v, type))).sort())
+    const actual = rows.map(r => JSON.stringify(canonical(r[facts.column!], type))).sort()
+    expect(actual, `values of ${facts.column}`).toEqual(values.map(v => JSON.stringify(canonical(v, type))).sort())
   }
-  if (facts.column && facts.sum !== undefined) expect(sumOf(rows, facts.column), `sum of ${facts.column}`).toBe(facts.sum)
+  if (facts.column && facts.sum !== undefined)
+    expect(sumOf(rows, facts.column), `sum of ${facts.column}`).toBe(facts.sum)
   if (facts.sum_col1 !== undefined) expect(sumOf(rows, 'col1'), 'sum of col1').toBe(facts.sum_col1)
   const exact = expectedExact(facts)
   if (exact) {
-    const columns = (facts.columns ?? snapshot.schema.fields.map((f) => f.name)).map((n) => field(snapshot, n))
-    const actual = rows.map((r) => canonicalRow(r, columns)).sort()
-    const expected = exact.map((cells) => canonicalRow(Object.fromEntries(columns.map((c, i) => [c.name, cells[i]])), columns)).sort()
+    const columns = (facts.columns ?? snapshot.schema.fields.map(f => f.name)).map(n => field(snapshot, n))
+    const actual = rows.map(r => canonicalRow(r, columns)).sort()
+    const expected = exact
+      .map(cells => canonicalRow(Object.fromEntries(columns.map((c, i) => [c.name, cells[i]])), columns))
+      .sort()
     expect(actual, 'rows').toEqual(expected)
   }
 }
 
 /** Reader features of the entry this reader does not implement: it must refuse them by name. */
 function unsupportedFeatures(entry: Entry): string[] {
-  return (entry.reader_features ?? []).filter((f) => !SUPPORTED_READER_FEATURES.has(f))
+  return (entry.reader_features ?? []).filter(f => !SUPPORTED_READER_FEATURES.has(f))
 }
 
 async function expectRefusal(dir: string, entry: Entry, version?: number): Promise<void> {
-  const error = await open(dir, version).then((s) => read(s, dir)).then(() => undefined, (e) => e)
+  const error = await open(dir, version)
+    .then(s => read(s, dir))
+    .then(
+      () => undefined,
+      e => e,
+    )
   expect(error, 'the table must be refused').toBeInstanceOf(TableError)
   const names = entry.error_contains ? [entry.error_contains] : unsupportedFeatures(entry)
   for (const name of names) expect(error.message).toContain(name)
@@ -207,7 +222,9 @@ describe('golden', () => {
         if (refuse) return expectRefusal(dir, entry, version)
         const snapshot = await open(dir, version)
         // Some tables (e.g. 'checkpoint') have fake data file paths: only log facts are stated.
-        const rowFacts = Object.keys(facts ?? {}).some((k) => !['version', 'files', 'dv_cardinality', 'basis'].includes(k))
+        const rowFacts = Object.keys(facts ?? {}).some(
+          k => !['version', 'files', 'dv_cardinality', 'basis'].includes(k),
+        )
         checkFacts(facts ?? {}, snapshot, rowFacts ? await read(snapshot, dir) : [])
       })
     }

@@ -32,7 +32,9 @@ const shaders = walk(PROJECT_ROOT, 'shaders', ['.wgsl']).filter(f => !f.startsWi
 describe('kernel layout', () => {
   test('companions are derived from the shader path', () => {
     expect(requiredCompanions('shaders/gbdt/histogram_build.wgsl')).toEqual([
-      'src/kernels/gbdt/histogram_build.ts', 'src/kernels/gbdt/histogram_build.ref.ts', 'tests/kernels/gbdt/histogram_build.test.ts',
+      'src/kernels/gbdt/histogram_build.ts',
+      'src/kernels/gbdt/histogram_build.ref.ts',
+      'tests/kernels/gbdt/histogram_build.test.ts',
     ])
   })
 
@@ -55,14 +57,16 @@ describe('kernel layout', () => {
   test('only src/kernels/wgsl.ts loads the snippets', () => {
     const snippets = walk(PROJECT_ROOT, 'shaders/lib', ['.wgsl'])
     expect(snippets.length).toBeGreaterThan(0)
-    const loaders = [...walk(PROJECT_ROOT, 'src', ['.ts']), ...walk(PROJECT_ROOT, 'bench', ['.ts'])]
-      .filter(f => /['"][^'"]*shaders\/lib\/[\w.]+\.wgsl(\?raw)?['"]/.test(readFileSync(join(PROJECT_ROOT, f), 'utf8')))
+    const loaders = [...walk(PROJECT_ROOT, 'src', ['.ts']), ...walk(PROJECT_ROOT, 'bench', ['.ts'])].filter(f =>
+      /['"][^'"]*shaders\/lib\/[\w.]+\.wgsl(\?raw)?['"]/.test(readFileSync(join(PROJECT_ROOT, f), 'utf8')),
+    )
     expect(loaders).toEqual(['src/kernels/wgsl.ts'])
   })
 
   test('only src/kernels/** imports WGSL', () => {
-    const offenders = walk(PROJECT_ROOT, 'src', ['.ts'])
-      .filter(f => !f.startsWith('src/kernels/') && /\.wgsl(\?raw)?['"]/.test(readFileSync(join(PROJECT_ROOT, f), 'utf8')))
+    const offenders = walk(PROJECT_ROOT, 'src', ['.ts']).filter(
+      f => !f.startsWith('src/kernels/') && /\.wgsl(\?raw)?['"]/.test(readFileSync(join(PROJECT_ROOT, f), 'utf8')),
+    )
     expect(offenders).toEqual([])
   })
 })

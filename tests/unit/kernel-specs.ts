@@ -3,13 +3,23 @@ import type { KernelSpec } from '../../src/kernels/spec.ts'
 
 // histogram_choice.ts holds no spec and evaluates GPUBufferUsage (absent in Node) when loaded.
 const productModules = import.meta.glob<Record<string, unknown>>(
-  ['../../src/kernels/**/*.ts', '!../../src/kernels/**/*.ref.ts', '!../../src/kernels/gbdt/histogram_choice.ts'], { eager: true },
+  ['../../src/kernels/**/*.ts', '!../../src/kernels/**/*.ref.ts', '!../../src/kernels/gbdt/histogram_choice.ts'],
+  { eager: true },
 )
-const benchModules = import.meta.glob<Record<string, unknown>>(['../../bench/kernels/*.ts', '!../../bench/kernels/*.ref.ts'], { eager: true })
+const benchModules = import.meta.glob<Record<string, unknown>>(
+  ['../../bench/kernels/*.ts', '!../../bench/kernels/*.ref.ts'],
+  { eager: true },
+)
 
 function isSpec(v: unknown): v is KernelSpec<unknown> {
   const s = v as Partial<KernelSpec<unknown>> | null
-  return typeof s === 'object' && s !== null && typeof s.code === 'string' && Array.isArray(s.bindings) && typeof s.dispatchSize === 'function'
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.code === 'string' &&
+    Array.isArray(s.bindings) &&
+    typeof s.dispatchSize === 'function'
+  )
 }
 
 function specsOf(modules: Record<string, Record<string, unknown>>): KernelSpec<unknown>[] {

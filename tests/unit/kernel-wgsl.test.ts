@@ -24,7 +24,9 @@ const snippetNames = Object.keys(WGSL_SNIPPETS) as SnippetName[]
 describe('composeWgsl', () => {
   test('source first, then each snippet in declared order', () => {
     expect(composeWgsl({ source: 'K', snippets: [] })).toBe('K')
-    expect(composeWgsl({ source: 'K', snippets: ['grid', 'fixed64'] })).toBe(`K\n${WGSL_SNIPPETS.grid}\n${WGSL_SNIPPETS.fixed64}`)
+    expect(composeWgsl({ source: 'K', snippets: ['grid', 'fixed64'] })).toBe(
+      `K\n${WGSL_SNIPPETS.grid}\n${WGSL_SNIPPETS.fixed64}`,
+    )
   })
 
   test('refuses an unknown or repeated snippet', () => {
@@ -33,7 +35,16 @@ describe('composeWgsl', () => {
   })
 
   test('defineKernel keeps source and snippets on the spec and composes its code', () => {
-    const spec = defineKernel({ name: 'k', source: 'S', snippets: ['adam_step'], entryPoint: 'k', bindings: [], uniforms: [], overrides: {}, dispatchSize: () => [1, 1, 1] })
+    const spec = defineKernel({
+      name: 'k',
+      source: 'S',
+      snippets: ['adam_step'],
+      entryPoint: 'k',
+      bindings: [],
+      uniforms: [],
+      overrides: {},
+      dispatchSize: () => [1, 1, 1],
+    })
     expect([spec.source, spec.snippets, spec.code]).toEqual(['S', ['adam_step'], `S\n${WGSL_SNIPPETS.adam_step}`])
   })
 })
@@ -46,18 +57,25 @@ describe('every product kernel is composed from its declared snippets', () => {
     const own = functions(spec.source!)
     for (const s of snippetNames) {
       const fns = functions(WGSL_SNIPPETS[s])
-      expect(own.filter(f => fns.includes(f)), `${spec.name} redefines ${s}'s functions`).toEqual([])
+      expect(
+        own.filter(f => fns.includes(f)),
+        `${spec.name} redefines ${s}'s functions`,
+      ).toEqual([])
       const calls = fns.some(f => new RegExp(`\\b${f}\\s*\\(`).test(spec.source!))
-      expect(calls, `${spec.name}: calls ${s}'s functions ${calls ? 'without declaring' : 'but declares'} '${s}'`).toBe(snippets.includes(s))
+      expect(calls, `${spec.name}: calls ${s}'s functions ${calls ? 'without declaring' : 'but declares'} '${s}'`).toBe(
+        snippets.includes(s),
+      )
     }
   })
 })
 
 describe('golden hashes of the composed WGSL', () => {
-  const hashes = Object.fromEntries([
-    ...snippetNames.map(s => [`lib/${s}`, hashString(WGSL_SNIPPETS[s])]),
-    ...PRODUCT_SPECS.map(s => [s.name, hashString(s.code)]),
-  ].sort(([a], [b]) => a.localeCompare(b)))
+  const hashes = Object.fromEntries(
+    [
+      ...snippetNames.map(s => [`lib/${s}`, hashString(WGSL_SNIPPETS[s])]),
+      ...PRODUCT_SPECS.map(s => [s.name, hashString(s.code)]),
+    ].sort(([a], [b]) => a.localeCompare(b)),
+  )
 
   test('match tests/unit/kernel-wgsl.golden.json (update it when a shader changes on purpose)', () => {
     expect(hashes, `new hashes:\n${JSON.stringify(hashes, null, 2)}`).toEqual(golden)

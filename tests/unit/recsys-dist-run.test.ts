@@ -14,19 +14,48 @@ import { parseRecsysParams } from '../../src/models/recsys/params.ts'
 import { runTraining } from '../../src/run/pipeline.ts'
 import type { RecsysTrainConfig, RecsysTrainResult } from '../../src/models/recsys/family.ts'
 
-const runRecsysTraining = async (c: RecsysTrainConfig): Promise<RecsysTrainResult> => await runTraining(c) as RecsysTrainResult
+const runRecsysTraining = async (c: RecsysTrainConfig): Promise<RecsysTrainResult> =>
+  (await runTraining(c)) as RecsysTrainResult
 import { compareArrays, describeMismatch } from '../../src/util/tolerance.ts'
 
 let server: ServedDirectory
-beforeAll(async () => { server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables')) })
-afterAll(async () => { await server?.close() })
+beforeAll(async () => {
+  server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables'))
+})
+afterAll(async () => {
+  await server?.close()
+})
 
 /** Marketing's columns without nulls in string columns (the recommender hashes strings; a null id is refused). */
-const FEATURES = ['age', 'marital', 'default', 'balance', 'housing', 'loan', 'day', 'month', 'duration', 'campaign', 'previous', 'euribor3m']
+const FEATURES = [
+  'age',
+  'marital',
+  'default',
+  'balance',
+  'housing',
+  'loan',
+  'day',
+  'month',
+  'duration',
+  'campaign',
+  'previous',
+  'euribor3m',
+]
 const PARAMS = { epochs: 1, batch_size: 64, layers: [8], embedding_dim: 4, eval_every: 1000, lr: 0.01, seed: 3 }
 
 function config(ranks: number, params: Record<string, unknown>): RecsysTrainConfig {
-  return { model: 'recsys', table: `${server.url}marketing/`, label: 'y', features: FEATURES, filter: 'age < 26', validFraction: 0.2, backend: 'cpu', workers: 0, ranks, params }
+  return {
+    model: 'recsys',
+    table: `${server.url}marketing/`,
+    label: 'y',
+    features: FEATURES,
+    filter: 'age < 26',
+    validFraction: 0.2,
+    backend: 'cpu',
+    workers: 0,
+    ranks,
+    params,
+  }
 }
 
 describe('lr scaling rules', () => {
@@ -35,7 +64,9 @@ describe('lr scaling rules', () => {
     const p = parseRecsysParams({ lr: 0.01, embedding_lr: 0.1, lr_scaling: 'linear', warmup_steps: 5 })
     const s = scaledParams(p, 2)
     expect([s.lr, s.embedding_lr, s.warmup_steps, s.batch_size]).toEqual([0.02, 0.2, 5, p.batch_size])
-    expect(() => parseRecsysParams({ lr_scaling: 'cubic' })).toThrow(/lr_scaling must be one of 'none', 'linear', 'sqrt'/)
+    expect(() => parseRecsysParams({ lr_scaling: 'cubic' })).toThrow(
+      /lr_scaling must be one of 'none', 'linear', 'sqrt'/,
+    )
   })
 })
 
@@ -47,10 +78,13 @@ describe('runRecsysTraining with ranks (CPU reference, in-thread group)', () => 
     expect(two.summary.ranks).toBe(2)
     const allreduce = two.summary.collectives!.find(s => s.op === 'allreduce')!
     expect(allreduce.calls).toBe(two.summary.steps)
-    const a = decodeCheckpoint(two.model), b = decodeCheckpoint(one.model)
+    const a = decodeCheckpoint(two.model),
+      b = decodeCheckpoint(one.model)
     expect(a.params.batch_size).toBe(64) // the per-rank batch is what the model file records
     const bt = Object.fromEntries(stateTensors(b.shape, b.state))
-    const bad = stateTensors(a.shape, a.state).map(([name, t]) => [name, compareArrays(t, bt[name], 1e-5, 1e-3)] as const).filter(([, r]) => !r.ok)
+    const bad = stateTensors(a.shape, a.state)
+      .map(([name, t]) => [name, compareArrays(t, bt[name], 1e-5, 1e-3)] as const)
+      .filter(([, r]) => !r.ok)
     expect(bad.map(([name, r]) => `${name}: ${describeMismatch(r)}`)).toEqual([])
     expect(two.summary.auc).toBeCloseTo(one.summary.auc!, 3)
   })

@@ -17,7 +17,10 @@ export const DIST_SHAPE: ModelShape = { sparse: 2, dim: 4, totalRows: 20, dense:
 /** `n` seeded rows: a row id from each table, dense values in [-1, 1), 30 % positives. */
 export function randomBatch(rng: Rng, n: number): ModelBatch {
   const rows = new Uint32Array(n * 2)
-  for (let b = 0; b < n; b++) { rows[2 * b] = rng.int(7); rows[2 * b + 1] = 7 + rng.int(13) }
+  for (let b = 0; b < n; b++) {
+    rows[2 * b] = rng.int(7)
+    rows[2 * b + 1] = 7 + rng.int(13)
+  }
   const labels = new Float32Array(n).map(() => (rng.next() < 0.3 ? 1 : 0))
   return { n, rows, dense: rng.floats(n * 3), labels }
 }
@@ -31,14 +34,23 @@ export function startState(p: RecsysParams, seed: number): ModelState {
 }
 
 /** Runs the same global batches through both backends at the same lrs; returns both final states and losses. */
-export async function trainBoth(single: RecsysBackend, ranks: RecsysBackend, batches: ModelBatch[], p: RecsysParams)
-  : Promise<{ single: ModelState; ranks: ModelState; singleLoss: number[]; ranksLoss: number[] }> {
+export async function trainBoth(
+  single: RecsysBackend,
+  ranks: RecsysBackend,
+  batches: ModelBatch[],
+  p: RecsysParams,
+): Promise<{ single: ModelState; ranks: ModelState; singleLoss: number[]; ranksLoss: number[] }> {
   for (const [k, batch] of batches.entries()) {
     const lr = { dense: p.lr * Math.min(1, (k + 1) / 4), embedding: p.embedding_lr }
     await single.step(batch, lr)
     await ranks.step(batch, lr)
   }
-  return { single: await single.exportState(), ranks: await ranks.exportState(), singleLoss: await single.takeLosses(), ranksLoss: await ranks.takeLosses() }
+  return {
+    single: await single.exportState(),
+    ranks: await ranks.exportState(),
+    singleLoss: await single.takeLosses(),
+    ranksLoss: await ranks.takeLosses(),
+  }
 }
 
 /** Names and mismatch summaries of every state tensor outside atol + rtol·|want| (empty: identical within tolerance). */
@@ -57,6 +69,9 @@ export function stateMismatches(got: ModelState, want: ModelState, atol: number,
 export function maxStateDiff(got: ModelState, want: ModelState): number {
   const g = Object.fromEntries(stateTensors(DIST_SHAPE, got))
   let max = 0
-  for (const [name, w] of stateTensors(DIST_SHAPE, want)) w.forEach((x, i) => { max = Math.max(max, Math.abs(g[name][i] - x)) })
+  for (const [name, w] of stateTensors(DIST_SHAPE, want))
+    w.forEach((x, i) => {
+      max = Math.max(max, Math.abs(g[name][i] - x))
+    })
   return max
 }

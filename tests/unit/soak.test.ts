@@ -28,21 +28,38 @@ const KINDS = ['status-5xx', 'reset', 'truncate-length-wrong', 'range-ignored'] 
 function faults(run: number): { rules: FaultRule[]; seed: number } {
   const kind = KINDS[run % KINDS.length]
   const ranged = kind === 'truncate-length-wrong' || kind === 'range-ignored'
-  return { seed: 1000 + run, rules: [{ kind, rate: 0.05, ...(ranged ? { rangedOnly: true } : { path: /\.(parquet|json)$/ }) }] }
+  return {
+    seed: 1000 + run,
+    rules: [{ kind, rate: 0.05, ...(ranged ? { rangedOnly: true } : { path: /\.(parquet|json)$/ }) }],
+  }
 }
 
 /** Five GBDT configurations the trials cycle through (seed and depth vary). */
 function gbdtConfig(table: string, k: number): TrainConfig {
   return {
-    model: 'gbdt', table, label: 'y', features: ['age', 'balance', 'job', 'duration'], filter: 'age < 35', validFraction: 0.2, seed: k,
-    params: { num_round: 3, max_depth: 2 + (k % 3), eta: 0.3 }, workers: 2,
+    model: 'gbdt',
+    table,
+    label: 'y',
+    features: ['age', 'balance', 'job', 'duration'],
+    filter: 'age < 35',
+    validFraction: 0.2,
+    seed: k,
+    params: { num_round: 3, max_depth: 2 + (k % 3), eta: 0.3 },
+    workers: 2,
   }
 }
 
 function recsysConfig(table: string, k: number): TrainConfig {
   return {
-    model: 'recsys', table, label: 'label', features: ['user_id', 'item_id', 'device', 'dense_0'], filter: "hour < 2 AND country = 'AA'",
-    validFraction: 0.2, seed: k, params: { epochs: 2, batch_size: 256, layers: [8], embedding_dim: 4 }, workers: 2,
+    model: 'recsys',
+    table,
+    label: 'label',
+    features: ['user_id', 'item_id', 'device', 'dense_0'],
+    filter: "hour < 2 AND country = 'AA'",
+    validFraction: 0.2,
+    seed: k,
+    params: { epochs: 2, batch_size: 256, layers: [8], embedding_dim: 4 },
+    workers: 2,
   }
 }
 
@@ -62,7 +79,12 @@ describe.skipIf(!process.env.SNAPTRAIN_SOAK)('soak: back-to-back trainings throu
   })
 
   /** Runs `count` trainings of `configs` (cycled) with faults; checks results, GPU counts and heap. */
-  async function soak(name: string, count: number, distinct: number, config: (k: number) => TrainConfig): Promise<void> {
+  async function soak(
+    name: string,
+    count: number,
+    distinct: number,
+    config: (k: number) => TrainConfig,
+  ): Promise<void> {
     const server = servers[name]
     const reference: Outcome[] = []
     for (let k = 0; k < distinct; k++) {
@@ -71,7 +93,8 @@ describe.skipIf(!process.env.SNAPTRAIN_SOAK)('soak: back-to-back trainings throu
     }
     const heap0 = await page.heapBytes()
     const t0 = performance.now()
-    let injected = 0, requests = 0
+    let injected = 0,
+      requests = 0
     for (let i = 0; i < count; i++) {
       const f = faults(i)
       server.configure(f.rules, f.seed)
@@ -87,10 +110,12 @@ describe.skipIf(!process.env.SNAPTRAIN_SOAK)('soak: back-to-back trainings throu
     const heap1 = await page.heapBytes()
     const gpu = (await page.page.evaluate('window.__gpuStats()')) as Outcome['gpu']
     const seconds = (performance.now() - t0) / 1000
-    figures.push(`${name}: ${count} runs in ${seconds.toFixed(0)} s; ${requests} GETs, ${injected} faults injected (${(100 * injected / Math.max(1, requests)).toFixed(1)}%); `
-      + `results identical to fault-free: ${count}/${count}; GPU devices ${gpu.devicesCreated} created / ${gpu.devicesDestroyed} destroyed, `
-      + `buffers ${gpu.buffersCreated} created / ${gpu.buffersDestroyed} destroyed + ${gpu.freedWithDevice} freed with their device, ${gpu.liveBuffers} alive; `
-      + `JS heap after GC ${(heap0 / MiB).toFixed(1)} → ${(heap1 / MiB).toFixed(1)} MiB`)
+    figures.push(
+      `${name}: ${count} runs in ${seconds.toFixed(0)} s; ${requests} GETs, ${injected} faults injected (${((100 * injected) / Math.max(1, requests)).toFixed(1)}%); ` +
+        `results identical to fault-free: ${count}/${count}; GPU devices ${gpu.devicesCreated} created / ${gpu.devicesDestroyed} destroyed, ` +
+        `buffers ${gpu.buffersCreated} created / ${gpu.buffersDestroyed} destroyed + ${gpu.freedWithDevice} freed with their device, ${gpu.liveBuffers} alive; ` +
+        `JS heap after GC ${(heap0 / MiB).toFixed(1)} → ${(heap1 / MiB).toFixed(1)} MiB`,
+    )
     if (requests >= 200) expect(injected, 'the server injected no faults').toBeGreaterThan(0)
     expect(heap1 - heap0).toBeLessThan(HEAP_BOUND)
   }

@@ -20,13 +20,20 @@ const devFetch: FetchLike = async (url, init) => {
 }
 
 /** Every batch of one shuffled epoch; `kills` maps a batch index to the worker killed after it. */
-async function run(workers: number, kills: Map<number, number> = new Map()): Promise<{ batches: Batch[]; restarts: number }> {
+async function run(
+  workers: number,
+  kills: Map<number, number> = new Map(),
+): Promise<{ batches: Batch[]; restarts: number }> {
   const tableUrl = new URL('/tables/clicks/', location.href).href
   const snapshot = await openSnapshot(tableUrl, { fetch: devFetch })
   const plan = await planScan(snapshot, { columns: COLUMNS, fetch: devFetch })
   const loader = createLoader(plan, {
     assign: { seed: 3, epoch: 1, worldSize: 1, rank: 0, shuffleBuffer: 4096 },
-    batchSize: 8192, spec: { user_id: 'hash32' }, ids: true, workers, prefetchUnits: 4,
+    batchSize: 8192,
+    spec: { user_id: 'hash32' },
+    ids: true,
+    workers,
+    prefetchUnits: 4,
   })
   const batches: Batch[] = []
   try {
@@ -47,7 +54,8 @@ function digest(batches: Batch[]): Record<string, number[]> {
     out.size.push(b.size)
     out.unit.push(...b.ids!.unit)
     out.row.push(...b.ids!.row)
-    for (const name of COLUMNS) (out[name] ??= []).push(...Array.from(b.columns[name].values, v => (Number.isNaN(v) ? -0.5 : v)))
+    for (const name of COLUMNS)
+      (out[name] ??= []).push(...Array.from(b.columns[name].values, v => (Number.isNaN(v) ? -0.5 : v)))
   }
   return out
 }
@@ -55,7 +63,14 @@ function digest(batches: Batch[]): Record<string, number[]> {
 it('two workers killed mid-epoch are restarted; the delivered rows equal the in-process loader', async () => {
   const reference = await run(0)
   expect(reference.batches.length).toBeGreaterThan(8)
-  const killed = await run(2, new Map([[2, 0], [5, 1], [6, 0]]))
+  const killed = await run(
+    2,
+    new Map([
+      [2, 0],
+      [5, 1],
+      [6, 0],
+    ]),
+  )
   expect(killed.restarts).toBe(3)
   expect(killed.batches.length).toBe(reference.batches.length)
   expect(digest(killed.batches)).toEqual(digest(reference.batches))
@@ -65,7 +80,12 @@ it('killWorker on a loader without workers says so', async () => {
   const tableUrl = new URL('/tables/clicks/', location.href).href
   const snapshot = await openSnapshot(tableUrl, { fetch: devFetch })
   const plan = await planScan(snapshot, { columns: ['label'], fetch: devFetch })
-  const loader = createLoader(plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: 10, workers: 0, http: { fetch: devFetch } })
+  const loader = createLoader(plan, {
+    assign: { epoch: 0, worldSize: 1, rank: 0 },
+    batchSize: 10,
+    workers: 0,
+    http: { fetch: devFetch },
+  })
   expect(() => loader.killWorker(0)).toThrow(/workers: 0/)
   await loader.close()
 })

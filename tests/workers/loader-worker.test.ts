@@ -28,7 +28,10 @@ async function run(workers: number): Promise<{ batches: Batch[]; stats: LoaderSt
   const plan = await planScan(snapshot, { columns: COLUMNS, fetch: devFetch })
   const loader = createLoader(plan, {
     assign: { seed: 11, epoch: 2, worldSize: 1, rank: 0, shuffleBuffer: 8192 },
-    batchSize: 4096, spec: { user_id: 'hash32', item_id: 'hash32' }, ids: true, workers,
+    batchSize: 4096,
+    spec: { user_id: 'hash32', item_id: 'hash32' },
+    ids: true,
+    workers,
   })
   const batches: Batch[] = []
   try {
@@ -44,7 +47,8 @@ function digest(batches: Batch[]): Record<string, number[]> {
   for (const b of batches) {
     out.unit.push(...b.ids!.unit)
     out.row.push(...b.ids!.row)
-    for (const name of COLUMNS) (out[name] ??= []).push(...Array.from(b.columns[name].values, (v) => (Number.isNaN(v) ? -0.5 : v)))
+    for (const name of COLUMNS)
+      (out[name] ??= []).push(...Array.from(b.columns[name].values, v => (Number.isNaN(v) ? -0.5 : v)))
   }
   return out
 }

@@ -14,18 +14,28 @@ import { sigmoid } from './logistic.ts'
 import type { CeilingAucs, LearnableCeiling } from './types.ts'
 
 /** Per row (frame order): the three probabilities the ceiling compares. */
-export interface CeilingProbs { bayes: Float64Array; learnable: Float64Array; marginal: Float64Array }
+export interface CeilingProbs {
+  bayes: Float64Array
+  learnable: Float64Array
+  marginal: Float64Array
+}
 
 /** Rows of the final table version: frame row indices per live data file, in file row order. */
-export interface LiveRows { path: string; rows: Int32Array }
+export interface LiveRows {
+  path: string
+  rows: Int32Array
+}
 
 /** Splits reported by default: the recommender's `--valid-fraction 0.1` and the GBDT quality runner's 0.2, seed 0. */
-export const CEILING_SPLITS: ReadonlyArray<{ seed: number; fraction: number }> = [{ seed: 0, fraction: 0.1 }, { seed: 0, fraction: 0.2 }]
+export const CEILING_SPLITS: ReadonlyArray<{ seed: number; fraction: number }> = [
+  { seed: 0, fraction: 0.1 },
+  { seed: 0, fraction: 0.2 },
+]
 
 /** Grid of the N(0, 1) integral: z in [−6, 6] step 0.25, weights ∝ φ(z), summing to 1. */
 const Z = Array.from({ length: 49 }, (_, k) => -6 + 0.25 * k)
 const ZW = (() => {
-  const w = Z.map(z => Math.exp(-z * z / 2))
+  const w = Z.map(z => Math.exp((-z * z) / 2))
   const s = w.reduce((a, b) => a + b, 0)
   return w.map(x => x / s)
 })()
@@ -34,11 +44,21 @@ const ZW = (() => {
  * The probabilities of every row: `logit` and `userLogit` exclude the intercept `b`; `userVar` is
  * the per-user terms' variance given the row's item.
  */
-export function ceilingProbs(logit: Float64Array, userLogit: Float64Array, userVar: Float64Array, b: number): CeilingProbs {
+export function ceilingProbs(
+  logit: Float64Array,
+  userLogit: Float64Array,
+  userVar: Float64Array,
+  b: number,
+): CeilingProbs {
   const n = logit.length
-  const out: CeilingProbs = { bayes: new Float64Array(n), learnable: new Float64Array(n), marginal: new Float64Array(n) }
+  const out: CeilingProbs = {
+    bayes: new Float64Array(n),
+    learnable: new Float64Array(n),
+    marginal: new Float64Array(n),
+  }
   for (let i = 0; i < n; i++) {
-    const rest = logit[i] - userLogit[i] + b, s = Math.sqrt(userVar[i])
+    const rest = logit[i] - userLogit[i] + b,
+      s = Math.sqrt(userVar[i])
     out.bayes[i] = sigmoid(logit[i] + b)
     out.learnable[i] = sigmoid(rest)
     let m = 0
@@ -52,11 +72,21 @@ export function ceilingProbs(logit: Float64Array, userLogit: Float64Array, userV
 export function ceilingAucs(p: CeilingProbs, label: ArrayLike<number>, rows: ArrayLike<number>): CeilingAucs {
   const pick = (a: Float64Array): Float64Array => Float64Array.from(rows, i => a[i])
   const y = Int32Array.from(rows, i => label[i])
-  return { rows: rows.length, bayesAuc: auc(pick(p.bayes), y), learnableAuc: auc(pick(p.learnable), y), learnableAucMarginal: auc(pick(p.marginal), y) }
+  return {
+    rows: rows.length,
+    bayesAuc: auc(pick(p.bayes), y),
+    learnableAuc: auc(pick(p.learnable), y),
+    learnableAucMarginal: auc(pick(p.marginal), y),
+  }
 }
 
 /** The ceiling over all live rows and over each split's validation rows (isValidRow of file path and row in file). */
-export function learnableCeiling(p: CeilingProbs, label: ArrayLike<number>, live: LiveRows[], splits = CEILING_SPLITS): LearnableCeiling {
+export function learnableCeiling(
+  p: CeilingProbs,
+  label: ArrayLike<number>,
+  live: LiveRows[],
+  splits = CEILING_SPLITS,
+): LearnableCeiling {
   const all = Int32Array.from(live.flatMap(f => Array.from(f.rows)))
   return {
     ...ceilingAucs(p, label, all),

@@ -4,7 +4,7 @@
  * label ~ Bernoulli(sigmoid(logit)). Only the features and labels are written, so a trainer
  * has to recover the structure; the true probabilities give the Bayes-optimal AUC.
  */
-import { Rng } from '../../src/util/rng.ts'
+import type { Rng } from '../../src/util/rng.ts'
 import { ZipfSampler } from './zipf.ts'
 import type { ColumnSpec } from './types.ts'
 
@@ -12,8 +12,18 @@ import type { ColumnSpec } from './types.ts'
 export const EMB_DIM = 8
 const USERS = 100_000
 const ITEMS = 50_000
-const DEVICES = ['mobile_android', 'mobile_ios', 'desktop_windows', 'desktop_mac', 'tablet_android',
-  'tablet_ios', 'smart_tv', 'console', 'desktop_linux', 'other']
+const DEVICES = [
+  'mobile_android',
+  'mobile_ios',
+  'desktop_windows',
+  'desktop_mac',
+  'tablet_android',
+  'tablet_ios',
+  'smart_tv',
+  'console',
+  'desktop_linux',
+  'other',
+]
 const COUNTRIES = 200
 const FORMATS = 50
 const CATEGORIES = 1_000
@@ -37,15 +47,24 @@ export const CLICKS_COLUMNS: ColumnSpec[] = [
   { name: 'hour', type: 'integer', nullable: false },
   { name: 'category', type: 'integer', nullable: false },
   { name: 'publisher', type: 'integer', nullable: false },
-  ...Array.from({ length: 8 }, (_, k): ColumnSpec => ({ name: `dense_${k}`, type: k < 6 ? 'float' : 'double', nullable: true })),
+  ...Array.from(
+    { length: 8 },
+    (_, k): ColumnSpec => ({ name: `dense_${k}`, type: k < 6 ? 'float' : 'double', nullable: true }),
+  ),
   { name: 'emb', type: { type: 'array', elementType: 'float', containsNull: false }, nullable: false },
   { name: 'label', type: 'integer', nullable: false },
 ]
 
 /** Columnar buffers the model draws rows into: row i at index i; `dense` and `emb` are n × 8, row-major. */
 export interface ClickBuffers {
-  user: Int32Array; item: Int32Array; device: Int32Array; country: Int32Array; format: Int32Array
-  hour: Int32Array; category: Int32Array; publisher: Int32Array
+  user: Int32Array
+  item: Int32Array
+  device: Int32Array
+  country: Int32Array
+  format: Int32Array
+  hour: Int32Array
+  category: Int32Array
+  publisher: Int32Array
   /** Dense feature values; NaN where missing. */
   dense: Float64Array
   emb: Float32Array
@@ -61,9 +80,19 @@ export interface ClickBuffers {
 export function clickBuffers(n: number): ClickBuffers {
   const int = () => new Int32Array(n)
   return {
-    user: int(), item: int(), device: int(), country: int(), format: int(), hour: int(), category: int(), publisher: int(),
-    dense: new Float64Array(n * 8), emb: new Float32Array(n * EMB_DIM), logit: new Float64Array(n),
-    userLogit: new Float64Array(n), userVar: new Float64Array(n),
+    user: int(),
+    item: int(),
+    device: int(),
+    country: int(),
+    format: int(),
+    hour: int(),
+    category: int(),
+    publisher: int(),
+    dense: new Float64Array(n * 8),
+    emb: new Float32Array(n * EMB_DIM),
+    logit: new Float64Array(n),
+    userLogit: new Float64Array(n),
+    userVar: new Float64Array(n),
   }
 }
 
@@ -91,13 +120,17 @@ export class ClicksModel {
     this.countries = new ZipfSampler(COUNTRIES, 1.2, rng)
     this.formats = new ZipfSampler(FORMATS, 1.0, rng)
     this.publishers = new ZipfSampler(PUBLISHERS, 1.1, rng)
-    fillNormal(this.userVec, rng, USER_VEC_SD); fillNormal(this.itemVec, rng, 0.6)
-    fillNormal(this.userBias, rng, USER_BIAS_SD); fillNormal(this.itemBias, rng, 0.5)
+    fillNormal(this.userVec, rng, USER_VEC_SD)
+    fillNormal(this.itemVec, rng, 0.6)
+    fillNormal(this.userBias, rng, USER_BIAS_SD)
+    fillNormal(this.itemBias, rng, 0.5)
     fillNormal(this.userActivity, rng, 1)
     for (let i = 0; i < ITEMS; i++) this.itemCategory[i] = rng.int(CATEGORIES)
     this.effects = {
-      device: normals(DEVICES.length, rng, 0.3), country: normals(COUNTRIES, rng, 0.2),
-      format: normals(FORMATS, rng, 0.4), category: normals(CATEGORIES, rng, 0.4),
+      device: normals(DEVICES.length, rng, 0.3),
+      country: normals(COUNTRIES, rng, 0.2),
+      format: normals(FORMATS, rng, 0.4),
+      category: normals(CATEGORIES, rng, 0.4),
       publisher: normals(PUBLISHERS, rng, 0.3),
       hour: Float32Array.from({ length: 24 }, (_, h) => 0.3 * Math.sin((2 * Math.PI * (h - 9)) / 24)),
     }
@@ -107,10 +140,14 @@ export class ClicksModel {
   drawRow(rng: Rng, b: ClickBuffers, i: number): void {
     const user = this.users.sample(rng)
     const item = this.items.sample(rng)
-    b.user[i] = user; b.item[i] = item
-    b.device[i] = this.devices.sample(rng); b.country[i] = this.countries.sample(rng)
-    b.format[i] = this.formats.sample(rng); b.hour[i] = rng.int(24)
-    b.category[i] = this.itemCategory[item]; b.publisher[i] = this.publishers.sample(rng)
+    b.user[i] = user
+    b.item[i] = item
+    b.device[i] = this.devices.sample(rng)
+    b.country[i] = this.countries.sample(rng)
+    b.format[i] = this.formats.sample(rng)
+    b.hour[i] = rng.int(24)
+    b.category[i] = this.itemCategory[item]
+    b.publisher[i] = this.publishers.sample(rng)
     const z = this.denseLatents(user, rng)
     const dense = b.dense.subarray(i * 8, i * 8 + 8)
     for (let k = 0; k < 8; k++) dense[k] = rng.next() < NULL_RATE[k] ? NaN : Math.exp(MU[k] + SIGMA[k] * z[k])
@@ -121,10 +158,16 @@ export class ClicksModel {
   }
 
   /** Column value helpers: names as written to the table. */
-  deviceName(i: number): string { return DEVICES[i] }
+  deviceName(i: number): string {
+    return DEVICES[i]
+  }
   /** Two-letter country code of country index i (AA, AB, …). */
-  countryCode(i: number): string { return String.fromCharCode(65 + Math.floor(i / 26), 65 + (i % 26)) }
-  formatName(i: number): string { return `fmt_${String(i).padStart(2, '0')}` }
+  countryCode(i: number): string {
+    return String.fromCharCode(65 + Math.floor(i / 26), 65 + (i % 26))
+  }
+  formatName(i: number): string {
+    return `fmt_${String(i).padStart(2, '0')}`
+  }
 
   private denseLatents(user: number, rng: Rng): number[] {
     const z = Array.from({ length: 8 }, () => rng.normal())
@@ -147,8 +190,14 @@ export class ClicksModel {
 
   private categoricalTerm(b: ClickBuffers, i: number): number {
     const e = this.effects
-    return e.device[b.device[i]] + e.country[b.country[i]] + e.format[b.format[i]] + e.hour[b.hour[i]] +
-      e.category[b.category[i]] + e.publisher[b.publisher[i]]
+    return (
+      e.device[b.device[i]] +
+      e.country[b.country[i]] +
+      e.format[b.format[i]] +
+      e.hour[b.hour[i]] +
+      e.category[b.category[i]] +
+      e.publisher[b.publisher[i]]
+    )
   }
 }
 

@@ -49,9 +49,17 @@ export async function writeClicks(opts: ClicksOptions): Promise<GeneratorInfo> {
   log(`clicks v1: +${appended.length} rows in ${v1Files.length} files`)
 
   const target = deleteTarget(frame.columns.country as string[], v0Rows, splitRange(opts.rows, filesFor(opts.rows)))
-  const del = await deleteWhere(writer, frame, live, i => (frame.columns.country as string[])[i] === target, `country = '${target}'`)
+  const del = await deleteWhere(
+    writer,
+    frame,
+    live,
+    i => (frame.columns.country as string[])[i] === target,
+    `country = '${target}'`,
+  )
   versions.push({ ...del.report, rows: frame.numRows - del.report.changedRows })
-  log(`clicks v2: DELETE ${del.report.predicate}: -${del.report.changedRows} rows, ${del.report.removedFiles} files rewritten`)
+  log(
+    `clicks v2: DELETE ${del.report.predicate}: -${del.report.changedRows} rows, ${del.report.removedFiles} files rewritten`,
+  )
   return clicksInfo(opts, versions, del.live, frame, prob, ceiling)
 }
 
@@ -63,7 +71,11 @@ export async function writeClicks(opts: ClicksOptions): Promise<GeneratorInfo> {
 export function deleteTarget(country: string[], sorted: Int32Array, files: Array<[number, number]>): string {
   const first = new Map<string, number>()
   const last = new Map<string, number>()
-  sorted.forEach((row, pos) => { const c = country[row]; if (!first.has(c)) first.set(c, pos); last.set(c, pos) })
+  sorted.forEach((row, pos) => {
+    const c = country[row]
+    if (!first.has(c)) first.set(c, pos)
+    last.set(c, pos)
+  })
   const want = 0.03 * sorted.length
   const size = (c: string) => (last.get(c) as number) - (first.get(c) as number) + 1
   const inOneFile = (c: string) => files.some(([s, e]) => (first.get(c) as number) >= s && (last.get(c) as number) < e)
@@ -110,7 +122,9 @@ function toFrame(model: ClicksModel, b: ClickBuffers, label: Int32Array): Frame 
     device: Array.from(b.device, i => model.deviceName(i)),
     country: Array.from(b.country, i => model.countryCode(i)),
     ad_format: Array.from(b.format, i => model.formatName(i)),
-    hour: b.hour, category: b.category, publisher: b.publisher,
+    hour: b.hour,
+    category: b.category,
+    publisher: b.publisher,
     emb: { width: EMB_DIM, data: b.emb },
     label,
   }
@@ -131,28 +145,55 @@ function sortedBy(keys: string[], start: number, end: number): Int32Array {
 }
 
 /** A written file and the frame rows it holds (so a DELETE can rewrite it from the frame). */
-interface LiveFile extends WrittenFile { rows: Int32Array }
+interface LiveFile extends WrittenFile {
+  rows: Int32Array
+}
 
-async function writeFiles(writer: DeltaTableWriter, frame: Frame, rows: Int32Array, files: number): Promise<LiveFile[]> {
+async function writeFiles(
+  writer: DeltaTableWriter,
+  frame: Frame,
+  rows: Int32Array,
+  files: number,
+): Promise<LiveFile[]> {
   const out: LiveFile[] = []
   for (const [s, e] of splitRange(rows.length, files)) {
     const part = takeRows(frame, rows.subarray(s, e))
-    out.push({ ...await writer.writeDataFile(part, rowGroupRowsFor(part.numRows)), rows: rows.subarray(s, e) })
+    out.push({ ...(await writer.writeDataFile(part, rowGroupRowsFor(part.numRows))), rows: rows.subarray(s, e) })
   }
   return out
 }
 
-async function commitWrite(writer: DeltaTableWriter, files: LiveFile[], added: number, total: number, mode: string): Promise<VersionReport> {
-  const version = await writer.commit({
-    operation: 'WRITE',
-    operationParameters: { mode, partitionBy: '[]' },
-    operationMetrics: { numFiles: String(files.length), numOutputRows: String(added), numOutputBytes: String(files.reduce((s, f) => s + f.add.size, 0)) },
-  }, files.map(f => f.add), [])
+async function commitWrite(
+  writer: DeltaTableWriter,
+  files: LiveFile[],
+  added: number,
+  total: number,
+  mode: string,
+): Promise<VersionReport> {
+  const version = await writer.commit(
+    {
+      operation: 'WRITE',
+      operationParameters: { mode, partitionBy: '[]' },
+      operationMetrics: {
+        numFiles: String(files.length),
+        numOutputRows: String(added),
+        numOutputBytes: String(files.reduce((s, f) => s + f.add.size, 0)),
+      },
+    },
+    files.map(f => f.add),
+    [],
+  )
   return { version, operation: 'WRITE', rows: total, addedFiles: files.length, removedFiles: 0, changedRows: added }
 }
 
 /** Removes every live file with a matching row and adds it back rewritten without those rows. */
-async function deleteWhere(writer: DeltaTableWriter, frame: Frame, live: LiveFile[], match: (i: number) => boolean, predicate: string) {
+async function deleteWhere(
+  writer: DeltaTableWriter,
+  frame: Frame,
+  live: LiveFile[],
+  match: (i: number) => boolean,
+  predicate: string,
+) {
   const kept: LiveFile[] = []
   const removed: LiveFile[] = []
   const added: LiveFile[] = []
@@ -160,35 +201,79 @@ async function deleteWhere(writer: DeltaTableWriter, frame: Frame, live: LiveFil
   for (const file of live) {
     const src = file.rows
     const keep = rowsWhere(src.length, j => !match(src[j]))
-    if (keep.length === src.length) { kept.push(file); continue }
+    if (keep.length === src.length) {
+      kept.push(file)
+      continue
+    }
     removed.push(file)
     deleted += src.length - keep.length
-    if (keep.length > 0) added.push(...await writeFiles(writer, frame, keep.map(j => src[j]), 1))
+    if (keep.length > 0)
+      added.push(
+        ...(await writeFiles(
+          writer,
+          frame,
+          keep.map(j => src[j]),
+          1,
+        )),
+      )
   }
   const removes = removed.map(f => writer.removeOf(f.add))
-  const version = await writer.commit({
-    operation: 'DELETE',
-    operationParameters: { predicate: JSON.stringify([predicate]) },
-    operationMetrics: {
-      numRemovedFiles: String(removed.length), numAddedFiles: String(added.length), numDeletedRows: String(deleted),
-      numCopiedRows: String(added.reduce((s, f) => s + f.layout.rows, 0)),
+  const version = await writer.commit(
+    {
+      operation: 'DELETE',
+      operationParameters: { predicate: JSON.stringify([predicate]) },
+      operationMetrics: {
+        numRemovedFiles: String(removed.length),
+        numAddedFiles: String(added.length),
+        numDeletedRows: String(deleted),
+        numCopiedRows: String(added.reduce((s, f) => s + f.layout.rows, 0)),
+      },
     },
-  }, added.map(f => f.add), removes)
-  const report: VersionReport = { version, operation: 'DELETE', rows: 0, addedFiles: added.length, removedFiles: removed.length, changedRows: deleted, predicate }
+    added.map(f => f.add),
+    removes,
+  )
+  const report: VersionReport = {
+    version,
+    operation: 'DELETE',
+    rows: 0,
+    addedFiles: added.length,
+    removedFiles: removed.length,
+    changedRows: deleted,
+    predicate,
+  }
   return { report, live: [...kept, ...added] }
 }
 
-function clicksInfo(opts: ClicksOptions, versions: VersionReport[], live: LiveFile[], frame: Frame, prob: Float64Array, ceiling: CeilingProbs): GeneratorInfo {
+function clicksInfo(
+  opts: ClicksOptions,
+  versions: VersionReport[],
+  live: LiveFile[],
+  frame: Frame,
+  prob: Float64Array,
+  ceiling: CeilingProbs,
+): GeneratorInfo {
   const rows = Int32Array.from(live.flatMap(f => Array.from(f.rows)))
   const label = frame.columns.label as Int32Array
   const p = Float64Array.from(rows, i => prob[i])
   const y = Int32Array.from(rows, i => label[i])
   const distinct = (name: string) => new Set(Array.from(rows, i => (frame.columns[name] as BigInt64Array)[i])).size
   return {
-    table: 'clicks', generator: CLICKS_GENERATOR, seed: opts.seed, rows: opts.rows, versions,
-    rowsAppended: versions[1].changedRows, rowsDeleted: versions[2].changedRows, finalRows: rows.length,
-    baseRate: y.reduce((s, v) => s + v, 0) / y.length, bayesAuc: auc(p, y),
-    learnable: learnableCeiling(ceiling, label, live.map(f => ({ path: f.layout.path, rows: f.rows }))), labelColumn: 'label',
+    table: 'clicks',
+    generator: CLICKS_GENERATOR,
+    seed: opts.seed,
+    rows: opts.rows,
+    versions,
+    rowsAppended: versions[1].changedRows,
+    rowsDeleted: versions[2].changedRows,
+    finalRows: rows.length,
+    baseRate: y.reduce((s, v) => s + v, 0) / y.length,
+    bayesAuc: auc(p, y),
+    learnable: learnableCeiling(
+      ceiling,
+      label,
+      live.map(f => ({ path: f.layout.path, rows: f.rows })),
+    ),
+    labelColumn: 'label',
     distinct: { user_id: distinct('user_id'), item_id: distinct('item_id') },
     files: live.map(f => f.layout).sort((a, b) => (a.path < b.path ? -1 : 1)),
   }

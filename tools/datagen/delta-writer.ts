@@ -41,7 +41,13 @@ export class DeltaTableWriter {
    * Callers put the row count in `salt`, so a table regenerated with other contents gets other
    * file names and no HTTP cache can serve a stale file under a reused URL.
    */
-  constructor(readonly dir: string, readonly specs: ColumnSpec[], readonly seed: number, readonly name: string, readonly salt = '') {}
+  constructor(
+    readonly dir: string,
+    readonly specs: ColumnSpec[],
+    readonly seed: number,
+    readonly name: string,
+    readonly salt = '',
+  ) {}
 
   /** Commit time (ms since epoch) of `version`. */
   timestampOf(version: number): number {
@@ -59,17 +65,33 @@ export class DeltaTableWriter {
     const time = this.timestampOf(this.nextVersion)
     await utimes(file, time / 1000, time / 1000)
     const add: AddAction = {
-      path, partitionValues: {}, size: bytes.byteLength, modificationTime: time, dataChange: true,
+      path,
+      partitionValues: {},
+      size: bytes.byteLength,
+      modificationTime: time,
+      dataChange: true,
       stats: JSON.stringify(fileStats(this.specs, frame)),
     }
-    return { add, layout: { path, rows: frame.numRows, bytes: bytes.byteLength, rowGroups: groupSizes(frame.numRows, rowGroupRows) } }
+    return {
+      add,
+      layout: {
+        path,
+        rows: frame.numRows,
+        bytes: bytes.byteLength,
+        rowGroups: groupSizes(frame.numRows, rowGroupRows),
+      },
+    }
   }
 
   /** The remove action for a previously added file, stamped with the next version's time. */
   removeOf(add: AddAction): RemoveAction {
     return {
-      path: add.path, deletionTimestamp: this.timestampOf(this.nextVersion), dataChange: true,
-      extendedFileMetadata: true, partitionValues: add.partitionValues, size: add.size,
+      path: add.path,
+      deletionTimestamp: this.timestampOf(this.nextVersion),
+      dataChange: true,
+      extendedFileMetadata: true,
+      partitionValues: add.partitionValues,
+      size: add.size,
     }
   }
 
@@ -77,7 +99,8 @@ export class DeltaTableWriter {
   async commit(meta: CommitMeta, adds: AddAction[], removes: RemoveAction[]): Promise<number> {
     const version = this.nextVersion
     const lines: unknown[] = [{ commitInfo: this.commitInfo(version, meta) }]
-    if (version === 0) lines.push({ protocol: { minReaderVersion: 1, minWriterVersion: 2 } }, { metaData: this.metaData() })
+    if (version === 0)
+      lines.push({ protocol: { minReaderVersion: 1, minWriterVersion: 2 } }, { metaData: this.metaData() })
     for (const remove of removes) lines.push({ remove })
     for (const add of adds) lines.push({ add })
     const logDir = join(this.dir, '_delta_log')

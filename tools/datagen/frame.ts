@@ -27,7 +27,7 @@ export function sliceRows(frame: Frame, start: number, end: number): Frame {
   for (const [name, values] of Object.entries(frame.columns)) {
     columns[name] = isVectors(values)
       ? { width: values.width, data: values.data.slice(start * values.width, end * values.width) }
-      : values.slice(start, end) as ColumnValues
+      : (values.slice(start, end) as ColumnValues)
   }
   return { numRows: end - start, columns }
 }

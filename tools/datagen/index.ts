@@ -50,19 +50,27 @@ const GENERATORS: Record<string, TableGenerator> = {
 export async function generateSampleTables(opts: GenerateOptions): Promise<Summary> {
   const tables = opts.tables ?? [...SAMPLE_TABLES]
   for (const t of tables) {
-    if (!(SAMPLE_TABLES as readonly string[]).includes(t)) throw new Error(`datagen: unknown table '${t}' (known: ${SAMPLE_TABLES.join(', ')})`)
+    if (!(SAMPLE_TABLES as readonly string[]).includes(t))
+      throw new Error(`datagen: unknown table '${t}' (known: ${SAMPLE_TABLES.join(', ')})`)
   }
   const seed = opts.seed ?? DEFAULT_SEED
   const summary: Summary = { outDir: opts.outDir, tables: [] }
   for (const table of tables) {
-    const rows = table === 'clicks' ? opts.rows ?? DEFAULT_CLICKS_ROWS : opts.marketingRows ?? DEFAULT_MARKETING_ROWS
+    const rows =
+      table === 'clicks' ? (opts.rows ?? DEFAULT_CLICKS_ROWS) : (opts.marketingRows ?? DEFAULT_MARKETING_ROWS)
     checkCount(table === 'clicks' ? 'rows' : 'marketingRows', rows)
     summary.tables.push(await generateTable(opts, table, rows, seed, GENERATORS[table]))
   }
   return summary
 }
 
-async function generateTable(opts: GenerateOptions, table: string, rows: number, seed: number, gen: TableGenerator): Promise<TableSummary> {
+async function generateTable(
+  opts: GenerateOptions,
+  table: string,
+  rows: number,
+  seed: number,
+  gen: TableGenerator,
+): Promise<TableSummary> {
   const dir = join(opts.outDir, table)
   if (opts.ifMissing) {
     const info = await existingInfo(dir)
@@ -80,7 +88,9 @@ async function generateTable(opts: GenerateOptions, table: string, rows: number,
     await rm(dir, { recursive: true, force: true })
     await rename(tmp, dir)
     const ms = performance.now() - start
-    opts.log?.(`${table}: ${info.finalRows} rows, base rate ${info.baseRate.toFixed(4)}, Bayes AUC ${info.bayesAuc.toFixed(4)} (${(ms / 1000).toFixed(1)} s)`)
+    opts.log?.(
+      `${table}: ${info.finalRows} rows, base rate ${info.baseRate.toFixed(4)}, Bayes AUC ${info.bayesAuc.toFixed(4)} (${(ms / 1000).toFixed(1)} s)`,
+    )
     return { table, dir, skipped: false, info, ms }
   } finally {
     await rm(tmp, { recursive: true, force: true })

@@ -16,8 +16,19 @@ import type { ColumnSpec, Frame, GeneratorInfo } from './types.ts'
 export const MARKETING_GENERATOR = 'snaptrain datagen marketing 3'
 const TARGET_RATE = 0.11
 const FILES = 2
-const JOBS = ['admin.', 'blue-collar', 'entrepreneur', 'housemaid', 'management', 'retired',
-  'self-employed', 'services', 'student', 'technician', 'unemployed']
+const JOBS = [
+  'admin.',
+  'blue-collar',
+  'entrepreneur',
+  'housemaid',
+  'management',
+  'retired',
+  'self-employed',
+  'services',
+  'student',
+  'technician',
+  'unemployed',
+]
 const JOB_W = [11.4, 21.5, 3.3, 2.7, 20.9, 5, 3.5, 9.2, 2.1, 16.8, 2.9]
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']
 const MONTH_W = [3, 6, 1, 6.5, 30, 12, 15, 14, 1.3, 1.6, 9, 0.5]
@@ -50,25 +61,58 @@ type Value = number | string | null
 type Customer = Record<string, Value>
 
 /** Options for the marketing table. */
-export interface MarketingOptions { dir: string; rows: number; seed: number; log?: (s: string) => void }
+export interface MarketingOptions {
+  dir: string
+  rows: number
+  seed: number
+  log?: (s: string) => void
+}
 
 /** Generates the marketing table under `dir`; returns its generator info. */
 export async function writeMarketing(opts: MarketingOptions): Promise<GeneratorInfo> {
   const { frame, prob } = drawMarketing(opts.rows, opts.seed)
   const writer = new DeltaTableWriter(opts.dir, MARKETING_COLUMNS, opts.seed, 'marketing', `rows=${opts.rows}`)
   const files = []
-  for (const [s, e] of splitRange(frame.numRows, FILES)) files.push(await writer.writeDataFile(sliceRows(frame, s, e), rowGroupRowsFor(e - s)))
-  await writer.commit({
-    operation: 'WRITE', operationParameters: { mode: 'Overwrite', partitionBy: '[]' },
-    operationMetrics: { numFiles: String(files.length), numOutputRows: String(frame.numRows), numOutputBytes: String(files.reduce((s, f) => s + f.add.size, 0)) },
-  }, files.map(f => f.add), [])
+  for (const [s, e] of splitRange(frame.numRows, FILES))
+    files.push(await writer.writeDataFile(sliceRows(frame, s, e), rowGroupRowsFor(e - s)))
+  await writer.commit(
+    {
+      operation: 'WRITE',
+      operationParameters: { mode: 'Overwrite', partitionBy: '[]' },
+      operationMetrics: {
+        numFiles: String(files.length),
+        numOutputRows: String(frame.numRows),
+        numOutputBytes: String(files.reduce((s, f) => s + f.add.size, 0)),
+      },
+    },
+    files.map(f => f.add),
+    [],
+  )
   opts.log?.(`marketing v0: ${frame.numRows} rows in ${files.length} files`)
   const y = frame.columns.y as Int32Array
   return {
-    table: 'marketing', generator: MARKETING_GENERATOR, seed: opts.seed, rows: opts.rows,
-    versions: [{ version: 0, operation: 'WRITE', rows: frame.numRows, addedFiles: files.length, removedFiles: 0, changedRows: frame.numRows }],
-    rowsAppended: 0, rowsDeleted: 0, finalRows: frame.numRows, baseRate: y.reduce((s, v) => s + v, 0) / y.length,
-    bayesAuc: auc(prob, y), labelColumn: 'y', distinct: { job: new Set(frame.columns.job as string[]).size }, files: files.map(f => f.layout),
+    table: 'marketing',
+    generator: MARKETING_GENERATOR,
+    seed: opts.seed,
+    rows: opts.rows,
+    versions: [
+      {
+        version: 0,
+        operation: 'WRITE',
+        rows: frame.numRows,
+        addedFiles: files.length,
+        removedFiles: 0,
+        changedRows: frame.numRows,
+      },
+    ],
+    rowsAppended: 0,
+    rowsDeleted: 0,
+    finalRows: frame.numRows,
+    baseRate: y.reduce((s, v) => s + v, 0) / y.length,
+    bayesAuc: auc(prob, y),
+    labelColumn: 'y',
+    distinct: { job: new Set(frame.columns.job as string[]).size },
+    files: files.map(f => f.layout),
   }
 }
 
@@ -95,7 +139,8 @@ function drawCustomer(rng: Rng): Customer {
   const month = pick(MONTHS, MONTH_W, rng)
   const previous = rng.next() < 0.82 ? 0 : 1 + geometric(0.5, rng)
   return {
-    age, job,
+    age,
+    job,
     marital: age < 30 && rng.next() < 0.6 ? 'single' : pick(['married', 'single', 'divorced'], [65, 20, 15], rng),
     education: pick(['primary', 'secondary', 'tertiary', null], [15, 51, 30, 4], rng),
     default: rng.next() < 0.018 ? 'yes' : 'no',
@@ -103,10 +148,12 @@ function drawCustomer(rng: Rng): Customer {
     housing: rng.next() < 0.55 ? 'yes' : 'no',
     loan: rng.next() < 0.16 ? 'yes' : 'no',
     contact: pick(['cellular', 'telephone', null], [65, 6, 29], rng),
-    day: 1 + rng.int(31), month,
+    day: 1 + rng.int(31),
+    month,
     duration: Math.max(1, Math.round(Math.exp(5.2 + 0.9 * rng.normal()))),
     campaign: Math.min(63, 1 + geometric(0.4, rng)),
-    pdays: previous === 0 ? null : 1 + rng.int(800), previous,
+    pdays: previous === 0 ? null : 1 + rng.int(800),
+    previous,
     poutcome: previous === 0 ? null : pick(['failure', 'other', 'success'], [55, 20, 25], rng),
     euribor3m: Math.round(1000 * Math.max(0.6, EURIBOR[MONTHS.indexOf(month)] + 0.2 * rng.normal())) / 1000,
   }

@@ -25,7 +25,8 @@ export function encodeParquet(specs: ColumnSpec[], frame: Frame, rowGroupRows: n
     const data = frame.columns[spec.name]
     if (!data) throw new Error(`datagen: frame has no column '${spec.name}'`)
     const rows = columnLength(data)
-    if (rows !== frame.numRows) throw new Error(`datagen: column '${spec.name}' has ${rows} rows, expected ${frame.numRows}`)
+    if (rows !== frame.numRows)
+      throw new Error(`datagen: column '${spec.name}' has ${rows} rows, expected ${frame.numRows}`)
     return { name: spec.name, data: writerData(spec, data) }
   })
   const buf = parquetWriteBuffer({
@@ -63,11 +64,16 @@ function columnElements(spec: ColumnSpec): SchemaElement[] {
     ]
   }
   switch (type) {
-  case 'long': return [{ name, type: 'INT64', repetition_type }]
-  case 'integer': return [{ name, type: 'INT32', repetition_type }]
-  case 'float': return [{ name, type: 'FLOAT', repetition_type }]
-  case 'double': return [{ name, type: 'DOUBLE', repetition_type }]
-  case 'string': return [{ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type }]
+    case 'long':
+      return [{ name, type: 'INT64', repetition_type }]
+    case 'integer':
+      return [{ name, type: 'INT32', repetition_type }]
+    case 'float':
+      return [{ name, type: 'FLOAT', repetition_type }]
+    case 'double':
+      return [{ name, type: 'DOUBLE', repetition_type }]
+    case 'string':
+      return [{ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type }]
   }
 }
 

@@ -23,7 +23,11 @@ export function fileStats(specs: ColumnSpec[], frame: Frame): DeltaStats {
   return stats
 }
 
-interface Bounds { min?: number | string; max?: number | string; nulls: number }
+interface Bounds {
+  min?: number | string
+  max?: number | string
+  nulls: number
+}
 
 function columnBounds(values: Exclude<ColumnValues, { width: number }>, isArray: boolean): Bounds {
   let nulls = 0
@@ -32,9 +36,12 @@ function columnBounds(values: Exclude<ColumnValues, { width: number }>, isArray:
   for (let i = 0; i < columnLength(values); i++) {
     const raw = values[i]
     // NaN in a typed float column is the frame's null marker (see ColumnValues).
-    if (raw === null || raw === undefined || Number.isNaN(raw)) { nulls++; continue }
+    if (raw === null || raw === undefined || Number.isNaN(raw)) {
+      nulls++
+      continue
+    }
     if (isArray) continue
-    const v = typeof raw === 'bigint' ? Number(raw) : raw as number | string
+    const v = typeof raw === 'bigint' ? Number(raw) : (raw as number | string)
     if (min === undefined || v < min) min = v
     if (max === undefined || v > max) max = v
   }

@@ -12,7 +12,15 @@ import { Rng } from '../../src/util/rng.ts'
 /** Objects per row; each contributes pT, η, φ. */
 const OBJECTS = 7
 /** Object pairs whose invariant-mass-like feature is a high-level column. */
-const PAIRS: ReadonlyArray<readonly [number, number]> = [[0, 1], [0, 2], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6]]
+const PAIRS: ReadonlyArray<readonly [number, number]> = [
+  [0, 1],
+  [0, 2],
+  [1, 2],
+  [2, 3],
+  [3, 4],
+  [4, 5],
+  [5, 6],
+]
 /** Probability that object 6 is absent (its 3 features and the (5, 6) mass are NaN). */
 const P_MISSING_OBJECT = 0.05
 /** Probability that η₄ alone is missing. */
@@ -61,30 +69,44 @@ function drawRow(rng: Rng, row: Float64Array): number {
     row[3 * o + 1] = 1.2 * rng.normal()
     row[3 * o + 2] = rng.uniform(-Math.PI, Math.PI)
   }
-  PAIRS.forEach(([a, b], k) => { row[3 * OBJECTS + k] = pairMass(row, a, b) })
+  PAIRS.forEach(([a, b], k) => {
+    row[3 * OBJECTS + k] = pairMass(row, a, b)
+  })
   const logit = labelLogit(row)
   const missObject = rng.next() < P_MISSING_OBJECT
   const missEta4 = rng.next() < P_MISSING_ETA4
   const label = rng.next() < 1 / (1 + Math.exp(-logit)) ? 1 : 0
   // Missingness is drawn independently of the label but the label is computed from the full row,
   // as in real data where a detector misses an object that still shaped the event.
-  if (missObject) { row[18] = row[19] = row[20] = row[3 * OBJECTS + 6] = NaN }
+  if (missObject) {
+    row[18] = row[19] = row[20] = row[3 * OBJECTS + 6] = NaN
+  }
   if (missEta4) row[13] = NaN
   return label
 }
 
 /** sqrt(2 pTa pTb (cosh Δη − cos Δφ)): the massless two-body invariant mass. */
 function pairMass(row: Float64Array, a: number, b: number): number {
-  const dEta = row[3 * a + 1] - row[3 * b + 1], dPhi = row[3 * a + 2] - row[3 * b + 2]
+  const dEta = row[3 * a + 1] - row[3 * b + 1],
+    dPhi = row[3 * a + 2] - row[3 * b + 2]
   return Math.sqrt(2 * row[3 * a] * row[3 * b] * (Math.cosh(dEta) - Math.cos(dPhi)))
 }
 
 /** Log-odds of label 1: linear terms, an η₀·η₁ interaction, a φ difference and a mass window. */
 function labelLogit(row: Float64Array): number {
-  const m01 = row[21], m23 = row[24]
+  const m01 = row[21],
+    m23 = row[24]
   const window = m01 > 0.8 && m01 < 1.6 ? 1.2 : 0
-  return 0.8 * Math.log(row[0]) - 0.6 * Math.log(row[9]) + 0.9 * row[1] * row[4] + window -
-    0.5 * Math.abs(row[7]) + 0.7 * Math.cos(row[2] - row[5]) + 0.4 * Math.tanh(m23 - 1) - 0.3
+  return (
+    0.8 * Math.log(row[0]) -
+    0.6 * Math.log(row[9]) +
+    0.9 * row[1] * row[4] +
+    window -
+    0.5 * Math.abs(row[7]) +
+    0.7 * Math.cos(row[2] - row[5]) +
+    0.4 * Math.tanh(m23 - 1) -
+    0.3
+  )
 }
 
 /**
@@ -92,7 +114,8 @@ function labelLogit(row: Float64Array): number {
  * layout `bench/gbdt_peer.py` reads with numpy.fromfile(...).reshape(rows, F).
  */
 export function rowMajor(columns: readonly Float32Array[]): Float32Array {
-  const F = columns.length, n = columns[0]?.length ?? 0
+  const F = columns.length,
+    n = columns[0]?.length ?? 0
   const out = new Float32Array(n * F)
   for (let f = 0; f < F; f++) {
     const c = columns[f]

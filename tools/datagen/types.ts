@@ -15,7 +15,10 @@ export interface ColumnSpec {
 }
 
 /** Fixed-width float vectors stored flat: row i is `data[i*width .. (i+1)*width)` (no per-row arrays). */
-export interface FloatVectors { width: number; data: Float32Array }
+export interface FloatVectors {
+  width: number
+  data: Float32Array
+}
 
 /**
  * Column values in memory, one entry per row. long → BigInt64Array (or bigint[]),

@@ -12,11 +12,18 @@ export class ZipfSampler {
   readonly ids: Int32Array
 
   /** `n`: number of distinct ids; `s`: exponent (≈1 for web traffic); `rng` shuffles ranks → ids. */
-  constructor(readonly n: number, readonly s: number, rng: Rng) {
+  constructor(
+    readonly n: number,
+    readonly s: number,
+    rng: Rng,
+  ) {
     if (!(n >= 1)) throw new RangeError(`ZipfSampler: n must be ≥ 1, got ${n}`)
     this.cdf = new Float64Array(n)
     let total = 0
-    for (let r = 0; r < n; r++) { total += 1 / Math.pow(r + 1, s); this.cdf[r] = total }
+    for (let r = 0; r < n; r++) {
+      total += 1 / (r + 1) ** s
+      this.cdf[r] = total
+    }
     for (let r = 0; r < n; r++) this.cdf[r] /= total
     this.ids = permutation(n, rng)
   }

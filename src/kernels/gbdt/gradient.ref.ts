@@ -23,19 +23,33 @@ export function sigmoid32(m: number): number {
  * h = w (scalePosWeight ignored, as XGBoost).
  */
 export function gradient(
-  margins: Float32Array, labels: Float32Array, weights: Float32Array | null, positions: Uint32Array | null,
-  gpair: Float32Array, n: number, objective: number, scalePosWeight: number,
+  margins: Float32Array,
+  labels: Float32Array,
+  weights: Float32Array | null,
+  positions: Uint32Array | null,
+  gpair: Float32Array,
+  n: number,
+  objective: number,
+  scalePosWeight: number,
 ): void {
   for (let i = 0; i < n; i++) {
     const used = !positions || positions[i] !== ROW_UNUSED
-    const [g, h] = used ? rowGradient(margins[i], labels[i], weights ? weights[i] : 1, objective, scalePosWeight) : [0, 0]
+    const [g, h] = used
+      ? rowGradient(margins[i], labels[i], weights ? weights[i] : 1, objective, scalePosWeight)
+      : [0, 0]
     gpair[2 * i] = g
     gpair[2 * i + 1] = h
   }
 }
 
 /** (g, h) of one row in f32 arithmetic. */
-export function rowGradient(m: number, y: number, w: number, objective: number, scalePosWeight: number): [number, number] {
+export function rowGradient(
+  m: number,
+  y: number,
+  w: number,
+  objective: number,
+  scalePosWeight: number,
+): [number, number] {
   if (objective === OBJECTIVE_SQUARED_ERROR) return [f32(f32(m - y) * w), f32(w)]
   if (objective !== OBJECTIVE_LOGISTIC) throw new RangeError(`gradient: unknown objective id ${objective}`)
   const wp = y === 1 ? f32(w * scalePosWeight) : f32(w)

@@ -7,7 +7,9 @@ import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR } from './layout.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: `n` rows. */
-export interface GradientShape { n: number }
+export interface GradientShape {
+  n: number
+}
 
 /** Spec of gradient; override WG = workgroup size (invocations). */
 export const gradientSpec: KernelSpec<GradientShape> = defineKernel({
@@ -24,8 +26,11 @@ export const gradientSpec: KernelSpec<GradientShape> = defineKernel({
     { binding: 5, name: 'gpair', kind: 'storage' },
   ],
   uniforms: [
-    { name: 'n', type: 'u32' }, { name: 'objective', type: 'u32' }, { name: 'hasWeights', type: 'u32' },
-    { name: 'hasPositions', type: 'u32' }, { name: 'scalePosWeight', type: 'f32' },
+    { name: 'n', type: 'u32' },
+    { name: 'objective', type: 'u32' },
+    { name: 'hasWeights', type: 'u32' },
+    { name: 'hasPositions', type: 'u32' },
+    { name: 'scalePosWeight', type: 'f32' },
   ],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.n, c.WG),
@@ -51,13 +56,29 @@ export interface GradientBuffers {
  * weights under the logistic objective.
  */
 export function gradientCall(
-  buffers: GradientBuffers, n: number, objective: number, scalePosWeight = 1, constants: { WG?: number } = {},
+  buffers: GradientBuffers,
+  n: number,
+  objective: number,
+  scalePosWeight = 1,
+  constants: { WG?: number } = {},
 ): KernelCall<GradientShape> {
   if (objective !== OBJECTIVE_LOGISTIC && objective !== OBJECTIVE_SQUARED_ERROR) {
-    throw new RangeError(`gradient: objective id must be ${OBJECTIVE_LOGISTIC} or ${OBJECTIVE_SQUARED_ERROR}, got ${objective}`)
+    throw new RangeError(
+      `gradient: objective id must be ${OBJECTIVE_LOGISTIC} or ${OBJECTIVE_SQUARED_ERROR}, got ${objective}`,
+    )
   }
   // An absent buffer's binding still needs some read-only storage buffer: margins, never read there.
-  const bound = { ...buffers, weights: buffers.weights ?? buffers.margins, positions: buffers.positions ?? buffers.margins }
-  const uniforms = { n, objective, hasWeights: buffers.weights ? 1 : 0, hasPositions: buffers.positions ? 1 : 0, scalePosWeight }
+  const bound = {
+    ...buffers,
+    weights: buffers.weights ?? buffers.margins,
+    positions: buffers.positions ?? buffers.margins,
+  }
+  const uniforms = {
+    n,
+    objective,
+    hasWeights: buffers.weights ? 1 : 0,
+    hasPositions: buffers.positions ? 1 : 0,
+    scalePosWeight,
+  }
   return { spec: gradientSpec, shape: { n }, buffers: bound, uniforms, constants }
 }

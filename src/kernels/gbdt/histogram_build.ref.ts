@@ -43,9 +43,17 @@ export function binByte(bins: Uint32Array, rowWords: number, i: number, f: numbe
  * Arguments in the kernel's binding order, then the uniforms (N, F, rowWords, B).
  */
 export function histogramBuild(
-  bins: Uint32Array, missOff: Uint32Array, cutPtrs: Uint32Array, qgpair: Int32Array,
-  positions: Uint32Array, nodeSlot: Int32Array, hist: Uint32Array,
-  n: number, nf: number, rowWords: number, b: number,
+  bins: Uint32Array,
+  missOff: Uint32Array,
+  cutPtrs: Uint32Array,
+  qgpair: Int32Array,
+  positions: Uint32Array,
+  nodeSlot: Int32Array,
+  hist: Uint32Array,
+  n: number,
+  nf: number,
+  rowWords: number,
+  b: number,
 ): void {
   for (let i = 0; i < n; i++) addRow(bins, missOff, cutPtrs, qgpair, positions, nodeSlot, hist, i, nf, rowWords, b)
 }
@@ -55,9 +63,19 @@ export function histogramBuild(
  * (entries ≥ n skipped) instead of rows [0, n). A row listed twice is added twice.
  */
 export function histogramBuildRows(
-  bins: Uint32Array, missOff: Uint32Array, cutPtrs: Uint32Array, qgpair: Int32Array,
-  positions: Uint32Array, nodeSlot: Int32Array, hist: Uint32Array, rows: Uint32Array, count: number,
-  n: number, nf: number, rowWords: number, b: number,
+  bins: Uint32Array,
+  missOff: Uint32Array,
+  cutPtrs: Uint32Array,
+  qgpair: Int32Array,
+  positions: Uint32Array,
+  nodeSlot: Int32Array,
+  hist: Uint32Array,
+  rows: Uint32Array,
+  count: number,
+  n: number,
+  nf: number,
+  rowWords: number,
+  b: number,
 ): void {
   const k = Math.min(count, n, rows.length)
   for (let j = 0; j < k; j++) {
@@ -66,8 +84,17 @@ export function histogramBuildRows(
 }
 
 function addRow(
-  bins: Uint32Array, missOff: Uint32Array, cutPtrs: Uint32Array, qgpair: Int32Array,
-  positions: Uint32Array, nodeSlot: Int32Array, hist: Uint32Array, i: number, nf: number, rowWords: number, b: number,
+  bins: Uint32Array,
+  missOff: Uint32Array,
+  cutPtrs: Uint32Array,
+  qgpair: Int32Array,
+  positions: Uint32Array,
+  nodeSlot: Int32Array,
+  hist: Uint32Array,
+  i: number,
+  nf: number,
+  rowWords: number,
+  b: number,
 ): void {
   const p = positions[i]
   if (p === ROW_UNUSED || p >= nodeSlot.length || nodeSlot[p] < 0) return

@@ -6,7 +6,13 @@ import { linearDispatch } from '../spec.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: `n` rows, `f` features, `rowWords` = ceil(n / 4), `b` = total bins, `slots` built. */
-export interface HistogramShape { n: number; f: number; rowWords: number; b: number; slots: number }
+export interface HistogramShape {
+  n: number
+  f: number
+  rowWords: number
+  b: number
+  slots: number
+}
 
 /** Buffers of a histogram build (both variants); see src/models/gbdt/types.ts for layouts. */
 export interface HistogramBuffers {
@@ -51,7 +57,12 @@ export const histogramBuildSpec: KernelSpec<HistogramShape> = defineKernel({
     { binding: 6, name: 'nodeSlot', kind: 'read-only-storage' },
     { binding: 7, name: 'hist', kind: 'storage' },
   ],
-  uniforms: [{ name: 'n', type: 'u32' }, { name: 'f', type: 'u32' }, { name: 'rowWords', type: 'u32' }, { name: 'b', type: 'u32' }],
+  uniforms: [
+    { name: 'n', type: 'u32' },
+    { name: 'f', type: 'u32' },
+    { name: 'rowWords', type: 'u32' },
+    { name: 'b', type: 'u32' },
+  ],
   overrides: { WG: 256, FPI: DEFAULT_FPI },
   dispatchSize: (s, c) => linearDispatch(s.f === 0 ? 0 : s.n * Math.ceil(s.f / c.FPI), c.WG),
 })
@@ -84,16 +95,25 @@ export function checkHistogramShape(kernel: string, s: HistogramShape): void {
   for (const k of ['n', 'f', 'rowWords', 'b', 'slots'] as const) {
     if (!Number.isInteger(s[k]) || s[k] < 0) throw new RangeError(`${kernel}: ${k} must be an integer ≥ 0, got ${s[k]}`)
   }
-  if (s.rowWords < Math.ceil(s.n / 4)) throw new RangeError(`${kernel}: rowWords ${s.rowWords} < ceil(n / 4) for n = ${s.n}`)
-  if (s.slots * s.b * 4 >= 2 ** 32) throw new RangeError(`${kernel}: ${s.slots} slots × ${s.b} bins overflow u32 indices`)
+  if (s.rowWords < Math.ceil(s.n / 4))
+    throw new RangeError(`${kernel}: rowWords ${s.rowWords} < ceil(n / 4) for n = ${s.n}`)
+  if (s.slots * s.b * 4 >= 2 ** 32)
+    throw new RangeError(`${kernel}: ${s.slots} slots × ${s.b} bins overflow u32 indices`)
 }
 
 /** A call accumulating the histograms of the nodes with nodeSlot ≥ 0 into `hist`. */
-export function histogramBuildCall(buffers: HistogramBuffers, shape: HistogramShape, constants: { WG?: number; FPI?: number } = {}): KernelCall<HistogramShape> {
+export function histogramBuildCall(
+  buffers: HistogramBuffers,
+  shape: HistogramShape,
+  constants: { WG?: number; FPI?: number } = {},
+): KernelCall<HistogramShape> {
   checkHistogramShape('histogram_build', shape)
   const fpi = constants.FPI ?? DEFAULT_FPI
   // The kernel's flat index n · ceil(f / FPI) is a u32.
-  if (shape.n * Math.ceil(shape.f / fpi) >= 2 ** 32) throw new RangeError(`histogram_build: n · ceil(f / FPI) = ${shape.n} · ${Math.ceil(shape.f / fpi)} overflows u32; raise FPI`)
+  if (shape.n * Math.ceil(shape.f / fpi) >= 2 ** 32)
+    throw new RangeError(
+      `histogram_build: n · ceil(f / FPI) = ${shape.n} · ${Math.ceil(shape.f / fpi)} overflows u32; raise FPI`,
+    )
   const uniforms = { n: shape.n, f: shape.f, rowWords: shape.rowWords, b: shape.b }
   return { spec: histogramBuildSpec, shape, buffers: { ...buffers }, uniforms, constants }
 }
@@ -102,6 +122,10 @@ export function histogramBuildCall(buffers: HistogramBuffers, shape: HistogramSh
  * A call accumulating the listed rows (rows[0 .. rowCount[0])) of the nodes with nodeSlot ≥ 0
  * into `hist`: same sums as histogramBuildCall when the list holds every built row, in any order.
  */
-export function histogramBuildRowsCall(buffers: HistogramRowsBuffers, shape: HistogramShape, constants: { WG?: number; FPI?: number } = {}): KernelCall<HistogramShape> {
+export function histogramBuildRowsCall(
+  buffers: HistogramRowsBuffers,
+  shape: HistogramShape,
+  constants: { WG?: number; FPI?: number } = {},
+): KernelCall<HistogramShape> {
   return { ...histogramBuildCall(buffers, shape, constants), spec: histogramBuildRowsSpec, buffers: { ...buffers } }
 }

@@ -11,7 +11,9 @@ import { checkHistogramShape } from './histogram_build.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Histogram shape plus `chunks` = feature chunks in the chunk table. */
-export interface HistogramWgShape extends HistogramShape { chunks: number }
+export interface HistogramWgShape extends HistogramShape {
+  chunks: number
+}
 
 /** Spec of histogram_build_wg; overrides WG, WG_BINS (private bins), ROWS (rows per workgroup). */
 export const histogramBuildWgSpec: KernelSpec<HistogramWgShape> = defineKernel({
@@ -31,8 +33,12 @@ export const histogramBuildWgSpec: KernelSpec<HistogramWgShape> = defineKernel({
     { binding: 8, name: 'chunks', kind: 'read-only-storage' },
   ],
   uniforms: [
-    { name: 'n', type: 'u32' }, { name: 'f', type: 'u32' }, { name: 'rowWords', type: 'u32' },
-    { name: 'b', type: 'u32' }, { name: 'slots', type: 'u32' }, { name: 'chunks', type: 'u32' },
+    { name: 'n', type: 'u32' },
+    { name: 'f', type: 'u32' },
+    { name: 'rowWords', type: 'u32' },
+    { name: 'b', type: 'u32' },
+    { name: 'slots', type: 'u32' },
+    { name: 'chunks', type: 'u32' },
   ],
   overrides: { WG: 256, WG_BINS: 1024, ROWS: 4096 },
   dispatchSize: (s, c) => linearDispatch(Math.ceil(s.n / c.ROWS) * s.chunks * s.slots * c.WG, c.WG),
@@ -43,13 +49,22 @@ export const histogramBuildWgSpec: KernelSpec<HistogramWgShape> = defineKernel({
  * while their bins fit. Returns u32 × 2·C (first feature, end feature). Throws RangeError when
  * one feature alone has more than `wgBins` bins.
  */
-export function histogramChunks(cutPtrs: Uint32Array, wgBins: number = histogramBuildWgSpec.overrides.WG_BINS): Uint32Array<ArrayBuffer> {
+export function histogramChunks(
+  cutPtrs: Uint32Array,
+  wgBins: number = histogramBuildWgSpec.overrides.WG_BINS,
+): Uint32Array<ArrayBuffer> {
   const out: number[] = []
   const nf = cutPtrs.length - 1
   let start = 0
   for (let f = 0; f < nf; f++) {
-    if (cutPtrs[f + 1] - cutPtrs[f] > wgBins) throw new RangeError(`histogram_build_wg: feature ${f} has ${cutPtrs[f + 1] - cutPtrs[f]} bins > WG_BINS ${wgBins}`)
-    if (cutPtrs[f + 1] - cutPtrs[start] > wgBins) { out.push(start, f); start = f }
+    if (cutPtrs[f + 1] - cutPtrs[f] > wgBins)
+      throw new RangeError(
+        `histogram_build_wg: feature ${f} has ${cutPtrs[f + 1] - cutPtrs[f]} bins > WG_BINS ${wgBins}`,
+      )
+    if (cutPtrs[f + 1] - cutPtrs[start] > wgBins) {
+      out.push(start, f)
+      start = f
+    }
   }
   if (nf > 0) out.push(start, nf)
   return Uint32Array.from(out)
@@ -60,9 +75,18 @@ export function histogramChunks(cutPtrs: Uint32Array, wgBins: number = histogram
  * buffer of histogramChunks(cutPtrs, WG_BINS) and `shape.chunks` its length / 2.
  */
 export function histogramBuildWgCall(
-  buffers: HistogramBuffers & { chunks: GPUBuffer }, shape: HistogramWgShape, constants: { WG?: number; WG_BINS?: number; ROWS?: number } = {},
+  buffers: HistogramBuffers & { chunks: GPUBuffer },
+  shape: HistogramWgShape,
+  constants: { WG?: number; WG_BINS?: number; ROWS?: number } = {},
 ): KernelCall<HistogramWgShape> {
   checkHistogramShape('histogram_build_wg', shape)
-  const uniforms = { n: shape.n, f: shape.f, rowWords: shape.rowWords, b: shape.b, slots: shape.slots, chunks: shape.chunks }
+  const uniforms = {
+    n: shape.n,
+    f: shape.f,
+    rowWords: shape.rowWords,
+    b: shape.b,
+    slots: shape.slots,
+    chunks: shape.chunks,
+  }
   return { spec: histogramBuildWgSpec, shape, buffers: { ...buffers }, uniforms, constants }
 }

@@ -16,10 +16,16 @@ import { histogramBuildWgCall, histogramChunks } from './histogram_build_wg.ts'
 export type HistogramKernel = 'storage' | 'workgroup'
 
 /** Milliseconds (best of the timed runs, wall clock incl. submit) per variant. */
-export interface HistogramTimings { storage: number; workgroup: number }
+export interface HistogramTimings {
+  storage: number
+  workgroup: number
+}
 
 /** The fixed workload: 16384 rows × 8 features × 64 bins (no missing), 2 slots, every row built. */
-const N = 16_384, F = 8, BINS = 64, SLOTS = 2
+const N = 16_384,
+  F = 8,
+  BINS = 64,
+  SLOTS = 2
 
 /**
  * Choices per adapter (adapterKey), shared by every device of the page on that adapter: a sweep's
@@ -57,8 +63,11 @@ export function adapterKey(device: GPUDevice): string | undefined {
  * the first measurement, made before any of them trains) and then cached; a failed measurement
  * is forgotten so the next device measures again. `measure` is for tests.
  */
-export function chooseHistogramKernel(cache: PipelineCache,
-  measure: (c: PipelineCache) => Promise<HistogramKernel> = c => measureHistogramKernels(c, CHOICE_REPS).then(pickHistogramKernel)): Promise<HistogramKernel> {
+export function chooseHistogramKernel(
+  cache: PipelineCache,
+  measure: (c: PipelineCache) => Promise<HistogramKernel> = c =>
+    measureHistogramKernels(c, CHOICE_REPS).then(pickHistogramKernel),
+): Promise<HistogramKernel> {
   const key = adapterKey(cache.device)
   let hit = key === undefined ? byDevice.get(cache.device) : byAdapter.get(key)
   if (!hit) {
@@ -66,7 +75,9 @@ export function chooseHistogramKernel(cache: PipelineCache,
     if (key === undefined) byDevice.set(cache.device, mine)
     else {
       byAdapter.set(key, mine)
-      mine.catch(() => { if (byAdapter.get(key) === mine) byAdapter.delete(key) })
+      mine.catch(() => {
+        if (byAdapter.get(key) === mine) byAdapter.delete(key)
+      })
     }
     hit = mine
   }
@@ -81,7 +92,11 @@ export async function measureHistogramKernels(cache: PipelineCache, reps = 2): P
   const chunkBuf = uploadBuffer(device, table)
   try {
     const storage = await timeCall(cache, histogramBuildCall(buffers, shape), reps)
-    const workgroup = await timeCall(cache, histogramBuildWgCall({ ...buffers, chunks: chunkBuf }, { ...shape, chunks: table.length / 2 }), reps)
+    const workgroup = await timeCall(
+      cache,
+      histogramBuildWgCall({ ...buffers, chunks: chunkBuf }, { ...shape, chunks: table.length / 2 }),
+      reps,
+    )
     return { storage, workgroup }
   } finally {
     chunkBuf.destroy()
@@ -97,9 +112,14 @@ function workload(device: GPUDevice): { buffers: HistogramBuffers; shape: Histog
   const bins = Uint32Array.from({ length: F * rowWords }, () => rng.nextU32() & 0x3f3f3f3f)
   const qgpair = Int32Array.from({ length: 2 * N }, (_, j) => (j & 1 ? rng.int(2 ** 30) : rng.int(2 ** 31) - 2 ** 30))
   const buffers: HistogramBuffers = {
-    bins: uploadBuffer(device, bins), missOff: uploadBuffer(device, new Uint32Array(F)),
-    cutPtrs: uploadBuffer(device, cutPtrs), qgpair: uploadBuffer(device, qgpair),
-    positions: uploadBuffer(device, Uint32Array.from({ length: N }, (_, i) => i & 1)),
+    bins: uploadBuffer(device, bins),
+    missOff: uploadBuffer(device, new Uint32Array(F)),
+    cutPtrs: uploadBuffer(device, cutPtrs),
+    qgpair: uploadBuffer(device, qgpair),
+    positions: uploadBuffer(
+      device,
+      Uint32Array.from({ length: N }, (_, i) => i & 1),
+    ),
     nodeSlot: uploadBuffer(device, Int32Array.from([0, 1])),
     hist: uploadBuffer(device, new Uint32Array(SLOTS * F * BINS * 4)),
   }

@@ -8,7 +8,10 @@
 
 /** `hist[d..d+1] = hist[a..a+1] − hist[s..s+1]` as 64-bit pairs (lo, hi), with borrow. */
 export function sub64(hist: Uint32Array, d: number, a: number, s: number): void {
-  const aLo = hist[a], aHi = hist[a + 1], sLo = hist[s], sHi = hist[s + 1]
+  const aLo = hist[a],
+    aHi = hist[a + 1],
+    sLo = hist[s],
+    sHi = hist[s + 1]
   const borrow = aLo < sLo ? 1 : 0
   hist[d] = (aLo - sLo) >>> 0
   hist[d + 1] = (aHi - sHi - borrow) >>> 0
@@ -23,7 +26,8 @@ export function histogramSubtract(triples: Uint32Array, hist: Uint32Array, count
   for (let t = 0; t < count; t++) {
     const [parent, built, sibling] = [triples[3 * t], triples[3 * t + 1], triples[3 * t + 2]]
     for (let bin = 0; bin < b; bin++) {
-      for (const w of [0, 2]) sub64(hist, (sibling * b + bin) * 4 + w, (parent * b + bin) * 4 + w, (built * b + bin) * 4 + w)
+      for (const w of [0, 2])
+        sub64(hist, (sibling * b + bin) * 4 + w, (parent * b + bin) * 4 + w, (built * b + bin) * 4 + w)
     }
   }
 }

@@ -6,7 +6,10 @@ import { linearDispatch } from '../spec.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: `count` triples, `b` bins per slot. */
-export interface SubtractShape { count: number; b: number }
+export interface SubtractShape {
+  count: number
+  b: number
+}
 
 /** Spec of histogram_subtract; override WG = workgroup size (invocations). */
 export const histogramSubtractSpec: KernelSpec<SubtractShape> = defineKernel({
@@ -19,7 +22,10 @@ export const histogramSubtractSpec: KernelSpec<SubtractShape> = defineKernel({
     { binding: 1, name: 'triples', kind: 'read-only-storage' },
     { binding: 2, name: 'hist', kind: 'storage' },
   ],
-  uniforms: [{ name: 'count', type: 'u32' }, { name: 'b', type: 'u32' }],
+  uniforms: [
+    { name: 'count', type: 'u32' },
+    { name: 'b', type: 'u32' },
+  ],
   overrides: { WG: 256 },
   dispatchSize: (s, c) => linearDispatch(s.count * s.b, c.WG),
 })
@@ -29,9 +35,20 @@ export const histogramSubtractSpec: KernelSpec<SubtractShape> = defineKernel({
  * of `hist` (u32 × S·b·4). `triples`: u32 × 3·count (parent, built, sibling). No sibling slot may
  * be a parent or built slot of another triple in the same call (invocations race otherwise).
  */
-export function histogramSubtractCall(buffers: { triples: GPUBuffer; hist: GPUBuffer }, shape: SubtractShape, constants: { WG?: number } = {}): KernelCall<SubtractShape> {
+export function histogramSubtractCall(
+  buffers: { triples: GPUBuffer; hist: GPUBuffer },
+  shape: SubtractShape,
+  constants: { WG?: number } = {},
+): KernelCall<SubtractShape> {
   for (const k of ['count', 'b'] as const) {
-    if (!Number.isInteger(shape[k]) || shape[k] < 0) throw new RangeError(`histogram_subtract: ${k} must be an integer ≥ 0, got ${shape[k]}`)
+    if (!Number.isInteger(shape[k]) || shape[k] < 0)
+      throw new RangeError(`histogram_subtract: ${k} must be an integer ≥ 0, got ${shape[k]}`)
   }
-  return { spec: histogramSubtractSpec, shape, buffers: { ...buffers }, uniforms: { count: shape.count, b: shape.b }, constants }
+  return {
+    spec: histogramSubtractSpec,
+    shape,
+    buffers: { ...buffers },
+    uniforms: { count: shape.count, b: shape.b },
+    constants,
+  }
 }

@@ -20,10 +20,18 @@ export const SPLIT_WORDS = 16
 export const NO_FEATURE = 0xffffffff
 
 /** Regularisation of the split gain (XGBoost names), as f32 uniforms. */
-export interface SplitParams { lambda: number; alpha: number; minChildWeight: number }
+export interface SplitParams {
+  lambda: number
+  alpha: number
+  minChildWeight: number
+}
 
 /** Shape: `nodes` = M, `features` = F; `maskPerNode` 1 = featureMask is [M × F], 0 = [F]. */
-export interface SplitShape { nodes: number; features: number; maskPerNode: number }
+export interface SplitShape {
+  nodes: number
+  features: number
+  maskPerNode: number
+}
 
 /** A SplitCandidate plus the exact integer child sums (children's `nodeSums` next level). */
 export interface SplitResult extends SplitCandidate {
@@ -41,9 +49,16 @@ export function decodeSplit(out: Uint32Array, m: number): SplitResult {
   const o = m * SPLIT_WORDS
   const f = new Float32Array(out.slice(o, o + 8).buffer)
   return {
-    gain: f[0], feature: out[o + 1] === NO_FEATURE ? -1 : out[o + 1], splitBin: out[o + 2] | 0,
-    defaultLeft: out[o + 3] !== 0, leftG: f[4], leftH: f[5], rightG: f[6], rightH: f[7],
-    leftSum: out.slice(o + 8, o + 12), rightSum: out.slice(o + 12, o + 16),
+    gain: f[0],
+    feature: out[o + 1] === NO_FEATURE ? -1 : out[o + 1],
+    splitBin: out[o + 2] | 0,
+    defaultLeft: out[o + 3] !== 0,
+    leftG: f[4],
+    leftH: f[5],
+    rightG: f[6],
+    rightH: f[7],
+    leftSum: out.slice(o + 8, o + 12),
+    rightSum: out.slice(o + 12, o + 16),
   }
 }
 
@@ -53,7 +68,11 @@ export const SPLIT_TABLE_WORDS = 5
 export const NO_NODE = 0xffffffff
 
 /** Shape: `rows` = N, `rowWords` = ceil(N / 4) of the binned matrix, `nodes` = K. */
-export interface PartitionShape { rows: number; rowWords: number; nodes: number }
+export interface PartitionShape {
+  rows: number
+  rowWords: number
+  nodes: number
+}
 
 /** Words per packed node: left, right (i32, −1 = leaf, tree-local), feature | defaultLeft << 31, splitBin (i32), value (f32 bits). */
 export const NODE_WORDS = 5
@@ -71,14 +90,17 @@ export interface PackedTrees {
 /** Packs `trees` (types.ts Tree arrays) into one flat node buffer. */
 export function packTrees(trees: readonly Tree[]): PackedTrees {
   const total = trees.reduce((s, t) => s + t.left.length, 0)
-  const nodes = new Uint32Array(total * NODE_WORDS), f32 = new Float32Array(nodes.buffer)
+  const nodes = new Uint32Array(total * NODE_WORDS),
+    f32 = new Float32Array(nodes.buffer)
   const treeOffsets = new Uint32Array(trees.length)
-  let at = 0, maxDepth = 0
+  let at = 0,
+    maxDepth = 0
   trees.forEach((t, ti) => {
     treeOffsets[ti] = at
     for (let k = 0; k < t.left.length; k++, at++) {
       const o = at * NODE_WORDS
-      nodes[o] = t.left[k] >>> 0; nodes[o + 1] = t.right[k] >>> 0
+      nodes[o] = t.left[k] >>> 0
+      nodes[o + 1] = t.right[k] >>> 0
       nodes[o + 2] = ((t.splitIndex[k] & 0x7fffffff) | (t.defaultLeft[k] ? 0x80000000 : 0)) >>> 0
       nodes[o + 3] = t.splitBin[k] >>> 0
       f32[o + 4] = t.splitCondition[k]

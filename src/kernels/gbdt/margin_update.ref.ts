@@ -9,7 +9,13 @@ import { NO_NODE } from './layout.ts'
  * - leafValue: f32 [K] per node id (the tree's splitCondition array holds leaf values at leaves)
  * - margins: f32 [N] raw scores, accumulated in place (f32 add)
  */
-export function marginUpdate(positions: Uint32Array, leafValue: Float32Array, margins: Float32Array, rows: number, nodes: number): void {
+export function marginUpdate(
+  positions: Uint32Array,
+  leafValue: Float32Array,
+  margins: Float32Array,
+  rows: number,
+  nodes: number,
+): void {
   for (let i = 0; i < rows; i++) {
     const node = positions[i]
     if (node === NO_NODE || node >= nodes) continue

@@ -6,7 +6,10 @@ import { linearDispatch } from '../spec.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: `rows` = N, `nodes` = K (length of leafValue). */
-export interface MarginShape { rows: number; nodes: number }
+export interface MarginShape {
+  rows: number
+  nodes: number
+}
 
 /** Spec of margin_update; override WG = workgroup size (one row per invocation). */
 export const marginUpdateSpec: KernelSpec<MarginShape> = defineKernel({
@@ -20,14 +23,19 @@ export const marginUpdateSpec: KernelSpec<MarginShape> = defineKernel({
     { binding: 2, name: 'leafValue', kind: 'read-only-storage' },
     { binding: 3, name: 'margins', kind: 'storage' },
   ],
-  uniforms: [{ name: 'rows', type: 'u32' }, { name: 'nodes', type: 'u32' }],
+  uniforms: [
+    { name: 'rows', type: 'u32' },
+    { name: 'nodes', type: 'u32' },
+  ],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.rows, c.WG),
 })
 
 /** A call adding `leafValue` (f32 × K) at each row's node (`positions`, u32 × N) to `margins` (f32 × N). */
 export function marginUpdateCall(
-  buffers: { positions: GPUBuffer; leafValue: GPUBuffer; margins: GPUBuffer }, shape: MarginShape, constants: { WG?: number } = {},
+  buffers: { positions: GPUBuffer; leafValue: GPUBuffer; margins: GPUBuffer },
+  shape: MarginShape,
+  constants: { WG?: number } = {},
 ): KernelCall<MarginShape> {
   return { spec: marginUpdateSpec, shape, buffers, uniforms: { ...shape }, constants }
 }

@@ -9,11 +9,16 @@ import { NODE_WORDS } from './layout.ts'
  * Walks one tree from its root at `root`; `goLeft(feature, node word offset)` → true/false/null
  * (null = missing: take defaultLeft). Stops after `maxDepth` edges. Returns the leaf value.
  */
-function walkTree(nodes: Uint32Array, root: number, maxDepth: number, goLeft: (feature: number, o: number) => boolean | null): number {
+function walkTree(
+  nodes: Uint32Array,
+  root: number,
+  maxDepth: number,
+  goLeft: (feature: number, o: number) => boolean | null,
+): number {
   let k = root
   for (let step = 0; step < maxDepth && (nodes[k * NODE_WORDS] | 0) >= 0; step++) {
     const o = k * NODE_WORDS
-    const dir = goLeft(nodes[o + 2] & 0x7fffffff, o) ?? (nodes[o + 2] >>> 31 === 1)
+    const dir = goLeft(nodes[o + 2] & 0x7fffffff, o) ?? nodes[o + 2] >>> 31 === 1
     k = root + (dir ? nodes[o] : nodes[o + 1])
   }
   return new Float32Array(new Uint32Array([nodes[k * NODE_WORDS + 4]]).buffer)[0]
@@ -25,17 +30,24 @@ function walkTree(nodes: Uint32Array, root: number, maxDepth: number, goLeft: (f
  * - out: f32 [N] margins = baseMargin + Σ_t leaf_t (f32, tree order)
  */
 export function predict(
-  features: Float32Array, nodes: Uint32Array, treeOffsets: Uint32Array, out: Float32Array,
-  shape: { rows: number; features: number; trees: number; maxDepth: number }, baseMargin: number,
+  features: Float32Array,
+  nodes: Uint32Array,
+  treeOffsets: Uint32Array,
+  out: Float32Array,
+  shape: { rows: number; features: number; trees: number; maxDepth: number },
+  baseMargin: number,
 ): void {
   const cond = new Float32Array(nodes.buffer, nodes.byteOffset, nodes.length)
   for (let i = 0; i < shape.rows; i++) {
     let m = Math.fround(baseMargin)
     for (let t = 0; t < shape.trees; t++) {
-      m = Math.fround(m + walkTree(nodes, treeOffsets[t], shape.maxDepth, (f, o) => {
-        const v = features[i * shape.features + f]
-        return Number.isNaN(v) ? null : v < cond[o + 4]
-      }))
+      m = Math.fround(
+        m +
+          walkTree(nodes, treeOffsets[t], shape.maxDepth, (f, o) => {
+            const v = features[i * shape.features + f]
+            return Number.isNaN(v) ? null : v < cond[o + 4]
+          }),
+      )
     }
     out[i] = m
   }

@@ -6,7 +6,12 @@ import { linearDispatch } from '../spec.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: N rows × F features, T trees, longest path `maxDepth` (from packTrees). */
-export interface PredictShape { rows: number; features: number; trees: number; maxDepth: number }
+export interface PredictShape {
+  rows: number
+  features: number
+  trees: number
+  maxDepth: number
+}
 
 /** Spec of predict; override WG = workgroup size (one row per invocation, all trees). */
 export const predictSpec: KernelSpec<PredictShape> = defineKernel({
@@ -22,8 +27,11 @@ export const predictSpec: KernelSpec<PredictShape> = defineKernel({
     { binding: 4, name: 'out', kind: 'storage' },
   ],
   uniforms: [
-    { name: 'rows', type: 'u32' }, { name: 'features', type: 'u32' }, { name: 'trees', type: 'u32' },
-    { name: 'maxDepth', type: 'u32' }, { name: 'baseMargin', type: 'f32' },
+    { name: 'rows', type: 'u32' },
+    { name: 'features', type: 'u32' },
+    { name: 'trees', type: 'u32' },
+    { name: 'maxDepth', type: 'u32' },
+    { name: 'baseMargin', type: 'f32' },
   ],
   overrides: { WG: 128 },
   dispatchSize: (shape, c) => linearDispatch(shape.rows, c.WG),
@@ -35,7 +43,9 @@ export const predictSpec: KernelSpec<PredictShape> = defineKernel({
  */
 export function predictCall(
   buffers: { features: GPUBuffer; nodes: GPUBuffer; treeOffsets: GPUBuffer; out: GPUBuffer },
-  shape: PredictShape, baseMargin: number, constants: { WG?: number } = {},
+  shape: PredictShape,
+  baseMargin: number,
+  constants: { WG?: number } = {},
 ): KernelCall<PredictShape> {
   if (!Number.isFinite(baseMargin)) throw new RangeError(`predict: baseMargin must be finite, got ${baseMargin}`)
   return { spec: predictSpec, shape, buffers, uniforms: { ...shape, baseMargin }, constants }

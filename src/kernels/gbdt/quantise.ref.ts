@@ -11,7 +11,8 @@ import { quantiseScale, roundHalfEven } from './fixed-point.ts'
 
 /** Pass 1: [max |g|, max |h|] over rows [0, n) of `gpair` (f32 values). */
 export function quantiseMax(gpair: Float32Array, n: number): [number, number] {
-  let mg = 0, mh = 0
+  let mg = 0,
+    mh = 0
   for (let i = 0; i < n; i++) {
     mg = Math.max(mg, Math.abs(gpair[2 * i]))
     mh = Math.max(mh, Math.abs(gpair[2 * i + 1]))
@@ -26,7 +27,8 @@ export function quantiseMax(gpair: Float32Array, n: number): [number, number] {
  */
 export function quantise(gpair: Float32Array, n: number, qgpair: Int32Array, scales: Float32Array): void {
   const [mg, mh] = quantiseMax(gpair, n)
-  const gs = quantiseScale(mg), hs = quantiseScale(mh)
+  const gs = quantiseScale(mg),
+    hs = quantiseScale(mh)
   scales.set([mg, mh, gs, hs])
   for (let i = 0; i < n; i++) {
     qgpair[2 * i] = roundHalfEven(gpair[2 * i] * gs)

@@ -11,7 +11,9 @@ import { linearDispatch } from '../spec.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: `n` rows. */
-export interface QuantiseShape { n: number }
+export interface QuantiseShape {
+  n: number
+}
 
 /** Bytes of the scales buffer: f32 × 4 [maxAbsG, maxAbsH, gScale, hScale]. */
 export const SCALES_BYTES = 16
@@ -42,26 +44,45 @@ export const quantiseSpec: KernelSpec<QuantiseShape> = defineKernel({
  * invocation per RPI rows, each ending in one atomicMax per column (no workgroup barriers).
  */
 export const quantiseMaxSpec: KernelSpec<QuantiseShape> = {
-  ...quantiseSpec, name: 'quantise_max', entryPoint: 'quantise_max',
+  ...quantiseSpec,
+  name: 'quantise_max',
+  entryPoint: 'quantise_max',
   dispatchSize: (shape, c) => linearDispatch(Math.ceil(shape.n / c.RPI), c.WG),
 }
 
 /** Buffers: gpair vec2<f32> × N in; qgpair vec2<i32> × N out; scales 16 bytes (zeroed by encodeQuantise). */
-export interface QuantiseBuffers { gpair: GPUBuffer; qgpair: GPUBuffer; scales: GPUBuffer }
+export interface QuantiseBuffers {
+  gpair: GPUBuffer
+  qgpair: GPUBuffer
+  scales: GPUBuffer
+}
 
 /** The two calls [max pass, quantise pass] for `n` rows; `scales` must be zero before the first. */
-export function quantiseCalls(buffers: QuantiseBuffers, n: number, constants: { WG?: number; RPI?: number } = {}): [KernelCall<QuantiseShape>, KernelCall<QuantiseShape>] {
+export function quantiseCalls(
+  buffers: QuantiseBuffers,
+  n: number,
+  constants: { WG?: number; RPI?: number } = {},
+): [KernelCall<QuantiseShape>, KernelCall<QuantiseShape>] {
   const rpi = constants.RPI ?? QUANTISE_RPI
   if (!Number.isInteger(rpi) || rpi < 1) throw new RangeError(`quantise: RPI must be an integer ≥ 1, got ${rpi}`)
   const call = { shape: { n }, buffers: { ...buffers }, uniforms: { n }, constants }
-  return [{ spec: quantiseMaxSpec, ...call }, { spec: quantiseSpec, ...call }]
+  return [
+    { spec: quantiseMaxSpec, ...call },
+    { spec: quantiseSpec, ...call },
+  ]
 }
 
 /**
  * Encodes clear(scales) + both passes into `encoder` (separate compute passes, so the maxima are
  * complete before any row is scaled). Returns a function freeing the uniform buffers.
  */
-export function encodeQuantise(cache: PipelineCache, encoder: GPUCommandEncoder, buffers: QuantiseBuffers, n: number, constants: { WG?: number; RPI?: number } = {}): () => void {
+export function encodeQuantise(
+  cache: PipelineCache,
+  encoder: GPUCommandEncoder,
+  buffers: QuantiseBuffers,
+  n: number,
+  constants: { WG?: number; RPI?: number } = {},
+): () => void {
   const prepared = quantiseCalls(buffers, n, constants).map(c => prepareKernel(cache, c))
   encoder.clearBuffer(buffers.scales, 0, SCALES_BYTES)
   for (const k of prepared) {

@@ -23,7 +23,13 @@ export function binAt(bins: Uint32Array, rowWords: number, missOff: Uint32Array,
  *   (leftChild = 0xFFFFFFFF: node not split this level, its rows stay)
  * - positions: u32 [N] node id per row, updated in place; 0xFFFFFFFF rows stay.
  */
-export function rowPartition(bins: Uint32Array, missOff: Uint32Array, splits: Uint32Array, positions: Uint32Array, shape: PartitionShape): void {
+export function rowPartition(
+  bins: Uint32Array,
+  missOff: Uint32Array,
+  splits: Uint32Array,
+  positions: Uint32Array,
+  shape: PartitionShape,
+): void {
   for (let i = 0; i < shape.rows; i++) {
     const node = positions[i]
     if (node === NO_NODE || node >= shape.nodes) continue

@@ -19,7 +19,11 @@ export const rowPartitionSpec: KernelSpec<PartitionShape> = defineKernel({
     { binding: 3, name: 'splits', kind: 'read-only-storage' },
     { binding: 4, name: 'positions', kind: 'storage' },
   ],
-  uniforms: [{ name: 'rows', type: 'u32' }, { name: 'rowWords', type: 'u32' }, { name: 'nodes', type: 'u32' }],
+  uniforms: [
+    { name: 'rows', type: 'u32' },
+    { name: 'rowWords', type: 'u32' },
+    { name: 'nodes', type: 'u32' },
+  ],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.rows, c.WG),
 })
@@ -30,8 +34,10 @@ export const rowPartitionSpec: KernelSpec<PartitionShape> = defineKernel({
  */
 export function rowPartitionCall(
   buffers: { bins: GPUBuffer; missOff: GPUBuffer; splits: GPUBuffer; positions: GPUBuffer },
-  shape: PartitionShape, constants: { WG?: number } = {},
+  shape: PartitionShape,
+  constants: { WG?: number } = {},
 ): KernelCall<PartitionShape> {
-  if (shape.rowWords < Math.ceil(shape.rows / 4)) throw new RangeError(`row_partition: rowWords ${shape.rowWords} < ceil(rows / 4) for ${shape.rows} rows`)
+  if (shape.rowWords < Math.ceil(shape.rows / 4))
+    throw new RangeError(`row_partition: rowWords ${shape.rowWords} < ceil(rows / 4) for ${shape.rows} rows`)
   return { spec: rowPartitionSpec, shape, buffers, uniforms: { ...shape }, constants }
 }

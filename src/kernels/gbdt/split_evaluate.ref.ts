@@ -18,7 +18,8 @@ import { NO_FEATURE, SPLIT_WORDS } from './layout.ts'
  */
 export function int64ToF32(v: number): number {
   const m = Math.abs(v)
-  const hi = Math.floor(m / 4294967296), lo = m - hi * 4294967296
+  const hi = Math.floor(m / 4294967296),
+    lo = m - hi * 4294967296
   const a = Math.fround(Math.floor(hi / 65536) * 281474976710656)
   const b = Math.fround((hi % 65536) * 4294967296)
   const c = Math.fround(Math.floor(lo / 65536) * 65536)
@@ -47,21 +48,45 @@ export function nodeScore(g: number, h: number, p: SplitParams): number {
 }
 
 /** Best candidate while scanning one node (gain 0 = none yet, as XGBoost's initial SplitEntry). */
-interface Best { gain: number; feature: number; splitBin: number; defaultLeft: boolean; leftG: number; leftH: number }
+interface Best {
+  gain: number
+  feature: number
+  splitBin: number
+  defaultLeft: boolean
+  leftG: number
+  leftH: number
+}
 
 /** Node context shared by all candidates of one node (exact totals G, H; f32 parent score). */
-interface NodeCtx { G: number; H: number; parentScore: number; gScale: number; hScale: number; p: SplitParams }
+interface NodeCtx {
+  G: number
+  H: number
+  parentScore: number
+  gScale: number
+  hScale: number
+  p: SplitParams
+}
 
 /**
  * Offers the candidate with exact left sums (lg, lh) to `best`. XGBoost SplitEntry::NeedReplace:
  * features are scanned in ascending order and a candidate replaces only on a strictly larger
  * gain, so ties keep the smaller feature, then the earlier candidate of the scan.
  */
-function offer(best: Best, ctx: NodeCtx, lg: number, lh: number, feature: number, splitBin: number, defaultLeft: boolean): void {
-  const hl = dequantise(lh, ctx.hScale), hr = dequantise(ctx.H - lh, ctx.hScale)
+function offer(
+  best: Best,
+  ctx: NodeCtx,
+  lg: number,
+  lh: number,
+  feature: number,
+  splitBin: number,
+  defaultLeft: boolean,
+): void {
+  const hl = dequantise(lh, ctx.hScale),
+    hr = dequantise(ctx.H - lh, ctx.hScale)
   const mcw = Math.fround(ctx.p.minChildWeight)
   if (!(hl >= mcw && hr >= mcw)) return
-  const gl = dequantise(lg, ctx.gScale), gr = dequantise(ctx.G - lg, ctx.gScale)
+  const gl = dequantise(lg, ctx.gScale),
+    gr = dequantise(ctx.G - lg, ctx.gScale)
   const children = Math.fround(nodeScore(gl, hl, ctx.p) + nodeScore(gr, hr, ctx.p))
   const gain = Math.fround(children - ctx.parentScore)
   if (!(gain > best.gain) || !Number.isFinite(gain)) return
@@ -74,17 +99,21 @@ function offer(best: Best, ctx: NodeCtx, lg: number, lh: number, feature: number
  * do not sum to the node total (XGBoost SplitContainsMissingValues, exact here).
  */
 function scanFeature(hist: Uint32Array, base: number, n: number, f: number, ctx: NodeCtx, best: Best): void {
-  let pg = 0, ph = 0
+  let pg = 0,
+    ph = 0
   for (let i = 0; i < n; i++) {
     const w = (base + i) * 4
-    pg += int64(hist[w], hist[w + 1]); ph += int64(hist[w + 2], hist[w + 3])
+    pg += int64(hist[w], hist[w + 1])
+    ph += int64(hist[w + 2], hist[w + 3])
     offer(best, ctx, pg, ph, f, i, false)
   }
   if (pg === ctx.G && ph === ctx.H) return
-  let sg = 0, sh = 0
+  let sg = 0,
+    sh = 0
   for (let i = n - 1; i >= 0; i--) {
     const w = (base + i) * 4
-    sg += int64(hist[w], hist[w + 1]); sh += int64(hist[w + 2], hist[w + 3])
+    sg += int64(hist[w], hist[w + 1])
+    sh += int64(hist[w + 2], hist[w + 3])
     offer(best, ctx, ctx.G - sg, ctx.H - sh, f, i - 1, true)
   }
 }
@@ -102,12 +131,20 @@ function scanFeature(hist: Uint32Array, base: number, n: number, f: number, ctx:
  *   left [gLo, gHi, hLo, hHi], right [gLo, gHi, hLo, hHi].
  */
 export function splitEvaluate(
-  hist: Uint32Array, cutPtrs: Uint32Array, featureMask: Uint32Array, nodeSlots: Uint32Array,
-  nodeSums: Uint32Array, scales: Float32Array, out: Uint32Array, shape: SplitShape, p: SplitParams,
+  hist: Uint32Array,
+  cutPtrs: Uint32Array,
+  featureMask: Uint32Array,
+  nodeSlots: Uint32Array,
+  nodeSums: Uint32Array,
+  scales: Float32Array,
+  out: Uint32Array,
+  shape: SplitShape,
+  p: SplitParams,
 ): void {
   const B = cutPtrs[shape.features] ?? 0
   for (let m = 0; m < shape.nodes; m++) {
-    const ctx = nodeContext(nodeSums, m, scales, p), best = emptyBest()
+    const ctx = nodeContext(nodeSums, m, scales, p),
+      best = emptyBest()
     for (let f = 0; f < shape.features; f++) {
       if (featureMask[shape.maskPerNode ? m * shape.features + f : f] === 0) continue
       scanFeature(hist, nodeSlots[m] * B + cutPtrs[f], cutPtrs[f + 1] - cutPtrs[f], f, ctx, best)
@@ -118,8 +155,10 @@ export function splitEvaluate(
 
 /** Context of node m: exact totals from `nodeSums`, scales from `scales` words 2, 3, parent score. */
 function nodeContext(nodeSums: Uint32Array, m: number, scales: Float32Array, p: SplitParams): NodeCtx {
-  const G = int64(nodeSums[m * 4], nodeSums[m * 4 + 1]), H = int64(nodeSums[m * 4 + 2], nodeSums[m * 4 + 3])
-  const gScale = scales[2], hScale = scales[3]
+  const G = int64(nodeSums[m * 4], nodeSums[m * 4 + 1]),
+    H = int64(nodeSums[m * 4 + 2], nodeSums[m * 4 + 3])
+  const gScale = scales[2],
+    hScale = scales[3]
   return { G, H, parentScore: nodeScore(dequantise(G, gScale), dequantise(H, hScale), p), gScale, hScale, p }
 }
 
@@ -142,8 +181,12 @@ function writeResult(out: Uint32Array, m: number, best: Best, ctx: NodeCtx): voi
   out[o + 1] = best.feature
   out[o + 2] = best.splitBin >>> 0
   out[o + 3] = best.defaultLeft ? 1 : 0
-  f32[0] = dequantise(best.leftG, ctx.gScale); f32[1] = dequantise(best.leftH, ctx.hScale)
-  f32[2] = dequantise(ctx.G - best.leftG, ctx.gScale); f32[3] = dequantise(ctx.H - best.leftH, ctx.hScale)
-  putInt64(out, o + 8, best.leftG); putInt64(out, o + 10, best.leftH)
-  putInt64(out, o + 12, ctx.G - best.leftG); putInt64(out, o + 14, ctx.H - best.leftH)
+  f32[0] = dequantise(best.leftG, ctx.gScale)
+  f32[1] = dequantise(best.leftH, ctx.hScale)
+  f32[2] = dequantise(ctx.G - best.leftG, ctx.gScale)
+  f32[3] = dequantise(ctx.H - best.leftH, ctx.hScale)
+  putInt64(out, o + 8, best.leftG)
+  putInt64(out, o + 10, best.leftH)
+  putInt64(out, o + 12, ctx.G - best.leftG)
+  putInt64(out, o + 14, ctx.H - best.leftH)
 }

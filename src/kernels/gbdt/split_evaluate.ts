@@ -23,8 +23,12 @@ export const splitEvaluateSpec: KernelSpec<SplitShape> = defineKernel({
     { binding: 7, name: 'out', kind: 'storage' },
   ],
   uniforms: [
-    { name: 'nodes', type: 'u32' }, { name: 'features', type: 'u32' }, { name: 'maskPerNode', type: 'u32' },
-    { name: 'lambda', type: 'f32' }, { name: 'alpha', type: 'f32' }, { name: 'minChildWeight', type: 'f32' },
+    { name: 'nodes', type: 'u32' },
+    { name: 'features', type: 'u32' },
+    { name: 'maskPerNode', type: 'u32' },
+    { name: 'lambda', type: 'f32' },
+    { name: 'alpha', type: 'f32' },
+    { name: 'minChildWeight', type: 'f32' },
   ],
   overrides: { WG: 64 },
   dispatchSize: shape => linearDispatch(shape.nodes, 1),
@@ -36,8 +40,18 @@ export const splitEvaluateSpec: KernelSpec<SplitShape> = defineKernel({
  * `nodeSums` (u32 × M·4) and `scales` (f32 × 4, [maxAbsG, maxAbsH, gScale, hScale] from quantise).
  */
 export function splitEvaluateCall(
-  buffers: { hist: GPUBuffer; cutPtrs: GPUBuffer; featureMask: GPUBuffer; nodeSlots: GPUBuffer; nodeSums: GPUBuffer; scales: GPUBuffer; out: GPUBuffer },
-  shape: SplitShape, p: SplitParams, constants: { WG?: number } = {},
+  buffers: {
+    hist: GPUBuffer
+    cutPtrs: GPUBuffer
+    featureMask: GPUBuffer
+    nodeSlots: GPUBuffer
+    nodeSums: GPUBuffer
+    scales: GPUBuffer
+    out: GPUBuffer
+  },
+  shape: SplitShape,
+  p: SplitParams,
+  constants: { WG?: number } = {},
 ): KernelCall<SplitShape> {
   const wg = constants.WG ?? 64
   if (!(wg >= 1 && (wg & (wg - 1)) === 0)) throw new RangeError(`split_evaluate: WG must be a power of 2, got ${wg}`)
@@ -47,7 +61,12 @@ export function splitEvaluateCall(
 
 /** Refuses parameters XGBoost refuses (lambda, alpha, min_child_weight ≥ 0), naming them. */
 export function checkSplitParams(p: SplitParams): void {
-  for (const [name, v] of [['lambda', p.lambda], ['alpha', p.alpha], ['min_child_weight', p.minChildWeight]] as const) {
-    if (!(Number.isFinite(v) && v >= 0)) throw new RangeError(`split_evaluate: ${name} must be a finite number ≥ 0, got ${v}`)
+  for (const [name, v] of [
+    ['lambda', p.lambda],
+    ['alpha', p.alpha],
+    ['min_child_weight', p.minChildWeight],
+  ] as const) {
+    if (!(Number.isFinite(v) && v >= 0))
+      throw new RangeError(`split_evaluate: ${name} must be a finite number ≥ 0, got ${v}`)
   }
 }

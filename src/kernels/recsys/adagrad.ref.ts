@@ -20,16 +20,23 @@ export function adagradAccumulator(totalRows: number, dim: number, initialValue 
  * - uniq: u32 [U], distinct row ids; ids ≥ R are skipped (the kernel cannot throw)
  */
 export function adagrad(
-  weights: Float32Array, accum: Float32Array, dRows: Float32Array, uniq: Uint32Array, shape: RowUpdateShape, h: AdagradHyper,
+  weights: Float32Array,
+  accum: Float32Array,
+  dRows: Float32Array,
+  uniq: Uint32Array,
+  shape: RowUpdateShape,
+  h: AdagradHyper,
 ): void {
   const f = Math.fround
-  const lr = f(h.lr), eps = f(h.eps)
+  const lr = f(h.lr),
+    eps = f(h.eps)
   const { dim } = shape
   for (let u = 0; u < shape.uniq; u++) {
     const row = uniq[u]
     if (row >= shape.totalRows) continue
     for (let d = 0; d < dim; d++) {
-      const i = row * dim + d, g = dRows[u * dim + d]
+      const i = row * dim + d,
+        g = dRows[u * dim + d]
       accum[i] = f(accum[i] + f(g * g))
       weights[i] = f(weights[i] - f(lr * f(g / f(f(Math.sqrt(accum[i])) + eps))))
     }

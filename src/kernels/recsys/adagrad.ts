@@ -21,8 +21,11 @@ export const adagradSpec: KernelSpec<RowUpdateShape> = defineKernel({
     { binding: 4, name: 'uniq', kind: 'read-only-storage' },
   ],
   uniforms: [
-    { name: 'lr', type: 'f32' }, { name: 'eps', type: 'f32' },
-    { name: 'uniq', type: 'u32' }, { name: 'dim', type: 'u32' }, { name: 'totalRows', type: 'u32' },
+    { name: 'lr', type: 'f32' },
+    { name: 'eps', type: 'f32' },
+    { name: 'uniq', type: 'u32' },
+    { name: 'dim', type: 'u32' },
+    { name: 'totalRows', type: 'u32' },
   ],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.uniq * shape.dim, c.WG),
@@ -35,7 +38,12 @@ export const adagradSpec: KernelSpec<RowUpdateShape> = defineKernel({
 export type AdagradBuffers = { weights: GPUBuffer; accum: GPUBuffer; dRows: GPUBuffer; uniq: GPUBuffer }
 
 /** A call updating the `uniq` = U touched rows of a [R × D] table; other rows stay bit for bit. */
-export function adagradCall(buffers: AdagradBuffers, shape: RowUpdateShape, h: AdagradHyper, constants: { WG?: number } = {}): KernelCall<RowUpdateShape> {
+export function adagradCall(
+  buffers: AdagradBuffers,
+  shape: RowUpdateShape,
+  h: AdagradHyper,
+  constants: { WG?: number } = {},
+): KernelCall<RowUpdateShape> {
   checkRowShape('adagrad', shape)
   if (!(h.lr >= 0) || !Number.isFinite(h.lr)) throw new RangeError(`adagrad: lr out of range, got ${h.lr}`)
   if (!(h.eps > 0) || !Number.isFinite(h.eps)) throw new RangeError(`adagrad: eps must be > 0, got ${h.eps}`)

@@ -26,7 +26,15 @@ export function powU32F32(beta: number, n: number): number {
  * One Adam(W) update of element i in place; shared with rowwise_adam.ref.ts (same arithmetic,
  * there with the row's own step). `u` holds f32 hyperparameters (adamUniforms), `t` ≥ 1.
  */
-export function adamElement(p: Float32Array, g: number, m: Float32Array, v: Float32Array, i: number, u: Record<string, number>, t: number): void {
+export function adamElement(
+  p: Float32Array,
+  g: number,
+  m: Float32Array,
+  v: Float32Array,
+  i: number,
+  u: Record<string, number>,
+  t: number,
+): void {
   const f = Math.fround
   const decay = f(1 - f(u.lr * u.weight_decay))
   p[i] = f(p[i] * decay)
@@ -41,7 +49,14 @@ export function adamElement(p: Float32Array, g: number, m: Float32Array, v: Floa
  * - params, grads, m, v: f32 [P]; params, m, v updated in place (m, v start at 0 before t = 1)
  * Throws RangeError unless t is an integer ≥ 1 (bias correction divides by 1 − β1^t).
  */
-export function adam(params: Float32Array, grads: Float32Array, m: Float32Array, v: Float32Array, shape: AdamShape, h: AdamHyper): void {
+export function adam(
+  params: Float32Array,
+  grads: Float32Array,
+  m: Float32Array,
+  v: Float32Array,
+  shape: AdamShape,
+  h: AdamHyper,
+): void {
   if (!Number.isInteger(h.t) || h.t < 1) throw new RangeError(`adam: t must be an integer ≥ 1, got ${h.t}`)
   const u = adamUniforms(h)
   for (let i = 0; i < shape.params; i++) adamElement(params, grads[i], m, v, i, u, h.t)

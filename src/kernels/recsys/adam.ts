@@ -22,8 +22,13 @@ export const adamSpec: KernelSpec<AdamShape> = defineKernel({
     { binding: 4, name: 'v', kind: 'storage' },
   ],
   uniforms: [
-    { name: 'lr', type: 'f32' }, { name: 'beta1', type: 'f32' }, { name: 'beta2', type: 'f32' }, { name: 'eps', type: 'f32' },
-    { name: 'weight_decay', type: 'f32' }, { name: 't', type: 'u32' }, { name: 'n', type: 'u32' },
+    { name: 'lr', type: 'f32' },
+    { name: 'beta1', type: 'f32' },
+    { name: 'beta2', type: 'f32' },
+    { name: 'eps', type: 'f32' },
+    { name: 'weight_decay', type: 'f32' },
+    { name: 't', type: 'u32' },
+    { name: 'n', type: 'u32' },
   ],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.params, c.WG),
@@ -36,7 +41,12 @@ export const adamSpec: KernelSpec<AdamShape> = defineKernel({
 export type AdamBuffers = { weights: GPUBuffer; grads: GPUBuffer; m: GPUBuffer; v: GPUBuffer }
 
 /** A call applying AdamW step `h.t` (≥ 1) to `shape.params` = P parameters. */
-export function adamCall(buffers: AdamBuffers, shape: AdamShape, h: AdamHyper, constants: { WG?: number } = {}): KernelCall<AdamShape> {
+export function adamCall(
+  buffers: AdamBuffers,
+  shape: AdamShape,
+  h: AdamHyper,
+  constants: { WG?: number } = {},
+): KernelCall<AdamShape> {
   checkCount('adam', 'params', shape.params)
   checkCount('adam', 't', h.t, 1)
   checkHyper('adam', h)

@@ -9,7 +9,12 @@ const f32 = Math.fround
 
 /** Writes `dlogits` (Float32Array, n) from `logits`, `labels` (n), optional `weights` (n; null = all 1). */
 export function bceLossBackward(
-  logits: Float32Array, labels: Float32Array, weights: Float32Array | null, dlogits: Float32Array, n: number, denom: number,
+  logits: Float32Array,
+  labels: Float32Array,
+  weights: Float32Array | null,
+  dlogits: Float32Array,
+  n: number,
+  denom: number,
 ): void {
   for (let i = 0; i < n; i++) {
     const w = weights ? weights[i] : 1

@@ -19,7 +19,11 @@ export const bceLossBackwardSpec: KernelSpec<BceShape> = defineKernel({
     { binding: 3, name: 'weights', kind: 'read-only-storage' },
     { binding: 4, name: 'dlogits', kind: 'storage' },
   ],
-  uniforms: [{ name: 'n', type: 'u32' }, { name: 'hasWeights', type: 'u32' }, { name: 'denom', type: 'f32' }],
+  uniforms: [
+    { name: 'n', type: 'u32' },
+    { name: 'hasWeights', type: 'u32' },
+    { name: 'denom', type: 'f32' },
+  ],
   overrides: { WG: 256 },
   dispatchSize: (s, k) => linearDispatch(s.n, k.WG),
 })
@@ -32,7 +36,10 @@ export type BceLossBackwardBuffers = { logits: GPUBuffer; labels: GPUBuffer; wei
  * (the batch mean). Throws on denom ≤ 0 (a mean over nothing has no gradient).
  */
 export function bceLossBackwardCall(
-  buffers: BceLossBackwardBuffers, n: number, denom = n, constants: { WG?: number } = {},
+  buffers: BceLossBackwardBuffers,
+  n: number,
+  denom = n,
+  constants: { WG?: number } = {},
 ): KernelCall<BceShape> {
   if (!(denom > 0) && n > 0) throw new RangeError(`bce_loss_backward: denom must be > 0, got ${denom}`)
   const bound = { ...buffers, weights: buffers.weights ?? buffers.logits }

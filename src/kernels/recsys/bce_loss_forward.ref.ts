@@ -40,10 +40,17 @@ export function sigmoid32(z: number): number {
  * `weights` (n; null = all 1).
  */
 export function bceLossForward(
-  logits: Float32Array, labels: Float32Array, weights: Float32Array | null, loss: Float32Array, probs: Float32Array, n: number,
+  logits: Float32Array,
+  labels: Float32Array,
+  weights: Float32Array | null,
+  loss: Float32Array,
+  probs: Float32Array,
+  n: number,
 ): void {
   for (let i = 0; i < n; i++) {
-    const z = logits[i], y = labels[i], w = weights ? weights[i] : 1
+    const z = logits[i],
+      y = labels[i],
+      w = weights ? weights[i] : 1
     const e = f32(Math.exp(-Math.abs(z)))
     const l = f32(f32(Math.max(z, 0) - f32(z * y)) + log1p32(e))
     loss[i] = f32(l * w)

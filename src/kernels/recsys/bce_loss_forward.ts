@@ -6,7 +6,9 @@ import { linearDispatch } from '../spec.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Shape of the loss kernels: n = N rows (logits, labels, weights, outputs all length N). */
-export interface BceShape { n: number }
+export interface BceShape {
+  n: number
+}
 
 /** Spec of bce_loss_forward; override WG = workgroup size (one row per invocation). */
 export const bceLossForwardSpec: KernelSpec<BceShape> = defineKernel({
@@ -22,17 +24,36 @@ export const bceLossForwardSpec: KernelSpec<BceShape> = defineKernel({
     { binding: 4, name: 'loss', kind: 'storage' },
     { binding: 5, name: 'probs', kind: 'storage' },
   ],
-  uniforms: [{ name: 'n', type: 'u32' }, { name: 'hasWeights', type: 'u32' }],
+  uniforms: [
+    { name: 'n', type: 'u32' },
+    { name: 'hasWeights', type: 'u32' },
+  ],
   overrides: { WG: 256 },
   dispatchSize: (s, k) => linearDispatch(s.n, k.WG),
 })
 
 /** Buffers: logits, labels (0/1), optional weights (undefined = all 1), outputs loss and probs; f32 × N each. */
-export type BceLossForwardBuffers = { logits: GPUBuffer; labels: GPUBuffer; weights?: GPUBuffer; loss: GPUBuffer; probs: GPUBuffer }
+export type BceLossForwardBuffers = {
+  logits: GPUBuffer
+  labels: GPUBuffer
+  weights?: GPUBuffer
+  loss: GPUBuffer
+  probs: GPUBuffer
+}
 
 /** A call writing per-row `loss` (weighted) and `probs` = σ(logits) for `n` rows. */
-export function bceLossForwardCall(buffers: BceLossForwardBuffers, n: number, constants: { WG?: number } = {}): KernelCall<BceShape> {
+export function bceLossForwardCall(
+  buffers: BceLossForwardBuffers,
+  n: number,
+  constants: { WG?: number } = {},
+): KernelCall<BceShape> {
   // An absent weights buffer's binding still needs some read-only buffer: logits, never read there.
   const bound = { ...buffers, weights: buffers.weights ?? buffers.logits }
-  return { spec: bceLossForwardSpec, shape: { n }, buffers: bound, uniforms: { n, hasWeights: buffers.weights ? 1 : 0 }, constants }
+  return {
+    spec: bceLossForwardSpec,
+    shape: { n },
+    buffers: bound,
+    uniforms: { n, hasWeights: buffers.weights ? 1 : 0 },
+    constants,
+  }
 }

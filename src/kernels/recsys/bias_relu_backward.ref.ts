@@ -6,7 +6,13 @@
 
 /** Writes `dinp` (Float32Array, b·c) and `dbias` (c) from `dout` (b·c) and forward `out` (b·c; unread without relu). */
 export function biasReluBackward(
-  dout: Float32Array, out: Float32Array, dinp: Float32Array, dbias: Float32Array, b: number, c: number, relu: boolean,
+  dout: Float32Array,
+  out: Float32Array,
+  dinp: Float32Array,
+  dbias: Float32Array,
+  b: number,
+  c: number,
+  relu: boolean,
 ): void {
   for (let k = 0; k < c; k++) {
     let acc = 0

@@ -19,7 +19,11 @@ export const biasReluBackwardSpec: KernelSpec<BiasShape> = defineKernel({
     { binding: 3, name: 'dinp', kind: 'storage' },
     { binding: 4, name: 'dbias', kind: 'storage' },
   ],
-  uniforms: [{ name: 'b', type: 'u32' }, { name: 'c', type: 'u32' }, { name: 'relu', type: 'u32' }],
+  uniforms: [
+    { name: 'b', type: 'u32' },
+    { name: 'c', type: 'u32' },
+    { name: 'relu', type: 'u32' },
+  ],
   overrides: { WG: 64 },
   dispatchSize: (s, k) => linearDispatch(s.c, k.WG),
 })
@@ -32,7 +36,10 @@ export type BiasReluBackwardBuffers = { dout: GPUBuffer; out?: GPUBuffer; dinp: 
 
 /** A call writing `dinp` and `dbias`; `relu` must match the forward call. */
 export function biasReluBackwardCall(
-  buffers: BiasReluBackwardBuffers, shape: BiasShape, relu: boolean, constants: { WG?: number } = {},
+  buffers: BiasReluBackwardBuffers,
+  shape: BiasShape,
+  relu: boolean,
+  constants: { WG?: number } = {},
 ): KernelCall<BiasShape> {
   if (relu && !buffers.out) throw new TypeError('bias_relu_backward: relu needs the forward output buffer `out`')
   // Without ReLU `out` is never read, but its binding still needs a read-only buffer: dout.

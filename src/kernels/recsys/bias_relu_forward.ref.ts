@@ -4,7 +4,14 @@
  */
 
 /** Writes `out` (Float32Array, b·c) from `inp` (b·c) and `bias` (c). */
-export function biasReluForward(inp: Float32Array, bias: Float32Array, out: Float32Array, b: number, c: number, relu: boolean): void {
+export function biasReluForward(
+  inp: Float32Array,
+  bias: Float32Array,
+  out: Float32Array,
+  b: number,
+  c: number,
+  relu: boolean,
+): void {
   for (let row = 0; row < b; row++) {
     for (let k = 0; k < c; k++) {
       const x = Math.fround(inp[row * c + k] + bias[k])

@@ -6,7 +6,10 @@ import { linearDispatch } from '../spec.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Shape of a bias(+ReLU) layer: b = B batch rows, c = C channels. */
-export interface BiasShape { b: number; c: number }
+export interface BiasShape {
+  b: number
+  c: number
+}
 
 /** Spec of bias_relu_forward; override WG = workgroup size (one element per invocation). */
 export const biasReluForwardSpec: KernelSpec<BiasShape> = defineKernel({
@@ -20,7 +23,11 @@ export const biasReluForwardSpec: KernelSpec<BiasShape> = defineKernel({
     { binding: 2, name: 'bias', kind: 'read-only-storage' },
     { binding: 3, name: 'out', kind: 'storage' },
   ],
-  uniforms: [{ name: 'b', type: 'u32' }, { name: 'c', type: 'u32' }, { name: 'relu', type: 'u32' }],
+  uniforms: [
+    { name: 'b', type: 'u32' },
+    { name: 'c', type: 'u32' },
+    { name: 'relu', type: 'u32' },
+  ],
   overrides: { WG: 256 },
   dispatchSize: (s, k) => linearDispatch(s.b * s.c, k.WG),
 })
@@ -30,7 +37,10 @@ export type BiasReluForwardBuffers = { inp: GPUBuffer; bias: GPUBuffer; out: GPU
 
 /** A call writing `out` = max(0, inp + bias), or inp + bias when `relu` is false (output layer). */
 export function biasReluForwardCall(
-  buffers: BiasReluForwardBuffers, shape: BiasShape, relu: boolean, constants: { WG?: number } = {},
+  buffers: BiasReluForwardBuffers,
+  shape: BiasShape,
+  relu: boolean,
+  constants: { WG?: number } = {},
 ): KernelCall<BiasShape> {
   return { spec: biasReluForwardSpec, shape, buffers, uniforms: { ...shape, relu: relu ? 1 : 0 }, constants }
 }

@@ -23,6 +23,9 @@ export const concatBackwardSpec: KernelSpec<ConcatShape> = defineKernel({
 })
 
 /** Writes demb f32 [B × E] from dinp f32 [B × (E + Cd)]. */
-export function concatBackwardCall(buffers: { dinp: GPUBuffer; demb: GPUBuffer }, shape: ConcatShape): KernelCall<ConcatShape> {
+export function concatBackwardCall(
+  buffers: { dinp: GPUBuffer; demb: GPUBuffer },
+  shape: ConcatShape,
+): KernelCall<ConcatShape> {
   return { spec: concatBackwardSpec, shape, buffers, uniforms: { ...shape } }
 }

@@ -4,7 +4,14 @@
  */
 
 /** Writes `inp` (Float32Array, b·(e + cd)) from `emb` (b·e) and `dense` (b·cd). */
-export function concatForward(emb: Float32Array, dense: Float32Array, inp: Float32Array, b: number, e: number, cd: number): void {
+export function concatForward(
+  emb: Float32Array,
+  dense: Float32Array,
+  inp: Float32Array,
+  b: number,
+  e: number,
+  cd: number,
+): void {
   const c0 = e + cd
   for (let row = 0; row < b; row++) {
     inp.set(emb.subarray(row * e, row * e + e), row * c0)

@@ -6,10 +6,18 @@ import { linearDispatch } from '../spec.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** b = B rows, e = E = S·D embedding floats per row, cd = Cd dense inputs per row. */
-export interface ConcatShape { b: number; e: number; cd: number }
+export interface ConcatShape {
+  b: number
+  e: number
+  cd: number
+}
 
 /** Uniforms shared by concat_forward and concat_backward. */
-export const CONCAT_UNIFORMS: readonly UniformField[] = [{ name: 'b', type: 'u32' }, { name: 'e', type: 'u32' }, { name: 'cd', type: 'u32' }]
+export const CONCAT_UNIFORMS: readonly UniformField[] = [
+  { name: 'b', type: 'u32' },
+  { name: 'e', type: 'u32' },
+  { name: 'cd', type: 'u32' },
+]
 
 /** Spec of concat_forward; override WG (one element of inp per invocation). */
 export const concatForwardSpec: KernelSpec<ConcatShape> = defineKernel({
@@ -29,6 +37,9 @@ export const concatForwardSpec: KernelSpec<ConcatShape> = defineKernel({
 })
 
 /** Writes inp f32 [B × (E + Cd)] from emb f32 [B × E] and dense f32 [B × Cd] (a ≥4-byte buffer when Cd = 0). */
-export function concatForwardCall(buffers: { emb: GPUBuffer; dense: GPUBuffer; inp: GPUBuffer }, shape: ConcatShape): KernelCall<ConcatShape> {
+export function concatForwardCall(
+  buffers: { emb: GPUBuffer; dense: GPUBuffer; inp: GPUBuffer },
+  shape: ConcatShape,
+): KernelCall<ConcatShape> {
   return { spec: concatForwardSpec, shape, buffers, uniforms: { ...shape } }
 }

@@ -5,7 +5,8 @@ const U32_LIMIT = 2 ** 32
 
 /** Throws RangeError naming `kernel` and `field` unless `value` is an integer ≥ `min`. */
 export function checkCount(kernel: string, field: string, value: number, min = 0): void {
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`${kernel}: ${field} must be an integer ≥ ${min}, got ${value}`)
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`${kernel}: ${field} must be an integer ≥ ${min}, got ${value}`)
 }
 
 /** Throws RangeError unless `a·b` (a flat element count such as B·S·D) fits the kernel's u32 index. */

@@ -5,16 +5,30 @@
  */
 
 /** embedding_forward: `positions` = B·S lookups of `dim` = D floats from a table of `totalRows` = R rows. */
-export interface EmbeddingForwardShape { positions: number; dim: number; totalRows: number }
+export interface EmbeddingForwardShape {
+  positions: number
+  dim: number
+  totalRows: number
+}
 
 /** embedding_backward: `uniq` = U segments of `dim` = D floats, summed from `positions` = B·S rows of dout. */
-export interface EmbeddingBackwardShape { uniq: number; dim: number; positions: number }
+export interface EmbeddingBackwardShape {
+  uniq: number
+  dim: number
+  positions: number
+}
 
 /** adam: `params` = P elements of one dense tensor (weights, m, v, grads all of length P). */
-export interface AdamShape { params: number }
+export interface AdamShape {
+  params: number
+}
 
 /** adagrad / rowwise_adam: `uniq` = U touched rows of `dim` = D in a table of `totalRows` = R rows. */
-export interface RowUpdateShape { uniq: number; dim: number; totalRows: number }
+export interface RowUpdateShape {
+  uniq: number
+  dim: number
+  totalRows: number
+}
 
 /**
  * AdamW hyperparameters (PyTorch `torch.optim.AdamW` semantics): decoupled `weightDecay`
@@ -34,4 +48,7 @@ export interface AdamHyper {
 export type RowwiseAdamHyper = Omit<AdamHyper, 't'>
 
 /** Adagrad (PyTorch `torch.optim.Adagrad` without lr_decay / weight_decay). */
-export interface AdagradHyper { lr: number; eps: number }
+export interface AdagradHyper {
+  lr: number
+  eps: number
+}

@@ -13,7 +13,11 @@ import type { EmbeddingBackwardShape } from './embedding-optim-types.ts'
  * - dRows: f32 [U × D], overwritten with Σ dout over the segment, added left to right in f32
  */
 export function embeddingBackward(
-  dout: Float32Array, order: Uint32Array, segStart: Uint32Array, dRows: Float32Array, shape: EmbeddingBackwardShape,
+  dout: Float32Array,
+  order: Uint32Array,
+  segStart: Uint32Array,
+  dRows: Float32Array,
+  shape: EmbeddingBackwardShape,
 ): void {
   const { uniq, dim } = shape
   for (let u = 0; u < uniq; u++) {

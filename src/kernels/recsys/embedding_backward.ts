@@ -20,7 +20,10 @@ export const embeddingBackwardSpec: KernelSpec<EmbeddingBackwardShape> = defineK
     { binding: 3, name: 'segStart', kind: 'read-only-storage' },
     { binding: 4, name: 'dRows', kind: 'storage' },
   ],
-  uniforms: [{ name: 'uniq', type: 'u32' }, { name: 'dim', type: 'u32' }],
+  uniforms: [
+    { name: 'uniq', type: 'u32' },
+    { name: 'dim', type: 'u32' },
+  ],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.uniq * shape.dim, c.WG),
 })
@@ -33,12 +36,15 @@ export type EmbeddingBackwardBuffers = { dout: GPUBuffer; order: GPUBuffer; segS
 
 /** A call summing the gradient of each of `uniq` = U rows over its lookups, in a fixed order. */
 export function embeddingBackwardCall(
-  buffers: EmbeddingBackwardBuffers, shape: EmbeddingBackwardShape, constants: { WG?: number } = {},
+  buffers: EmbeddingBackwardBuffers,
+  shape: EmbeddingBackwardShape,
+  constants: { WG?: number } = {},
 ): KernelCall<EmbeddingBackwardShape> {
   checkCount('embedding_backward', 'uniq', shape.uniq)
   checkCount('embedding_backward', 'dim', shape.dim, 1)
   checkCount('embedding_backward', 'positions', shape.positions)
-  if (shape.uniq > shape.positions) throw new RangeError(`embedding_backward: uniq ${shape.uniq} > positions ${shape.positions}`)
+  if (shape.uniq > shape.positions)
+    throw new RangeError(`embedding_backward: uniq ${shape.uniq} > positions ${shape.positions}`)
   checkFlat('embedding_backward', 'positions·dim', shape.positions, shape.dim)
   return { spec: embeddingBackwardSpec, shape, buffers, uniforms: { uniq: shape.uniq, dim: shape.dim }, constants }
 }

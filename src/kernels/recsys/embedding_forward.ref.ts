@@ -11,7 +11,12 @@ import type { EmbeddingForwardShape } from './embedding-optim-types.ts'
  * A row ≥ R yields zeros: the kernel cannot throw, and zeros keep a bad id from reading another
  * table's row (callers validate ids on the CPU, see models/recsys/segments.ts).
  */
-export function embeddingForward(weights: Float32Array, rows: Uint32Array, out: Float32Array, shape: EmbeddingForwardShape): void {
+export function embeddingForward(
+  weights: Float32Array,
+  rows: Uint32Array,
+  out: Float32Array,
+  shape: EmbeddingForwardShape,
+): void {
   const { positions, dim, totalRows } = shape
   for (let p = 0; p < positions; p++) {
     const row = rows[p]

@@ -19,7 +19,11 @@ export const embeddingForwardSpec: KernelSpec<EmbeddingForwardShape> = defineKer
     { binding: 2, name: 'rows', kind: 'read-only-storage' },
     { binding: 3, name: 'out', kind: 'storage' },
   ],
-  uniforms: [{ name: 'positions', type: 'u32' }, { name: 'dim', type: 'u32' }, { name: 'totalRows', type: 'u32' }],
+  uniforms: [
+    { name: 'positions', type: 'u32' },
+    { name: 'dim', type: 'u32' },
+    { name: 'totalRows', type: 'u32' },
+  ],
   overrides: { WG: 64 },
   dispatchSize: (shape, c) => linearDispatch(shape.positions, c.WG),
 })
@@ -29,7 +33,9 @@ export type EmbeddingForwardBuffers = { weights: GPUBuffer; rows: GPUBuffer; out
 
 /** A call gathering `positions` = B·S embedding rows of `dim` = D floats into `out` (overwritten). */
 export function embeddingForwardCall(
-  buffers: EmbeddingForwardBuffers, shape: EmbeddingForwardShape, constants: { WG?: number } = {},
+  buffers: EmbeddingForwardBuffers,
+  shape: EmbeddingForwardShape,
+  constants: { WG?: number } = {},
 ): KernelCall<EmbeddingForwardShape> {
   checkCount('embedding_forward', 'positions', shape.positions)
   checkCount('embedding_forward', 'dim', shape.dim, 1)

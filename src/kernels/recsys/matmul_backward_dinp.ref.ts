@@ -6,7 +6,14 @@
  */
 
 /** Writes `dinp` (Float32Array, b·c) = `dout` (b·oc) · `weight` (oc·c). */
-export function matmulBackwardDinp(dout: Float32Array, weight: Float32Array, dinp: Float32Array, b: number, c: number, oc: number): void {
+export function matmulBackwardDinp(
+  dout: Float32Array,
+  weight: Float32Array,
+  dinp: Float32Array,
+  b: number,
+  c: number,
+  oc: number,
+): void {
   for (let row = 0; row < b; row++) {
     for (let k = 0; k < c; k++) {
       let acc = 0

@@ -32,7 +32,9 @@ export type MatmulBackwardDinpBuffers = { dout: GPUBuffer; weight: GPUBuffer; di
 
 /** A call writing `dinp` = `dout` · `weight` with the naive kernel. */
 export function matmulBackwardDinpCall(
-  buffers: MatmulBackwardDinpBuffers, shape: MatmulShape, constants: { WX?: number; WY?: number } = {},
+  buffers: MatmulBackwardDinpBuffers,
+  shape: MatmulShape,
+  constants: { WX?: number; WY?: number } = {},
 ): KernelCall<MatmulShape> {
   return { spec: matmulBackwardDinpSpec, shape, buffers, uniforms: { ...shape }, constants }
 }

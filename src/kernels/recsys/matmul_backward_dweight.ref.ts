@@ -7,7 +7,13 @@
 
 /** Writes `dweight` (Float32Array, oc·c) = `dout` (b·oc)ᵀ · `inp` (b·c), or adds it when `accumulate`. */
 export function matmulBackwardDweight(
-  dout: Float32Array, inp: Float32Array, dweight: Float32Array, b: number, c: number, oc: number, accumulate: boolean,
+  dout: Float32Array,
+  inp: Float32Array,
+  dweight: Float32Array,
+  b: number,
+  c: number,
+  oc: number,
+  accumulate: boolean,
 ): void {
   for (let o = 0; o < oc; o++) {
     for (let k = 0; k < c; k++) {

@@ -38,7 +38,16 @@ export type MatmulBackwardDweightBuffers = { dout: GPUBuffer; inp: GPUBuffer; dw
  * when `accumulate`. B = 0 writes zeros (or leaves dweight unchanged when accumulating).
  */
 export function matmulBackwardDweightCall(
-  buffers: MatmulBackwardDweightBuffers, shape: MatmulShape, accumulate = false, constants: { WX?: number; WY?: number } = {},
+  buffers: MatmulBackwardDweightBuffers,
+  shape: MatmulShape,
+  accumulate = false,
+  constants: { WX?: number; WY?: number } = {},
 ): KernelCall<MatmulShape> {
-  return { spec: matmulBackwardDweightSpec, shape, buffers, uniforms: { ...shape, accumulate: accumulate ? 1 : 0 }, constants }
+  return {
+    spec: matmulBackwardDweightSpec,
+    shape,
+    buffers,
+    uniforms: { ...shape, accumulate: accumulate ? 1 : 0 },
+    constants,
+  }
 }

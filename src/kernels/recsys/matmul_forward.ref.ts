@@ -6,7 +6,14 @@
  */
 
 /** Writes `out` (Float32Array, b·oc) = `inp` (b·c) · `weight` (oc·c)ᵀ. */
-export function matmulForward(inp: Float32Array, weight: Float32Array, out: Float32Array, b: number, c: number, oc: number): void {
+export function matmulForward(
+  inp: Float32Array,
+  weight: Float32Array,
+  out: Float32Array,
+  b: number,
+  c: number,
+  oc: number,
+): void {
   for (let row = 0; row < b; row++) {
     for (let o = 0; o < oc; o++) {
       let acc = 0

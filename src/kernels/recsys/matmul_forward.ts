@@ -9,11 +9,17 @@ import { MAX_WORKGROUPS_PER_DIM } from '../spec.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Dense-layer shape: b = B batch rows, c = C input channels, oc = OC output channels. */
-export interface MatmulShape { b: number; c: number; oc: number }
+export interface MatmulShape {
+  b: number
+  c: number
+  oc: number
+}
 
 /** Uniform fields b, c, oc (u32), the Params struct of the forward and dinp kernels. */
 export const MATMUL_UNIFORMS: readonly UniformField[] = [
-  { name: 'b', type: 'u32' }, { name: 'c', type: 'u32' }, { name: 'oc', type: 'u32' },
+  { name: 'b', type: 'u32' },
+  { name: 'c', type: 'u32' },
+  { name: 'oc', type: 'u32' },
 ]
 
 /** Spec of matmul_forward (naive, version 1); overrides WX × WY = workgroup tile of out elements. */
@@ -45,7 +51,9 @@ export function matmulGrid(cols: number, rows: number, tx: number, ty: number): 
   if (rows === 0 || cols === 0) return [0, 0, 0]
   const grid: Dispatch = [Math.ceil(cols / tx), Math.ceil(rows / ty), 1]
   if (grid[0] > MAX_WORKGROUPS_PER_DIM || grid[1] > MAX_WORKGROUPS_PER_DIM) {
-    throw new RangeError(`matmul: ${rows}×${cols} output needs grid ${grid[0]}×${grid[1]}, over ${MAX_WORKGROUPS_PER_DIM} per dimension`)
+    throw new RangeError(
+      `matmul: ${rows}×${cols} output needs grid ${grid[0]}×${grid[1]}, over ${MAX_WORKGROUPS_PER_DIM} per dimension`,
+    )
   }
   return grid
 }
@@ -60,7 +68,9 @@ export type MatmulForwardBuffers = { inp: GPUBuffer; weight: GPUBuffer; out: GPU
 
 /** A call writing `out` = `inp` · `weight`ᵀ with the naive kernel. */
 export function matmulForwardCall(
-  buffers: MatmulForwardBuffers, shape: MatmulShape, constants: { WX?: number; WY?: number } = {},
+  buffers: MatmulForwardBuffers,
+  shape: MatmulShape,
+  constants: { WX?: number; WY?: number } = {},
 ): KernelCall<MatmulShape> {
   return { spec: matmulForwardSpec, shape, buffers, uniforms: { ...shape }, constants }
 }

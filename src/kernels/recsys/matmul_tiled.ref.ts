@@ -8,8 +8,15 @@
 
 /** Writes `c` (Float32Array, m·n) = op(`a`) · op(`b`), or adds it to `c` when `accumulate`. */
 export function matmulTiled(
-  a: Float32Array, b: Float32Array, c: Float32Array, m: number, k: number, n: number,
-  transA = false, transB = false, accumulate = false,
+  a: Float32Array,
+  b: Float32Array,
+  c: Float32Array,
+  m: number,
+  k: number,
+  n: number,
+  transA = false,
+  transB = false,
+  accumulate = false,
 ): void {
   for (let row = 0; row < m; row++) {
     for (let col = 0; col < n; col++) {

@@ -13,10 +13,18 @@ import type { MatmulForwardBuffers, MatmulShape } from './matmul_forward.ts'
 import { matmulGrid } from './matmul_forward.ts'
 
 /** Product shape: op(a) is m×k, op(b) is k×n, c is m×n. */
-export interface GemmShape { m: number; k: number; n: number }
+export interface GemmShape {
+  m: number
+  k: number
+  n: number
+}
 
 /** How the operands are stored: transA = a is [K×M], transB = b is [N×K]; accumulate = c += product. */
-export interface GemmLayout { transA?: boolean; transB?: boolean; accumulate?: boolean }
+export interface GemmLayout {
+  transA?: boolean
+  transB?: boolean
+  accumulate?: boolean
+}
 
 /** Spec of matmul_tiled; overrides TILE = tile edge (TILE² invocations, 2·TILE²·4 bytes shared), TRANS_A, TRANS_B (0 / 1). */
 export const matmulTiledSpec: KernelSpec<GemmShape> = defineKernel({
@@ -30,7 +38,12 @@ export const matmulTiledSpec: KernelSpec<GemmShape> = defineKernel({
     // read_write: accumulate reads it.
     { binding: 3, name: 'c', kind: 'storage' },
   ],
-  uniforms: [{ name: 'm', type: 'u32' }, { name: 'k', type: 'u32' }, { name: 'n', type: 'u32' }, { name: 'accumulate', type: 'u32' }],
+  uniforms: [
+    { name: 'm', type: 'u32' },
+    { name: 'k', type: 'u32' },
+    { name: 'n', type: 'u32' },
+    { name: 'accumulate', type: 'u32' },
+  ],
   overrides: { TILE: 16, TRANS_A: 0, TRANS_B: 0 },
   dispatchSize: (s, k) => matmulGrid(s.n, s.m, k.TILE, k.TILE),
 })
@@ -40,10 +53,15 @@ export type GemmBuffers = { a: GPUBuffer; b: GPUBuffer; c: GPUBuffer }
 
 /** A call writing (or with `layout.accumulate`, adding) `c` = op(`a`) · op(`b`). */
 export function matmulTiledCall(
-  buffers: GemmBuffers, shape: GemmShape, layout: GemmLayout = {}, constants: { TILE?: number } = {},
+  buffers: GemmBuffers,
+  shape: GemmShape,
+  layout: GemmLayout = {},
+  constants: { TILE?: number } = {},
 ): KernelCall<GemmShape> {
   return {
-    spec: matmulTiledSpec, shape, buffers,
+    spec: matmulTiledSpec,
+    shape,
+    buffers,
     uniforms: { ...shape, accumulate: layout.accumulate ? 1 : 0 },
     constants: { ...constants, TRANS_A: layout.transA ? 1 : 0, TRANS_B: layout.transB ? 1 : 0 },
   }
@@ -51,7 +69,9 @@ export function matmulTiledCall(
 
 /** Forward: `out` [B×OC] = `inp` [B×C] · `weight` [OC×C]ᵀ (b stored transposed). */
 export function matmulForwardTiledCall(
-  buffers: MatmulForwardBuffers, s: MatmulShape, constants: { TILE?: number } = {},
+  buffers: MatmulForwardBuffers,
+  s: MatmulShape,
+  constants: { TILE?: number } = {},
 ): KernelCall<GemmShape> {
   const { inp, weight, out } = buffers
   return matmulTiledCall({ a: inp, b: weight, c: out }, { m: s.b, k: s.c, n: s.oc }, { transB: true }, constants)
@@ -59,7 +79,9 @@ export function matmulForwardTiledCall(
 
 /** Input gradient: `dinp` [B×C] = `dout` [B×OC] · `weight` [OC×C] (no transposes). */
 export function matmulBackwardDinpTiledCall(
-  buffers: MatmulBackwardDinpBuffers, s: MatmulShape, constants: { TILE?: number } = {},
+  buffers: MatmulBackwardDinpBuffers,
+  s: MatmulShape,
+  constants: { TILE?: number } = {},
 ): KernelCall<GemmShape> {
   const { dout, weight, dinp } = buffers
   return matmulTiledCall({ a: dout, b: weight, c: dinp }, { m: s.b, k: s.oc, n: s.c }, {}, constants)
@@ -67,8 +89,16 @@ export function matmulBackwardDinpTiledCall(
 
 /** Weight gradient: `dweight` [OC×C] = `dout` [B×OC]ᵀ · `inp` [B×C] (a stored transposed), or += when `accumulate`. */
 export function matmulBackwardDweightTiledCall(
-  buffers: MatmulBackwardDweightBuffers, s: MatmulShape, accumulate = false, constants: { TILE?: number } = {},
+  buffers: MatmulBackwardDweightBuffers,
+  s: MatmulShape,
+  accumulate = false,
+  constants: { TILE?: number } = {},
 ): KernelCall<GemmShape> {
   const { dout, inp, dweight } = buffers
-  return matmulTiledCall({ a: dout, b: inp, c: dweight }, { m: s.oc, k: s.b, n: s.c }, { transA: true, accumulate }, constants)
+  return matmulTiledCall(
+    { a: dout, b: inp, c: dweight },
+    { m: s.oc, k: s.b, n: s.c },
+    { transA: true, accumulate },
+    constants,
+  )
 }

@@ -21,7 +21,8 @@ export function reduceSumPass(inp: Float32Array, out: Float32Array, n: number, w
 
 /** The sum of `inp[0 … n)` (Float32Array) as the GPU computes it with workgroup size `wg`. */
 export function reduceSum(inp: Float32Array, n: number, wg: number): number {
-  let cur = inp, len = n
+  let cur = inp,
+    len = n
   for (const next of reduceSumLevels(n, wg)) {
     const out = new Float32Array(next)
     reduceSumPass(cur, out, len, wg)

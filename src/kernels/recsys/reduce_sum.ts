@@ -10,7 +10,9 @@ import { reduceSumLevels } from './layout.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Shape of one pass: n = N inputs (its output has max(1, ceil(N / WG)) partials). */
-export interface ReduceShape { n: number }
+export interface ReduceShape {
+  n: number
+}
 
 /** Spec of reduce_sum; override WG = workgroup size = tree width (a power of two). */
 export const reduceSumSpec: KernelSpec<ReduceShape> = defineKernel({
@@ -43,15 +45,27 @@ export function reduceSumScratch(n: number, wg = reduceSumSpec.overrides.WG): nu
 }
 
 /** The passes summing `inp[0 … n)` into out[0]; encode them in order (one compute pass is fine). */
-export function reduceSumCalls(buffers: ReduceSumBuffers, n: number, constants: { WG?: number } = {}): KernelCall<ReduceShape>[] {
+export function reduceSumCalls(
+  buffers: ReduceSumBuffers,
+  n: number,
+  constants: { WG?: number } = {},
+): KernelCall<ReduceShape>[] {
   const wg = constants.WG ?? reduceSumSpec.overrides.WG
   const levels = reduceSumLevels(n, wg)
   const need = reduceSumScratch(n, wg).length
-  if ((buffers.scratch?.length ?? 0) < need) throw new TypeError(`reduce_sum: ${n} values need ${need} scratch buffers (reduceSumScratch)`)
-  let src = buffers.inp, len = n
+  if ((buffers.scratch?.length ?? 0) < need)
+    throw new TypeError(`reduce_sum: ${n} values need ${need} scratch buffers (reduceSumScratch)`)
+  let src = buffers.inp,
+    len = n
   return levels.map((next, i) => {
     const dst = i === levels.length - 1 ? buffers.out : buffers.scratch![i % 2]
-    const call: KernelCall<ReduceShape> = { spec: reduceSumSpec, shape: { n: len }, buffers: { inp: src, out: dst }, uniforms: { n: len }, constants }
+    const call: KernelCall<ReduceShape> = {
+      spec: reduceSumSpec,
+      shape: { n: len },
+      buffers: { inp: src, out: dst },
+      uniforms: { n: len },
+      constants,
+    }
     src = dst
     len = next
     return call

@@ -15,8 +15,14 @@ import type { RowUpdateShape, RowwiseAdamHyper } from './embedding-optim-types.t
  * - uniq: u32 [U], distinct row ids (a repeat would race on the GPU); ids ≥ R are skipped
  */
 export function rowwiseAdam(
-  weights: Float32Array, m: Float32Array, v: Float32Array, rowStep: Uint32Array,
-  dRows: Float32Array, uniq: Uint32Array, shape: RowUpdateShape, h: RowwiseAdamHyper,
+  weights: Float32Array,
+  m: Float32Array,
+  v: Float32Array,
+  rowStep: Uint32Array,
+  dRows: Float32Array,
+  uniq: Uint32Array,
+  shape: RowUpdateShape,
+  h: RowwiseAdamHyper,
 ): void {
   const u = adamUniforms({ ...h, t: 1 })
   const { dim } = shape

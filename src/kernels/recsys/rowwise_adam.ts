@@ -25,8 +25,14 @@ export const rowwiseAdamSpec: KernelSpec<RowUpdateShape> = defineKernel({
     { binding: 6, name: 'uniq', kind: 'read-only-storage' },
   ],
   uniforms: [
-    { name: 'lr', type: 'f32' }, { name: 'beta1', type: 'f32' }, { name: 'beta2', type: 'f32' }, { name: 'eps', type: 'f32' },
-    { name: 'weight_decay', type: 'f32' }, { name: 'uniq', type: 'u32' }, { name: 'dim', type: 'u32' }, { name: 'totalRows', type: 'u32' },
+    { name: 'lr', type: 'f32' },
+    { name: 'beta1', type: 'f32' },
+    { name: 'beta2', type: 'f32' },
+    { name: 'eps', type: 'f32' },
+    { name: 'weight_decay', type: 'f32' },
+    { name: 'uniq', type: 'u32' },
+    { name: 'dim', type: 'u32' },
+    { name: 'totalRows', type: 'u32' },
   ],
   overrides: { WG: 64 },
   dispatchSize: (shape, c) => linearDispatch(shape.uniq, c.WG),
@@ -37,12 +43,20 @@ export const rowwiseAdamSpec: KernelSpec<RowUpdateShape> = defineKernel({
  * (zeros initially; bumped per touched row), dRows f32 [U × D], uniq u32 [U] distinct row ids.
  */
 export type RowwiseAdamBuffers = {
-  weights: GPUBuffer; m: GPUBuffer; v: GPUBuffer; rowStep: GPUBuffer; dRows: GPUBuffer; uniq: GPUBuffer
+  weights: GPUBuffer
+  m: GPUBuffer
+  v: GPUBuffer
+  rowStep: GPUBuffer
+  dRows: GPUBuffer
+  uniq: GPUBuffer
 }
 
 /** A call applying one lazy Adam step to the `uniq` = U touched rows of a [R × D] table. */
 export function rowwiseAdamCall(
-  buffers: RowwiseAdamBuffers, shape: RowUpdateShape, h: RowwiseAdamHyper, constants: { WG?: number } = {},
+  buffers: RowwiseAdamBuffers,
+  shape: RowUpdateShape,
+  h: RowwiseAdamHyper,
+  constants: { WG?: number } = {},
 ): KernelCall<RowUpdateShape> {
   checkRowShape('rowwise_adam', shape)
   checkHyper('rowwise_adam', h)

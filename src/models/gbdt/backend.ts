@@ -42,16 +42,31 @@ export interface BackendReduce {
 }
 
 /** Fixed-point exact node sums are kept by the backend; these are their dequantised values. */
-export interface NodeSums { g: number; h: number }
+export interface NodeSums {
+  g: number
+  h: number
+}
 
 /** A node to evaluate with the features it may split on (Uint8Array(F), 1 = allowed). */
-export interface EvalRequest { nid: number; featureMask: Uint8Array }
+export interface EvalRequest {
+  nid: number
+  featureMask: Uint8Array
+}
 
 /** One histogram subtraction: hist[sibling] = hist[parent] − hist[built]. */
-export interface SubtractJob { parent: number; built: number; sibling: number }
+export interface SubtractJob {
+  parent: number
+  built: number
+  sibling: number
+}
 
 /** A split the driver accepted: rows of `nid` move to `left` / `right` (new node ids). */
-export interface AppliedSplit { nid: number; left: number; right: number; split: SplitCandidate }
+export interface AppliedSplit {
+  nid: number
+  left: number
+  right: number
+  split: SplitCandidate
+}
 
 /** Everything is awaitable so a GPU backend can queue work and read back only where needed. */
 export interface GbdtBackend {

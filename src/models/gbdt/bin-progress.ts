@@ -21,8 +21,13 @@ export type BinProgress = (fraction: number) => void
  * optional per-row `weights`), equal to buildCuts + binMatrix over all columns at once.
  * `sliceMs`: work between yields (tests: 0 = yield after every feature).
  */
-export async function binColumns(columns: ArrayLike<number>[], maxBin: number, weights: ArrayLike<number> | undefined,
-  onProgress: BinProgress = () => {}, sliceMs = SLICE_MS): Promise<{ cuts: Cuts; binned: BinnedMatrix }> {
+export async function binColumns(
+  columns: ArrayLike<number>[],
+  maxBin: number,
+  weights: ArrayLike<number> | undefined,
+  onProgress: BinProgress = () => {},
+  sliceMs = SLICE_MS,
+): Promise<{ cuts: Cuts; binned: BinnedMatrix }> {
   const F = columns.length
   const parts: Array<{ cuts: Cuts; binned: BinnedMatrix }> = []
   onProgress(0)
@@ -41,12 +46,20 @@ export async function binColumns(columns: ArrayLike<number>[], maxBin: number, w
 }
 
 /** One-feature cuts and matrices → the F-feature ones (feature-major byte planes, see binned.ts). */
-function concat(parts: Array<{ cuts: Cuts; binned: BinnedMatrix }>, rows: number): { cuts: Cuts; binned: BinnedMatrix } {
-  const F = parts.length, rowWords = Math.ceil(rows / 4)
+function concat(
+  parts: Array<{ cuts: Cuts; binned: BinnedMatrix }>,
+  rows: number,
+): { cuts: Cuts; binned: BinnedMatrix } {
+  const F = parts.length,
+    rowWords = Math.ceil(rows / 4)
   const cutPtrs = new Uint32Array(F + 1)
-  parts.forEach((p, f) => { cutPtrs[f + 1] = cutPtrs[f] + p.cuts.cutValues.length })
-  const cutValues = new Float32Array(cutPtrs[F]), minValues = new Float32Array(F)
-  const bins = new Uint32Array(F * rowWords), missOff = new Uint32Array(F)
+  parts.forEach((p, f) => {
+    cutPtrs[f + 1] = cutPtrs[f] + p.cuts.cutValues.length
+  })
+  const cutValues = new Float32Array(cutPtrs[F]),
+    minValues = new Float32Array(F)
+  const bins = new Uint32Array(F * rowWords),
+    missOff = new Uint32Array(F)
   parts.forEach((p, f) => {
     cutValues.set(p.cuts.cutValues, cutPtrs[f])
     minValues[f] = p.cuts.minValues[0]
@@ -60,7 +73,10 @@ function concat(parts: Array<{ cuts: Cuts; binned: BinnedMatrix }>, rows: number
 function nextTask(): Promise<void> {
   return new Promise(resolve => {
     const { port1, port2 } = new MessageChannel()
-    port1.onmessage = () => { port1.close(); resolve() }
+    port1.onmessage = () => {
+      port1.close()
+      resolve()
+    }
     port2.postMessage(null)
   })
 }

@@ -21,13 +21,16 @@ export function binMatrix(columns: ArrayLike<number>[], cuts: Cuts, missOff?: Ui
     const col = columns[f]
     if (col.length !== rows) throw new RangeError(`binMatrix: column ${f} has ${col.length} rows, expected ${rows}`)
     if (off[f] + cuts.cutPtrs[f + 1] - cuts.cutPtrs[f] > 256) {
-      throw new RangeError(`binMatrix: feature ${f} has missing values and ${cuts.cutPtrs[f + 1] - cuts.cutPtrs[f]} bins; at most 255 fit beside the missing byte`)
+      throw new RangeError(
+        `binMatrix: feature ${f} has missing values and ${cuts.cutPtrs[f + 1] - cuts.cutPtrs[f]} bins; at most 255 fit beside the missing byte`,
+      )
     }
     const base = f * rowWords * 4
     for (let i = 0; i < rows; i++) {
       const v = col[i]
       if (Number.isNaN(v)) {
-        if (off[f] === 0) throw new RangeError(`binMatrix: feature ${f} has a missing value at row ${i} but no missing slot`)
+        if (off[f] === 0)
+          throw new RangeError(`binMatrix: feature ${f} has a missing value at row ${i} but no missing slot`)
         bytes[base + i] = 0
       } else {
         bytes[base + i] = searchBin(cuts, f, v) + off[f]

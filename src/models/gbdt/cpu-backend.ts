@@ -4,10 +4,25 @@
  * the executable specification of the GPU one, and both produce the same trees.
  * N = rows, F = features, B = total bins, S = histogram slots.
  */
-import type { BackendReduce, BackendSetup, EvalRequest, GbdtBackend, NodeSums, AppliedSplit, SubtractJob } from './backend.ts'
+import type {
+  BackendReduce,
+  BackendSetup,
+  EvalRequest,
+  GbdtBackend,
+  NodeSums,
+  AppliedSplit,
+  SubtractJob,
+} from './backend.ts'
 import type { SplitCandidate, Tree } from './types.ts'
 import { gradient } from '../../kernels/gbdt/gradient.ref.ts'
-import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED, decodeSplit, SPLIT_WORDS, type SplitResult } from '../../kernels/gbdt/layout.ts'
+import {
+  OBJECTIVE_LOGISTIC,
+  OBJECTIVE_SQUARED_ERROR,
+  ROW_UNUSED,
+  decodeSplit,
+  SPLIT_WORDS,
+  type SplitResult,
+} from '../../kernels/gbdt/layout.ts'
 import { quantise, quantiseMax } from '../../kernels/gbdt/quantise.ref.ts'
 import { allreducePairs, quantiseWithMax } from './hist-reduce.ts'
 import { histogramBuild } from '../../kernels/gbdt/histogram_build.ref.ts'
@@ -54,10 +69,20 @@ class CpuBackend implements GbdtBackend {
   }
 
   beginRound(round: number): NodeSums | Promise<NodeSums> {
-    const p = this.s.params, r0 = this.s.rowOffset ?? 0
+    const p = this.s.params,
+      r0 = this.s.rowOffset ?? 0
     for (let i = 0; i < this.n; i++) this.positions[i] = rowSampled(p.seed, round, r0 + i, p.subsample) ? 0 : ROW_UNUSED
     const objective = p.objective === 'reg:squarederror' ? OBJECTIVE_SQUARED_ERROR : OBJECTIVE_LOGISTIC
-    gradient(this.margins, this.s.labels, this.s.weights ?? null, this.positions, this.gpair, this.n, objective, p.scale_pos_weight)
+    gradient(
+      this.margins,
+      this.s.labels,
+      this.s.weights ?? null,
+      this.positions,
+      this.gpair,
+      this.n,
+      objective,
+      p.scale_pos_weight,
+    )
     if (this.s.reduce) return this.beginRoundReduced(this.s.reduce)
     quantise(this.gpair, this.n, this.qgpair, this.scales)
     return this.rootSums([this.sumQ(0), this.sumQ(1)])
@@ -82,9 +107,14 @@ class CpuBackend implements GbdtBackend {
   private rootSums([qg, qh]: number[]): NodeSums {
     // Unsampled rows carry zero gradients but are partitioned too, so every row reaches a leaf.
     this.positions.fill(0)
-    this.sums.clear(); this.results.clear(); this.slotOf.clear(); this.freeSlots = []; this.nextSlot = 0
+    this.sums.clear()
+    this.results.clear()
+    this.slotOf.clear()
+    this.freeSlots = []
+    this.nextSlot = 0
     const root = new Uint32Array(4)
-    putInt64(root, 0, qg); putInt64(root, 2, qh)
+    putInt64(root, 0, qg)
+    putInt64(root, 2, qh)
     this.sums.set(0, root)
     return { g: qg / this.scales[2], h: qh / this.scales[3] }
   }
@@ -110,14 +140,26 @@ class CpuBackend implements GbdtBackend {
     const nodeSlot = new Int32Array(maxNid + 1).fill(-1)
     for (const nid of nids) nodeSlot[nid] = this.slot(nid)
     const { binned, cuts } = this.s
-    histogramBuild(binned.bins, binned.missOff, cuts.cutPtrs, this.qgpair, this.positions, nodeSlot, this.hist,
-      this.n, binned.features, binned.rowWords, this.B)
+    histogramBuild(
+      binned.bins,
+      binned.missOff,
+      cuts.cutPtrs,
+      this.qgpair,
+      this.positions,
+      nodeSlot,
+      this.hist,
+      this.n,
+      binned.features,
+      binned.rowWords,
+      this.B,
+    )
     if (this.s.reduce) return this.reduceSlots(nids, this.s.reduce)
   }
 
   /** Replaces the built slots of `nids` by their sums over ranks (one allreduce for all). */
   private async reduceSlots(nids: number[], reduce: BackendReduce): Promise<void> {
-    const W = this.B * 4, local = new Uint32Array(nids.length * W)
+    const W = this.B * 4,
+      local = new Uint32Array(nids.length * W)
     nids.forEach((nid, m) => local.set(this.hist.subarray(this.slot(nid) * W, (this.slot(nid) + 1) * W), m * W))
     const global = await allreducePairs(local, reduce)
     nids.forEach((nid, m) => this.hist.set(global.subarray(m * W, (m + 1) * W), this.slot(nid) * W))
@@ -130,8 +172,11 @@ class CpuBackend implements GbdtBackend {
   }
 
   evaluateSplits(nodes: EvalRequest[]): SplitCandidate[] {
-    const F = this.s.binned.features, M = nodes.length
-    const mask = new Uint32Array(M * F), slots = new Uint32Array(M), sums = new Uint32Array(M * 4)
+    const F = this.s.binned.features,
+      M = nodes.length
+    const mask = new Uint32Array(M * F),
+      slots = new Uint32Array(M),
+      sums = new Uint32Array(M * 4)
     nodes.forEach((r, m) => {
       mask.set(r.featureMask, m * F)
       slots[m] = this.slot(r.nid)
@@ -139,8 +184,17 @@ class CpuBackend implements GbdtBackend {
     })
     const out = new Uint32Array(M * SPLIT_WORDS)
     const p = this.s.params
-    splitEvaluate(this.hist, this.s.cuts.cutPtrs, mask, slots, sums, this.scales, out,
-      { nodes: M, features: F, maskPerNode: 1 }, { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight })
+    splitEvaluate(
+      this.hist,
+      this.s.cuts.cutPtrs,
+      mask,
+      slots,
+      sums,
+      this.scales,
+      out,
+      { nodes: M, features: F, maskPerNode: 1 },
+      { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight },
+    )
     return nodes.map((r, m) => {
       const res = decodeSplit(out, m)
       this.results.set(r.nid, res)
@@ -158,7 +212,11 @@ class CpuBackend implements GbdtBackend {
       this.sums.set(a.right, res.rightSum)
     }
     const { binned } = this.s
-    rowPartition(binned.bins, binned.missOff, table, this.positions, { rows: this.n, rowWords: binned.rowWords, nodes: K })
+    rowPartition(binned.bins, binned.missOff, table, this.positions, {
+      rows: this.n,
+      rowWords: binned.rowWords,
+      nodes: K,
+    })
   }
 
   releaseHistograms(nids: number[]): void {

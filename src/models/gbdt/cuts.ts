@@ -30,7 +30,9 @@ export function buildCuts(columns: ArrayLike<number>[], maxBin: number, weights?
 export function cutsFromSummaries(summaries: Summary[], maxBins: number[]): Cuts {
   const perFeature = summaries.map((s, f) => featureCuts(prune(s, maxBins[f] + 1), maxBins[f]))
   const cutPtrs = new Uint32Array(summaries.length + 1)
-  perFeature.forEach((c, f) => { cutPtrs[f + 1] = cutPtrs[f] + c.length })
+  perFeature.forEach((c, f) => {
+    cutPtrs[f + 1] = cutPtrs[f] + c.length
+  })
   const cutValues = new Float32Array(cutPtrs[summaries.length])
   perFeature.forEach((c, f) => cutValues.set(c, cutPtrs[f]))
   const minValues = new Float32Array(summaries.map(minValue))
@@ -67,10 +69,12 @@ export function featureBins(cuts: Cuts, f: number): number {
 
 /** Bin of value `v` in feature f: the first b with v < cut[b]; above all cuts → the last bin. */
 export function searchBin(cuts: Cuts, f: number, v: number): number {
-  let lo = cuts.cutPtrs[f], hi = cuts.cutPtrs[f + 1] - 1
+  let lo = cuts.cutPtrs[f],
+    hi = cuts.cutPtrs[f + 1] - 1
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (v < cuts.cutValues[mid]) hi = mid; else lo = mid + 1
+    if (v < cuts.cutValues[mid]) hi = mid
+    else lo = mid + 1
   }
   return lo - cuts.cutPtrs[f]
 }

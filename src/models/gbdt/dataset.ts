@@ -10,7 +10,14 @@ import type { DecodeSpec, ScanPlan } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import type { HttpOptions, Snapshot } from '../../table/types.ts'
 import type { TrainData } from './driver.ts'
-import { buildDictionary, encodeCategorical, isValidRow, selectFeatures, type FeatureSpec, type SkippedColumn } from './features.ts'
+import {
+  buildDictionary,
+  encodeCategorical,
+  isValidRow,
+  selectFeatures,
+  type FeatureSpec,
+  type SkippedColumn,
+} from './features.ts'
 import { readStringColumns } from './string-columns.ts'
 
 /** What to train on. */
@@ -67,11 +74,12 @@ export interface Dataset {
 
 /** Loads the training (and validation) data. Throws naming the label, column, filter or table. */
 export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
-  if (cfg.validFraction !== undefined && cfg.validTable) throw new RangeError('give either a validation table or a validation fraction, not both')
+  if (cfg.validFraction !== undefined && cfg.validTable)
+    throw new RangeError('give either a validation table or a validation fraction, not both')
   if (cfg.validFraction !== undefined && !(cfg.validFraction > 0 && cfg.validFraction < 1)) {
     throw new RangeError(`valid fraction: must be in (0, 1), got ${cfg.validFraction}`)
   }
-  const snapshot = cfg.snapshot ?? await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http })
+  const snapshot = cfg.snapshot ?? (await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http }))
   const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features)
   const table = await readTable(snapshot, features, undefined, cfg)
   if (table.plan.stats.rows === 0) {
@@ -82,10 +90,20 @@ export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
   if (cfg.validTable) {
     // Why its own HTTP options: credentials for the training table are not the validation table's.
     const http = cfg.validTable.http ?? cfg.http
-    const vs = cfg.validTable.snapshot ?? await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...http })
+    const vs =
+      cfg.validTable.snapshot ?? (await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...http }))
     const valid = await readTable(vs, features, dictionaries, { ...cfg, filter: cfg.filter, http })
-    if (valid.plan.stats.rows === 0) throw new RangeError(`validation table ${cfg.validTable.url} has no rows${cfg.filter ? ` matching "${cfg.filter}"` : ''}`)
-    return { ...base, validPlan: valid.plan, data: trainData(cfg, features, table, valid), rowsTrain: table.plan.stats.rows, rowsValid: valid.plan.stats.rows }
+    if (valid.plan.stats.rows === 0)
+      throw new RangeError(
+        `validation table ${cfg.validTable.url} has no rows${cfg.filter ? ` matching "${cfg.filter}"` : ''}`,
+      )
+    return {
+      ...base,
+      validPlan: valid.plan,
+      data: trainData(cfg, features, table, valid),
+      rowsTrain: table.plan.stats.rows,
+      rowsValid: valid.plan.stats.rows,
+    }
   }
   return splitByFraction(cfg, base, table)
 }
@@ -93,15 +111,23 @@ export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
 /** Training data from all of `train`, plus `valid` when given. */
 function trainData(cfg: DatasetConfig, features: FeatureSpec[], train: TableColumns, valid?: TableColumns): TrainData {
   return {
-    columns: train.columns, labels: requireLabels(cfg.label, train), labelName: cfg.label,
-    featureNames: features.map(f => f.name), featureTypes: features.map(f => f.xgbType),
+    columns: train.columns,
+    labels: requireLabels(cfg.label, train),
+    labelName: cfg.label,
+    featureNames: features.map(f => f.name),
+    featureTypes: features.map(f => f.xgbType),
     valid: valid ? { columns: valid.columns, labels: requireLabels(cfg.label, valid) } : undefined,
   }
 }
 
-function splitByFraction(cfg: DatasetConfig, base: Omit<Dataset, 'data' | 'rowsTrain' | 'rowsValid'>, table: TableColumns & { dictionaries: Record<string, string[]> }): Dataset {
+function splitByFraction(
+  cfg: DatasetConfig,
+  base: Omit<Dataset, 'data' | 'rowsTrain' | 'rowsValid'>,
+  table: TableColumns & { dictionaries: Record<string, string[]> },
+): Dataset {
   const fraction = cfg.validFraction
-  if (fraction === undefined) return { ...base, data: trainData(cfg, base.features, table), rowsTrain: table.rows.length, rowsValid: 0 }
+  if (fraction === undefined)
+    return { ...base, data: trainData(cfg, base.features, table), rowsTrain: table.rows.length, rowsValid: 0 }
   const n = table.rows.length
   const isValid = new Uint8Array(n)
   for (let i = 0; i < n; i++) isValid[i] = isValidRow(cfg.seed, table.paths[i], table.rows[i], fraction) ? 1 : 0
@@ -111,9 +137,16 @@ function splitByFraction(cfg: DatasetConfig, base: Omit<Dataset, 'data' | 'rowsT
   const valid = { columns: table.columns.map(pick(1)), labels: pick(1)(labels) }
   if (train.labels.length === 0) throw new RangeError(`valid fraction ${fraction} leaves no training rows`)
   return {
-    ...base, rowsTrain: train.labels.length, rowsValid: valid.labels.length,
-    data: { ...train, labelName: cfg.label, featureNames: base.features.map(f => f.name), featureTypes: base.features.map(f => f.xgbType),
-      valid: valid.labels.length > 0 ? valid : undefined },
+    ...base,
+    rowsTrain: train.labels.length,
+    rowsValid: valid.labels.length,
+    data: {
+      ...train,
+      labelName: cfg.label,
+      featureNames: base.features.map(f => f.name),
+      featureTypes: base.features.map(f => f.xgbType),
+      valid: valid.labels.length > 0 ? valid : undefined,
+    },
   }
 }
 
@@ -129,8 +162,19 @@ export function requireLabels(label: string, t: Pick<TableColumns, 'labels' | 'p
  * Reads `features` (and cfg.label) of `snapshot` in table order. Categorical features use
  * `dictionaries` when given (validation / prediction), else dictionaries built from these rows.
  */
-export async function readTable(snapshot: Snapshot, features: FeatureSpec[], dictionaries: Record<string, string[]> | undefined,
-  cfg: { label?: string; filter?: string; workers?: number; http?: HttpOptions; restrict?: (plan: ScanPlan) => ScanPlan; onProgress?: DatasetConfig['onProgress'] }): Promise<TableColumns & { dictionaries: Record<string, string[]> }> {
+export async function readTable(
+  snapshot: Snapshot,
+  features: FeatureSpec[],
+  dictionaries: Record<string, string[]> | undefined,
+  cfg: {
+    label?: string
+    filter?: string
+    workers?: number
+    http?: HttpOptions
+    restrict?: (plan: ScanPlan) => ScanPlan
+    onProgress?: DatasetConfig['onProgress']
+  },
+): Promise<TableColumns & { dictionaries: Record<string, string[]> }> {
   const numeric = features.filter(f => f.kind === 'numeric').map(f => f.name)
   const strings = features.filter(f => f.kind === 'categorical').map(f => f.name)
   const columns = features.map(f => f.name)
@@ -138,14 +182,24 @@ export async function readTable(snapshot: Snapshot, features: FeatureSpec[], dic
   // The loader decodes every column its plan delivers, so it gets the numeric ones only; the
   // string reader gets the same units (same filter, deletion vectors) with the string columns.
   const planned = await planScan(snapshot, { columns: floats, filter: cfg.filter, ...cfg.http })
-  // A rank (dist-dataset.ts) reads only some units: the same plan with fewer units.
+  // A rank (ranks.ts loadRankDataset) reads only some units: the same plan with fewer units.
   const plan = cfg.restrict ? cfg.restrict(planned) : planned
   const read = await readFloats(plan, floats, cfg)
   const text = await readStringColumns(withColumns(plan, snapshot, strings), strings, cfg.http)
   const dicts: Record<string, string[]> = {}
   for (const name of strings) dicts[name] = dictionaries?.[name] ?? buildDictionary(text.get(name)!)
-  const out = features.map(f => (f.kind === 'numeric' ? read.values.get(f.name)! : encodeCategorical(text.get(f.name)!, dicts[f.name])))
-  return { plan: withColumns(plan, snapshot, cfg.label ? [...columns, cfg.label] : columns), snapshot, columns: out, labels: cfg.label ? read.values.get(cfg.label) : undefined, paths: read.paths, rows: read.rows, dictionaries: dicts }
+  const out = features.map(f =>
+    f.kind === 'numeric' ? read.values.get(f.name)! : encodeCategorical(text.get(f.name)!, dicts[f.name]),
+  )
+  return {
+    plan: withColumns(plan, snapshot, cfg.label ? [...columns, cfg.label] : columns),
+    snapshot,
+    columns: out,
+    labels: cfg.label ? read.values.get(cfg.label) : undefined,
+    paths: read.paths,
+    rows: read.rows,
+    dictionaries: dicts,
+  }
 }
 
 /** The same plan (units, files, digest inputs) delivering `columns` instead. */
@@ -159,21 +213,38 @@ function withColumns(plan: ScanPlan, snapshot: Snapshot, columns: string[]): Sca
  * and file-relative index. Checks that delivery follows the plan's unit order, which the string
  * reader relies on.
  */
-async function readFloats(plan: ScanPlan, names: string[], cfg: { workers?: number; http?: HttpOptions; onProgress?: DatasetConfig['onProgress'] }): Promise<{ values: Map<string, Float32Array>; paths: string[]; rows: Uint32Array }> {
+async function readFloats(
+  plan: ScanPlan,
+  names: string[],
+  cfg: { workers?: number; http?: HttpOptions; onProgress?: DatasetConfig['onProgress'] },
+): Promise<{ values: Map<string, Float32Array>; paths: string[]; rows: Uint32Array }> {
   const n = plan.stats.rows
   const values = new Map(names.map(name => [name, new Float32Array(n)]))
-  const paths = new Array<string>(n), rows = new Uint32Array(n)
+  const paths = new Array<string>(n),
+    rows = new Uint32Array(n)
   cfg.onProgress?.(0, n)
-  if (n === 0 || names.length === 0) { cfg.onProgress?.(n, n); return { values, paths, rows } }
+  if (n === 0 || names.length === 0) {
+    cfg.onProgress?.(n, n)
+    return { values, paths, rows }
+  }
   const spec: DecodeSpec = Object.fromEntries(names.map(name => [name, 'float32' as const]))
-  const loader = createLoader(plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: 65_536, spec, workers: cfg.workers, ids: true, http: cfg.http })
-  let at = 0, lastUnit = 0
+  const loader = createLoader(plan, {
+    assign: { epoch: 0, worldSize: 1, rank: 0 },
+    batchSize: 65_536,
+    spec,
+    workers: cfg.workers,
+    ids: true,
+    http: cfg.http,
+  })
+  let at = 0,
+    lastUnit = 0
   try {
     for await (const batch of loader.batches()) {
       for (const name of names) values.get(name)!.set(batch.columns[name].values as Float32Array, at)
       for (let i = 0; i < batch.size; i++) {
         const unit = batch.ids!.unit[i]
-        if (unit < lastUnit) throw new Error(`loader delivered unit ${unit} after unit ${lastUnit}: table order expected`)
+        if (unit < lastUnit)
+          throw new Error(`loader delivered unit ${unit} after unit ${lastUnit}: table order expected`)
         lastUnit = unit
         paths[at + i] = plan.files[plan.units[unit].fileIndex].path
         rows[at + i] = batch.ids!.row[i]

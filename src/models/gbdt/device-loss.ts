@@ -11,7 +11,12 @@ import type { Booster } from './types.ts'
 import { DeviceLostError, trainOnDevice, type DeviceSession } from '../../run/device-loss.ts'
 
 /** A backend on one device; `lost` resolves when the device is lost (absent: CPU, never lost). */
-export interface LosableBackend { factory: BackendFactory; adapter: string; dispose?: () => void; lost?: Promise<{ reason?: string; message: string }> }
+export interface LosableBackend {
+  factory: BackendFactory
+  adapter: string
+  dispose?: () => void
+  lost?: Promise<{ reason?: string; message: string }>
+}
 
 /** How to run with recovery. */
 export interface GbdtRecovery {
@@ -30,18 +35,32 @@ export interface GbdtRecovery {
 export async function trainRecovering(r: GbdtRecovery): Promise<{ booster: Booster; adapter: string }> {
   let done = 0
   const { result, session } = await trainOnDevice<BackendFactory, never, Booster>({
-    policy: 'rerun', maxRecoveries: r.maxRecoveries ?? 1,
+    policy: 'rerun',
+    maxRecoveries: r.maxRecoveries ?? 1,
     open: async (_, attempt) => {
       const b = await r.open(attempt)
-      return { backend: b.factory, adapter: b.adapter, lost: b.lost, dispose: b.dispose } satisfies DeviceSession<BackendFactory>
+      return {
+        backend: b.factory,
+        adapter: b.adapter,
+        lost: b.lost,
+        dispose: b.dispose,
+      } satisfies DeviceSession<BackendFactory>
     },
     run: async session => {
       done = 0
-      return { done: await r.train(session.backend, round => { done = round + 1 }) }
+      return {
+        done: await r.train(session.backend, round => {
+          done = round + 1
+        }),
+      }
     },
     onRecover: (_, reason) => r.onRecover?.(done, reason),
-    exhausted: (reason, losses) => new DeviceLostError(`GPU device lost (${reason}) after ${done} of ${r.numRound} boosting rounds, ${losses} time(s); `
-      + 'nothing was written. The run is deterministic: rerun it (same seed and parameters give the same trees), or use --backend cpu', done),
+    exhausted: (reason, losses) =>
+      new DeviceLostError(
+        `GPU device lost (${reason}) after ${done} of ${r.numRound} boosting rounds, ${losses} time(s); ` +
+          'nothing was written. The run is deterministic: rerun it (same seed and parameters give the same trees), or use --backend cpu',
+        done,
+      ),
   })
   session.dispose?.()
   return { booster: result, adapter: session.adapter }

@@ -49,22 +49,47 @@ export interface TrainOptions {
 }
 
 /** A node waiting for a decision, with its best split. */
-interface Entry { nid: number; split: SplitCandidate }
+interface Entry {
+  nid: number
+  split: SplitCandidate
+}
 
 /** Per-tree growth state shared by the two grow policies. */
-interface Growth { b: GbdtBackend; p: GbdtParams; cuts: Cuts; sampler: ColumnSampler; t: TreeBuilder; sums: Map<number, NodeSums> }
+interface Growth {
+  b: GbdtBackend
+  p: GbdtParams
+  cuts: Cuts
+  sampler: ColumnSampler
+  t: TreeBuilder
+  sums: Map<number, NodeSums>
+}
 
 /** Trains a booster (XGBoost `xgb.train`). `backend` defaults to the CPU reference backend. */
-export async function train(data: TrainData, p: GbdtParams, backend: BackendFactory = createCpuBackend, opts: TrainOptions = {}): Promise<Booster> {
+export async function train(
+  data: TrainData,
+  p: GbdtParams,
+  backend: BackendFactory = createCpuBackend,
+  opts: TrainOptions = {},
+): Promise<Booster> {
   checkData(data, p, opts.shareMetrics !== undefined)
   const cuts = opts.cuts ?? buildCuts(data.columns, p.max_bin, data.weights)
   const binned = opts.binned ?? binMatrix(data.columns, cuts)
   // XGBoost holds base_score as an f32; rounding here keeps exported and trained margins identical.
-  const baseScore = Math.fround(opts.baseScore ?? p.base_score ?? estimateBaseScore(p.objective, data.labels, data.weights))
-  const b = await backend({ params: p, cuts, binned, labels: data.labels, weights: data.weights,
-    baseMargin: Math.fround(baseMargin(p.objective, baseScore)), validColumns: data.valid?.columns })
+  const baseScore = Math.fround(
+    opts.baseScore ?? p.base_score ?? estimateBaseScore(p.objective, data.labels, data.weights),
+  )
+  const b = await backend({
+    params: p,
+    cuts,
+    binned,
+    labels: data.labels,
+    weights: data.weights,
+    baseMargin: Math.fround(baseMargin(p.objective, baseScore)),
+    validColumns: data.valid?.columns,
+  })
   const sampler = new ColumnSampler(data.columns.length, p, p.seed)
-  const trees: Tree[] = [], history: Array<Record<string, number>> = []
+  const trees: Tree[] = [],
+    history: Array<Record<string, number>> = []
   const stop = earlyStopper(p)
   try {
     for (let round = 0; round < p.num_round; round++) {
@@ -81,9 +106,15 @@ export async function train(data: TrainData, p: GbdtParams, backend: BackendFact
   } finally {
     b.dispose()
   }
-  return { params: p, featureNames: data.featureNames ?? data.columns.map((_, f) => `f${f}`),
-    featureTypes: data.featureTypes ?? data.columns.map(() => 'float'), baseScore, trees, history,
-    bestIteration: stop.best < 0 ? trees.length - 1 : stop.best }
+  return {
+    params: p,
+    featureNames: data.featureNames ?? data.columns.map((_, f) => `f${f}`),
+    featureTypes: data.featureTypes ?? data.columns.map(() => 'float'),
+    baseScore,
+    trees,
+    history,
+    bestIteration: stop.best < 0 ? trees.length - 1 : stop.best,
+  }
 }
 
 function checkData(d: TrainData, p: GbdtParams, shared: boolean): void {
@@ -98,13 +129,27 @@ function checkData(d: TrainData, p: GbdtParams, shared: boolean): void {
   })
   checkLabels(p.objective, d.labels, d.labelName)
   if (d.valid) checkLabels(p.objective, d.valid.labels, d.labelName)
-  if (p.early_stopping_rounds !== undefined && !d.valid && !shared) throw new RangeError('early_stopping_rounds: needs a validation set')
+  if (p.early_stopping_rounds !== undefined && !d.valid && !shared)
+    throw new RangeError('early_stopping_rounds: needs a validation set')
 }
 
 /** Grows one tree (XGBoost UpdateTree): root, then expand by the grow policy. */
-async function growTree(b: GbdtBackend, p: GbdtParams, cuts: Cuts, sampler: ColumnSampler, round: number): Promise<Tree> {
+async function growTree(
+  b: GbdtBackend,
+  p: GbdtParams,
+  cuts: Cuts,
+  sampler: ColumnSampler,
+  round: number,
+): Promise<Tree> {
   const root = await b.beginRound(round)
-  const g: Growth = { b, p, cuts, sampler, t: newTree(p.eta * calcWeight(p, root.g, root.h), root.h), sums: new Map([[0, root]]) }
+  const g: Growth = {
+    b,
+    p,
+    cuts,
+    sampler,
+    t: newTree(p.eta * calcWeight(p, root.g, root.h), root.h),
+    sums: new Map([[0, root]]),
+  }
   await b.buildHistograms([0])
   const [rootEntry] = await evaluateNodes(g, [0])
   if (p.grow_policy === 'lossguide') await growLossguide(g, rootEntry)
@@ -118,7 +163,11 @@ async function growDepthwise(g: Growth, root: Entry): Promise<void> {
   let leaves = 1
   while (level.length > 0) {
     const chosen: Entry[] = []
-    for (const e of level) if (canSplit(g, e, leaves)) { chosen.push(e); leaves++ }
+    for (const e of level)
+      if (canSplit(g, e, leaves)) {
+        chosen.push(e)
+        leaves++
+      }
     const applied = chosen.map(e => expand(g, e))
     await g.b.applySplits(applied)
     const open = applied.filter(a => !atMaxDepth(g, a.left))
@@ -135,12 +184,18 @@ async function growLossguide(g: Growth, root: Entry): Promise<void> {
     // Largest gain first; ties by node id, the order XGBoost's queue breaks them (timestamp).
     queue.sort((x, y) => y.split.gain - x.split.gain || x.nid - y.nid)
     const e = queue.shift()!
-    if (!canSplit(g, e, leaves)) { g.b.releaseHistograms([e.nid]); continue }
+    if (!canSplit(g, e, leaves)) {
+      g.b.releaseHistograms([e.nid])
+      continue
+    }
     const a = expand(g, e)
     leaves++
     await g.b.applySplits([a])
-    if (atMaxDepth(g, a.left)) { g.b.releaseHistograms([e.nid]); continue }
-    queue.push(...await buildChildren(g, [a]))
+    if (atMaxDepth(g, a.left)) {
+      g.b.releaseHistograms([e.nid])
+      continue
+    }
+    queue.push(...(await buildChildren(g, [a])))
   }
 }
 
@@ -150,9 +205,14 @@ async function buildChildren(g: Growth, splits: AppliedSplit[]): Promise<Entry[]
   // Build the child with the smaller hessian sum (fewer rows, roughly): less histogram work.
   const small = splits.map(a => (a.split.leftH <= a.split.rightH ? a.left : a.right))
   await g.b.buildHistograms(small)
-  await g.b.subtractHistograms(splits.map((a, i) => ({ parent: a.nid, built: small[i], sibling: small[i] === a.left ? a.right : a.left })))
+  await g.b.subtractHistograms(
+    splits.map((a, i) => ({ parent: a.nid, built: small[i], sibling: small[i] === a.left ? a.right : a.left })),
+  )
   g.b.releaseHistograms(splits.map(a => a.nid))
-  return evaluateNodes(g, splits.flatMap(a => [a.left, a.right]))
+  return evaluateNodes(
+    g,
+    splits.flatMap(a => [a.left, a.right]),
+  )
 }
 
 async function evaluateNodes(g: Growth, nids: number[]): Promise<Entry[]> {
@@ -175,10 +235,18 @@ function atMaxDepth(g: Growth, nid: number): boolean {
 
 /** Adds the split to the tree: children become leaves with eta-scaled weights. */
 function expand(g: Growth, e: Entry): AppliedSplit {
-  const s = e.split, p = g.p
+  const s = e.split,
+    p = g.p
   const parent = g.sums.get(e.nid)!
-  const [left, right] = expandNode(g.t, e.nid, s, g.cuts, calcWeight(p, parent.g, parent.h),
-    p.eta * calcWeight(p, s.leftG, s.leftH), p.eta * calcWeight(p, s.rightG, s.rightH))
+  const [left, right] = expandNode(
+    g.t,
+    e.nid,
+    s,
+    g.cuts,
+    calcWeight(p, parent.g, parent.h),
+    p.eta * calcWeight(p, s.leftG, s.leftH),
+    p.eta * calcWeight(p, s.rightG, s.rightH),
+  )
   g.sums.set(left, { g: s.leftG, h: s.leftH })
   g.sums.set(right, { g: s.rightG, h: s.rightH })
   return { nid: e.nid, left, right, split: s }
@@ -204,7 +272,10 @@ function earlyStopper(p: GbdtParams): { best: number; update: (round: number, m:
     update(round: number, m: Record<string, number>): boolean {
       if (p.early_stopping_rounds === undefined || m[metric] === undefined) return false
       const score = sign * m[metric]
-      if (score > bestScore || state.best < 0) { bestScore = score; state.best = round }
+      if (score > bestScore || state.best < 0) {
+        bestScore = score
+        state.best = round
+      }
       return round - state.best >= p.early_stopping_rounds
     },
   }

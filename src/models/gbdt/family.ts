@@ -7,8 +7,7 @@
 import type { BackendFactory } from './backend.ts'
 import { createCpuBackend } from './cpu-backend.ts'
 import { loadDataset, readTable, requireLabels, type Dataset, type DatasetConfig } from './dataset.ts'
-import { loadRankDataset } from './dist-dataset.ts'
-import { trainShard, type Shard } from './dist-train.ts'
+import { loadRankDataset, rankBackend, trainShard, type Shard } from './ranks.ts'
 import { train } from './driver.ts'
 import { CATEGORIES_ATTRIBUTE, addAttributes } from './model-attributes.ts'
 import { checkFeatureValues } from './feature-values.ts'
@@ -23,7 +22,6 @@ import { noRowsError } from '../../data/plan.ts'
 import type { Snapshot } from '../../table/types.ts'
 import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import type { HistogramKernel } from '../../kernels/gbdt/histogram_choice.ts'
-import type { RankContext } from '../../ranks/types.ts'
 import { hasWebGpu, httpFor, type RunResult, type TrainConfig, type TrainSummary } from '../../run/config.ts'
 import { runManifest, type RunManifest } from '../../run/manifest.ts'
 import type { ModelFamily, RunInput, StageListener, TrialSpec } from '../../run/family.ts'
@@ -31,7 +29,10 @@ import { binColumns } from './bin-progress.ts'
 
 /** GBDT parameter names a space may set: XGBoost's canonical names and the accepted aliases. */
 export const GBDT_PARAM_NAMES: readonly string[] = [
-  ...Object.keys(DEFAULT_PARAMS), 'base_score', 'early_stopping_rounds', ...Object.keys(PARAM_ALIASES),
+  ...Object.keys(DEFAULT_PARAMS),
+  'base_score',
+  'early_stopping_rounds',
+  ...Object.keys(PARAM_ALIASES),
 ]
 
 /** The loaded rows: the dataset (on a rank: with this rank's shard), and cuts + binned matrix when already made (a sweep's cache). */
@@ -42,13 +43,25 @@ export interface GbdtData {
 }
 
 /** How a backend is made (the GPU one needs a device); `adapter` names it in the manifest; `lost` is the device's. */
-export interface BackendChoice { factory: BackendFactory; adapter: string; dispose?: () => void; lost?: Promise<{ reason?: string; message: string }> }
+export interface BackendChoice {
+  factory: BackendFactory
+  adapter: string
+  dispose?: () => void
+  lost?: Promise<{ reason?: string; message: string }>
+}
 
 /** A device the caller owns (a sweep slot): training runs on it without recovery (the caller reruns the trial). */
-export interface GbdtSlot { cache?: PipelineCache; kernel?: HistogramKernel; backend?: BackendFactory }
+export interface GbdtSlot {
+  cache?: PipelineCache
+  kernel?: HistogramKernel
+  backend?: BackendFactory
+}
 
 /** What training returns. */
-export interface GbdtTrained { booster: Booster; adapter: string }
+export interface GbdtTrained {
+  booster: Booster
+  adapter: string
+}
 
 /**
  * Parameters with the run seed applied: --seed sets params.seed unless the params give one.
@@ -69,7 +82,12 @@ export function runParams(config: Pick<TrainConfig, 'params' | 'seed'>): GbdtPar
  * leaves no rows or a label is null, naming the filter or the file and row.
  */
 export async function readLabels(snapshot: Snapshot, config: TrainConfig): Promise<Float32Array> {
-  const t = await readTable(snapshot, [], undefined, { label: config.label, filter: config.filter, workers: 0, http: httpFor(config, config.table) })
+  const t = await readTable(snapshot, [], undefined, {
+    label: config.label,
+    filter: config.filter,
+    workers: 0,
+    http: httpFor(config, config.table),
+  })
   if (t.plan.stats.rows === 0) throw noRowsError(config.filter, config.table, snapshot.version)
   return requireLabels(config.label, t)
 }
@@ -78,9 +96,25 @@ export async function readLabels(snapshot: Snapshot, config: TrainConfig): Promi
 function datasetConfig(input: RunInput, seed: number): DatasetConfig {
   const { config } = input
   return {
-    tableUrl: config.table, version: config.version, snapshot: input.snapshot, label: config.label, features: config.features, filter: config.filter,
-    validTable: config.validTable ? { url: config.validTable, version: config.validVersion, snapshot: input.validSnapshot, http: httpFor(config, config.validTable) } : undefined,
-    validFraction: config.validFraction, seed, workers: config.workers, http: httpFor(config, config.table), onProgress: input.onRead,
+    tableUrl: config.table,
+    version: config.version,
+    snapshot: input.snapshot,
+    label: config.label,
+    features: config.features,
+    filter: config.filter,
+    validTable: config.validTable
+      ? {
+          url: config.validTable,
+          version: config.validVersion,
+          snapshot: input.validSnapshot,
+          http: httpFor(config, config.validTable),
+        }
+      : undefined,
+    validFraction: config.validFraction,
+    seed,
+    workers: config.workers,
+    http: httpFor(config, config.table),
+    onProgress: input.onRead,
   }
 }
 
@@ -99,7 +133,9 @@ function sharedBins(dataset: Dataset): GbdtShared {
       let hit = byBin.get(maxBin)
       if (!hit) {
         const F = dataset.features.length
-        hit = binColumns(dataset.data.columns, maxBin, dataset.data.weights, f => say(`binning ${F} features (max_bin ${maxBin}): ${Math.round(f * F)} done`, f))
+        hit = binColumns(dataset.data.columns, maxBin, dataset.data.weights, f =>
+          say(`binning ${F} features (max_bin ${maxBin}): ${Math.round(f * F)} done`, f),
+        )
         hit.catch(() => byBin.delete(maxBin))
         byBin.set(maxBin, hit)
       }
@@ -125,6 +161,9 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
   name: 'gbdt',
   deviceLoss: 'rerun',
   paramNames: GBDT_PARAM_NAMES,
+  modelFile: 'model.json',
+  describe: s =>
+    `${s.rounds} rounds in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}`,
   params: runParams,
   onRankWorkers: () => true,
 
@@ -137,26 +176,42 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
     const { config, rank } = input
     const seed = config.seed ?? params.seed
     if (rank) {
-      if (rank.rank === 0) input.onProgress({ kind: 'stage', message: `${rank.world} ranks: each reading its share of ${config.table}` })
+      if (rank.rank === 0)
+        input.onProgress({ kind: 'stage', message: `${rank.world} ranks: each reading its share of ${config.table}` })
       const { shard, dataset } = await loadRankDataset({ ...datasetConfig(input, seed), workers: 0 }, rank.coll)
       checkFeatureValues(shard.data)
-      if (rank.rank === 0) input.onProgress({ kind: 'stage', message: `loaded ${dataset.rowsTrain} training rows (${shard.data.labels.length} on rank 0), ${dataset.rowsValid} validation rows, ${dataset.features.length} features` })
+      if (rank.rank === 0)
+        input.onProgress({
+          kind: 'stage',
+          message: `loaded ${dataset.rowsTrain} training rows (${shard.data.labels.length} on rank 0), ${dataset.rowsValid} validation rows, ${dataset.features.length} features`,
+        })
       return { dataset, shard }
     }
     // The memory check before any data file is read (memory-budget.ts): the log's row count × the features.
     const { features } = selectFeatures(input.snapshot.schema, config.label, config.features)
     const gpu = (config.backend ?? 'gpu') === 'gpu' && hasWebGpu()
-    await checkGbdtMemory(input.snapshot, features.length, { validFraction: config.validFraction, filtered: config.filter !== undefined }, params, gpu ? 'gpu' : 'cpu', config.memoryBudget)
+    await checkGbdtMemory(
+      input.snapshot,
+      features.length,
+      { validFraction: config.validFraction, filtered: config.filter !== undefined },
+      params,
+      gpu ? 'gpu' : 'cpu',
+      config.memoryBudget,
+    )
     const dataset = await loadDataset(datasetConfig(input, seed))
     checkFeatureValues(dataset.data)
-    input.onProgress({ kind: 'stage', message: `loaded ${dataset.rowsTrain} training rows, ${dataset.rowsValid} validation rows, ${dataset.features.length} features` })
+    input.onProgress({
+      kind: 'stage',
+      message: `loaded ${dataset.rowsTrain} training rows, ${dataset.rowsValid} validation rows, ${dataset.features.length} features`,
+    })
     return { dataset }
   },
 
   async train(data, params, input, onEvaluation, slot) {
     const t0 = performance.now()
     const onRound = (round: number, metrics: Record<string, number>): 'stop' | undefined => {
-      if (!input.rank || input.rank.rank === 0) input.onProgress({ kind: 'round', round, rounds: params.num_round, metrics, elapsedMs: performance.now() - t0 })
+      if (!input.rank || input.rank.rank === 0)
+        input.onProgress({ kind: 'round', round, rounds: params.num_round, metrics, elapsedMs: performance.now() - t0 })
       return onEvaluation?.(round, metrics) === 'stop' ? 'stop' : undefined
     }
     if (input.rank) {
@@ -165,16 +220,33 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
       return { booster, adapter: `${adapter} × ${input.rank.world} ranks` }
     }
     if (slot) {
-      const factory = slot.backend ?? (slot.cache
-        ? (await import('./gpu-backend.ts')).createGpuBackend(slot.cache.device, slot.cache, { histogramKernel: slot.kernel })
-        : createCpuBackend)
+      const factory =
+        slot.backend ??
+        (slot.cache
+          ? (await import('./gpu-backend.ts')).createGpuBackend(slot.cache.device, slot.cache, {
+              histogramKernel: slot.kernel,
+            })
+          : createCpuBackend)
       return { booster: await train(data.dataset.data, params, factory, { ...data.binned, onRound }), adapter: '' }
     }
     // A lost GPU device is rebuilt and the (deterministic) boosting rerun: device-loss.ts.
     return trainRecovering({
-      open: () => defaultBackend(input.config.backend ?? 'gpu'), numRound: params.num_round, maxRecoveries: input.hooks.maxRecoveries,
-      train: (factory, done) => train(data.dataset.data, params, factory, { ...data.binned, onRound: (round, m) => { done(round); return onRound(round, m) } }),
-      onRecover: (rounds, reason) => input.onProgress({ kind: 'stage', message: `GPU device lost (${reason}) after ${rounds} rounds; rebuilt it and boosting again from round 0 (deterministic: the same trees)` }),
+      open: () => defaultBackend(input.config.backend ?? 'gpu'),
+      numRound: params.num_round,
+      maxRecoveries: input.hooks.maxRecoveries,
+      train: (factory, done) =>
+        train(data.dataset.data, params, factory, {
+          ...data.binned,
+          onRound: (round, m) => {
+            done(round)
+            return onRound(round, m)
+          },
+        }),
+      onRecover: (rounds, reason) =>
+        input.onProgress({
+          kind: 'stage',
+          message: `GPU device lost (${reason}) after ${rounds} rounds; rebuilt it and boosting again from round 0 (deterministic: the same trees)`,
+        }),
     })
   },
 
@@ -183,9 +255,21 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
     const what = `loading ${config.table}${config.version !== undefined ? ` version ${config.version}` : ''}`
     onStage(what)
     const params = runParams({ params: fixed, seed: config.seed })
-    const { dataset } = await this.load({ ...input, onProgress: () => {}, onRead: (done, total) => onStage(`${what}: ${done} of ${total} rows`, total > 0 ? done / total : 1) }, params)
-    if (!dataset.data.valid) throw new RangeError(`sweep: no validation rows (validFraction ${config.validFraction} of ${dataset.rowsTrain} rows); the metric needs some`)
-    onStage(`loaded ${dataset.rowsTrain} training rows, ${dataset.rowsValid} validation rows, ${dataset.features.length} features`)
+    const { dataset } = await this.load(
+      {
+        ...input,
+        onProgress: () => {},
+        onRead: (done, total) => onStage(`${what}: ${done} of ${total} rows`, total > 0 ? done / total : 1),
+      },
+      params,
+    )
+    if (!dataset.data.valid)
+      throw new RangeError(
+        `sweep: no validation rows (validFraction ${config.validFraction} of ${dataset.rowsTrain} rows); the metric needs some`,
+      )
+    onStage(
+      `loaded ${dataset.rowsTrain} training rows, ${dataset.rowsValid} validation rows, ${dataset.features.length} features`,
+    )
     return sharedBins(dataset)
   },
 
@@ -201,36 +285,55 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
 }
 
 /** The run's model, manifest, metrics and summary. */
-export function finishGbdt(ds: Dataset, { booster, adapter }: GbdtTrained, params: GbdtParams, config: TrainConfig, seconds: number): RunResult<string, TrainSummary, RunManifest> {
-  const categories: Record<string, string> = Object.keys(ds.dictionaries).length ? { [CATEGORIES_ATTRIBUTE]: JSON.stringify(ds.dictionaries) } : {}
+export function finishGbdt(
+  ds: Dataset,
+  { booster, adapter }: GbdtTrained,
+  params: GbdtParams,
+  config: TrainConfig,
+  seconds: number,
+): RunResult<string, TrainSummary, RunManifest> {
+  const categories: Record<string, string> = Object.keys(ds.dictionaries).length
+    ? { [CATEGORIES_ATTRIBUTE]: JSON.stringify(ds.dictionaries) }
+    : {}
   const model = addAttributes(toXGBoostJsonString(booster), categories)
   const last = booster.history[booster.history.length - 1] ?? {}
   const rounds = booster.trees.length
   const summary: TrainSummary = {
-    model: 'gbdt', auc: last.auc ?? null, logloss: last.logloss ?? null, rounds, best_iteration: booster.bestIteration,
-    train_seconds: seconds, rows_train: ds.rowsTrain, rows_valid: ds.rowsValid,
-    rows_per_second: seconds > 0 ? (ds.rowsTrain * rounds) / seconds : 0, adapter,
+    model: 'gbdt',
+    auc: last.auc ?? null,
+    logloss: last.logloss ?? null,
+    rounds,
+    best_iteration: booster.bestIteration,
+    train_seconds: seconds,
+    rows_train: ds.rowsTrain,
+    rows_valid: ds.rowsValid,
+    rows_per_second: seconds > 0 ? (ds.rowsTrain * rounds) / seconds : 0,
+    adapter,
   }
-  const manifest = runManifest(config, {
-    model: 'gbdt', plan: ds.plan, validPlan: ds.validPlan, seed: config.seed ?? params.seed, params, metrics: booster.history,
-    features: ds.features.map(f => ({ name: f.name, type: f.xgbType, delta_type: f.deltaType })), skipped: ds.skipped,
-    categorical: Object.fromEntries(Object.entries(ds.dictionaries).map(([k, v]) => [k, { codes: v.length, encoding: `codes of the sorted training values (model attribute ${CATEGORIES_ATTRIBUTE}); unseen and null → missing` }])),
-  }, summary)
+  const manifest = runManifest(
+    config,
+    {
+      model: 'gbdt',
+      plan: ds.plan,
+      validPlan: ds.validPlan,
+      seed: config.seed ?? params.seed,
+      params,
+      metrics: booster.history,
+      features: ds.features.map(f => ({ name: f.name, type: f.xgbType, delta_type: f.deltaType })),
+      skipped: ds.skipped,
+      categorical: Object.fromEntries(
+        Object.entries(ds.dictionaries).map(([k, v]) => [
+          k,
+          {
+            codes: v.length,
+            encoding: `codes of the sorted training values (model attribute ${CATEGORIES_ATTRIBUTE}); unseen and null → missing`,
+          },
+        ]),
+      ),
+    },
+    summary,
+  )
   return { model, manifest, metrics: booster.history, summary }
-}
-
-/**
- * A rank's backend. The histogram kernel is measured by rank 0 only and broadcast: one
- * measurement instead of R competing for the same cores, and every rank runs the same kernel.
- */
-export async function rankBackend(ctx: RankContext, kind: 'gpu' | 'cpu' | undefined, kernel?: HistogramKernel): Promise<{ factory: BackendFactory; adapter: string }> {
-  if (kind === 'cpu') return { factory: createCpuBackend, adapter: 'cpu (reference backend)' }
-  const device = await ctx.device()
-  const [{ createGpuBackend }, { PipelineCache }, { chooseHistogramKernel }] = await Promise.all([
-    import('./gpu-backend.ts'), import('../../gpu/pipeline-cache.ts'), import('../../kernels/gbdt/histogram_choice.ts')])
-  const cache = new PipelineCache(device)
-  const histogramKernel = kernel ?? await ctx.coll.broadcast(ctx.rank === 0 ? await chooseHistogramKernel(cache) : null, 0) as HistogramKernel
-  return { factory: createGpuBackend(device, cache, { histogramKernel }), adapter: ctx.adapterLabel() }
 }
 
 /**
@@ -239,7 +342,15 @@ export async function rankBackend(ctx: RankContext, kind: 'gpu' | 'cpu' | undefi
  */
 export async function defaultBackend(kind: 'gpu' | 'cpu'): Promise<BackendChoice> {
   if (kind === 'cpu' || !hasWebGpu()) return { factory: createCpuBackend, adapter: 'cpu (reference backend)' }
-  const [{ requestDevice, adapterSummary, adapterLabel }, { createGpuBackend }] = await Promise.all([import('../../gpu/device.ts'), import('./gpu-backend.ts')])
+  const [{ requestDevice, adapterSummary, adapterLabel }, { createGpuBackend }] = await Promise.all([
+    import('../../gpu/device.ts'),
+    import('./gpu-backend.ts'),
+  ])
   const { adapter, device } = await requestDevice()
-  return { factory: createGpuBackend(device), adapter: adapterLabel(adapterSummary(adapter)), dispose: () => device.destroy(), lost: device.lost }
+  return {
+    factory: createGpuBackend(device),
+    adapter: adapterLabel(adapterSummary(adapter)),
+    dispose: () => device.destroy(),
+    lost: device.lost,
+  }
 }

@@ -17,8 +17,10 @@ export function checkFeatureValues(data: TrainData): void {
     columns.forEach((c, f) => {
       const at = firstInfinite(c)
       if (at >= 0) {
-        throw new RangeError(`feature column ${names[f]}: ${c[at]} at ${set} row ${at}; `
-          + 'infinite values are not allowed (NaN and null mean missing): filter the rows out (--filter) or drop the column (--features)')
+        throw new RangeError(
+          `feature column ${names[f]}: ${c[at]} at ${set} row ${at}; ` +
+            'infinite values are not allowed (NaN and null mean missing): filter the rows out (--filter) or drop the column (--features)',
+        )
       }
     })
   }

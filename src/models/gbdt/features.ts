@@ -21,10 +21,16 @@ export interface FeatureSpec {
 }
 
 /** A column that was not used, and why. */
-export interface SkippedColumn { name: string; reason: string }
+export interface SkippedColumn {
+  name: string
+  reason: string
+}
 
 /** Feature selection result. */
-export interface FeatureSelection { features: FeatureSpec[]; skipped: SkippedColumn[] }
+export interface FeatureSelection {
+  features: FeatureSpec[]
+  skipped: SkippedColumn[]
+}
 
 const INTEGER = new Set(['byte', 'short', 'integer', 'long'])
 const FLOAT = new Set(['float', 'double'])
@@ -52,24 +58,32 @@ export function selectFeatures(schema: StructType, label: string, requested?: re
   if (!labelField) throw new RangeError(`label column ${label}: not in the table (columns: ${names.join(', ')})`)
   const lf = featureOf(labelField)
   if (typeof lf === 'string' || lf.kind !== 'numeric') {
-    throw new RangeError(`label column ${label}: must be numeric or boolean, its type is ${JSON.stringify(labelField.type)}`)
+    throw new RangeError(
+      `label column ${label}: must be numeric or boolean, its type is ${JSON.stringify(labelField.type)}`,
+    )
   }
-  if (requested && requested.length > 0) return { features: requested.map(n => requestedFeature(schema, label, n)), skipped: [] }
-  const features: FeatureSpec[] = [], skipped: SkippedColumn[] = []
+  if (requested && requested.length > 0)
+    return { features: requested.map(n => requestedFeature(schema, label, n)), skipped: [] }
+  const features: FeatureSpec[] = [],
+    skipped: SkippedColumn[] = []
   for (const field of schema.fields) {
     if (field.name === label) continue
     const f = featureOf(field)
     if (typeof f === 'string') skipped.push({ name: field.name, reason: f })
     else features.push(f)
   }
-  if (features.length === 0) throw new RangeError(`no feature columns: every column except the label ${label} was skipped`)
+  if (features.length === 0)
+    throw new RangeError(`no feature columns: every column except the label ${label} was skipped`)
   return { features, skipped }
 }
 
 function requestedFeature(schema: StructType, label: string, name: string): FeatureSpec {
   if (name === label) throw new RangeError(`--features: ${name} is the label column`)
   const field = schema.fields.find(f => f.name === name)
-  if (!field) throw new RangeError(`--features: no column ${name} in the table (columns: ${schema.fields.map(f => f.name).join(', ')})`)
+  if (!field)
+    throw new RangeError(
+      `--features: no column ${name} in the table (columns: ${schema.fields.map(f => f.name).join(', ')})`,
+    )
   const f = featureOf(field)
   if (typeof f === 'string') throw new RangeError(`--features: column ${name}: ${f}`)
   return f

@@ -5,13 +5,30 @@
  * the metrics, the validation margins are read back. Work is queued into one command encoder and
  * submitted at those read-backs (a level = one submit). N = rows, F = features, V = validation rows, B = total bins, S = histogram slots, M = nodes.
  */
-import type { AppliedSplit, BackendFactory, BackendReduce, BackendSetup, EvalRequest, GbdtBackend, NodeSums, SubtractJob } from './backend.ts'
+import type {
+  AppliedSplit,
+  BackendFactory,
+  BackendReduce,
+  BackendSetup,
+  EvalRequest,
+  GbdtBackend,
+  NodeSums,
+  SubtractJob,
+} from './backend.ts'
 import { allreducePairs } from './hist-reduce.ts'
 import type { SplitCandidate, Tree } from './types.ts'
 import { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { createBuffer, uploadBuffer } from '../../gpu/buffers.ts'
 import { gradientCall } from '../../kernels/gbdt/gradient.ts'
-import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR, ROW_UNUSED, decodeSplit, SPLIT_WORDS, type SplitResult, packTrees } from '../../kernels/gbdt/layout.ts'
+import {
+  OBJECTIVE_LOGISTIC,
+  OBJECTIVE_SQUARED_ERROR,
+  ROW_UNUSED,
+  decodeSplit,
+  SPLIT_WORDS,
+  type SplitResult,
+  packTrees,
+} from '../../kernels/gbdt/layout.ts'
 import { quantiseCalls, SCALES_BYTES } from '../../kernels/gbdt/quantise.ts'
 import { histogramBuildCall, histogramBuildRowsCall, histogramBuildSpec } from '../../kernels/gbdt/histogram_build.ts'
 import { rowCompactCalls, rowCountWords } from '../../kernels/gbdt/row_compact.ts'
@@ -54,12 +71,21 @@ export interface GpuBackendOptions {
  * A BackendFactory training on `device` (pipelines from `cache`, or a new cache). Throws a
  * RangeError naming the size needed when the run exceeds the memory budget.
  */
-export function createGpuBackend(device: GPUDevice, cache?: PipelineCache, opts: GpuBackendOptions = {}): BackendFactory {
+export function createGpuBackend(
+  device: GPUDevice,
+  cache?: PipelineCache,
+  opts: GpuBackendOptions = {},
+): BackendFactory {
   const pc = cache ?? new PipelineCache(device)
   return async (setup: BackendSetup) => {
-    const kernel = opts.histogramKernel ?? await chooseHistogramKernel(pc)
+    const kernel = opts.histogramKernel ?? (await chooseHistogramKernel(pc))
     // Uploads inside error scopes: an allocation failure throws here, not as garbage later.
-    return createChecked(device, 'uploading the training data', () => new GpuBackend(pc, setup, kernel, opts), b => b.dispose())
+    return createChecked(
+      device,
+      'uploading the training data',
+      () => new GpuBackend(pc, setup, kernel, opts),
+      b => b.dispose(),
+    )
   }
 }
 
@@ -84,19 +110,34 @@ class GpuBackend implements GbdtBackend {
   private readonly sums = new Map<number, Uint32Array>()
   private readonly results = new Map<number, SplitResult>()
 
-  constructor(private readonly cache: PipelineCache, private readonly s: BackendSetup, private readonly kernel: HistogramKernel, opts: GpuBackendOptions) {
+  constructor(
+    readonly cache: PipelineCache,
+    private readonly s: BackendSetup,
+    private readonly kernel: HistogramKernel,
+    opts: GpuBackendOptions,
+  ) {
     this.device = cache.device
     const lim = this.device.limits
-    const n = s.binned.rows, v = s.validColumns?.[0]?.length ?? 0
+    const n = s.binned.rows,
+      v = s.validColumns?.[0]?.length ?? 0
     this.F = s.binned.features
     this.B = s.cuts.cutPtrs[this.F]
     const peak = peakSlots(s.params)
-    checkBudget(estimateMemory(n, this.F, this.B, peak, v, s.weights !== undefined),
-      opts.memoryBudgetBytes ?? 4 * lim.maxBufferSize, n, this.F)
+    checkBudget(
+      estimateMemory(n, this.F, this.B, peak, v, s.weights !== undefined),
+      opts.memoryBudgetBytes ?? 4 * lim.maxBufferSize,
+      n,
+      this.F,
+    )
     const plan = planChunks(n, this.F, v, Math.min(opts.maxBindingBytes ?? Infinity, lim.maxStorageBufferBindingSize))
     this.enc = new GpuRecorder(cache, { label: 'gbdt', profile: opts.profile })
     this.res = uploadResident(this.device, s, plan)
-    this.slots = new HistogramSlots(this.device, this.B, opts.initialSlots ?? peak, Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize))
+    this.slots = new HistogramSlots(
+      this.device,
+      this.B,
+      opts.initialSlots ?? peak,
+      Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize),
+    )
     this.scales = createBuffer(this.device, SCALES_BYTES)
     this.rootSum = createBuffer(this.device, 16)
     this.cutPtrs = uploadBuffer(this.device, s.cuts.cutPtrs.slice())
@@ -108,20 +149,35 @@ class GpuBackend implements GbdtBackend {
   }
 
   async beginRound(round: number): Promise<NodeSums> {
-    const t0 = performance.now(), e = this.enc, p = this.s.params
+    const t0 = performance.now(),
+      e = this.enc,
+      p = this.s.params
     const objective = p.objective === 'reg:squarederror' ? OBJECTIVE_SQUARED_ERROR : OBJECTIVE_LOGISTIC
     for (const c of this.res.rows) {
       // Unsampled rows get (0, 0) gradients (the mask is the gradient kernel's `positions`) but
       // are partitioned too, as in XGBoost: positions restart at the root for every row.
       const mask = p.subsample < 1 ? e.upload(this.sampleMask(round, (this.s.rowOffset ?? 0) + c.r0, c.n)) : undefined
-      e.run(gradientCall({ margins: c.margins, labels: c.labels, weights: c.weights, positions: mask, gpair: c.gpair }, c.n, objective, p.scale_pos_weight))
+      e.run(
+        gradientCall(
+          { margins: c.margins, labels: c.labels, weights: c.weights, positions: mask, gpair: c.gpair },
+          c.n,
+          objective,
+          p.scale_pos_weight,
+        ),
+      )
       e.encoder().clearBuffer(c.positions)
     }
     await this.encodeQuantise()
     this.encodeRootSum()
-    const [sums, scales] = await e.read([[this.rootSum, 16], [this.scales, SCALES_BYTES]])
-    const root = this.s.reduce ? await allreducePairs(new Uint32Array(sums), this.s.reduce) : new Uint32Array(sums), sc = new Float32Array(scales)
-    this.sums.clear(); this.results.clear(); this.slots.reset()
+    const [sums, scales] = await e.read([
+      [this.rootSum, 16],
+      [this.scales, SCALES_BYTES],
+    ])
+    const root = this.s.reduce ? await allreducePairs(new Uint32Array(sums), this.s.reduce) : new Uint32Array(sums),
+      sc = new Float32Array(scales)
+    this.sums.clear()
+    this.results.clear()
+    this.slots.reset()
     this.sums.set(0, root)
     await e.stage('gradient', t0)
     return dequantiseSums(root, sc[2], sc[3])
@@ -129,7 +185,8 @@ class GpuBackend implements GbdtBackend {
 
   /** u32 × n: 0 for rows of [r0, r0 + n) sampled this round, ROW_UNUSED otherwise. */
   private sampleMask(round: number, r0: number, n: number): Uint32Array<ArrayBuffer> {
-    const p = this.s.params, mask = new Uint32Array(n)
+    const p = this.s.params,
+      mask = new Uint32Array(n)
     for (let i = 0; i < n; i++) if (!rowSampled(p.seed, round, r0 + i, p.subsample)) mask[i] = ROW_UNUSED
     return mask
   }
@@ -146,7 +203,11 @@ class GpuBackend implements GbdtBackend {
     if (this.s.reduce) {
       const [local] = await e.read([[this.scales, 8]])
       // The read submitted every pending command, so this write lands before the scale pass.
-      this.device.queue.writeBuffer(this.scales, 0, (await this.s.reduce.max(new Float32Array(local))) as Float32Array<ArrayBuffer>)
+      this.device.queue.writeBuffer(
+        this.scales,
+        0,
+        (await this.s.reduce.max(new Float32Array(local))) as Float32Array<ArrayBuffer>,
+      )
     }
     // A new pass: every maximum is final before any row is scaled.
     e.barrier()
@@ -155,17 +216,31 @@ class GpuBackend implements GbdtBackend {
 
   /** Exact root sums: a histogram of one pseudo feature with one bin (every row at node 0). */
   private encodeRootSum(): void {
-    const e = this.enc, t = this.sumTables
+    const e = this.enc,
+      t = this.sumTables
     e.encoder().clearBuffer(this.rootSum)
     for (const c of this.res.rows) {
-      e.run(histogramBuildCall({ bins: c.zeros, missOff: t.missOff, cutPtrs: t.cutPtrs, qgpair: c.qgpair, positions: c.positions, nodeSlot: t.nodeSlot, hist: this.rootSum },
-        { n: c.n, f: 1, rowWords: c.rowWords, b: 1, slots: 1 }))
+      e.run(
+        histogramBuildCall(
+          {
+            bins: c.zeros,
+            missOff: t.missOff,
+            cutPtrs: t.cutPtrs,
+            qgpair: c.qgpair,
+            positions: c.positions,
+            nodeSlot: t.nodeSlot,
+            hist: this.rootSum,
+          },
+          { n: c.n, f: 1, rowWords: c.rowWords, b: 1, slots: 1 },
+        ),
+      )
     }
   }
 
   async buildHistograms(nids: number[]): Promise<void> {
     if (nids.length === 0) return
-    const t0 = performance.now(), e = this.enc
+    const t0 = performance.now(),
+      e = this.enc
     const nodeSlot = new Int32Array(Math.max(...nids) + 1).fill(-1)
     for (const nid of nids) nodeSlot[nid] = this.slots.slot(nid, e)
     for (const nid of nids) this.slots.clear(nid, e)
@@ -175,10 +250,23 @@ class GpuBackend implements GbdtBackend {
       if (rc.n === 0) return // nothing to build; a 4-byte qgpair would fail indirect validation
       const rowCount = this.kernel === 'storage' ? this.encodeRowCompact(rc, table, used) : undefined
       this.res.features.forEach((fc, c) => {
-        const buffers = { bins: this.res.tiles[r][c], missOff: fc.missOff, cutPtrs: fc.cutPtrs, qgpair: rc.qgpair, positions: rc.positions, nodeSlot: table, hist: this.slots.hist }
+        const buffers = {
+          bins: this.res.tiles[r][c],
+          missOff: fc.missOff,
+          cutPtrs: fc.cutPtrs,
+          qgpair: rc.qgpair,
+          positions: rc.positions,
+          nodeSlot: table,
+          hist: this.slots.hist,
+        }
         const shape = { n: rc.n, f: fc.f, rowWords: rc.rowWords, b: this.B, slots: used }
-        if (this.kernel === 'workgroup') e.run(histogramBuildWgCall({ ...buffers, chunks: fc.wgChunks }, { ...shape, chunks: fc.wgCount }))
-        else e.runIndirect(histogramBuildRowsCall({ ...buffers, rows: rc.rowList, rowCount: rowCount! }, shape, { FPI: BUILD_FPI }), rc.rowArgs)
+        if (this.kernel === 'workgroup')
+          e.run(histogramBuildWgCall({ ...buffers, chunks: fc.wgChunks }, { ...shape, chunks: fc.wgCount }))
+        else
+          e.runIndirect(
+            histogramBuildRowsCall({ ...buffers, rows: rc.rowList, rowCount: rowCount! }, shape, { FPI: BUILD_FPI }),
+            rc.rowArgs,
+          )
       })
     })
     if (this.s.reduce) await this.reduceSlots(nids, this.s.reduce)
@@ -187,36 +275,54 @@ class GpuBackend implements GbdtBackend {
 
   /** Replaces the built slots of `nids` by their sums over ranks: one read, one allreduce, one write per slot. */
   private async reduceSlots(nids: number[], reduce: BackendReduce): Promise<void> {
-    const bytes = this.B * 16, hist = this.slots.hist
-    const parts = await this.enc.read(nids.map(nid => [hist, bytes, this.slots.slot(nid, this.enc) * bytes] as [GPUBuffer, number, number]))
+    const bytes = this.B * 16,
+      hist = this.slots.hist
+    const parts = await this.enc.read(
+      nids.map(nid => [hist, bytes, this.slots.slot(nid, this.enc) * bytes] as [GPUBuffer, number, number]),
+    )
     const local = new Uint32Array(nids.length * this.B * 4)
     parts.forEach((b, m) => local.set(new Uint32Array(b), m * this.B * 4))
     const global = await allreducePairs(local, reduce)
-    nids.forEach((nid, m) => this.device.queue.writeBuffer(hist, this.slots.slot(nid, this.enc) * bytes, global, m * this.B * 4, this.B * 4))
+    nids.forEach((nid, m) =>
+      this.device.queue.writeBuffer(hist, this.slots.slot(nid, this.enc) * bytes, global, m * this.B * 4, this.B * 4),
+    )
   }
 
   /** The chunk's built rows by slot + histogram_build_rows' indirect arguments (groups: widest feature chunk's); returns the count buffer. */
   private encodeRowCompact(rc: RowChunk, nodeSlot: GPUBuffer, slots: number): GPUBuffer {
     const groups = Math.max(1, ...this.res.features.map(fc => Math.ceil(fc.f / BUILD_FPI)))
     const count = this.enc.upload(new Uint32Array(rowCountWords(slots)))
-    rowCompactCalls({ positions: rc.positions, nodeSlot, rows: rc.rowList, count, args: rc.rowArgs },
-      { n: rc.n, groups, wg: histogramBuildSpec.overrides.WG, slots }).forEach(call => this.enc.run(call))
+    rowCompactCalls(
+      { positions: rc.positions, nodeSlot, rows: rc.rowList, count, args: rc.rowArgs },
+      { n: rc.n, groups, wg: histogramBuildSpec.overrides.WG, slots },
+    ).forEach(call => this.enc.run(call))
     return count
   }
 
   async subtractHistograms(jobs: SubtractJob[]): Promise<void> {
     if (jobs.length === 0) return
-    const t0 = performance.now(), e = this.enc
+    const t0 = performance.now(),
+      e = this.enc
     const triples = new Uint32Array(jobs.length * 3)
-    jobs.forEach((j, t) => triples.set([this.slots.slot(j.parent, e), this.slots.slot(j.built, e), this.slots.slot(j.sibling, e)], 3 * t))
-    e.run(histogramSubtractCall({ triples: e.upload(triples), hist: this.slots.hist }, { count: jobs.length, b: this.B }))
+    jobs.forEach((j, t) =>
+      triples.set([this.slots.slot(j.parent, e), this.slots.slot(j.built, e), this.slots.slot(j.sibling, e)], 3 * t),
+    )
+    e.run(
+      histogramSubtractCall({ triples: e.upload(triples), hist: this.slots.hist }, { count: jobs.length, b: this.B }),
+    )
     await e.stage('subtract', t0)
   }
 
   async evaluateSplits(nodes: EvalRequest[]): Promise<SplitCandidate[]> {
     if (nodes.length === 0) return []
-    const t0 = performance.now(), e = this.enc, F = this.F, M = nodes.length, p = this.s.params
-    const mask = new Uint32Array(M * F), slots = new Uint32Array(M), sums = new Uint32Array(M * 4)
+    const t0 = performance.now(),
+      e = this.enc,
+      F = this.F,
+      M = nodes.length,
+      p = this.s.params
+    const mask = new Uint32Array(M * F),
+      slots = new Uint32Array(M),
+      sums = new Uint32Array(M * 4)
     nodes.forEach((r, m) => {
       mask.set(r.featureMask, m * F)
       slots[m] = this.slots.slot(r.nid, e)
@@ -224,9 +330,21 @@ class GpuBackend implements GbdtBackend {
     })
     const out = createBuffer(this.device, M * SPLIT_WORDS * 4)
     e.release(out)
-    e.run(splitEvaluateCall({ hist: this.slots.hist, cutPtrs: this.cutPtrs, featureMask: e.upload(mask), nodeSlots: e.upload(slots),
-      nodeSums: e.upload(sums), scales: this.scales, out }, { nodes: M, features: F, maskPerNode: 1 },
-    { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight }))
+    e.run(
+      splitEvaluateCall(
+        {
+          hist: this.slots.hist,
+          cutPtrs: this.cutPtrs,
+          featureMask: e.upload(mask),
+          nodeSlots: e.upload(slots),
+          nodeSums: e.upload(sums),
+          scales: this.scales,
+          out,
+        },
+        { nodes: M, features: F, maskPerNode: 1 },
+        { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight },
+      ),
+    )
     const [bytes] = await e.read([[out, M * SPLIT_WORDS * 4]])
     const words = new Uint32Array(bytes)
     await e.stage('evaluate', t0)
@@ -239,7 +357,8 @@ class GpuBackend implements GbdtBackend {
 
   async applySplits(splits: AppliedSplit[]): Promise<void> {
     if (splits.length === 0) return
-    const t0 = performance.now(), e = this.enc
+    const t0 = performance.now(),
+      e = this.enc
     for (const a of splits) {
       const res = this.results.get(a.nid)!
       this.sums.set(a.left, res.leftSum)
@@ -252,8 +371,14 @@ class GpuBackend implements GbdtBackend {
       const mine = splits.filter(a => a.split.feature >= fc.f0 && a.split.feature < fc.f0 + fc.f)
       if (mine.length === 0) return
       const splitsBuf = e.upload(splitTable(mine, K, fc.f0))
-      this.res.rows.forEach((rc, r) => e.run(rowPartitionCall({ bins: this.res.tiles[r][c], missOff: fc.missOff, splits: splitsBuf, positions: rc.positions },
-        { rows: rc.n, rowWords: rc.rowWords, nodes: K })))
+      this.res.rows.forEach((rc, r) =>
+        e.run(
+          rowPartitionCall(
+            { bins: this.res.tiles[r][c], missOff: fc.missOff, splits: splitsBuf, positions: rc.positions },
+            { rows: rc.n, rowWords: rc.rowWords, nodes: K },
+          ),
+        ),
+      )
     })
     await e.stage('partition', t0)
   }
@@ -263,10 +388,12 @@ class GpuBackend implements GbdtBackend {
   }
 
   async finishTree(tree: Tree): Promise<void> {
-    const t0 = performance.now(), e = this.enc
+    const t0 = performance.now(),
+      e = this.enc
     const K = tree.left.length
     const leafValue = e.upload(tree.splitCondition.slice())
-    for (const c of this.res.rows) e.run(marginUpdateCall({ positions: c.positions, leafValue, margins: c.margins }, { rows: c.n, nodes: K }))
+    for (const c of this.res.rows)
+      e.run(marginUpdateCall({ positions: c.positions, leafValue, margins: c.margins }, { rows: c.n, nodes: K }))
     if (this.res.valid.length > 0) this.encodeValidTree(tree)
     await e.stage('margins', t0)
   }
@@ -277,13 +404,24 @@ class GpuBackend implements GbdtBackend {
    * adds it — the same single f32 add per row and tree as the CPU.
    */
   private encodeValidTree(tree: Tree): void {
-    const e = this.enc, packed = packTrees([tree])
-    const nodes = e.upload(packed.nodes), treeOffsets = e.upload(packed.treeOffsets)
+    const e = this.enc,
+      packed = packTrees([tree])
+    const nodes = e.upload(packed.nodes),
+      treeOffsets = e.upload(packed.treeOffsets)
     for (const c of this.res.valid) {
-      e.run(predictCall({ features: c.features, nodes, treeOffsets, out: c.leaf }, { rows: c.v, features: this.F, trees: 1, maxDepth: packed.maxDepth }, 0))
+      e.run(
+        predictCall(
+          { features: c.features, nodes, treeOffsets, out: c.leaf },
+          { rows: c.v, features: this.F, trees: 1, maxDepth: packed.maxDepth },
+          0,
+        ),
+      )
     }
     e.barrier()
-    for (const c of this.res.valid) e.run(marginUpdateCall({ positions: c.identity, leafValue: c.leaf, margins: c.margins }, { rows: c.v, nodes: c.v }))
+    for (const c of this.res.valid)
+      e.run(
+        marginUpdateCall({ positions: c.identity, leafValue: c.leaf, margins: c.margins }, { rows: c.v, nodes: c.v }),
+      )
   }
 
   async validMargins(): Promise<Float32Array | undefined> {
@@ -309,6 +447,9 @@ class GpuBackend implements GbdtBackend {
 function concat(parts: ArrayBuffer[]): Float32Array {
   const out = new Float32Array(parts.reduce((s, b) => s + b.byteLength / 4, 0))
   let at = 0
-  for (const b of parts) { out.set(new Float32Array(b), at); at += b.byteLength / 4 }
+  for (const b of parts) {
+    out.set(new Float32Array(b), at)
+    at += b.byteLength / 4
+  }
   return out
 }

@@ -17,16 +17,20 @@ export interface RowChunk {
   /** ceil(n / 4): words per feature in this chunk's tiles. */
   rowWords: number
   /** f32 × n each. */
-  margins: GPUBuffer; labels: GPUBuffer; weights?: GPUBuffer
+  margins: GPUBuffer
+  labels: GPUBuffer
+  weights?: GPUBuffer
   /** u32 × n node id per row. */
   positions: GPUBuffer
   /** vec2<f32> × n and vec2<i32> × n gradient pairs. */
-  gpair: GPUBuffer; qgpair: GPUBuffer
+  gpair: GPUBuffer
+  qgpair: GPUBuffer
   /** u32 × rowWords zeros: a one-bin "feature" every row falls in, for the root sums. */
   zeros: GPUBuffer
   /** row_compact's output: u32 × n rows of the nodes built this level (grouped by slot), and the
    *  indirect dispatch arguments of histogram_build_rows over them (u32 × 3, INDIRECT usage). */
-  rowList: GPUBuffer; rowArgs: GPUBuffer
+  rowList: GPUBuffer
+  rowArgs: GPUBuffer
 }
 
 /** Feature slice [f0, f0 + f) of missOff and cutPtrs (cutPtrs keeps global bin numbers). */
@@ -48,7 +52,9 @@ export interface ValidChunk {
   /** f32 × v·F. */
   features: GPUBuffer
   /** f32 × v: margins; one tree's leaf values (scratch); u32 × v: 0, 1, …, v − 1. */
-  margins: GPUBuffer; leaf: GPUBuffer; identity: GPUBuffer
+  margins: GPUBuffer
+  leaf: GPUBuffer
+  identity: GPUBuffer
 }
 
 /** All resident buffers of one run. */
@@ -72,7 +78,17 @@ export function uploadResident(device: GPUDevice, s: BackendSetup, plan: ChunkPl
 /** Destroys every buffer of `r`. */
 export function destroyResident(r: Resident): void {
   const all: Array<GPUBuffer | undefined> = [
-    ...r.rows.flatMap(c => [c.margins, c.labels, c.weights, c.positions, c.gpair, c.qgpair, c.zeros, c.rowList, c.rowArgs]),
+    ...r.rows.flatMap(c => [
+      c.margins,
+      c.labels,
+      c.weights,
+      c.positions,
+      c.gpair,
+      c.qgpair,
+      c.zeros,
+      c.rowList,
+      c.rowArgs,
+    ]),
     ...r.features.flatMap(c => [c.missOff, c.cutPtrs, c.wgChunks]),
     ...r.tiles.flat(),
     ...r.valid.flatMap(c => [c.features, c.margins, c.leaf, c.identity]),
@@ -81,9 +97,12 @@ export function destroyResident(r: Resident): void {
 }
 
 function uploadRows(device: GPUDevice, s: BackendSetup, [r0, r1]: Range): RowChunk {
-  const n = r1 - r0, rowWords = Math.ceil(n / 4)
+  const n = r1 - r0,
+    rowWords = Math.ceil(n / 4)
   return {
-    r0, n, rowWords,
+    r0,
+    n,
+    rowWords,
     margins: uploadBuffer(device, new Float32Array(n).fill(s.baseMargin)),
     labels: uploadBuffer(device, s.labels.slice(r0, r1)),
     weights: s.weights ? uploadBuffer(device, s.weights.slice(r0, r1)) : undefined,
@@ -100,7 +119,8 @@ function uploadFeatures(device: GPUDevice, s: BackendSetup, [f0, f1]: Range): Fe
   const cutPtrs = s.cuts.cutPtrs.slice(f0, f1 + 1)
   const table = histogramChunks(cutPtrs)
   return {
-    f0, f: f1 - f0,
+    f0,
+    f: f1 - f0,
     missOff: uploadBuffer(device, s.binned.missOff.slice(f0, f1)),
     cutPtrs: uploadBuffer(device, cutPtrs),
     wgChunks: uploadBuffer(device, table),
@@ -111,7 +131,8 @@ function uploadFeatures(device: GPUDevice, s: BackendSetup, [f0, f1]: Range): Fe
 /** Tile of rows [r0, r1) (r0 a multiple of 4: whole words) × features [f0, f1). */
 function uploadTile(device: GPUDevice, s: BackendSetup, [r0, r1]: Range, [f0, f1]: Range): GPUBuffer {
   const m = s.binned
-  const tw = Math.ceil((r1 - r0) / 4), w0 = r0 / 4
+  const tw = Math.ceil((r1 - r0) / 4),
+    w0 = r0 / 4
   if (w0 === 0 && tw === m.rowWords && f0 === 0 && f1 === m.features) return uploadBuffer(device, m.bins.slice())
   const tile = new Uint32Array((f1 - f0) * tw)
   for (let f = f0; f < f1; f++) {
@@ -123,14 +144,19 @@ function uploadTile(device: GPUDevice, s: BackendSetup, [r0, r1]: Range, [f0, f1
 
 function uploadValid(device: GPUDevice, s: BackendSetup, [v0, v1]: Range): ValidChunk {
   const cols = s.validColumns ?? []
-  const v = v1 - v0, F = cols.length
+  const v = v1 - v0,
+    F = cols.length
   const features = new Float32Array(v * F)
   for (let f = 0; f < F; f++) for (let i = 0; i < v; i++) features[i * F + f] = cols[f][v0 + i]
   return {
-    v0, v,
+    v0,
+    v,
     features: uploadBuffer(device, features),
     margins: uploadBuffer(device, new Float32Array(v).fill(s.baseMargin)),
     leaf: createBuffer(device, 4 * v),
-    identity: uploadBuffer(device, Uint32Array.from({ length: v }, (_, i) => i)),
+    identity: uploadBuffer(
+      device,
+      Uint32Array.from({ length: v }, (_, i) => i),
+    ),
   }
 }

@@ -29,12 +29,15 @@ const PAIR_BYTES = 8
  * wider than a binding.
  */
 export function planChunks(n: number, f: number, v: number, maxBindingBytes: number): ChunkPlan {
-  const rowsPer = n * PAIR_BYTES <= maxBindingBytes ? Math.max(n, 1) : Math.max(4, Math.floor(maxBindingBytes / PAIR_BYTES / 4) * 4)
+  const rowsPer =
+    n * PAIR_BYTES <= maxBindingBytes ? Math.max(n, 1) : Math.max(4, Math.floor(maxBindingBytes / PAIR_BYTES / 4) * 4)
   const rows = ranges(n, rowsPer)
   const columnBytes = Math.ceil(Math.min(rowsPer, n) / 4) * 4
   const features = ranges(f, Math.max(1, Math.floor(maxBindingBytes / Math.max(columnBytes, 4))))
   if (f * 4 > maxBindingBytes && v > 0) {
-    throw new RangeError(`GPU backend: one validation row (${f} features × 4 bytes) exceeds the ${maxBindingBytes}-byte binding limit`)
+    throw new RangeError(
+      `GPU backend: one validation row (${f} features × 4 bytes) exceeds the ${maxBindingBytes}-byte binding limit`,
+    )
   }
   const validRows = ranges(v, Math.max(1, Math.floor(maxBindingBytes / (4 * Math.max(f, 1)))))
   return { rows, features, validRows }
@@ -60,7 +63,13 @@ export function peakSlots(p: { max_depth: number; max_leaves: number; grow_polic
 }
 
 /** Bytes the GPU backend allocates, by kind. */
-export interface MemoryEstimate { bins: number; rows: number; histograms: number; valid: number; total: number }
+export interface MemoryEstimate {
+  bins: number
+  rows: number
+  histograms: number
+  valid: number
+  total: number
+}
 
 /**
  * Estimate for N rows × F features, B bins, S slots, V validation rows; `weighted` adds the
@@ -68,7 +77,14 @@ export interface MemoryEstimate { bins: number; rows: number; histograms: number
  * each), the root-sum zero bins (1), the compacted row list (4); per validation row: features (4·F), margins, scratch,
  * identity positions (4 each).
  */
-export function estimateMemory(n: number, f: number, b: number, s: number, v: number, weighted: boolean): MemoryEstimate {
+export function estimateMemory(
+  n: number,
+  f: number,
+  b: number,
+  s: number,
+  v: number,
+  weighted: boolean,
+): MemoryEstimate {
   const bins = f * Math.ceil(n / 4) * 4
   const rows = n * (33 + (weighted ? 4 : 0))
   const histograms = s * b * 16
@@ -89,7 +105,9 @@ export function mib(bytes: number): string {
  */
 export function checkBudget(e: MemoryEstimate, budgetBytes: number, n: number, f: number): void {
   if (e.total <= budgetBytes) return
-  throw new RangeError(`GPU memory: training needs about ${mib(e.total)} (binned matrix ${mib(e.bins)} for ${n} rows × ${f} features, `
-    + `per-row buffers ${mib(e.rows)}, histograms ${mib(e.histograms)}, validation ${mib(e.valid)}) but the budget is ${mib(budgetBytes)}; `
-    + 'use fewer rows (--filter or a smaller table), fewer features (--features), a smaller max_depth / max_bin, or raise memoryBudgetBytes')
+  throw new RangeError(
+    `GPU memory: training needs about ${mib(e.total)} (binned matrix ${mib(e.bins)} for ${n} rows × ${f} features, ` +
+      `per-row buffers ${mib(e.rows)}, histograms ${mib(e.histograms)}, validation ${mib(e.valid)}) but the budget is ${mib(budgetBytes)}; ` +
+      'use fewer rows (--filter or a smaller table), fewer features (--features), a smaller max_depth / max_bin, or raise memoryBudgetBytes',
+  )
 }

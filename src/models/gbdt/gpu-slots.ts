@@ -19,7 +19,12 @@ export class HistogramSlots {
   private next = 0
 
   /** `initial` slots of B = `bins` bins; never more than `maxBytes` in one buffer. */
-  constructor(private readonly device: GPUDevice, private readonly bins: number, initial: number, private readonly maxBytes: number) {
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly bins: number,
+    initial: number,
+    private readonly maxBytes: number,
+  ) {
     this.capacity = Math.max(1, Math.min(initial, this.maxSlots()))
     this.hist = createBuffer(device, this.capacity * bins * BIN_BYTES)
   }
@@ -47,7 +52,8 @@ export class HistogramSlots {
 
   /** Encodes zeroing `nid`'s slot (before a build accumulates into it). */
   clear(nid: number, e: GpuRecorder): void {
-    const s = this.slot(nid, e), bytes = this.bins * BIN_BYTES
+    const s = this.slot(nid, e),
+      bytes = this.bins * BIN_BYTES
     e.encoder().clearBuffer(this.hist, s * bytes, bytes)
   }
 
@@ -64,8 +70,10 @@ export class HistogramSlots {
   private grow(need: number, e: GpuRecorder): void {
     const max = this.maxSlots()
     if (need > max) {
-      throw new RangeError(`GPU backend: a tree needs ${need} histogram slots of ${this.bins} bins, but one buffer holds ${max} `
-        + `(${this.maxBytes} bytes); lower max_depth / max_leaves or max_bin`)
+      throw new RangeError(
+        `GPU backend: a tree needs ${need} histogram slots of ${this.bins} bins, but one buffer holds ${max} ` +
+          `(${this.maxBytes} bytes); lower max_depth / max_leaves or max_bin`,
+      )
     }
     const capacity = Math.min(max, Math.max(need, 2 * this.capacity))
     const next = createBuffer(this.device, capacity * this.bins * BIN_BYTES)

@@ -20,7 +20,8 @@ export async function allreducePairs(words: Uint32Array, reduce: BackendReduce):
   const out = new Uint32Array(words.length)
   for (let i = 0; i < sums.length; i++) {
     const [lo, hi] = numberToPair(sums[i])
-    out[2 * i] = lo; out[2 * i + 1] = hi
+    out[2 * i] = lo
+    out[2 * i + 1] = hi
   }
   return out
 }
@@ -29,8 +30,16 @@ export async function allreducePairs(words: Uint32Array, reduce: BackendReduce):
  * quantise.ref's second pass with given maxima (the global ones): writes `qgpair` (Int32Array,
  * 2n) and `scales` = [maxAbsG, maxAbsH, gScale, hScale]. Equal maxima give the R = 1 result.
  */
-export function quantiseWithMax(gpair: Float32Array, n: number, qgpair: Int32Array, scales: Float32Array, maxG: number, maxH: number): void {
-  const gs = quantiseScale(maxG), hs = quantiseScale(maxH)
+export function quantiseWithMax(
+  gpair: Float32Array,
+  n: number,
+  qgpair: Int32Array,
+  scales: Float32Array,
+  maxG: number,
+  maxH: number,
+): void {
+  const gs = quantiseScale(maxG),
+    hs = quantiseScale(maxH)
   scales.set([maxG, maxH, gs, hs])
   for (let i = 0; i < n; i++) {
     qgpair[2 * i] = roundHalfEven(gpair[2 * i] * gs)

@@ -14,7 +14,12 @@ export function maximize(metric: MetricName): boolean {
 }
 
 /** Evaluates `metric` on predictions `pred` against `labels`. */
-export function evaluate(metric: MetricName, pred: ArrayLike<number>, labels: ArrayLike<number>, weights?: ArrayLike<number>): number {
+export function evaluate(
+  metric: MetricName,
+  pred: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  weights?: ArrayLike<number>,
+): number {
   if (metric === 'auc') return auc(pred, labels, weights)
   if (metric === 'logloss') return meanOf(pred, labels, weights, loglossRow)
   if (metric === 'error') return meanOf(pred, labels, weights, (p, y) => (p > 0.5 ? 1 - y : y))
@@ -28,9 +33,14 @@ export function loglossRow(p: number, y: number): number {
   return -y * Math.log(q) - (1 - y) * Math.log(1 - q)
 }
 
-function meanOf(pred: ArrayLike<number>, labels: ArrayLike<number>, weights: ArrayLike<number> | undefined,
-  row: (p: number, y: number) => number): number {
-  let sum = 0, sw = 0
+function meanOf(
+  pred: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  weights: ArrayLike<number> | undefined,
+  row: (p: number, y: number) => number,
+): number {
+  let sum = 0,
+    sw = 0
   for (let i = 0; i < pred.length; i++) {
     const w = weights ? weights[i] : 1
     sum += w * row(pred[i], labels[i])
@@ -46,13 +56,20 @@ function meanOf(pred: ArrayLike<number>, labels: ArrayLike<number>, weights: Arr
  */
 export function auc(pred: ArrayLike<number>, labels: ArrayLike<number>, weights?: ArrayLike<number>): number {
   const order = Array.from({ length: pred.length }, (_, i) => i).sort((a, b) => pred[a] - pred[b])
-  let negBelow = 0, area = 0, totPos = 0, totNeg = 0
-  for (let s = 0; s < order.length;) {
-    let e = s, pos = 0, neg = 0
+  let negBelow = 0,
+    area = 0,
+    totPos = 0,
+    totNeg = 0
+  for (let s = 0; s < order.length; ) {
+    let e = s,
+      pos = 0,
+      neg = 0
     // One group of tied scores: positives beat the negatives below and half of the tied ones.
     while (e < order.length && pred[order[e]] === pred[order[s]]) {
-      const i = order[e++], w = weights ? weights[i] : 1
-      if (labels[i] > 0.5) pos += w; else neg += w
+      const i = order[e++],
+        w = weights ? weights[i] : 1
+      if (labels[i] > 0.5) pos += w
+      else neg += w
     }
     area += pos * (negBelow + neg / 2)
     negBelow += neg

@@ -14,7 +14,8 @@ const PREFIX = '{"learner":{"attributes":{'
  * with the attributes object), keeping the output deterministic. Throws on any other layout.
  */
 export function addAttributes(model: string, attrs: Record<string, string>): string {
-  if (!model.startsWith(PREFIX)) throw new Error('model JSON: expected toXGBoostJsonString layout (learner.attributes first)')
+  if (!model.startsWith(PREFIX))
+    throw new Error('model JSON: expected toXGBoostJsonString layout (learner.attributes first)')
   const keys = Object.keys(attrs).sort()
   if (keys.length === 0) return model
   const body = keys.map(k => `${JSON.stringify(k)}:${JSON.stringify(attrs[k])}`).join(',')
@@ -28,9 +29,11 @@ export function categoriesOf(model: unknown): Record<string, string[]> {
   const raw = attrs?.[CATEGORIES_ATTRIBUTE]
   if (raw === undefined) return {}
   const parsed = JSON.parse(String(raw)) as unknown
-  if (!parsed || typeof parsed !== 'object') throw new RangeError(`model attribute ${CATEGORIES_ATTRIBUTE}: not an object`)
+  if (!parsed || typeof parsed !== 'object')
+    throw new RangeError(`model attribute ${CATEGORIES_ATTRIBUTE}: not an object`)
   for (const [k, v] of Object.entries(parsed)) {
-    if (!Array.isArray(v) || v.some(x => typeof x !== 'string')) throw new RangeError(`model attribute ${CATEGORIES_ATTRIBUTE}: ${k} is not a list of strings`)
+    if (!Array.isArray(v) || v.some(x => typeof x !== 'string'))
+      throw new RangeError(`model attribute ${CATEGORIES_ATTRIBUTE}: ${k} is not a list of strings`)
   }
   return parsed as Record<string, string[]>
 }

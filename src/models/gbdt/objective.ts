@@ -24,7 +24,13 @@ export function sigmoid(x: number): number {
  * (g, h) of one row: d loss / d margin and d² loss / d margin², times the row weight `w`.
  * Logistic: g = (p − y)·w', h = max(p(1−p), 1e-16)·w' with w' = w·scalePosWeight on positives.
  */
-export function rowGradient(objective: Objective, margin: number, y: number, w: number, scalePosWeight: number): [number, number] {
+export function rowGradient(
+  objective: Objective,
+  margin: number,
+  y: number,
+  w: number,
+  scalePosWeight: number,
+): [number, number] {
   if (objective === 'reg:squarederror') return [(margin - y) * w, w]
   const wp = w + y * (scalePosWeight * w - w)
   const p = sigmoid(margin)
@@ -57,10 +63,19 @@ export function baseMargin(objective: Objective, baseScore: number): number {
 export function checkLabels(objective: Objective, labels: ArrayLike<number>, labelName = 'label'): void {
   for (let i = 0; i < labels.length; i++) {
     const y = labels[i]
-    const bad = objective === 'binary:logistic' ? !(y === 0 || y === 1)
-      : objective === 'reg:logistic' ? !(y >= 0 && y <= 1) : !Number.isFinite(y)
+    const bad =
+      objective === 'binary:logistic'
+        ? !(y === 0 || y === 1)
+        : objective === 'reg:logistic'
+          ? !(y >= 0 && y <= 1)
+          : !Number.isFinite(y)
     if (bad) {
-      const need = objective === 'binary:logistic' ? 'labels 0 or 1' : objective === 'reg:logistic' ? 'labels in [0, 1]' : 'finite labels'
+      const need =
+        objective === 'binary:logistic'
+          ? 'labels 0 or 1'
+          : objective === 'reg:logistic'
+            ? 'labels in [0, 1]'
+            : 'finite labels'
       throw new RangeError(`label column ${labelName}: ${objective} needs ${need}, got ${y} at row ${i}`)
     }
   }
@@ -72,8 +87,13 @@ export function checkLabels(objective: Objective, labels: ArrayLike<number>, lab
  * `FitInterceptGlmLike` (the intercept with zero gradient for these GLM losses); XGBoost 2.0's
  * `FitIntercept` took one Newton step from margin 0 instead (see `newtonStepBaseScore`).
  */
-export function estimateBaseScore(objective: Objective, labels: ArrayLike<number>, weights?: ArrayLike<number>): number {
-  let sw = 0, swy = 0
+export function estimateBaseScore(
+  objective: Objective,
+  labels: ArrayLike<number>,
+  weights?: ArrayLike<number>,
+): number {
+  let sw = 0,
+    swy = 0
   for (let i = 0; i < labels.length; i++) {
     const w = weights ? weights[i] : 1
     sw += w
@@ -87,7 +107,8 @@ export function estimateBaseScore(objective: Objective, labels: ArrayLike<number
 
 /** XGBoost 2.0's estimate: one Newton step from margin 0, transformed (σ(4(ȳ−½)) for logistic). */
 export function newtonStepBaseScore(p: GbdtParams, labels: ArrayLike<number>, weights?: ArrayLike<number>): number {
-  let sg = 0, sh = 0
+  let sg = 0,
+    sh = 0
   for (let i = 0; i < labels.length; i++) {
     const [g, h] = rowGradient(p.objective, 0, labels[i], weights ? weights[i] : 1, p.scale_pos_weight)
     sg += g

@@ -85,7 +85,8 @@ export function parseParams(raw: Record<string, unknown>): GbdtParams {
   for (const [given, value] of Object.entries(raw)) {
     if (value === undefined || IGNORED.has(given)) continue
     const name = PARAM_ALIASES[given] ?? given
-    if (!(name in DEFAULT_PARAMS) && name !== 'base_score' && name !== 'early_stopping_rounds') throw unknownParam(given)
+    if (!(name in DEFAULT_PARAMS) && name !== 'base_score' && name !== 'early_stopping_rounds')
+      throw unknownParam(given)
     if (seen.has(name)) throw new RangeError(`${given}: given twice (also as ${seen.get(name)})`)
     seen.set(name, given)
     assign(out, name as keyof GbdtParams, given, value)
@@ -108,8 +109,12 @@ function numeric(name: keyof GbdtParams, given: string, value: unknown): number 
   const [, kind, lo, hi, loOpen, hiOpen] = spec
   const v = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
   const range = `${kind === 'int' ? 'an integer' : 'a number'} in ${loOpen ? '(' : '['}${lo}, ${hi}${hiOpen ? ')' : ']'}`
-  const ok = typeof v === 'number' && Number.isFinite(v) && (kind === 'num' || Number.isInteger(v)) &&
-    (loOpen ? v > lo : v >= lo) && (hiOpen ? v < hi : v <= hi)
+  const ok =
+    typeof v === 'number' &&
+    Number.isFinite(v) &&
+    (kind === 'num' || Number.isInteger(v)) &&
+    (loOpen ? v > lo : v >= lo) &&
+    (hiOpen ? v < hi : v <= hi)
   if (!ok) throw new RangeError(`${given}: must be ${range}, got ${JSON.stringify(value)}`)
   return v as number
 }
@@ -128,7 +133,9 @@ function metricList(given: string, value: unknown): Metric[] {
 
 function checkCombination(p: GbdtParams): void {
   if (p.max_depth === 0 && !(p.grow_policy === 'lossguide' && p.max_leaves > 0)) {
-    throw new RangeError(`max_depth: must be an integer in [1, 16], got 0 (0 = unlimited needs grow_policy lossguide with max_leaves > 0)`)
+    throw new RangeError(
+      `max_depth: must be an integer in [1, 16], got 0 (0 = unlimited needs grow_policy lossguide with max_leaves > 0)`,
+    )
   }
   if (p.max_leaves === 1) throw new RangeError('max_leaves: must be 0 (unlimited) or ≥ 2, got 1')
   const logistic = p.objective !== 'reg:squarederror'

@@ -51,20 +51,30 @@ export async function runPrediction(config: PredictConfig): Promise<PredictResul
   const snapshot = await openSnapshot(config.table, { version: config.version, ...http })
   const specs = modelFeatures(booster, snapshot.schema, categories, config.table)
   const table = await readTable(snapshot, specs, categories, { workers: config.workers, http })
-  const { margins, adapter } = config.cpu ? { margins: predictMargins(booster, table.columns), adapter: 'cpu (reference predictor)' }
+  const { margins, adapter } = config.cpu
+    ? { margins: predictMargins(booster, table.columns), adapter: 'cpu (reference predictor)' }
     : await gpuMargins(booster, table.columns)
   const predictions = margins.map(m => transform(booster.params.objective, m))
   return { margins, predictions, rows: margins.length, version: snapshot.version, adapter }
 }
 
 /** Feature specs of the model's features in the table: strings need the model's dictionary. */
-export function modelFeatures(booster: Booster, schema: StructType, categories: Record<string, string[]>, table: string): FeatureSpec[] {
+export function modelFeatures(
+  booster: Booster,
+  schema: StructType,
+  categories: Record<string, string[]>,
+  table: string,
+): FeatureSpec[] {
   return booster.featureNames.map(name => {
     const field = schema.fields.find(f => f.name === name)
-    if (!field) throw new RangeError(`model feature ${name}: no such column in ${table} (columns: ${schema.fields.map(f => f.name).join(', ')})`)
+    if (!field)
+      throw new RangeError(
+        `model feature ${name}: no such column in ${table} (columns: ${schema.fields.map(f => f.name).join(', ')})`,
+      )
     const spec = featureOf(field)
     if (typeof spec === 'string') throw new RangeError(`model feature ${name}: ${spec}`)
-    if (spec.kind === 'categorical' && !categories[name]) throw new RangeError(`model feature ${name}: a string column, but the model has no dictionary for it`)
+    if (spec.kind === 'categorical' && !categories[name])
+      throw new RangeError(`model feature ${name}: a string column, but the model has no dictionary for it`)
     return spec
   })
 }
@@ -73,26 +83,51 @@ export function modelFeatures(booster: Booster, schema: StructType, categories: 
  * Margins from the predict kernel on a fresh device (CPU reference where WebGPU is absent). Rows
  * go in chunks that keep the row-major feature buffer within the device's binding limit.
  */
-async function gpuMargins(booster: Booster, columns: Float32Array[]): Promise<{ margins: Float32Array; adapter: string }> {
-  if (typeof navigator === 'undefined' || !navigator.gpu) return { margins: predictMargins(booster, columns), adapter: 'cpu (no WebGPU)' }
-  const [{ requestDevice, adapterSummary, adapterLabel }, { PipelineCache }, { uploadBuffer, createBuffer }, { readBuffer }, { predictCall }, { packTrees }, { runKernel }] =
-    await Promise.all([import('../../gpu/device.ts'), import('../../gpu/pipeline-cache.ts'), import('../../gpu/buffers.ts'), import('../../gpu/readback.ts'),
-      import('../../kernels/gbdt/predict.ts'), import('../../kernels/gbdt/layout.ts'), import('../../kernels/runner.ts')])
+async function gpuMargins(
+  booster: Booster,
+  columns: Float32Array[],
+): Promise<{ margins: Float32Array; adapter: string }> {
+  if (typeof navigator === 'undefined' || !navigator.gpu)
+    return { margins: predictMargins(booster, columns), adapter: 'cpu (no WebGPU)' }
+  const [
+    { requestDevice, adapterSummary, adapterLabel },
+    { PipelineCache },
+    { uploadBuffer, createBuffer },
+    { readBuffer },
+    { predictCall },
+    { packTrees },
+    { runKernel },
+  ] = await Promise.all([
+    import('../../gpu/device.ts'),
+    import('../../gpu/pipeline-cache.ts'),
+    import('../../gpu/buffers.ts'),
+    import('../../gpu/readback.ts'),
+    import('../../kernels/gbdt/predict.ts'),
+    import('../../kernels/gbdt/layout.ts'),
+    import('../../kernels/runner.ts'),
+  ])
   const { adapter, device } = await requestDevice()
   try {
-    const rows = columns[0]?.length ?? 0, F = Math.max(1, columns.length)
+    const rows = columns[0]?.length ?? 0,
+      F = Math.max(1, columns.length)
     const packed = packTrees(booster.trees)
     const cache = new PipelineCache(device)
-    const nodes = uploadBuffer(device, packed.nodes), treeOffsets = uploadBuffer(device, packed.treeOffsets)
+    const nodes = uploadBuffer(device, packed.nodes),
+      treeOffsets = uploadBuffer(device, packed.treeOffsets)
     const chunk = Math.max(1, Math.min(rows, Math.floor(device.limits.maxStorageBufferBindingSize / (4 * F))))
     const margins = new Float32Array(rows)
     const base = baseMargin(booster.params.objective, booster.baseScore)
     for (let start = 0; start < rows; start += chunk) {
       const n = Math.min(chunk, rows - start)
       const features = new Float32Array(n * F)
-      columns.forEach((c, f) => { for (let i = 0; i < n; i++) features[i * F + f] = c[start + i] })
+      columns.forEach((c, f) => {
+        for (let i = 0; i < n; i++) features[i * F + f] = c[start + i]
+      })
       const buffers = { features: uploadBuffer(device, features), nodes, treeOffsets, out: createBuffer(device, n * 4) }
-      await runKernel(cache, predictCall(buffers, { rows: n, features: F, trees: booster.trees.length, maxDepth: packed.maxDepth }, base))
+      await runKernel(
+        cache,
+        predictCall(buffers, { rows: n, features: F, trees: booster.trees.length, maxDepth: packed.maxDepth }, base),
+      )
       margins.set(await readBuffer(device, buffers.out, Float32Array, n), start)
       buffers.features.destroy()
       buffers.out.destroy()

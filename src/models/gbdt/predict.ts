@@ -11,8 +11,13 @@ export function leafOf(tree: Tree, columns: ArrayLike<number>[], i: number): num
   let n = 0
   while (tree.left[n] !== -1) {
     const v = columns[tree.splitIndex[n]][i]
-    n = Number.isNaN(v) ? (tree.defaultLeft[n] ? tree.left[n] : tree.right[n])
-      : v < tree.splitCondition[n] ? tree.left[n] : tree.right[n]
+    n = Number.isNaN(v)
+      ? tree.defaultLeft[n]
+        ? tree.left[n]
+        : tree.right[n]
+      : v < tree.splitCondition[n]
+        ? tree.left[n]
+        : tree.right[n]
   }
   return n
 }
@@ -26,7 +31,11 @@ export function addTree(tree: Tree, columns: ArrayLike<number>[], margins: Float
  * Raw margins (Float32Array, length N) of the first `nTrees` trees (default all), starting at
  * the booster's base margin — what XGBoost's predict(output_margin=True) returns.
  */
-export function predictMargins(booster: Booster, columns: ArrayLike<number>[], nTrees = booster.trees.length): Float32Array {
+export function predictMargins(
+  booster: Booster,
+  columns: ArrayLike<number>[],
+  nTrees = booster.trees.length,
+): Float32Array {
   const rows = columns.length > 0 ? columns[0].length : 0
   const margins = new Float32Array(rows).fill(baseMargin(booster.params.objective, booster.baseScore))
   for (let t = 0; t < nTrees; t++) addTree(booster.trees[t], columns, margins)

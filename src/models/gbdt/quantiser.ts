@@ -7,7 +7,10 @@
 import { quantiseScale } from '../../kernels/gbdt/fixed-point.ts'
 
 /** Quantisation scales of one round. */
-export interface QuantScales { gScale: number; hScale: number }
+export interface QuantScales {
+  gScale: number
+  hScale: number
+}
 
 /**
  * Scales for gradients with max |g| = `maxAbsG`, max |h| = `maxAbsH` over `n` rows: powers of two

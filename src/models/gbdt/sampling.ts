@@ -33,7 +33,11 @@ export class ColumnSampler {
   private round = 0
 
   /** `features` = F; fractions as the colsample_* parameters; `seed` the run's seed. */
-  constructor(private features: number, private p: { colsample_bytree: number; colsample_bylevel: number; colsample_bynode: number }, private seed: number) {}
+  constructor(
+    private features: number,
+    private p: { colsample_bytree: number; colsample_bylevel: number; colsample_bynode: number },
+    private seed: number,
+  ) {}
 
   /** Starts tree `round`: draws its feature set. */
   beginTree(round: number): void {
@@ -47,10 +51,18 @@ export class ColumnSampler {
   mask(depth: number, nid: number): Uint8Array {
     let level = this.levels.get(depth)
     if (!level) {
-      level = sampleSubset(this.tree, this.p.colsample_bylevel, new Rng(fmix32(this.seed ^ fmix32(this.round * 64 + depth + 7))))
+      level = sampleSubset(
+        this.tree,
+        this.p.colsample_bylevel,
+        new Rng(fmix32(this.seed ^ fmix32(this.round * 64 + depth + 7))),
+      )
       this.levels.set(depth, level)
     }
-    const node = sampleSubset(level, this.p.colsample_bynode, new Rng(fmix32(this.seed ^ fmix32(this.round * 65599 + nid + 13))))
+    const node = sampleSubset(
+      level,
+      this.p.colsample_bynode,
+      new Rng(fmix32(this.seed ^ fmix32(this.round * 65599 + nid + 13))),
+    )
     const m = new Uint8Array(this.features)
     for (const f of node) m[f] = 1
     return m

@@ -21,7 +21,12 @@ export function emptySummary(): Summary {
 }
 
 function makeSummary(k: number): Summary {
-  return { values: new Float64Array(k), rmin: new Float64Array(k), rmax: new Float64Array(k), wmin: new Float64Array(k) }
+  return {
+    values: new Float64Array(k),
+    rmin: new Float64Array(k),
+    rmax: new Float64Array(k),
+    wmin: new Float64Array(k),
+  }
 }
 
 function slice(s: Summary, k: number): Summary {
@@ -39,12 +44,16 @@ export function summarise(values: ArrayLike<number>, weights?: ArrayLike<number>
   }
   idx.sort((a, b) => values[a] - values[b])
   const out = makeSummary(idx.length)
-  let k = 0, below = 0
-  for (let j = 0; j < idx.length;) {
+  let k = 0,
+    below = 0
+  for (let j = 0; j < idx.length; ) {
     const v = values[idx[j]]
     let w = 0
     while (j < idx.length && values[idx[j]] === v) w += weights ? weights[idx[j++]] : (j++, 1)
-    out.values[k] = v; out.rmin[k] = below; out.rmax[k] = below + w; out.wmin[k] = w
+    out.values[k] = v
+    out.rmin[k] = below
+    out.rmax[k] = below + w
+    out.wmin[k] = w
     below += w
     k++
   }
@@ -58,25 +67,39 @@ export function totalWeight(s: Summary): number {
 
 /** Merges two summaries of disjoint data (XGBoost `SetCombine`); size = |a| + |b| at most. */
 export function combine(a: Summary, b: Summary): Summary {
-  const na = a.values.length, nb = b.values.length
+  const na = a.values.length,
+    nb = b.values.length
   if (na === 0) return b
   if (nb === 0) return a
   const out = makeSummary(na + nb)
-  let i = 0, j = 0, k = 0, aPrevRmin = 0, bPrevRmin = 0
+  let i = 0,
+    j = 0,
+    k = 0,
+    aPrevRmin = 0,
+    bPrevRmin = 0
   const put = (v: number, rmin: number, rmax: number, w: number): void => {
-    out.values[k] = v; out.rmin[k] = rmin; out.rmax[k] = rmax; out.wmin[k] = w; k++
+    out.values[k] = v
+    out.rmin[k] = rmin
+    out.rmax[k] = rmax
+    out.wmin[k] = w
+    k++
   }
   while (i < na && j < nb) {
     if (a.values[i] === b.values[j]) {
       put(a.values[i], a.rmin[i] + b.rmin[j], a.rmax[i] + b.rmax[j], a.wmin[i] + b.wmin[j])
-      aPrevRmin = a.rmin[i] + a.wmin[i]; bPrevRmin = b.rmin[j] + b.wmin[j]; i++; j++
+      aPrevRmin = a.rmin[i] + a.wmin[i]
+      bPrevRmin = b.rmin[j] + b.wmin[j]
+      i++
+      j++
     } else if (a.values[i] < b.values[j]) {
       // Entries of b below this value bound its rank from below; b's next entry bounds it above.
       put(a.values[i], a.rmin[i] + bPrevRmin, a.rmax[i] + b.rmax[j] - b.wmin[j], a.wmin[i])
-      aPrevRmin = a.rmin[i] + a.wmin[i]; i++
+      aPrevRmin = a.rmin[i] + a.wmin[i]
+      i++
     } else {
       put(b.values[j], b.rmin[j] + aPrevRmin, b.rmax[j] + a.rmax[i] - a.wmin[i], b.wmin[j])
-      bPrevRmin = b.rmin[j] + b.wmin[j]; j++
+      bPrevRmin = b.rmin[j] + b.wmin[j]
+      j++
     }
   }
   for (; i < na; i++) put(a.values[i], a.rmin[i] + bPrevRmin, a.rmax[i] + b.rmax[nb - 1], a.wmin[i])
@@ -93,13 +116,22 @@ export function prune(s: Summary, maxSize: number): Summary {
   const size = s.values.length
   if (size <= maxSize) return s
   const out = makeSummary(maxSize)
-  const begin = s.rmax[0], range = s.rmin[size - 1] - s.rmax[0], n = maxSize - 1
-  let k = 1, i = 1, last = 0
+  const begin = s.rmax[0],
+    range = s.rmin[size - 1] - s.rmax[0],
+    n = maxSize - 1
+  let k = 1,
+    i = 1,
+    last = 0
   const copy = (src: number): void => {
-    out.values[k] = s.values[src]; out.rmin[k] = s.rmin[src]; out.rmax[k] = s.rmax[src]; out.wmin[k] = s.wmin[src]
-    k++; last = src
+    out.values[k] = s.values[src]
+    out.rmin[k] = s.rmin[src]
+    out.rmax[k] = s.rmax[src]
+    out.wmin[k] = s.wmin[src]
+    k++
+    last = src
   }
-  k = 0; copy(0)
+  k = 0
+  copy(0)
   for (let t = 1; t < n; t++) {
     const dx2 = 2 * ((t * range) / n + begin)
     while (i < size - 1 && dx2 >= s.rmax[i + 1] + s.rmin[i + 1]) i++
@@ -118,7 +150,12 @@ export function prune(s: Summary, maxSize: number): Summary {
  * O(limit) per feature; a single chunk is returned exact).
  * `limit` = sketch size (XGBoost uses about 8 × max_bin entries per summary).
  */
-export function sketchColumn(values: ArrayLike<number>, weights: ArrayLike<number> | undefined, limit: number, chunkRows = 1 << 16): Summary {
+export function sketchColumn(
+  values: ArrayLike<number>,
+  weights: ArrayLike<number> | undefined,
+  limit: number,
+  chunkRows = 1 << 16,
+): Summary {
   // One chunk: keep it exact; the caller's final prune then picks exact quantiles.
   if (values.length <= chunkRows) return summarise(values, weights)
   let acc = emptySummary()
@@ -131,5 +168,7 @@ export function sketchColumn(values: ArrayLike<number>, weights: ArrayLike<numbe
 }
 
 function sub(a: ArrayLike<number>, start: number, end: number): ArrayLike<number> {
-  return ArrayBuffer.isView(a) ? (a as unknown as Float32Array).subarray(start, end) : Array.prototype.slice.call(a, start, end)
+  return ArrayBuffer.isView(a)
+    ? (a as unknown as Float32Array).subarray(start, end)
+    : Array.prototype.slice.call(a, start, end)
 }

@@ -14,7 +14,10 @@ export function splitTable(splits: readonly AppliedSplit[], K: number, featureOf
   const table = new Uint32Array(K * SPLIT_TABLE_WORDS)
   for (let k = 0; k < K; k++) table[k * SPLIT_TABLE_WORDS + 3] = NO_NODE
   for (const a of splits) {
-    table.set([a.split.feature - featureOffset, a.split.splitBin >>> 0, a.split.defaultLeft ? 1 : 0, a.left, a.right], a.nid * SPLIT_TABLE_WORDS)
+    table.set(
+      [a.split.feature - featureOffset, a.split.splitBin >>> 0, a.split.defaultLeft ? 1 : 0, a.left, a.right],
+      a.nid * SPLIT_TABLE_WORDS,
+    )
   }
   return table
 }

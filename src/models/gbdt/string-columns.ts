@@ -13,13 +13,20 @@ import { retryingFetch } from '../../table/http.ts'
 import { TableError, type HttpOptions } from '../../table/types.ts'
 
 /** Values of one parquet column chunk: file rows [rowStart, rowStart + data.length). */
-interface Chunk { rowStart: number; data: ArrayLike<unknown> }
+interface Chunk {
+  rowStart: number
+  data: ArrayLike<unknown>
+}
 
 /**
  * Reads `names` (string columns the plan delivers) for every unit in plan order: one array of
  * N values per name, null for nulls. Throws TableError naming the file for a non-string value.
  */
-export async function readStringColumns(plan: ScanPlan, names: readonly string[], http: HttpOptions = {}): Promise<Map<string, (string | null)[]>> {
+export async function readStringColumns(
+  plan: ScanPlan,
+  names: readonly string[],
+  http: HttpOptions = {},
+): Promise<Map<string, (string | null)[]>> {
   const out = new Map(names.map(n => [n, [] as (string | null)[]]))
   if (names.length === 0) return out
   const fetch = retryingFetch(http, plan.tableUrl) as typeof globalThis.fetch
@@ -27,7 +34,11 @@ export async function readStringColumns(plan: ScanPlan, names: readonly string[]
   for (const unit of plan.units) {
     const file = plan.files[unit.fileIndex]
     let buffer = buffers.get(unit.fileIndex)
-    if (!buffer) buffers.set(unit.fileIndex, buffer = cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch })))
+    if (!buffer)
+      buffers.set(
+        unit.fileIndex,
+        (buffer = cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))),
+      )
     const sources = resolveColumns(plan, file, {}).filter(s => names.includes(s.name))
     const chunks = await readChunks(buffer, plan, unit, sources)
     for (const s of sources) appendLive(out.get(s.name)!, s, chunks.get(s.name) ?? [], unit, file.url)
@@ -35,15 +46,25 @@ export async function readStringColumns(plan: ScanPlan, names: readonly string[]
   return out
 }
 
-async function readChunks(buffer: AsyncBuffer, plan: ScanPlan, unit: Unit, sources: ColumnSource[]): Promise<Map<string, Chunk[]>> {
+async function readChunks(
+  buffer: AsyncBuffer,
+  plan: ScanPlan,
+  unit: Unit,
+  sources: ColumnSource[],
+): Promise<Map<string, Chunk[]>> {
   const byParquet = new Map<string, string>()
   for (const s of sources) if (s.kind === 'parquet') byParquet.set(s.parquetName, s.name)
   const chunks = new Map<string, Chunk[]>([...byParquet.values()].map(n => [n, []]))
   if (byParquet.size === 0) return chunks
   await parquetRead({
-    file: buffer, metadata: plan.files[unit.fileIndex].metadata, columns: [...byParquet.keys()],
-    rowStart: unit.rowStart, rowEnd: unit.rowEnd, compressors,
-    onChunk: ({ columnName, columnData, rowStart }) => chunks.get(byParquet.get(columnName) ?? '')?.push({ rowStart, data: columnData }),
+    file: buffer,
+    metadata: plan.files[unit.fileIndex].metadata,
+    columns: [...byParquet.keys()],
+    rowStart: unit.rowStart,
+    rowEnd: unit.rowEnd,
+    compressors,
+    onChunk: ({ columnName, columnData, rowStart }) =>
+      chunks.get(byParquet.get(columnName) ?? '')?.push({ rowStart, data: columnData }),
   })
   return chunks
 }
@@ -55,7 +76,8 @@ function appendLive(out: (string | null)[], s: ColumnSource, chunks: Chunk[], un
     const v = s.kind === 'constant' ? s.value : valueAt(chunks, row)
     if (v === null || v === undefined) out.push(null)
     else if (typeof v === 'string') out.push(v)
-    else throw new TableError(`${url}: column '${s.name}' row ${row}: expected a string, got ${typeof v}`, 'schema', url)
+    else
+      throw new TableError(`${url}: column '${s.name}' row ${row}: expected a string, got ${typeof v}`, 'schema', url)
   }
 }
 

@@ -30,7 +30,10 @@ function treeJson(t: Tree, id: number, numFeature: number): Record<string, unkno
   const k = t.left.length
   return {
     base_weights: Array.from(t.baseWeight, f32Short),
-    categories: [], categories_nodes: [], categories_segments: [], categories_sizes: [],
+    categories: [],
+    categories_nodes: [],
+    categories_segments: [],
+    categories_sizes: [],
     default_left: Array.from(t.defaultLeft),
     id,
     left_children: Array.from(t.left),
@@ -73,8 +76,17 @@ export function toXGBoostJson(b: Booster): Record<string, unknown> {
         },
         name: 'gbtree',
       },
-      learner_model_param: { base_score: floatString(b.baseScore), boost_from_average: '1', num_class: '0', num_feature: String(F), num_target: '1' },
-      objective: { name: b.params.objective, reg_loss_param: { scale_pos_weight: floatString(b.params.scale_pos_weight) } },
+      learner_model_param: {
+        base_score: floatString(b.baseScore),
+        boost_from_average: '1',
+        num_class: '0',
+        num_feature: String(F),
+        num_target: '1',
+      },
+      objective: {
+        name: b.params.objective,
+        reg_loss_param: { scale_pos_weight: floatString(b.params.scale_pos_weight) },
+      },
     },
     version: [2, 0, 0],
   }
@@ -92,7 +104,9 @@ export function floatToken(x: number): string {
 function write(v: unknown, floats: boolean): string {
   if (Array.isArray(v)) return `[${v.map(x => (floats ? floatToken(x as number) : write(x, false))).join(',')}]`
   if (v !== null && typeof v === 'object') {
-    return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${write(x, FLOAT_ARRAYS.has(k))}`).join(',')}}`
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}:${write(x, FLOAT_ARRAYS.has(k))}`)
+      .join(',')}}`
   }
   return JSON.stringify(v)
 }
@@ -126,15 +140,19 @@ function treeFromJson(j: unknown, i: number): Tree {
   const w = `trees[${i}]`
   const left = numbers(j, 'left_children', w)
   const splitIndex = numbers(j, 'split_indices', w)
-  if (numbers(j, 'split_type', w).some(s => s !== 0)) throw new RangeError(`XGBoost model: ${w} has categorical splits (not supported)`)
+  if (numbers(j, 'split_type', w).some(s => s !== 0))
+    throw new RangeError(`XGBoost model: ${w} has categorical splits (not supported)`)
   return {
-    left: Int32Array.from(left), right: Int32Array.from(numbers(j, 'right_children', w)),
+    left: Int32Array.from(left),
+    right: Int32Array.from(numbers(j, 'right_children', w)),
     parent: Int32Array.from(numbers(j, 'parents', w), p => (p === NO_PARENT ? -1 : p)),
-    splitIndex: Int32Array.from(splitIndex), splitCondition: Float32Array.from(numbers(j, 'split_conditions', w)),
+    splitIndex: Int32Array.from(splitIndex),
+    splitCondition: Float32Array.from(numbers(j, 'split_conditions', w)),
     // Bin indices are not part of the format: imported trees predict on raw values only.
     splitBin: new Int32Array(left.length).fill(-1),
     defaultLeft: Uint8Array.from(numbers(j, 'default_left', w)),
-    baseWeight: Float32Array.from(numbers(j, 'base_weights', w)), lossChange: Float32Array.from(numbers(j, 'loss_changes', w)),
+    baseWeight: Float32Array.from(numbers(j, 'base_weights', w)),
+    lossChange: Float32Array.from(numbers(j, 'loss_changes', w)),
     sumHessian: Float32Array.from(numbers(j, 'sum_hessian', w)),
   }
 }
@@ -152,8 +170,16 @@ export function validateTree(t: Tree, index: number, numFeature: number): void {
   const w = `XGBoost model: trees[${index}]`
   const n = t.left.length
   if (n === 0) throw new RangeError(`${w} has no nodes`)
-  const arrays = { right_children: t.right, parents: t.parent, split_indices: t.splitIndex, split_conditions: t.splitCondition,
-    default_left: t.defaultLeft, base_weights: t.baseWeight, loss_changes: t.lossChange, sum_hessian: t.sumHessian }
+  const arrays = {
+    right_children: t.right,
+    parents: t.parent,
+    split_indices: t.splitIndex,
+    split_conditions: t.splitCondition,
+    default_left: t.defaultLeft,
+    base_weights: t.baseWeight,
+    loss_changes: t.lossChange,
+    sum_hessian: t.sumHessian,
+  }
   for (const [name, a] of Object.entries(arrays)) {
     if (a.length !== n) throw new RangeError(`${w}: ${name} has ${a.length} entries, left_children has ${n}`)
   }
@@ -163,12 +189,19 @@ export function validateTree(t: Tree, index: number, numFeature: number): void {
   let reached = 1
   while (stack.length) {
     const id = stack.pop()!
-    const l = t.left[id], r = t.right[id]
-    if (!Number.isFinite(t.splitCondition[id])) throw new RangeError(`${w} node ${id}: split condition / leaf value is not finite`)
+    const l = t.left[id],
+      r = t.right[id]
+    if (!Number.isFinite(t.splitCondition[id]))
+      throw new RangeError(`${w} node ${id}: split condition / leaf value is not finite`)
     if (l === -1 && r === -1) continue
-    if (l < 0 || l >= n || r < 0 || r >= n) throw new RangeError(`${w} node ${id}: child ${l < 0 || l >= n ? l : r} is not a node of the tree (0 to ${n - 1})`)
+    if (l < 0 || l >= n || r < 0 || r >= n)
+      throw new RangeError(
+        `${w} node ${id}: child ${l < 0 || l >= n ? l : r} is not a node of the tree (0 to ${n - 1})`,
+      )
     if (t.splitIndex[id] < 0 || t.splitIndex[id] >= numFeature) {
-      throw new RangeError(`${w} node ${id}: splits on feature ${t.splitIndex[id]}, the model has ${numFeature} features`)
+      throw new RangeError(
+        `${w} node ${id}: splits on feature ${t.splitIndex[id]}, the model has ${numFeature} features`,
+      )
     }
     for (const c of [l, r]) {
       if (seen[c]) throw new RangeError(`${w} node ${id}: child ${c} is reached twice (the nodes do not form a tree)`)
@@ -177,32 +210,46 @@ export function validateTree(t: Tree, index: number, numFeature: number): void {
       stack.push(c)
     }
   }
-  if (reached !== n) throw new RangeError(`${w}: node ${seen.indexOf(0)} is not reached from the root (${n - reached} such nodes)`)
+  if (reached !== n)
+    throw new RangeError(`${w}: node ${seen.indexOf(0)} is not reached from the root (${n - reached} such nodes)`)
 }
 
 /** A predict-only booster from an XGBoost JSON model (object or string). */
 export function fromXGBoostJson(json: unknown): Booster {
-  const root = typeof json === 'string' ? JSON.parse(json) as unknown : json
+  const root = typeof json === 'string' ? (JSON.parse(json) as unknown) : json
   const learner = field(root, 'learner', 'model')
   const gb = field(learner, 'gradient_booster', 'learner')
-  if (field(gb, 'name', 'gradient_booster') !== 'gbtree') throw new RangeError('XGBoost model: only gbtree boosters are supported')
+  if (field(gb, 'name', 'gradient_booster') !== 'gbtree')
+    throw new RangeError('XGBoost model: only gbtree boosters are supported')
   const mp = field(learner, 'learner_model_param', 'learner')
-  if (Number(field(mp, 'num_class', 'learner_model_param')) > 1) throw new RangeError('XGBoost model: multi-class models are not supported')
-  const objective = String(field(field(learner, 'objective', 'learner'), 'name', 'objective')) as GbdtParams['objective']
-  if (!['binary:logistic', 'reg:squarederror', 'reg:logistic'].includes(objective)) throw new RangeError(`XGBoost model: objective ${objective} is not supported`)
+  if (Number(field(mp, 'num_class', 'learner_model_param')) > 1)
+    throw new RangeError('XGBoost model: multi-class models are not supported')
+  const objective = String(
+    field(field(learner, 'objective', 'learner'), 'name', 'objective'),
+  ) as GbdtParams['objective']
+  if (!['binary:logistic', 'reg:squarederror', 'reg:logistic'].includes(objective))
+    throw new RangeError(`XGBoost model: objective ${objective} is not supported`)
   const rawTrees = field(field(gb, 'model', 'gradient_booster'), 'trees', 'model')
   if (!Array.isArray(rawTrees)) throw new RangeError('XGBoost model: model.trees is not an array')
   const F = Number(field(mp, 'num_feature', 'learner_model_param'))
-  if (!Number.isInteger(F) || F < 0) throw new RangeError(`XGBoost model: num_feature ${String(F)} is not a whole number ≥ 0`)
+  if (!Number.isInteger(F) || F < 0)
+    throw new RangeError(`XGBoost model: num_feature ${String(F)} is not a whole number ≥ 0`)
   const trees = rawTrees.map(treeFromJson)
   trees.forEach((t, i) => validateTree(t, i, F))
   const names = (learner as Json).feature_names as string[] | undefined
   const types = (learner as Json).feature_types as string[] | undefined
   return {
-    params: { ...DEFAULT_PARAMS, objective, eval_metric: [defaultMetric(objective)], num_round: Math.max(1, trees.length) },
+    params: {
+      ...DEFAULT_PARAMS,
+      objective,
+      eval_metric: [defaultMetric(objective)],
+      num_round: Math.max(1, trees.length),
+    },
     featureNames: names && names.length === F ? names : Array.from({ length: F }, (_, f) => `f${f}`),
     featureTypes: types && types.length === F ? types : new Array<string>(F).fill('float'),
     baseScore: Math.fround(parseScalar(field(mp, 'base_score', 'learner_model_param'), 'base_score')),
-    trees, history: [], bestIteration: trees.length - 1,
+    trees,
+    history: [],
+    bestIteration: trees.length - 1,
   }
 }

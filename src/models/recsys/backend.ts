@@ -8,7 +8,10 @@ import { applyOptimizers } from './optimizer.ts'
 import type { ModelBatch, ModelShape, ModelWeights, OptimizerState, RecsysParams, StepLr } from './types.ts'
 
 /** Weights plus optimizer state: everything a checkpoint holds besides the loop's position. */
-export interface ModelState { weights: ModelWeights; opt: OptimizerState }
+export interface ModelState {
+  weights: ModelWeights
+  opt: OptimizerState
+}
 
 /** A trainable recommender. */
 export interface RecsysBackend {
@@ -31,7 +34,7 @@ export interface RecsysBackend {
   nonFiniteTensors?(): Promise<string[]>
   /**
    * Keeps a copy of the current weights (not optimizer state) for restore_best, or of `w` (a
-   * checkpoint's kept weights on resume). Optional: without it the loop (best-weights.ts) keeps
+   * checkpoint's kept weights on resume). Optional: without it the loop (train-loop.ts BestWeights) keeps
    * exportState's weights on the CPU.
    */
   keepWeights?(w?: ModelWeights): Promise<void>
@@ -51,7 +54,11 @@ export class RefBackend implements RecsysBackend {
   private losses: number[] = []
   readonly maxBatch = Number.MAX_SAFE_INTEGER
 
-  constructor(readonly shape: ModelShape, protected readonly params: RecsysParams, protected state: ModelState) {}
+  constructor(
+    readonly shape: ModelShape,
+    protected readonly params: RecsysParams,
+    protected state: ModelState,
+  ) {}
 
   async step(batch: ModelBatch, lr: StepLr): Promise<void> {
     const { weights, opt } = this.state
@@ -77,7 +84,10 @@ export class RefBackend implements RecsysBackend {
   async nonFiniteTensors(): Promise<string[]> {
     const { embeddings, dense } = this.state.weights
     const bad = (t: Float32Array): boolean => t.some(x => !Number.isFinite(x))
-    return [...(bad(embeddings) ? ['embeddings'] : []), ...dense.flatMap((t, k) => (bad(t) ? [`${k % 2 === 0 ? 'w' : 'b'}${k >> 1}`] : []))]
+    return [
+      ...(bad(embeddings) ? ['embeddings'] : []),
+      ...dense.flatMap((t, k) => (bad(t) ? [`${k % 2 === 0 ? 'w' : 'b'}${k >> 1}`] : [])),
+    ]
   }
 
   async keepWeights(w?: ModelWeights): Promise<void> {
@@ -118,15 +128,23 @@ export function cloneState(s: ModelState): ModelState {
   return {
     weights: { embeddings: s.weights.embeddings.slice(), dense: s.weights.dense.map(t => t.slice()) },
     opt: {
-      step: o.step, m: o.m.map(t => t.slice()), v: o.v.map(t => t.slice()),
-      accum: o.accum?.slice(), embM: o.embM?.slice(), embV: o.embV?.slice(), rowStep: o.rowStep?.slice(),
+      step: o.step,
+      m: o.m.map(t => t.slice()),
+      v: o.v.map(t => t.slice()),
+      accum: o.accum?.slice(),
+      embM: o.embM?.slice(),
+      embV: o.embV?.slice(),
+      rowStep: o.rowStep?.slice(),
     },
   }
 }
 
 /** A CPU reference backend with fresh seeded weights (init.ts) and zeroed optimizer state. */
 export function createRefBackend(shape: ModelShape, params: RecsysParams): RefBackend {
-  return new RefBackend(shape, params, { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) })
+  return new RefBackend(shape, params, {
+    weights: initWeights(shape, params.seed),
+    opt: initOptimizerState(shape, params),
+  })
 }
 
 /** 'embeddings' (when given and not finite) or the `w{l}` / `b{l}` name of the first tensor (layout order) with a NaN or infinite element. */

@@ -45,7 +45,11 @@ export interface TrainSource {
 }
 
 /** The source plus the validation rows (n = 0 without a validation fraction). */
-export interface RecsysData { source: TrainSource; valid: ModelBatch; kinds: ColumnKinds }
+export interface RecsysData {
+  source: TrainSource
+  valid: ModelBatch
+  kinds: ColumnKinds
+}
 
 /** Plans the features from the training rows and builds the source. Throws naming a bad column. */
 export async function openRecsysData(cfg: RecsysDataConfig, p: RecsysParams): Promise<RecsysData> {
@@ -53,24 +57,42 @@ export async function openRecsysData(cfg: RecsysDataConfig, p: RecsysParams): Pr
   if (!fields) throw new TypeError('recsys data: the plan has no schema (plan it with planScan)')
   const kinds = classifyColumns(fields, cfg.label, cfg.features)
   for (const c of [cfg.label, ...Object.keys(kinds.spec)]) {
-    if (!cfg.plan.columns.includes(c)) throw new RangeError(`column '${c}' is not among the plan's columns (${cfg.plan.columns.join(', ')})`)
+    if (!cfg.plan.columns.includes(c))
+      throw new RangeError(`column '${c}' is not among the plan's columns (${cfg.plan.columns.join(', ')})`)
   }
-  for (const c of p.log1p) if (!kinds.dense.includes(c)) throw new RangeError(`log1p: '${c}' is not a dense feature column (dense: ${kinds.dense.join(', ')})`)
-  const mask = (b: Batch): Uint8Array | undefined => cfg.validFraction === undefined ? undefined : validMask(cfg.plan, b, p.seed, cfg.validFraction)
+  for (const c of p.log1p)
+    if (!kinds.dense.includes(c))
+      throw new RangeError(`log1p: '${c}' is not a dense feature column (dense: ${kinds.dense.join(', ')})`)
+  const mask = (b: Batch): Uint8Array | undefined =>
+    cfg.validFraction === undefined ? undefined : validMask(cfg.plan, b, p.seed, cfg.validFraction)
   const stats = new FeatureStats(kinds, new Set(p.log1p))
   await scan(cfg, kinds, p, b => stats.observe(b, invert(mask(b))))
   const layout = stats.finish(p)
   const valid: ModelBatch[] = []
   if (cfg.validFraction !== undefined) await scan(cfg, kinds, p, b => valid.push(featurize(layout, b, mask(b))))
   const stepsPerEpoch = Math.ceil(Math.floor(cfg.plan.stats.rows / (cfg.shard?.worldSize ?? 1)) / p.batch_size)
-  const source: TrainSource = { layout, stepsPerEpoch, open: (epoch, cursor) => openEpoch(cfg, kinds, layout, p, epoch, mask, cursor) }
+  const source: TrainSource = {
+    layout,
+    stepsPerEpoch,
+    open: (epoch, cursor) => openEpoch(cfg, kinds, layout, p, epoch, mask, cursor),
+  }
   return { source, valid: concatBatches(valid, layout), kinds }
 }
 
 /** Table-order pass over every row (ids on, for the validation split). */
-async function scan(cfg: RecsysDataConfig, kinds: ColumnKinds, p: RecsysParams, visit: (b: Batch) => void): Promise<void> {
+async function scan(
+  cfg: RecsysDataConfig,
+  kinds: ColumnKinds,
+  p: RecsysParams,
+  visit: (b: Batch) => void,
+): Promise<void> {
   const loader = createLoader(cfg.plan, {
-    assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: p.batch_size, spec: kinds.spec, ids: true, workers: cfg.workers, http: cfg.http,
+    assign: { epoch: 0, worldSize: 1, rank: 0 },
+    batchSize: p.batch_size,
+    spec: kinds.spec,
+    ids: true,
+    workers: cfg.workers,
+    http: cfg.http,
   })
   try {
     for await (const b of loader.batches()) visit(b)
@@ -80,12 +102,22 @@ async function scan(cfg: RecsysDataConfig, kinds: ColumnKinds, p: RecsysParams, 
 }
 
 function openEpoch(
-  cfg: RecsysDataConfig, kinds: ColumnKinds, layout: FeatureLayout, p: RecsysParams, epoch: number,
-  mask: (b: Batch) => Uint8Array | undefined, cursor?: Cursor,
+  cfg: RecsysDataConfig,
+  kinds: ColumnKinds,
+  layout: FeatureLayout,
+  p: RecsysParams,
+  epoch: number,
+  mask: (b: Batch) => Uint8Array | undefined,
+  cursor?: Cursor,
 ): EpochStream {
   const loader = createLoader(cfg.plan, {
-    assign: { seed: p.seed, epoch, worldSize: cfg.shard?.worldSize ?? 1, rank: cfg.shard?.rank ?? 0 }, cursor, batchSize: p.batch_size, spec: kinds.spec,
-    ids: cfg.validFraction !== undefined, workers: cfg.workers, http: cfg.http,
+    assign: { seed: p.seed, epoch, worldSize: cfg.shard?.worldSize ?? 1, rank: cfg.shard?.rank ?? 0 },
+    cursor,
+    batchSize: p.batch_size,
+    spec: kinds.spec,
+    ids: cfg.validFraction !== undefined,
+    workers: cfg.workers,
+    http: cfg.http,
   })
   async function* batches(): AsyncGenerator<ModelBatch> {
     for await (const b of loader.batches()) yield featurize(layout, b, invert(mask(b)))
@@ -100,8 +132,14 @@ function invert(mask: Uint8Array | undefined): Uint8Array | undefined {
 /** One batch holding all rows of `parts`. */
 export function concatBatches(parts: ModelBatch[], layout: FeatureLayout): ModelBatch {
   const n = parts.reduce((s, b) => s + b.n, 0)
-  const S = layout.sparse.length, Cd = layout.denseInputs
-  const out: ModelBatch = { n, rows: new Uint32Array(n * S), dense: new Float32Array(n * Cd), labels: new Float32Array(n) }
+  const S = layout.sparse.length,
+    Cd = layout.denseInputs
+  const out: ModelBatch = {
+    n,
+    rows: new Uint32Array(n * S),
+    dense: new Float32Array(n * Cd),
+    labels: new Float32Array(n),
+  }
   let at = 0
   for (const b of parts) {
     out.rows.set(b.rows, at * S)
@@ -113,7 +151,12 @@ export function concatBatches(parts: ModelBatch[], layout: FeatureLayout): Model
 }
 
 /** Rows [start, end) of `batch`. */
-export function sliceBatch(batch: ModelBatch, start: number, end: number, layout: { sparse: number; dense: number }): ModelBatch {
+export function sliceBatch(
+  batch: ModelBatch,
+  start: number,
+  end: number,
+  layout: { sparse: number; dense: number },
+): ModelBatch {
   return {
     n: end - start,
     rows: batch.rows.slice(start * layout.sparse, end * layout.sparse),
@@ -125,7 +168,12 @@ export function sliceBatch(batch: ModelBatch, start: number, end: number, layout
 /** Plans every column (or label + features) of `snapshot` (the table at `url`) with the run's filter; refuses a plan with no rows. */
 export async function planRecsysTable(snapshot: Snapshot, url: string, config: TrainConfig): Promise<ScanPlan> {
   const columns = config.features ? [config.label, ...config.features.filter(f => f !== config.label)] : undefined
-  const plan = await planScan(snapshot, { columns, label: config.label, filter: config.filter, ...httpFor(config, url) })
+  const plan = await planScan(snapshot, {
+    columns,
+    label: config.label,
+    filter: config.filter,
+    ...httpFor(config, url),
+  })
   if (plan.stats.rows === 0) throw noRowsError(config.filter, url, snapshot.version)
   return plan
 }

@@ -23,10 +23,16 @@ export interface RecsysStepsConfig {
 }
 
 /** Rank 0: the final state and the global mean loss of each step; other ranks: losses only. */
-export interface RecsysStepsResult { state?: ModelState; losses: number[] }
+export interface RecsysStepsResult {
+  state?: ModelState
+  losses: number[]
+}
 
 async function runSteps(ctx: RankContext, c: RecsysStepsConfig): Promise<RecsysStepsResult> {
-  const [{ PipelineCache }, { GpuModel }] = await Promise.all([import('../../gpu/pipeline-cache.ts'), import('./model-gpu.ts')])
+  const [{ PipelineCache }, { GpuModel }] = await Promise.all([
+    import('../../gpu/pipeline-cache.ts'),
+    import('./model-gpu.ts'),
+  ])
   const model = await GpuModel.create(new PipelineCache(await ctx.device()), c.shape, c.params, c.state)
   try {
     const losses: number[] = []

@@ -8,11 +8,11 @@
  */
 import { createLoader } from '../../data/loader.ts'
 import type { ScanPlan } from '../../data/types.ts'
-import type { HttpOptions, Snapshot } from '../../table/types.ts'
+import type { HttpOptions } from '../../table/types.ts'
 import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
-import { hasWebGpu, httpFor, rankCount, type RunResult, type TrainConfig, type TrainSummary } from '../../run/config.ts'
+import { hasWebGpu, httpFor, rankCount, type TrainConfig, type TrainSummary } from '../../run/config.ts'
 import { runManifest, type RunManifest } from '../../run/manifest.ts'
-import type { ModelFamily, RunInput, TrialSpec } from '../../run/family.ts'
+import type { ModelFamily, TrialSpec } from '../../run/family.ts'
 import { loadRecsysTable, type RecsysTable } from './memory.ts'
 import { createRefBackend, type ModelState, type RecsysBackend } from './backend.ts'
 import { encodeCheckpoint } from './checkpoint.ts'
@@ -68,16 +68,33 @@ export interface RecsysTrainResult {
 }
 
 /** The model the loop trains and how it is named in the manifest. */
-export interface RecsysBackendChoice { backend: RecsysBackend; adapter: string; dispose?: () => void }
+export interface RecsysBackendChoice {
+  backend: RecsysBackend
+  adapter: string
+  dispose?: () => void
+}
 
 /** The loaded rows: the plans, the training source, the validation rows, the feature layout. */
-export interface RecsysLoaded { plan: ScanPlan; validPlan?: ScanPlan; source: TrainSource; valid: ModelBatch; layout: FeatureLayout }
+export interface RecsysLoaded {
+  plan: ScanPlan
+  validPlan?: ScanPlan
+  source: TrainSource
+  valid: ModelBatch
+  layout: FeatureLayout
+}
 
 /** What training returns: the loop's result, the live session (the family disposes it) and the model file. */
-export interface RecsysTrained { loop: TrainLoopResult; adapter: string; model: Uint8Array<ArrayBuffer>; ranks?: RanksBackend }
+export interface RecsysTrained {
+  loop: TrainLoopResult
+  adapter: string
+  model: Uint8Array<ArrayBuffer>
+  ranks?: RanksBackend
+}
 
 /** A device the caller owns (a sweep slot); absent cache: the CPU reference. */
-export interface RecsysSlot { cache?: PipelineCache }
+export interface RecsysSlot {
+  cache?: PipelineCache
+}
 
 /** Validated parameters with the run seed applied (--seed sets params.seed unless the params give one). */
 export function recsysRunParams(config: Pick<TrainConfig, 'params' | 'seed'>): RecsysParams {
@@ -94,7 +111,10 @@ export function recsysRunParams(config: Pick<TrainConfig, 'params' | 'seed'>): R
 export function recsysTrialParams(spec: TrialSpec, stepsPerEpoch?: number): RecsysParams {
   const given = spec.fixed?.eval_every !== undefined || spec.config.eval_every !== undefined
   const every = !given && stepsPerEpoch ? { eval_every: stepsPerEpoch } : {}
-  return recsysRunParams({ params: { ...spec.fixed, ...spec.config, ...every, epochs: spec.resource }, seed: spec.seed })
+  return recsysRunParams({
+    params: { ...spec.fixed, ...spec.config, ...every, epochs: spec.resource },
+    seed: spec.seed,
+  })
 }
 
 /** The family. */
@@ -102,8 +122,17 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
   name: 'recsys',
   deviceLoss: 'resume',
   paramNames: RECSYS_PARAM_NAMES,
+  modelFile: 'model.bin',
+  describe(summary) {
+    const r = summary as RecsysTrainSummary
+    return (
+      `${r.steps} steps (${r.epochs} epochs, ${r.rounds} evaluations) in ${r.train_seconds.toFixed(1)} s on ${r.adapter}; ` +
+      `${Math.round(r.samples_per_second)} samples/s; auc ${r.auc ?? '-'} logloss ${r.logloss ?? '-'}` +
+      `${r.restored_best_step === null ? '' : ` (restore_best: weights of the evaluation at step ${r.restored_best_step})`}`
+    )
+  },
   params: recsysRunParams,
-  // GPU ranks run in rank workers; CPU reference ranks run in this thread (dist-run.ts).
+  // GPU ranks run in rank workers; CPU reference ranks run in this thread (ranks.ts).
   onRankWorkers: config => (config.backend ?? 'gpu') === 'gpu',
 
   /**
@@ -113,9 +142,15 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
   async precheck(snapshot, config, params) {
     const kinds = classifyColumns(snapshot.schema.fields, config.label, config.features)
     if (params.buckets && typeof params.buckets === 'object') {
-      for (const c of Object.keys(params.buckets)) if (!kinds.sparse.includes(c)) throw new RangeError(`--params: buckets.${c}: not an embedding (id/categorical) feature column (those: ${kinds.sparse.join(', ')})`)
+      for (const c of Object.keys(params.buckets))
+        if (!kinds.sparse.includes(c))
+          throw new RangeError(
+            `--params: buckets.${c}: not an embedding (id/categorical) feature column (those: ${kinds.sparse.join(', ')})`,
+          )
     }
-    for (const c of params.log1p) if (!kinds.dense.includes(c)) throw new RangeError(`--params: log1p: '${c}' is not a dense feature column (those: ${kinds.dense.join(', ')})`)
+    for (const c of params.log1p)
+      if (!kinds.dense.includes(c))
+        throw new RangeError(`--params: log1p: '${c}' is not a dense feature column (those: ${kinds.dense.join(', ')})`)
     checkLabels('binary:logistic', await readLabels(snapshot, config), config.label)
   },
 
@@ -126,14 +161,28 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
     const p = world > 1 && !input.rank ? { ...params, batch_size: world * params.batch_size } : params
     const plan = await planRecsysTable(input.snapshot, config.table, config)
     input.onProgress({ kind: 'stage', message: `feature statistics over ${plan.stats.rows} rows` })
-    const data = await openRecsysData({ plan, label: config.label, features: config.features, validFraction: config.validFraction, workers: config.workers, shard: config.shard, http: httpFor(config, config.table) }, p)
+    const data = await openRecsysData(
+      {
+        plan,
+        label: config.label,
+        features: config.features,
+        validFraction: config.validFraction,
+        workers: config.workers,
+        shard: config.shard,
+        http: httpFor(config, config.table),
+      },
+      p,
+    )
     const layout = data.source.layout
     const loaded: RecsysLoaded = { plan, source: data.source, valid: data.valid, layout }
     if (config.validTable) {
       loaded.validPlan = await planRecsysTable(input.validSnapshot!, config.validTable, config)
       loaded.valid = await readValidTable(loaded.validPlan, data, p, config.workers, httpFor(config, config.validTable))
     }
-    input.onProgress({ kind: 'stage', message: `${layout.sparse.length} embedding tables (${tableMemory(layout, params.embedding_dim).join('; ')}), ${layout.denseInputs} dense inputs, ${loaded.valid.n} validation rows` })
+    input.onProgress({
+      kind: 'stage',
+      message: `${layout.sparse.length} embedding tables (${tableMemory(layout, params.embedding_dim).join('; ')}), ${layout.denseInputs} dense inputs, ${loaded.valid.n} validation rows`,
+    })
     return loaded
   },
 
@@ -142,23 +191,59 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
     if (slot) return trainOnSlot(data, params, shape, slot, onEvaluation)
     const { config, rank } = input
     const world = rankCount(config)
-    const ranked = world > 1 ? await ranksBackend(shape, params, { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) }, world, rank) : undefined
+    const ranked =
+      world > 1
+        ? await ranksBackend(
+            shape,
+            params,
+            { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) },
+            world,
+            rank,
+          )
+        : undefined
     const kind = config.backend ?? 'gpu'
     if (!ranked && kind === 'gpu' && hasWebGpu()) await checkRecsysMemory(shape, params, config.memoryBudget)
     const stepsPerEpoch = data.source.stepsPerEpoch
     const totalEvals = evaluationsUpTo(params.epochs * stepsPerEpoch, stepsPerEpoch, params.eval_every)
     // A lost device is rebuilt and the loop replays from the last checkpoint (recovery.ts), so rounds count by step.
-    const { loop, session } = await trainWithRecovery({
-      params: scaledParams(params, world), source: data.source, valid: data.valid,
-      onMetrics: row => input.onProgress({ kind: 'round', round: evaluationsUpTo(row.step, stepsPerEpoch, params.eval_every) - 1, rounds: totalEvals, metrics: progressMetrics(row), elapsedMs: row.elapsedMs }),
-      onEpochEnd: onEvaluation && ((epoch, row) => onEvaluation(epoch, progressMetrics(row)) === 'stop' ? 'stop' : undefined),
-    }, {
-      open: (state, attempt) => (ranked && attempt === 0 ? Promise.resolve(rankedSession(ranked)) : chooseBackend(kind, shape, params, state, d => input.hooks.onDevice?.(d, attempt))),
-      checkpointEvery: input.hooks.checkpointEvery, maxRecoveries: input.hooks.maxRecoveries,
-      onRecover: (step, reason) => input.onProgress({ kind: 'stage', message: `GPU device lost (${reason}); rebuilt it and resumed from the checkpoint at step ${step}` }),
-    })
+    const { loop, session } = await trainWithRecovery(
+      {
+        params: scaledParams(params, world),
+        source: data.source,
+        valid: data.valid,
+        onMetrics: row =>
+          input.onProgress({
+            kind: 'round',
+            round: evaluationsUpTo(row.step, stepsPerEpoch, params.eval_every) - 1,
+            rounds: totalEvals,
+            metrics: progressMetrics(row),
+            elapsedMs: row.elapsedMs,
+          }),
+        onEpochEnd:
+          onEvaluation && ((epoch, row) => (onEvaluation(epoch, progressMetrics(row)) === 'stop' ? 'stop' : undefined)),
+      },
+      {
+        open: (state, attempt) =>
+          ranked && attempt === 0
+            ? Promise.resolve(rankedSession(ranked))
+            : chooseBackend(kind, shape, params, state, d => input.hooks.onDevice?.(d, attempt)),
+        checkpointEvery: input.hooks.checkpointEvery,
+        maxRecoveries: input.hooks.maxRecoveries,
+        onRecover: (step, reason) =>
+          input.onProgress({
+            kind: 'stage',
+            message: `GPU device lost (${reason}); rebuilt it and resumed from the checkpoint at step ${step}`,
+          }),
+      },
+    )
     try {
-      const model = encodeCheckpoint({ shape, params, layout: data.layout, loop: loop.state, state: await session.backend.exportState() })
+      const model = encodeCheckpoint({
+        shape,
+        params,
+        layout: data.layout,
+        loop: loop.state,
+        state: await session.backend.exportState(),
+      })
       return { loop, adapter: session.adapter, model, ranks: ranked?.backend }
     } finally {
       session.dispose?.()
@@ -180,35 +265,72 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
 }
 
 /** A sweep trial on its slot's device: no recovery (the sweep reruns a trial whose device was lost); `onEvaluation` at every epoch end. */
-async function trainOnSlot(data: RecsysLoaded, params: RecsysParams, shape: ModelShape, slot: RecsysSlot,
-  onEvaluation?: Parameters<ModelFamily['train']>[3]): Promise<RecsysTrained> {
+async function trainOnSlot(
+  data: RecsysLoaded,
+  params: RecsysParams,
+  shape: ModelShape,
+  slot: RecsysSlot,
+  onEvaluation?: Parameters<ModelFamily['train']>[3],
+): Promise<RecsysTrained> {
   const backend = slot.cache
-    ? await (await import('./model-gpu.ts')).GpuModel.create(slot.cache, shape, params, { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) })
+    ? await (await import('./model-gpu.ts')).GpuModel.create(slot.cache, shape, params, {
+        weights: initWeights(shape, params.seed),
+        opt: initOptimizerState(shape, params),
+      })
     : createRefBackend(shape, params)
   try {
     const loop = await trainLoop({
-      params, backend, source: data.source, valid: data.valid,
-      onEpochEnd: onEvaluation && ((epoch, row) => onEvaluation(epoch, progressMetrics(row)) === 'stop' ? 'stop' : undefined),
+      params,
+      backend,
+      source: data.source,
+      valid: data.valid,
+      onEpochEnd:
+        onEvaluation && ((epoch, row) => (onEvaluation(epoch, progressMetrics(row)) === 'stop' ? 'stop' : undefined)),
     })
-    const model = encodeCheckpoint({ shape, params, layout: data.layout, loop: loop.state, state: await backend.exportState() })
+    const model = encodeCheckpoint({
+      shape,
+      params,
+      layout: data.layout,
+      loop: loop.state,
+      state: await backend.exportState(),
+    })
     return { loop, adapter: slot.cache ? 'sweep slot' : 'cpu (reference backend)', model }
   } finally {
     backend.destroy()
   }
 }
 
-
-/** Ranked backends as a recovery session (no `lost`: a lost rank fails the run, see dist-run.ts). */
+/** Ranked backends as a recovery session (no `lost`: a lost rank fails the run, src/run/ranks.ts). */
 function rankedSession(c: RecsysBackendChoice): DeviceSession {
-  return { backend: c.backend, adapter: c.adapter, dispose: () => { c.backend.destroy(); c.dispose?.() } }
+  return {
+    backend: c.backend,
+    adapter: c.adapter,
+    dispose: () => {
+      c.backend.destroy()
+      c.dispose?.()
+    },
+  }
 }
 
 /** Every row of the validation table, featurized with the training layout. */
-async function readValidTable(plan: ScanPlan, data: RecsysData, p: RecsysParams, workers?: number, http?: HttpOptions): Promise<ModelBatch> {
+async function readValidTable(
+  plan: ScanPlan,
+  data: RecsysData,
+  p: RecsysParams,
+  workers?: number,
+  http?: HttpOptions,
+): Promise<ModelBatch> {
   for (const c of [data.kinds.label, ...Object.keys(data.kinds.spec)]) {
-    if (!plan.columns.includes(c)) throw new RangeError(`validation table ${plan.tableUrl}: column '${c}' does not exist`)
+    if (!plan.columns.includes(c))
+      throw new RangeError(`validation table ${plan.tableUrl}: column '${c}' does not exist`)
   }
-  const loader = createLoader(plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: p.batch_size, spec: data.kinds.spec, workers, http })
+  const loader = createLoader(plan, {
+    assign: { epoch: 0, worldSize: 1, rank: 0 },
+    batchSize: p.batch_size,
+    spec: data.kinds.spec,
+    workers,
+    http,
+  })
   const parts: ModelBatch[] = []
   try {
     for await (const b of loader.batches()) parts.push(featurize(data.source.layout, b))
@@ -222,21 +344,37 @@ async function readValidTable(plan: ScanPlan, data: RecsysData, p: RecsysParams,
  * The GPU model on a fresh device, or the CPU reference when asked (or when WebGPU is absent).
  * Fresh seeded weights either way (init.ts). GPU modules load lazily.
  */
-export async function chooseBackend(kind: 'gpu' | 'cpu', shape: ModelShape, params: RecsysParams, state?: ModelState,
-  onDevice?: (device: GPUDevice) => void): Promise<DeviceSession> {
+export async function chooseBackend(
+  kind: 'gpu' | 'cpu',
+  shape: ModelShape,
+  params: RecsysParams,
+  state?: ModelState,
+  onDevice?: (device: GPUDevice) => void,
+): Promise<DeviceSession> {
   if (kind === 'cpu' || !hasWebGpu()) {
     const backend = createRefBackend(shape, params)
     if (state) await backend.importState(state)
     return { backend, adapter: 'cpu (reference backend)', dispose: () => backend.destroy() }
   }
   const [{ requestDevice, adapterSummary, adapterLabel }, { PipelineCache }, { GpuModel }] = await Promise.all([
-    import('../../gpu/device.ts'), import('../../gpu/pipeline-cache.ts'), import('./model-gpu.ts')])
+    import('../../gpu/device.ts'),
+    import('../../gpu/pipeline-cache.ts'),
+    import('./model-gpu.ts'),
+  ])
   const { adapter, device } = await requestDevice()
   try {
     const initial = state ?? { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) }
     const backend = await GpuModel.create(new PipelineCache(device), shape, params, initial)
     onDevice?.(device)
-    return { backend, adapter: adapterLabel(adapterSummary(adapter)), lost: device.lost, dispose: () => { backend.destroy(); device.destroy() } }
+    return {
+      backend,
+      adapter: adapterLabel(adapterSummary(adapter)),
+      lost: device.lost,
+      dispose: () => {
+        backend.destroy()
+        device.destroy()
+      },
+    }
   } catch (e) {
     device.destroy()
     throw e
@@ -261,36 +399,88 @@ function metricsRow(row: MetricRow): Record<string, number> {
 }
 
 /** The run's model file, manifest, metrics and summary. */
-export function finishRecsys(data: RecsysLoaded, t: RecsysTrained, params: RecsysParams, config: TrainConfig, seconds: number): RecsysTrainResult {
+export function finishRecsys(
+  data: RecsysLoaded,
+  t: RecsysTrained,
+  params: RecsysParams,
+  config: TrainConfig,
+  seconds: number,
+): RecsysTrainResult {
   const { loop } = t
   const metrics = loop.metrics.map(metricsRow)
   const last = loop.restored ?? loop.metrics[loop.metrics.length - 1]
   const best = loop.metrics.findIndex(m => m.step === loop.state.bestStep && loop.state.bestAuc !== null)
   const epochs = Math.min(params.epochs, loop.state.epoch + (loop.stoppedEarly ? 1 : 0))
   const rowsValid = data.valid.n
-  const rowsTrain = data.validPlan || config.validFraction === undefined ? data.plan.stats.rows : data.plan.stats.rows - rowsValid
+  const rowsTrain =
+    data.validPlan || config.validFraction === undefined ? data.plan.stats.rows : data.plan.stats.rows - rowsValid
   const perSecond = seconds > 0 ? loop.samples / seconds : 0
   const summary: RecsysTrainSummary = {
-    model: 'recsys', auc: last?.validAuc ?? null, logloss: last?.validLogloss ?? null, rounds: metrics.length,
-    best_iteration: best >= 0 ? best : metrics.length - 1, train_seconds: seconds, rows_train: rowsTrain, rows_valid: rowsValid,
-    rows_per_second: perSecond, adapter: t.adapter, samples_per_second: perSecond, epochs, steps: loop.state.step,
+    model: 'recsys',
+    auc: last?.validAuc ?? null,
+    logloss: last?.validLogloss ?? null,
+    rounds: metrics.length,
+    best_iteration: best >= 0 ? best : metrics.length - 1,
+    train_seconds: seconds,
+    rows_train: rowsTrain,
+    rows_valid: rowsValid,
+    rows_per_second: perSecond,
+    adapter: t.adapter,
+    samples_per_second: perSecond,
+    epochs,
+    steps: loop.state.step,
     restored_best_step: loop.restored?.step ?? null,
   }
   const { layout, plan } = data
   const fields = plan.schema?.fields ?? []
-  const deltaType = (name: string): string => JSON.stringify(fields.find(x => x.name === name)?.type ?? null).replace(/^"|"$/g, '')
+  const deltaType = (name: string): string =>
+    JSON.stringify(fields.find(x => x.name === name)?.type ?? null).replace(/^"|"$/g, '')
   const features = [
     ...layout.sparse.map(x => ({ name: x.name, type: 'embedding', delta_type: deltaType(x.name) })),
-    ...layout.dense.map(x => ({ name: x.name, type: x.log1p ? 'dense_log1p' : 'dense', delta_type: deltaType(x.name) })),
+    ...layout.dense.map(x => ({
+      name: x.name,
+      type: x.log1p ? 'dense_log1p' : 'dense',
+      delta_type: deltaType(x.name),
+    })),
     ...layout.lists.map(x => ({ name: x.name, type: `list[${x.length}]`, delta_type: deltaType(x.name) })),
   ]
   const used = new Set([config.label, ...features.map(x => x.name)])
-  const skipped = config.features ? [] : fields.filter(x => !used.has(x.name) && columnKind(x.type) === undefined).map(x => ({ name: x.name, reason: x.type === 'void' ? 'void (NullType) column: only nulls' : 'type has no model input' }))
-  const manifest = runManifest(config, {
-    model: 'recsys', plan, validPlan: data.validPlan, seed: params.seed, params, metrics, features, skipped,
-    categorical: Object.fromEntries(layout.sparse.map(x => [x.name, { codes: x.buckets, encoding: `hash32 of the value mod ${x.buckets} buckets (cardinality ${x.cardinality}); embedding rows ${x.tableOffset}…${x.tableOffset + x.buckets - 1}` }])),
-  }, summary, {
-    embedding_tables: tableMemory(layout, params.embedding_dim), parameters: parameterCount(modelShapeOf(layout, params)), steps: summary.steps, epochs: summary.epochs,
-  })
+  const skipped = config.features
+    ? []
+    : fields
+        .filter(x => !used.has(x.name) && columnKind(x.type) === undefined)
+        .map(x => ({
+          name: x.name,
+          reason: x.type === 'void' ? 'void (NullType) column: only nulls' : 'type has no model input',
+        }))
+  const manifest = runManifest(
+    config,
+    {
+      model: 'recsys',
+      plan,
+      validPlan: data.validPlan,
+      seed: params.seed,
+      params,
+      metrics,
+      features,
+      skipped,
+      categorical: Object.fromEntries(
+        layout.sparse.map(x => [
+          x.name,
+          {
+            codes: x.buckets,
+            encoding: `hash32 of the value mod ${x.buckets} buckets (cardinality ${x.cardinality}); embedding rows ${x.tableOffset}…${x.tableOffset + x.buckets - 1}`,
+          },
+        ]),
+      ),
+    },
+    summary,
+    {
+      embedding_tables: tableMemory(layout, params.embedding_dim),
+      parameters: parameterCount(modelShapeOf(layout, params)),
+      steps: summary.steps,
+      epochs: summary.epochs,
+    },
+  )
   return { model: t.model, manifest, metrics, summary }
 }

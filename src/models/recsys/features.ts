@@ -15,7 +15,13 @@ export const MAX_DEFAULT_BUCKETS = 2 ** 18
 const CARDINALITY_CAP = MAX_DEFAULT_BUCKETS / 2
 
 /** Feature columns by kind, and the loader's decode spec for them and the label. */
-export interface ColumnKinds { label: string; sparse: string[]; dense: string[]; lists: string[]; spec: DecodeSpec }
+export interface ColumnKinds {
+  label: string
+  sparse: string[]
+  dense: string[]
+  lists: string[]
+  spec: DecodeSpec
+}
 
 const SPARSE_TYPES = new Set(['string', 'binary', 'boolean', 'byte', 'short', 'integer', 'long'])
 
@@ -24,7 +30,12 @@ export function columnKind(type: DeltaType): 'sparse' | 'dense' | 'list' | undef
   if (type === 'void') return undefined // NullType: only nulls, nothing to learn from
   if (typeof type === 'string') return SPARSE_TYPES.has(type) ? 'sparse' : 'dense'
   // Numeric arrays only (decoded as fixed_list); arrays of strings have no fixed-width form.
-  if (type.type === 'array' && typeof type.elementType === 'string' && !['string', 'binary', 'boolean'].includes(type.elementType)) return 'list'
+  if (
+    type.type === 'array' &&
+    typeof type.elementType === 'string' &&
+    !['string', 'binary', 'boolean'].includes(type.elementType)
+  )
+    return 'list'
   return undefined
 }
 
@@ -32,7 +43,11 @@ export function columnKind(type: DeltaType): 'sparse' | 'dense' | 'list' | undef
  * Classifies `features` (default: every usable column but the label) of `fields`. Throws
  * RangeError naming a feature or label that does not exist or has no usable type.
  */
-export function classifyColumns(fields: readonly StructField[], label: string, features?: readonly string[]): ColumnKinds {
+export function classifyColumns(
+  fields: readonly StructField[],
+  label: string,
+  features?: readonly string[],
+): ColumnKinds {
   const byName = new Map(fields.map(f => [f.name, f]))
   const names = byName.size ? [...byName.keys()] : []
   if (!byName.has(label)) throw new RangeError(`label column '${label}' does not exist (columns: ${names.join(', ')})`)
@@ -57,7 +72,10 @@ export class FeatureStats {
   private readonly lengths = new Map<string, number>()
 
   /** Statistics for `kinds`; dense columns in `log1p` are transformed before the moments. */
-  constructor(readonly kinds: ColumnKinds, private readonly log1p: ReadonlySet<string> = new Set()) {
+  constructor(
+    readonly kinds: ColumnKinds,
+    private readonly log1p: ReadonlySet<string> = new Set(),
+  ) {
     this.distinct = kinds.sparse.map(() => new Set<number>())
     this.moments = kinds.dense.map(() => ({ n: 0, mean: 0, m2: 0, nulls: 0 }))
   }
@@ -65,15 +83,21 @@ export class FeatureStats {
   /** Adds the rows of `batch` with keep[i] ≠ 0 (all rows without `keep`). */
   observe(batch: Batch, keep?: Uint8Array): void {
     this.kinds.sparse.forEach((name, s) => {
-      const values = column(batch, name).values, set = this.distinct[s]
+      const values = column(batch, name).values,
+        set = this.distinct[s]
       for (let i = 0; i < batch.size && set.size < CARDINALITY_CAP; i++) if (!keep || keep[i]) set.add(values[i])
     })
     this.kinds.dense.forEach((name, j) => {
-      const values = column(batch, name).values, m = this.moments[j], log = this.log1p.has(name)
+      const values = column(batch, name).values,
+        m = this.moments[j],
+        log = this.log1p.has(name)
       for (let i = 0; i < batch.size; i++) {
         if (keep && !keep[i]) continue
         const x = values[i]
-        if (Number.isNaN(x)) { m.nulls++; continue }
+        if (Number.isNaN(x)) {
+          m.nulls++
+          continue
+        }
         const t = log ? signedLog1p(x) : x
         m.n++
         const delta = t - m.mean
@@ -97,7 +121,13 @@ export class FeatureStats {
     const dense: DenseFeature[] = this.kinds.dense.map((name, j) => {
       const m = this.moments[j]
       const std = m.n > 1 ? Math.sqrt(m.m2 / m.n) : 0
-      return { name, log1p: this.log1p.has(name), mean: m.n ? m.mean : 0, std: std > 0 ? std : 1, indicator: m.nulls > 0 }
+      return {
+        name,
+        log1p: this.log1p.has(name),
+        mean: m.n ? m.mean : 0,
+        std: std > 0 ? std : 1,
+        indicator: m.nulls > 0,
+      }
     })
     const lists: ListFeature[] = this.kinds.lists.map(name => ({ name, length: this.lengths.get(name) ?? 0 }))
     const denseInputs = dense.reduce((s, f) => s + (f.indicator ? 2 : 1), 0) + lists.reduce((s, f) => s + f.length, 0)
@@ -121,16 +151,25 @@ export function signedLog1p(x: number): number {
 export function featurize(layout: FeatureLayout, batch: Batch, keep?: Uint8Array): ModelBatch {
   const picked: number[] = []
   for (let i = 0; i < batch.size; i++) if (!keep || keep[i]) picked.push(i)
-  const n = picked.length, S = layout.sparse.length, Cd = layout.denseInputs
-  const rows = new Uint32Array(n * S), dense = new Float32Array(n * Cd), labels = new Float32Array(n)
+  const n = picked.length,
+    S = layout.sparse.length,
+    Cd = layout.denseInputs
+  const rows = new Uint32Array(n * S),
+    dense = new Float32Array(n * Cd),
+    labels = new Float32Array(n)
   const y = column(batch, layout.label).values
   picked.forEach((i, b) => {
-    if (!Number.isFinite(y[i])) throw new RangeError(`label column '${layout.label}': null or non-finite value at batch row ${i} (position ${batch.position + i})`)
+    if (!Number.isFinite(y[i]))
+      throw new RangeError(
+        `label column '${layout.label}': null or non-finite value at batch row ${i} (position ${batch.position + i})`,
+      )
     labels[b] = y[i]
   })
   layout.sparse.forEach((f, s) => {
     const h = column(batch, f.name).values
-    picked.forEach((i, b) => { rows[b * S + s] = f.tableOffset + (h[i] >>> 0) % f.buckets })
+    picked.forEach((i, b) => {
+      rows[b * S + s] = f.tableOffset + ((h[i] >>> 0) % f.buckets)
+    })
   })
   let k = 0
   for (const f of layout.dense) {
@@ -141,7 +180,10 @@ export function featurize(layout: FeatureLayout, batch: Batch, keep?: Uint8Array
   for (const f of layout.lists) {
     const x = column(batch, f.name).values
     picked.forEach((i, b) => {
-      for (let e = 0; e < f.length; e++) { const v = x[i * f.length + e]; dense[b * Cd + k + e] = Number.isNaN(v) ? 0 : v }
+      for (let e = 0; e < f.length; e++) {
+        const v = x[i * f.length + e]
+        dense[b * Cd + k + e] = Number.isNaN(v) ? 0 : v
+      }
     })
     k += f.length
   }
@@ -167,7 +209,10 @@ export function validMask(plan: ScanPlan, batch: Batch, seed: number, fraction: 
 
 /** One line per embedding table: "name: buckets × D = bytes". */
 export function tableMemory(layout: FeatureLayout, dim: number): string[] {
-  return layout.sparse.map(f => `${f.name}: ${f.buckets} buckets (cardinality ${f.cardinality}) × ${dim} = ${(f.bytes / 2 ** 20).toFixed(2)} MiB`)
+  return layout.sparse.map(
+    f =>
+      `${f.name}: ${f.buckets} buckets (cardinality ${f.cardinality}) × ${dim} = ${(f.bytes / 2 ** 20).toFixed(2)} MiB`,
+  )
 }
 
 function column(batch: Batch, name: string): DecodedColumn {

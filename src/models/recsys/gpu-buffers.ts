@@ -11,23 +11,43 @@ import type { ModelShape, RecsysParams } from './types.ts'
 
 /** One set of per-batch inputs; `done` resolves when the last step that read it has finished. */
 export interface InputSet {
-  rows: GPUBuffer; dense: GPUBuffer; labels: GPUBuffer; order: GPUBuffer; segStart: GPUBuffer; uniq: GPUBuffer
+  rows: GPUBuffer
+  dense: GPUBuffer
+  labels: GPUBuffer
+  order: GPUBuffer
+  segStart: GPUBuffer
+  uniq: GPUBuffer
   done: Promise<unknown>
 }
 
 /** Every buffer of the model. */
 export interface ModelBuffers {
   emb: GPUBuffer
-  accum?: GPUBuffer; embM?: GPUBuffer; embV?: GPUBuffer; rowStep?: GPUBuffer
+  accum?: GPUBuffer
+  embM?: GPUBuffer
+  embV?: GPUBuffer
+  rowStep?: GPUBuffer
   /** Per dense tensor (layout order): weights, gradient, Adam m and v. */
-  w: GPUBuffer[]; g: GPUBuffer[]; m: GPUBuffer[]; v: GPUBuffer[]
+  w: GPUBuffer[]
+  g: GPUBuffer[]
+  m: GPUBuffer[]
+  v: GPUBuffer[]
   inputs: [InputSet, InputSet]
-  embOut: GPUBuffer; inp: GPUBuffer; pre: GPUBuffer[]; act: GPUBuffer[]
-  loss: GPUBuffer; probs: GPUBuffer; dlogits: GPUBuffer
+  embOut: GPUBuffer
+  inp: GPUBuffer
+  pre: GPUBuffer[]
+  act: GPUBuffer[]
+  loss: GPUBuffer
+  probs: GPUBuffer
+  dlogits: GPUBuffer
   /** Ping-pong gradients of hidden activations, f32 [B × max width]. */
-  gradA: GPUBuffer; gradB: GPUBuffer
-  dinp0: GPUBuffer; demb: GPUBuffer; dRows: GPUBuffer
-  lossScratch: GPUBuffer[]; lossSum: GPUBuffer
+  gradA: GPUBuffer
+  gradB: GPUBuffer
+  dinp0: GPUBuffer
+  demb: GPUBuffer
+  dRows: GPUBuffer
+  lossScratch: GPUBuffer[]
+  lossSum: GPUBuffer
   /** f32 [min(eval_every, LOSS_HISTORY_MAX)]: one loss sum per step since the last read-back. */
   lossHistory: GPUBuffer
 }
@@ -52,12 +72,16 @@ export function checkLimits(device: GPUDevice, shape: ModelShape, batch: number)
   const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize)
   const table = shape.totalRows * shape.dim * 4
   if (table > limit) {
-    throw new RangeError(`embedding tables need ${table} bytes (R = ${shape.totalRows} rows × embedding_dim ${shape.dim} × 4), over this adapter's limit of ${limit} bytes per buffer; lower buckets or embedding_dim`)
+    throw new RangeError(
+      `embedding tables need ${table} bytes (R = ${shape.totalRows} rows × embedding_dim ${shape.dim} × 4), over this adapter's limit of ${limit} bytes per buffer; lower buckets or embedding_dim`,
+    )
   }
   for (const [name, bytes] of Object.entries(batchBufferBytes(shape, batch))) {
     if (bytes > limit) {
       const most = Math.floor(batch * (limit / bytes))
-      throw new RangeError(`batch_size ${batch} needs a ${bytes}-byte '${name}' buffer, over this adapter's limit of ${limit} bytes per buffer (maxStorageBufferBindingSize); use batch_size ≤ ${most}`)
+      throw new RangeError(
+        `batch_size ${batch} needs a ${bytes}-byte '${name}' buffer, over this adapter's limit of ${limit} bytes per buffer (maxStorageBufferBindingSize); use batch_size ≤ ${most}`,
+      )
     }
   }
 }
@@ -66,29 +90,48 @@ export function checkLimits(device: GPUDevice, shape: ModelShape, batch: number)
 export function createModelBuffers(device: GPUDevice, shape: ModelShape, p: RecsysParams, batch: number): ModelBuffers {
   checkLimits(device, shape, batch)
   const f32 = (n: number, label: string): GPUBuffer => createBuffer(device, n * 4, undefined, label)
-  const B = batch, S = shape.sparse, D = shape.dim, RD = shape.totalRows * D
+  const B = batch,
+    S = shape.sparse,
+    D = shape.dim,
+    RD = shape.totalRows * D
   const tensors = denseTensors(shape)
   const dims = layerDims(shape)
   const widest = Math.max(1, ...shape.layers) // hidden activations and their gradients; C0 has its own
   const input = (k: number): InputSet => ({
-    rows: f32(B * S, `rows${k}`), dense: f32(B * shape.dense, `dense${k}`), labels: f32(B, `labels${k}`),
-    order: f32(B * S, `order${k}`), segStart: f32(B * S + 1, `segStart${k}`), uniq: f32(B * S, `uniq${k}`), done: Promise.resolve(),
+    rows: f32(B * S, `rows${k}`),
+    dense: f32(B * shape.dense, `dense${k}`),
+    labels: f32(B, `labels${k}`),
+    order: f32(B * S, `order${k}`),
+    segStart: f32(B * S + 1, `segStart${k}`),
+    uniq: f32(B * S, `uniq${k}`),
+    done: Promise.resolve(),
   })
   const rowwise = p.embedding_optimizer === 'rowwise_adam'
   return {
     emb: f32(RD, 'embeddings'),
     accum: rowwise ? undefined : f32(RD, 'adagrad accum'),
-    embM: rowwise ? f32(RD, 'rowwise m') : undefined, embV: rowwise ? f32(RD, 'rowwise v') : undefined,
+    embM: rowwise ? f32(RD, 'rowwise m') : undefined,
+    embV: rowwise ? f32(RD, 'rowwise v') : undefined,
     rowStep: rowwise ? f32(shape.totalRows, 'rowwise step') : undefined,
-    w: tensors.map(t => f32(t.length, t.name)), g: tensors.map(t => f32(t.length, `d${t.name}`)),
-    m: tensors.map(t => f32(t.length, `m.${t.name}`)), v: tensors.map(t => f32(t.length, `v.${t.name}`)),
+    w: tensors.map(t => f32(t.length, t.name)),
+    g: tensors.map(t => f32(t.length, `d${t.name}`)),
+    m: tensors.map(t => f32(t.length, `m.${t.name}`)),
+    v: tensors.map(t => f32(t.length, `v.${t.name}`)),
     inputs: [input(0), input(1)],
-    embOut: f32(B * S * D, 'embOut'), inp: f32(B * inputWidth(shape), 'inp'),
-    pre: dims.map(([, oc], l) => f32(B * oc, `pre${l}`)), act: dims.map(([, oc], l) => f32(B * oc, `act${l}`)),
-    loss: f32(B, 'loss'), probs: f32(B, 'probs'), dlogits: f32(B, 'dlogits'),
-    gradA: f32(B * widest, 'gradA'), gradB: f32(B * widest, 'gradB'),
-    dinp0: f32(B * inputWidth(shape), 'dinp0'), demb: f32(B * S * D, 'demb'), dRows: f32(B * S * D, 'dRows'),
-    lossScratch: reduceSumScratch(B).map((n, i) => f32(n, `loss scratch ${i}`)), lossSum: f32(1, 'loss sum'),
+    embOut: f32(B * S * D, 'embOut'),
+    inp: f32(B * inputWidth(shape), 'inp'),
+    pre: dims.map(([, oc], l) => f32(B * oc, `pre${l}`)),
+    act: dims.map(([, oc], l) => f32(B * oc, `act${l}`)),
+    loss: f32(B, 'loss'),
+    probs: f32(B, 'probs'),
+    dlogits: f32(B, 'dlogits'),
+    gradA: f32(B * widest, 'gradA'),
+    gradB: f32(B * widest, 'gradB'),
+    dinp0: f32(B * inputWidth(shape), 'dinp0'),
+    demb: f32(B * S * D, 'demb'),
+    dRows: f32(B * S * D, 'dRows'),
+    lossScratch: reduceSumScratch(B).map((n, i) => f32(n, `loss scratch ${i}`)),
+    lossSum: f32(1, 'loss sum'),
     lossHistory: f32(lossHistorySlots(p), 'loss history'),
   }
 }
@@ -96,8 +139,30 @@ export function createModelBuffers(device: GPUDevice, shape: ModelShape, p: Recs
 /** Destroys every buffer. */
 export function destroyModelBuffers(b: ModelBuffers): void {
   const all: (GPUBuffer | undefined)[] = [
-    b.emb, b.accum, b.embM, b.embV, b.rowStep, ...b.w, ...b.g, ...b.m, ...b.v, b.embOut, b.inp, ...b.pre, ...b.act,
-    b.loss, b.probs, b.dlogits, b.gradA, b.gradB, b.dinp0, b.demb, b.dRows, ...b.lossScratch, b.lossSum, b.lossHistory,
+    b.emb,
+    b.accum,
+    b.embM,
+    b.embV,
+    b.rowStep,
+    ...b.w,
+    ...b.g,
+    ...b.m,
+    ...b.v,
+    b.embOut,
+    b.inp,
+    ...b.pre,
+    ...b.act,
+    b.loss,
+    b.probs,
+    b.dlogits,
+    b.gradA,
+    b.gradB,
+    b.dinp0,
+    b.demb,
+    b.dRows,
+    ...b.lossScratch,
+    b.lossSum,
+    b.lossHistory,
     ...b.inputs.flatMap(s => [s.rows, s.dense, s.labels, s.order, s.segStart, s.uniq]),
   ]
   all.forEach(x => x?.destroy())
@@ -117,21 +182,33 @@ export class RankBuffers {
   /** Rows the combined buffers hold. */
   private capacity = 0
 
-  constructor(private readonly device: GPUDevice, b: ModelBuffers) {
+  constructor(
+    private readonly device: GPUDevice,
+    b: ModelBuffers,
+  ) {
     this.denseBytes = b.g.reduce((s, g) => s + g.size, 0)
-    this.staging = device.createBuffer({ label: 'rank gradients', size: 4 + this.denseBytes + b.dRows.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST })
+    this.staging = device.createBuffer({
+      label: 'rank gradients',
+      size: 4 + this.denseBytes + b.dRows.size,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    })
   }
 
   /** Copies loss sum, dense gradients and the first `rowFloats` of dRows into the staging buffer. */
   encodeReadback(enc: GPUCommandEncoder, b: ModelBuffers, rowFloats: number): void {
     enc.copyBufferToBuffer(b.lossSum, 0, this.staging, 0, 4)
     let at = 4
-    for (const g of b.g) { enc.copyBufferToBuffer(g, 0, this.staging, at, g.size); at += g.size }
+    for (const g of b.g) {
+      enc.copyBufferToBuffer(g, 0, this.staging, at, g.size)
+      at += g.size
+    }
     if (rowFloats > 0) enc.copyBufferToBuffer(b.dRows, 0, this.staging, at, rowFloats * 4)
   }
 
   /** Maps the staging buffer (after the submit that filled it) and copies the values out. */
-  async read(rowFloats: number): Promise<{ lossSum: number; dense: Float32Array<ArrayBuffer>; dRows: Float32Array<ArrayBuffer> }> {
+  async read(
+    rowFloats: number,
+  ): Promise<{ lossSum: number; dense: Float32Array<ArrayBuffer>; dRows: Float32Array<ArrayBuffer> }> {
     await this.staging.mapAsync(GPUMapMode.READ, 0, 4 + this.denseBytes + rowFloats * 4)
     try {
       const all = new Float32Array(this.staging.getMappedRange(0, 4 + this.denseBytes + rowFloats * 4))
@@ -143,11 +220,19 @@ export class RankBuffers {
   }
 
   /** Writes combined gradients: dense into b.g (layout order), rows and row gradients into the combined buffers. */
-  uploadCombined(b: ModelBuffers, g: { dense: Float32Array; rows: Uint32Array; dRows: Float32Array }, dim: number): { uniq: GPUBuffer; dRows: GPUBuffer } {
+  uploadCombined(
+    b: ModelBuffers,
+    g: { dense: Float32Array; rows: Uint32Array; dRows: Float32Array },
+    dim: number,
+  ): { uniq: GPUBuffer; dRows: GPUBuffer } {
     const q = this.device.queue
-    if (g.dense.byteLength !== this.denseBytes) throw new RangeError(`combined dense gradients: ${g.dense.length} values, the model has ${this.denseBytes / 4}`)
+    if (g.dense.byteLength !== this.denseBytes)
+      throw new RangeError(`combined dense gradients: ${g.dense.length} values, the model has ${this.denseBytes / 4}`)
     let at = 0
-    for (const buf of b.g) { q.writeBuffer(buf, 0, g.dense.buffer, g.dense.byteOffset + at, buf.size); at += buf.size }
+    for (const buf of b.g) {
+      q.writeBuffer(buf, 0, g.dense.buffer, g.dense.byteOffset + at, buf.size)
+      at += buf.size
+    }
     this.reserve(g.rows.length, dim)
     if (g.rows.length) {
       q.writeBuffer(this.uniq!, 0, g.rows.buffer, g.rows.byteOffset, g.rows.byteLength)

@@ -30,7 +30,10 @@ export function initWeights(shape: ModelShape, seed: number): ModelWeights {
 }
 
 /** Zeroed optimizer state for `shape` under `params`' optimizers (step 0). */
-export function initOptimizerState(shape: ModelShape, params: Pick<RecsysParams, 'embedding_optimizer'>): OptimizerState {
+export function initOptimizerState(
+  shape: ModelShape,
+  params: Pick<RecsysParams, 'embedding_optimizer'>,
+): OptimizerState {
   const tensors = denseTensors(shape)
   const zeros = (): Float32Array<ArrayBuffer>[] => tensors.map(t => new Float32Array(t.length))
   const state: OptimizerState = { step: 0, m: zeros(), v: zeros() }

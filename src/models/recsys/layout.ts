@@ -33,7 +33,8 @@ export function parameterCount(shape: ModelShape): { embedding: number; dense: n
 /** Throws RangeError naming the bad field of a model shape. */
 export function checkShape(shape: ModelShape): void {
   const count = (name: string, v: number, min: number): void => {
-    if (!Number.isInteger(v) || v < min) throw new RangeError(`model shape: ${name} must be an integer ≥ ${min}, got ${v}`)
+    if (!Number.isInteger(v) || v < min)
+      throw new RangeError(`model shape: ${name} must be an integer ≥ ${min}, got ${v}`)
   }
   count('sparse', shape.sparse, 0)
   count('dim', shape.dim, 1)
@@ -44,8 +45,17 @@ export function checkShape(shape: ModelShape): void {
 }
 
 /** The model shape of a feature layout under `params` (embedding_dim, layers). */
-export function modelShapeOf(layout: { sparse: unknown[]; totalRows: number; denseInputs: number }, p: { embedding_dim: number; layers: number[] }): ModelShape {
-  const shape = { sparse: layout.sparse.length, dim: p.embedding_dim, totalRows: layout.totalRows, dense: layout.denseInputs, layers: [...p.layers] }
+export function modelShapeOf(
+  layout: { sparse: unknown[]; totalRows: number; denseInputs: number },
+  p: { embedding_dim: number; layers: number[] },
+): ModelShape {
+  const shape = {
+    sparse: layout.sparse.length,
+    dim: p.embedding_dim,
+    totalRows: layout.totalRows,
+    dense: layout.denseInputs,
+    layers: [...p.layers],
+  }
   checkShape(shape)
   return shape
 }

@@ -20,7 +20,13 @@ import type { RunInput } from '../../run/family.ts'
 export type StageListener = (message: string, fraction?: number) => void
 
 /** Training data of one trial's parameters. */
-export interface RecsysTrialData { source: TrainSource; valid: ModelBatch; layout: FeatureLayout; plan: ScanPlan; validPlan?: ScanPlan }
+export interface RecsysTrialData {
+  source: TrainSource
+  valid: ModelBatch
+  layout: FeatureLayout
+  plan: ScanPlan
+  validPlan?: ScanPlan
+}
 
 /** The decoded table of a sweep. */
 export interface RecsysTable {
@@ -30,26 +36,32 @@ export interface RecsysTable {
 }
 
 /** Decoded rows of one table, in table order (its units one after another). */
-interface Part { batch: Batch }
+interface Part {
+  batch: Batch
+}
 
 /**
  * Reads the run's table (and validation table, each with its own HTTP options) once, from the
  * snapshots the run opened. Throws naming the table, filter or column.
  */
-export async function loadRecsysTable(input: Pick<RunInput, 'config' | 'snapshot' | 'validSnapshot'>, onStage: StageListener): Promise<RecsysTable> {
+export async function loadRecsysTable(
+  input: Pick<RunInput, 'config' | 'snapshot' | 'validSnapshot'>,
+  onStage: StageListener,
+): Promise<RecsysTable> {
   const c = input.config
   const fraction = c.validFraction
   const plan = await planRecsysTable(input.snapshot, c.table, c)
   const kinds = classifyColumns(plan.schema?.fields ?? [], c.label, c.features)
   onStage(`decoding ${plan.stats.rows} rows of ${c.table}`)
-  const say = (what: string) => (done: number, total: number) => onStage(`decoding ${what}: ${done} of ${total} rows`, total > 0 ? done / total : 1)
+  const say = (what: string) => (done: number, total: number) =>
+    onStage(`decoding ${what}: ${done} of ${total} rows`, total > 0 ? done / total : 1)
   const parts = await readParts(plan, kinds, c, c.table, say(c.table))
   const unitStart = unitOffsets(plan, parts)
   const validParts: Part[] = []
   let validPlan: ScanPlan | undefined
   if (c.validTable) {
     validPlan = await planRecsysTable(input.validSnapshot!, c.validTable, c)
-    validParts.push(...await readParts(validPlan, kinds, c, c.validTable, say(c.validTable)))
+    validParts.push(...(await readParts(validPlan, kinds, c, c.validTable, say(c.validTable))))
   }
   onStage(`decoded ${[...parts, ...validParts].reduce((s, p) => s + p.batch.size, 0)} rows`)
   const byLayout = new Map<string, Featurized>()
@@ -59,22 +71,41 @@ export async function loadRecsysTable(input: Pick<RunInput, 'config' | 'snapshot
       // The split is seeded by the trial's seed, as `snaptrain train` seeds it.
       const key = JSON.stringify([p.buckets ?? null, [...p.log1p].sort(), p.embedding_dim, p.seed])
       let hit = byLayout.get(key)
-      if (!hit) byLayout.set(key, hit = featurizeParts(plan, parts, validParts, kinds, p, fraction))
-      return { source: memorySource(plan, hit.all, hit.train, unitStart, hit.layout, p.batch_size, p.seed), valid: hit.valid, layout: hit.layout, plan, validPlan }
+      if (!hit) byLayout.set(key, (hit = featurizeParts(plan, parts, validParts, kinds, p, fraction)))
+      return {
+        source: memorySource(plan, hit.all, hit.train, unitStart, hit.layout, p.batch_size, p.seed),
+        valid: hit.valid,
+        layout: hit.layout,
+        plan,
+        validPlan,
+      }
     },
   }
 }
 
 /** Decoded batches of `plan` in table order, with row ids; `progress(rows read, plan rows)` after each batch (0 first). */
-async function readParts(plan: ScanPlan, kinds: ColumnKinds, c: TrainConfig, url: string, progress: (done: number, total: number) => void): Promise<Part[]> {
-  const loader = createLoader(plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: 65_536, spec: kinds.spec, ids: true, workers: c.workers, http: httpFor(c, url) })
+async function readParts(
+  plan: ScanPlan,
+  kinds: ColumnKinds,
+  c: TrainConfig,
+  url: string,
+  progress: (done: number, total: number) => void,
+): Promise<Part[]> {
+  const loader = createLoader(plan, {
+    assign: { epoch: 0, worldSize: 1, rank: 0 },
+    batchSize: 65_536,
+    spec: kinds.spec,
+    ids: true,
+    workers: c.workers,
+    http: httpFor(c, url),
+  })
   const parts: Part[] = []
   let rows = 0
   progress(0, plan.stats.rows)
   try {
     for await (const batch of loader.batches()) {
       parts.push({ batch })
-      progress(rows += batch.size, plan.stats.rows)
+      progress((rows += batch.size), plan.stats.rows)
     }
   } finally {
     await loader.close()
@@ -96,7 +127,8 @@ function unitOffsets(plan: ScanPlan, parts: Part[]): Uint32Array {
     for (let i = 0; i < batch.size; i++, at++) {
       const u = units[i]
       if (u === last) continue
-      if (start[u] !== 0xffffffff) throw new Error(`sweep: unit ${u} of ${plan.tableUrl} came in two runs; table order is unit order`)
+      if (start[u] !== 0xffffffff)
+        throw new Error(`sweep: unit ${u} of ${plan.tableUrl} came in two runs; table order is unit order`)
       start[u] = at
       last = u
     }
@@ -105,24 +137,47 @@ function unitOffsets(plan: ScanPlan, parts: Part[]): Uint32Array {
 }
 
 /** A trial's featurized rows: all training-table rows (table order) with the training mask, and the validation rows. */
-interface Featurized { all: ModelBatch; train: Uint8Array; valid: ModelBatch; layout: FeatureLayout }
+interface Featurized {
+  all: ModelBatch
+  train: Uint8Array
+  valid: ModelBatch
+  layout: FeatureLayout
+}
 
 /**
  * Statistics over the training rows → layout → featurized rows, as `snaptrain train` computes
  * them (data.ts): the same seeded split, the same row order of the statistics pass.
  */
-function featurizeParts(plan: ScanPlan, parts: Part[], validParts: Part[], kinds: ColumnKinds, p: RecsysParams,
-  fraction: number | undefined): Featurized {
-  const masks = parts.map(({ batch }) => fraction === undefined ? new Uint8Array(batch.size) : validMask(plan, batch, p.seed, fraction))
+function featurizeParts(
+  plan: ScanPlan,
+  parts: Part[],
+  validParts: Part[],
+  kinds: ColumnKinds,
+  p: RecsysParams,
+  fraction: number | undefined,
+): Featurized {
+  const masks = parts.map(({ batch }) =>
+    fraction === undefined ? new Uint8Array(batch.size) : validMask(plan, batch, p.seed, fraction),
+  )
   const stats = new FeatureStats(kinds, new Set(p.log1p))
-  parts.forEach(({ batch }, i) => stats.observe(batch, masks[i].map(v => 1 - v)))
+  parts.forEach(({ batch }, i) =>
+    stats.observe(
+      batch,
+      masks[i].map(v => 1 - v),
+    ),
+  )
   const layout = stats.finish(p)
-  const all = concatBatches(parts.map(x => featurize(layout, x.batch)), layout)
+  const all = concatBatches(
+    parts.map(x => featurize(layout, x.batch)),
+    layout,
+  )
   const train = new Uint8Array(all.n)
   let at = 0
   for (const m of masks) for (const v of m) train[at++] = 1 - v
-  const valid = concatBatches([...parts.map((x, i) => featurize(layout, x.batch, masks[i])),
-    ...validParts.map(x => featurize(layout, x.batch))], layout)
+  const valid = concatBatches(
+    [...parts.map((x, i) => featurize(layout, x.batch, masks[i])), ...validParts.map(x => featurize(layout, x.batch))],
+    layout,
+  )
   if (!train.some(v => v === 1)) throw new RangeError('sweep: no training rows left after the validation split')
   return { all, train, valid, layout }
 }
@@ -134,9 +189,17 @@ function featurizeParts(plan: ScanPlan, parts: Part[], validParts: Part[], kinds
  * trial and a training run with the same inputs see the same batches and train the same model.
  * The cursor is the loader's (position in the stream), so a resumed epoch continues where it stopped.
  */
-export function memorySource(plan: ScanPlan, rows: ModelBatch, train: Uint8Array, unitStart: Uint32Array, layout: FeatureLayout,
-  batch: number, seed: number): TrainSource {
-  const S = layout.sparse.length, Cd = layout.denseInputs
+export function memorySource(
+  plan: ScanPlan,
+  rows: ModelBatch,
+  train: Uint8Array,
+  unitStart: Uint32Array,
+  layout: FeatureLayout,
+  batch: number,
+  seed: number,
+): TrainSource {
+  const S = layout.sparse.length,
+    Cd = layout.denseInputs
   const stepsPerEpoch = Math.ceil(plan.stats.rows / batch)
   function open(epoch: number, cursor?: Cursor): EpochStream {
     const assign = { seed, epoch, worldSize: 1, rank: 0 }
@@ -162,7 +225,12 @@ export function memorySource(plan: ScanPlan, rows: ModelBatch, train: Uint8Array
 /** Rows `idx` of `b` as one batch. */
 function gatherRows(b: ModelBatch, idx: Uint32Array, S: number, Cd: number): ModelBatch {
   const n = idx.length
-  const out: ModelBatch = { n, rows: new Uint32Array(n * S), dense: new Float32Array(n * Cd), labels: new Float32Array(n) }
+  const out: ModelBatch = {
+    n,
+    rows: new Uint32Array(n * S),
+    dense: new Float32Array(n * Cd),
+    labels: new Float32Array(n),
+  }
   for (let i = 0; i < n; i++) {
     const r = idx[i]
     out.rows.set(b.rows.subarray(r * S, r * S + S), i * S)

@@ -10,16 +10,25 @@
  */
 import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { readBuffer } from '../../gpu/readback.ts'
-import type { KernelCall } from '../../kernels/runner.ts'
+import { prepareKernel, type KernelCall } from '../../kernels/runner.ts'
 import type { ModelState } from './backend.ts'
 import type { CombinedGradients, RankGradients, RankModel } from './ranks.ts'
 import { GpuRecorder } from '../../gpu/recorder.ts'
-import { createModelBuffers, destroyModelBuffers, lossHistorySlots, RankBuffers, type InputSet, type ModelBuffers } from './gpu-buffers.ts'
-import { NonFiniteScan } from './gpu-nonfinite.ts'
-import { WeightShadow } from './gpu-shadow.ts'
+import {
+  RankBuffers,
+  createModelBuffers,
+  destroyModelBuffers,
+  lossHistorySlots,
+  type InputSet,
+  type ModelBuffers,
+} from './gpu-buffers.ts'
 import { backwardCalls, forwardCalls, optimizerCalls, trainCalls, type MatmulVariant } from './gpu-step.ts'
 import { embeddingSegments } from './segments.ts'
 import type { ModelBatch, ModelShape, ModelWeights, OptimizerState, RecsysParams, StepLr } from './types.ts'
+import { createBuffer } from '../../gpu/buffers.ts'
+import { nonfiniteCountCall } from '../../kernels/recsys/nonfinite_count.ts'
+import { decodeNonFinite, type NonFiniteCount } from '../../kernels/recsys/layout.ts'
+import { denseTensors } from './layout.ts'
 
 /** Options of GpuModel.create. */
 export interface GpuModelOptions {
@@ -40,8 +49,12 @@ export class GpuModel implements RankModel {
   private drained: number[] = []
 
   private constructor(
-    private readonly cache: PipelineCache, readonly shape: ModelShape, private readonly params: RecsysParams,
-    private readonly buffers: ModelBuffers, readonly maxBatch: number, private readonly matmul: MatmulVariant,
+    private readonly cache: PipelineCache,
+    readonly shape: ModelShape,
+    private readonly params: RecsysParams,
+    private readonly buffers: ModelBuffers,
+    readonly maxBatch: number,
+    private readonly matmul: MatmulVariant,
   ) {
     this.calls = new GpuRecorder(cache, { label: 'recsys step' })
   }
@@ -50,7 +63,13 @@ export class GpuModel implements RankModel {
    * Allocates the buffers and uploads `state`. Throws RangeError naming batch_size (or buckets /
    * embedding_dim) when a buffer would exceed the adapter's limits.
    */
-  static async create(cache: PipelineCache, shape: ModelShape, params: RecsysParams, state: ModelState, opts: GpuModelOptions = {}): Promise<GpuModel> {
+  static async create(
+    cache: PipelineCache,
+    shape: ModelShape,
+    params: RecsysParams,
+    state: ModelState,
+    opts: GpuModelOptions = {},
+  ): Promise<GpuModel> {
     const maxBatch = opts.maxBatch ?? params.batch_size
     const buffers = createModelBuffers(cache.device, shape, params, maxBatch)
     const model = new GpuModel(cache, shape, params, buffers, maxBatch, opts.matmul ?? 'tiled')
@@ -84,7 +103,10 @@ export class GpuModel implements RankModel {
     this.upload(input, batch, seg)
     const U = seg.uniq.length
     this.rank ??= new RankBuffers(this.cache.device, this.buffers)
-    const calls = [...forwardCalls(this.shape, this.buffers, input, batch.n, this.matmul), ...backwardCalls(this.shape, this.buffers, input, batch.n, U, 1, this.matmul)]
+    const calls = [
+      ...forwardCalls(this.shape, this.buffers, input, batch.n, this.matmul),
+      ...backwardCalls(this.shape, this.buffers, input, batch.n, U, 1, this.matmul),
+    ]
     this.submit(calls, enc => this.rank!.encodeReadback(enc, this.buffers, U * this.shape.dim))
     const { lossSum, dense, dRows } = await this.rank.read(U * this.shape.dim)
     return { n: batch.n, lossSum, dense, rows: seg.uniq, dRows }
@@ -114,7 +136,7 @@ export class GpuModel implements RankModel {
     return readBuffer(this.cache.device, this.buffers.probs, Float32Array, batch.n)
   }
 
-  /** On the GPU (gpu-nonfinite.ts): embeddings, then w{l}/b{l}; only 8 bytes per tensor come back. */
+  /** On the GPU (the divergence check below): embeddings, then w{l}/b{l}; only 8 bytes per tensor come back. */
   async firstNonFinite(): Promise<string | undefined> {
     this.nonFinite ??= new NonFiniteScan(this.cache, this.shape, this.buffers)
     return this.nonFinite.firstNonFinite()
@@ -125,7 +147,7 @@ export class GpuModel implements RankModel {
     return this.nonFinite.nonFiniteTensors()
   }
 
-  /** Device-side copy of the weights (or upload of `w`) into shadow buffers (gpu-shadow.ts), queued after earlier steps. */
+  /** Device-side copy of the weights (or upload of `w`) into shadow buffers (WeightShadow below), queued after earlier steps. */
   async keepWeights(w?: ModelWeights): Promise<void> {
     this.shadow ??= new WeightShadow(this.cache.device, this.buffers)
     if (w) this.shadow.load(w)
@@ -142,25 +164,33 @@ export class GpuModel implements RankModel {
 
   async exportState(): Promise<ModelState> {
     await this.idleInput()
-    const b = this.buffers, dev = this.cache.device
-    const f32 = (buf: GPUBuffer, n?: number): Promise<Float32Array<ArrayBuffer>> => readBuffer(dev, buf, Float32Array, n) as Promise<Float32Array<ArrayBuffer>>
-    const opt: OptimizerState = { step: this.steps + this.stepOffset, m: await Promise.all(b.m.map(x => f32(x))), v: await Promise.all(b.v.map(x => f32(x))) }
+    const b = this.buffers,
+      dev = this.cache.device
+    const f32 = (buf: GPUBuffer, n?: number): Promise<Float32Array<ArrayBuffer>> =>
+      readBuffer(dev, buf, Float32Array, n) as Promise<Float32Array<ArrayBuffer>>
+    const opt: OptimizerState = {
+      step: this.steps + this.stepOffset,
+      m: await Promise.all(b.m.map(x => f32(x))),
+      v: await Promise.all(b.v.map(x => f32(x))),
+    }
     const rd = this.shape.totalRows * this.shape.dim
     if (b.accum) opt.accum = await f32(b.accum, rd)
     if (b.embM) {
       opt.embM = await f32(b.embM, rd)
       opt.embV = await f32(b.embV!, rd)
-      opt.rowStep = await readBuffer(dev, b.rowStep!, Uint32Array, this.shape.totalRows) as Uint32Array<ArrayBuffer>
+      opt.rowStep = (await readBuffer(dev, b.rowStep!, Uint32Array, this.shape.totalRows)) as Uint32Array<ArrayBuffer>
     }
     return { weights: { embeddings: await f32(b.emb, rd), dense: await Promise.all(b.w.map(x => f32(x))) }, opt }
   }
 
   async importState(s: ModelState): Promise<void> {
     await this.idleInput()
-    const b = this.buffers, q = this.cache.device.queue
+    const b = this.buffers,
+      q = this.cache.device.queue
     const put = (buf: GPUBuffer | undefined, a: Float32Array | Uint32Array | undefined, what: string): void => {
       if (!buf) return
-      if (!a || a.byteLength > buf.size) throw new RangeError(`GpuModel.importState: ${what} missing or larger than its buffer`)
+      if (!a || a.byteLength > buf.size)
+        throw new RangeError(`GpuModel.importState: ${what} missing or larger than its buffer`)
       q.writeBuffer(buf, 0, a.buffer, a.byteOffset, a.byteLength)
     }
     put(b.emb, s.weights.embeddings, 'embeddings')
@@ -190,12 +220,19 @@ export class GpuModel implements RankModel {
   private stepOffset = 0
 
   private checkBatch(batch: ModelBatch): void {
-    if (!(batch.n >= 1 && batch.n <= this.maxBatch)) throw new RangeError(`GpuModel: batch of ${batch.n} rows, expected 1 … ${this.maxBatch} (batch_size)`)
+    if (!(batch.n >= 1 && batch.n <= this.maxBatch))
+      throw new RangeError(`GpuModel: batch of ${batch.n} rows, expected 1 … ${this.maxBatch} (batch_size)`)
   }
 
-  private upload(input: InputSet, batch: ModelBatch, seg?: { uniq: Uint32Array; segStart: Uint32Array; order: Uint32Array }): void {
+  private upload(
+    input: InputSet,
+    batch: ModelBatch,
+    seg?: { uniq: Uint32Array; segStart: Uint32Array; order: Uint32Array },
+  ): void {
     const q = this.cache.device.queue
-    const put = (buf: GPUBuffer, a: Uint32Array | Float32Array): void => { if (a.byteLength) q.writeBuffer(buf, 0, a.buffer, a.byteOffset, a.byteLength) }
+    const put = (buf: GPUBuffer, a: Uint32Array | Float32Array): void => {
+      if (a.byteLength) q.writeBuffer(buf, 0, a.buffer, a.byteOffset, a.byteLength)
+    }
     put(input.rows, batch.rows)
     put(input.dense, batch.dense)
     put(input.labels, batch.labels)
@@ -230,5 +267,160 @@ export class GpuModel implements RankModel {
   private async idleInput(): Promise<InputSet> {
     await Promise.all(this.buffers.inputs.map(s => s.done))
     return this.buffers.inputs[0]
+  }
+}
+
+/*
+ * The GPU model's divergence check: one nonfinite_count dispatch per weight tensor (the
+ * embedding table and every dense w{l}/b{l}) into one small u32 buffer, one 8-byte-per-tensor
+ * read-back. The embedding table (R × D floats, megabytes) never leaves the GPU, so the check
+ * can run at every evaluation. R = total embedding rows, D = embedding dim.
+ */
+
+/** One scanned tensor: its name ('embeddings', 'w{l}', 'b{l}'), buffer and element count. */
+interface ScannedTensor {
+  name: string
+  buffer: GPUBuffer
+  n: number
+}
+
+/** Result per tensor, in scan order (embeddings first, then the dense tensors in layout order). */
+export interface TensorScan extends NonFiniteCount {
+  name: string
+}
+
+/** Scans the model's weights for NaN/±Infinity on the GPU. */
+export class NonFiniteScan {
+  private readonly tensors: ScannedTensor[]
+  private readonly out: GPUBuffer
+
+  /** Scans `b.emb` ([R × D]) and `b.w` (layout order); allocates the 8·(1 + tensors)-byte result buffer. */
+  constructor(
+    private readonly cache: PipelineCache,
+    shape: ModelShape,
+    b: ModelBuffers,
+  ) {
+    this.tensors = [
+      { name: 'embeddings', buffer: b.emb, n: shape.totalRows * shape.dim },
+      ...denseTensors(shape).map((t, i) => ({ name: t.name, buffer: b.w[i], n: t.length })),
+    ]
+    this.out = createBuffer(cache.device, 8 * this.tensors.length, undefined, 'nonfinite counts')
+  }
+
+  /** Count and first bad index of every tensor (one submit, one read-back; queued after all earlier work). */
+  async scan(): Promise<TensorScan[]> {
+    const device = this.cache.device
+    const prepared = this.tensors.map((t, slot) =>
+      prepareKernel(this.cache, nonfiniteCountCall({ inp: t.buffer, out: this.out }, { n: t.n, slot })),
+    )
+    const enc = device.createCommandEncoder({ label: 'nonfinite scan' })
+    enc.clearBuffer(this.out)
+    const pass = enc.beginComputePass({ label: 'nonfinite scan' })
+    prepared.forEach(k => k.encode(pass))
+    pass.end()
+    device.queue.submit([enc.finish()])
+    prepared.forEach(k => k.destroy())
+    const words = await readBuffer(device, this.out, Uint32Array)
+    return this.tensors.map((t, slot) => ({ name: t.name, ...decodeNonFinite(words, slot, t.n) }))
+  }
+
+  /** Names of every tensor (scan order) holding a NaN or ±Infinity. */
+  async nonFiniteTensors(): Promise<string[]> {
+    return (await this.scan()).filter(t => t.count > 0).map(t => t.name)
+  }
+
+  /** Name of the first tensor (scan order) holding a NaN or ±Infinity, else undefined. */
+  async firstNonFinite(): Promise<string | undefined> {
+    return (await this.scan()).find(t => t.count > 0)?.name
+  }
+
+  destroy(): void {
+    this.out.destroy()
+  }
+}
+
+/*
+ * Best-weights shadow of the GPU model (restore_best): copies of the embedding table and every
+ * dense weight tensor kept on the GPU. `save` and `restore` only enqueue copyBufferToBuffer
+ * commands, ordered after every step already submitted, so saving the weights at an improving
+ * evaluation costs one device-side copy of R·D + dense floats and no read-back.
+ * R = total embedding rows, D = embedding dim.
+ */
+
+/** Shadow copies of the model weights (not the optimizer state: Keras' restore_best_weights keeps weights only). */
+export class WeightShadow {
+  private readonly pairs: Array<[live: GPUBuffer, shadow: GPUBuffer]>
+  private saved = false
+
+  /** Allocates one shadow buffer per weight buffer of `b` (doubles the weights' GPU memory). */
+  constructor(
+    private readonly device: GPUDevice,
+    b: ModelBuffers,
+  ) {
+    this.pairs = [b.emb, ...b.w].map(live => [live, createBuffer(device, live.size, undefined, `best ${live.label}`)])
+  }
+
+  /** Bytes held by the shadow buffers. */
+  get bytes(): number {
+    return this.pairs.reduce((s, [, shadow]) => s + shadow.size, 0)
+  }
+
+  /** True once `save` ran. */
+  get hasSaved(): boolean {
+    return this.saved
+  }
+
+  /** Enqueues live → shadow copies of every weight buffer. */
+  save(): void {
+    this.copy(true)
+    this.saved = true
+  }
+
+  /** Fills the shadow from CPU weights (a checkpoint's kept weights), same lengths as the model's. */
+  load(w: ModelWeights): void {
+    const arrays = [w.embeddings, ...w.dense]
+    if (arrays.length !== this.pairs.length)
+      throw new RangeError(`WeightShadow.load: ${arrays.length} tensors, expected ${this.pairs.length}`)
+    this.pairs.forEach(([, shadow], i) => {
+      const a = arrays[i]
+      if (a.byteLength > shadow.size)
+        throw new RangeError(`WeightShadow.load: tensor ${i} (${a.length} floats) larger than its buffer`)
+      this.device.queue.writeBuffer(shadow, 0, a.buffer, a.byteOffset, a.byteLength)
+    })
+    this.saved = true
+  }
+
+  /** Copies of the saved weights (embeddings: `embeddingFloats` = R·D), or undefined when nothing was saved. */
+  async read(embeddingFloats: number): Promise<ModelWeights | undefined> {
+    if (!this.saved) return undefined
+    const [emb, ...dense] = await Promise.all(
+      this.pairs.map(
+        ([, shadow], i) =>
+          readBuffer(this.device, shadow, Float32Array, i === 0 ? embeddingFloats : undefined) as Promise<
+            Float32Array<ArrayBuffer>
+          >,
+      ),
+    )
+    return { embeddings: emb, dense }
+  }
+
+  /** Enqueues shadow → live copies; false (nothing done) when nothing was saved. */
+  restore(): boolean {
+    if (!this.saved) return false
+    this.copy(false)
+    return true
+  }
+
+  destroy(): void {
+    this.pairs.forEach(([, shadow]) => shadow.destroy())
+  }
+
+  private copy(toShadow: boolean): void {
+    const enc = this.device.createCommandEncoder({ label: toShadow ? 'save best weights' : 'restore best weights' })
+    for (const [live, shadow] of this.pairs) {
+      if (toShadow) enc.copyBufferToBuffer(live, 0, shadow, 0, live.size)
+      else enc.copyBufferToBuffer(shadow, 0, live, 0, live.size)
+    }
+    this.device.queue.submit([enc.finish()])
   }
 }

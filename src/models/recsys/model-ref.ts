@@ -52,10 +52,15 @@ export function modelForward(shape: ModelShape, w: ModelWeights, batch: ModelBat
   const { n } = batch
   const e = shape.sparse * shape.dim
   const emb = new Float32Array(n * e)
-  embeddingForward(w.embeddings, batch.rows, emb, { positions: n * shape.sparse, dim: shape.dim, totalRows: shape.totalRows })
+  embeddingForward(w.embeddings, batch.rows, emb, {
+    positions: n * shape.sparse,
+    dim: shape.dim,
+    totalRows: shape.totalRows,
+  })
   const inp = new Float32Array(n * inputWidth(shape))
   concatForward(emb, batch.dense, inp, n, e, shape.dense)
-  const pre: Float32Array[] = [], act: Float32Array[] = []
+  const pre: Float32Array[] = [],
+    act: Float32Array[] = []
   const dims = layerDims(shape)
   let x: Float32Array = inp
   dims.forEach(([c, oc], l) => {
@@ -65,7 +70,8 @@ export function modelForward(shape: ModelShape, w: ModelWeights, batch: ModelBat
     biasReluForward(pre[l], w.dense[2 * l + 1], act[l], n, oc, l < dims.length - 1)
     x = act[l]
   })
-  const loss = new Float32Array(n), probs = new Float32Array(n)
+  const loss = new Float32Array(n),
+    probs = new Float32Array(n)
   bceLossForward(x, batch.labels, null, loss, probs, n)
   return { n, inp, pre, act, loss, probs }
 }
@@ -76,7 +82,13 @@ export function meanLoss(a: Activations): number {
 }
 
 /** Backward of Σ loss / `denom` (default the batch rows: the mean) through the whole model. */
-export function modelBackward(shape: ModelShape, w: ModelWeights, batch: ModelBatch, a: Activations, denom = batch.n): Gradients {
+export function modelBackward(
+  shape: ModelShape,
+  w: ModelWeights,
+  batch: ModelBatch,
+  a: Activations,
+  denom = batch.n,
+): Gradients {
   const { n } = batch
   const dims = layerDims(shape)
   const L = dims.length - 1
@@ -98,7 +110,11 @@ export function modelBackward(shape: ModelShape, w: ModelWeights, batch: ModelBa
   const segments = embeddingSegments(batch.rows, shape.totalRows)
   const U = segments.uniq.length
   const dRows = new Float32Array(U * shape.dim)
-  embeddingBackward(demb, segments.order, segments.segStart, dRows, { uniq: U, dim: shape.dim, positions: n * shape.sparse })
+  embeddingBackward(demb, segments.order, segments.segStart, dRows, {
+    uniq: U,
+    dim: shape.dim,
+    positions: n * shape.sparse,
+  })
   return { segments, dRows, dense }
 }
 

@@ -37,12 +37,19 @@ export const DEFAULT_RECSYS_PARAMS: Readonly<RecsysParams> = {
 
 /** Integer parameters: [name, min, max]. */
 const INTS: ReadonlyArray<[keyof RecsysParams, number, number]> = [
-  ['epochs', 1, 1e6], ['batch_size', 1, 2 ** 24], ['embedding_dim', 1, 1024], ['warmup_steps', 0, 1e9],
-  ['seed', 0, 2 ** 32 - 1], ['eval_every', 1, 1e9], ['early_stopping_rounds', 0, 1e6],
+  ['epochs', 1, 1e6],
+  ['batch_size', 1, 2 ** 24],
+  ['embedding_dim', 1, 1024],
+  ['warmup_steps', 0, 1e9],
+  ['seed', 0, 2 ** 32 - 1],
+  ['eval_every', 1, 1e9],
+  ['early_stopping_rounds', 0, 1e6],
 ]
 /** Real parameters: [name, lower bound, lower open]. */
 const NUMS: ReadonlyArray<[keyof RecsysParams, number, boolean]> = [
-  ['lr', 0, true], ['embedding_lr', 0, true], ['weight_decay', 0, false],
+  ['lr', 0, true],
+  ['embedding_lr', 0, true],
+  ['weight_decay', 0, false],
 ]
 const CHOICES: Partial<Record<keyof RecsysParams, readonly string[]>> = {
   optimizer: ['adam', 'adamw'],
@@ -51,8 +58,26 @@ const CHOICES: Partial<Record<keyof RecsysParams, readonly string[]>> = {
   lr_scaling: ['none', 'linear', 'sqrt'],
 }
 /** Settable names (beta1/beta2/eps are fixed). */
-const KNOWN = new Set(['epochs', 'batch_size', 'embedding_dim', 'layers', 'lr', 'optimizer', 'embedding_optimizer', 'embedding_lr',
-  'weight_decay', 'buckets', 'warmup_steps', 'schedule', 'seed', 'eval_every', 'early_stopping_rounds', 'restore_best', 'log1p', 'lr_scaling'])
+const KNOWN = new Set([
+  'epochs',
+  'batch_size',
+  'embedding_dim',
+  'layers',
+  'lr',
+  'optimizer',
+  'embedding_optimizer',
+  'embedding_lr',
+  'weight_decay',
+  'buckets',
+  'warmup_steps',
+  'schedule',
+  'seed',
+  'eval_every',
+  'early_stopping_rounds',
+  'restore_best',
+  'log1p',
+  'lr_scaling',
+])
 /** Parameter names `--params` accepts (for sweep space validation). */
 export const RECSYS_PARAM_NAMES: readonly string[] = [...KNOWN]
 
@@ -62,20 +87,24 @@ export const RECSYS_PARAM_NAMES: readonly string[] = [...KNOWN]
  * `weight_decay` needs optimizer 'adamw'.
  */
 export function parseRecsysParams(raw: unknown = {}): RecsysParams {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RangeError('recsys params must be a JSON object')
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new RangeError('recsys params must be a JSON object')
   const given = raw as Record<string, unknown>
   for (const name of Object.keys(given)) {
     if (!KNOWN.has(name)) throw new RangeError(`unknown recsys parameter '${name}' (known: ${[...KNOWN].join(', ')})`)
   }
   const p = { ...DEFAULT_RECSYS_PARAMS, ...given } as RecsysParams
-  if (given.embedding_lr === undefined) p.embedding_lr = p.embedding_optimizer === 'rowwise_adam' ? p.lr : DEFAULT_RECSYS_PARAMS.embedding_lr
+  if (given.embedding_lr === undefined)
+    p.embedding_lr = p.embedding_optimizer === 'rowwise_adam' ? p.lr : DEFAULT_RECSYS_PARAMS.embedding_lr
   if (given.restore_best === undefined) p.restore_best = p.early_stopping_rounds > 0
-  if (typeof p.restore_best !== 'boolean') throw new RangeError(`restore_best must be true or false, got ${JSON.stringify(p.restore_best)}`)
+  if (typeof p.restore_best !== 'boolean')
+    throw new RangeError(`restore_best must be true or false, got ${JSON.stringify(p.restore_best)}`)
   checkScalars(p)
   p.layers = checkLayers(p.layers)
   p.log1p = checkNames('log1p', p.log1p)
   checkBuckets(p.buckets)
-  if (p.weight_decay > 0 && p.optimizer !== 'adamw') throw new RangeError(`weight_decay ${p.weight_decay} needs optimizer 'adamw' (got '${p.optimizer}')`)
+  if (p.weight_decay > 0 && p.optimizer !== 'adamw')
+    throw new RangeError(`weight_decay ${p.weight_decay} needs optimizer 'adamw' (got '${p.optimizer}')`)
   return p
 }
 
@@ -83,7 +112,8 @@ function checkScalars(p: RecsysParams): void {
   const rec = p as unknown as Record<string, unknown>
   for (const [name, min, max] of INTS) {
     const v = rec[name]
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`)
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+      throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`)
   }
   for (const [name, lo, open] of NUMS) {
     const v = rec[name]
@@ -91,18 +121,23 @@ function checkScalars(p: RecsysParams): void {
     if (!ok) throw new RangeError(`${name} must be a finite number ${open ? '>' : '≥'} ${lo}, got ${JSON.stringify(v)}`)
   }
   for (const [name, allowed] of Object.entries(CHOICES)) {
-    if (!allowed!.includes(rec[name] as string)) throw new RangeError(`${name} must be one of ${allowed!.map(a => `'${a}'`).join(', ')}, got ${JSON.stringify(rec[name])}`)
+    if (!allowed!.includes(rec[name] as string))
+      throw new RangeError(
+        `${name} must be one of ${allowed!.map(a => `'${a}'`).join(', ')}, got ${JSON.stringify(rec[name])}`,
+      )
   }
 }
 
 function checkLayers(v: unknown): number[] {
   const ok = Array.isArray(v) && v.every(x => Number.isInteger(x) && x >= 1 && x <= 65536)
-  if (!ok) throw new RangeError(`layers must be an array of integers in [1, 65536] (hidden widths), got ${JSON.stringify(v)}`)
+  if (!ok)
+    throw new RangeError(`layers must be an array of integers in [1, 65536] (hidden widths), got ${JSON.stringify(v)}`)
   return [...(v as number[])]
 }
 
 function checkNames(name: string, v: unknown): string[] {
-  if (!Array.isArray(v) || !v.every(x => typeof x === 'string')) throw new RangeError(`${name} must be an array of column names, got ${JSON.stringify(v)}`)
+  if (!Array.isArray(v) || !v.every(x => typeof x === 'string'))
+    throw new RangeError(`${name} must be an array of column names, got ${JSON.stringify(v)}`)
   return [...v]
 }
 
@@ -113,7 +148,8 @@ function checkBuckets(v: unknown): void {
     if (!isCount(v)) throw new RangeError(`buckets must be an integer in [1, 2^31], got ${v}`)
     return
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new RangeError(`buckets must be a number or an object { column: count }, got ${JSON.stringify(v)}`)
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new RangeError(`buckets must be a number or an object { column: count }, got ${JSON.stringify(v)}`)
   for (const [col, n] of Object.entries(v)) {
     if (!isCount(n)) throw new RangeError(`buckets.${col} must be an integer in [1, 2^31], got ${JSON.stringify(n)}`)
   }

@@ -119,9 +119,13 @@ export async function combineGradients(coll: Collective, g: RankGradients, dim: 
  * in part (= rank) order, rounded to f32 after each addition (as a rank-order float sum).
  * Throws RangeError when a part's dRows length is not U × D.
  */
-export function mergeRowGradients(parts: readonly Pick<RankGradients, 'rows' | 'dRows'>[], dim: number): { rows: Uint32Array<ArrayBuffer>; dRows: Float32Array<ArrayBuffer> } {
+export function mergeRowGradients(
+  parts: readonly Pick<RankGradients, 'rows' | 'dRows'>[],
+  dim: number,
+): { rows: Uint32Array<ArrayBuffer>; dRows: Float32Array<ArrayBuffer> } {
   parts.forEach((p, r) => {
-    if (p.dRows.length !== p.rows.length * dim) throw new RangeError(`rank ${r}: dRows has ${p.dRows.length} values, expected ${p.rows.length} rows × dim ${dim}`)
+    if (p.dRows.length !== p.rows.length * dim)
+      throw new RangeError(`rank ${r}: dRows has ${p.dRows.length} values, expected ${p.rows.length} rows × dim ${dim}`)
   })
   const rows = unionSorted(parts.map(p => p.rows))
   const dRows = new Float32Array(rows.length * dim)
@@ -139,7 +143,10 @@ export function mergeRowGradients(parts: readonly Pick<RankGradients, 'rows' | '
 function unionSorted(lists: readonly Uint32Array[]): Uint32Array<ArrayBuffer> {
   const all = new Uint32Array(lists.reduce((s, l) => s + l.length, 0))
   let at = 0
-  for (const l of lists) { all.set(l, at); at += l.length }
+  for (const l of lists) {
+    all.set(l, at)
+    at += l.length
+  }
   all.sort()
   let u = 0
   for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[u++] = all[i]
@@ -161,33 +168,56 @@ export class RefRank extends RefBackend implements RankModel {
   async gradients(batch: ModelBatch): Promise<RankGradients> {
     const a = modelForward(this.shape, this.state.weights, batch)
     const g = modelBackward(this.shape, this.state.weights, batch, a, 1)
-    return { n: batch.n, lossSum: reduceSum(a.loss, a.n, LOSS_REDUCE_WG), dense: concatTensors(g.dense), rows: g.segments.uniq, dRows: g.dRows }
+    return {
+      n: batch.n,
+      lossSum: reduceSum(a.loss, a.n, LOSS_REDUCE_WG),
+      dense: concatTensors(g.dense),
+      rows: g.segments.uniq,
+      dRows: g.dRows,
+    }
   }
 
   async applyGradients(c: CombinedGradients, lr: StepLr): Promise<void> {
-    const dense = splitTensors(c.dense, this.state.weights.dense.map(t => t.length))
+    const dense = splitTensors(
+      c.dense,
+      this.state.weights.dense.map(t => t.length),
+    )
     const segments = { uniq: c.rows, segStart: new Uint32Array(0), order: new Uint32Array(0) } // the optimizers read uniq only
-    applyOptimizers(this.shape, this.params, this.state.weights, this.state.opt, { segments, dRows: c.dRows, dense }, lr)
+    applyOptimizers(
+      this.shape,
+      this.params,
+      this.state.weights,
+      this.state.opt,
+      { segments, dRows: c.dRows, dense },
+      lr,
+    )
   }
 }
 
 /** A reference rank with fresh seeded weights (the same on every rank for the same seed). */
 export function createRefRank(shape: ModelShape, params: RecsysParams): RefRank {
-  return new RefRank(shape, params, { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) })
+  return new RefRank(shape, params, {
+    weights: initWeights(shape, params.seed),
+    opt: initOptimizerState(shape, params),
+  })
 }
 
 /** The tensors one after another: f32 [Σ lengths]. */
 export function concatTensors(tensors: readonly Float32Array[]): Float32Array<ArrayBuffer> {
   const out = new Float32Array(tensors.reduce((s, t) => s + t.length, 0))
   let at = 0
-  for (const t of tensors) { out.set(t, at); at += t.length }
+  for (const t of tensors) {
+    out.set(t, at)
+    at += t.length
+  }
   return out
 }
 
 /** Copies of consecutive slices of `flat` with the given lengths (they must add up to its length). */
 export function splitTensors(flat: Float32Array, lengths: readonly number[]): Float32Array<ArrayBuffer>[] {
   const total = lengths.reduce((s, n) => s + n, 0)
-  if (total !== flat.length) throw new RangeError(`dense gradients: ${flat.length} values, the model has ${total} dense parameters`)
+  if (total !== flat.length)
+    throw new RangeError(`dense gradients: ${flat.length} values, the model has ${total} dense parameters`)
   let at = 0
   return lengths.map(n => flat.slice(at, (at += n)))
 }
@@ -212,13 +242,21 @@ export async function rankStep(model: RankModel, coll: Collective, batch: ModelB
 
 /** The gradients of a rank with no rows this step (it still joins the collectives). */
 export function emptyGradients(shape: ModelShape): RankGradients {
-  return { n: 0, lossSum: 0, dense: new Float32Array(parameterCount(shape).dense), rows: new Uint32Array(0), dRows: new Float32Array(0) }
+  return {
+    n: 0,
+    lossSum: 0,
+    dense: new Float32Array(parameterCount(shape).dense),
+    rows: new Uint32Array(0),
+    dRows: new Float32Array(0),
+  }
 }
 
 /** Rows [r·⌈N/R⌉, (r+1)·⌈N/R⌉) of the global batch for each rank r (the last ranks may get fewer, or none). */
 export function splitBatch(batch: ModelBatch, world: number, shape: { sparse: number; dense: number }): ModelBatch[] {
   const per = Math.ceil(batch.n / world)
-  return Array.from({ length: world }, (_, r) => sliceBatch(batch, Math.min(batch.n, r * per), Math.min(batch.n, (r + 1) * per), shape))
+  return Array.from({ length: world }, (_, r) =>
+    sliceBatch(batch, Math.min(batch.n, r * per), Math.min(batch.n, (r + 1) * per), shape),
+  )
 }
 
 /** R rank models in this thread, each with its Collective (localGroup or worker-backed). */
@@ -227,15 +265,23 @@ export class RanksBackend implements RecsysBackend {
   readonly maxBatch: number
 
   /** `ranks[r]` talks through `group[r]`; all start from the same state. */
-  constructor(private readonly ranks: RankModel[], private readonly group: Collective[]) {
-    if (ranks.length !== group.length || ranks.length < 1) throw new RangeError(`RanksBackend: ${ranks.length} models for ${group.length} collectives`)
+  constructor(
+    private readonly ranks: RankModel[],
+    private readonly group: Collective[],
+  ) {
+    if (ranks.length !== group.length || ranks.length < 1)
+      throw new RangeError(`RanksBackend: ${ranks.length} models for ${group.length} collectives`)
     this.maxBatch = ranks.length * ranks[0].maxBatch
   }
 
-  get shape(): ModelShape { return this.ranks[0].shape }
+  get shape(): ModelShape {
+    return this.ranks[0].shape
+  }
 
   /** R: ranks in the whole run (this thread may drive only some of them). */
-  get world(): number { return this.group[0].world }
+  get world(): number {
+    return this.group[0].world
+  }
 
   async step(batch: ModelBatch, lr: StepLr): Promise<void> {
     const parts = splitBatch(batch, this.ranks.length, this.shape)
@@ -250,7 +296,8 @@ export class RanksBackend implements RecsysBackend {
   }
 
   async predict(batch: ModelBatch): Promise<Float32Array> {
-    const m = this.ranks[0], out = new Float32Array(batch.n)
+    const m = this.ranks[0],
+      out = new Float32Array(batch.n)
     for (let at = 0; at < batch.n; at += m.maxBatch) {
       const end = Math.min(batch.n, at + m.maxBatch)
       out.set(await m.predict(sliceBatch(batch, at, end, this.shape)), at)
@@ -258,16 +305,22 @@ export class RanksBackend implements RecsysBackend {
     return out
   }
 
-  firstNonFinite(): Promise<string | undefined> { return this.ranks[0].firstNonFinite() }
+  firstNonFinite(): Promise<string | undefined> {
+    return this.ranks[0].firstNonFinite()
+  }
 
-  exportState(): Promise<ModelState> { return this.ranks[0].exportState() }
+  exportState(): Promise<ModelState> {
+    return this.ranks[0].exportState()
+  }
 
   async importState(state: ModelState): Promise<void> {
     await Promise.all(this.ranks.map(m => m.importState(state)))
   }
 
   /** Rank 0's per-op collective totals (every rank moves the same amounts). */
-  collectives(): CollectiveStats[] { return this.group[0].stats() }
+  collectives(): CollectiveStats[] {
+    return this.group[0].stats()
+  }
 
   destroy(): void {
     this.ranks.forEach(m => m.destroy())
@@ -283,22 +336,44 @@ export class RanksBackend implements RecsysBackend {
  */
 
 /** Summary fields of a multi-rank run. */
-export interface RanksSummary { ranks: number; collectives: CollectiveStats[] }
+export interface RanksSummary {
+  ranks: number
+  collectives: CollectiveStats[]
+}
 
 /** What chooses a backend for R > 1 in this thread: the ranks' models behind one RecsysBackend. */
-export interface RanksChoice { backend: RanksBackend; adapter: string; dispose?: () => void }
+export interface RanksChoice {
+  backend: RanksBackend
+  adapter: string
+  dispose?: () => void
+}
 
 /**
  * The backend of a multi-rank run in this thread: on a rank worker (`rank` given) one GpuModel
  * on the rank's own device talking through the rank's collective; otherwise (CPU reference)
  * R RefRanks on an in-thread group.
  */
-export async function ranksBackend(shape: ModelShape, params: RecsysParams, state: ModelState, world: number, rank?: RankContext): Promise<RanksChoice> {
+export async function ranksBackend(
+  shape: ModelShape,
+  params: RecsysParams,
+  state: ModelState,
+  world: number,
+  rank?: RankContext,
+): Promise<RanksChoice> {
   if (!rank) {
     const group = localGroup(world)
-    return { backend: new RanksBackend(group.map(() => new RefRank(shape, params, cloneState(state))), group), adapter: `cpu (reference backend) × ${world} ranks in one thread` }
+    return {
+      backend: new RanksBackend(
+        group.map(() => new RefRank(shape, params, cloneState(state))),
+        group,
+      ),
+      adapter: `cpu (reference backend) × ${world} ranks in one thread`,
+    }
   }
-  const [{ PipelineCache }, { GpuModel }] = await Promise.all([import('../../gpu/pipeline-cache.ts'), import('./model-gpu.ts')])
+  const [{ PipelineCache }, { GpuModel }] = await Promise.all([
+    import('../../gpu/pipeline-cache.ts'),
+    import('./model-gpu.ts'),
+  ])
   const device = await rank.device()
   const model = await GpuModel.create(new PipelineCache(device), shape, params, state)
   return { backend: new RanksBackend([model], [rank.coll]), adapter: `${rank.adapterLabel()} × ${world} rank workers` }

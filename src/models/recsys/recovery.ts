@@ -10,7 +10,14 @@
  */
 import type { ModelState, RecsysBackend } from './backend.ts'
 import type { ModelWeights } from './types.ts'
-import { initialLoopState, trainLoop, type LoopState, type MetricRow, type TrainLoopOptions, type TrainLoopResult } from './train-loop.ts'
+import {
+  initialLoopState,
+  trainLoop,
+  type LoopState,
+  type MetricRow,
+  type TrainLoopOptions,
+  type TrainLoopResult,
+} from './train-loop.ts'
 import { DeviceLostError, trainOnDevice, type DeviceSession as RunSession } from '../../run/device-loss.ts'
 import type { LostWatch } from '../../gpu/device-lost.ts'
 
@@ -32,10 +39,21 @@ export interface RecoveryOptions {
 export { DeviceLostError }
 
 /** A checkpoint in memory: state, loop position, the metrics and samples up to it. */
-interface Saved { state?: ModelState; best?: ModelWeights; loop: LoopState; metrics: MetricRow[]; samples: number; elapsedMs: number }
+interface Saved {
+  state?: ModelState
+  best?: ModelWeights
+  loop: LoopState
+  metrics: MetricRow[]
+  samples: number
+  elapsedMs: number
+}
 
 /** What trainWithRecovery returns: the loop's result over all segments, the live session, the rebuilds. */
-export interface RecoveredRun { loop: TrainLoopResult; session: DeviceSession; recoveries: number }
+export interface RecoveredRun {
+  loop: TrainLoopResult
+  session: DeviceSession
+  recoveries: number
+}
 
 const START: Saved = { loop: initialLoopState(), metrics: [], samples: 0, elapsedMs: 0 }
 
@@ -43,12 +61,16 @@ const START: Saved = { loop: initialLoopState(), metrics: [], samples: 0, elapse
  * trainLoop over `o` (its backend, resume and stopAtStep are set here) in checkpointed segments,
  * under the run's 'resume' policy (src/run/device-loss.ts). The caller disposes the returned session.
  */
-export async function trainWithRecovery(o: Omit<TrainLoopOptions, 'backend' | 'resume' | 'stopAtStep'>, rec: RecoveryOptions): Promise<RecoveredRun> {
+export async function trainWithRecovery(
+  o: Omit<TrainLoopOptions, 'backend' | 'resume' | 'stopAtStep'>,
+  rec: RecoveryOptions,
+): Promise<RecoveredRun> {
   const p = o.params
   const perEpoch = Math.max(1, Math.ceil(o.source.stepsPerEpoch / p.eval_every))
   const seg = p.eval_every * Math.max(1, rec.checkpointEvery ?? perEpoch)
   const { result, session, recoveries } = await trainOnDevice<RecsysBackend, Saved, TrainLoopResult>({
-    policy: 'resume', maxRecoveries: rec.maxRecoveries ?? 2,
+    policy: 'resume',
+    maxRecoveries: rec.maxRecoveries ?? 2,
     open: async (saved, attempt) => {
       const s = await rec.open(saved?.state, attempt)
       if (saved?.best) await s.backend.keepWeights?.(saved.best)
@@ -58,23 +80,45 @@ export async function trainWithRecovery(o: Omit<TrainLoopOptions, 'backend' | 'r
       const saved = from ?? START
       const stopAt = session.lost ? (Math.floor(saved.loop.step / seg) + 1) * seg : undefined
       const r = await segment(o, session, saved, watch, stopAt)
-      const kept = { loop: r.state, metrics: [...saved.metrics, ...r.metrics], samples: saved.samples + r.samples, elapsedMs: lastElapsed(r, saved) }
-      if (r.finished) return { done: { ...r, metrics: kept.metrics, samples: kept.samples, restored: restoredRow(r, kept.metrics) } }
-      return { checkpoint: { ...kept, ...await Promise.race([capture(session.backend), watch.failed]) } }
+      const kept = {
+        loop: r.state,
+        metrics: [...saved.metrics, ...r.metrics],
+        samples: saved.samples + r.samples,
+        elapsedMs: lastElapsed(r, saved),
+      }
+      if (r.finished)
+        return { done: { ...r, metrics: kept.metrics, samples: kept.samples, restored: restoredRow(r, kept.metrics) } }
+      return { checkpoint: { ...kept, ...(await Promise.race([capture(session.backend), watch.failed])) } }
     },
     onRecover: (from, reason) => rec.onRecover?.(from?.loop.step ?? 0, reason),
-    exhausted: (reason, losses, kept) => new DeviceLostError(`GPU device lost (${reason}) ${losses} times; stopped at step ${kept?.loop.step ?? 0} `
-      + `(the last checkpoint: ${kept?.metrics.length ?? 0} evaluations kept)`, kept?.loop.step ?? 0),
+    exhausted: (reason, losses, kept) =>
+      new DeviceLostError(
+        `GPU device lost (${reason}) ${losses} times; stopped at step ${kept?.loop.step ?? 0} ` +
+          `(the last checkpoint: ${kept?.metrics.length ?? 0} evaluations kept)`,
+        kept?.loop.step ?? 0,
+      ),
   })
   return { loop: result, session, recoveries }
 }
 
 /** One segment from `saved` on `session`'s backend, the backend guarded so a lost device stops it at the next call. */
-function segment(o: Omit<TrainLoopOptions, 'backend' | 'resume' | 'stopAtStep'>, session: DeviceSession, saved: Saved, watch: LostWatch, stopAtStep?: number): Promise<TrainLoopResult> {
+function segment(
+  o: Omit<TrainLoopOptions, 'backend' | 'resume' | 'stopAtStep'>,
+  session: DeviceSession,
+  saved: Saved,
+  watch: LostWatch,
+  stopAtStep?: number,
+): Promise<TrainLoopResult> {
   const offset = saved.elapsedMs
   return trainLoop({
-    ...o, backend: session.lost ? guard(session.backend, watch) : session.backend, resume: saved.state ? saved.loop : undefined, stopAtStep,
-    onMetrics: row => { row.elapsedMs += offset; o.onMetrics?.(row) },
+    ...o,
+    backend: session.lost ? guard(session.backend, watch) : session.backend,
+    resume: saved.state ? saved.loop : undefined,
+    stopAtStep,
+    onMetrics: row => {
+      row.elapsedMs += offset
+      o.onMetrics?.(row)
+    },
   })
 }
 
@@ -105,18 +149,61 @@ function guard(b: RecsysBackend, watch: LostWatch): RecsysBackend {
     if (r) throw new Error(`GPU device lost (${r})`)
   }
   return {
-    get shape() { return b.shape },
-    get maxBatch() { return b.maxBatch },
-    step: async (batch, lr) => { check(); await b.step(batch, lr) },
-    takeLosses: async () => { check(); return b.takeLosses() },
-    predict: async batch => { check(); return b.predict(batch) },
-    firstNonFinite: async () => { check(); return b.firstNonFinite() },
-    exportState: async () => { check(); return b.exportState() },
-    importState: async s => { check(); await b.importState(s) },
+    get shape() {
+      return b.shape
+    },
+    get maxBatch() {
+      return b.maxBatch
+    },
+    step: async (batch, lr) => {
+      check()
+      await b.step(batch, lr)
+    },
+    takeLosses: async () => {
+      check()
+      return b.takeLosses()
+    },
+    predict: async batch => {
+      check()
+      return b.predict(batch)
+    },
+    firstNonFinite: async () => {
+      check()
+      return b.firstNonFinite()
+    },
+    exportState: async () => {
+      check()
+      return b.exportState()
+    },
+    importState: async s => {
+      check()
+      await b.importState(s)
+    },
     destroy: () => b.destroy(),
     // restore_best keeps weights in the backend across segments: forward only what it has.
-    ...(b.keepWeights ? { keepWeights: async (w?: ModelWeights) => { check(); await b.keepWeights!(w) } } : {}),
-    ...(b.restoreKeptWeights ? { restoreKeptWeights: async () => { check(); return b.restoreKeptWeights!() } } : {}),
-    ...(b.keptWeights ? { keptWeights: async () => { check(); return b.keptWeights!() } } : {}),
+    ...(b.keepWeights
+      ? {
+          keepWeights: async (w?: ModelWeights) => {
+            check()
+            await b.keepWeights!(w)
+          },
+        }
+      : {}),
+    ...(b.restoreKeptWeights
+      ? {
+          restoreKeptWeights: async () => {
+            check()
+            return b.restoreKeptWeights!()
+          },
+        }
+      : {}),
+    ...(b.keptWeights
+      ? {
+          keptWeights: async () => {
+            check()
+            return b.keptWeights!()
+          },
+        }
+      : {}),
   }
 }

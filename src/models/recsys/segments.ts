@@ -46,7 +46,9 @@ function sortedPositions(rows: Uint32Array): Uint32Array<ArrayBuffer> {
   const n = rows.length
   const order = new Uint32Array(n)
   if (n * 2 ** 32 > Number.MAX_SAFE_INTEGER) {
-    order.forEach((_, p) => { order[p] = p })
+    order.forEach((_, p) => {
+      order[p] = p
+    })
     return order.sort((a, b) => rows[a] - rows[b] || a - b)
   }
   const keys = new Float64Array(n)
@@ -57,8 +59,10 @@ function sortedPositions(rows: Uint32Array): Uint32Array<ArrayBuffer> {
 }
 
 function checkRows(rows: Uint32Array, totalRows: number): void {
-  if (!Number.isInteger(totalRows) || totalRows < 0) throw new RangeError(`embeddingSegments: totalRows must be an integer ≥ 0, got ${totalRows}`)
+  if (!Number.isInteger(totalRows) || totalRows < 0)
+    throw new RangeError(`embeddingSegments: totalRows must be an integer ≥ 0, got ${totalRows}`)
   for (let p = 0; p < rows.length; p++) {
-    if (rows[p] >= totalRows) throw new RangeError(`embeddingSegments: rows[${p}] = ${rows[p]} is not below totalRows ${totalRows}`)
+    if (rows[p] >= totalRows)
+      throw new RangeError(`embeddingSegments: rows[${p}] = ${rows[p]} is not below totalRows ${totalRows}`)
   }
 }

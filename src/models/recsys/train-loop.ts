@@ -3,16 +3,15 @@
  * per epoch), lr schedule, a metrics read-back and validation every `eval_every` steps and at
  * the end of every epoch (AUC, logloss), early stopping on validation AUC, and a stop-anywhere state (LoopState) that a
  * checkpoint stores so a resumed run continues exactly where this one stopped. With
- * params.restore_best, each improving evaluation keeps the weights (best-weights.ts) and a
+ * params.restore_best, each improving evaluation keeps the weights (BestWeights below) and a
  * finished run ends holding the best evaluation's weights, not the last step's.
  */
 import type { Cursor } from '../../data/types.ts'
 import { auc, evaluate } from '../gbdt/metrics.ts'
 import type { RecsysBackend } from './backend.ts'
-import { BestWeights } from './best-weights.ts'
 import { sliceBatch, type TrainSource } from './data.ts'
 import { stepLr } from './optimizer.ts'
-import type { ModelBatch, RecsysParams } from './types.ts'
+import type { ModelBatch, ModelWeights, RecsysParams } from './types.ts'
 
 /** Where the loop stands; JSON-serialisable (checkpoint header). */
 export interface LoopState {
@@ -29,7 +28,15 @@ export interface LoopState {
 }
 
 /** One row of metrics.csv. */
-export interface MetricRow { step: number; epoch: number; trainLoss: number; validAuc?: number; validLogloss?: number; lr: number; elapsedMs: number }
+export interface MetricRow {
+  step: number
+  epoch: number
+  trainLoss: number
+  validAuc?: number
+  validLogloss?: number
+  lr: number
+  elapsedMs: number
+}
 
 /** Options of trainLoop. */
 export interface TrainLoopOptions {
@@ -78,7 +85,8 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
   const totalSteps = p.epochs * o.source.stepsPerEpoch
   const metrics: MetricRow[] = []
   const t0 = performance.now()
-  let samples = 0, lastEval = state.step
+  let samples = 0,
+    lastEval = state.step
   const best = p.restore_best && o.valid && o.valid.n > 0 ? new BestWeights(o.backend) : undefined
   const report = async (epoch: number): Promise<boolean> => {
     const row = await measure(o, state, epoch, stepLr(Math.max(0, state.step - 1), p, totalSteps).dense, t0)
@@ -89,8 +97,14 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
     if (best && state.bestStep === row.step && state.badRounds === 0) await best.keep()
     return stop
   }
-  const done = async (stoppedEarly: boolean): Promise<TrainLoopResult> =>
-    ({ state, metrics, finished: true, stoppedEarly, samples, restored: best ? await restoreBest(best, state, metrics) : undefined })
+  const done = async (stoppedEarly: boolean): Promise<TrainLoopResult> => ({
+    state,
+    metrics,
+    finished: true,
+    stoppedEarly,
+    samples,
+    restored: best ? await restoreBest(best, state, metrics) : undefined,
+  })
   for (; state.epoch < p.epochs; state.epoch++, state.cursor = undefined) {
     const stream = o.source.open(state.epoch, state.cursor)
     try {
@@ -100,8 +114,9 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
         await o.backend.step(batch, stepLr(state.step, p, totalSteps))
         state.step++
         samples += batch.n
-        if (state.step % p.eval_every === 0 && await report(state.epoch)) return await done(true)
-        if (o.stopAtStep !== undefined && state.step >= o.stopAtStep) return { state, metrics, finished: false, stoppedEarly: false, samples }
+        if (state.step % p.eval_every === 0 && (await report(state.epoch))) return await done(true)
+        if (o.stopAtStep !== undefined && state.step >= o.stopAtStep)
+          return { state, metrics, finished: false, stoppedEarly: false, samples }
       }
     } finally {
       await stream.close()
@@ -119,8 +134,17 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
  */
 async function restoreBest(best: BestWeights, state: LoopState, metrics: MetricRow[]): Promise<MetricRow | undefined> {
   if (state.bestAuc === null || metrics.at(-1)?.step === state.bestStep) return undefined
-  if (!await best.restore()) return undefined
-  return metrics.find(m => m.step === state.bestStep) ?? { step: state.bestStep, epoch: -1, trainLoss: NaN, validAuc: state.bestAuc, lr: NaN, elapsedMs: NaN }
+  if (!(await best.restore())) return undefined
+  return (
+    metrics.find(m => m.step === state.bestStep) ?? {
+      step: state.bestStep,
+      epoch: -1,
+      trainLoss: NaN,
+      validAuc: state.bestAuc,
+      lr: NaN,
+      elapsedMs: NaN,
+    }
+  )
 }
 
 /**
@@ -129,17 +153,31 @@ async function restoreBest(best: BestWeights, state: LoopState, metrics: MetricR
  * training run does), then asks `hook`; true (stop) when early stopping fired or the hook said
  * 'stop', with the state at the next epoch's start.
  */
-async function epochEnd(hook: TrainLoopOptions['onEpochEnd'], state: LoopState, metrics: MetricRow[], lastEval: number,
-  report: (epoch: number) => Promise<boolean>): Promise<boolean> {
+async function epochEnd(
+  hook: TrainLoopOptions['onEpochEnd'],
+  state: LoopState,
+  metrics: MetricRow[],
+  lastEval: number,
+  report: (epoch: number) => Promise<boolean>,
+): Promise<boolean> {
   const early = state.step > lastEval ? await report(state.epoch) : false
   const row = metrics[metrics.length - 1]
   const stop = early || (hook !== undefined && row !== undefined && hook(state.epoch, row) === 'stop')
-  if (stop) { state.epoch++; state.cursor = undefined }
+  if (stop) {
+    state.epoch++
+    state.cursor = undefined
+  }
   return stop
 }
 
 /** Reads back the training losses and scans the weights (refusing NaN/±Infinity), then evaluates the validation rows. */
-async function measure(o: TrainLoopOptions, state: LoopState, epoch: number, lr: number, t0: number): Promise<MetricRow> {
+async function measure(
+  o: TrainLoopOptions,
+  state: LoopState,
+  epoch: number,
+  lr: number,
+  t0: number,
+): Promise<MetricRow> {
   const losses = await o.backend.takeLosses()
   await refuseDivergence(o, state, losses)
   const trainLoss = losses.length ? losses.reduce((s, l) => s + l, 0) / losses.length : NaN
@@ -165,9 +203,11 @@ async function refuseDivergence(o: TrainLoopOptions, state: LoopState, losses: n
   const what = [
     ...(bad >= 0 ? [`loss is ${losses[bad]} at step ${state.step - losses.length + bad + 1}`] : []),
     ...tensors.filter(t => t !== 'embeddings').map(t => `dense weight ${t} has NaN/infinite values`),
-    ...(tensors.includes('embeddings') ? ['embedding table \'embeddings\' has NaN/infinite values'] : []),
+    ...(tensors.includes('embeddings') ? ["embedding table 'embeddings' has NaN/infinite values"] : []),
   ].join('; ')
-  throw new RangeError(`training diverged: ${what} (checked at step ${state.step}); lower lr (lr = ${o.params.lr}, embedding_lr = ${o.params.embedding_lr})`)
+  throw new RangeError(
+    `training diverged: ${what} (checked at step ${state.step}); lower lr (lr = ${o.params.lr}, embedding_lr = ${o.params.embedding_lr})`,
+  )
 }
 
 /** σ(logit) for every row of `data`, in chunks of the backend's largest batch. */
@@ -203,4 +243,33 @@ export function evaluationsUpTo(step: number, stepsPerEpoch: number, evalEvery: 
   const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b))
   const both = (evalEvery / gcd(evalEvery, stepsPerEpoch)) * stepsPerEpoch
   return Math.floor(step / evalEvery) + Math.floor(step / stepsPerEpoch) - Math.floor(step / both)
+}
+
+/*
+ * restore_best for any backend: keep the weights of each improving evaluation and put them back
+ * at the end of the run. Backends with keepWeights/restoreKeptWeights (the CPU reference, the GPU
+ * model's on-device shadow buffers) keep them themselves; for others this keeps a CPU copy from
+ * exportState (a full read-back per improvement, so only a fallback).
+ */
+
+/** The kept weights of one run. */
+export class BestWeights {
+  private cpu?: ModelWeights
+
+  constructor(private readonly backend: RecsysBackend) {}
+
+  /** Keeps the backend's current weights (called at an evaluation that improved the best AUC). */
+  async keep(): Promise<void> {
+    if (this.backend.keepWeights) await this.backend.keepWeights()
+    else this.cpu = (await this.backend.exportState()).weights
+  }
+
+  /** Puts the kept weights back (optimizer state untouched); false when none were kept. */
+  async restore(): Promise<boolean> {
+    if (this.backend.restoreKeptWeights) return this.backend.restoreKeptWeights()
+    if (!this.cpu) return false
+    const { opt } = await this.backend.exportState()
+    await this.backend.importState({ weights: this.cpu, opt })
+    return true
+  }
 }

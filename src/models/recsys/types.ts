@@ -9,7 +9,7 @@
 export type DenseOptimizer = 'adam' | 'adamw'
 /** Embedding optimizer: both update only the rows a batch touched. */
 export type EmbeddingOptimizer = 'adagrad' | 'rowwise_adam'
-/** LR decay after warmup (schedule.ts). */
+/** LR decay after warmup (optimizer.ts lrAt). */
 export type ScheduleName = 'constant' | 'cosine' | 'step'
 
 /** Validated training parameters (names as in `--params`, snake_case like the issue). */
@@ -77,7 +77,10 @@ export interface DenseFeature {
 }
 
 /** A fixed-length array column copied as it is (NaN → 0), `length` inputs. */
-export interface ListFeature { name: string; length: number }
+export interface ListFeature {
+  name: string
+  length: number
+}
 
 /** Everything featurize() needs; JSON-serialisable (stored in checkpoints). */
 export interface FeatureLayout {
@@ -118,7 +121,12 @@ export interface ModelShape {
 }
 
 /** A dense tensor of the MLP: `w{l}` [OC × C] or `b{l}` [OC]; the output layer is l = L. */
-export interface DenseTensor { name: string; length: number; rows: number; cols: number }
+export interface DenseTensor {
+  name: string
+  length: number
+  rows: number
+  cols: number
+}
 
 /** Weights: embeddings f32 [R × D] and the MLP tensors in layout order. */
 export interface ModelWeights {
@@ -142,4 +150,7 @@ export interface OptimizerState {
 }
 
 /** Learning rates of one step. */
-export interface StepLr { dense: number; embedding: number }
+export interface StepLr {
+  dense: number
+  embedding: number
+}

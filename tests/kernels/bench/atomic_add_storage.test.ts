@@ -14,15 +14,24 @@ function randomKeys(seed: number, n: number, k: number): Uint32Array<ArrayBuffer
   return Uint32Array.from({ length: n }, () => rng.int(2 * k))
 }
 
-async function gpuHistogram(keys: Uint32Array<ArrayBuffer>, start: Uint32Array<ArrayBuffer>, k: number, WG?: number): Promise<Uint32Array> {
+async function gpuHistogram(
+  keys: Uint32Array<ArrayBuffer>,
+  start: Uint32Array<ArrayBuffer>,
+  k: number,
+  WG?: number,
+): Promise<Uint32Array> {
   const cache = await gpuCache()
   const { device } = cache
-  const gk = uploadBuffer(device, keys), gc = uploadBuffer(device, start)
+  const gk = uploadBuffer(device, keys),
+    gc = uploadBuffer(device, start)
   try {
-    await checked(device, () => runKernel(cache, atomicAddStorageCall({ keys: gk, counters: gc }, { n: keys.length, k }, { WG })))
+    await checked(device, () =>
+      runKernel(cache, atomicAddStorageCall({ keys: gk, counters: gc }, { n: keys.length, k }, { WG })),
+    )
     return await readBuffer(device, gc, Uint32Array, k)
   } finally {
-    gk.destroy(); gc.destroy()
+    gk.destroy()
+    gc.destroy()
   }
 }
 
@@ -37,7 +46,12 @@ describe('atomic_add_storage matches its reference exactly', () => {
     expectMatch(compareArrays(await gpuHistogram(keys, start, k), want), `atomic_add_storage n=${n}`)
   })
 
-  test.each([[1, 64], [16, 128], [4096, 256], [65_536, 64]])('k = %i, WG = %i', async (k, WG) => {
+  test.each([
+    [1, 64],
+    [16, 128],
+    [4096, 256],
+    [65_536, 64],
+  ])('k = %i, WG = %i', async (k, WG) => {
     const n = 20_011
     const keys = randomKeys(k, n, k)
     const want = new Uint32Array(k)

@@ -15,16 +15,23 @@ function randomKeys(seed: number, n: number, k: number): Uint32Array<ArrayBuffer
 }
 
 async function gpuHistogram(
-  keys: Uint32Array<ArrayBuffer>, start: Uint32Array<ArrayBuffer>, k: number, c: { WG?: number; ITEMS?: number } = {},
+  keys: Uint32Array<ArrayBuffer>,
+  start: Uint32Array<ArrayBuffer>,
+  k: number,
+  c: { WG?: number; ITEMS?: number } = {},
 ): Promise<Uint32Array> {
   const cache = await gpuCache()
   const { device } = cache
-  const gk = uploadBuffer(device, keys), gc = uploadBuffer(device, start)
+  const gk = uploadBuffer(device, keys),
+    gc = uploadBuffer(device, start)
   try {
-    await checked(device, () => runKernel(cache, atomicAddWorkgroupCall({ keys: gk, counters: gc }, { n: keys.length, k }, c)))
+    await checked(device, () =>
+      runKernel(cache, atomicAddWorkgroupCall({ keys: gk, counters: gc }, { n: keys.length, k }, c)),
+    )
     return await readBuffer(device, gc, Uint32Array, k)
   } finally {
-    gk.destroy(); gc.destroy()
+    gk.destroy()
+    gc.destroy()
   }
 }
 
@@ -40,13 +47,20 @@ describe('atomic_add_workgroup matches its reference exactly', () => {
 
   // k > WG checks the strided flush loop; ITEMS = 1 and odd n check slice boundaries.
   test.each([
-    [1, 64, 16], [16, 128, 4], [300, 64, 1], [4096, 256, 16], [4096, 64, 3],
+    [1, 64, 16],
+    [16, 128, 4],
+    [300, 64, 1],
+    [4096, 256, 16],
+    [4096, 64, 3],
   ])('k = %i, WG = %i, ITEMS = %i', async (k, WG, ITEMS) => {
     const n = 20_011
     const keys = randomKeys(k + WG, n, k)
     const want = new Uint32Array(k)
     atomicAddWorkgroup(keys, want, n, k)
-    expectMatch(compareArrays(await gpuHistogram(keys, new Uint32Array(k), k, { WG, ITEMS }), want), `atomic_add_workgroup k=${k}`)
+    expectMatch(
+      compareArrays(await gpuHistogram(keys, new Uint32Array(k), k, { WG, ITEMS }), want),
+      `atomic_add_workgroup k=${k}`,
+    )
   })
 
   test('rejects k = 0 by name', () => {

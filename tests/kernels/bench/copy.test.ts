@@ -17,12 +17,14 @@ async function gpuCopy(src: Uint32Array<ArrayBuffer>, n: number, dstLength: numb
   const cache = await gpuCache()
   const { device } = cache
   // dst starts as a known pattern so untouched tail words are checked too.
-  const gs = uploadBuffer(device, src), gd = uploadBuffer(device, new Uint32Array(dstLength).fill(0xdeadbeef))
+  const gs = uploadBuffer(device, src),
+    gd = uploadBuffer(device, new Uint32Array(dstLength).fill(0xdeadbeef))
   try {
     await checked(device, () => runKernel(cache, copyCall({ src: gs, dst: gd }, { n }, { WG })))
     return await readBuffer(device, gd, Uint32Array, dstLength)
   } finally {
-    gs.destroy(); gd.destroy()
+    gs.destroy()
+    gd.destroy()
   }
 }
 
@@ -42,7 +44,8 @@ describe('copy matches its reference exactly', () => {
   })
 
   test('a grid folded into x·y (more than 65535 workgroups) covers every element once', async () => {
-    const WG = 32, n = 65535 * WG + 101
+    const WG = 32,
+      n = 65535 * WG + 101
     const src = randomWords(7, n)
     const want = new Uint32Array(n + 3).fill(0xdeadbeef)
     copy(src, want, n)

@@ -9,11 +9,21 @@ import { checked, gpuCache } from './setup.ts'
 
 /** Shapes [m, k, n]: empty, 1×1×1, non-multiples of any tile, k = 0 (C = 0), rectangular, larger. */
 export const MATMUL_SHAPES: ReadonlyArray<readonly [number, number, number]> = [
-  [0, 5, 3], [4, 5, 0], [1, 1, 1], [3, 0, 2], [17, 9, 33], [31, 70, 15], [64, 64, 64], [100, 37, 129],
+  [0, 5, 3],
+  [4, 5, 0],
+  [1, 1, 1],
+  [3, 0, 2],
+  [17, 9, 33],
+  [31, 70, 15],
+  [64, 64, 64],
+  [100, 37, 129],
 ]
 
 /** Random A (m×k) and B (k×n) in [-1, 1) from a seed. */
-export function randomOperands(seed: number, s: MatmulShape): { a: Float32Array<ArrayBuffer>; b: Float32Array<ArrayBuffer> } {
+export function randomOperands(
+  seed: number,
+  s: MatmulShape,
+): { a: Float32Array<ArrayBuffer>; b: Float32Array<ArrayBuffer> } {
   const rng = new Rng(seed)
   return { a: rng.floats(s.m * s.k), b: rng.floats(s.k * s.n) }
 }
@@ -21,16 +31,24 @@ export function randomOperands(seed: number, s: MatmulShape): { a: Float32Array<
 type MakeCall = (buffers: { a: GPUBuffer; b: GPUBuffer; c: GPUBuffer }, shape: MatmulShape) => KernelCall<MatmulShape>
 
 /** Runs a matmul call on the GPU; C starts as NaN so unwritten elements show up. */
-export async function gpuMatmul(make: MakeCall, a: Float32Array<ArrayBuffer>, b: Float32Array<ArrayBuffer>, s: MatmulShape): Promise<Float32Array> {
+export async function gpuMatmul(
+  make: MakeCall,
+  a: Float32Array<ArrayBuffer>,
+  b: Float32Array<ArrayBuffer>,
+  s: MatmulShape,
+): Promise<Float32Array> {
   const cache = await gpuCache()
   const { device } = cache
-  const ga = uploadBuffer(device, a), gb = uploadBuffer(device, b)
+  const ga = uploadBuffer(device, a),
+    gb = uploadBuffer(device, b)
   const gc = uploadBuffer(device, new Float32Array(s.m * s.n).fill(Number.NaN))
   try {
     await checked(device, () => runKernel(cache, make({ a: ga, b: gb, c: gc }, s)))
     return await readBuffer(device, gc, Float32Array, s.m * s.n)
   } finally {
-    ga.destroy(); gb.destroy(); gc.destroy()
+    ga.destroy()
+    gb.destroy()
+    gc.destroy()
   }
 }
 

@@ -15,7 +15,11 @@ describe('matmul_naive matches its reference', () => {
     expectMatch(compareArrays(got, want, matmulAtol(k), 1e-5), `matmul_naive ${m}x${k}x${n}`)
   })
 
-  test.each([[8, 8], [16, 16], [32, 4]])('workgroup %i×%i', async (WX, WY) => {
+  test.each([
+    [8, 8],
+    [16, 16],
+    [32, 4],
+  ])('workgroup %i×%i', async (WX, WY) => {
     const s = { m: 45, k: 21, n: 50 }
     const { a, b } = randomOperands(WX * WY, s)
     const want = new Float32Array(s.m * s.n)

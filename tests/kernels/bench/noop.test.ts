@@ -14,7 +14,7 @@ describe('noop', () => {
     const buf = uploadBuffer(device, canary)
     await checked(device, () => runKernel(cache, noopCall({ workgroups })))
     noop()
-    expect([...await readBuffer(device, buf, Uint32Array)]).toEqual([...canary])
+    expect([...(await readBuffer(device, buf, Uint32Array))]).toEqual([...canary])
     buf.destroy()
   })
 

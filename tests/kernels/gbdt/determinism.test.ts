@@ -12,11 +12,20 @@ import { checked, gpuCache } from './setup.ts'
 import { gbdtData } from './gpu-backend-data.ts'
 
 const data = gbdtData(2000, 6, 21, 0.1, 'binary')
-const params = { max_depth: 4, num_round: 5, subsample: 0.8, colsample_bytree: 0.8, colsample_bynode: 0.8, eval_metric: ['auc', 'logloss'] }
+const params = {
+  max_depth: 4,
+  num_round: 5,
+  subsample: 0.8,
+  colsample_bytree: 0.8,
+  colsample_bynode: 0.8,
+  eval_metric: ['auc', 'logloss'],
+}
 
 async function modelJson(seed: number, opts: GpuBackendOptions = {}): Promise<string> {
   const cache = await gpuCache()
-  const b = await checked(cache.device, () => train(data, parseParams({ ...params, seed }), createGpuBackend(cache.device, cache, opts)))
+  const b = await checked(cache.device, () =>
+    train(data, parseParams({ ...params, seed }), createGpuBackend(cache.device, cache, opts)),
+  )
   return toXGBoostJsonString(b)
 }
 

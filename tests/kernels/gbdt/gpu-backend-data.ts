@@ -7,7 +7,13 @@ import { Rng } from '../../../src/util/rng.ts'
  * NaN at rate `missing`. Binary: y = 1 when x0 + 0.5·x1² − x2 + noise > 0.3; regression: the
  * same score plus noise.
  */
-export function gbdtData(n: number, features: number, seed: number, missing: number, kind: 'binary' | 'regression'): TrainData {
+export function gbdtData(
+  n: number,
+  features: number,
+  seed: number,
+  missing: number,
+  kind: 'binary' | 'regression',
+): TrainData {
   const rng = new Rng(seed)
   const columns = Array.from({ length: features }, () => new Float32Array(n))
   const labels = new Float32Array(n)
@@ -20,7 +26,8 @@ export function gbdtData(n: number, features: number, seed: number, missing: num
   }
   const cut = Math.floor(n * 0.7)
   return {
-    columns: columns.map(c => c.slice(0, cut)), labels: labels.slice(0, cut),
+    columns: columns.map(c => c.slice(0, cut)),
+    labels: labels.slice(0, cut),
     valid: { columns: columns.map(c => c.slice(cut)), labels: labels.slice(cut) },
   }
 }

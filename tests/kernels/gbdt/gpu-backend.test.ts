@@ -25,7 +25,8 @@ async function gpuTrain(data: TrainData, raw: Record<string, unknown>, opts: Gpu
 function expectSameTrees(gpu: Booster, cpu: Booster): void {
   expect(gpu.trees.length).toBe(cpu.trees.length)
   gpu.trees.forEach((t, k) => {
-    const c = cpu.trees[k], at = `tree ${k}`
+    const c = cpu.trees[k],
+      at = `tree ${k}`
     expect(Array.from(t.left), `${at} left`).toEqual(Array.from(c.left))
     expect(Array.from(t.splitIndex), `${at} split_indices`).toEqual(Array.from(c.splitIndex))
     expect(Array.from(t.splitBin), `${at} split bins`).toEqual(Array.from(c.splitBin))
@@ -36,7 +37,11 @@ function expectSameTrees(gpu: Booster, cpu: Booster): void {
 }
 
 /** Trains on both backends and compares trees, validation metrics and margins. */
-async function expectParity(data: TrainData, raw: Record<string, unknown>, opts: GpuBackendOptions = {}): Promise<Booster> {
+async function expectParity(
+  data: TrainData,
+  raw: Record<string, unknown>,
+  opts: GpuBackendOptions = {},
+): Promise<Booster> {
   const cpu = await train(data, parseParams(raw), createCpuBackend)
   const gpu = await gpuTrain(data, raw, opts)
   expectSameTrees(gpu, cpu)
@@ -44,7 +49,10 @@ async function expectParity(data: TrainData, raw: Record<string, unknown>, opts:
     for (const [m, v] of Object.entries(h)) expect(v, `round ${r} ${m}`).toBeCloseTo(cpu.history[r][m], 5)
   })
   if (data.valid) {
-    expectMatch(compareArrays(predictMargins(gpu, data.valid.columns), predictMargins(cpu, data.valid.columns), 1e-5, 1e-5), 'valid margins')
+    expectMatch(
+      compareArrays(predictMargins(gpu, data.valid.columns), predictMargins(cpu, data.valid.columns), 1e-5, 1e-5),
+      'valid margins',
+    )
   }
   return gpu
 }
@@ -54,16 +62,37 @@ const regression = gbdtData(1500, 5, 8, 0.1, 'regression')
 
 describe('GPU backend = CPU backend', () => {
   test('binary:logistic, depthwise, missing values, subsample, colsample, scale_pos_weight', async () => {
-    const gpu = await expectParity(binary, { max_depth: 4, num_round: 6, eta: 0.3, subsample: 0.7, colsample_bytree: 0.8,
-      colsample_bynode: 0.8, scale_pos_weight: 1.5, seed: 3, eval_metric: ['logloss', 'auc'] })
+    const gpu = await expectParity(binary, {
+      max_depth: 4,
+      num_round: 6,
+      eta: 0.3,
+      subsample: 0.7,
+      colsample_bytree: 0.8,
+      colsample_bynode: 0.8,
+      scale_pos_weight: 1.5,
+      seed: 3,
+      eval_metric: ['logloss', 'auc'],
+    })
     expect(gpu.trees.some(t => t.left.length > 15)).toBe(true)
     expect(gpu.history[5].auc).toBeGreaterThan(0.85)
   })
 
   test('reg:squarederror with row weights, lossguide with max_leaves, colsample_bylevel', async () => {
     const weights = Float32Array.from(regression.labels, (_, i) => 0.5 + ((i * 37) % 11) / 10)
-    const gpu = await expectParity({ ...regression, weights }, { objective: 'reg:squarederror', grow_policy: 'lossguide', max_leaves: 7, max_depth: 0,
-      num_round: 5, colsample_bylevel: 0.8, lambda: 2, alpha: 0.1, seed: 4 })
+    const gpu = await expectParity(
+      { ...regression, weights },
+      {
+        objective: 'reg:squarederror',
+        grow_policy: 'lossguide',
+        max_leaves: 7,
+        max_depth: 0,
+        num_round: 5,
+        colsample_bylevel: 0.8,
+        lambda: 2,
+        alpha: 0.1,
+        seed: 4,
+      },
+    )
     expect(gpu.trees.every(t => t.left.filter(c => c === -1).length <= 7)).toBe(true)
   })
 
@@ -71,37 +100,72 @@ describe('GPU backend = CPU backend', () => {
     // planChunks with 1024-byte bindings (pinned in tests/unit/gbdt/gpu-chunks.test.ts):
     // 490 rows × 5 features → 4 row chunks × 1 feature chunk, 210 validation rows → 5 chunks;
     // 280 rows × 20 features → 3 row chunks × 3 feature chunks, 120 validation rows → 10 chunks.
-    await expectParity(gbdtData(700, 5, 9, 0.1, 'binary'), { max_depth: 3, num_round: 4, subsample: 0.8, seed: 2 }, { maxBindingBytes: 1024 })
-    await expectParity(gbdtData(400, 20, 10, 0.1, 'binary'), { max_depth: 4, num_round: 3, colsample_bynode: 0.5 }, { maxBindingBytes: 1024 })
+    await expectParity(
+      gbdtData(700, 5, 9, 0.1, 'binary'),
+      { max_depth: 3, num_round: 4, subsample: 0.8, seed: 2 },
+      { maxBindingBytes: 1024 },
+    )
+    await expectParity(
+      gbdtData(400, 20, 10, 0.1, 'binary'),
+      { max_depth: 4, num_round: 3, colsample_bynode: 0.5 },
+      { maxBindingBytes: 1024 },
+    )
   })
 
   test('workgroup histogram kernel gives the same trees, also chunked', async () => {
-    await expectParity(gbdtData(600, 4, 11, 0.1, 'binary'), { max_depth: 3, num_round: 3 }, { histogramKernel: 'workgroup' })
+    await expectParity(
+      gbdtData(600, 4, 11, 0.1, 'binary'),
+      { max_depth: 3, num_round: 3 },
+      { histogramKernel: 'workgroup' },
+    )
     // 256-byte bindings: 84 rows × 12 features → 3 row chunks × 2 feature chunks.
-    await expectParity(gbdtData(120, 12, 12, 0.1, 'binary'), { max_depth: 3, num_round: 2 }, { histogramKernel: 'workgroup', maxBindingBytes: 256 })
+    await expectParity(
+      gbdtData(120, 12, 12, 0.1, 'binary'),
+      { max_depth: 3, num_round: 2 },
+      { histogramKernel: 'workgroup', maxBindingBytes: 256 },
+    )
   })
 
   test('edges: one row, one feature, an all-missing feature', async () => {
-    const one = await gpuTrain({ columns: [Float32Array.of(3)], labels: Float32Array.of(1) }, { num_round: 2, min_child_weight: 0 })
+    const one = await gpuTrain(
+      { columns: [Float32Array.of(3)], labels: Float32Array.of(1) },
+      { num_round: 2, min_child_weight: 0 },
+    )
     expect(one.trees.every(t => t.left.length === 1)).toBe(true)
-    const n = 300, x = Float32Array.from({ length: n }, (_, i) => ((i * 7919) % n) / n)
-    const y = x.map(v => (v > 0.2 ? 1 : 0)), allNaN = new Float32Array(n).fill(NaN)
-    const data = { columns: [allNaN, x], labels: y, valid: { columns: [allNaN.slice(0, 50), x.slice(0, 50)], labels: y.slice(0, 50) } }
+    const n = 300,
+      x = Float32Array.from({ length: n }, (_, i) => ((i * 7919) % n) / n)
+    const y = x.map(v => (v > 0.2 ? 1 : 0)),
+      allNaN = new Float32Array(n).fill(NaN)
+    const data = {
+      columns: [allNaN, x],
+      labels: y,
+      valid: { columns: [allNaN.slice(0, 50), x.slice(0, 50)], labels: y.slice(0, 50) },
+    }
     const b = await expectParity(data, { num_round: 3, max_depth: 2 })
-    for (const t of b.trees) for (let k = 0; k < t.left.length; k++) if (t.left[k] !== -1) expect(t.splitIndex[k]).toBe(1)
+    for (const t of b.trees)
+      for (let k = 0; k < t.left.length; k++) if (t.left[k] !== -1) expect(t.splitIndex[k]).toBe(1)
     await expectParity({ columns: [x], labels: y }, { num_round: 2, max_depth: 3 })
   })
 
   test('refuses a run above the memory budget, naming the size and what to change', async () => {
-    await expect(gpuTrain(binary, { num_round: 1 }, { memoryBudgetBytes: 10_000 })).rejects.toThrow(/GPU memory: training needs about .*MiB.*fewer rows/)
+    await expect(gpuTrain(binary, { num_round: 1 }, { memoryBudgetBytes: 10_000 })).rejects.toThrow(
+      /GPU memory: training needs about .*MiB.*fewer rows/,
+    )
   })
 
   test('GPU errors during setup surface as exceptions, not garbage', async () => {
     const { device } = await gpuCache()
     let undone = false
     // MAP_READ may only be combined with COPY_DST: a validation error.
-    const bad = createChecked(device, 'making a buffer', () => device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.STORAGE }),
-      b => { undone = true; b.destroy() })
+    const bad = createChecked(
+      device,
+      'making a buffer',
+      () => device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.STORAGE }),
+      b => {
+        undone = true
+        b.destroy()
+      },
+    )
     await expect(bad).rejects.toThrow(/GPU backend: making a buffer failed \(validation error\)/)
     expect(undone).toBe(true)
   })

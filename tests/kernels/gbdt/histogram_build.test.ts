@@ -10,7 +10,11 @@ import type { CaseOptions, HistogramCase } from './setup.ts'
 import { checked, expectMatch, gpuCache, histogramCase, uploadCase } from './setup.ts'
 
 /** Runs the kernel on `c` starting from a non-zero histogram and compares with the reference exactly. */
-async function expectParity(c: HistogramCase, what: string, constants: { WG?: number; FPI?: number } = {}): Promise<void> {
+async function expectParity(
+  c: HistogramCase,
+  what: string,
+  constants: { WG?: number; FPI?: number } = {},
+): Promise<void> {
   const cache = await gpuCache()
   const { device } = cache
   const len = c.shape.slots * c.shape.b * 4
@@ -57,20 +61,44 @@ describe('histogram_build matches its reference exactly', () => {
 })
 
 /** histogram_build_rows over `list` (count words read) against its reference; direct worst-case dispatch. */
-async function expectRowsParity(c: HistogramCase, list: Uint32Array<ArrayBuffer>, count: number, what: string, constants: { WG?: number; FPI?: number } = {}): Promise<void> {
+async function expectRowsParity(
+  c: HistogramCase,
+  list: Uint32Array<ArrayBuffer>,
+  count: number,
+  what: string,
+  constants: { WG?: number; FPI?: number } = {},
+): Promise<void> {
   const cache = await gpuCache()
   const { device } = cache
-  const s = c.shape, len = s.slots * s.b * 4
+  const s = c.shape,
+    len = s.slots * s.b * 4
   const start = Uint32Array.from({ length: len }, (_, k) => (k * 2654435761) >>> 0)
   const want = start.slice()
-  histogramBuildRows(c.bins, c.missOff, c.cutPtrs, c.qgpair, c.positions, c.nodeSlot, want, list, count, s.n, s.f, s.rowWords, s.b)
+  histogramBuildRows(
+    c.bins,
+    c.missOff,
+    c.cutPtrs,
+    c.qgpair,
+    c.positions,
+    c.nodeSlot,
+    want,
+    list,
+    count,
+    s.n,
+    s.f,
+    s.rowWords,
+    s.b,
+  )
   const bufs = uploadCase(device, c, start)
-  const rows = uploadBuffer(device, list), rowCount = uploadBuffer(device, Uint32Array.of(count))
+  const rows = uploadBuffer(device, list),
+    rowCount = uploadBuffer(device, Uint32Array.of(count))
   try {
     await checked(device, () => runKernel(cache, histogramBuildRowsCall({ ...bufs, rows, rowCount }, s, constants)))
     expectMatch(compareArrays(await readBuffer(device, bufs.hist, Uint32Array, len), want), what)
   } finally {
-    bufs.destroy(); rows.destroy(); rowCount.destroy()
+    bufs.destroy()
+    rows.destroy()
+    rowCount.destroy()
   }
 }
 
@@ -78,13 +106,33 @@ describe('histogram_build_rows matches its reference exactly', () => {
   test.each([0, 1, 257, 4099])('n = %i, every row listed in shuffled order', async n => {
     const rng = new Rng(n)
     const list = Uint32Array.from({ length: Math.max(1, n) }, (_, i) => i)
-    for (let i = n - 1; i > 0; i--) { const j = rng.int(i + 1); [list[i], list[j]] = [list[j], list[i]] }
+    for (let i = n - 1; i > 0; i--) {
+      const j = rng.int(i + 1)
+      ;[list[i], list[j]] = [list[j], list[i]]
+    }
     const c = histogramCase(n, n, MIXED)
     await expectRowsParity(c, list, n, `rows n=${n}`, { FPI: 2, WG: 64 })
     // Every row listed, in any order: the same sums as the all-rows build.
-    const direct = c.shape.slots * c.shape.b * 4, a = new Uint32Array(direct), b = new Uint32Array(direct), s = c.shape
+    const direct = c.shape.slots * c.shape.b * 4,
+      a = new Uint32Array(direct),
+      b = new Uint32Array(direct),
+      s = c.shape
     histogramBuild(c.bins, c.missOff, c.cutPtrs, c.qgpair, c.positions, c.nodeSlot, a, s.n, s.f, s.rowWords, s.b)
-    histogramBuildRows(c.bins, c.missOff, c.cutPtrs, c.qgpair, c.positions, c.nodeSlot, b, list, n, s.n, s.f, s.rowWords, s.b)
+    histogramBuildRows(
+      c.bins,
+      c.missOff,
+      c.cutPtrs,
+      c.qgpair,
+      c.positions,
+      c.nodeSlot,
+      b,
+      list,
+      n,
+      s.n,
+      s.f,
+      s.rowWords,
+      s.b,
+    )
     expectMatch(compareArrays(b, a), `rows ref = all-rows ref n=${n}`)
   })
 

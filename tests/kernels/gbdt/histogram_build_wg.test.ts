@@ -3,7 +3,11 @@ import { uploadBuffer } from '../../../src/gpu/buffers.ts'
 import { readBuffer } from '../../../src/gpu/readback.ts'
 import { histogramBuildWgCall, histogramChunks } from '../../../src/kernels/gbdt/histogram_build_wg.ts'
 import { histogramBuildWg } from '../../../src/kernels/gbdt/histogram_build_wg.ref.ts'
-import { chooseHistogramKernel, measureHistogramKernels, pickHistogramKernel } from '../../../src/kernels/gbdt/histogram_choice.ts'
+import {
+  chooseHistogramKernel,
+  measureHistogramKernels,
+  pickHistogramKernel,
+} from '../../../src/kernels/gbdt/histogram_choice.ts'
 import { runKernel } from '../../../src/kernels/runner.ts'
 import { compareArrays } from '../../../src/util/tolerance.ts'
 import type { CaseOptions, HistogramCase } from './setup.ts'
@@ -14,17 +18,21 @@ type WgConstants = { WG?: number; WG_BINS?: number; ROWS?: number }
 async function expectParity(c: HistogramCase, what: string, constants: WgConstants = {}): Promise<void> {
   const cache = await gpuCache()
   const { device } = cache
-  const s = c.shape, len = s.slots * s.b * 4
+  const s = c.shape,
+    len = s.slots * s.b * 4
   const start = Uint32Array.from({ length: len }, (_, k) => (k * 2654435761) >>> 0)
   const want = start.slice()
   histogramBuildWg(c.bins, c.missOff, c.cutPtrs, c.qgpair, c.positions, c.nodeSlot, want, s.n, s.f, s.rowWords, s.b)
   const table = histogramChunks(c.cutPtrs, constants.WG_BINS)
   const bufs = { ...uploadCase(device, c, start), chunks: uploadBuffer(device, table) }
   try {
-    await checked(device, () => runKernel(cache, histogramBuildWgCall(bufs, { ...s, chunks: table.length / 2 }, constants)))
+    await checked(device, () =>
+      runKernel(cache, histogramBuildWgCall(bufs, { ...s, chunks: table.length / 2 }, constants)),
+    )
     expectMatch(compareArrays(await readBuffer(device, bufs.hist, Uint32Array, len), want), what)
   } finally {
-    bufs.destroy(); bufs.chunks.destroy()
+    bufs.destroy()
+    bufs.chunks.destroy()
   }
 }
 
@@ -48,7 +56,9 @@ describe('histogram_build_wg matches the reference exactly', () => {
   })
 
   test('one feature, 256 bins, no missing values', async () => {
-    await expectParity(histogramCase(4, 3000, { widths: [256], missOff: [0], slots: 1 }), 'F=1 256 bins', { WG_BINS: 256 })
+    await expectParity(histogramCase(4, 3000, { widths: [256], missOff: [0], slots: 1 }), 'F=1 256 bins', {
+      WG_BINS: 256,
+    })
   })
 
   test('all-missing features contribute nothing', async () => {
@@ -56,7 +66,9 @@ describe('histogram_build_wg matches the reference exactly', () => {
   })
 
   test('|q| near 2^30 over 20k rows: private and global low words wrap', async () => {
-    await expectParity(histogramCase(6, 20_000, { widths: [2, 3], missOff: [0, 1], slots: 2 }), 'carry', { ROWS: 20_000 })
+    await expectParity(histogramCase(6, 20_000, { widths: [2, 3], missOff: [0, 1], slots: 2 }), 'carry', {
+      ROWS: 20_000,
+    })
   })
 })
 

@@ -22,14 +22,25 @@ async function expectParity(seed: number, count: number, b: number, WG?: number)
   const bufs = { triples: uploadBuffer(device, triples), hist: uploadBuffer(device, hist) }
   try {
     await checked(device, () => runKernel(cache, histogramSubtractCall(bufs, { count, b }, { WG })))
-    expectMatch(compareArrays(await readBuffer(device, bufs.hist, Uint32Array, hist.length), want), `histogram_subtract count=${count} b=${b}`)
+    expectMatch(
+      compareArrays(await readBuffer(device, bufs.hist, Uint32Array, hist.length), want),
+      `histogram_subtract count=${count} b=${b}`,
+    )
   } finally {
-    bufs.triples.destroy(); bufs.hist.destroy()
+    bufs.triples.destroy()
+    bufs.hist.destroy()
   }
 }
 
 describe('histogram_subtract matches its reference exactly', () => {
-  test.each([[0, 10], [1, 1], [1, 256], [3, 255], [5, 257], [16, 1000]])('%i triples × %i bins', async (count, b) => {
+  test.each([
+    [0, 10],
+    [1, 1],
+    [1, 256],
+    [3, 255],
+    [5, 257],
+    [16, 1000],
+  ])('%i triples × %i bins', async (count, b) => {
     await expectParity(count * 1000 + b, count, b)
   })
 

@@ -12,16 +12,24 @@ import { checked, EDGE_SIZES, expectMatch, gpuCache } from '../bench/setup.ts'
 async function check(rows: number, nodes: number, WG?: number): Promise<void> {
   const rng = new Rng(rows + nodes)
   const positions = Uint32Array.from({ length: rows }, () => (rng.int(8) === 0 ? NO_NODE : rng.int(nodes + 2)))
-  const leafValue = rng.floats(nodes, -1, 1), margins = rng.floats(rows, -5, 5)
+  const leafValue = rng.floats(nodes, -1, 1),
+    margins = rng.floats(rows, -5, 5)
   const want = margins.slice()
   marginUpdate(positions, leafValue, want, rows, nodes)
   const cache = await gpuCache()
   const { device } = cache
-  const b = { positions: uploadBuffer(device, positions), leafValue: uploadBuffer(device, leafValue), margins: uploadBuffer(device, margins) }
+  const b = {
+    positions: uploadBuffer(device, positions),
+    leafValue: uploadBuffer(device, leafValue),
+    margins: uploadBuffer(device, margins),
+  }
   try {
     await checked(device, () => runKernel(cache, marginUpdateCall(b, { rows, nodes }, { WG })))
     // One correctly rounded f32 add per row on both sides: bit-identical.
-    expectMatch(compareArrays(await readBuffer(device, b.margins, Float32Array, rows), want), `margin_update rows=${rows}`)
+    expectMatch(
+      compareArrays(await readBuffer(device, b.margins, Float32Array, rows), want),
+      `margin_update rows=${rows}`,
+    )
   } finally {
     Object.values(b).forEach(x => x.destroy())
   }

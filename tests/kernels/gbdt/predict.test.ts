@@ -23,7 +23,14 @@ function randomFeatures(rng: Rng, rows: number, features: number, trees: Tree[])
   return x
 }
 
-async function check(seed: number, rows: number, features: number, trees: Tree[], base: number, WG?: number): Promise<void> {
+async function check(
+  seed: number,
+  rows: number,
+  features: number,
+  trees: Tree[],
+  base: number,
+  WG?: number,
+): Promise<void> {
   const rng = new Rng(seed)
   const x = randomFeatures(rng, rows, features, trees)
   const p = packTrees(trees)
@@ -32,11 +39,19 @@ async function check(seed: number, rows: number, features: number, trees: Tree[]
   predict(x, p.nodes, p.treeOffsets, want, shape, base)
   const cache = await gpuCache()
   const { device } = cache
-  const b = { features: uploadBuffer(device, x), nodes: uploadBuffer(device, p.nodes), treeOffsets: uploadBuffer(device, p.treeOffsets), out: createBuffer(device, rows * 4) }
+  const b = {
+    features: uploadBuffer(device, x),
+    nodes: uploadBuffer(device, p.nodes),
+    treeOffsets: uploadBuffer(device, p.treeOffsets),
+    out: createBuffer(device, rows * 4),
+  }
   try {
     await checked(device, () => runKernel(cache, predictCall(b, shape, base, { WG })))
     // Same comparisons and the same f32 adds in tree order: bit-identical.
-    expectMatch(compareArrays(await readBuffer(device, b.out, Float32Array, rows), want), `predict rows=${rows} trees=${trees.length}`)
+    expectMatch(
+      compareArrays(await readBuffer(device, b.out, Float32Array, rows), want),
+      `predict rows=${rows} trees=${trees.length}`,
+    )
   } finally {
     Object.values(b).forEach(x => x.destroy())
   }
@@ -48,8 +63,11 @@ function forest(seed: number, count: number, features: number, depth: number): T
 }
 
 describe('predict matches its reference exactly', () => {
-  test.each(EDGE_SIZES)('rows = %i, 20 trees of depth ≤ 6, 7 features', rows => check(rows, rows, 7, forest(rows, 20, 7, 6), 0.25))
+  test.each(EDGE_SIZES)('rows = %i, 20 trees of depth ≤ 6, 7 features', rows =>
+    check(rows, rows, 7, forest(rows, 20, 7, 6), 0.25),
+  )
   test('one feature, stumps and single leaves, WG = 64', () => check(3, 777, 1, forest(3, 9, 1, 1), -0.5, 64))
   test('no trees: base margin only', () => check(4, 100, 3, [], 1.5))
-  test('deep tree (depth 12) and a leaf-only tree', () => check(5, 513, 4, [...forest(5, 2, 4, 12), makeTree([[-1, -1, 0, 0.125, -1, 0]])], 0))
+  test('deep tree (depth 12) and a leaf-only tree', () =>
+    check(5, 513, 4, [...forest(5, 2, 4, 12), makeTree([[-1, -1, 0, 0.125, -1, 0]])], 0))
 })

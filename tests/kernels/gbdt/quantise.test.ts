@@ -9,10 +9,19 @@ import { compareArrays } from '../../../src/util/tolerance.ts'
 import { checked, expectMatch, gpuCache } from './setup.ts'
 
 /** Runs both passes on `gpair` (n rows) → [qgpair, scales]; `scales` starts dirty on purpose. */
-async function gpuQuantise(gpair: Float32Array<ArrayBuffer>, n: number, WG?: number, RPI?: number): Promise<[Int32Array, Float32Array]> {
+async function gpuQuantise(
+  gpair: Float32Array<ArrayBuffer>,
+  n: number,
+  WG?: number,
+  RPI?: number,
+): Promise<[Int32Array, Float32Array]> {
   const cache = await gpuCache()
   const { device } = cache
-  const bufs = { gpair: uploadBuffer(device, gpair), qgpair: createBuffer(device, 8 * n), scales: uploadBuffer(device, new Float32Array([9, 9, 9, 9])) }
+  const bufs = {
+    gpair: uploadBuffer(device, gpair),
+    qgpair: createBuffer(device, 8 * n),
+    scales: uploadBuffer(device, new Float32Array([9, 9, 9, 9])),
+  }
   try {
     await checked(device, async () => {
       const enc = device.createCommandEncoder()
@@ -21,14 +30,24 @@ async function gpuQuantise(gpair: Float32Array<ArrayBuffer>, n: number, WG?: num
       await device.queue.onSubmittedWorkDone()
       free()
     })
-    return [await readBuffer(device, bufs.qgpair, Int32Array, 2 * n), await readBuffer(device, bufs.scales, Float32Array, SCALES_BYTES / 4)]
+    return [
+      await readBuffer(device, bufs.qgpair, Int32Array, 2 * n),
+      await readBuffer(device, bufs.scales, Float32Array, SCALES_BYTES / 4),
+    ]
   } finally {
     Object.values(bufs).forEach(b => b.destroy())
   }
 }
 
-async function expectParity(gpair: Float32Array<ArrayBuffer>, n: number, what: string, WG?: number, RPI?: number): Promise<void> {
-  const wantQ = new Int32Array(2 * n), wantS = new Float32Array(4)
+async function expectParity(
+  gpair: Float32Array<ArrayBuffer>,
+  n: number,
+  what: string,
+  WG?: number,
+  RPI?: number,
+): Promise<void> {
+  const wantQ = new Int32Array(2 * n),
+    wantS = new Float32Array(4)
   quantise(gpair, n, wantQ, wantS)
   const [q, s] = await gpuQuantise(gpair, n, WG, RPI)
   expectMatch(compareArrays(s, wantS), `${what} scales`)
@@ -49,7 +68,8 @@ describe('quantise matches its reference exactly', () => {
 
   // The max pass reads RPI rows per invocation: the maxima sit in the last row, past any full block.
   test.each([1, 3, 64, 1000])('RPI = %i, maxima in the last row', async RPI => {
-    const rng = new Rng(RPI), n = 1001
+    const rng = new Rng(RPI),
+      n = 1001
     const gpair = Float32Array.from({ length: 2 * n }, (_, j) => (j & 1 ? rng.uniform(0, 0.25) : rng.uniform(-1, 1)))
     gpair.set([-3.5, 0.75], 2 * (n - 1))
     await expectParity(gpair, n, `quantise RPI=${RPI}`, 64, RPI)
@@ -73,7 +93,9 @@ describe('quantise matches its reference exactly', () => {
 
   test('maxima far from 1: |g| up to 1e6, |h| below 1e-20', async () => {
     const rng = new Rng(3)
-    const gpair = Float32Array.from({ length: 2 * 500 }, (_, j) => (j & 1 ? rng.uniform(0, 1e-20) : rng.uniform(-1e6, 1e6)))
+    const gpair = Float32Array.from({ length: 2 * 500 }, (_, j) =>
+      j & 1 ? rng.uniform(0, 1e-20) : rng.uniform(-1e6, 1e6),
+    )
     await expectParity(gpair, 500, 'wide range')
   })
 })

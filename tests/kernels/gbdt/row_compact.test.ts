@@ -3,7 +3,12 @@ import { createBuffer, STORAGE_RW, uploadBuffer } from '../../../src/gpu/buffers
 import { readBuffer } from '../../../src/gpu/readback.ts'
 import { histogramBuildRowsCall } from '../../../src/kernels/gbdt/histogram_build.ts'
 import { histogramBuild } from '../../../src/kernels/gbdt/histogram_build.ref.ts'
-import { encodeRowCompact, ROW_ARGS_BYTES, rowCompactCalls, rowCountWords } from '../../../src/kernels/gbdt/row_compact.ts'
+import {
+  encodeRowCompact,
+  ROW_ARGS_BYTES,
+  rowCompactCalls,
+  rowCountWords,
+} from '../../../src/kernels/gbdt/row_compact.ts'
 import { rowCompact, rowCompactArgs, rowSlot } from '../../../src/kernels/gbdt/row_compact.ref.ts'
 import { ROW_UNUSED } from '../../../src/kernels/gbdt/layout.ts'
 import { prepareKernel } from '../../../src/kernels/runner.ts'
@@ -13,15 +18,29 @@ import { checked, expectMatch, gpuCache, histogramCase, uploadCase } from './set
 
 const ARGS_USAGE = STORAGE_RW | GPUBufferUsage.INDIRECT
 
-interface Compacted { rows: Uint32Array; count: number; args: Uint32Array }
+interface Compacted {
+  rows: Uint32Array
+  count: number
+  args: Uint32Array
+}
 
 /** Runs the three passes; `count` starts dirty (encodeRowCompact must clear it), `rows` starts at 0xEE bytes. */
-async function gpuCompact(positions: Uint32Array<ArrayBuffer>, nodeSlot: Int32Array<ArrayBuffer>, slots: number, n: number, groups: number, wg: number, RPI?: number): Promise<Compacted> {
+async function gpuCompact(
+  positions: Uint32Array<ArrayBuffer>,
+  nodeSlot: Int32Array<ArrayBuffer>,
+  slots: number,
+  n: number,
+  groups: number,
+  wg: number,
+  RPI?: number,
+): Promise<Compacted> {
   const cache = await gpuCache()
   const { device } = cache
   const bufs = {
-    positions: uploadBuffer(device, positions), nodeSlot: uploadBuffer(device, nodeSlot),
-    rows: uploadBuffer(device, new Uint32Array(Math.max(1, n)).fill(0xeeeeeeee)), count: uploadBuffer(device, new Uint32Array(rowCountWords(slots)).fill(77)),
+    positions: uploadBuffer(device, positions),
+    nodeSlot: uploadBuffer(device, nodeSlot),
+    rows: uploadBuffer(device, new Uint32Array(Math.max(1, n)).fill(0xeeeeeeee)),
+    count: uploadBuffer(device, new Uint32Array(rowCountWords(slots)).fill(77)),
     args: createBuffer(device, ROW_ARGS_BYTES, ARGS_USAGE),
   }
   try {
@@ -33,7 +52,11 @@ async function gpuCompact(positions: Uint32Array<ArrayBuffer>, nodeSlot: Int32Ar
       free()
     })
     const count = (await readBuffer(device, bufs.count, Uint32Array, 1))[0]
-    return { rows: await readBuffer(device, bufs.rows, Uint32Array, Math.max(1, n)), count, args: await readBuffer(device, bufs.args, Uint32Array, 3) }
+    return {
+      rows: await readBuffer(device, bufs.rows, Uint32Array, Math.max(1, n)),
+      count,
+      args: await readBuffer(device, bufs.args, Uint32Array, 3),
+    }
   } finally {
     Object.values(bufs).forEach(b => b.destroy())
   }
@@ -43,10 +66,14 @@ async function gpuCompact(positions: Uint32Array<ArrayBuffer>, nodeSlot: Int32Ar
  * Random positions over `nodes` nodes (1 in 8 unused, some past nodeSlot), in runs of 1–4 rows of
  * one node; every other node built, into slots in reverse order. Slots = ceil(nodes / 2).
  */
-function randomCase(seed: number, n: number, nodes: number): { positions: Uint32Array<ArrayBuffer>; nodeSlot: Int32Array<ArrayBuffer>; slots: number } {
+function randomCase(
+  seed: number,
+  n: number,
+  nodes: number,
+): { positions: Uint32Array<ArrayBuffer>; nodeSlot: Int32Array<ArrayBuffer>; slots: number } {
   const rng = new Rng(seed)
   const positions = new Uint32Array(n)
-  for (let i = 0; i < n;) {
+  for (let i = 0; i < n; ) {
     const p = rng.int(8) === 0 ? ROW_UNUSED : rng.int(nodes + 1)
     for (let r = 1 + rng.int(4); r > 0 && i < n; r--) positions[i++] = p
   }
@@ -79,7 +106,9 @@ describe('row_compact matches its reference', () => {
   })
 
   test('arguments past 65535 workgroups fold into y', async () => {
-    const n = 5000, groups = 100, wg = 1
+    const n = 5000,
+      groups = 100,
+      wg = 1
     const { positions, nodeSlot, slots } = randomCase(9, n, 2)
     const got = await gpuCompact(positions, nodeSlot, slots, n, groups, wg)
     const want = rowCompactArgs(rowCompact(positions, nodeSlot, slots, n).length, groups, wg)
@@ -107,19 +136,34 @@ describe('row_compact → indirect histogram_build_rows equals histogram_build o
     const c = histogramCase(n + 5, n, { widths: [5, 256, 3, 17, 1], missOff: [1, 0, 1, 0, 1], slots: 3 })
     const cache = await gpuCache()
     const { device } = cache
-    const s = c.shape, len = s.slots * s.b * 4, FPI = 2, WG = 64
+    const s = c.shape,
+      len = s.slots * s.b * 4,
+      FPI = 2,
+      WG = 64
     const start = Uint32Array.from({ length: len }, (_, k) => (k * 2654435761) >>> 0)
     const want = start.slice()
     histogramBuild(c.bins, c.missOff, c.cutPtrs, c.qgpair, c.positions, c.nodeSlot, want, s.n, s.f, s.rowWords, s.b)
     const bufs = uploadCase(device, c, start)
     // An indirect dispatch is validated even at 0 workgroups: vec2 qgpair needs ≥ 8 bytes.
     const qgpair = n === 0 ? createBuffer(device, 8) : bufs.qgpair
-    const extra = { rows: createBuffer(device, 4 * n), count: createBuffer(device, 4 * rowCountWords(s.slots)), args: createBuffer(device, ROW_ARGS_BYTES, ARGS_USAGE) }
+    const extra = {
+      rows: createBuffer(device, 4 * n),
+      count: createBuffer(device, 4 * rowCountWords(s.slots)),
+      args: createBuffer(device, ROW_ARGS_BYTES, ARGS_USAGE),
+    }
     try {
       await checked(device, async () => {
         const enc = device.createCommandEncoder()
-        const free = encodeRowCompact(cache, enc, { positions: bufs.positions, nodeSlot: bufs.nodeSlot, ...extra }, { n, groups: Math.ceil(s.f / FPI), wg: WG, slots: s.slots })
-        const k = prepareKernel(cache, histogramBuildRowsCall({ ...bufs, qgpair, rows: extra.rows, rowCount: extra.count }, s, { FPI, WG }))
+        const free = encodeRowCompact(
+          cache,
+          enc,
+          { positions: bufs.positions, nodeSlot: bufs.nodeSlot, ...extra },
+          { n, groups: Math.ceil(s.f / FPI), wg: WG, slots: s.slots },
+        )
+        const k = prepareKernel(
+          cache,
+          histogramBuildRowsCall({ ...bufs, qgpair, rows: extra.rows, rowCount: extra.count }, s, { FPI, WG }),
+        )
         const pass = enc.beginComputePass()
         pass.setPipeline(k.pipeline)
         pass.setBindGroup(0, k.bindGroup)
@@ -127,7 +171,8 @@ describe('row_compact → indirect histogram_build_rows equals histogram_build o
         pass.end()
         device.queue.submit([enc.finish()])
         await device.queue.onSubmittedWorkDone()
-        free(); k.destroy()
+        free()
+        k.destroy()
       })
       expectMatch(compareArrays(await readBuffer(device, bufs.hist, Uint32Array, len), want), `compact+rows n=${n}`)
     } finally {

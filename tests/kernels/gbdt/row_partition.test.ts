@@ -15,12 +15,28 @@ function randomSplits(rng: Rng, nodes: number, features: number, bins: number): 
   const t = new Uint32Array(nodes * SPLIT_TABLE_WORDS)
   for (let k = 0; k < nodes; k++) {
     const split = rng.int(3) > 0
-    t.set([rng.int(features), (rng.int(bins + 1) - 1) >>> 0, rng.int(2), split ? nodes + 2 * k : NO_NODE, nodes + 2 * k + 1], k * SPLIT_TABLE_WORDS)
+    t.set(
+      [
+        rng.int(features),
+        (rng.int(bins + 1) - 1) >>> 0,
+        rng.int(2),
+        split ? nodes + 2 * k : NO_NODE,
+        nodes + 2 * k + 1,
+      ],
+      k * SPLIT_TABLE_WORDS,
+    )
   }
   return t
 }
 
-async function check(seed: number, rows: number, features: number, bins: number, WG?: number, missingRate?: number): Promise<void> {
+async function check(
+  seed: number,
+  rows: number,
+  features: number,
+  bins: number,
+  WG?: number,
+  missingRate?: number,
+): Promise<void> {
   const rng = new Rng(seed)
   const m = randomBins(rng, rows, features, bins, missingRate)
   const nodes = 7
@@ -31,10 +47,18 @@ async function check(seed: number, rows: number, features: number, bins: number,
   rowPartition(m.bins, m.missOff, splits, want, { rows, rowWords: m.rowWords, nodes })
   const cache = await gpuCache()
   const { device } = cache
-  const b = { bins: uploadBuffer(device, m.bins), missOff: uploadBuffer(device, m.missOff), splits: uploadBuffer(device, splits), positions: uploadBuffer(device, positions) }
+  const b = {
+    bins: uploadBuffer(device, m.bins),
+    missOff: uploadBuffer(device, m.missOff),
+    splits: uploadBuffer(device, splits),
+    positions: uploadBuffer(device, positions),
+  }
   try {
     await checked(device, () => runKernel(cache, rowPartitionCall(b, { rows, rowWords: m.rowWords, nodes }, { WG })))
-    expectMatch(compareArrays(await readBuffer(device, b.positions, Uint32Array, rows), want), `row_partition rows=${rows} F=${features}`)
+    expectMatch(
+      compareArrays(await readBuffer(device, b.positions, Uint32Array, rows), want),
+      `row_partition rows=${rows} F=${features}`,
+    )
   } finally {
     Object.values(b).forEach(x => x.destroy())
   }

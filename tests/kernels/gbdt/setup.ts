@@ -31,9 +31,12 @@ export interface CaseOptions {
 /** A seeded random histogram case with `n` rows; nodes 0..2·slots−1, half of them not built. */
 export function histogramCase(seed: number, n: number, o: CaseOptions): HistogramCase {
   const rng = new Rng(seed)
-  const f = o.widths.length, rowWords = Math.ceil(n / 4)
+  const f = o.widths.length,
+    rowWords = Math.ceil(n / 4)
   const cutPtrs = new Uint32Array(f + 1)
-  o.widths.forEach((w, k) => { cutPtrs[k + 1] = cutPtrs[k] + w })
+  o.widths.forEach((w, k) => {
+    cutPtrs[k + 1] = cutPtrs[k] + w
+  })
   const bins = new Uint32Array(Math.max(1, f * rowWords))
   for (let k = 0; k < f; k++) {
     for (let i = 0; i < n; i++) {
@@ -42,7 +45,9 @@ export function histogramCase(seed: number, n: number, o: CaseOptions): Histogra
     }
   }
   const qMax = o.qMax ?? 2 ** 30
-  const qgpair = Int32Array.from({ length: 2 * n }, (_, j) => (j & 1 ? rng.int(qMax + 1) : rng.int(2 * qMax + 1) - qMax))
+  const qgpair = Int32Array.from({ length: 2 * n }, (_, j) =>
+    j & 1 ? rng.int(qMax + 1) : rng.int(2 * qMax + 1) - qMax,
+  )
   const nodes = 2 * o.slots
   const positions = Uint32Array.from({ length: n }, () => (rng.int(8) === 0 ? ROW_UNUSED : rng.int(nodes)))
   // Even nodes are built, into slots in reverse order (slot ≠ node id).
@@ -52,11 +57,19 @@ export function histogramCase(seed: number, n: number, o: CaseOptions): Histogra
 }
 
 /** Uploads a case; `hist` starts as `histStart`. Call the returned `destroy` when done. */
-export function uploadCase(device: GPUDevice, c: HistogramCase, histStart: Uint32Array<ArrayBuffer>): HistogramBuffers & { destroy(): void } {
+export function uploadCase(
+  device: GPUDevice,
+  c: HistogramCase,
+  histStart: Uint32Array<ArrayBuffer>,
+): HistogramBuffers & { destroy(): void } {
   const b: HistogramBuffers = {
-    bins: uploadBuffer(device, c.bins), missOff: uploadBuffer(device, c.missOff), cutPtrs: uploadBuffer(device, c.cutPtrs),
-    qgpair: uploadBuffer(device, c.qgpair), positions: uploadBuffer(device, c.positions),
-    nodeSlot: uploadBuffer(device, c.nodeSlot), hist: uploadBuffer(device, histStart),
+    bins: uploadBuffer(device, c.bins),
+    missOff: uploadBuffer(device, c.missOff),
+    cutPtrs: uploadBuffer(device, c.cutPtrs),
+    qgpair: uploadBuffer(device, c.qgpair),
+    positions: uploadBuffer(device, c.positions),
+    nodeSlot: uploadBuffer(device, c.nodeSlot),
+    hist: uploadBuffer(device, histStart),
   }
   return { ...b, destroy: () => Object.values(b).forEach(x => x.destroy()) }
 }

@@ -8,14 +8,24 @@ import { Rng } from '../../../src/util/rng.ts'
 
 /** Inputs of one split_evaluate call, built from rows so every node total is consistent. */
 export interface SplitCase {
-  hist: Uint32Array<ArrayBuffer>; cutPtrs: Uint32Array<ArrayBuffer>; featureMask: Uint32Array<ArrayBuffer>
-  nodeSlots: Uint32Array<ArrayBuffer>; nodeSums: Uint32Array<ArrayBuffer>; scales: Float32Array<ArrayBuffer>; shape: SplitShape
+  hist: Uint32Array<ArrayBuffer>
+  cutPtrs: Uint32Array<ArrayBuffer>
+  featureMask: Uint32Array<ArrayBuffer>
+  nodeSlots: Uint32Array<ArrayBuffer>
+  nodeSums: Uint32Array<ArrayBuffer>
+  scales: Float32Array<ArrayBuffer>
+  shape: SplitShape
 }
 
 export interface CaseOptions {
-  rows: number; nodes: number; features: number; maxBins: number
+  rows: number
+  nodes: number
+  features: number
+  maxBins: number
   /** Fraction of a missing-capable feature's rows that are missing (1 = all missing). */
-  missingRate?: number; maskPerNode?: boolean; maskRate?: number
+  missingRate?: number
+  maskPerNode?: boolean
+  maskRate?: number
 }
 
 /** Per-bin exact sums per (slot, feature) from `rows` random quantised rows spread over the nodes. */
@@ -23,33 +33,57 @@ export function randomCase(seed: number, o: CaseOptions): SplitCase {
   const rng = new Rng(seed)
   const nb = Array.from({ length: o.features }, (_, f) => (f === 0 ? o.maxBins : 1 + rng.int(o.maxBins)))
   const cutPtrs = new Uint32Array(o.features + 1)
-  nb.forEach((n, f) => { cutPtrs[f + 1] = cutPtrs[f] + n })
-  const B = cutPtrs[o.features], slots = o.nodes + 1
+  nb.forEach((n, f) => {
+    cutPtrs[f + 1] = cutPtrs[f] + n
+  })
+  const B = cutPtrs[o.features],
+    slots = o.nodes + 1
   // Node m lives in slot (m + 1) % slots: slots are not the node index.
   const nodeSlots = Uint32Array.from({ length: o.nodes }, (_, m) => (m + 1) % slots)
-  const g = new Float64Array(slots * B), h = new Float64Array(slots * B), G = new Float64Array(o.nodes), H = new Float64Array(o.nodes)
+  const g = new Float64Array(slots * B),
+    h = new Float64Array(slots * B),
+    G = new Float64Array(o.nodes),
+    H = new Float64Array(o.nodes)
   const hasMissing = nb.map(() => rng.int(2) === 1)
   for (let i = 0; i < o.rows; i++) {
-    const m = rng.int(o.nodes), s = nodeSlots[m]
+    const m = rng.int(o.nodes),
+      s = nodeSlots[m]
     // Quantised pairs as quantise writes them: |qg| ≤ 2^30, 0 ≤ qh ≤ 2^30; a per-node drift makes gains non-trivial.
-    const qg = Math.round((rng.uniform(-1, 1) * 0.7 + (m % 3 - 1) * 0.3) * 2 ** 30), qh = rng.int(2 ** 30)
-    G[m] += qg; H[m] += qh
+    const qg = Math.round((rng.uniform(-1, 1) * 0.7 + ((m % 3) - 1) * 0.3) * 2 ** 30),
+      qh = rng.int(2 ** 30)
+    G[m] += qg
+    H[m] += qh
     for (let f = 0; f < o.features; f++) {
       if (hasMissing[f] && rng.next() < (o.missingRate ?? 0.2)) continue
       // Bin skewed by qg so some features carry signal.
       const bin = Math.min(nb[f] - 1, Math.max(0, Math.floor((rng.next() * 0.7 + (qg > 0 ? 0.3 : 0)) * nb[f])))
-      g[s * B + cutPtrs[f] + bin] += qg; h[s * B + cutPtrs[f] + bin] += qh
+      g[s * B + cutPtrs[f] + bin] += qg
+      h[s * B + cutPtrs[f] + bin] += qh
     }
   }
   const hist = new Uint32Array(slots * B * 4)
-  for (let k = 0; k < slots * B; k++) { putInt64(hist, k * 4, g[k]); putInt64(hist, k * 4 + 2, h[k]) }
+  for (let k = 0; k < slots * B; k++) {
+    putInt64(hist, k * 4, g[k])
+    putInt64(hist, k * 4 + 2, h[k])
+  }
   const nodeSums = new Uint32Array(o.nodes * 4)
-  for (let m = 0; m < o.nodes; m++) { putInt64(nodeSums, m * 4, G[m]); putInt64(nodeSums, m * 4 + 2, H[m]) }
+  for (let m = 0; m < o.nodes; m++) {
+    putInt64(nodeSums, m * 4, G[m])
+    putInt64(nodeSums, m * 4 + 2, H[m])
+  }
   const maskLen = o.maskPerNode ? o.nodes * o.features : o.features
   const featureMask = Uint32Array.from({ length: maskLen }, () => (rng.next() < (o.maskRate ?? 0) ? 0 : 1))
   // Power-of-two scales as quantise picks them (here for |g| ≤ 1, |h| ≤ 0.25).
   const scales = Float32Array.from([1, 0.25, 2 ** 30, 2 ** 32])
-  return { hist, cutPtrs, featureMask, nodeSlots, nodeSums, scales, shape: { nodes: o.nodes, features: o.features, maskPerNode: o.maskPerNode ? 1 : 0 } }
+  return {
+    hist,
+    cutPtrs,
+    featureMask,
+    nodeSlots,
+    nodeSums,
+    scales,
+    shape: { nodes: o.nodes, features: o.features, maskPerNode: o.maskPerNode ? 1 : 0 },
+  }
 }
 
 /**
@@ -57,8 +91,10 @@ export function randomCase(seed: number, o: CaseOptions): SplitCase {
  * the choice is only compared exactly when this runner-up is > 1e-4 relative below.
  */
 function runnerUp(c: SplitCase, m: number, p: SplitParams, chosen: number): number {
-  const { cutPtrs, hist } = c, B = cutPtrs[c.shape.features]
-  const G = int64(c.nodeSums[m * 4], c.nodeSums[m * 4 + 1]), H = int64(c.nodeSums[m * 4 + 2], c.nodeSums[m * 4 + 3])
+  const { cutPtrs, hist } = c,
+    B = cutPtrs[c.shape.features]
+  const G = int64(c.nodeSums[m * 4], c.nodeSums[m * 4 + 1]),
+    H = int64(c.nodeSums[m * 4 + 2], c.nodeSums[m * 4 + 3])
   const [gs, hs] = [c.scales[2], c.scales[3]]
   const score = (g: number, hh: number): number => nodeScore(g / gs, hh / hs, p)
   let best = -Infinity
@@ -68,14 +104,20 @@ function runnerUp(c: SplitCase, m: number, p: SplitParams, chosen: number): numb
   }
   for (let f = 0; f < c.shape.features; f++) {
     if (c.featureMask[c.shape.maskPerNode ? m * c.shape.features + f : f] === 0) continue
-    const bins = Array.from({ length: cutPtrs[f + 1] - cutPtrs[f] }, (_, k) => (c.nodeSlots[m] * B + cutPtrs[f] + k) * 4)
-    const mg = G - bins.reduce((s, w) => s + int64(hist[w], hist[w + 1]), 0), mh = H - bins.reduce((s, w) => s + int64(hist[w + 2], hist[w + 3]), 0)
+    const bins = Array.from(
+      { length: cutPtrs[f + 1] - cutPtrs[f] },
+      (_, k) => (c.nodeSlots[m] * B + cutPtrs[f] + k) * 4,
+    )
+    const mg = G - bins.reduce((s, w) => s + int64(hist[w], hist[w + 1]), 0),
+      mh = H - bins.reduce((s, w) => s + int64(hist[w + 2], hist[w + 3]), 0)
     const missing = mg !== 0 || mh !== 0
     // Left = prefix (missing right) or prefix + missing (missing left; the empty prefix too).
-    let sg = 0, sh = 0
+    let sg = 0,
+      sh = 0
     if (missing) consider(mg, mh)
     for (const w of bins) {
-      sg += int64(hist[w], hist[w + 1]); sh += int64(hist[w + 2], hist[w + 3])
+      sg += int64(hist[w], hist[w + 1])
+      sh += int64(hist[w + 2], hist[w + 3])
       consider(sg, sh)
       if (missing) consider(sg + mg, sh + mh)
     }
@@ -87,17 +129,30 @@ function runnerUp(c: SplitCase, m: number, p: SplitParams, chosen: number): numb
 export function compare(gpu: Uint32Array, want: Uint32Array, c: SplitCase, p: SplitParams): number {
   let exact = 0
   for (let m = 0; m < c.shape.nodes; m++) {
-    const got = decodeSplit(gpu, m), ref = decodeSplit(want, m)
-    const G = int64(c.nodeSums[m * 4], c.nodeSums[m * 4 + 1]), H = int64(c.nodeSums[m * 4 + 2], c.nodeSums[m * 4 + 3])
+    const got = decodeSplit(gpu, m),
+      ref = decodeSplit(want, m)
+    const G = int64(c.nodeSums[m * 4], c.nodeSums[m * 4 + 1]),
+      H = int64(c.nodeSums[m * 4 + 2], c.nodeSums[m * 4 + 3])
     const parent = nodeScore(dequantise(G, c.scales[2]), dequantise(H, c.scales[3]), p)
     const tol = 1e-5 * Math.max(Math.abs(ref.gain), parent, 1e-3)
-    if (ref.feature < 0) { expect(got.feature, `node ${m}: no split expected`).toBe(-1); expect(got.gain).toBe(-Infinity); exact++; continue }
+    if (ref.feature < 0) {
+      expect(got.feature, `node ${m}: no split expected`).toBe(-1)
+      expect(got.gain).toBe(-Infinity)
+      exact++
+      continue
+    }
     expect(Math.abs(got.gain - ref.gain), `node ${m}: gain ${got.gain} vs ${ref.gain}`).toBeLessThanOrEqual(tol)
     const second = runnerUp(c, m, p, int64(ref.leftSum[0], ref.leftSum[1]))
     if (!(ref.gain - second > 1e-4 * Math.abs(ref.gain))) continue
     exact++
-    expect([got.feature, got.splitBin, got.defaultLeft], `node ${m}: split choice`).toEqual([ref.feature, ref.splitBin, ref.defaultLeft])
-    expect(Array.from(gpu.slice(m * SPLIT_WORDS + 8, (m + 1) * SPLIT_WORDS)), `node ${m}: child sums`).toEqual(Array.from(want.slice(m * SPLIT_WORDS + 8, (m + 1) * SPLIT_WORDS)))
+    expect([got.feature, got.splitBin, got.defaultLeft], `node ${m}: split choice`).toEqual([
+      ref.feature,
+      ref.splitBin,
+      ref.defaultLeft,
+    ])
+    expect(Array.from(gpu.slice(m * SPLIT_WORDS + 8, (m + 1) * SPLIT_WORDS)), `node ${m}: child sums`).toEqual(
+      Array.from(want.slice(m * SPLIT_WORDS + 8, (m + 1) * SPLIT_WORDS)),
+    )
     for (const k of ['leftG', 'leftH', 'rightG', 'rightH'] as const) {
       expect(Math.abs(got[k] - ref[k]), `node ${m}: ${k}`).toBeLessThanOrEqual(1e-6 * Math.abs(ref[k]))
     }
@@ -112,7 +167,12 @@ export type SplitRunner = (c: SplitCase, p: SplitParams) => Promise<Uint32Array>
  * Runs `gpu` and the reference on a random case and compares (see `compare`); at least 80 % of
  * the nodes must be checked exactly. Returns the exact count and how many nodes split.
  */
-export async function checkSplits(seed: number, o: CaseOptions, p: SplitParams, gpu: SplitRunner): Promise<{ exact: number; splits: number }> {
+export async function checkSplits(
+  seed: number,
+  o: CaseOptions,
+  p: SplitParams,
+  gpu: SplitRunner,
+): Promise<{ exact: number; splits: number }> {
   const c = randomCase(seed, o)
   const want = new Uint32Array(o.nodes * SPLIT_WORDS)
   splitEvaluate(c.hist, c.cutPtrs, c.featureMask, c.nodeSlots, c.nodeSums, c.scales, want, c.shape, p)

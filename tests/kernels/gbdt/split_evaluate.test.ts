@@ -13,8 +13,12 @@ async function gpuSplits(c: SplitCase, p: SplitParams, WG?: number): Promise<Uin
   const cache = await gpuCache()
   const { device } = cache
   const b = {
-    hist: uploadBuffer(device, c.hist), cutPtrs: uploadBuffer(device, c.cutPtrs), featureMask: uploadBuffer(device, c.featureMask),
-    nodeSlots: uploadBuffer(device, c.nodeSlots), nodeSums: uploadBuffer(device, c.nodeSums), scales: uploadBuffer(device, c.scales),
+    hist: uploadBuffer(device, c.hist),
+    cutPtrs: uploadBuffer(device, c.cutPtrs),
+    featureMask: uploadBuffer(device, c.featureMask),
+    nodeSlots: uploadBuffer(device, c.nodeSlots),
+    nodeSums: uploadBuffer(device, c.nodeSums),
+    scales: uploadBuffer(device, c.scales),
     out: createBuffer(device, c.shape.nodes * SPLIT_WORDS * 4),
   }
   try {
@@ -42,11 +46,18 @@ describe('split_evaluate matches its reference', () => {
     await check(3, { rows: 600, nodes: 4, features: 70, maxBins: 40 }, P, 1)
   })
   test('all-missing features', () => check(4, { rows: 700, nodes: 6, features: 5, maxBins: 255, missingRate: 1 }, P))
-  test('per-node feature masks (colsample_bynode)', () => check(5, { rows: 900, nodes: 8, features: 12, maxBins: 64, maskPerNode: true, maskRate: 0.5 }, P))
-  test('lambda 0, alpha 5, min_child_weight 0', () => check(6, { rows: 900, nodes: 6, features: 6, maxBins: 128 }, { lambda: 0, alpha: 5, minChildWeight: 0 }))
-  test('large lambda and alpha', () => check(7, { rows: 900, nodes: 6, features: 6, maxBins: 128 }, { lambda: 100, alpha: 50, minChildWeight: 0.5 }))
+  test('per-node feature masks (colsample_bynode)', () =>
+    check(5, { rows: 900, nodes: 8, features: 12, maxBins: 64, maskPerNode: true, maskRate: 0.5 }, P))
+  test('lambda 0, alpha 5, min_child_weight 0', () =>
+    check(6, { rows: 900, nodes: 6, features: 6, maxBins: 128 }, { lambda: 0, alpha: 5, minChildWeight: 0 }))
+  test('large lambda and alpha', () =>
+    check(7, { rows: 900, nodes: 6, features: 6, maxBins: 128 }, { lambda: 100, alpha: 50, minChildWeight: 0.5 }))
   test('min_child_weight above every node weight: no splits', async () => {
-    const r = await check(8, { rows: 500, nodes: 5, features: 4, maxBins: 32 }, { lambda: 1, alpha: 0, minChildWeight: 1e6 })
+    const r = await check(
+      8,
+      { rows: 500, nodes: 5, features: 4, maxBins: 32 },
+      { lambda: 1, alpha: 0, minChildWeight: 1e6 },
+    )
     expect(r.splits).toBe(0)
   })
 })

@@ -20,9 +20,12 @@ describe('runBenchSuite', () => {
       expect(r.median).toBeLessThanOrEqual(r.max)
       expect(r.value).toBe(r.median)
       expect(Number.isFinite(r.value) && r.value > 0, r.workload).toBe(true)
-      if (r.peer !== undefined) expect(r.ratio).toBeCloseTo(r.unit === 'µs' ? r.peer_value! / r.value : r.value / r.peer_value!, 9)
+      if (r.peer !== undefined)
+        expect(r.ratio).toBeCloseTo(r.unit === 'µs' ? r.peer_value! / r.value : r.value / r.peer_value!, 9)
     }
-    expect(rows.some(r => r.workload.startsWith('atomic_add_workgroup') && r.peer?.startsWith('atomic_add_storage'))).toBe(true)
+    expect(
+      rows.some(r => r.workload.startsWith('atomic_add_workgroup') && r.peer?.startsWith('atomic_add_storage')),
+    ).toBe(true)
     expect(rows.some(r => r.workload.startsWith('matmul_tiled') && r.peer?.startsWith('matmul_naive'))).toBe(true)
   })
 })

@@ -9,7 +9,12 @@ describe('device', () => {
 
   test('requestDevice raises limits to the adapter maximum', async () => {
     const { adapter, device } = await requestDevice()
-    for (const name of ['maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupStorageSize', 'maxComputeInvocationsPerWorkgroup'] as const) {
+    for (const name of [
+      'maxStorageBufferBindingSize',
+      'maxBufferSize',
+      'maxComputeWorkgroupStorageSize',
+      'maxComputeInvocationsPerWorkgroup',
+    ] as const) {
       expect(device.limits[name], name).toBe(adapter.limits[name])
     }
     expect(device.features.has('timestamp-query')).toBe(adapter.features.has('timestamp-query'))

@@ -12,7 +12,9 @@ import { matmulTiled } from '../../../src/kernels/recsys/matmul_tiled.ref.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { checked, gpuCache } from '../bench/setup.ts'
 
-const m = 5, k = 7, n = 3
+const m = 5,
+  k = 7,
+  n = 3
 
 function operands(seed: number): { a: Float32Array<ArrayBuffer>; b: Float32Array<ArrayBuffer> } {
   const rng = new Rng(seed)
@@ -30,7 +32,10 @@ describe('GpuRecorder', () => {
     const cache = await gpuCache()
     const { device } = cache
     const { a, b } = operands(1)
-    const ga = uploadBuffer(device, a), gb = uploadBuffer(device, b), gc = uploadBuffer(device, new Float32Array(m * n)), gd = uploadBuffer(device, new Float32Array(m * n))
+    const ga = uploadBuffer(device, a),
+      gb = uploadBuffer(device, b),
+      gc = uploadBuffer(device, new Float32Array(m * n)),
+      gd = uploadBuffer(device, new Float32Array(m * n))
     const rec = new GpuRecorder(cache, { label: 'test' })
     const step = (accumulate: boolean, c: GPUBuffer): void => {
       const enc = device.createCommandEncoder()
@@ -54,7 +59,10 @@ describe('GpuRecorder', () => {
     } finally {
       rec.destroy()
       expect(rec.cachedCalls).toBe(0)
-      ga.destroy(); gb.destroy(); gc.destroy(); gd.destroy()
+      ga.destroy()
+      gb.destroy()
+      gc.destroy()
+      gd.destroy()
     }
   })
 

@@ -17,7 +17,12 @@ const H: Omit<AdamHyper, 't'> = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8,
  */
 async function check(P: number, steps: number[], h = H, WG?: number): Promise<void> {
   const rng = new Rng(P + steps.length)
-  const state = { weights: rng.floats(P, -2, 2), grads: new Float32Array(P), m: new Float32Array(P), v: new Float32Array(P) }
+  const state = {
+    weights: rng.floats(P, -2, 2),
+    grads: new Float32Array(P),
+    m: new Float32Array(P),
+    v: new Float32Array(P),
+  }
   const want = { weights: state.weights.slice(), m: new Float32Array(P), v: new Float32Array(P) }
   const cache = await gpuCache()
   const { device } = cache
@@ -40,7 +45,9 @@ async function check(P: number, steps: number[], h = H, WG?: number): Promise<vo
 
 describe('adam matches its reference (weights atol 1e-6 rtol 1e-5)', () => {
   test.each(EDGE_SIZES.filter(n => n < 65_537))('P = %i, steps 1..3', P => check(P, [1, 2, 3]))
-  test('late steps (bias correction ≈ 1), no weight decay, WG = 64', () => check(1000, [999, 1000, 5000], { ...H, weightDecay: 0 }, 64))
-  test('large lr and weight decay, beta1 = 0', () => check(300, [1, 2], { lr: 0.5, beta1: 0, beta2: 0.99, eps: 1e-6, weightDecay: 0.3 }))
+  test('late steps (bias correction ≈ 1), no weight decay, WG = 64', () =>
+    check(1000, [999, 1000, 5000], { ...H, weightDecay: 0 }, 64))
+  test('large lr and weight decay, beta1 = 0', () =>
+    check(300, [1, 2], { lr: 0.5, beta1: 0, beta2: 0.99, eps: 1e-6, weightDecay: 0.3 }))
   test('folded grid: P = 65537 with WG = 1', () => check(65_537, [1], H, 1))
 })

@@ -9,9 +9,14 @@ async function check(n: number, weighted: boolean, denom: number, constants: { W
   const want = new Float32Array(n)
   bceLossBackward(logits, labels, weighted ? weights : null, want, n, denom)
   const arrays = { logits, labels, weights, dlogits: new Float32Array(n).fill(Number.NaN) }
-  const got = await runOnGpu(arrays, ['dlogits'], bufs => bceLossBackwardCall(weighted ? bufs : { ...bufs, weights: undefined }, n, denom, constants))
+  const got = await runOnGpu(arrays, ['dlogits'], bufs =>
+    bceLossBackwardCall(weighted ? bufs : { ...bufs, weights: undefined }, n, denom, constants),
+  )
   // |dlogits| ≤ w/denom; WGSL exp and division are a few ULP off: scale atol by 1/denom.
-  expectMatch(compareArrays(got.dlogits, want, 1e-6 / denom, 1e-5), `bce_loss_backward n=${n} weighted=${weighted} denom=${denom}`)
+  expectMatch(
+    compareArrays(got.dlogits, want, 1e-6 / denom, 1e-5),
+    `bce_loss_backward n=${n} weighted=${weighted} denom=${denom}`,
+  )
 }
 
 describe('bce_loss_backward matches its reference', () => {

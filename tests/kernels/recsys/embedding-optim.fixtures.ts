@@ -12,7 +12,10 @@ export interface Uploaded<K extends string> {
 }
 
 /** Uploads each array of `arrays` (f32 or u32) under its name. */
-export function upload<K extends string>(device: GPUDevice, arrays: Record<K, Float32Array<ArrayBuffer> | Uint32Array<ArrayBuffer>>): Uploaded<K> {
+export function upload<K extends string>(
+  device: GPUDevice,
+  arrays: Record<K, Float32Array<ArrayBuffer> | Uint32Array<ArrayBuffer>>,
+): Uploaded<K> {
   const names = Object.keys(arrays) as K[]
   const bufs = Object.fromEntries(names.map(k => [k, uploadBuffer(device, arrays[k])])) as Record<K, GPUBuffer>
   return {
@@ -29,8 +32,8 @@ export function upload<K extends string>(device: GPUDevice, arrays: Record<K, Fl
 export function distinctRows(rng: Rng, u: number, r: number): Uint32Array<ArrayBuffer> {
   const all = Uint32Array.from({ length: r }, (_, i) => i)
   for (let i = r - 1; i > 0; i--) {
-    const j = rng.int(i + 1);
-    [all[i], all[j]] = [all[j], all[i]]
+    const j = rng.int(i + 1)
+    ;[all[i], all[j]] = [all[j], all[i]]
   }
   const picked = all.slice(0, u)
   if (u > 0 && !picked.includes(r - 1)) picked[rng.int(u)] = r - 1
@@ -38,7 +41,13 @@ export function distinctRows(rng: Rng, u: number, r: number): Uint32Array<ArrayB
 }
 
 /** Asserts rows not in `uniq` of `got` and `before` ([R × D] tables) are bit-identical. */
-export function expectUntouched(got: ArrayLike<number>, before: ArrayLike<number>, uniq: Uint32Array, dim: number, what: string): void {
+export function expectUntouched(
+  got: ArrayLike<number>,
+  before: ArrayLike<number>,
+  uniq: Uint32Array,
+  dim: number,
+  what: string,
+): void {
   const touched = new Set(uniq)
   const bad: number[] = []
   for (let i = 0; i < before.length && bad.length < 5; i++) {

@@ -23,18 +23,33 @@ async function check(n: number, D: number, R: number, WG?: number): Promise<void
   const cache = await gpuCache()
   const { device } = cache
   const dRows = createBuffer(device, 4 * U * D)
-  const b = { dout: uploadBuffer(device, dout), order: uploadBuffer(device, order), segStart: uploadBuffer(device, segStart), dRows }
+  const b = {
+    dout: uploadBuffer(device, dout),
+    order: uploadBuffer(device, order),
+    segStart: uploadBuffer(device, segStart),
+    dRows,
+  }
   try {
     await checked(device, () => runKernel(cache, embeddingBackwardCall(b, shape, { WG })))
     // The same f32 additions in the same order: bit-identical.
-    expectMatch(compareArrays(await readBuffer(device, dRows, Float32Array, U * D), want), `embedding_backward n=${n} D=${D} U=${U}`)
+    expectMatch(
+      compareArrays(await readBuffer(device, dRows, Float32Array, U * D), want),
+      `embedding_backward n=${n} D=${D} U=${U}`,
+    )
   } finally {
     Object.values(b).forEach(x => x.destroy())
   }
 }
 
 describe('embedding_backward matches its reference exactly', () => {
-  test.each([[0, 16], [1, 1], [1, 17], [257, 16], [1000, 17], [6000, 1]])('B·S = %i, D = %i', (n, D) => check(n, D, 200))
+  test.each([
+    [0, 16],
+    [1, 1],
+    [1, 17],
+    [257, 16],
+    [1000, 17],
+    [6000, 1],
+  ])('B·S = %i, D = %i', (n, D) => check(n, D, 200))
   test('WG = 64, U·D not a multiple', () => check(777, 3, 90, 64))
   test('folded grid: > 65535 workgroups (WG = 1)', () => check(20_000, 16, 6000, 1))
 })

@@ -24,16 +24,28 @@ async function check(B: number, S: number, D: number, R: number, WG?: number): P
   const out = createBuffer(device, 4 * n * D)
   const b = { weights: uploadBuffer(device, weights), rows: uploadBuffer(device, rows), out }
   try {
-    await checked(device, () => runKernel(cache, embeddingForwardCall(b, { positions: n, dim: D, totalRows: R }, { WG })))
+    await checked(device, () =>
+      runKernel(cache, embeddingForwardCall(b, { positions: n, dim: D, totalRows: R }, { WG })),
+    )
     // A copy: bit-identical.
-    expectMatch(compareArrays(await readBuffer(device, out, Float32Array, n * D), want), `embedding_forward B=${B} S=${S} D=${D}`)
+    expectMatch(
+      compareArrays(await readBuffer(device, out, Float32Array, n * D), want),
+      `embedding_forward B=${B} S=${S} D=${D}`,
+    )
   } finally {
     Object.values(b).forEach(x => x.destroy())
   }
 }
 
 describe('embedding_forward matches its reference exactly', () => {
-  test.each([[0, 3, 16], [1, 1, 1], [1, 3, 17], [37, 5, 16], [300, 26, 16], [255, 2, 17]])('B = %i, S = %i, D = %i', (B, S, D) => check(B, S, D, 50))
+  test.each([
+    [0, 3, 16],
+    [1, 1, 1],
+    [1, 3, 17],
+    [37, 5, 16],
+    [300, 26, 16],
+    [255, 2, 17],
+  ])('B = %i, S = %i, D = %i', (B, S, D) => check(B, S, D, 50))
   test('WG = 32, B·S not a multiple', () => check(33, 3, 7, 20, 32))
   test('folded grid: B·S = 69000 > 65535 workgroups (WG = 1)', () => check(3000, 23, 2, 5000, 1))
 })

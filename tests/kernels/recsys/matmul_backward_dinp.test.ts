@@ -9,12 +9,18 @@ async function check(b: number, c: number, oc: number, constants: { WX?: number;
   const { dout, weight } = randomArrays(shapeSeed(s) + 1, { dout: b * oc, weight: oc * c })
   const want = new Float32Array(b * c)
   matmulBackwardDinp(dout, weight, want, b, c, oc)
-  const got = await runOnGpu({ dout, weight, dinp: new Float32Array(b * c).fill(Number.NaN) }, ['dinp'], bufs => matmulBackwardDinpCall(bufs, s, constants))
+  const got = await runOnGpu({ dout, weight, dinp: new Float32Array(b * c).fill(Number.NaN) }, ['dinp'], bufs =>
+    matmulBackwardDinpCall(bufs, s, constants),
+  )
   expectMatch(compareArrays(got.dinp, want, dotAtol(oc), DOT_RTOL), `matmul_backward_dinp B=${b} C=${c} OC=${oc}`)
 }
 
 describe('matmul_backward_dinp matches its reference', () => {
   // OC = 0 makes dinp all zeros (an empty sum), which the NaN start would expose if unwritten.
   test.each(MLP_SHAPES)('B=%i C=%i OC=%i', (b, c, oc) => check(b, c, oc))
-  test.each([[8, 8], [32, 4], [1, 64]])('workgroup %i×%i on 45×21×50', (WX, WY) => check(45, 21, 50, { WX, WY }))
+  test.each([
+    [8, 8],
+    [32, 4],
+    [1, 64],
+  ])('workgroup %i×%i on 45×21×50', (WX, WY) => check(45, 21, 50, { WX, WY }))
 })

@@ -11,11 +11,23 @@ export { expectMatch } from '../bench/setup.ts'
 
 /** Shapes [B, C, OC]: empty B / OC / C, ones, 17 and 64 (tile multiples and not), large-ish 257×129×65. */
 export const MLP_SHAPES: ReadonlyArray<readonly [number, number, number]> = [
-  [0, 5, 3], [4, 5, 0], [3, 0, 2], [1, 1, 1], [1, 17, 64], [17, 64, 1], [17, 17, 17], [64, 64, 64], [33, 1, 17], [257, 129, 65],
+  [0, 5, 3],
+  [4, 5, 0],
+  [3, 0, 2],
+  [1, 1, 1],
+  [1, 17, 64],
+  [17, 64, 1],
+  [17, 17, 17],
+  [64, 64, 64],
+  [33, 1, 17],
+  [257, 129, 65],
 ]
 
 /** Seeded f32 arrays in [-1, 1) for each named length. */
-export function randomArrays<K extends string>(seed: number, lengths: Record<K, number>): Record<K, Float32Array<ArrayBuffer>> {
+export function randomArrays<K extends string>(
+  seed: number,
+  lengths: Record<K, number>,
+): Record<K, Float32Array<ArrayBuffer>> {
   const rng = new Rng(seed)
   const out = {} as Record<K, Float32Array<ArrayBuffer>>
   for (const k of Object.keys(lengths) as K[]) out[k] = rng.floats(lengths[k])
@@ -33,7 +45,8 @@ export function shapeSeed(s: MatmulShape): number {
  * (their uploaded length). Outputs should start as NaN or a sentinel so unwritten elements show.
  */
 export async function runOnGpu<K extends string>(
-  arrays: Record<K, Float32Array<ArrayBuffer>>, read: readonly NoInfer<K>[],
+  arrays: Record<K, Float32Array<ArrayBuffer>>,
+  read: readonly NoInfer<K>[],
   make: (buffers: Record<K, GPUBuffer>) => KernelCall<unknown> | KernelCall<unknown>[],
 ): Promise<Record<K, Float32Array>> {
   const cache = await gpuCache()
@@ -69,7 +82,10 @@ export function dotAtol(k: number): number {
 export const DOT_RTOL = 1e-5
 
 /** Logits mostly in [−20, 20], some huge (±1e4) and exact 0s; binary labels; weights in [0, 3). */
-export function bceCase(seed: number, n: number): { logits: Float32Array<ArrayBuffer>; labels: Float32Array<ArrayBuffer>; weights: Float32Array<ArrayBuffer> } {
+export function bceCase(
+  seed: number,
+  n: number,
+): { logits: Float32Array<ArrayBuffer>; labels: Float32Array<ArrayBuffer>; weights: Float32Array<ArrayBuffer> } {
   const rng = new Rng(seed)
   const logits = Float32Array.from({ length: n }, () => [0, 1e4, -1e4][rng.int(40)] ?? rng.uniform(-20, 20))
   return { logits, labels: Float32Array.from({ length: n }, () => rng.int(2)), weights: rng.floats(n, 0, 3) }

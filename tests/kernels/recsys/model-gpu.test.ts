@@ -17,7 +17,10 @@ const SHAPE: ModelShape = { sparse: 2, dim: 4, totalRows: 20, dense: 3, layers: 
 
 function randomBatch(rng: Rng, n: number): ModelBatch {
   const rows = new Uint32Array(n * 2)
-  for (let b = 0; b < n; b++) { rows[2 * b] = rng.int(7); rows[2 * b + 1] = 7 + rng.int(13) }
+  for (let b = 0; b < n; b++) {
+    rows[2 * b] = rng.int(7)
+    rows[2 * b + 1] = 7 + rng.int(13)
+  }
   const labels = new Float32Array(n).map(() => (rng.next() < 0.3 ? 1 : 0))
   return { n, rows, dense: rng.floats(n * 3), labels }
 }
@@ -34,13 +37,17 @@ function startState(p: RecsysParams, seed: number): ModelState {
  * Tolerance: the same f32 operations in the same order on both sides, except the GPU's
  * sqrt/division/exp ulps and possible FMA contraction; over 3 steps that stays near 1e-6.
  */
-const ATOL = 1e-6, RTOL = 1e-4
-
+const ATOL = 1e-6,
+  RTOL = 1e-4
 
 describe('GPU recommender vs the CPU reference model', () => {
   test.each([
     ['adagrad + adam, tiled matmuls', { embedding_optimizer: 'adagrad', lr: 0.01, embedding_lr: 0.1 }, 'tiled'],
-    ['rowwise_adam + adamw, naive matmuls', { embedding_optimizer: 'rowwise_adam', optimizer: 'adamw', weight_decay: 0.1, lr: 0.01 }, 'naive'],
+    [
+      'rowwise_adam + adamw, naive matmuls',
+      { embedding_optimizer: 'rowwise_adam', optimizer: 'adamw', weight_decay: 0.1, lr: 0.01 },
+      'naive',
+    ],
   ] as const)('3 steps (%s): losses and all state within atol 1e-6 + rtol 1e-4', async (_, extra, matmul) => {
     const p = parseRecsysParams({ batch_size: 16, layers: [8, 4], embedding_dim: 4, eval_every: 4, ...extra })
     const rng = new Rng(5)
@@ -50,16 +57,21 @@ describe('GPU recommender vs the CPU reference model', () => {
     const gpu = await checked(cache.device, () => GpuModel.create(cache, SHAPE, p, startState(p, 1), { matmul }))
     try {
       for (const [k, batch] of batches.entries()) {
-        const lr = { dense: p.lr * (k + 1) / 3, embedding: p.embedding_lr }
+        const lr = { dense: (p.lr * (k + 1)) / 3, embedding: p.embedding_lr }
         await ref.step(batch, lr)
         await checked(cache.device, () => gpu.step(batch, lr))
       }
-      const want = await ref.takeLosses(), got = await gpu.takeLosses()
-      console.log(`recsys GPU vs ref (${matmul}): losses gpu ${got.map(x => x.toFixed(7)).join(' ')} ref ${want.map(x => x.toFixed(7)).join(' ')}`)
+      const want = await ref.takeLosses(),
+        got = await gpu.takeLosses()
+      console.log(
+        `recsys GPU vs ref (${matmul}): losses gpu ${got.map(x => x.toFixed(7)).join(' ')} ref ${want.map(x => x.toFixed(7)).join(' ')}`,
+      )
       expectMatch(compareArrays(Float32Array.from(got), Float32Array.from(want), ATOL, RTOL), 'losses')
-      const gs = await gpu.exportState(), rs = await ref.exportState()
+      const gs = await gpu.exportState(),
+        rs = await ref.exportState()
       expect(gs.opt.step).toBe(3)
-      const g = Object.fromEntries(stateTensors(SHAPE, gs)), r = Object.fromEntries(stateTensors(SHAPE, rs))
+      const g = Object.fromEntries(stateTensors(SHAPE, gs)),
+        r = Object.fromEntries(stateTensors(SHAPE, rs))
       for (const [name, a] of Object.entries(r)) {
         if (a instanceof Uint32Array) expect([...g[name]], name).toEqual([...a])
         else expectMatch(compareArrays(g[name] as Float32Array, a, ATOL, RTOL), name)
@@ -72,7 +84,19 @@ describe('GPU recommender vs the CPU reference model', () => {
   })
 
   test('GPU through trainLoop: stop at step 3, checkpoint, restore into a fresh GPU model ⇒ bit-identical to 7 uninterrupted steps; close to the reference', async () => {
-    const p = parseRecsysParams({ epochs: 1, batch_size: 16, layers: [8, 4], embedding_dim: 4, eval_every: 2, embedding_optimizer: 'rowwise_adam', optimizer: 'adamw', weight_decay: 0.01, lr: 0.01, schedule: 'cosine', warmup_steps: 2 })
+    const p = parseRecsysParams({
+      epochs: 1,
+      batch_size: 16,
+      layers: [8, 4],
+      embedding_dim: 4,
+      eval_every: 2,
+      embedding_optimizer: 'rowwise_adam',
+      optimizer: 'adamw',
+      weight_decay: 0.01,
+      lr: 0.01,
+      schedule: 'cosine',
+      warmup_steps: 2,
+    })
     const rng = new Rng(21)
     const batches = [16, 16, 16, 16, 16, 16, 9].map(n => randomBatch(rng, n))
     const valid = randomBatch(rng, 40)
@@ -84,7 +108,15 @@ describe('GPU recommender vs the CPU reference model', () => {
     try {
       const a = await trainLoop({ params: p, backend: whole, source, valid })
       const r1 = await trainLoop({ params: p, backend: first, source, valid, stopAtStep: 3 })
-      const ck = decodeCheckpoint(encodeCheckpoint({ shape: SHAPE, params: p, layout: source.layout, loop: r1.state, state: await first.exportState() }))
+      const ck = decodeCheckpoint(
+        encodeCheckpoint({
+          shape: SHAPE,
+          params: p,
+          layout: source.layout,
+          loop: r1.state,
+          state: await first.exportState(),
+        }),
+      )
       second = await GpuModel.create(cache, ck.shape, ck.params, ck.state)
       const r2 = await trainLoop({ params: p, backend: second, source, valid, resume: ck.loop })
       expect([a.state.step, r2.state.step]).toEqual([7, 7])
@@ -96,13 +128,20 @@ describe('GPU recommender vs the CPU reference model', () => {
       const refState = Object.fromEntries(stateTensors(SHAPE, await ref.exportState()))
       let worst = 0
       for (const [name, x] of Object.entries(refState)) {
-        if (x instanceof Uint32Array) { expect([...want[name]], name).toEqual([...x]); continue }
+        if (x instanceof Uint32Array) {
+          expect([...want[name]], name).toEqual([...x])
+          continue
+        }
         // Adam normalises tiny gradients, so ulp differences grow over steps: looser than the 3-step check.
         expectMatch(compareArrays(want[name] as Float32Array, x, 1e-5, 1e-3), `${name} after 7 steps`)
-        x.forEach((v, i) => { worst = Math.max(worst, Math.abs(v - (want[name] as Float32Array)[i])) })
+        x.forEach((v, i) => {
+          worst = Math.max(worst, Math.abs(v - (want[name] as Float32Array)[i]))
+        })
       }
       const [ga, ra] = [a.metrics.at(-1)!, rr.metrics.at(-1)!]
-      console.log(`recsys GPU loop vs ref after 7 steps: max |Δweight| ${worst.toExponential(2)}, valid AUC gpu ${ga.validAuc} ref ${ra.validAuc}, train loss gpu ${ga.trainLoss} ref ${ra.trainLoss}`)
+      console.log(
+        `recsys GPU loop vs ref after 7 steps: max |Δweight| ${worst.toExponential(2)}, valid AUC gpu ${ga.validAuc} ref ${ra.validAuc}, train loss gpu ${ga.trainLoss} ref ${ra.trainLoss}`,
+      )
       expect(Math.abs(ga.trainLoss - ra.trainLoss)).toBeLessThan(1e-4)
     } finally {
       whole.destroy()
@@ -116,20 +155,27 @@ describe('GPU recommender vs the CPU reference model', () => {
     const p = parseRecsysParams({ layers: [8, 4], embedding_dim: 4 })
     const limit = Math.min(cache.device.limits.maxStorageBufferBindingSize, cache.device.limits.maxBufferSize)
     const batch = Math.ceil(limit / (inputWidth(SHAPE) * 4)) + 1
-    await expect(GpuModel.create(cache, SHAPE, p, startState(p, 1), { maxBatch: batch })).rejects.toThrow(new RegExp(`batch_size ${batch}.*limit of ${limit}`))
+    await expect(GpuModel.create(cache, SHAPE, p, startState(p, 1), { maxBatch: batch })).rejects.toThrow(
+      new RegExp(`batch_size ${batch}.*limit of ${limit}`),
+    )
   })
 
   // A NaN output bias makes the loss NaN; a NaN in w0 may be hidden from the loss by WGSL's
   // max(0, NaN) = 0 in the ReLU, so the loop also scans the dense weights at each evaluation.
-  test.each([[5, 0, /diverged: loss is NaN.*lr = 5/], [0, 3, /diverged: dense weight w0 .*lr = 5/]])(
-    'a NaN in dense tensor %i stops the loop with an error naming lr', async (tensor, at, message) => {
+  test.each([
+    [5, 0, /diverged: loss is NaN.*lr = 5/],
+    [0, 3, /diverged: dense weight w0 .*lr = 5/],
+  ])('a NaN in dense tensor %i stops the loop with an error naming lr', async (tensor, at, message) => {
     const cache = await gpuCache()
     const p = parseRecsysParams({ batch_size: 16, layers: [8, 4], embedding_dim: 4, eval_every: 2, lr: 5 })
     const state = startState(p, 2)
     state.weights.dense[tensor][at] = NaN
     const gpu = await GpuModel.create(cache, SHAPE, p, state)
     const rng = new Rng(9)
-    const source = memorySource(Array.from({ length: 4 }, () => randomBatch(rng, 16)), SHAPE)
+    const source = memorySource(
+      Array.from({ length: 4 }, () => randomBatch(rng, 16)),
+      SHAPE,
+    )
     try {
       await expect(trainLoop({ params: p, backend: gpu, source })).rejects.toThrow(message)
     } finally {

@@ -17,7 +17,9 @@ function caseData(seed: number, n: number, bad: number[]): Float32Array<ArrayBuf
   const x = Float32Array.from({ length: n }, () => rng.uniform(-1, 1) * 10 ** rng.int(30))
   const bits = new Uint32Array(x.buffer)
   for (let i = 0; i < Math.min(n, 40); i++) bits[rng.int(n)] = FINITE_BITS[i % FINITE_BITS.length]
-  bad.forEach((i, k) => { bits[i] = NONFINITE_BITS[k % NONFINITE_BITS.length] })
+  bad.forEach((i, k) => {
+    bits[i] = NONFINITE_BITS[k % NONFINITE_BITS.length]
+  })
   return x
 }
 
@@ -25,8 +27,12 @@ function caseData(seed: number, n: number, bad: number[]): Float32Array<ArrayBuf
 async function gpuCounts(inputs: Float32Array<ArrayBuffer>[], wg?: number): Promise<NonFiniteCount[]> {
   const arrays: Record<string, Float32Array<ArrayBuffer>> = { out: new Float32Array(2 * inputs.length) }
   // A zero-length buffer cannot be bound: pad with one element the call does not scan.
-  inputs.forEach((x, k) => { arrays[`x${k}`] = x.length ? x : new Float32Array(1) })
-  const got = await runOnGpu(arrays, ['out'], b => inputs.map((x, k) => nonfiniteCountCall({ inp: b[`x${k}`], out: b.out }, { n: x.length, slot: k }, { WG: wg })))
+  inputs.forEach((x, k) => {
+    arrays[`x${k}`] = x.length ? x : new Float32Array(1)
+  })
+  const got = await runOnGpu(arrays, ['out'], b =>
+    inputs.map((x, k) => nonfiniteCountCall({ inp: b[`x${k}`], out: b.out }, { n: x.length, slot: k }, { WG: wg })),
+  )
   const out = new Uint32Array(got.out.buffer, got.out.byteOffset, got.out.length)
   return inputs.map((x, k) => decodeNonFinite(out, k, x.length))
 }
@@ -35,7 +41,8 @@ describe('nonfinite_count equals its reference', () => {
   test.each(EDGE_SIZES)('n = %i: random data, NaN/±Inf at random places', async n => {
     const rng = new Rng(n + 1)
     const bad = n === 0 ? [] : Array.from({ length: 1 + rng.int(5) }, () => rng.int(n))
-    const x = caseData(n, n, bad), clean = caseData(n + 7, n, [])
+    const x = caseData(n, n, bad),
+      clean = caseData(n + 7, n, [])
     const [got, gotClean] = await gpuCounts([x, clean])
     expect(got).toEqual(nonfiniteCount(x))
     expect(got.count).toBe(new Set(bad).size)
@@ -43,7 +50,8 @@ describe('nonfinite_count equals its reference', () => {
   })
 
   test.each([1, 2, 255, 256, 257, 1000])('n = %i: non-finite at the first and at the last element', async n => {
-    const first = caseData(3, n, [0]), last = caseData(4, n, [n - 1])
+    const first = caseData(3, n, [0]),
+      last = caseData(4, n, [n - 1])
     const [a, b] = await gpuCounts([first, last])
     expect(a).toEqual({ count: 1, first: 0 })
     expect(b).toEqual({ count: 1, first: n - 1 })

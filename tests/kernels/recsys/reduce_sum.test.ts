@@ -7,8 +7,15 @@ import { runOnGpu } from './mlp.shared.ts'
 /** Sums `x` on the GPU with workgroup size `wg` through all passes; returns out[0]. */
 async function gpuSum(x: Float32Array<ArrayBuffer>, wg: number): Promise<number> {
   const scratch = reduceSumScratch(x.length, wg)
-  const arrays = { inp: x, out: new Float32Array([Number.NaN]), s0: new Float32Array(scratch[0] ?? 1), s1: new Float32Array(scratch[1] ?? 1) }
-  const got = await runOnGpu(arrays, ['out'], b => reduceSumCalls({ inp: b.inp, out: b.out, scratch: [b.s0, b.s1] }, x.length, { WG: wg }))
+  const arrays = {
+    inp: x,
+    out: new Float32Array([Number.NaN]),
+    s0: new Float32Array(scratch[0] ?? 1),
+    s1: new Float32Array(scratch[1] ?? 1),
+  }
+  const got = await runOnGpu(arrays, ['out'], b =>
+    reduceSumCalls({ inp: b.inp, out: b.out, scratch: [b.s0, b.s1] }, x.length, { WG: wg }),
+  )
   return got.out[0]
 }
 

@@ -4,17 +4,35 @@ import { assertSuiteName } from '../../../bench/suites.ts'
 import type { CliIo } from '../../../src/cli/io.ts'
 
 function captureIo(): CliIo & { outs: string[]; errs: string[] } {
-  const outs: string[] = [], errs: string[] = []
-  return { outs, errs, out: l => { outs.push(l) }, err: l => { errs.push(l) } }
+  const outs: string[] = [],
+    errs: string[] = []
+  return {
+    outs,
+    errs,
+    out: l => {
+      outs.push(l)
+    },
+    err: l => {
+      errs.push(l)
+    },
+  }
 }
 
 describe('snaptrain bench arguments', () => {
   test('defaults', () => {
-    expect(parseBenchArgs([])).toEqual({ suite: 'device', quick: false, json: false, markdown: false, timeoutS: 900, help: false })
+    expect(parseBenchArgs([])).toEqual({
+      suite: 'device',
+      quick: false,
+      json: false,
+      markdown: false,
+      timeoutS: 900,
+      help: false,
+    })
   })
   test('all flags, spaced and with =', () => {
-    expect(parseBenchArgs(['--suite', 'all', '--out=x.json', '--quick', '--json', '--markdown', '--timeout', '30']))
-      .toEqual({ suite: 'all', out: 'x.json', quick: true, json: true, markdown: true, timeoutS: 30, help: false })
+    expect(
+      parseBenchArgs(['--suite', 'all', '--out=x.json', '--quick', '--json', '--markdown', '--timeout', '30']),
+    ).toEqual({ suite: 'all', out: 'x.json', quick: true, json: true, markdown: true, timeoutS: 30, help: false })
   })
   test('bad input is named', () => {
     expect(() => parseBenchArgs(['--suite'])).toThrow(/--suite needs a value/)
@@ -25,14 +43,16 @@ describe('snaptrain bench arguments', () => {
   test('unknown suite: exit 2, message names it and lists suites, no browser started', async () => {
     const io = captureIo()
     expect(await run(['--suite', 'nope'], io)).toBe(2)
-    expect(io.errs.join('\n')).toMatch(/unknown bench suite 'nope' \(suites: device, loader, gbdt, recsys, sweep, scaleout, all\)/)
+    expect(io.errs.join('\n')).toMatch(
+      /unknown bench suite 'nope' \(suites: device, loader, gbdt, recsys, sweep, scaleout, all\)/,
+    )
     expect(() => assertSuiteName('device')).not.toThrow()
     expect(() => assertSuiteName('all')).toThrow(/'all'/)
   })
   test('--help prints usage with the suite list', async () => {
     const io = captureIo()
     expect(await run(['--help'], io)).toBe(0)
-    expect(io.outs.join('\n')).toMatch(/--suite NAME[^]*device/)
+    expect(io.outs.join('\n')).toMatch(/--suite NAME[\s\S]*device/)
   })
 })
 

@@ -2,7 +2,16 @@ import { describe, expect, test } from 'vitest'
 import { formatMarkdown, formatNumber, formatTable } from '../../../bench/format.ts'
 import type { BenchRow } from '../../../bench/types.ts'
 
-const base = { suite: 'device', metric: 'bandwidth', unit: 'GB/s', repeats: 3, timing: 'gpu', adapter: 'x', commit: 'c', date: 'd' } as const
+const base = {
+  suite: 'device',
+  metric: 'bandwidth',
+  unit: 'GB/s',
+  repeats: 3,
+  timing: 'gpu',
+  adapter: 'x',
+  commit: 'c',
+  date: 'd',
+} as const
 
 describe('format', () => {
   test('formatNumber keeps about 3 significant digits', () => {
@@ -18,7 +27,17 @@ describe('format', () => {
   test('formatTable aligns columns and shows peer and ratio', () => {
     const rows: BenchRow[] = [
       { ...base, workload: 'copyBufferToBuffer', value: 9.26, min: 7, median: 9.26, max: 22 },
-      { ...base, workload: 'copy wg=64', value: 0.51, min: 0.4, median: 0.51, max: 0.53, peer: 'copyBufferToBuffer', peer_value: 9.26, ratio: 0.055 },
+      {
+        ...base,
+        workload: 'copy wg=64',
+        value: 0.51,
+        min: 0.4,
+        median: 0.51,
+        max: 0.53,
+        peer: 'copyBufferToBuffer',
+        peer_value: 9.26,
+        ratio: 0.055,
+      },
     ]
     const lines = formatTable(rows).split('\n')
     expect(lines).toHaveLength(3)
@@ -31,7 +50,21 @@ describe('format', () => {
   })
 
   test('formatMarkdown: header, alignment row, one line per row', () => {
-    const md = formatMarkdown([{ ...base, workload: 'noop', metric: 'latency', unit: 'µs', value: 7, min: 6.8, median: 7, max: 7.8, peer: 'x', peer_value: 14, ratio: 2 }]).split('\n')
+    const md = formatMarkdown([
+      {
+        ...base,
+        workload: 'noop',
+        metric: 'latency',
+        unit: 'µs',
+        value: 7,
+        min: 6.8,
+        median: 7,
+        max: 7.8,
+        peer: 'x',
+        peer_value: 14,
+        ratio: 2,
+      },
+    ]).split('\n')
     expect(md[0]).toBe('| workload | metric | value | unit | min/median/max | peer | ratio |')
     expect(md[1]).toBe('| --- | --- | ---: | --- | --- | --- | ---: |')
     expect(md[2]).toBe('| noop | latency | 7.00 | µs | 6.80 / 7.00 / 7.80 | x | 2.00× |')

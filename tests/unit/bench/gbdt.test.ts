@@ -14,12 +14,31 @@ import { train } from '../../../src/models/gbdt/driver.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
 
 const ctx = {
-  suite: 'gbdt', quick: true, commit: 'abc1234', date: '2026-01-01T00:00:00.000Z',
-  adapter: { vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallbackAdapter: true, features: [], limits: {} },
+  suite: 'gbdt',
+  quick: true,
+  commit: 'abc1234',
+  date: '2026-01-01T00:00:00.000Z',
+  adapter: {
+    vendor: 'google',
+    architecture: 'swiftshader',
+    device: '',
+    description: '',
+    isFallbackAdapter: true,
+    features: [],
+    limits: {},
+  },
   progress: () => {},
 } as unknown as SuiteContext
 
-const peer: GbdtPeerResult = { rows: 1000, rounds: 4, roundSeconds: [9, 0.1, 0.3, 0.2], dmatrixSeconds: 0.01, validAuc: 0.8, xgboost: '1.7.4', nthread: 2 }
+const peer: GbdtPeerResult = {
+  rows: 1000,
+  rounds: 4,
+  roundSeconds: [9, 0.1, 0.3, 0.2],
+  dmatrixSeconds: 0.01,
+  validAuc: 0.8,
+  xgboost: '1.7.4',
+  nthread: 2,
+}
 
 describe('gbdt bench: stage timing wrapper', () => {
   test('is transparent (same trees as the bare CPU backend) and counts built rows per round', async () => {
@@ -29,8 +48,16 @@ describe('gbdt bench: stage timing wrapper', () => {
     const bare = await train(data, p, createCpuBackend)
     const clock = new StageClock()
     let syncs = 0
-    const wrapped = await train(data, p, timedBackend(createCpuBackend, clock, async () => { syncs++ }))
-    expect(wrapped.trees.map(x => Array.from(x.splitCondition))).toEqual(bare.trees.map(x => Array.from(x.splitCondition)))
+    const wrapped = await train(
+      data,
+      p,
+      timedBackend(createCpuBackend, clock, async () => {
+        syncs++
+      }),
+    )
+    expect(wrapped.trees.map(x => Array.from(x.splitCondition))).toEqual(
+      bare.trees.map(x => Array.from(x.splitCondition)),
+    )
     expect(clock.rounds).toHaveLength(3)
     expect(syncs).toBeGreaterThan(3 * 4)
     for (const r of clock.rounds) {
@@ -61,7 +88,13 @@ describe('gbdt bench: stage timing wrapper', () => {
 })
 
 describe('gbdt bench: rows', () => {
-  const ceiling = makeRow(ctx, { workload: 'atomic', metric: 'throughput', unit: 'M ops/s', samples: [{ wallMs: 1000 }], fromSeconds: s => 100 / s })
+  const ceiling = makeRow(ctx, {
+    workload: 'atomic',
+    metric: 'throughput',
+    unit: 'M ops/s',
+    samples: [{ wallMs: 1000 }],
+    fromSeconds: s => 100 / s,
+  })
 
   function rounds(): ReturnType<typeof emptyRound>[] {
     return [1, 2].map(k => {
@@ -74,7 +107,16 @@ describe('gbdt bench: rows', () => {
   }
 
   test('round row skips the warm-up round and carries the XGBoost ratio (xgboost s / ours s)', () => {
-    const rows = trainingRows(ctx, { n: 1000, F: 10, backend: 'gpu', auc: 0.81, ends: [0, 500, 900, 1500], rounds: rounds(), ceiling, peer })
+    const rows = trainingRows(ctx, {
+      n: 1000,
+      F: 10,
+      backend: 'gpu',
+      auc: 0.81,
+      ends: [0, 500, 900, 1500],
+      rounds: rounds(),
+      ceiling,
+      peer,
+    })
     const round = rows[0]
     expect(round.unit).toBe('s')
     expect(round.repeats).toBe(3)
@@ -85,10 +127,19 @@ describe('gbdt bench: rows', () => {
   })
 
   test('histogram row: each round’s built rows × F / its histogram time, against the ceiling', () => {
-    const rows = trainingRows(ctx, { n: 1000, F: 10, backend: 'gpu', auc: 0.8, ends: [0, 1], rounds: rounds(), ceiling })
+    const rows = trainingRows(ctx, {
+      n: 1000,
+      F: 10,
+      backend: 'gpu',
+      auc: 0.8,
+      ends: [0, 1],
+      rounds: rounds(),
+      ceiling,
+    })
     const hist = rows.find(r => r.workload.startsWith('histogram in training'))!
     // Both rounds: 1000·k rows × 10 features in 100·k ms = 0.1 M updates/s.
-    expect(hist.min).toBeCloseTo(0.1); expect(hist.max).toBeCloseTo(0.1)
+    expect(hist.min).toBeCloseTo(0.1)
+    expect(hist.max).toBeCloseTo(0.1)
     expect(hist.ratio).toBeCloseTo(0.1 / 100)
     expect(rows.some(r => r.workload.startsWith('xgboost'))).toBe(false)
   })
@@ -106,8 +157,22 @@ describe('gbdt bench: rows', () => {
   })
 
   test('qualityMarkdown flags a |Δ| above 0.003', () => {
-    const base = { table: 't', label: 'y', rowsTrain: 8, rowsValid: 2, features: 3, categorical: 1, oursSeconds: 1, xgboostVersion: '1.7.4', oursBest: [0.8, 3] as [number, number], xgboostBest: [0.81, 4] as [number, number] }
-    const md = qualityMarkdown([{ ...base, ours: 0.8, xgboost: 0.801, delta: -0.001 }, { ...base, table: 'u', ours: 0.8, xgboost: 0.81, delta: -0.01 }])
+    const base = {
+      table: 't',
+      label: 'y',
+      rowsTrain: 8,
+      rowsValid: 2,
+      features: 3,
+      categorical: 1,
+      oursSeconds: 1,
+      xgboostVersion: '1.7.4',
+      oursBest: [0.8, 3] as [number, number],
+      xgboostBest: [0.81, 4] as [number, number],
+    }
+    const md = qualityMarkdown([
+      { ...base, ours: 0.8, xgboost: 0.801, delta: -0.001 },
+      { ...base, table: 'u', ours: 0.8, xgboost: 0.81, delta: -0.01 },
+    ])
     expect(md).toMatch(/\| t \(y\) .*\| -0\.00100 \| yes \|/)
     expect(md).toMatch(/\| u \(y\) .*\| -0\.01000 \| NO \| 0\.80000 \(3\) \/ 0\.81000 \(4\) \|/)
     expect(best([0.5, 0.7, 0.6])).toEqual([0.7, 2])

@@ -8,7 +8,8 @@ import { streamRmw } from '../../../bench/kernels/stream_rmw.ref.ts'
 
 describe('bench kernel references', () => {
   test('streamRmw rounds like f32 and stops at n', () => {
-    const a = new Float32Array([1, 2, 3]), b = new Float32Array([0.1, 0.2, 0.3])
+    const a = new Float32Array([1, 2, 3]),
+      b = new Float32Array([0.1, 0.2, 0.3])
     streamRmw(a, b, 2, 1 / 3)
     expect(a[0]).toBe(Math.fround(Math.fround(1 * Math.fround(1 / 3)) + Math.fround(0.1)))
     expect(a[2]).toBe(3)
@@ -22,7 +23,8 @@ describe('bench kernel references', () => {
 
   test('atomic histograms count keys modulo k, accumulate, and agree', () => {
     const keys = new Uint32Array([0, 1, 1, 5, 4, 2])
-    const s = new Uint32Array([10, 0, 0]), w = new Uint32Array([10, 0, 0])
+    const s = new Uint32Array([10, 0, 0]),
+      w = new Uint32Array([10, 0, 0])
     atomicAddStorage(keys, s, 6, 3)
     atomicAddWorkgroup(keys, w, 6, 3)
     expect([...s]).toEqual([11, 3, 2])

@@ -30,7 +30,15 @@ describe('linearDispatch', () => {
 
 describe('packUniforms', () => {
   test('4 bytes per field in order, little-endian, padded to 16', () => {
-    const buf = packUniforms('k', [{ name: 'n', type: 'u32' }, { name: 's', type: 'f32' }, { name: 'o', type: 'i32' }], { n: 7, s: 0.5, o: -2 })
+    const buf = packUniforms(
+      'k',
+      [
+        { name: 'n', type: 'u32' },
+        { name: 's', type: 'f32' },
+        { name: 'o', type: 'i32' },
+      ],
+      { n: 7, s: 0.5, o: -2 },
+    )
     expect(buf.byteLength).toBe(16)
     const v = new DataView(buf)
     expect([v.getUint32(0, true), v.getFloat32(4, true), v.getInt32(8, true)]).toEqual([7, 0.5, -2])

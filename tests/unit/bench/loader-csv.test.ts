@@ -15,7 +15,9 @@ import type { Batch } from '../../../src/data/types.ts'
 import { fileFetch } from '../../support/file-fetch.ts'
 
 const dirs: string[] = []
-afterAll(async () => { for (const d of dirs) await rm(d, { recursive: true, force: true }) })
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true })
+})
 async function tempDir(): Promise<string> {
   const d = await mkdtemp(join(tmpdir(), 'snaptrain-csv-'))
   dirs.push(d)
@@ -65,8 +67,16 @@ describe('createCsvBatcher', () => {
       const batches: Batch[] = []
       for (let i = 0; i < text.length; i += chunk) batches.push(...batcher.push(text.slice(i, i + chunk)))
       batches.push(...batcher.end())
-      expect(batches.map(b => [b.size, b.position])).toEqual([[3, 0], [1, 3]])
-      expect(concat(batches, 'id')).toEqual([hashInteger(7), hashInt64(9007199254740993n), hashInteger(-3), hashInteger(42)])
+      expect(batches.map(b => [b.size, b.position])).toEqual([
+        [3, 0],
+        [1, 3],
+      ])
+      expect(concat(batches, 'id')).toEqual([
+        hashInteger(7),
+        hashInt64(9007199254740993n),
+        hashInteger(-3),
+        hashInteger(42),
+      ])
       expect(concat(batches, 'name')).toEqual(ROWS.map(r => hashString(r.name)))
       expect(concat(batches, 'x')).toEqual([1.5, NaN, 0, Math.fround(1e30)]) // JSON/CSV text of -0 is '0'
       expect(concat(batches, 'flag')).toEqual([1, 0, 1, 0])
@@ -85,11 +95,16 @@ describe('createCsvBatcher', () => {
 
   it('parseRecords keeps an incomplete tail (open quote, CR before LF) for the next chunk', () => {
     const seen: string[][] = []
-    const on = (f: string[]) => { seen.push(f) }
+    const on = (f: string[]) => {
+      seen.push(f)
+    }
     expect(parseRecords('a,"b\n', on, false)).toBe('a,"b\n')
     expect(parseRecords('a,b\r', on, false)).toBe('a,b\r')
     expect(parseRecords('a,b\r\nc,"d""e"\n', on, false)).toBe('')
-    expect(seen).toEqual([['a', 'b'], ['c', 'd"e']])
+    expect(seen).toEqual([
+      ['a', 'b'],
+      ['c', 'd"e'],
+    ])
     expect(() => parseRecords('"open', on, true)).toThrow(/unterminated/)
   })
 })

@@ -14,7 +14,7 @@ describe('summarize', () => {
   test('empty throws', () => {
     expect(() => summarize([])).toThrow(RangeError)
   })
-  test('does not sort the caller\'s array', () => {
+  test("does not sort the caller's array", () => {
     const v = [3, 1, 2]
     summarize(v)
     expect(v).toEqual([3, 1, 2])
@@ -39,7 +39,13 @@ describe('ratio direction', () => {
 
 describe('metricValues', () => {
   test('uses GPU time when every sample has it', () => {
-    const r = metricValues([{ wallMs: 10, gpuMs: 2 }, { wallMs: 10, gpuMs: 4 }], s => 1 / s)
+    const r = metricValues(
+      [
+        { wallMs: 10, gpuMs: 2 },
+        { wallMs: 10, gpuMs: 4 },
+      ],
+      s => 1 / s,
+    )
     expect(r.timing).toBe('gpu')
     expect(r.values).toEqual([500, 250])
   })

@@ -3,8 +3,19 @@ import { bestRow, makeRow, withPeer } from '../../../bench/rows.ts'
 import type { BenchRow, SuiteContext } from '../../../bench/types.ts'
 
 const ctx = {
-  suite: 'device', quick: false, commit: 'abc1234', date: '2026-01-01T00:00:00.000Z',
-  adapter: { vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallbackAdapter: true, features: [], limits: {} },
+  suite: 'device',
+  quick: false,
+  commit: 'abc1234',
+  date: '2026-01-01T00:00:00.000Z',
+  adapter: {
+    vendor: 'google',
+    architecture: 'swiftshader',
+    device: '',
+    description: '',
+    isFallbackAdapter: true,
+    features: [],
+    limits: {},
+  },
   progress: () => {},
 } as unknown as SuiteContext
 
@@ -14,8 +25,19 @@ function row(workload: string, value: number, unit: string): BenchRow {
 
 describe('rows', () => {
   test('makeRow stamps suite, adapter label, commit, date and the median as value', () => {
-    const r = makeRow(ctx, { workload: 'w', metric: 'bandwidth', unit: 'GB/s', samples: [{ wallMs: 1000 }, { wallMs: 500 }, { wallMs: 250 }], fromSeconds: s => 8 / s })
-    expect(r).toMatchObject({ suite: 'device', adapter: 'google swiftshader (fallback)', commit: 'abc1234', date: ctx.date })
+    const r = makeRow(ctx, {
+      workload: 'w',
+      metric: 'bandwidth',
+      unit: 'GB/s',
+      samples: [{ wallMs: 1000 }, { wallMs: 500 }, { wallMs: 250 }],
+      fromSeconds: s => 8 / s,
+    })
+    expect(r).toMatchObject({
+      suite: 'device',
+      adapter: 'google swiftshader (fallback)',
+      commit: 'abc1234',
+      date: ctx.date,
+    })
     expect(r).toMatchObject({ value: 16, median: 16, min: 8, max: 32, repeats: 3, timing: 'wall' })
   })
 

@@ -20,7 +20,16 @@ const SPEC = {
 function capture(): CliIo & { outs: string[]; errs: string[] } {
   const outs: string[] = []
   const errs: string[] = []
-  return { outs, errs, out: l => { outs.push(l) }, err: l => { errs.push(l) } }
+  return {
+    outs,
+    errs,
+    out: l => {
+      outs.push(l)
+    },
+    err: l => {
+      errs.push(l)
+    },
+  }
 }
 
 function usageMessage(argv: string[]): string {
@@ -35,13 +44,45 @@ function usageMessage(argv: string[]): string {
 
 describe('parseArgs', () => {
   it('reads --flag value and --flag=value of every kind', () => {
-    const { values } = parseArgs(['--table', 'd', '--version=3', '--rate', '-0.5', '-n', '7', '--columns', 'a,b', '--columns=c', '--json', '--format=csv'], SPEC)
-    expect(values).toEqual({ table: 'd', version: 3, rate: -0.5, limit: 7, columns: ['a', 'b', 'c'], json: true, format: 'csv' })
+    const { values } = parseArgs(
+      [
+        '--table',
+        'd',
+        '--version=3',
+        '--rate',
+        '-0.5',
+        '-n',
+        '7',
+        '--columns',
+        'a,b',
+        '--columns=c',
+        '--json',
+        '--format=csv',
+      ],
+      SPEC,
+    )
+    expect(values).toEqual({
+      table: 'd',
+      version: 3,
+      rate: -0.5,
+      limit: 7,
+      columns: ['a', 'b', 'c'],
+      json: true,
+      format: 'csv',
+    })
   })
 
   it('fills defaults: false for booleans, [] for lists, declared defaults, undefined otherwise', () => {
     const { values } = parseArgs(['--table=x'], SPEC)
-    expect(values).toEqual({ table: 'x', version: undefined, rate: undefined, limit: undefined, columns: [], json: false, format: 'jsonl' })
+    expect(values).toEqual({
+      table: 'x',
+      version: undefined,
+      rate: undefined,
+      limit: undefined,
+      columns: [],
+      json: false,
+      format: 'jsonl',
+    })
   })
 
   it('keeps values that contain = and accepts --bool=false', () => {
@@ -102,7 +143,9 @@ describe('formatHelp / parseCommand', () => {
   it('prints one usage line naming the flag and returns 2', () => {
     const io = capture()
     expect(parseCommand(['--table=x', '--version', 'x'], SPEC, io)).toBe(2)
-    expect(io.errs).toEqual(["snaptrain demo: --version: expected a non-negative integer, got 'x' (see 'snaptrain demo --help')"])
+    expect(io.errs).toEqual([
+      "snaptrain demo: --version: expected a non-negative integer, got 'x' (see 'snaptrain demo --help')",
+    ])
   })
 
   it('returns the parsed values otherwise', () => {

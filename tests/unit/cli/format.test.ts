@@ -43,14 +43,34 @@ describe('toJsonValue', () => {
   })
 
   it('writes maps with string keys as objects, other maps as [key, value] pairs', () => {
-    expect(toJsonValue(new Map([['a', 1n], ['b', null]]))).toEqual({ a: 1, b: null })
-    expect(toJsonValue(new Map([[1, 'x'], [2, 'y']]))).toEqual([[1, 'x'], [2, 'y']])
+    expect(
+      toJsonValue(
+        new Map([
+          ['a', 1n],
+          ['b', null],
+        ]),
+      ),
+    ).toEqual({ a: 1, b: null })
+    expect(
+      toJsonValue(
+        new Map([
+          [1, 'x'],
+          [2, 'y'],
+        ]),
+      ),
+    ).toEqual([
+      [1, 'x'],
+      [2, 'y'],
+    ])
     expect(JSON.stringify(toJsonValue(new Map([['__proto__', 1]])))).toBe('{"__proto__":1}')
   })
 
   it('converts structs and arrays recursively', () => {
     const v = { s: { t: new Date(0), n: [1n, 2n ** 60n, NaN] }, m: new Map([['k', new Uint8Array([1])]]) }
-    expect(toJsonValue(v)).toEqual({ s: { t: '1970-01-01T00:00:00.000Z', n: [1, '1152921504606846976', 'NaN'] }, m: { k: 'AQ==' } })
+    expect(toJsonValue(v)).toEqual({
+      s: { t: '1970-01-01T00:00:00.000Z', n: [1, '1152921504606846976', 'NaN'] },
+      m: { k: 'AQ==' },
+    })
   })
 })
 

@@ -34,18 +34,33 @@ let cpuMargins: Float32Array
 beforeAll(async () => {
   server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables'))
   const url = `${server.url}marketing/`
-  const r = await runTraining({ table: url, label: 'y', validFraction: 0.2, params: { num_round: 8, max_depth: 4 }, backend: 'cpu', workers: 0 })
+  const r = await runTraining({
+    table: url,
+    label: 'y',
+    validFraction: 0.2,
+    params: { num_round: 8, max_depth: 4 },
+    backend: 'cpu',
+    workers: 0,
+  })
   modelPath = join(tmp, 'model.json')
   writeFileSync(modelPath, r.model)
   const json = JSON.parse(r.model)
   const booster = fromXGBoostJson(json)
   const snapshot = await openSnapshot(url)
-  const t = await readTable(snapshot, modelFeatures(booster, snapshot.schema, categoriesOf(json), url), categoriesOf(json), { workers: 0 })
+  const t = await readTable(
+    snapshot,
+    modelFeatures(booster, snapshot.schema, categoriesOf(json), url),
+    categoriesOf(json),
+    { workers: 0 },
+  )
   features = t.columns
   names = booster.featureNames
   cpuMargins = predictMargins(booster, features)
 }, 60_000)
-afterAll(async () => { await server?.close(); rmSync(tmp, { recursive: true, force: true }) })
+afterAll(async () => {
+  await server?.close()
+  rmSync(tmp, { recursive: true, force: true })
+})
 
 shareAppPage()
 
@@ -76,7 +91,12 @@ describe('snaptrain predict (GPU kernel in the page)', () => {
     const p = readPreds(out)
     expect(p.margin).toHaveLength(45_000)
     expect(maxDiff(p.margin, cpuMargins)).toBeLessThan(1e-5)
-    expect(maxDiff(p.prediction, Array.from(cpuMargins, m => 1 / (1 + Math.exp(-m))))).toBeLessThan(1e-6)
+    expect(
+      maxDiff(
+        p.prediction,
+        Array.from(cpuMargins, m => 1 / (1 + Math.exp(-m))),
+      ),
+    ).toBeLessThan(1e-6)
   }, 90_000)
 
   it('bad model files and missing features exit non-zero naming them', async () => {
@@ -102,9 +122,13 @@ describe.skipIf(!runXgboostTests)('XGBoost interop (/usr/bin/python3 with xgboos
   it('XGBoost loads our marketing model.json and agrees on margins within 1e-5', () => {
     const csv = join(tmp, 'features.csv')
     const lines = [[...names, 'margin'].join(',')]
-    for (let i = 0; i < cpuMargins.length; i++) lines.push([...features.map(c => (Number.isNaN(c[i]) ? '' : String(c[i]))), String(cpuMargins[i])].join(','))
+    for (let i = 0; i < cpuMargins.length; i++)
+      lines.push([...features.map(c => (Number.isNaN(c[i]) ? '' : String(c[i]))), String(cpuMargins[i])].join(','))
     writeFileSync(csv, lines.join('\n') + '\n')
-    const r = spawnSync(PY, [join(PROJECT_ROOT, 'bench', 'xgboost_interop.py'), modelPath, csv], { encoding: 'utf8', timeout: 60_000 })
+    const r = spawnSync(PY, [join(PROJECT_ROOT, 'bench', 'xgboost_interop.py'), modelPath, csv], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     expect(r.status, r.stderr).toBe(0)
     const res = JSON.parse(r.stdout.trim().split('\n').pop()!)
     expect(res.rows).toBe(45_000)
@@ -114,9 +138,12 @@ describe.skipIf(!runXgboostTests)('XGBoost interop (/usr/bin/python3 with xgboos
   it('we predict a model XGBoost trained (numeric features) as XGBoost does', async () => {
     const numeric = ['age', 'balance', 'duration', 'pdays']
     const cols = numeric.map(n => features[names.indexOf(n)])
-    const csv = join(tmp, 'xgb-train.csv'), xgbModel = join(tmp, 'xgb-model.json'), xgbMargins = join(tmp, 'xgb-margins.txt')
+    const csv = join(tmp, 'xgb-train.csv'),
+      xgbModel = join(tmp, 'xgb-model.json'),
+      xgbMargins = join(tmp, 'xgb-margins.txt')
     const lines = [numeric.join(',')]
-    for (let i = 0; i < cpuMargins.length; i++) lines.push(cols.map(c => (Number.isNaN(c[i]) ? '' : String(c[i]))).join(','))
+    for (let i = 0; i < cpuMargins.length; i++)
+      lines.push(cols.map(c => (Number.isNaN(c[i]) ? '' : String(c[i]))).join(','))
     writeFileSync(csv, lines.join('\n') + '\n')
     const script = `
 import numpy as np, xgboost as xgb, sys

@@ -22,8 +22,18 @@ beforeAll(async () => {
   outside = join(base, 'outside')
   await mkdir(outside)
   await writeFile(join(outside, 'x'), 'x')
-  for (const p of ['t/_delta_log/00.json', 't/_delta_log/01.json', 't/_delta_log/_sidecars/s.parquet',
-    't/a=1/p.parquet', 't/a=2/p.parquet', 't/b.parquet', 't/z😀.parquet', 't/\uffff.parquet', 'u/&<x>.json', 'empty/.keep']) {
+  for (const p of [
+    't/_delta_log/00.json',
+    't/_delta_log/01.json',
+    't/_delta_log/_sidecars/s.parquet',
+    't/a=1/p.parquet',
+    't/a=2/p.parquet',
+    't/b.parquet',
+    't/z😀.parquet',
+    't/\uffff.parquet',
+    'u/&<x>.json',
+    'empty/.keep',
+  ]) {
     await mkdir(join(root, p, '..'), { recursive: true })
     await writeFile(join(root, p), p)
   }
@@ -32,14 +42,22 @@ beforeAll(async () => {
   await symlink(join(outside, 'x'), join(root, 't', 'file-out'))
 })
 
-afterAll(async () => { await rm(join(root, '..'), { recursive: true, force: true }) })
+afterAll(async () => {
+  await rm(join(root, '..'), { recursive: true, force: true })
+})
 
 describe('listObjects', () => {
   it('lists files under a prefix, recursively, in UTF-8 byte order', async () => {
     const keys = (await listObjects(root, 't/')).map(o => o.key)
     expect(keys).toEqual([
-      't/_delta_log/00.json', 't/_delta_log/01.json', 't/_delta_log/_sidecars/s.parquet',
-      't/a=1/p.parquet', 't/a=2/p.parquet', 't/b.parquet', 't/z😀.parquet', 't/\uffff.parquet',
+      't/_delta_log/00.json',
+      't/_delta_log/01.json',
+      't/_delta_log/_sidecars/s.parquet',
+      't/a=1/p.parquet',
+      't/a=2/p.parquet',
+      't/b.parquet',
+      't/z😀.parquet',
+      't/\uffff.parquet',
     ])
     // S3 orders by UTF-8 bytes: U+FFFF (EF BF BF) sorts before an emoji (F0 …), the reverse of
     // JS string order (UTF-16 surrogate 0xD83D < 0xFFFF).
@@ -49,7 +67,10 @@ describe('listObjects', () => {
 
   it('matches partial names and reports sizes', async () => {
     const objs = await listObjects(root, 't/_delta_log/0')
-    expect(objs.map(o => [o.key, o.size])).toEqual([['t/_delta_log/00.json', 20], ['t/_delta_log/01.json', 20]])
+    expect(objs.map(o => [o.key, o.size])).toEqual([
+      ['t/_delta_log/00.json', 20],
+      ['t/_delta_log/01.json', 20],
+    ])
   })
 
   it('never follows symlinks out of the root, and lists nothing for a missing prefix', async () => {
@@ -76,14 +97,23 @@ describe('renderListObjectsV2', () => {
     let token: string | undefined
     let pages = 0
     do {
-      const page = parse(await renderListObjectsV2(root, { prefix: 't/', delimiter: '/', maxKeys: 2, continuationToken: token }))
+      const page = parse(
+        await renderListObjectsV2(root, { prefix: 't/', delimiter: '/', maxKeys: 2, continuationToken: token }),
+      )
       expect(page.keyCount).toBeLessThanOrEqual(2)
       entries.push(...page.prefixes, ...page.keys)
       token = page.token
       pages++
     } while (token && pages < 10)
     expect(pages).toBe(3)
-    expect(entries.sort(compareKeys)).toEqual(['t/_delta_log/', 't/a=1/', 't/a=2/', 't/b.parquet', 't/z😀.parquet', 't/\uffff.parquet'])
+    expect(entries.sort(compareKeys)).toEqual([
+      't/_delta_log/',
+      't/a=1/',
+      't/a=2/',
+      't/b.parquet',
+      't/z😀.parquet',
+      't/\uffff.parquet',
+    ])
   })
 
   it('supports start-after and clamps max-keys to 1000', async () => {
@@ -102,8 +132,14 @@ describe('renderListObjectsV2', () => {
 
   it('is a well-formed ListBucketResult', async () => {
     const xml = await renderListObjectsV2(root, { prefix: 't/b' })
-    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">')).toBe(true)
-    expect(xml).toMatch(/<Contents><Key>t\/b\.parquet<\/Key><LastModified>[^<]+Z<\/LastModified><ETag>&quot;[0-9a-f]+-[0-9a-f]+&quot;<\/ETag><Size>11<\/Size>/)
+    expect(
+      xml.startsWith(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">',
+      ),
+    ).toBe(true)
+    expect(xml).toMatch(
+      /<Contents><Key>t\/b\.parquet<\/Key><LastModified>[^<]+Z<\/LastModified><ETag>&quot;[0-9a-f]+-[0-9a-f]+&quot;<\/ETag><Size>11<\/Size>/,
+    )
     expect(xml).toContain('<IsTruncated>false</IsTruncated>')
     expect(xml.trim().endsWith('</ListBucketResult>')).toBe(true)
   })

@@ -14,9 +14,22 @@ import type { Cursor, ScanPlan } from '../../../src/data/types.ts'
 import { planDigest } from '../../../src/data/digest.ts'
 
 const DV_TABLE = 'tests/conformance/golden/table-with-dv-small'
-const CURSOR: Cursor = { tableUrl: 'file:///t/', version: 3, planDigest: 'abc', seed: 5, epoch: 1, worldSize: 4, rank: 2, mode: 'drop_last', shuffleBuffer: 100, position: 10 }
+const CURSOR: Cursor = {
+  tableUrl: 'file:///t/',
+  version: 3,
+  planDigest: 'abc',
+  seed: 5,
+  epoch: 1,
+  worldSize: 4,
+  rank: 2,
+  mode: 'drop_last',
+  shuffleBuffer: 100,
+  position: 10,
+}
 const tmp: string[] = []
-afterAll(async () => { for (const d of tmp) await rm(d, { recursive: true, force: true }) })
+afterAll(async () => {
+  for (const d of tmp) await rm(d, { recursive: true, force: true })
+})
 
 function flags(extra: Partial<DataFlags> = {}): DataFlags {
   return { json: false, ...extra }
@@ -25,7 +38,14 @@ function flags(extra: Partial<DataFlags> = {}): DataFlags {
 async function capture(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = []
   const err: string[] = []
-  const code = await run(argv, { out: l => { out.push(l) }, err: l => { err.push(l) } })
+  const code = await run(argv, {
+    out: l => {
+      out.push(l)
+    },
+    err: l => {
+      err.push(l)
+    },
+  })
   return { code, out: out.join('\n').split('\n').filter(Boolean), err }
 }
 
@@ -39,7 +59,10 @@ describe('scan data-path flags', () => {
   })
 
   it('startPoint: defaults (table order, drop_last, one shard) and shard rules', async () => {
-    expect(await startPoint(flags({ format: 'ids' }))).toEqual({ assign: { seed: undefined, epoch: 0, worldSize: 1, rank: 0, mode: 'drop_last', shuffleBuffer: undefined }, position: 0 })
+    expect(await startPoint(flags({ format: 'ids' }))).toEqual({
+      assign: { seed: undefined, epoch: 0, worldSize: 1, rank: 0, mode: 'drop_last', shuffleBuffer: undefined },
+      position: 0,
+    })
     await expect(startPoint(flags({ shard: 1 }))).rejects.toThrow(/--shard: needs --shards/)
     await expect(startPoint(flags({ shards: 2 }))).rejects.toThrow(/--shards: needs --shard/)
     await expect(startPoint(flags({ shards: 2, shard: 2 }))).rejects.toThrow(/--shard: expected 0 … 1/)
@@ -47,9 +70,26 @@ describe('scan data-path flags', () => {
   })
 
   it('cursorConflicts names every flag that disagrees with the cursor', () => {
-    expect(cursorConflicts(flags({ seed: 5, epoch: 1, shards: 4, shard: 2, mode: 'drop_last', 'shuffle-buffer': 100 }), CURSOR)).toEqual([])
-    expect(cursorConflicts(flags({ seed: 6, epoch: 0, shards: 2, shard: 1, mode: 'pad', version: 1, timestamp: '2020-01-01' }), CURSOR))
-      .toEqual(['--seed (cursor: 5)', '--epoch (cursor: 1)', '--shards (cursor: 4)', '--shard (cursor: 2)', '--mode (cursor: drop_last)', '--version (cursor: 3)', '--timestamp (the cursor pins the version)'])
+    expect(
+      cursorConflicts(
+        flags({ seed: 5, epoch: 1, shards: 4, shard: 2, mode: 'drop_last', 'shuffle-buffer': 100 }),
+        CURSOR,
+      ),
+    ).toEqual([])
+    expect(
+      cursorConflicts(
+        flags({ seed: 6, epoch: 0, shards: 2, shard: 1, mode: 'pad', version: 1, timestamp: '2020-01-01' }),
+        CURSOR,
+      ),
+    ).toEqual([
+      '--seed (cursor: 5)',
+      '--epoch (cursor: 1)',
+      '--shards (cursor: 4)',
+      '--shard (cursor: 2)',
+      '--mode (cursor: drop_last)',
+      '--version (cursor: 3)',
+      '--timestamp (the cursor pins the version)',
+    ])
     expect(cursorConflicts(flags({ 'shuffle-buffer': 50 }), CURSOR)).toEqual(['--shuffle-buffer (cursor: 100)'])
     expect(cursorConflicts(flags({ 'shuffle-buffer': 5000 }), CURSOR)).toEqual([]) // window was capped by the rank's length
   })
@@ -87,7 +127,10 @@ describe('scan data path in process', () => {
     expect(ordered.out).toEqual(plain.out)
     expect(shuffled.code).toBe(0)
     const header = shuffled.out[0]!
-    const values = (l: string) => Object.values(JSON.parse(l) as Record<string, unknown>).map(v => (v === null ? '' : String(v))).join(',')
+    const values = (l: string) =>
+      Object.values(JSON.parse(l) as Record<string, unknown>)
+        .map(v => (v === null ? '' : String(v)))
+        .join(',')
     expect(header.split(',').length).toBe(Object.keys(JSON.parse(plain.out[0]!)).length)
     expect(shuffled.out.slice(1).sort()).toEqual(plain.out.map(values).sort())
   })

@@ -1,18 +1,18 @@
 /**
- * The sample `clicks` table through the CLI (`snaptrain scan` in-process, main with a captured io): version 0 and the latest version differ by
+ * The sample `clicks` table through the real CLI: version 0 and the latest version differ by
  * exactly the rows appended (v1) and deleted (v2, `country = 'HO'`). Counts come from the
  * generator's own record (`_generator.json`), rows from three independent scans.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { REPO, lastJson, runMain } from '../../support/cli.ts'
+import { REPO, lastJson, runCli } from '../../support/cli.ts'
 
 const TABLE = 'public/tables/clicks'
 const gen = JSON.parse(readFileSync(join(REPO, TABLE, '_generator.json'), 'utf8'))
 
 async function lines(version: number): Promise<string[]> {
-  const r = await runMain(['scan', '--table', TABLE, '--version', String(version)])
+  const r = await runCli(['scan', '--table', TABLE, '--version', String(version)], {}, 60_000)
   expect(r.code, r.stderr).toBe(0)
   return r.stdout.trim().split('\n')
 }
@@ -38,11 +38,11 @@ function minus(a: string[], b: string[]): string[] {
 describe('clicks versions through snaptrain scan', () => {
   test('--json row counts per version match the generator', async () => {
     for (const v of gen.versions) {
-      const r = await runMain(['scan', '--table', TABLE, '--version', String(v.version), '--json'])
+      const r = await runCli(['scan', '--table', TABLE, '--version', String(v.version), '--json'], {}, 60_000)
       expect(r.code, r.stderr).toBe(0)
       expect(lastJson(r).rows).toBe(v.rows)
     }
-    const latest = lastJson(await runMain(['scan', '--table', TABLE, '--json']))
+    const latest = lastJson(await runCli(['scan', '--table', TABLE, '--json'], {}, 60_000))
     expect(latest.version).toBe(gen.versions.length - 1)
     expect(latest.rows).toBe(gen.rows + gen.rowsAppended - gen.rowsDeleted)
   })

@@ -31,7 +31,7 @@ async function expectedRows(which: string): Promise<Record<string, unknown>[]> {
     const buf = await readFile(join(dir, name))
     const file = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
     expect(Number(parquetMetadata(file).num_rows)).toBeGreaterThan(0)
-    rows.push(...await parquetReadObjects({ file, compressors }))
+    rows.push(...(await parquetReadObjects({ file, compressors })))
   }
   return rows
 }
@@ -65,7 +65,10 @@ describe('snaptrain scan on basic_append', () => {
   })
 
   it('--version 0 reads the first version only', async () => {
-    const [res, expected] = await Promise.all([scan(['--table', `${BASIC}/delta`, '--version', '0', '--json']), expectedRows('v0')])
+    const [res, expected] = await Promise.all([
+      scan(['--table', `${BASIC}/delta`, '--version', '0', '--json']),
+      expectedRows('v0'),
+    ])
     expect(res.code).toBe(0)
     expect(lastJson(res.stdout)).toMatchObject({ version: 0, files: 1, rows: expected.length })
   })
@@ -73,25 +76,39 @@ describe('snaptrain scan on basic_append', () => {
   it('prints every row as JSONL by default, equal to the expected rows', async () => {
     const [res, expected] = await Promise.all([scan(['--table', `${BASIC}/delta`]), expectedRows('latest')])
     expect(res.code).toBe(0)
-    const rows = res.stdout.trim().split('\n').map(l => JSON.parse(l))
+    const rows = res.stdout
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l))
     expect(canonical(rows)).toEqual(canonical(expected))
   })
 
   it('--columns picks and orders columns, --limit stops early', async () => {
     const res = await scan(['--table', `${BASIC}/delta`, '--columns', 'number,letter', '--limit', '2'])
     expect(res.code).toBe(0)
-    const rows = res.stdout.trim().split('\n').map(l => JSON.parse(l))
+    const rows = res.stdout
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l))
     expect(rows).toHaveLength(2)
     for (const row of rows) expect(Object.keys(row)).toEqual(['number', 'letter'])
   })
 
   it('--format csv writes a header and one record per row; --json then adds the summary last', async () => {
-    const [res, expected] = await Promise.all([scan(['--table', `${BASIC}/delta`, '--format', 'csv', '--json']), expectedRows('latest')])
+    const [res, expected] = await Promise.all([
+      scan(['--table', `${BASIC}/delta`, '--format', 'csv', '--json']),
+      expectedRows('latest'),
+    ])
     expect(res.code).toBe(0)
     const lines = res.stdout.trim().split('\n')
     expect(lines[0]).toBe('letter,number,a_float')
     expect(lines.slice(1, -1)).toHaveLength(expected.length)
-    expect(lines.slice(1, -1).map(l => l.split(',')[0]).sort()).toEqual(expected.map(r => String(r.letter)).sort())
+    expect(
+      lines
+        .slice(1, -1)
+        .map(l => l.split(',')[0])
+        .sort(),
+    ).toEqual(expected.map(r => String(r.letter)).sort())
     expect(lastJson(res.stdout).rows).toBe(expected.length)
   })
 
@@ -131,8 +148,12 @@ describe('snaptrain scan on bad input', () => {
     return (await readdir(table)).filter(n => n.endsWith('.parquet')).sort()
   }
 
-  beforeAll(async () => { tmp = await mkdtemp(join(tmpdir(), 'snaptrain-scan-')) })
-  afterAll(async () => { await rm(tmp, { recursive: true, force: true }) })
+  beforeAll(async () => {
+    tmp = await mkdtemp(join(tmpdir(), 'snaptrain-scan-'))
+  })
+  afterAll(async () => {
+    await rm(tmp, { recursive: true, force: true })
+  })
 
   it('a missing data file: names the file and the 404', async () => {
     const table = await copyTable('missing-file')
@@ -183,7 +204,10 @@ describe('snaptrain scan on bad input', () => {
   })
 
   it('an unsupported reader version: names it', async () => {
-    expectFailure(await scan(['--table', `${CONFORMANCE}/golden/deltalog-invalid-protocol-version`]), /99|reader version/i)
+    expectFailure(
+      await scan(['--table', `${CONFORMANCE}/golden/deltalog-invalid-protocol-version`]),
+      /99|reader version/i,
+    )
   })
 
   it('an unsupported reader feature: names it', async () => {
@@ -193,20 +217,31 @@ describe('snaptrain scan on bad input', () => {
 
 describe('snaptrain scan against misbehaving servers', () => {
   const servers: { close(): void }[] = []
-  afterAll(() => { for (const s of servers) s.close() })
+  afterAll(() => {
+    for (const s of servers) s.close()
+  })
 
   function listen(server: Server | ReturnType<typeof createHttpServer>): Promise<string> {
     servers.push(server)
-    return new Promise(res => server.listen(0, '127.0.0.1', () => {
-      const addr = server.address() as { port: number }
-      res(`http://127.0.0.1:${addr.port}/table/`)
-    }))
+    return new Promise(res =>
+      server.listen(0, '127.0.0.1', () => {
+        const addr = server.address() as { port: number }
+        res(`http://127.0.0.1:${addr.port}/table/`)
+      }),
+    )
   }
 
   it('a server that accepts and never answers: timeout error naming the URL', async () => {
     const sockets: import('node:net').Socket[] = []
-    const stall = createServer(socket => { sockets.push(socket) })
-    servers.push({ close: () => { for (const s of sockets) s.destroy(); stall.close() } })
+    const stall = createServer(socket => {
+      sockets.push(socket)
+    })
+    servers.push({
+      close: () => {
+        for (const s of sockets) s.destroy()
+        stall.close()
+      },
+    })
     const url = await listen(stall)
     const res = await scan(['--table', url, '--json'], { SNAPTRAIN_HTTP_TIMEOUT_MS: '100' })
     expectFailure(res, url, /timed out|timeout/i)
@@ -221,7 +256,10 @@ describe('snaptrain scan against misbehaving servers', () => {
 
   it('a server that always answers 500: bounded retries, error naming the URL and status', async () => {
     let hits = 0
-    const failing = createHttpServer((_req, res) => { hits++; res.writeHead(500).end('boom') })
+    const failing = createHttpServer((_req, res) => {
+      hits++
+      res.writeHead(500).end('boom')
+    })
     const url = await listen(failing)
     expectFailure(await scan(['--table', url]), url, /500/)
     expect(hits).toBeGreaterThan(1) // retried…
@@ -229,7 +267,9 @@ describe('snaptrain scan against misbehaving servers', () => {
   })
 
   it('a URL that is not a Delta table (404 everywhere): names the URL', async () => {
-    const notFound = createHttpServer((_req, res) => { res.writeHead(404).end() })
+    const notFound = createHttpServer((_req, res) => {
+      res.writeHead(404).end()
+    })
     const url = await listen(notFound)
     expectFailure(await scan(['--table', url]), url, /delta|_delta_log|table/i)
   })

@@ -8,16 +8,18 @@ import { serveDirectory } from '../../../src/serve/server.ts'
 /** Raw HTTP request: the path goes on the wire as written (fetch would normalise '..' and '%2e'). */
 function raw(base: string, path: string, opts: { method?: string; headers?: Record<string, string> } = {}) {
   const { hostname, port } = new URL(base)
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-    const req = request({ hostname, port, path, method: opts.method ?? 'GET', headers: opts.headers }, res => {
-      const chunks: Buffer[] = []
-      res.on('data', c => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }))
-    })
-    req.setTimeout(5000, () => req.destroy(new Error(`timeout ${path}`)))
-    req.on('error', reject)
-    req.end()
-  })
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+    (resolve, reject) => {
+      const req = request({ hostname, port, path, method: opts.method ?? 'GET', headers: opts.headers }, res => {
+        const chunks: Buffer[] = []
+        res.on('data', c => chunks.push(c))
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }))
+      })
+      req.setTimeout(5000, () => req.destroy(new Error(`timeout ${path}`)))
+      req.on('error', reject)
+      req.end()
+    },
+  )
 }
 
 let dir: string
@@ -33,7 +35,8 @@ beforeAll(async () => {
   await writeFile(join(root, 'data.bin'), DATA)
   await writeFile(join(root, 'empty.bin'), '')
   await writeFile(join(root, 'letter=%2F%2520%25f', 'part-0.parquet'), 'PAR1')
-  for (let v = 0; v < 5; v++) await writeFile(join(root, '_delta_log', `${String(v).padStart(20, '0')}.json`), `{"v":${v}}\n`)
+  for (let v = 0; v < 5; v++)
+    await writeFile(join(root, '_delta_log', `${String(v).padStart(20, '0')}.json`), `{"v":${v}}\n`)
   await writeFile(join(dir, 'secret.txt'), 'top secret')
   await symlink(join(dir, 'secret.txt'), join(root, 'escape.txt'))
   await symlink(dir, join(root, 'escape-dir'))
@@ -89,7 +92,11 @@ describe('serveDirectory: files', () => {
   })
 
   it('answers 416 for unsatisfiable ranges', async () => {
-    for (const [file, range] of [['data.bin', 'bytes=20-'], ['data.bin', 'bytes=-0'], ['empty.bin', 'bytes=0-']]) {
+    for (const [file, range] of [
+      ['data.bin', 'bytes=20-'],
+      ['data.bin', 'bytes=-0'],
+      ['empty.bin', 'bytes=0-'],
+    ]) {
       const res = await fetch(server.url + file, { headers: { range: range! } })
       expect(res.status, `${file} ${range}`).toBe(416)
       expect(res.headers.get('content-range')).toMatch(/^bytes \*\/\d+$/)
@@ -206,7 +213,10 @@ describe('serveDirectory: options', () => {
       const res = await fetch(s.url + 'data.bin')
       expect(res.headers.get('access-control-allow-origin')).toBe('*')
       expect(res.headers.get('access-control-expose-headers')).toContain('Content-Range')
-      const pre = await raw(s.url, '/data.bin', { method: 'OPTIONS', headers: { origin: 'http://x', 'access-control-request-headers': 'range' } })
+      const pre = await raw(s.url, '/data.bin', {
+        method: 'OPTIONS',
+        headers: { origin: 'http://x', 'access-control-request-headers': 'range' },
+      })
       expect(pre.status).toBe(204)
       expect(String(pre.headers['access-control-allow-headers'])).toContain('Range')
     } finally {

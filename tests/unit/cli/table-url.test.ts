@@ -15,7 +15,9 @@ beforeAll(async () => {
   await mkdir(join(base, TABLE, '_delta_log'), { recursive: true })
   await writeFile(join(base, TABLE, '_delta_log', '00000000000000000000.json'), '{}\n')
 })
-afterAll(async () => { await rm(base, { recursive: true, force: true }) })
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true })
+})
 
 describe('openTableLocation', () => {
   it('serves a local folder on loopback, the URL ending in its encoded name', async () => {
@@ -47,7 +49,9 @@ describe('openTableLocation', () => {
 
   it('refuses missing folders, files and other schemes, naming the input', async () => {
     await expect(openTableLocation(join(base, 'nope'))).rejects.toThrow(/nope: no such folder/)
-    await expect(openTableLocation(join(base, TABLE, '_delta_log', '00000000000000000000.json'))).rejects.toThrow(/not a folder/)
+    await expect(openTableLocation(join(base, TABLE, '_delta_log', '00000000000000000000.json'))).rejects.toThrow(
+      /not a folder/,
+    )
     await expect(openTableLocation('s3://bucket/t')).rejects.toBeInstanceOf(TableArgError)
   })
 })
@@ -55,7 +59,9 @@ describe('openTableLocation', () => {
 describe('localizeUrls', () => {
   it('maps loopback URLs in a message to the decoded local path, keeping trailing punctuation', () => {
     const msg = 'GET http://127.0.0.1:5/t/a%3Db/p%2520x.parquet: 404 Not Found (see http://127.0.0.1:5/t/).'
-    expect(localizeUrls(msg, 'http://127.0.0.1:5/', '/data')).toBe('GET /data/t/a=b/p%20x.parquet: 404 Not Found (see /data/t/).')
+    expect(localizeUrls(msg, 'http://127.0.0.1:5/', '/data')).toBe(
+      'GET /data/t/a=b/p%20x.parquet: 404 Not Found (see /data/t/).',
+    )
     expect(localizeUrls('no url here', 'http://127.0.0.1:5/', '/data')).toBe('no url here')
   })
 })
@@ -75,9 +81,14 @@ describe('scan flag helpers', () => {
   })
 
   it('selects columns in the asked order and names an unknown one', () => {
-    const schema = { type: 'struct' as const, fields: ['a', 'b', 'c'].map(name => ({ name, type: 'long', nullable: true, metadata: {} })) }
+    const schema = {
+      type: 'struct' as const,
+      fields: ['a', 'b', 'c'].map(name => ({ name, type: 'long', nullable: true, metadata: {} })),
+    }
     expect(selectFields({ schema }, [], 't').map(f => f.name)).toEqual(['a', 'b', 'c'])
     expect(selectFields({ schema }, ['c', 'a'], 't').map(f => f.name)).toEqual(['c', 'a'])
-    expect(() => selectFields({ schema }, ['a', 'zz'], '/tables/t')).toThrow("--columns: no column 'zz' in table /tables/t (columns: a, b, c)")
+    expect(() => selectFields({ schema }, ['a', 'zz'], '/tables/t')).toThrow(
+      "--columns: no column 'zz' in table /tables/t (columns: a, b, c)",
+    )
   })
 })

@@ -22,8 +22,21 @@ const NULL_IDS = join(tmp, 'null-ids')
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
 beforeAll(async () => {
-  for (const [dir, rows] of [['data', '20000'], ['small', '3000']]) {
-    const gen = await runMain(['data', '--out', join(tmp, dir), '--rows', rows, '--marketing-rows', '500', '--tables', 'clicks'])
+  for (const [dir, rows] of [
+    ['data', '20000'],
+    ['small', '3000'],
+  ]) {
+    const gen = await runMain([
+      'data',
+      '--out',
+      join(tmp, dir),
+      '--rows',
+      rows,
+      '--marketing-rows',
+      '500',
+      '--tables',
+      'clicks',
+    ])
     expect(gen.code, gen.stderr).toBe(0)
   }
   await writeNullIdTable(NULL_IDS)
@@ -32,13 +45,22 @@ shareAppPage()
 
 /** 64 rows; user_id is null in row 17. */
 async function writeNullIdTable(dir: string): Promise<void> {
-  const w = new DeltaTableWriter(dir, [
-    { name: 'user_id', type: 'integer', nullable: true }, { name: 'x', type: 'double', nullable: false }, { name: 'label', type: 'integer', nullable: false },
-  ], 1, 'null-ids')
+  const w = new DeltaTableWriter(
+    dir,
+    [
+      { name: 'user_id', type: 'integer', nullable: true },
+      { name: 'x', type: 'double', nullable: false },
+      { name: 'label', type: 'integer', nullable: false },
+    ],
+    1,
+    'null-ids',
+  )
   const n = 64
   const frame = {
-    numRows: n, columns: {
-      user_id: Array.from({ length: n }, (_, i) => (i === 17 ? null : i % 5)), x: Float64Array.from({ length: n }, (_, i) => i / n),
+    numRows: n,
+    columns: {
+      user_id: Array.from({ length: n }, (_, i) => (i === 17 ? null : i % 5)),
+      x: Float64Array.from({ length: n }, (_, i) => i / n),
       label: Int32Array.from({ length: n }, (_, i) => i % 2),
     },
   }
@@ -51,18 +73,58 @@ async function cli(args: string[]): Promise<{ code: number | null; out: string; 
   return { code: r.code, out: r.stdout, err: r.stderr, ms: r.ms }
 }
 
-const SMALL = { epochs: 1, batch_size: 1024, layers: [16, 8], embedding_dim: 4, eval_every: 8, lr: 0.01, embedding_lr: 0.1 }
+const SMALL = {
+  epochs: 1,
+  batch_size: 1024,
+  layers: [16, 8],
+  embedding_dim: 4,
+  eval_every: 8,
+  lr: 0.01,
+  embedding_lr: 0.1,
+}
 
 describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
   it('writes model.bin, manifest.json, metrics.csv and prints the summary', async () => {
     const out = join(tmp, 'run')
-    const r = await cli(['train', '--model', 'recsys', '--table', TABLE, '--label', 'label', '--valid-fraction', '0.2', '--seed', '3',
-      '--params', JSON.stringify(SMALL), '--out', out, '--json'])
+    const r = await cli([
+      'train',
+      '--model',
+      'recsys',
+      '--table',
+      TABLE,
+      '--label',
+      'label',
+      '--valid-fraction',
+      '0.2',
+      '--seed',
+      '3',
+      '--params',
+      JSON.stringify(SMALL),
+      '--out',
+      out,
+      '--json',
+    ])
     expect(r.err).toMatch(/\[3\/3\] train_loss=\d\.\d+ auc=0\.\d+ logloss=/)
     expect(r.code).toBe(0)
     const s = JSON.parse(r.out.trim().split('\n').pop()!)
-    expect(Object.keys(s)).toEqual(['model', 'auc', 'logloss', 'rounds', 'best_iteration', 'train_seconds', 'rows_train', 'rows_valid',
-      'rows_per_second', 'model_path', 'manifest_path', 'adapter', 'samples_per_second', 'epochs', 'steps', 'restored_best_step'])
+    expect(Object.keys(s)).toEqual([
+      'model',
+      'auc',
+      'logloss',
+      'rounds',
+      'best_iteration',
+      'train_seconds',
+      'rows_train',
+      'rows_valid',
+      'rows_per_second',
+      'model_path',
+      'manifest_path',
+      'adapter',
+      'samples_per_second',
+      'epochs',
+      'steps',
+      'restored_best_step',
+    ])
     expect(s.restored_best_step).toBeNull() // no early stopping: restore_best is off
     const rows = s.rows_train + s.rows_valid
     const gen = JSON.parse(readFileSync(join(TABLE, '_generator.json'), 'utf8'))
@@ -70,7 +132,12 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
     expect(s.rows_valid / rows).toBeGreaterThan(0.17)
     expect(s.rows_valid / rows).toBeLessThan(0.23)
     // Batches are cut from all rows, validation rows then dropped: ceil(rows / batch) steps per epoch.
-    expect(s).toMatchObject({ model: 'recsys', epochs: 1, steps: Math.ceil(rows / 1024), rounds: Math.ceil(Math.ceil(rows / 1024) / 8) })
+    expect(s).toMatchObject({
+      model: 'recsys',
+      epochs: 1,
+      steps: Math.ceil(rows / 1024),
+      rounds: Math.ceil(Math.ceil(rows / 1024) / 8),
+    })
     expect(s.auc).toBeGreaterThan(0.55)
     expect(s.auc).toBeLessThanOrEqual(1)
     expect(s.logloss).toBeGreaterThan(0)
@@ -87,20 +154,36 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
     for (const m of metrics) expect(Number.isFinite(m.train_loss)).toBe(true)
 
     const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
-    expect(m).toMatchObject({ kind: 'snaptrain-run', model: 'recsys', label: 'label', seed: 3, filter: null, adapter: s.adapter, rounds: s.rounds, steps: s.steps })
+    expect(m).toMatchObject({
+      kind: 'snaptrain-run',
+      model: 'recsys',
+      label: 'label',
+      seed: 3,
+      filter: null,
+      adapter: s.adapter,
+      rounds: s.rounds,
+      steps: s.steps,
+    })
     expect(m.table).toMatchObject({ path: TABLE, version: 2, rows })
     expect(m.table.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/clicks\/$/)
     expect(m.table.digest).toMatch(/^[0-9a-f]{8,}$/)
     expect(m.validation).toEqual({ kind: 'fraction', fraction: 0.2, rows: s.rows_valid })
     expect(m.params).toMatchObject({ ...SMALL, seed: 3, optimizer: 'adam', embedding_optimizer: 'adagrad' })
-    expect(m.features.find((f: { name: string }) => f.name === 'user_id')).toMatchObject({ type: 'embedding', delta_type: 'long' })
+    expect(m.features.find((f: { name: string }) => f.name === 'user_id')).toMatchObject({
+      type: 'embedding',
+      delta_type: 'long',
+    })
     expect(m.metrics).toHaveLength(s.rounds)
 
     // A copy: decodeCheckpoint slices tensors out of bytes.buffer, and a Node Buffer's slice is a view of a shared pool.
     const ck = decodeCheckpoint(new Uint8Array(readFileSync(s.model_path)), s.model_path)
     expect(ck.params).toMatchObject(SMALL)
     expect(ck.loop.step).toBe(s.steps)
-    expect(ck.shape).toMatchObject({ dim: 4, layers: [16, 8], sparse: m.features.filter((f: { type: string }) => f.type === 'embedding').length })
+    expect(ck.shape).toMatchObject({
+      dim: 4,
+      layers: [16, 8],
+      sparse: m.features.filter((f: { type: string }) => f.type === 'embedding').length,
+    })
     expect(ck.state.weights.embeddings.length).toBe(ck.shape.totalRows * 4)
     expect(ck.state.weights.dense.every(t => t.every(Number.isFinite))).toBe(true)
     expect(readdirSync(out).sort()).toEqual(['manifest.json', 'metrics.csv', 'model.bin'])
@@ -110,8 +193,24 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
 describe('snaptrain train --model recsys --valid-table', () => {
   it('evaluates on every row of the second table and pins it in the manifest', async () => {
     const out = join(tmp, 'run-vt')
-    const r = await cli(['train', '--model', 'recsys', '--table', SMALL_TABLE, '--valid-table', SMALL_TABLE, '--label', 'label', '--features', 'user_id,item_id,dense_0',
-      '--params', JSON.stringify({ ...SMALL, eval_every: 100 }), '--out', out, '--json'])
+    const r = await cli([
+      'train',
+      '--model',
+      'recsys',
+      '--table',
+      SMALL_TABLE,
+      '--valid-table',
+      SMALL_TABLE,
+      '--label',
+      'label',
+      '--features',
+      'user_id,item_id,dense_0',
+      '--params',
+      JSON.stringify({ ...SMALL, eval_every: 100 }),
+      '--out',
+      out,
+      '--json',
+    ])
     expect(r.code).toBe(0)
     const s = JSON.parse(r.out.trim().split('\n').pop()!)
     expect(s.rows_valid).toBe(s.rows_train)
@@ -134,7 +233,19 @@ describe('snaptrain train --model recsys: bad input', () => {
   ]
   for (const [name, params, message] of usage) {
     it(`${name} → exit 2 in < 10 s naming it`, async () => {
-      const r = await cli(['train', '--model', 'recsys', '--table', TABLE, '--label', 'label', '--params', JSON.stringify(params), '--out', join(tmp, 'bad')])
+      const r = await cli([
+        'train',
+        '--model',
+        'recsys',
+        '--table',
+        TABLE,
+        '--label',
+        'label',
+        '--params',
+        JSON.stringify(params),
+        '--out',
+        join(tmp, 'bad'),
+      ])
       expect(r.err).toMatch(message)
       expect(r.code).toBe(2)
       expect(r.ms).toBeLessThan(10_000)
@@ -143,11 +254,31 @@ describe('snaptrain train --model recsys: bad input', () => {
   }
 
   const data: Array<[string, string[], RegExp, number]> = [
-    ['missing feature', ['--label', 'label', '--features', 'user_id,nope'], /feature column 'nope' does not exist/, 10_000],
-    ['buckets of a dense column', ['--label', 'label', '--params', '{"buckets":{"dense_0":8}}'], /buckets\.dense_0: not an embedding/, 10_000],
+    [
+      'missing feature',
+      ['--label', 'label', '--features', 'user_id,nope'],
+      /feature column 'nope' does not exist/,
+      10_000,
+    ],
+    [
+      'buckets of a dense column',
+      ['--label', 'label', '--params', '{"buckets":{"dense_0":8}}'],
+      /buckets\.dense_0: not an embedding/,
+      10_000,
+    ],
     ['label not 0/1', ['--label', 'hour'], /label column hour: binary:logistic needs labels 0 or 1/, 10_000],
-    ['batch too large for the adapter', ['--label', 'label', '--params', '{"batch_size":16000000,"layers":[8],"embedding_dim":4}'], /batch_size 16000000 needs .* use batch_size ≤ \d+/, 30_000],
-    ['diverging lr', ['--label', 'label', '--params', JSON.stringify({ ...SMALL, eval_every: 2, lr: 1e9, embedding_lr: 1e9 })], /training diverged: .* lower lr \(lr = 1000000000/, 30_000],
+    [
+      'batch too large for the adapter',
+      ['--label', 'label', '--params', '{"batch_size":16000000,"layers":[8],"embedding_dim":4}'],
+      /batch_size 16000000 needs .* use batch_size ≤ \d+/,
+      30_000,
+    ],
+    [
+      'diverging lr',
+      ['--label', 'label', '--params', JSON.stringify({ ...SMALL, eval_every: 2, lr: 1e9, embedding_lr: 1e9 })],
+      /training diverged: .* lower lr \(lr = 1000000000/,
+      30_000,
+    ],
   ]
   for (const [name, args, message, ms] of data) {
     it(`${name} → exit 1 naming it`, async () => {
@@ -160,7 +291,19 @@ describe('snaptrain train --model recsys: bad input', () => {
   }
 
   it('an id column with a null → exit 1 naming the column', async () => {
-    const r = await cli(['train', '--model', 'recsys', '--table', NULL_IDS, '--label', 'label', '--params', '{"batch_size":16,"layers":[4]}', '--out', join(tmp, 'bad')])
+    const r = await cli([
+      'train',
+      '--model',
+      'recsys',
+      '--table',
+      NULL_IDS,
+      '--label',
+      'label',
+      '--params',
+      '{"batch_size":16,"layers":[4]}',
+      '--out',
+      join(tmp, 'bad'),
+    ])
     expect(r.err).toMatch(/user_id/)
     expect(r.err).toMatch(/null/)
     expect(r.code).toBe(1)

@@ -28,14 +28,48 @@ async function cli(args: string[]): Promise<{ code: number | null; out: string; 
 describe('snaptrain train (marketing, 5 rounds)', () => {
   it('writes model.json, manifest.json, metrics.csv and prints the summary', async () => {
     const out = join(tmp, 'run')
-    const r = await cli(['train', '--model', 'gbdt', '--table', TABLE, '--label', 'y', '--valid-fraction', '0.2', '--seed', '3',
-      '--params', '{"num_round":5,"max_depth":3}', '--out', out, '--json'])
+    const r = await cli([
+      'train',
+      '--model',
+      'gbdt',
+      '--table',
+      TABLE,
+      '--label',
+      'y',
+      '--valid-fraction',
+      '0.2',
+      '--seed',
+      '3',
+      '--params',
+      '{"num_round":5,"max_depth":3}',
+      '--out',
+      out,
+      '--json',
+    ])
     expect(r.err).toMatch(/\[5\/5\] auc=/)
     expect(r.code).toBe(0)
     const s = JSON.parse(r.out.trim().split('\n').pop()!)
-    expect(Object.keys(s)).toEqual(['model', 'auc', 'logloss', 'rounds', 'best_iteration', 'train_seconds', 'rows_train', 'rows_valid',
-      'rows_per_second', 'model_path', 'manifest_path', 'adapter'])
-    expect(s).toMatchObject({ model: 'gbdt', rounds: 5, best_iteration: 4, model_path: join(out, 'model.json'), manifest_path: join(out, 'manifest.json') })
+    expect(Object.keys(s)).toEqual([
+      'model',
+      'auc',
+      'logloss',
+      'rounds',
+      'best_iteration',
+      'train_seconds',
+      'rows_train',
+      'rows_valid',
+      'rows_per_second',
+      'model_path',
+      'manifest_path',
+      'adapter',
+    ])
+    expect(s).toMatchObject({
+      model: 'gbdt',
+      rounds: 5,
+      best_iteration: 4,
+      model_path: join(out, 'model.json'),
+      manifest_path: join(out, 'manifest.json'),
+    })
     expect(s.auc).toBeGreaterThan(0.75)
     expect(s.rows_train + s.rows_valid).toBe(45_000)
     const metrics = parseMetricsCsv(readFileSync(join(out, 'metrics.csv'), 'utf8'))
@@ -62,9 +96,17 @@ describe('snaptrain train: bad input', () => {
     ['unknown parameter', ['--label', 'y', '--params', '{"max_dept":3}'], /unknown parameter max_dept/],
     ['max_depth 0', ['--label', 'y', '--params', '{"max_depth":0}'], /max_depth/],
     ['eta 0', ['--label', 'y', '--params', '{"eta":0}'], /eta: must be/],
-    ['max_bin 1000', ['--label', 'y', '--params', '{"max_bin":1000}'], /max_bin: must be an integer in \[2, 256\], got 1000/],
+    [
+      'max_bin 1000',
+      ['--label', 'y', '--params', '{"max_bin":1000}'],
+      /max_bin: must be an integer in \[2, 256\], got 1000/,
+    ],
     ['empty filter result', ['--label', 'y', '--filter', 'age > 1000'], /filter "age > 1000" selects no rows/],
-    ['recsys parameter', ['--model', 'recsys', '--label', 'y', '--params', '{"max_depth":3}'], /unknown recsys parameter 'max_depth'/],
+    [
+      'recsys parameter',
+      ['--model', 'recsys', '--label', 'y', '--params', '{"max_depth":3}'],
+      /unknown recsys parameter 'max_depth'/,
+    ],
   ]
   for (const [name, args, message] of cases) {
     it(`${name} → exit ≠ 0 in < 10 s naming it`, async () => {
@@ -80,7 +122,9 @@ describe('snaptrain train: bad input', () => {
 
 describe('train helpers', () => {
   it('formats progress and builds the page call as source text', () => {
-    expect(progressLine(JSON.stringify({ kind: 'round', round: 1, rounds: 10, metrics: { auc: 0.5 }, elapsedMs: 1500 }))).toBe('[2/10] auc=0.500000 (1.5 s)')
+    expect(
+      progressLine(JSON.stringify({ kind: 'round', round: 1, rounds: 10, metrics: { auc: 0.5 }, elapsedMs: 1500 })),
+    ).toBe('[2/10] auc=0.500000 (1.5 s)')
     expect(progressLine(JSON.stringify({ kind: 'stage', message: 'x' }))).toBe('train: x')
     expect(trainScript({ table: 'u', label: 'y' })).toMatch(/^window\.snaptrain\.train\(\{"table":"u","label":"y"\}/)
   })

@@ -17,22 +17,37 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 /** Runs a connect middleware on a fake request; resolves to the response or 'next'. */
-function call(mw: (req: IncomingMessage, res: ServerResponse, next: () => void) => void, url: string, method = 'GET',
-  reqHeaders: Record<string, string> = {}) {
+function call(
+  mw: (req: IncomingMessage, res: ServerResponse, next: () => void) => void,
+  url: string,
+  method = 'GET',
+  reqHeaders: Record<string, string> = {},
+) {
   return new Promise<{ status: number; body: string; headers: Record<string, string> } | 'next'>(done => {
     const headers: Record<string, string> = {}
     const res = {
       statusCode: 200,
-      setHeader: (k: string, v: string) => { headers[k.toLowerCase()] = v },
-      end(body = '') { done({ status: this.statusCode, body, headers }) },
+      setHeader: (k: string, v: string) => {
+        headers[k.toLowerCase()] = v
+      },
+      end(body = '') {
+        done({ status: this.statusCode, body, headers })
+      },
     }
-    mw({ url, method, headers: reqHeaders } as unknown as IncomingMessage, res as unknown as ServerResponse, () => done('next'))
+    mw({ url, method, headers: reqHeaders } as unknown as IncomingMessage, res as unknown as ServerResponse, () =>
+      done('next'),
+    )
   })
 }
 
 test('listingOptions parses ListObjectsV2 queries at / only', () => {
   expect(listingOptions('/?list-type=2&prefix=tables%2F&delimiter=%2F&max-keys=5&continuation-token=abc')).toEqual({
-    prefix: 'tables/', delimiter: '/', continuationToken: 'abc', startAfter: undefined, maxKeys: 5, encodingType: undefined,
+    prefix: 'tables/',
+    delimiter: '/',
+    continuationToken: 'abc',
+    startAfter: undefined,
+    maxKeys: 5,
+    encodingType: undefined,
   })
   expect(listingOptions('/?list-type=2')).toMatchObject({ prefix: '' })
   expect(listingOptions('/')).toBeUndefined()
@@ -65,8 +80,8 @@ test('missing files under /tables/ get 404 instead of the SPA index.html; existi
   expect(await call(mw, '/tables/t/a%20b%253A.parquet')).toBe('next') // %-decoded once, as sirv does
   const dir = await call(mw, '/tables/t/')
   expect(dir !== 'next' && dir.status).toBe(404)
-  const escape = await call(mw, '/tables/../../etc/passwd')
-  expect(escape === 'next' || escape.status === 404).toBe(true)
+  const escaped = await call(mw, '/tables/../../etc/passwd')
+  expect(escaped === 'next' || escaped.status === 404).toBe(true)
   expect(await call(mw, '/src/main.ts')).toBe('next')
 })
 

@@ -41,9 +41,14 @@ function ids(res: CliResult): string[] {
 async function pool<T>(jobs: (() => Promise<T>)[], n = 3): Promise<T[]> {
   const out: T[] = new Array(jobs.length)
   let next = 0
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < jobs.length) { const i = next++; out[i] = await jobs[i]!() }
-  }))
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < jobs.length) {
+        const i = next++
+        out[i] = await jobs[i]!()
+      }
+    }),
+  )
   return out
 }
 
@@ -53,7 +58,9 @@ beforeAll(async () => {
   expect(gen.code, gen.stderr).toBe(0)
   clicks = join(tmp, 'clicks')
 }, 90_000)
-afterAll(async () => { if (tmp) await rm(tmp, { recursive: true, force: true }) })
+afterAll(async () => {
+  if (tmp) await rm(tmp, { recursive: true, force: true })
+})
 
 /** Live rows of clicks in table order: ids (plan path) zipped with values (plain reader path). */
 async function clicksTableOrder(): Promise<{ id: string; country: string; hour: number }[]> {
@@ -63,7 +70,10 @@ async function clicksTableOrder(): Promise<{ id: string; country: string; hour: 
     scan(['--table', clicks, '--json']),
   ])
   const list = ids(idRun)
-  const rows = rowRun.stdout.trim().split('\n').map(l => JSON.parse(l) as { country: string; hour: number })
+  const rows = rowRun.stdout
+    .trim()
+    .split('\n')
+    .map(l => JSON.parse(l) as { country: string; hour: number })
   expect(list).toHaveLength(rows.length)
   expect(list).toHaveLength(lastJson<{ rows: number }>(plain).rows) // reader's live count (DVs/removes applied)
   return list.map((id, i) => ({ id, ...rows[i]! }))
@@ -76,19 +86,36 @@ describe.each([
   const base = (): string[] => ['--table', table(), ...(filter ? ['--filter', filter] : [])]
   let live: string[] = []
   const runs = new Map<string, CliResult>()
-  const shardArgs = (k: number, r: number, extra: string[] = []): string[] =>
-    [...base(), '--shards', String(k), '--shard', String(r), '--seed', SEED, '--format', 'ids', '--json', ...extra]
+  const shardArgs = (k: number, r: number, extra: string[] = []): string[] => [
+    ...base(),
+    '--shards',
+    String(k),
+    '--shard',
+    String(r),
+    '--seed',
+    SEED,
+    '--format',
+    'ids',
+    '--json',
+    ...extra,
+  ]
 
   beforeAll(async () => {
     const jobs: [string, string[]][] = [['live', [...base(), '--format', 'ids']]]
     for (const k of [1, 2, 3, 4]) for (let r = 0; r < k; r++) jobs.push([`drop ${k}/${r}`, shardArgs(k, r)])
     for (const k of [3, 4]) for (let r = 0; r < k; r++) jobs.push([`pad ${k}/${r}`, shardArgs(k, r, ['--mode', 'pad'])])
-    const results = await pool(jobs.map(([, args]) => () => scan(args)))
+    const results = await pool(
+      jobs.map(
+        ([, args]) =>
+          () =>
+            scan(args),
+      ),
+    )
     jobs.forEach(([key], i) => runs.set(key, results[i]!))
     live = ids(runs.get('live')!)
   }, 90_000)
 
-  it('the unsharded live set is the reader\'s live rows (filter applied in the test)', async () => {
+  it("the unsharded live set is the reader's live rows (filter applied in the test)", async () => {
     if (filter) {
       const expected = (await clicksTableOrder()).filter(r => r.hour < 12).map(r => r.id)
       expect(live).toEqual(expected)
@@ -110,7 +137,10 @@ describe.each([
       expect(got).toHaveLength(Math.floor(n / k))
       expect(summary.rows).toBe(got.length)
       expect(summary.rows_dropped).toBe(n % k)
-      for (const id of got) { expect(seen.has(id)).toBe(false); seen.add(id) }
+      for (const id of got) {
+        expect(seen.has(id)).toBe(false)
+        seen.add(id)
+      }
     }
     const liveSet = new Set(live)
     for (const id of seen) expect(liveSet.has(id)).toBe(true)
@@ -142,7 +172,9 @@ describe.each([
     const full = ids(runs.get('drop 2/1')!)
     const stops = [1, Math.floor(full.length * 0.6)]
     const cursors = stops.map(n => join(tmp, `cursor-${filter ? 'f' : 'dv'}-${n}.json`))
-    const stopped = await pool(stops.map((n, i) => () => scan(shardArgs(2, 1, ['--stop-after', String(n), '--cursor-out', cursors[i]!]))))
+    const stopped = await pool(
+      stops.map((n, i) => () => scan(shardArgs(2, 1, ['--stop-after', String(n), '--cursor-out', cursors[i]!]))),
+    )
     const resumed = await pool(cursors.map(c => () => scan([...base(), '--resume', c, '--format', 'ids', '--json'])))
     stops.forEach((n, i) => {
       expect(ids(stopped[i]!)).toHaveLength(n)
@@ -199,19 +231,29 @@ async function flakyProxy(root: string): Promise<{ url: string; failures: () => 
     streak.delete(key)
     const headers: Record<string, string> = {}
     if (req.headers.range) headers.range = req.headers.range
-    fetch(upstream.url + (req.url ?? '/').slice(1), { headers }).then(async up => {
-      const body = Buffer.from(await up.arrayBuffer())
-      const pass: Record<string, string> = {}
-      for (const h of ['content-type', 'content-range', 'etag', 'accept-ranges']) { const v = up.headers.get(h); if (v) pass[h] = v }
-      res.writeHead(up.status, pass).end(body)
-    }, () => res.writeHead(502).end())
+    fetch(upstream.url + (req.url ?? '/').slice(1), { headers }).then(
+      async up => {
+        const body = Buffer.from(await up.arrayBuffer())
+        const pass: Record<string, string> = {}
+        for (const h of ['content-type', 'content-range', 'etag', 'accept-ranges']) {
+          const v = up.headers.get(h)
+          if (v) pass[h] = v
+        }
+        res.writeHead(up.status, pass).end(body)
+      },
+      () => res.writeHead(502).end(),
+    )
   })
   await new Promise<void>(done => server.listen(0, '127.0.0.1', done))
   const port = (server.address() as { port: number }).port
   return {
     url: `http://127.0.0.1:${port}/`,
     failures: () => failures,
-    close: async () => { server.closeAllConnections(); server.close(); await upstream.close() },
+    close: async () => {
+      server.closeAllConnections()
+      server.close()
+      await upstream.close()
+    },
   }
 }
 
@@ -222,12 +264,19 @@ describe('a server failing 10% of requests', () => {
       const args = ['--filter', 'hour < 12', '--shards', '2', '--shard', '1', '--seed', SEED]
       const env = { SNAPTRAIN_HTTP_TIMEOUT_MS: '5000' }
       // In-process runs at the same time share one environment: the clean runs get the timeout too.
-      const [flakyIds, flakyRows, cleanIds, cleanRows] = await pool([
-        () => scan(['--table', `${proxy.url}clicks/`, ...args, '--format', 'ids'], env),
-        () => scan(['--table', `${proxy.url}clicks/`, ...args, '--format', 'jsonl', '--columns', 'user_id,country,emb'], env),
-        () => scan(['--table', clicks, ...args, '--format', 'ids'], env),
-        () => scan(['--table', clicks, ...args, '--format', 'jsonl', '--columns', 'user_id,country,emb'], env),
-      ], 4)
+      const [flakyIds, flakyRows, cleanIds, cleanRows] = await pool(
+        [
+          () => scan(['--table', `${proxy.url}clicks/`, ...args, '--format', 'ids'], env),
+          () =>
+            scan(
+              ['--table', `${proxy.url}clicks/`, ...args, '--format', 'jsonl', '--columns', 'user_id,country,emb'],
+              env,
+            ),
+          () => scan(['--table', clicks, ...args, '--format', 'ids'], env),
+          () => scan(['--table', clicks, ...args, '--format', 'jsonl', '--columns', 'user_id,country,emb'], env),
+        ],
+        4,
+      )
       expect(proxy.failures()).toBeGreaterThan(3)
       expect(ids(flakyIds).length).toBeGreaterThan(500)
       expect(ids(flakyIds)).toEqual(ids(cleanIds))
@@ -254,7 +303,7 @@ describe('filter pushdown on clicks', () => {
 })
 
 describe('typed batches from the snapshot', () => {
-  it('the array column arrives as a flat Float32Array of n × 8, row for row the reader\'s values', async () => {
+  it("the array column arrives as a flat Float32Array of n × 8, row for row the reader's values", async () => {
     const [idRun, rowRun, cliOrder] = await Promise.all([
       scan(['--table', clicks, '--format', 'ids']),
       scan(['--table', clicks, '--columns', 'emb,label']),
@@ -262,13 +311,22 @@ describe('typed batches from the snapshot', () => {
     ])
     const delivered: string[] = []
     const byId = new Map<string, { emb: number[]; label: number }>()
-    const rows = rowRun.stdout.trim().split('\n').map(l => JSON.parse(l) as { emb: number[]; label: number })
+    const rows = rowRun.stdout
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l) as { emb: number[]; label: number })
     ids(idRun).forEach((id, i) => byId.set(id, rows[i]!))
     const served = await serveDirectory(tmp)
     try {
       const snapshot = await openSnapshot(`${served.url}clicks/`)
       const plan = await planScan(snapshot, { columns: ['emb', 'label'] })
-      const loader = createLoader(plan, { assign: { seed: 3, epoch: 0, worldSize: 1, rank: 0 }, batchSize: 500, workers: 0, ids: true, spec: { emb: 'fixed_list', label: 'int32' } })
+      const loader = createLoader(plan, {
+        assign: { seed: 3, epoch: 0, worldSize: 1, rank: 0 },
+        batchSize: 500,
+        workers: 0,
+        ids: true,
+        spec: { emb: 'fixed_list', label: 'int32' },
+      })
       let n = 0
       for await (const b of loader.batches()) {
         const emb = b.columns.emb!

@@ -8,10 +8,16 @@ import type { ScanPlan, Unit } from '../../../src/data/types.ts'
 import { identityString, planRows } from '../../../src/data/assign.ts'
 
 /** Unit shape: rows in the range, and live-row count when masked (undefined = all live). */
-export interface UnitSpec { rows: number; live?: number }
+export interface UnitSpec {
+  rows: number
+  live?: number
+}
 
 /** Build a plan of `specs.length` units spread over files of `perFile` units each. */
-export function syntheticPlan(specs: UnitSpec[], opts: { perFile?: number; seed?: number; version?: number } = {}): ScanPlan {
+export function syntheticPlan(
+  specs: UnitSpec[],
+  opts: { perFile?: number; seed?: number; version?: number } = {},
+): ScanPlan {
   const perFile = opts.perFile ?? 3
   const rng = new Rng(opts.seed ?? 7)
   const units: Unit[] = []
@@ -21,10 +27,23 @@ export function syntheticPlan(specs: UnitSpec[], opts: { perFile?: number; seed?
     const fileIndex = Math.floor(id / perFile)
     if (id % perFile === 0) {
       rowStart = 0
-      files.push({ index: fileIndex, path: `part-${fileIndex}.parquet`, url: `http://t.test/tbl/part-${fileIndex}.parquet`,
-        size: 1000, partitionValues: {}, metadata: {} as ScanPlan['files'][number]['metadata'] })
+      files.push({
+        index: fileIndex,
+        path: `part-${fileIndex}.parquet`,
+        url: `http://t.test/tbl/part-${fileIndex}.parquet`,
+        size: 1000,
+        partitionValues: {},
+        metadata: {} as ScanPlan['files'][number]['metadata'],
+      })
     }
-    const unit: Unit = { id, fileIndex, rowGroup: id % perFile, rowStart, rowEnd: rowStart + spec.rows, liveRows: spec.rows }
+    const unit: Unit = {
+      id,
+      fileIndex,
+      rowGroup: id % perFile,
+      rowStart,
+      rowEnd: rowStart + spec.rows,
+      liveRows: spec.rows,
+    }
     if (spec.live !== undefined) {
       unit.live = pickLive(rowStart, spec.rows, spec.live, rng)
       unit.liveRows = spec.live
@@ -33,9 +52,19 @@ export function syntheticPlan(specs: UnitSpec[], opts: { perFile?: number; seed?
     rowStart += spec.rows
   })
   const plan: ScanPlan = {
-    tableUrl: 'http://t.test/tbl', version: opts.version ?? 2, columns: ['x'], files, units,
-    stats: { filesTotal: files.length, filesPruned: 0, rowGroupsTotal: units.length, rowGroupsPruned: 0,
-      rowsBeforeFilter: 0, rows: 0 },
+    tableUrl: 'http://t.test/tbl',
+    version: opts.version ?? 2,
+    columns: ['x'],
+    files,
+    units,
+    stats: {
+      filesTotal: files.length,
+      filesPruned: 0,
+      rowGroupsTotal: units.length,
+      rowGroupsPruned: 0,
+      rowsBeforeFilter: 0,
+      rows: 0,
+    },
     digest: 'digest-' + specs.map(s => `${s.rows}/${s.live ?? ''}`).join(','),
   }
   plan.stats.rows = plan.stats.rowsBeforeFilter = planRows(plan)
@@ -54,8 +83,17 @@ function pickLive(start: number, rows: number, live: number, rng: Rng): Uint32Ar
 
 /** Uneven units: zero-row units (fully deleted, empty), masks, a one-row unit, a big one. */
 export const UNEVEN: UnitSpec[] = [
-  { rows: 50 }, { rows: 7, live: 3 }, { rows: 0 }, { rows: 120 }, { rows: 40, live: 0 },
-  { rows: 1 }, { rows: 33, live: 30 }, { rows: 64 }, { rows: 9 }, { rows: 200, live: 101 }, { rows: 17 },
+  { rows: 50 },
+  { rows: 7, live: 3 },
+  { rows: 0 },
+  { rows: 120 },
+  { rows: 40, live: 0 },
+  { rows: 1 },
+  { rows: 33, live: 30 },
+  { rows: 64 },
+  { rows: 9 },
+  { rows: 200, live: 101 },
+  { rows: 17 },
 ]
 
 /** Every live row's identity string, in table order. */

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import {
-  DEFAULT_SHUFFLE_BUFFER, epochSequence, fileRows, identity, identityString, locate, planRows, rankSplit,
-  resolveAssign, workerShare,
+  DEFAULT_SHUFFLE_BUFFER,
+  epochSequence,
+  fileRows,
+  identity,
+  identityString,
+  locate,
+  planRows,
+  rankSplit,
+  resolveAssign,
+  workerShare,
 } from '../../../src/data/assign.ts'
 import { rankStream } from '../../../src/data/stream.ts'
 import type { AssignOptions } from '../../../src/data/types.ts'
@@ -29,14 +37,26 @@ function epochShares(opts: Omit<AssignOptions, 'rank'>): { shares: string[][]; d
 
 describe('resolveAssign', () => {
   it('fills defaults', () => {
-    expect(resolveAssign({ epoch: 0, worldSize: 1, rank: 0 }))
-      .toEqual({ seed: undefined, epoch: 0, worldSize: 1, rank: 0, mode: 'drop_last', shuffleBuffer: DEFAULT_SHUFFLE_BUFFER })
+    expect(resolveAssign({ epoch: 0, worldSize: 1, rank: 0 })).toEqual({
+      seed: undefined,
+      epoch: 0,
+      worldSize: 1,
+      rank: 0,
+      mode: 'drop_last',
+      shuffleBuffer: DEFAULT_SHUFFLE_BUFFER,
+    })
   })
 
   it.each([
-    ['worldSize', { worldSize: 0 }], ['worldSize', { worldSize: 1.5 }], ['rank', { rank: 2 }], ['rank', { rank: -1 }],
-    ['epoch', { epoch: -1 }], ['epoch', { epoch: 0.5 }], ['shuffleBuffer', { shuffleBuffer: -1 }],
-    ['seed', { seed: 1.25 }], ['mode', { mode: 'wrap' }],
+    ['worldSize', { worldSize: 0 }],
+    ['worldSize', { worldSize: 1.5 }],
+    ['rank', { rank: 2 }],
+    ['rank', { rank: -1 }],
+    ['epoch', { epoch: -1 }],
+    ['epoch', { epoch: 0.5 }],
+    ['shuffleBuffer', { shuffleBuffer: -1 }],
+    ['seed', { seed: 1.25 }],
+    ['mode', { mode: 'wrap' }],
   ])('names %s when it is invalid (%o)', (name, patch) => {
     const opts = { epoch: 0, worldSize: 2, rank: 0, ...patch } as AssignOptions
     expect(() => resolveAssign(opts)).toThrow(RangeError)
@@ -71,28 +91,32 @@ describe('epoch assignment over ranks', () => {
 
   for (const worldSize of [1, 2, 3, 4]) {
     it(`drop_last, K=${worldSize}: equal disjoint shares covering all live rows but rowsDropped`, () => {
-      for (const seed of SEEDS) for (const epoch of [0, 1]) for (const shuffleBuffer of BUFFERS) {
-        const { shares, dropped, padded } = epochShares({ seed, epoch, worldSize, shuffleBuffer })
-        const per = Math.floor(N / worldSize)
-        expect(shares.map(s => s.length)).toEqual(Array(worldSize).fill(per))
-        expect([dropped, padded]).toEqual([N - per * worldSize, 0])
-        const union = shares.flat()
-        expect(new Set(union).size).toBe(union.length) // disjoint, no repeats
-        expect(union.every(id => allSet.has(id))).toBe(true)
-        expect(union.length).toBe(N - dropped)
-      }
+      for (const seed of SEEDS)
+        for (const epoch of [0, 1])
+          for (const shuffleBuffer of BUFFERS) {
+            const { shares, dropped, padded } = epochShares({ seed, epoch, worldSize, shuffleBuffer })
+            const per = Math.floor(N / worldSize)
+            expect(shares.map(s => s.length)).toEqual(Array(worldSize).fill(per))
+            expect([dropped, padded]).toEqual([N - per * worldSize, 0])
+            const union = shares.flat()
+            expect(new Set(union).size).toBe(union.length) // disjoint, no repeats
+            expect(union.every(id => allSet.has(id))).toBe(true)
+            expect(union.length).toBe(N - dropped)
+          }
     })
 
     it(`pad, K=${worldSize}: equal shares, every live row, exactly rowsPadded repeats`, () => {
-      for (const seed of SEEDS) for (const epoch of [0, 1]) for (const shuffleBuffer of BUFFERS) {
-        const { shares, dropped, padded } = epochShares({ seed, epoch, worldSize, shuffleBuffer, mode: 'pad' })
-        const per = Math.ceil(N / worldSize)
-        expect(shares.map(s => s.length)).toEqual(Array(worldSize).fill(per))
-        expect([dropped, padded]).toEqual([0, per * worldSize - N])
-        const union = shares.flat()
-        expect(new Set(union)).toEqual(allSet)
-        expect(union.length - allSet.size).toBe(padded)
-      }
+      for (const seed of SEEDS)
+        for (const epoch of [0, 1])
+          for (const shuffleBuffer of BUFFERS) {
+            const { shares, dropped, padded } = epochShares({ seed, epoch, worldSize, shuffleBuffer, mode: 'pad' })
+            const per = Math.ceil(N / worldSize)
+            expect(shares.map(s => s.length)).toEqual(Array(worldSize).fill(per))
+            expect([dropped, padded]).toEqual([0, per * worldSize - N])
+            const union = shares.flat()
+            expect(new Set(union)).toEqual(allSet)
+            expect(union.length - allSet.size).toBe(padded)
+          }
     })
   }
 
@@ -112,7 +136,9 @@ describe('epoch assignment over ranks', () => {
     const drop = rankStream(tiny, { seed: 1, epoch: 0, worldSize: 4, rank: 3 })
     expect([drop.length, drop.rowsDropped]).toEqual([0, 2])
     expect(drop.rowsAt(0, 0).unit).toHaveLength(0)
-    const padded = [0, 1, 2, 3].map(rank => idsOf(tiny, rankStream(tiny, { seed: 1, epoch: 0, worldSize: 4, rank, mode: 'pad' }).rowsAt(0, 1)))
+    const padded = [0, 1, 2, 3].map(rank =>
+      idsOf(tiny, rankStream(tiny, { seed: 1, epoch: 0, worldSize: 4, rank, mode: 'pad' }).rowsAt(0, 1)),
+    )
     expect(new Set(padded.flat())).toEqual(new Set(allIdentities(tiny)))
     const empty = syntheticPlan([{ rows: 0 }, { rows: 4, live: 0 }])
     for (const mode of ['drop_last', 'pad'] as const) {
@@ -164,12 +190,15 @@ describe('workerShare', () => {
       const shares = Array.from({ length: workers }, (_, w) => workerShare(stream, workers, w))
       expect(shares.flat().length).toBe(all.length)
       const owners = new Map<number, number>()
-      shares.forEach((segs, w) => segs.forEach(s => {
-        expect(owners.get(s.unit) ?? w).toBe(w)
-        owners.set(s.unit, w)
-      }))
-      expect(new Set(shares.flat().map(s => `${s.unit}:${s.start}`)))
-        .toEqual(new Set(all.map(s => `${s.unit}:${s.start}`)))
+      shares.forEach((segs, w) =>
+        segs.forEach(s => {
+          expect(owners.get(s.unit) ?? w).toBe(w)
+          owners.set(s.unit, w)
+        }),
+      )
+      expect(new Set(shares.flat().map(s => `${s.unit}:${s.start}`))).toEqual(
+        new Set(all.map(s => `${s.unit}:${s.start}`)),
+      )
       const units = stream.unitsInOrder()
       units.forEach((u, i) => expect(owners.get(u)).toBe(i % workers)) // round-robin in need order
     }

@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest'
 import {
-  assignFromCursor, checkCursor, cursorMismatch, cursorToJson, CursorError, makeCursor, parseCursor,
+  assignFromCursor,
+  checkCursor,
+  cursorMismatch,
+  cursorToJson,
+  CursorError,
+  makeCursor,
+  parseCursor,
 } from '../../../src/data/cursor.ts'
 import { rankStream } from '../../../src/data/stream.ts'
 import type { AssignOptions, Cursor } from '../../../src/data/types.ts'
 import { idsOf, syntheticPlan, type UnitSpec } from './assign-fixtures.ts'
 
-const plan = syntheticPlan(Array.from({ length: 30 }, (_, i): UnitSpec =>
-  i % 9 === 4 ? { rows: 0 } : i % 4 === 2 ? { rows: 120, live: 70 + i } : { rows: 50 + 11 * i }), { perFile: 5 })
+const plan = syntheticPlan(
+  Array.from(
+    { length: 30 },
+    (_, i): UnitSpec => (i % 9 === 4 ? { rows: 0 } : i % 4 === 2 ? { rows: 120, live: 70 + i } : { rows: 50 + 11 * i }),
+  ),
+  { perFile: 5 },
+)
 
 /** Stop after `p` rows, write the cursor as JSON, and resume from the parsed file alone. */
 function resumeAt(opts: AssignOptions, p: number): { head: string[]; tail: string[]; whole: string[] } {
@@ -47,8 +58,9 @@ describe('resume from a cursor', () => {
     const c = parseCursor(cursorToJson(makeCursor(plan, { ...opts, epoch: 1 }, 10)))
     expect(assignFromCursor(c)).toMatchObject({ epoch: 1, position: 10, seed: 42 })
     const { position, ...o } = assignFromCursor(c)
-    expect(idsOf(plan, rankStream(plan, o).rowsAt(position, position + 50)))
-      .not.toEqual(idsOf(plan, rankStream(plan, opts).rowsAt(10, 60)))
+    expect(idsOf(plan, rankStream(plan, o).rowsAt(position, position + 50))).not.toEqual(
+      idsOf(plan, rankStream(plan, opts).rowsAt(10, 60)),
+    )
   })
 
   it('keeps "no seed" through JSON (table order), and reads a null seed the same way', () => {
@@ -62,8 +74,18 @@ describe('resume from a cursor', () => {
 
   it('round-trips every field', () => {
     const c = makeCursor(plan, { seed: -3, epoch: 4, worldSize: 3, rank: 1, mode: 'pad', shuffleBuffer: 77 }, 12)
-    expect(c).toEqual({ tableUrl: plan.tableUrl, version: plan.version, planDigest: plan.digest, seed: -3, epoch: 4,
-      worldSize: 3, rank: 1, mode: 'pad', shuffleBuffer: 77, position: 12 })
+    expect(c).toEqual({
+      tableUrl: plan.tableUrl,
+      version: plan.version,
+      planDigest: plan.digest,
+      seed: -3,
+      epoch: 4,
+      worldSize: 3,
+      rank: 1,
+      mode: 'pad',
+      shuffleBuffer: 77,
+      position: 12,
+    })
     expect(parseCursor(cursorToJson(c))).toEqual(c)
   })
 
@@ -90,10 +112,12 @@ describe('cursor that does not fit the plan', () => {
   })
 
   it('names another table, version or plan', () => {
-    expect(() => checkCursor({ ...good, tableUrl: 'http://t.test/other' }, plan))
-      .toThrow('cursor was made for table http://t.test/other, this plan reads http://t.test/tbl')
-    expect(() => checkCursor({ ...good, version: 1 }, plan))
-      .toThrow('cursor was made for version 1 of http://t.test/tbl, this plan reads version 2')
+    expect(() => checkCursor({ ...good, tableUrl: 'http://t.test/other' }, plan)).toThrow(
+      'cursor was made for table http://t.test/other, this plan reads http://t.test/tbl',
+    )
+    expect(() => checkCursor({ ...good, version: 1 }, plan)).toThrow(
+      'cursor was made for version 1 of http://t.test/tbl, this plan reads version 2',
+    )
     const refiltered = { ...plan, digest: 'other-digest' }
     expect(cursorMismatch(good, refiltered)).toMatch(/another scan plan .* columns, filter or files differ/)
     expect(() => checkCursor(good, refiltered)).toThrow(CursorError)
@@ -102,8 +126,9 @@ describe('cursor that does not fit the plan', () => {
   it('names a position past the end of the stream', () => {
     const length = rankStream(plan, assignFromCursor(good)).length
     expect(cursorMismatch({ ...good, position: length }, plan)).toBeUndefined()
-    expect(cursorMismatch({ ...good, position: length + 1 }, plan))
-      .toBe(`cursor position ${length + 1} is past the end of rank 1's stream (${length} rows in epoch 0 with worldSize 2, drop_last)`)
+    expect(cursorMismatch({ ...good, position: length + 1 }, plan)).toBe(
+      `cursor position ${length + 1} is past the end of rank 1's stream (${length} rows in epoch 0 with worldSize 2, drop_last)`,
+    )
   })
 })
 
@@ -118,14 +143,31 @@ describe('parseCursor errors', () => {
   })
 
   const bad: [keyof Cursor, unknown][] = [
-    ['tableUrl', undefined], ['tableUrl', ''], ['version', -1], ['version', '2'], ['planDigest', 5],
-    ['seed', 1.5], ['seed', 'x'], ['epoch', undefined], ['epoch', 0.5], ['worldSize', 0], ['rank', 2], ['rank', -1],
-    ['mode', 'wrap'], ['shuffleBuffer', -2], ['position', undefined], ['position', 1e20],
+    ['tableUrl', undefined],
+    ['tableUrl', ''],
+    ['version', -1],
+    ['version', '2'],
+    ['planDigest', 5],
+    ['seed', 1.5],
+    ['seed', 'x'],
+    ['epoch', undefined],
+    ['epoch', 0.5],
+    ['worldSize', 0],
+    ['rank', 2],
+    ['rank', -1],
+    ['mode', 'wrap'],
+    ['shuffleBuffer', -2],
+    ['position', undefined],
+    ['position', 1e20],
   ]
   it.each(bad)('names field %s when it is %o', (name, value) => {
     const json = JSON.stringify({ ...base, [name]: value })
     let err: unknown
-    try { parseCursor(json, 'c.json') } catch (e) { err = e }
+    try {
+      parseCursor(json, 'c.json')
+    } catch (e) {
+      err = e
+    }
     expect(err).toBeInstanceOf(CursorError)
     expect((err as CursorError).field).toBe(name)
     expect((err as Error).message).toMatch(new RegExp(`^c\\.json: field "${name}" must be`))

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { decodeColumn, decodeConstant, defaultEncoding, type ColumnChunk, type RowSelection } from '../../../src/data/decode.ts'
+import {
+  decodeColumn,
+  decodeConstant,
+  defaultEncoding,
+  type ColumnChunk,
+  type RowSelection,
+} from '../../../src/data/decode.ts'
 import { refInt64, refString } from './murmur-ref.ts'
 import { Timestamp } from '../../../src/table/timestamp.ts'
 
@@ -22,7 +28,9 @@ describe('defaultEncoding', () => {
 
   it('refuses nested types, naming the column', () => {
     expect(() => defaultEncoding({ type: 'struct', fields: [] }, 'address')).toThrow(/'address'/)
-    expect(() => defaultEncoding({ type: 'map', keyType: 'string', valueType: 'long', valueContainsNull: true }, 'm')).toThrow(/'m'/)
+    expect(() =>
+      defaultEncoding({ type: 'map', keyType: 'string', valueType: 'long', valueContainsNull: true }, 'm'),
+    ).toThrow(/'m'/)
   })
 })
 
@@ -45,14 +53,17 @@ describe('decodeColumn', () => {
   it('int32 / uint32 keep integers and name column, file and row on a null', () => {
     const chunk = { rowStart: 100, data: [4, -2, 2147483647] }
     expect(Array.from(decodeColumn([chunk], all(100, 103), 'int32', ctx).values)).toEqual([4, -2, 2147483647])
-    expect(() => decodeColumn([{ rowStart: 100, data: [4, null] }], all(100, 102), 'int32', ctx))
-      .toThrow(/part-0\.parquet: column 'col': null value.*file row 101/)
+    expect(() => decodeColumn([{ rowStart: 100, data: [4, null] }], all(100, 102), 'int32', ctx)).toThrow(
+      /part-0\.parquet: column 'col': null value.*file row 101/,
+    )
     expect(() => decodeColumn([chunk], all(100, 103), 'uint32', ctx)).toThrow(/-2 does not fit uint32.*file row 101/)
   })
 
   it('int32 refuses int64 values beyond its range, naming the column', () => {
     const data = new BigInt64Array([1n, 2n ** 40n])
-    expect(() => decodeColumn([{ rowStart: 0, data }], all(0, 2), 'int32', ctx)).toThrow(/'col'.*does not fit int32.*file row 1/)
+    expect(() => decodeColumn([{ rowStart: 0, data }], all(0, 2), 'int32', ctx)).toThrow(
+      /'col'.*does not fit int32.*file row 1/,
+    )
   })
 
   it('hash32: strings by UTF-8, int64 (typed and bigint) over 8 LE bytes, nulls refused', () => {
@@ -62,12 +73,18 @@ describe('decodeColumn', () => {
     expect(Array.from(ids.values)).toEqual([refInt64(7n), refInt64(-3n), refInt64(2n ** 40n)])
     const small = decodeColumn([{ rowStart: 0, data: new Int32Array([7, -3]) }], all(0, 2), 'hash32', ctx)
     expect(Array.from(small.values)).toEqual([refInt64(7n), refInt64(-3n)])
-    expect(() => decodeColumn([{ rowStart: 5, data: ['a', null] }], all(5, 7), 'hash32', ctx)).toThrow(/'col'.*null.*file row 6/)
+    expect(() => decodeColumn([{ rowStart: 5, data: ['a', null] }], all(5, 7), 'hash32', ctx)).toThrow(
+      /'col'.*null.*file row 6/,
+    )
   })
 
   it('bool: 0/1, null refused', () => {
-    expect(Array.from(decodeColumn([{ rowStart: 0, data: [true, false] }], all(0, 2), 'bool', ctx).values)).toEqual([1, 0])
-    expect(() => decodeColumn([{ rowStart: 0, data: [true, null] }], all(0, 2), 'bool', ctx)).toThrow(/null.*file row 1/)
+    expect(Array.from(decodeColumn([{ rowStart: 0, data: [true, false] }], all(0, 2), 'bool', ctx).values)).toEqual([
+      1, 0,
+    ])
+    expect(() => decodeColumn([{ rowStart: 0, data: [true, null] }], all(0, 2), 'bool', ctx)).toThrow(
+      /null.*file row 1/,
+    )
   })
 
   it('fixed_list flattens n × L, null lists and elements → NaN; a length mismatch names the row', () => {
@@ -75,8 +92,9 @@ describe('decodeColumn', () => {
     const out = decodeColumn([{ rowStart: 0, data }], all(0, 4), 'fixed_list', ctx)
     expect(out.length).toBe(2)
     expect(Array.from(out.values)).toEqual([1, 2, NaN, NaN, 3, NaN, 5, 6])
-    expect(() => decodeColumn([{ rowStart: 20, data: [[1, 2], [3]] }], all(20, 22), 'fixed_list', ctx))
-      .toThrow(/'col'.*length 1, expected 2.*file row 21/)
+    expect(() => decodeColumn([{ rowStart: 20, data: [[1, 2], [3]] }], all(20, 22), 'fixed_list', ctx)).toThrow(
+      /'col'.*length 1, expected 2.*file row 21/,
+    )
   })
 
   it('var_list: offsets (n + 1) and values', () => {
@@ -92,7 +110,11 @@ describe('decodeColumn', () => {
   it('decodeConstant fills every selected row (partition values)', () => {
     const sel = { start: 3, end: 8, live: Uint32Array.of(3, 5, 7) }
     expect(Array.from(decodeConstant('2024-01-02', sel, 'float32', ctx).values)).toEqual([19724, 19724, 19724])
-    expect(Array.from(decodeConstant('x', sel, 'hash32', ctx).values)).toEqual([refString('x'), refString('x'), refString('x')])
+    expect(Array.from(decodeConstant('x', sel, 'hash32', ctx).values)).toEqual([
+      refString('x'),
+      refString('x'),
+      refString('x'),
+    ])
     expect(Array.from(decodeConstant(null, sel, 'float32', ctx).values)).toEqual([NaN, NaN, NaN])
     expect(() => decodeConstant(null, sel, 'int32', ctx)).toThrow(/'col'.*null/)
   })
@@ -102,8 +124,13 @@ describe('decodeColumn', () => {
     const t = Timestamp.fromMicros(1_609_502_400_123_456n)
     const seconds = Number(t.micros) / 1e6 // what unit-reader.ts's MICROS parser yields for a data column
     for (const value of [t, structuredClone(t)]) {
-      expect(Array.from(decodeConstant(value, sel, 'float32', ctx).values)).toEqual([Math.fround(seconds), Math.fround(seconds)])
-      expect(decodeConstant(value, sel, 'hash32', ctx).values).toEqual(decodeColumn([{ rowStart: 0, data: [seconds, seconds] }], sel, 'hash32', ctx).values)
+      expect(Array.from(decodeConstant(value, sel, 'float32', ctx).values)).toEqual([
+        Math.fround(seconds),
+        Math.fround(seconds),
+      ])
+      expect(decodeConstant(value, sel, 'hash32', ctx).values).toEqual(
+        decodeColumn([{ rowStart: 0, data: [seconds, seconds] }], sel, 'hash32', ctx).values,
+      )
     }
   })
 })

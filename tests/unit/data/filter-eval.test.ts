@@ -9,7 +9,14 @@ const ev = (filter: string, row: Record<string, unknown>) => evalFilter(parseFil
 
 describe('evalFilter', () => {
   test('compares numbers, bigints, strings, dates, timestamps, booleans', () => {
-    const row = { n: 3, big: 12345678901234567n, s: 'b', d: '2024-02-29', ts: Timestamp.parse('2024-01-01T10:00:00Z'), ok: true }
+    const row = {
+      n: 3,
+      big: 12345678901234567n,
+      s: 'b',
+      d: '2024-02-29',
+      ts: Timestamp.parse('2024-01-01T10:00:00Z'),
+      ok: true,
+    }
     expect(ev('n = 3 and n >= 3 and n < 3.5 and n != 4', row)).toBe(true)
     expect(ev('big > 12345678901234566 and big <= 12345678901234567', row)).toBe(true)
     expect(ev("s > 'a' and s < 'c' and s in ('x', 'b')", row)).toBe(true)
@@ -23,8 +30,12 @@ describe('evalFilter', () => {
     const row = { ts: Timestamp.fromMicros(4_000_500n), ns: Timestamp.fromNanos(4_000_000_001n) }
     expect(ev("ts > TIMESTAMP '1970-01-01T00:00:04.000Z'", row)).toBe(true)
     expect(ev("ts = TIMESTAMP '1970-01-01 00:00:04.0005'", row)).toBe(true)
-    expect(ev("ts < TIMESTAMP '1970-01-01 00:00:04.000501' and ts > TIMESTAMP '1970-01-01 00:00:04.000499'", row)).toBe(true)
-    expect(ev("ns > TIMESTAMP '1970-01-01 00:00:04' and ns = TIMESTAMP '1970-01-01 00:00:04.000000001'", row)).toBe(true)
+    expect(ev("ts < TIMESTAMP '1970-01-01 00:00:04.000501' and ts > TIMESTAMP '1970-01-01 00:00:04.000499'", row)).toBe(
+      true,
+    )
+    expect(ev("ns > TIMESTAMP '1970-01-01 00:00:04' and ns = TIMESTAMP '1970-01-01 00:00:04.000000001'", row)).toBe(
+      true,
+    )
   })
 
   test('decimals (exact strings) and longs beyond 2^53 compare exactly with the literal text', () => {
@@ -32,7 +43,7 @@ describe('evalFilter', () => {
     expect(ev('m in (-0.5, 7)', { m: '-0.50' })).toBe(true)
     expect(ev('big = 9007199254740993', { big: 9007199254740993n })).toBe(true)
     expect(ev('big = 9007199254740992', { big: 9007199254740993n })).toBe(false)
-    expect(ev("s = 1", { s: 'abc' })).toBe(false)
+    expect(ev('s = 1', { s: 'abc' })).toBe(false)
   })
 
   test('three-valued logic: NULL comparisons are unknown, NOT unknown stays unknown', () => {
@@ -56,8 +67,10 @@ describe('evalFilter', () => {
   })
 })
 
-const range = (min: unknown, max: unknown, nullCount = 0, rowCount = 10): ColumnRangeStats =>
-  ({ rowCount, columns: { x: { min, max, nullCount } } })
+const range = (min: unknown, max: unknown, nullCount = 0, rowCount = 10): ColumnRangeStats => ({
+  rowCount,
+  columns: { x: { min, max, nullCount } },
+})
 
 describe('mayMatch / mustMatch', () => {
   test('prunes by min/max and knows when all rows match', () => {
@@ -96,22 +109,39 @@ describe('mayMatch / mustMatch', () => {
     const leaf = (): string => {
       const c = pick(['a', 'b'])
       const v = Math.floor(rng.next() * 8) - 1
-      return pick([`${c} ${pick(['=', '!=', '<', '<=', '>', '>='])} ${v}`, `${c} in (${v}, ${v + 2})`, `${c} not in (${v})`, `${c} is null`, `${c} is not null`])
+      return pick([
+        `${c} ${pick(['=', '!=', '<', '<=', '>', '>='])} ${v}`,
+        `${c} in (${v}, ${v + 2})`,
+        `${c} not in (${v})`,
+        `${c} is null`,
+        `${c} is not null`,
+      ])
     }
-    const expr = (depth: number): string => depth === 0 || rng.next() < 0.3 ? leaf()
-      : pick([`(${expr(depth - 1)}) and (${expr(depth - 1)})`, `(${expr(depth - 1)}) or (${expr(depth - 1)})`, `not (${expr(depth - 1)})`])
+    const expr = (depth: number): string =>
+      depth === 0 || rng.next() < 0.3
+        ? leaf()
+        : pick([
+            `(${expr(depth - 1)}) and (${expr(depth - 1)})`,
+            `(${expr(depth - 1)}) or (${expr(depth - 1)})`,
+            `not (${expr(depth - 1)})`,
+          ])
     let pruned = 0
     for (let trial = 0; trial < 2000; trial++) {
       const rows = Array.from({ length: 1 + Math.floor(rng.next() * 4) }, () => ({
-        a: rng.next() < 0.2 ? null : Math.floor(rng.next() * 6), b: rng.next() < 0.2 ? null : Math.floor(rng.next() * 6),
+        a: rng.next() < 0.2 ? null : Math.floor(rng.next() * 6),
+        b: rng.next() < 0.2 ? null : Math.floor(rng.next() * 6),
       }))
       const stats: ColumnRangeStats = { rowCount: rows.length, columns: {} }
       for (const c of ['a', 'b'] as const) {
-        const values = rows.map((r) => r[c]).filter((v): v is number => v !== null)
-        stats.columns[c] = { min: values.length ? Math.min(...values) : undefined, max: values.length ? Math.max(...values) : undefined, nullCount: rows.length - values.length }
+        const values = rows.map(r => r[c]).filter((v): v is number => v !== null)
+        stats.columns[c] = {
+          min: values.length ? Math.min(...values) : undefined,
+          max: values.length ? Math.max(...values) : undefined,
+          nullCount: rows.length - values.length,
+        }
       }
       const filter = parseFilter(expr(2))
-      const matches = rows.map((r) => evalFilter(filter, r))
+      const matches = rows.map(r => evalFilter(filter, r))
       if (matches.some(Boolean)) expect(mayMatch(filter, stats)).toBe(true)
       else if (!mayMatch(filter, stats)) pruned++
       if (mustMatch(filter, stats)) expect(matches.every(Boolean)).toBe(true)

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { bracketSeed, fmix32, fnv1a, hashBytes, hashInt64, hashInt64Words, hashInteger, hashString, mixSeed } from '../../../src/util/hash.ts'
+import {
+  bracketSeed,
+  fmix32,
+  fnv1a,
+  hashBytes,
+  hashInt64,
+  hashInt64Words,
+  hashInteger,
+  hashString,
+  mixSeed,
+} from '../../../src/util/hash.ts'
 import { Rng, sampleInPlace, shuffleInPlace } from '../../../src/util/rng.ts'
 import { murmur3Ref, refInt64, refString } from './murmur-ref.ts'
 
@@ -51,7 +61,9 @@ describe('hash (murmur3 x86_32, seed 0)', () => {
 // brackets, generated tables' ids), so they must never change.
 describe('seed mixing and fingerprints (pinned outputs)', () => {
   it('mixSeed is murmur3 (seed 0x9747b28c) of the int64 bytes', () => {
-    expect([mixSeed(), mixSeed(42, 0, 1, 2), mixSeed(-5), mixSeed(2 ** 40 + 3, -(2 ** 45))]).toEqual([3954623016, 2772341764, 1077757716, 1867052874])
+    expect([mixSeed(), mixSeed(42, 0, 1, 2), mixSeed(-5), mixSeed(2 ** 40 + 3, -(2 ** 45))]).toEqual([
+      3954623016, 2772341764, 1077757716, 1867052874,
+    ])
     const bytes = new Uint8Array(16)
     const view = new DataView(bytes.buffer)
     view.setBigInt64(0, 42n, true)
@@ -61,7 +73,9 @@ describe('seed mixing and fingerprints (pinned outputs)', () => {
   it('fmix32, bracketSeed and fnv1a', () => {
     expect([fmix32(0), fmix32(1), fmix32(0xdeadbeef)]).toEqual([0, 1364076727, 233162409])
     expect([bracketSeed(0, 0), bracketSeed(7, 2), bracketSeed(-1, 5)]).toEqual([1584969584, 2410274611, 2898417612])
-    expect([fnv1a(''), fnv1a('a'), fnv1a('snaptrain'), fnv1a('ü€')]).toEqual([2166136261, 3826002220, 2137634225, 2756510773])
+    expect([fnv1a(''), fnv1a('a'), fnv1a('snaptrain'), fnv1a('ü€')]).toEqual([
+      2166136261, 3826002220, 2137634225, 2756510773,
+    ])
   })
   it('shuffleInPlace (Fisher–Yates from the back) and sampleInPlace (partial, from the front)', () => {
     const a = Uint32Array.from({ length: 10 }, (_, i) => i)

@@ -16,10 +16,20 @@ export const GOLDEN = resolve('tests/conformance/golden')
 export const BASE = 'http://table.test/'
 
 /** A table opened over the fake fetch, its plan (with schema) and its rows in table order. */
-export interface Fixture { fetch: FetchLike; snapshot: Snapshot; plan: ScanPlan; rows: Row[] }
+export interface Fixture {
+  fetch: FetchLike
+  snapshot: Snapshot
+  plan: ScanPlan
+  rows: Row[]
+}
 
 /** Opens `dir`, plans all columns (or `columns`) and reads the rows with readRows (unless !withRows). */
-export async function openFixture(dir: string, columns?: string[], withRows = true, maxUnitRows?: number): Promise<Fixture> {
+export async function openFixture(
+  dir: string,
+  columns?: string[],
+  withRows = true,
+  maxUnitRows?: number,
+): Promise<Fixture> {
   const fetch = fileFetch(dir, { baseUrl: BASE })
   const snapshot = await openSnapshot(BASE, { fetch })
   const plan = await planScan(snapshot, { fetch, columns, maxUnitRows })
@@ -36,7 +46,11 @@ export function expectedColumn(rows: Row[], name: string, encoding: ColumnEncodi
     const v = row[name]
     if (encoding === 'fixed_list') for (const x of v as unknown[]) out.push(x === null ? NaN : Math.fround(Number(x)))
     else if (encoding === 'hash32') {
-      if (!memo.has(v)) memo.set(v, typeof v === 'bigint' ? refInt64(v) : typeof v === 'number' ? refInt64(BigInt(v)) : refString(String(v)))
+      if (!memo.has(v))
+        memo.set(
+          v,
+          typeof v === 'bigint' ? refInt64(v) : typeof v === 'number' ? refInt64(BigInt(v)) : refString(String(v)),
+        )
       out.push(memo.get(v)!)
     } else if (encoding === 'float32') out.push(v === null ? NaN : Math.fround(asNumber(v)))
     else if (encoding === 'bool') out.push(v ? 1 : 0)

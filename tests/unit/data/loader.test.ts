@@ -14,8 +14,20 @@ import { CLICKS, firstMismatch, openFixture, type Fixture } from './loader-fixtu
 const SPEC: DecodeSpec = { user_id: 'hash32', item_id: 'hash32' }
 const COLUMNS = ['user_id', 'item_id', 'country', 'dense_2', 'emb', 'label']
 
-async function collect(fx: Fixture, opts: Partial<LoaderOptions>, stopAfter = Infinity): Promise<{ batches: Batch[]; loader: ReturnType<typeof createLoader> }> {
-  const loader = createLoader(fx.plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: 1000, spec: SPEC, ids: true, workers: 0, http: { fetch: fx.fetch }, ...opts })
+async function collect(
+  fx: Fixture,
+  opts: Partial<LoaderOptions>,
+  stopAfter = Infinity,
+): Promise<{ batches: Batch[]; loader: ReturnType<typeof createLoader> }> {
+  const loader = createLoader(fx.plan, {
+    assign: { epoch: 0, worldSize: 1, rank: 0 },
+    batchSize: 1000,
+    spec: SPEC,
+    ids: true,
+    workers: 0,
+    http: { fetch: fx.fetch },
+    ...opts,
+  })
   const batches: Batch[] = []
   for await (const batch of loader.batches()) {
     batches.push(batch)
@@ -37,7 +49,7 @@ function expectSame(got: ArrayLike<number>, want: ArrayLike<number>, what: strin
   expect(firstMismatch(got, want), `${what}: first differing index`).toBe(-1)
 }
 function ids(batches: Batch[]): string[] {
-  return batches.flatMap((b) => Array.from(b.ids!.unit, (u, i) => `${u}:${b.ids!.row[i]}`))
+  return batches.flatMap(b => Array.from(b.ids!.unit, (u, i) => `${u}:${b.ids!.row[i]}`))
 }
 
 describe('createLoader (in-process) on clicks', () => {
@@ -46,7 +58,7 @@ describe('createLoader (in-process) on clicks', () => {
   beforeAll(async () => {
     fx = await openFixture(CLICKS, COLUMNS, false)
     const reader = createUnitReader(fx.plan, SPEC, { fetch: fx.fetch })
-    units = await Promise.all(fx.plan.units.map((u) => reader.read(u.id)))
+    units = await Promise.all(fx.plan.units.map(u => reader.read(u.id)))
   }, 60_000)
 
   const ASSIGNS = [
@@ -54,26 +66,36 @@ describe('createLoader (in-process) on clicks', () => {
     { seed: 8, epoch: 0, worldSize: 4, rank: 3, shuffleBuffer: 20000, mode: 'pad' as const },
     { epoch: 0, worldSize: 3, rank: 0 },
   ]
-  it.each(ASSIGNS)('delivers exactly the stream order (rowsAt) in batches, with identities and values: %o', async (assign) => {
-    const { batches, loader } = await collect(fx, { assign, batchSize: 777 })
-    const stream = rankStream(fx.plan, assign)
-    const { unit, index } = stream.rowsAt(0, stream.length)
-    expect(batches.map((b) => b.size)).toEqual(Array.from({ length: Math.ceil(stream.length / 777) }, (_, i) => Math.min(777, stream.length - i * 777)))
-    expect(batches.map((b) => b.position)).toEqual(batches.map((_, i) => i * 777))
-    const want = Array.from(unit, (u, i) => `${u}:${(fx.plan.units[u].live?.[index[i]]) ?? fx.plan.units[u].rowStart + index[i]}`)
-    expect(ids(batches)).toEqual(want)
-    for (const name of ['user_id', 'country', 'dense_2', 'label']) {
-      const expected = Array.from(unit, (u, i) => units[u].columns[name].values[index[i]])
-      expectSame(flat(batches, name), expected, name)
-    }
-    const emb = flat(batches, 'emb')
-    expect(batches[0].columns.emb).toMatchObject({ encoding: 'fixed_list', length: 8 })
-    expect(emb.length).toBe(stream.length * 8)
-    const i = 123
-    expect(emb.slice(i * 8, i * 8 + 8)).toEqual(Array.from(units[unit[i]].columns.emb.values.subarray(index[i] * 8, index[i] * 8 + 8)))
-    expect(loader.cursor().position).toBe(stream.length)
-    expect(loader.stats()).toMatchObject({ rowsDelivered: stream.length, batchesDelivered: batches.length })
-  })
+  it.each(ASSIGNS)(
+    'delivers exactly the stream order (rowsAt) in batches, with identities and values: %o',
+    async assign => {
+      const { batches, loader } = await collect(fx, { assign, batchSize: 777 })
+      const stream = rankStream(fx.plan, assign)
+      const { unit, index } = stream.rowsAt(0, stream.length)
+      expect(batches.map(b => b.size)).toEqual(
+        Array.from({ length: Math.ceil(stream.length / 777) }, (_, i) => Math.min(777, stream.length - i * 777)),
+      )
+      expect(batches.map(b => b.position)).toEqual(batches.map((_, i) => i * 777))
+      const want = Array.from(
+        unit,
+        (u, i) => `${u}:${fx.plan.units[u].live?.[index[i]] ?? fx.plan.units[u].rowStart + index[i]}`,
+      )
+      expect(ids(batches)).toEqual(want)
+      for (const name of ['user_id', 'country', 'dense_2', 'label']) {
+        const expected = Array.from(unit, (u, i) => units[u].columns[name].values[index[i]])
+        expectSame(flat(batches, name), expected, name)
+      }
+      const emb = flat(batches, 'emb')
+      expect(batches[0].columns.emb).toMatchObject({ encoding: 'fixed_list', length: 8 })
+      expect(emb.length).toBe(stream.length * 8)
+      const i = 123
+      expect(emb.slice(i * 8, i * 8 + 8)).toEqual(
+        Array.from(units[unit[i]].columns.emb.values.subarray(index[i] * 8, index[i] * 8 + 8)),
+      )
+      expect(loader.cursor().position).toBe(stream.length)
+      expect(loader.stats()).toMatchObject({ rowsDelivered: stream.length, batchesDelivered: batches.length })
+    },
+  )
 
   it('resumes from a cursor with exactly the undelivered rows, in the uninterrupted order', async () => {
     const assign = { seed: 9, epoch: 0, worldSize: 3, rank: 2, shuffleBuffer: 3000 }
@@ -85,7 +107,9 @@ describe('createLoader (in-process) on clicks', () => {
     const rest = await collect(fx, { assign: { epoch: 99, worldSize: 1, rank: 0 }, cursor, batchSize: 512 })
     expect([...ids(first.batches), ...ids(rest.batches)]).toEqual(ids(whole.batches))
     expectSame(flat(rest.batches, 'user_id'), flat(whole.batches, 'user_id').slice(17 * 512), 'user_id')
-    expect(() => createLoader({ ...fx.plan, digest: 'other' }, { assign, batchSize: 1, cursor, workers: 0 })).toThrow(/plan digest/)
+    expect(() => createLoader({ ...fx.plan, digest: 'other' }, { assign, batchSize: 1, cursor, workers: 0 })).toThrow(
+      /plan digest/,
+    )
   })
 
   it('delivers the identical sequence when 10% of requests fail (503 or network error)', async () => {
@@ -93,8 +117,14 @@ describe('createLoader (in-process) on clicks', () => {
     let failed = 0
     const flaky: FetchLike = async (url, init) => {
       const r = rng.next()
-      if (r < 0.05) { failed++; return new Response('busy', { status: 503, statusText: 'Service Unavailable' }) }
-      if (r < 0.10) { failed++; throw new TypeError('fetch failed: connection reset') }
+      if (r < 0.05) {
+        failed++
+        return new Response('busy', { status: 503, statusText: 'Service Unavailable' })
+      }
+      if (r < 0.1) {
+        failed++
+        throw new TypeError('fetch failed: connection reset')
+      }
       return fx.fetch(url, init)
     }
     const assign = { seed: 1, epoch: 0, worldSize: 1, rank: 0 }
@@ -103,11 +133,12 @@ describe('createLoader (in-process) on clicks', () => {
     const noisy = await collect(small, { assign, http: { fetch: flaky, backoffMs: 1, attempts: 8 } })
     expect(failed).toBeGreaterThan(0)
     expect(ids(noisy.batches)).toEqual(ids(clean.batches))
-    for (const name of ['item_id', 'dense_2', 'emb']) expectSame(flat(noisy.batches, name), flat(clean.batches, name), name)
+    for (const name of ['item_id', 'dense_2', 'emb'])
+      expectSame(flat(noisy.batches, name), flat(clean.batches, name), name)
   })
 
   it('holds a bounded number of decoded units and frees them behind delivery', async () => {
-    const biggest = Math.max(...units.map((u) => Object.values(u.columns).reduce((n, c) => n + c.values.byteLength, 0)))
+    const biggest = Math.max(...units.map(u => Object.values(u.columns).reduce((n, c) => n + c.values.byteLength, 0)))
     const { batches, loader } = await collect(fx, { batchSize: 4096, prefetchUnits: 2, memoryBytes: 1 })
     const stats = loader.stats()
     expect(batches.reduce((n, b) => n + b.size, 0)).toBe(fx.plan.stats.rows)
@@ -130,15 +161,34 @@ describe('createLoader (in-process) on clicks', () => {
     const assign = { epoch: 0, worldSize: 1, rank: 0 }
     expect(() => createLoader(fx.plan, { assign, batchSize: 0 })).toThrow(/batchSize/)
     expect(() => createLoader(fx.plan, { assign, batchSize: 8, workers: -1 })).toThrow(/workers/)
-    expect(() => createLoader(fx.plan, { assign, batchSize: 8, workers: 1, http: { fetch: fx.fetch }, workerFactory: () => ({}) as Worker })).toThrow(/http.fetch/)
+    expect(() =>
+      createLoader(fx.plan, {
+        assign,
+        batchSize: 8,
+        workers: 1,
+        http: { fetch: fx.fetch },
+        workerFactory: () => ({}) as Worker,
+      }),
+    ).toThrow(/http.fetch/)
   })
 })
 
 describe('readSchedule', () => {
-  const seg = (unit: number, needFrom: number, needTo: number): RankSegment => ({ unit, start: 0, end: 1, position: needFrom, needFrom, needTo })
+  const seg = (unit: number, needFrom: number, needTo: number): RankSegment => ({
+    unit,
+    start: 0,
+    end: 1,
+    position: needFrom,
+    needFrom,
+    needTo,
+  })
   it('merges touching need ranges per unit, keeps far-apart ones as separate reads, sorts by first need', () => {
     const reads = readSchedule([seg(4, 0, 10), seg(2, 5, 20), seg(4, 10, 15), seg(4, 90, 100)])
-    expect(reads).toEqual([{ unit: 4, from: 0, to: 15 }, { unit: 2, from: 5, to: 20 }, { unit: 4, from: 90, to: 100 }])
+    expect(reads).toEqual([
+      { unit: 4, from: 0, to: 15 },
+      { unit: 2, from: 5, to: 20 },
+      { unit: 4, from: 90, to: 100 },
+    ])
     expect(readSchedule([seg(4, 0, 10), seg(2, 5, 20)], 10)).toEqual([{ unit: 2, from: 5, to: 20 }])
   })
 })
@@ -147,7 +197,12 @@ describe('readSchedule', () => {
 function channelWorker(): Worker {
   const { port1, port2 } = new MessageChannel()
   expose(createLoaderService(), port2 as unknown as Parameters<typeof expose>[1])
-  return Object.assign(port1, { terminate: () => { port1.close(); port2.close() } }) as unknown as Worker
+  return Object.assign(port1, {
+    terminate: () => {
+      port1.close()
+      port2.close()
+    },
+  }) as unknown as Worker
 }
 
 describe('createLoader with workers (comlink over MessageChannel, real HTTP server)', () => {
@@ -156,7 +211,7 @@ describe('createLoader with workers (comlink over MessageChannel, real HTTP serv
   beforeAll(async () => {
     server = await serveDirectory(CLICKS)
     fx = await openFixture(CLICKS, COLUMNS, false)
-    const files = fx.plan.files.map((f) => ({ ...f, url: server.url + f.path }))
+    const files = fx.plan.files.map(f => ({ ...f, url: server.url + f.path }))
     fx.plan = { ...fx.plan, files, units: fx.plan.units.slice(0, 7) } // a few units keep the test fast
   }, 60_000)
   afterAll(() => server?.close())
@@ -164,18 +219,35 @@ describe('createLoader with workers (comlink over MessageChannel, real HTTP serv
   it('reports a worker that fails to start instead of waiting forever', async () => {
     const broken = (): Worker => {
       const target = Object.assign(new EventTarget(), { postMessage() {}, terminate() {} })
-      setTimeout(() => target.dispatchEvent(Object.assign(new Event('error'), { message: 'Failed to fetch module' })), 5)
+      setTimeout(
+        () => target.dispatchEvent(Object.assign(new Event('error'), { message: 'Failed to fetch module' })),
+        5,
+      )
       return target as unknown as Worker
     }
-    const loader = createLoader(fx.plan, { assign: { epoch: 0, worldSize: 1, rank: 0 }, batchSize: 100, workers: 1, workerFactory: broken })
-    await expect(loader.batches()[Symbol.asyncIterator]().next()).rejects.toThrow(/loader worker 0 failed: Failed to fetch module/)
+    const loader = createLoader(fx.plan, {
+      assign: { epoch: 0, worldSize: 1, rank: 0 },
+      batchSize: 100,
+      workers: 1,
+      workerFactory: broken,
+    })
+    await expect(loader.batches()[Symbol.asyncIterator]().next()).rejects.toThrow(
+      /loader worker 0 failed: Failed to fetch module/,
+    )
     await loader.close()
   })
 
   it('delivers the same batches with 1 and 2 workers as in-process, with transferred buffers', async () => {
     const assign = { seed: 3, epoch: 0, worldSize: 1, rank: 0, shuffleBuffer: 4000 }
     const run = async (workers: number) => {
-      const loader = createLoader(fx.plan, { assign, batchSize: 2048, spec: SPEC, ids: true, workers, workerFactory: channelWorker })
+      const loader = createLoader(fx.plan, {
+        assign,
+        batchSize: 2048,
+        spec: SPEC,
+        ids: true,
+        workers,
+        workerFactory: channelWorker,
+      })
       const batches: Batch[] = []
       for await (const b of loader.batches()) batches.push(b)
       const stats = loader.stats()

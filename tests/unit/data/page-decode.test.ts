@@ -24,14 +24,28 @@ async function wholeFile(buffer: ArrayBuffer): Promise<UnitBytes> {
 }
 
 /** hyparquet's general path for one column of one unit, as the unit reader runs it. */
-async function general(buffer: ArrayBuffer, file: PlanFile, unit: Unit, c: ColumnSource & { kind: 'parquet' }): Promise<DecodedColumn> {
+async function general(
+  buffer: ArrayBuffer,
+  file: PlanFile,
+  unit: Unit,
+  c: ColumnSource & { kind: 'parquet' },
+): Promise<DecodedColumn> {
   const chunks: { rowStart: number; data: ArrayLike<unknown> }[] = []
   await parquetRead({
-    file: buffer, metadata: file.metadata, columns: [c.parquetName], rowStart: unit.rowStart, rowEnd: unit.rowEnd,
-    compressors, utf8: false, parsers: { dateFromDays: (d: number) => d },
+    file: buffer,
+    metadata: file.metadata,
+    columns: [c.parquetName],
+    rowStart: unit.rowStart,
+    rowEnd: unit.rowEnd,
+    compressors,
+    utf8: false,
+    parsers: { dateFromDays: (d: number) => d },
     onChunk: ({ columnData, rowStart }) => chunks.push({ rowStart, data: columnData }),
   })
-  return decodeColumn(chunks, { start: unit.rowStart, end: unit.rowEnd, live: unit.live }, c.encoding, { column: c.name, url: file.url })
+  return decodeColumn(chunks, { start: unit.rowStart, end: unit.rowEnd, live: unit.live }, c.encoding, {
+    column: c.name,
+    url: file.url,
+  })
 }
 
 function bytesOf(c: DecodedColumn): number[] {
@@ -39,7 +53,11 @@ function bytesOf(c: DecodedColumn): number[] {
 }
 
 /** Compares both paths on every unit and column; returns how many columns took the fast path. */
-async function compareAll(fx: Fixture, read: (file: PlanFile) => Promise<ArrayBuffer>, units = fx.plan.units): Promise<{ fast: number; total: number }> {
+async function compareAll(
+  fx: Fixture,
+  read: (file: PlanFile) => Promise<ArrayBuffer>,
+  units = fx.plan.units,
+): Promise<{ fast: number; total: number }> {
   let fast = 0
   let total = 0
   for (const unit of units) {
@@ -70,12 +88,15 @@ describe('fast column path vs hyparquet + decode.ts', () => {
     for (const maxUnitRows of [undefined, 3001]) {
       const fx = await openFixture(CLICKS, undefined, false, maxUnitRows)
       const buffers = new Map<string, Promise<ArrayBuffer>>()
-      const read = (f: PlanFile): Promise<ArrayBuffer> => buffers.get(f.url) ?? buffers.set(f.url, bodyOf(fx, f)).get(f.url)!
+      const read = (f: PlanFile): Promise<ArrayBuffer> =>
+        buffers.get(f.url) ?? buffers.set(f.url, bodyOf(fx, f)).get(f.url)!
       // Fast path on every unit; the (slow) general path compared on a sample incl. a unit with deletions.
       for (const unit of fx.plan.units) {
         const file = fx.plan.files[unit.fileIndex]
         const columns = resolveColumns(fx.plan, file, {})
-        expect(decodeFastColumns(await wholeFile(await read(file)), file, unit, columns, compressors).size).toBe(columns.length)
+        expect(decodeFastColumns(await wholeFile(await read(file)), file, unit, columns, compressors).size).toBe(
+          columns.length,
+        )
       }
       const units = fx.plan.units
       const sample = [units[1], units[units.length >> 1], units[units.length - 1]]
@@ -86,10 +107,12 @@ describe('fast column path vs hyparquet + decode.ts', () => {
 
   it('conformance tables: identical wherever the fast path decodes', async () => {
     let fast = 0
-    for (const table of readdirSync(GOLDEN).filter((t) => !t.endsWith('.json'))) {
+    for (const table of readdirSync(GOLDEN).filter(t => !t.endsWith('.json'))) {
       const fx = await openFixture(`${GOLDEN}/${table}`, undefined, false).catch(() => undefined)
       if (!fx) continue // tables the reader refuses (other tests cover why)
-      const safe = await compareAll(fx, (f) => bodyOf(fx, f)).catch((e: Error) => (e.name === 'AssertionError' ? Promise.reject(e) : { fast: 0, total: 0 }))
+      const safe = await compareAll(fx, f => bodyOf(fx, f)).catch((e: Error) =>
+        e.name === 'AssertionError' ? Promise.reject(e) : { fast: 0, total: 0 },
+      )
       fast += safe.fast
     }
     expect(fast).toBeGreaterThan(20) // the path is exercised on Spark-written (v1 page) files too
@@ -102,7 +125,14 @@ type WriteOptions = Omit<Parameters<typeof parquetWriteBuffer>[0], 'columnData'>
 function written(columnData: Parameters<typeof parquetWriteBuffer>[0]['columnData'], opts: WriteOptions = {}) {
   const buffer = parquetWriteBuffer({ columnData, ...opts })
   const metadata = parquetMetadata(buffer)
-  const file: PlanFile = { index: 0, path: 'mem.parquet', url: 'mem://mem.parquet', size: buffer.byteLength, partitionValues: {}, metadata }
+  const file: PlanFile = {
+    index: 0,
+    path: 'mem.parquet',
+    url: 'mem://mem.parquet',
+    size: buffer.byteLength,
+    partitionValues: {},
+    metadata,
+  }
   let row = 0
   const units: Unit[] = metadata.row_groups.map((g, i) => {
     const rows = Number(g.num_rows)
@@ -112,7 +142,12 @@ function written(columnData: Parameters<typeof parquetWriteBuffer>[0]['columnDat
   return { buffer, file, units }
 }
 
-async function fastOf(w: ReturnType<typeof written>, unit: Unit, name: string, encoding: ColumnEncoding): Promise<DecodedColumn | undefined> {
+async function fastOf(
+  w: ReturnType<typeof written>,
+  unit: Unit,
+  name: string,
+  encoding: ColumnEncoding,
+): Promise<DecodedColumn | undefined> {
   const c: ColumnSource = { name, encoding, kind: 'parquet', parquetName: name }
   return decodeFastColumns(await wholeFile(w.buffer), w.file, unit, [c], compressors).get(name)
 }
@@ -124,13 +159,24 @@ describe('fast column path on written files', () => {
 
   it('spreads float nulls as NaN over several pages, compressed or not, and matches the general path', async () => {
     for (const codec of ['SNAPPY', 'UNCOMPRESSED'] as const) {
-      const w = written([{ name: 'x', data: nullable, type: 'DOUBLE', nullable: true }, { name: 'f', data: floats, type: 'FLOAT' }], { pageSize: 4096, codec, rowGroupSize: 2000 })
+      const w = written(
+        [
+          { name: 'x', data: nullable, type: 'DOUBLE', nullable: true },
+          { name: 'f', data: floats, type: 'FLOAT' },
+        ],
+        { pageSize: 4096, codec, rowGroupSize: 2000 },
+      )
       expect(w.units.length).toBe(3)
       for (const unit of w.units) {
         for (const name of ['x', 'f']) {
           const mine = await fastOf(w, unit, name, 'float32')
           expect(mine, `${codec} ${name}`).toBeDefined()
-          const want = await general(w.buffer, w.file, unit, { name, encoding: 'float32', kind: 'parquet', parquetName: name })
+          const want = await general(w.buffer, w.file, unit, {
+            name,
+            encoding: 'float32',
+            kind: 'parquet',
+            parquetName: name,
+          })
           expect(bytesOf(mine!)).toEqual(bytesOf(want))
         }
       }
@@ -145,7 +191,7 @@ describe('fast column path on written files', () => {
     const live = Uint32Array.from([3, 4, 1000, 2500, 4999])
     const unit: Unit = { id: 0, fileIndex: 0, rowGroup: 0, rowStart: 3, rowEnd: 5000, live, liveRows: live.length }
     const mine = await fastOf(w, unit, 'f', 'float32')
-    expect(Array.from(mine!.values)).toEqual(Array.from(live, (r) => floats[r]))
+    expect(Array.from(mine!.values)).toEqual(Array.from(live, r => floats[r]))
     const cut: Unit = { id: 0, fileIndex: 0, rowGroup: 0, rowStart: 1234, rowEnd: 3210, liveRows: 3210 - 1234 }
     expect(Array.from((await fastOf(w, cut, 'f', 'float32'))!.values)).toEqual(Array.from(floats.subarray(1234, 3210)))
   })
@@ -153,32 +199,50 @@ describe('fast column path on written files', () => {
   /** Schema: nullable int `i`, then a float list `l` (optional list and element when `nullable`). */
   function listFile(ints: (number | null)[], lists: (number | null)[][], nullable: boolean) {
     const rep = nullable ? 'OPTIONAL' : 'REQUIRED'
-    return written([{ name: 'i', data: ints }, { name: 'l', data: lists }], {
-      schema: [
-        { name: 'root', num_children: 2 },
-        { name: 'i', type: 'INT32', repetition_type: 'OPTIONAL' },
-        { name: 'l', repetition_type: rep, converted_type: 'LIST', num_children: 1 },
-        { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
-        { name: 'element', type: 'FLOAT', repetition_type: rep },
+    return written(
+      [
+        { name: 'i', data: ints },
+        { name: 'l', data: lists },
       ],
-    })
+      {
+        schema: [
+          { name: 'root', num_children: 2 },
+          { name: 'i', type: 'INT32', repetition_type: 'OPTIONAL' },
+          { name: 'l', repetition_type: rep, converted_type: 'LIST', num_children: 1 },
+          { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+          { name: 'element', type: 'FLOAT', repetition_type: rep },
+        ],
+      },
+    )
   }
 
   it('declines what only the general path can report: nulls in int32/hash32 columns, ragged or null lists', async () => {
     const ints = Array.from({ length: 100 }, (_, i) => (i === 50 ? null : i))
-    const ragged = listFile(ints, Array.from({ length: 100 }, (_, i) => Array.from({ length: 1 + (i % 2) }, () => 1.5)), false)
+    const ragged = listFile(
+      ints,
+      Array.from({ length: 100 }, (_, i) => Array.from({ length: 1 + (i % 2) }, () => 1.5)),
+      false,
+    )
     expect(await fastOf(ragged, ragged.units[0], 'i', 'int32')).toBeUndefined()
     expect(await fastOf(ragged, ragged.units[0], 'i', 'hash32')).toBeUndefined()
     expect(await fastOf(ragged, ragged.units[0], 'l', 'fixed_list')).toBeUndefined()
     expect((await fastOf(ragged, ragged.units[0], 'i', 'float32'))!.values[50]).toBeNaN()
-    const holes = listFile(ints, Array.from({ length: 100 }, (_, i) => [i, i === 7 ? null : 2]), true)
+    const holes = listFile(
+      ints,
+      Array.from({ length: 100 }, (_, i) => [i, i === 7 ? null : 2]),
+      true,
+    )
     expect(await fastOf(holes, holes.units[0], 'l', 'fixed_list')).toBeUndefined()
   })
 
   it('decodes fixed-length lists (required or optional levels) to a flat n × L array', async () => {
     for (const nullable of [false, true]) {
       const lists = Array.from({ length: 300 }, (_, i) => [i, i + 0.5, -i])
-      const w = listFile(Array.from({ length: 300 }, (_, i) => i), lists, nullable)
+      const w = listFile(
+        Array.from({ length: 300 }, (_, i) => i),
+        lists,
+        nullable,
+      )
       const mine = await fastOf(w, w.units[0], 'l', 'fixed_list')
       expect(mine, `nullable ${nullable}`).toMatchObject({ encoding: 'fixed_list', length: 3 })
       expect(Array.from(mine!.values)).toEqual(lists.flat())
@@ -190,7 +254,12 @@ describe('fast column path on written files', () => {
       { name: 's', data: Array.from({ length: 3000 }, (_, i) => ['a', 'bé', 'c'][i % 3]), type: 'STRING' },
       { name: 'k', data: Int32Array.from({ length: 3000 }, (_, i) => i % 5), type: 'INT32' },
     ])
-    for (const [name, encoding] of [['s', 'hash32'], ['k', 'hash32'], ['k', 'int32'], ['k', 'float32']] as const) {
+    for (const [name, encoding] of [
+      ['s', 'hash32'],
+      ['k', 'hash32'],
+      ['k', 'int32'],
+      ['k', 'float32'],
+    ] as const) {
       const mine = await fastOf(w, w.units[0], name, encoding)
       expect(mine, `${name} as ${encoding}`).toBeDefined()
       const want = await general(w.buffer, w.file, w.units[0], { name, encoding, kind: 'parquet', parquetName: name })

@@ -24,7 +24,9 @@ async function open(dir: string): Promise<{ snapshot: Snapshot; fetch: FileFetch
 async function fullScan(snapshot: Snapshot, fetch: FileFetch, columns?: string[]): Promise<{ id: string; row: Row }[]> {
   const out: { id: string; row: Row }[] = []
   for (const file of snapshot.files) {
-    const deleted = new Set(file.deletionVector ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, { fetch }) : [])
+    const deleted = new Set(
+      file.deletionVector ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, { fetch }) : [],
+    )
     let fileRow = 0
     for await (const batch of scanFile(snapshot, file, { fetch, columns })) {
       for (const row of batch) {
@@ -42,14 +44,20 @@ function cachingFetch(dir: string): FetchLike {
   const cache = new Map<string, Promise<{ status: number; headers: Headers; body: ArrayBuffer }>>()
   return async (url, init) => {
     const key = `${url} ${new Headers(init?.headers).get('Range') ?? ''} ${init?.method ?? 'GET'}`
-    if (!cache.has(key)) cache.set(key, inner(url, init).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.arrayBuffer() })))
+    if (!cache.has(key))
+      cache.set(
+        key,
+        inner(url, init).then(async r => ({ status: r.status, headers: r.headers, body: await r.arrayBuffer() })),
+      )
     const { status, headers, body } = await cache.get(key)!
     return new Response(status === 204 || init?.method === 'HEAD' ? null : body.slice(0), { status, headers })
   }
 }
 
 function planIds(plan: ScanPlan): string[] {
-  return plan.units.flatMap((unit) => Array.from({ length: unit.liveRows }, (_, i) => `${plan.files[unit.fileIndex].path}:${liveRowAt(unit, i)}`))
+  return plan.units.flatMap(unit =>
+    Array.from({ length: unit.liveRows }, (_, i) => `${plan.files[unit.fileIndex].path}:${liveRowAt(unit, i)}`),
+  )
 }
 
 function expectedIds(rows: { id: string; row: Row }[], filter?: string): string[] {
@@ -61,7 +69,17 @@ function expectedIds(rows: { id: string; row: Row }[], filter?: string): string[
 function expectSameIds(actual: string[], expected: string[], filter = ''): void {
   const at = actual.findIndex((id, i) => id !== expected[i])
   const first = at >= 0 ? at : actual.length !== expected.length ? Math.min(actual.length, expected.length) : -1
-  expect(first >= 0 ? { filter, at: first, actual: actual[first], expected: expected[first], lengths: [actual.length, expected.length] } : null).toBeNull()
+  expect(
+    first >= 0
+      ? {
+          filter,
+          at: first,
+          actual: actual[first],
+          expected: expected[first],
+          lengths: [actual.length, expected.length],
+        }
+      : null,
+  ).toBeNull()
 }
 
 function checkUnits(plan: ScanPlan, maxUnitRows = 65_536): void {
@@ -78,7 +96,7 @@ function checkUnits(plan: ScanPlan, maxUnitRows = 65_536): void {
     total += unit.liveRows
   })
   expect(plan.stats.rows).toBe(total)
-  expect(plan.files.map((f) => f.path)).toEqual([...plan.files.map((f) => f.path)].sort())
+  expect(plan.files.map(f => f.path)).toEqual([...plan.files.map(f => f.path)].sort())
 }
 
 describe('planScan on clicks', async () => {
@@ -92,9 +110,15 @@ describe('planScan on clicks', async () => {
     const t0 = performance.now() // timed warm (the first call also pays module JIT)
     await planScan(snapshot, { fetch })
     expect(performance.now() - t0).toBeLessThan(1000) // ~40–70 ms on an idle machine
-    for (const file of snapshot.files) expect(counted.requests.filter((r) => r.url === file.url)).toHaveLength(1)
+    for (const file of snapshot.files) expect(counted.requests.filter(r => r.url === file.url)).toHaveLength(1)
     expect(counted.requests).toHaveLength(snapshot.files.length)
-    expect(plan.stats).toMatchObject({ filesTotal: 5, filesPruned: 0, rowGroupsPruned: 0, rows: rows.length, rowsBeforeFilter: rows.length })
+    expect(plan.stats).toMatchObject({
+      filesTotal: 5,
+      filesPruned: 0,
+      rowGroupsPruned: 0,
+      rows: rows.length,
+      rowsBeforeFilter: rows.length,
+    })
     expect(plan.stats.rowGroupsTotal).toBe(plan.files.reduce((n, f) => n + f.metadata.row_groups.length, 0))
     checkUnits(plan)
     expectSameIds(planIds(plan), expectedIds(rows))
@@ -127,7 +151,7 @@ describe('planScan on clicks', async () => {
     const plan = await planScan(snapshot, { fetch: counted, filter: 'hour < 2' })
     expect(plan.stats.rows).toBe(expectedIds(rows, 'hour < 2').length)
     for (const file of snapshot.files) {
-      const footers = counted.requests.filter((r) => r.url === file.url && r.range?.endsWith(`-${file.size - 1}`))
+      const footers = counted.requests.filter(r => r.url === file.url && r.range?.endsWith(`-${file.size - 1}`))
       expect(footers).toHaveLength(1)
     }
   })
@@ -145,7 +169,12 @@ describe('planScan on clicks', async () => {
     let pruned = 0
     let matched = 0
     for (let trial = 0; trial < 8; trial++) {
-      const filter = randomFilter(rng, snapshot, rows.map((r) => r.row), columns)
+      const filter = randomFilter(
+        rng,
+        snapshot,
+        rows.map(r => r.row),
+        columns,
+      )
       const plan = await planScan(snapshot, { fetch, filter })
       expectSameIds(planIds(plan), expectedIds(rows, filter), filter)
       pruned += plan.stats.filesPruned + plan.stats.rowGroupsPruned
@@ -159,9 +188,15 @@ describe('planScan on clicks', async () => {
     await expect(planScan(snapshot, { fetch, columns: ['nope'] })).rejects.toThrow(/no column 'nope'/)
     await expect(planScan(snapshot, { fetch, columns: ['nope'] })).rejects.toBeInstanceOf(TableError)
     await expect(planScan(snapshot, { fetch, label: 'lbl' })).rejects.toThrow(/no column 'lbl'/)
-    await expect(planScan(snapshot, { fetch, filter: "contry = 'AA'" })).rejects.toThrow(/unknown column 'contry' at position 1/)
-    await expect(planScan(snapshot, { fetch, filter: "country = 'AA')" })).rejects.toThrow(/unexpected '\)' at position 15/)
-    await expect(planScan(snapshot, { fetch, filter: "label = 'x'" })).rejects.toThrow(/column 'label' is integer, cannot compare it with string/)
+    await expect(planScan(snapshot, { fetch, filter: "contry = 'AA'" })).rejects.toThrow(
+      /unknown column 'contry' at position 1/,
+    )
+    await expect(planScan(snapshot, { fetch, filter: "country = 'AA')" })).rejects.toThrow(
+      /unexpected '\)' at position 15/,
+    )
+    await expect(planScan(snapshot, { fetch, filter: "label = 'x'" })).rejects.toThrow(
+      /column 'label' is integer, cannot compare it with string/,
+    )
     await expect(planScan(snapshot, { fetch, filter: 'label in ()' })).rejects.toBeInstanceOf(FilterError)
     await expect(planScan(snapshot, { fetch, maxUnitRows: 0 })).rejects.toThrow(/maxUnitRows/)
   })
@@ -178,22 +213,34 @@ describe('planScan on clicks', async () => {
   test('label is added to the columns', async () => {
     const plan = await planScan(snapshot, { fetch, columns: ['hour'], label: 'label' })
     expect(plan.columns).toEqual(['hour', 'label'])
-    expect(plan.schema?.fields.map((f) => [f.name, f.type])).toEqual([['hour', 'integer'], ['label', 'integer']])
+    expect(plan.schema?.fields.map(f => [f.name, f.type])).toEqual([
+      ['hour', 'integer'],
+      ['label', 'integer'],
+    ])
   })
 })
 
 const TABLES = [
-  'dat/basic_partitioned/delta', 'dat/multi_partitioned/delta', 'dat/multi_partitioned_2/delta', 'dat/all_primitive_types/delta',
-  'dat/no_stats/delta', 'golden/table-with-dv-small', 'golden/table-with-dv-large', 'golden/partitioned-table-with-dv-large',
-  'golden/dv-with-columnmapping', 'golden/data-skipping-basic-stats-all-types', 'golden/table-with-columnmapping-mode-id',
-  'golden/data-reader-partition-values', 'golden/basic-dv-with-checkpoint',
+  'dat/basic_partitioned/delta',
+  'dat/multi_partitioned/delta',
+  'dat/multi_partitioned_2/delta',
+  'dat/all_primitive_types/delta',
+  'dat/no_stats/delta',
+  'golden/table-with-dv-small',
+  'golden/table-with-dv-large',
+  'golden/partitioned-table-with-dv-large',
+  'golden/dv-with-columnmapping',
+  'golden/data-skipping-basic-stats-all-types',
+  'golden/table-with-columnmapping-mode-id',
+  'golden/data-reader-partition-values',
+  'golden/basic-dv-with-checkpoint',
 ]
 
 /** How many random conformance filters pruned something / selected rows. */
 const TALLY = { plans: 0, pruned: 0, nonEmpty: 0 }
 
 describe('planScan on conformance tables', () => {
-  test.each(TABLES)('%s: no filter = every live row; random filters = full scan + evalFilter', async (table) => {
+  test.each(TABLES)('%s: no filter = every live row; random filters = full scan + evalFilter', async table => {
     const { snapshot, fetch } = await open(CONFORMANCE + table)
     const rows = await fullScan(snapshot, fetch)
     const plan = await planScan(snapshot, { fetch, maxUnitRows: 97 })
@@ -202,7 +249,11 @@ describe('planScan on conformance tables', () => {
     expectSameIds(planIds(plan), expectedIds(rows))
     const rng = new Rng(table.length)
     for (let trial = 0; trial < 15; trial++) {
-      const filter = randomFilter(rng, snapshot, rows.map((r) => r.row))
+      const filter = randomFilter(
+        rng,
+        snapshot,
+        rows.map(r => r.row),
+      )
       if (!filter) break
       const filtered = await planScan(snapshot, { fetch, filter })
       expectSameIds(planIds(filtered), expectedIds(rows, filter), filter)
@@ -221,17 +272,19 @@ describe('planScan on conformance tables', () => {
   test('partition pruning, including a null partition and IS NULL', async () => {
     const { snapshot, fetch } = await open(CONFORMANCE + 'dat/basic_partitioned/delta')
     const rows = await fullScan(snapshot, fetch)
-    const nullFiles = snapshot.files.filter((f) => f.partitionValues.letter === null).length
+    const nullFiles = snapshot.files.filter(f => f.partitionValues.letter === null).length
     expect(nullFiles).toBeGreaterThan(0)
     const isNull = await planScan(snapshot, { fetch, filter: 'letter IS NULL' })
     expect(isNull.stats.filesPruned).toBe(snapshot.files.length - nullFiles)
     expectSameIds(planIds(isNull), expectedIds(rows, 'letter IS NULL'))
     const eq = await planScan(snapshot, { fetch, filter: "letter = 'a'" })
-    expect(eq.stats.filesPruned).toBe(snapshot.files.filter((f) => f.partitionValues.letter !== 'a').length)
+    expect(eq.stats.filesPruned).toBe(snapshot.files.filter(f => f.partitionValues.letter !== 'a').length)
     expectSameIds(planIds(eq), expectedIds(rows, "letter = 'a'"))
     const not = await planScan(snapshot, { fetch, filter: "NOT letter = 'a'" }) // null letters are unknown → excluded
     expectSameIds(planIds(not), expectedIds(rows, "NOT letter = 'a'"))
-    expect(not.stats.filesPruned).toBe(snapshot.files.filter((f) => f.partitionValues.letter === 'a' || f.partitionValues.letter === null).length)
+    expect(not.stats.filesPruned).toBe(
+      snapshot.files.filter(f => f.partitionValues.letter === 'a' || f.partitionValues.letter === null).length,
+    )
   })
 
   test.each([
@@ -239,7 +292,7 @@ describe('planScan on conformance tables', () => {
     ['golden/table-with-columnmapping-mode-id', 'IntegerType >= 4'],
   ])('%s: row-group stats are found under physical names (Delta stats removed)', async (table, filter) => {
     const { snapshot, fetch } = await open(CONFORMANCE + table)
-    const noStats = { ...snapshot, files: snapshot.files.map((f) => ({ ...f, stats: undefined })) }
+    const noStats = { ...snapshot, files: snapshot.files.map(f => ({ ...f, stats: undefined })) }
     const plan = await planScan(noStats, { fetch, filter })
     expect(plan.stats.filesPruned).toBe(0)
     expect(plan.stats.rowGroupsPruned).toBeGreaterThan(0)
@@ -253,17 +306,22 @@ describe('planScan on conformance tables', () => {
     const plan = await planScan(snapshot, { fetch })
     expect(plan.stats.rows).toBe((await readRows(snapshot, { fetch })).length)
     for (const [i, file] of snapshot.files.entries()) {
-      const deleted = file.deletionVector ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, { fetch }) : []
-      const units = plan.units.filter((u) => u.fileIndex === i)
-      for (const unit of units) for (let k = 0; k < unit.liveRows; k++) expect(deleted).not.toContain(liveRowAt(unit, k))
-      expect(units.some((u) => u.live)).toBe(deleted.length > 0)
+      const deleted = file.deletionVector
+        ? await loadDeletionVector(file.deletionVector, snapshot.tableUrl, { fetch })
+        : []
+      const units = plan.units.filter(u => u.fileIndex === i)
+      for (const unit of units)
+        for (let k = 0; k < unit.liveRows; k++) expect(deleted).not.toContain(liveRowAt(unit, k))
+      expect(units.some(u => u.live)).toBe(deleted.length > 0)
     }
   })
 })
 
 /** A random filter string over the table's primitive columns with literals taken from its rows. */
 function randomFilter(rng: Rng, snapshot: Snapshot, rows: Row[], only?: string[]): string {
-  const usable = snapshot.schema.fields.filter((f) => typeof f.type === 'string' && f.type !== 'binary' && (!only || only.includes(f.name)))
+  const usable = snapshot.schema.fields.filter(
+    f => typeof f.type === 'string' && f.type !== 'binary' && (!only || only.includes(f.name)),
+  )
   if (!usable.length || !rows.length) return ''
   const pick = <T>(xs: T[]): T => xs[Math.floor(rng.next() * xs.length)]
   const literal = (name: string, type: string): string | undefined => {
@@ -280,10 +338,17 @@ function randomFilter(rng: Rng, snapshot: Snapshot, rows: Row[], only?: string[]
     const column = `\`${field.name}\``
     const lit = literal(field.name, field.type as string)
     if (!lit || rng.next() < 0.15) return `${column} IS ${rng.next() < 0.5 ? 'NOT ' : ''}NULL`
-    if (rng.next() < 0.2) return `${column} ${rng.next() < 0.3 ? 'NOT ' : ''}IN (${lit}, ${literal(field.name, field.type as string) ?? lit})`
+    if (rng.next() < 0.2)
+      return `${column} ${rng.next() < 0.3 ? 'NOT ' : ''}IN (${lit}, ${literal(field.name, field.type as string) ?? lit})`
     return `${column} ${pick(['=', '!=', '<', '<=', '>', '>='])} ${lit}`
   }
-  const expr = (depth: number): string => depth === 0 || rng.next() < 0.4 ? leaf()
-    : pick([`(${expr(depth - 1)}) AND (${expr(depth - 1)})`, `(${expr(depth - 1)}) OR (${expr(depth - 1)})`, `NOT (${expr(depth - 1)})`])
+  const expr = (depth: number): string =>
+    depth === 0 || rng.next() < 0.4
+      ? leaf()
+      : pick([
+          `(${expr(depth - 1)}) AND (${expr(depth - 1)})`,
+          `(${expr(depth - 1)}) OR (${expr(depth - 1)})`,
+          `NOT (${expr(depth - 1)})`,
+        ])
   return expr(2)
 }

@@ -4,10 +4,21 @@ import { parseFilter } from '../../../src/data/filter-parse.ts'
 import { deltaFileStats, filePartitionValues, withPartitions } from '../../../src/data/range-stats.ts'
 import type { AddFile, Snapshot, StructField } from '../../../src/table/types.ts'
 
-const fields: StructField[] = [['s', 'string'], ['n', 'long'], ['ts', 'timestamp'], ['d', 'date'], ['x', 'double'], ['p', 'integer'], ['m', 'decimal(5,2)']]
-  .map(([name, type]) => ({ name, type, nullable: true, metadata: {} }))
+const fields: StructField[] = [
+  ['s', 'string'],
+  ['n', 'long'],
+  ['ts', 'timestamp'],
+  ['d', 'date'],
+  ['x', 'double'],
+  ['p', 'integer'],
+  ['m', 'decimal(5,2)'],
+].map(([name, type]) => ({ name, type, nullable: true, metadata: {} }))
 const snapshot = {
-  tableUrl: 'http://t/', version: 0, schema: { type: 'struct', fields }, partitionColumns: ['p'], columnMapping: 'none',
+  tableUrl: 'http://t/',
+  version: 0,
+  schema: { type: 'struct', fields },
+  partitionColumns: ['p'],
+  columnMapping: 'none',
 } as unknown as Snapshot
 const long = 'k'.repeat(32)
 
@@ -19,6 +30,7 @@ const stats = file({
   stats: {
     numRecords: 10,
     minValues: { s: 'b', n: 5, ts: '2024-01-01T10:00:00.000Z', d: '2024-01-02', x: 1.5, m: 1.25 },
+    // biome-ignore lint/correctness/noPrecisionLoss: the stats JSON carries a long beyond 2^53; the test feeds exactly that
     maxValues: { s: long, n: 9007199254740993, ts: '2024-01-01T11:00:00.123+00:00', d: '2024-01-05', x: 2.5, m: 3.5 },
     nullCount: { s: 0, n: 0, ts: 0, d: 0, x: 0, m: 0 },
   },

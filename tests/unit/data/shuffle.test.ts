@@ -17,8 +17,15 @@ describe('mixSeed', () => {
     const base = mixSeed(42, 0, 1, 2)
     expect(base).toBe(mixSeed(42, 0, 1, 2))
     expect(Number.isInteger(base) && base >= 0 && base < 2 ** 32).toBe(true)
-    const variants = [mixSeed(43, 0, 1, 2), mixSeed(42, 1, 1, 2), mixSeed(42, 0, 2, 2), mixSeed(42, 0, 1, 3),
-      mixSeed(42, 0, 2, 1), mixSeed(42, 0, 1), mixSeed(42, 0, 1, 2, 0)]
+    const variants = [
+      mixSeed(43, 0, 1, 2),
+      mixSeed(42, 1, 1, 2),
+      mixSeed(42, 0, 2, 2),
+      mixSeed(42, 0, 1, 3),
+      mixSeed(42, 0, 2, 1),
+      mixSeed(42, 0, 1),
+      mixSeed(42, 0, 1, 2, 0),
+    ]
     expect(new Set([base, ...variants]).size).toBe(variants.length + 1)
   })
 
@@ -88,7 +95,12 @@ describe('windowPermutation', () => {
     const base = windowPermutation(64, 1, 2, 3, 4)
     expect(isPermutation(base)).toBe(true)
     expect(windowPermutation(64, 1, 2, 3, 4)).toEqual(base)
-    for (const other of [[2, 2, 3, 4], [1, 3, 3, 4], [1, 2, 4, 4], [1, 2, 3, 5]]) {
+    for (const other of [
+      [2, 2, 3, 4],
+      [1, 3, 3, 4],
+      [1, 2, 4, 4],
+      [1, 2, 3, 5],
+    ]) {
       const [s, e, r, w] = other
       expect(windowPermutation(64, s, e, r, w)).not.toEqual(base)
     }

@@ -7,8 +7,13 @@ import { allIdentities, idsOf, syntheticPlan, UNEVEN, type UnitSpec } from './as
 const plan = syntheticPlan(UNEVEN)
 
 /** A bigger plan (~5k rows) so several shuffle windows span unit boundaries. */
-const wide = syntheticPlan(Array.from({ length: 40 }, (_, i): UnitSpec =>
-  i % 7 === 3 ? { rows: 0 } : i % 5 === 1 ? { rows: 150, live: 90 + i } : { rows: 60 + 13 * i }), { perFile: 4 })
+const wide = syntheticPlan(
+  Array.from(
+    { length: 40 },
+    (_, i): UnitSpec => (i % 7 === 3 ? { rows: 0 } : i % 5 === 1 ? { rows: 150, live: 90 + i } : { rows: 60 + 13 * i }),
+  ),
+  { perFile: 4 },
+)
 
 function ids(p: ScanPlan, opts: AssignOptions, start = 0, end?: number): string[] {
   const s = rankStream(p, opts)
@@ -154,7 +159,14 @@ describe('segments and unitsFor', () => {
 
   it.each(cases)('unitsFor covers every unit rowsAt needs; exact without shuffling (%o)', opts => {
     const s = rankStream(wide, opts)
-    for (const [a, b] of [[0, 1], [0, 64], [63, 65], [100, 700], [s.length - 5, s.length], [0, s.length]]) {
+    for (const [a, b] of [
+      [0, 1],
+      [0, 64],
+      [63, 65],
+      [100, 700],
+      [s.length - 5, s.length],
+      [0, s.length],
+    ]) {
       const needed = new Set(s.rowsAt(a, b).unit)
       const listed = s.unitsFor(a, b)
       expect(new Set(listed).size).toBe(listed.length)
@@ -168,9 +180,16 @@ describe('segments and unitsFor', () => {
 
 describe('performance sanity', () => {
   it('walks a 1M-row, 80-unit epoch in 4096-row batches (every row exactly once)', () => {
-    const big = syntheticPlan(Array.from({ length: 80 }, () => ({ rows: 12_500 })), { perFile: 4 })
+    const big = syntheticPlan(
+      Array.from({ length: 80 }, () => ({ rows: 12_500 })),
+      { perFile: 4 },
+    )
     const report: string[] = []
-    for (const [worldSize, seed] of [[1, 42], [4, 42], [1, undefined]] as const) {
+    for (const [worldSize, seed] of [
+      [1, 42],
+      [4, 42],
+      [1, undefined],
+    ] as const) {
       const t0 = performance.now()
       const seen = new Uint8Array(80 * 12_500)
       let rows = 0

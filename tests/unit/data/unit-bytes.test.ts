@@ -28,6 +28,8 @@ describe('fetchRanges', () => {
 
   it('names the URL and range when the body stays short', async () => {
     const file = flaky(99)
-    await expect(fetchRanges(file, [{ start: 0, end: 100 }], 'http://t/f.parquet')).rejects.toThrow(/http:\/\/t\/f\.parquet bytes=0-99: got 90 bytes, expected 100/)
+    await expect(fetchRanges(file, [{ start: 0, end: 100 }], 'http://t/f.parquet')).rejects.toThrow(
+      /http:\/\/t\/f\.parquet bytes=0-99: got 90 bytes, expected 100/,
+    )
   })
 })

@@ -1,13 +1,21 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createUnitReader, readUnit } from '../../../src/data/unit-reader.ts'
 import type { DecodeSpec, DecodedUnit } from '../../../src/data/types.ts'
-import { CLICKS, GOLDEN, concatValues, expectedColumn, firstMismatch, openFixture, type Fixture } from './loader-fixtures.ts'
+import {
+  CLICKS,
+  GOLDEN,
+  concatValues,
+  expectedColumn,
+  firstMismatch,
+  openFixture,
+  type Fixture,
+} from './loader-fixtures.ts'
 
 const SPEC: DecodeSpec = { user_id: 'hash32', item_id: 'int32' }
 
 async function readAll(fx: Fixture, spec: DecodeSpec, ids = false): Promise<DecodedUnit[]> {
   const reader = createUnitReader(fx.plan, spec, { fetch: fx.fetch })
-  return Promise.all(fx.plan.units.map((u) => reader.read(u.id, { ids })))
+  return Promise.all(fx.plan.units.map(u => reader.read(u.id, { ids })))
 }
 
 describe('readUnit on clicks', () => {
@@ -21,7 +29,7 @@ describe('readUnit on clicks', () => {
   it('decodes every column to the row reader values (after the same encoding)', () => {
     expect(units.reduce((n, u) => n + u.rows, 0)).toBe(fx.rows.length)
     for (const name of fx.plan.columns) {
-      const columns = units.map((u) => u.columns[name])
+      const columns = units.map(u => u.columns[name])
       const want = expectedColumn(fx.rows, name, columns[0].encoding)
       const at = firstMismatch(concatValues(columns), want)
       expect(at, `${name} (${columns[0].encoding}) differs at ${at}`).toBe(-1)
@@ -36,7 +44,7 @@ describe('readUnit on clicks', () => {
     expect(u.columns.device.values).toBeInstanceOf(Uint32Array)
     expect(u.columns.label.values).toBeInstanceOf(Int32Array)
     expect(u.columns.dense_2.values).toBeInstanceOf(Float32Array)
-    expect(units.some((x) => Array.from(x.columns.dense_2.values).some(Number.isNaN))).toBe(true)
+    expect(units.some(x => Array.from(x.columns.dense_2.values).some(Number.isNaN))).toBe(true)
     expect(u.columns.emb).toMatchObject({ encoding: 'fixed_list', length: 8 })
     expect(u.columns.emb.values).toBeInstanceOf(Float32Array)
     expect(u.columns.emb.values.length).toBe(u.rows * 8)
@@ -59,7 +67,15 @@ describe('readUnit on clicks', () => {
   it('range-reads only the needed columns of the unit, never the footer', async () => {
     const fetch = Object.assign(fx.fetch, {}) as typeof fx.fetch & { requests: { range?: string }[] }
     const before = fetch.requests.length
-    const reader = createUnitReader({ ...fx.plan, columns: ['label'], schema: { ...fx.plan.schema!, fields: fx.plan.schema!.fields.filter((f) => f.name === 'label') } }, {}, { fetch })
+    const reader = createUnitReader(
+      {
+        ...fx.plan,
+        columns: ['label'],
+        schema: { ...fx.plan.schema!, fields: fx.plan.schema!.fields.filter(f => f.name === 'label') },
+      },
+      {},
+      { fetch },
+    )
     const u = await reader.read(1)
     const seen = fetch.requests.slice(before)
     expect(seen.length).toBe(1)
@@ -72,9 +88,16 @@ describe('readUnit on clicks', () => {
   it('refuses nulls in an id column, naming the column and the file', async () => {
     const reader = createUnitReader(fx.plan, { dense_2: 'hash32' }, { fetch: fx.fetch })
     let err: unknown
-    for (const u of fx.plan.units) if (!err) err = await reader.read(u.id).catch((e: Error) => e).then((r) => (r instanceof Error ? r : undefined))
+    for (const u of fx.plan.units)
+      if (!err)
+        err = await reader
+          .read(u.id)
+          .catch((e: Error) => e)
+          .then(r => (r instanceof Error ? r : undefined))
     expect(err).toBeInstanceOf(Error)
-    expect((err as Error).message).toMatch(/part-\d+-[0-9a-f-]+\.snappy\.parquet: column 'dense_2': null value .* at file row \d+/)
+    expect((err as Error).message).toMatch(
+      /part-\d+-[0-9a-f-]+\.snappy\.parquet: column 'dense_2': null value .* at file row \d+/,
+    )
   })
 
   it('names an unknown column in the decode spec', async () => {
@@ -86,10 +109,10 @@ describe('readUnit on clicks', () => {
 describe('readUnit on units cut from inside row groups', () => {
   it('decodes row ranges that start and end mid-group (pages skipped, lists clipped) exactly', async () => {
     const fx = await openFixture(CLICKS, ['user_id', 'country', 'dense_2', 'emb', 'label'], true, 3001)
-    expect(fx.plan.units.some((u) => u.rowStart % 12500 !== 0)).toBe(true)
+    expect(fx.plan.units.some(u => u.rowStart % 12500 !== 0)).toBe(true)
     const units = await readAll(fx, { user_id: 'hash32' })
     for (const name of fx.plan.columns) {
-      const columns = units.map((u) => u.columns[name])
+      const columns = units.map(u => u.columns[name])
       const at = firstMismatch(concatValues(columns), expectedColumn(fx.rows, name, columns[0].encoding))
       expect(at, `${name} differs at ${at}`).toBe(-1)
     }
@@ -97,13 +120,18 @@ describe('readUnit on units cut from inside row groups', () => {
 })
 
 describe('readUnit on conformance tables (deletion vectors, column mapping, partitions)', () => {
-  for (const table of ['dv-with-columnmapping', 'table-with-dv-small', 'table-with-dv-large', 'dv-partitioned-with-checkpoint']) {
+  for (const table of [
+    'dv-with-columnmapping',
+    'table-with-dv-small',
+    'table-with-dv-large',
+    'dv-partitioned-with-checkpoint',
+  ]) {
     it(`${table}: live rows equal the row reader's`, async () => {
       const fx = await openFixture(`${GOLDEN}/${table}`)
       const units = await readAll(fx, {})
       expect(units.reduce((n, u) => n + u.rows, 0)).toBe(fx.rows.length)
       for (const name of fx.plan.columns) {
-        const columns = units.map((u) => u.columns[name])
+        const columns = units.map(u => u.columns[name])
         if (!columns.length) continue
         const at = firstMismatch(concatValues(columns), expectedColumn(fx.rows, name, columns[0].encoding))
         expect(at, `${table}.${name} differs at ${at}`).toBe(-1)

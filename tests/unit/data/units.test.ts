@@ -3,7 +3,13 @@ import { cutRange, filterLive, liveAfterDeletes, liveRowAt, makeUnit } from '../
 
 describe('units', () => {
   test('cutRange covers the range with contiguous pieces of at most maxRows, evenly', () => {
-    for (const [start, end, max] of [[0, 10, 3], [5, 70_005, 65_536], [0, 1, 1], [7, 7, 4], [0, 100, 100]]) {
+    for (const [start, end, max] of [
+      [0, 10, 3],
+      [5, 70_005, 65_536],
+      [0, 1, 1],
+      [7, 7, 4],
+      [0, 100, 100],
+    ]) {
       const ranges = cutRange(start, end, max)
       let at = start
       for (const r of ranges) {
@@ -14,11 +20,11 @@ describe('units', () => {
       }
       expect(at).toBe(end)
       if (ranges.length > 1) {
-        const sizes = ranges.map((r) => r.end - r.start)
+        const sizes = ranges.map(r => r.end - r.start)
         expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1)
       }
     }
-    expect(cutRange(5, 70_005, 65_536).map((r) => r.end - r.start)).toEqual([35_000, 35_000])
+    expect(cutRange(5, 70_005, 65_536).map(r => r.end - r.start)).toEqual([35_000, 35_000])
     expect(() => cutRange(0, 10, 0)).toThrow(/maxUnitRows must be a positive integer, got 0/)
   })
 
@@ -30,8 +36,8 @@ describe('units', () => {
   })
 
   test('filterLive keeps rows passing the predicate, with or without a mask', () => {
-    expect([...filterLive(undefined, 10, 15, (i) => i % 2 === 0)!]).toEqual([10, 12, 14])
-    expect([...filterLive(Uint32Array.from([10, 12, 13]), 10, 15, (i) => i !== 2)!]).toEqual([10, 13])
+    expect([...filterLive(undefined, 10, 15, i => i % 2 === 0)!]).toEqual([10, 12, 14])
+    expect([...filterLive(Uint32Array.from([10, 12, 13]), 10, 15, i => i !== 2)!]).toEqual([10, 13])
     expect(filterLive(undefined, 10, 15, () => true)).toBeUndefined()
   })
 

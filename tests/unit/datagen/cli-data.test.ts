@@ -8,7 +8,16 @@ import type { CliIo } from '../../../src/cli/io.ts'
 function capture(): CliIo & { outLines: string[]; errLines: string[] } {
   const outLines: string[] = []
   const errLines: string[] = []
-  return { outLines, errLines, out: l => { outLines.push(l) }, err: l => { errLines.push(l) } }
+  return {
+    outLines,
+    errLines,
+    out: l => {
+      outLines.push(l)
+    },
+    err: l => {
+      errLines.push(l)
+    },
+  }
 }
 
 const out = mkdtempSync(join(tmpdir(), 'datagen-cli-'))
@@ -29,7 +38,24 @@ describe('snaptrain data', () => {
 
   test('--if-missing skips up-to-date tables; --tables selects', async () => {
     const io = capture()
-    expect(await run(['--out', out, '--rows', '400', '--marketing-rows', '300', '--seed', '5', '--if-missing', '--tables', 'marketing'], io)).toBe(0)
+    expect(
+      await run(
+        [
+          '--out',
+          out,
+          '--rows',
+          '400',
+          '--marketing-rows',
+          '300',
+          '--seed',
+          '5',
+          '--if-missing',
+          '--tables',
+          'marketing',
+        ],
+        io,
+      ),
+    ).toBe(0)
     expect(io.outLines).toHaveLength(1)
     expect(io.outLines[0]).toMatch(/^marketing: skipped/)
   })

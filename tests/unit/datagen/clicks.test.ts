@@ -22,7 +22,12 @@ beforeAll(async () => {
 })
 afterAll(() => rmSync(out, { recursive: true, force: true }))
 
-function statsOf(add: Record<string, unknown>): { numRecords: number; minValues: Record<string, unknown>; maxValues: Record<string, unknown>; nullCount: Record<string, number> } {
+function statsOf(add: Record<string, unknown>): {
+  numRecords: number
+  minValues: Record<string, unknown>
+  maxValues: Record<string, unknown>
+  nullCount: Record<string, number>
+} {
   return JSON.parse(add.stats as string)
 }
 
@@ -35,7 +40,11 @@ describe('clicks table', () => {
     const meta = commits[0].find(a => a.metaData)?.metaData as Record<string, unknown>
     expect(meta.format).toMatchObject({ provider: 'parquet' })
     const schema = JSON.parse(meta.schemaString as string)
-    expect(schema.fields.find((f: { name: string }) => f.name === 'emb').type).toEqual({ type: 'array', elementType: 'float', containsNull: false })
+    expect(schema.fields.find((f: { name: string }) => f.name === 'emb').type).toEqual({
+      type: 'array',
+      elementType: 'float',
+      containsNull: false,
+    })
     expect(schema.fields.map((f: { name: string }) => f.name)).toContain('label')
   })
 
@@ -71,7 +80,8 @@ describe('clicks table', () => {
     const predicate = info.versions[2].predicate as string
     const country = /country = '(\w+)'/.exec(predicate)?.[1]
     let before = 0
-    for (const path of liveFiles(commits, 1).keys()) before += (await fileRows(dir, path)).filter(r => r.country === country).length
+    for (const path of liveFiles(commits, 1).keys())
+      before += (await fileRows(dir, path)).filter(r => r.country === country).length
     expect(before).toBe(info.rowsDeleted)
     for (const path of liveFiles(commits, 2).keys()) {
       expect((await fileRows(dir, path)).some(r => r.country === country)).toBe(false)
@@ -86,9 +96,14 @@ describe('clicks table', () => {
       for (const name of Object.keys(rows[0])) {
         const vals = rows.map(r => r[name]).filter(v => v !== null && v !== undefined)
         expect(stats.nullCount[name], `${path} ${name}`).toBe(rows.length - vals.length)
-        if (name === 'emb') { expect(stats.minValues[name]).toBeUndefined(); continue }
+        if (name === 'emb') {
+          expect(stats.minValues[name]).toBeUndefined()
+          continue
+        }
         const nums = vals.map(v => (typeof v === 'bigint' ? Number(v) : v)) as (number | string)[]
+        // biome-ignore lint/complexity/useMathMinMax: values are numbers or strings; < and > order both
         const min = nums.reduce((a, b) => (b < a ? b : a))
+        // biome-ignore lint/complexity/useMathMinMax: as above
         const max = nums.reduce((a, b) => (b > a ? b : a))
         expect(stats.minValues[name], `${path} ${name} min`).toBe(min)
         expect(stats.maxValues[name], `${path} ${name} max`).toBe(max)

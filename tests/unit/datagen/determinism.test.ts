@@ -11,7 +11,9 @@ function tempDir(): string {
   dirs.push(d)
   return d
 }
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
 
 const small = { rows: 1200, marketingRows: 800 }
 
@@ -45,12 +47,31 @@ describe('determinism', () => {
     expect(statSync(log).ino).toBe(inode)
     const infoFile = join(d, 'marketing', '_generator.json')
     writeFileSync(infoFile, readFileSync(infoFile, 'utf8').replace(/"generator": "[^"]*"/, '"generator": "older"'))
-    const regenerated = await generateSampleTables({ outDir: d, seed: 3, ...small, tables: ['marketing'], ifMissing: true })
+    const regenerated = await generateSampleTables({
+      outDir: d,
+      seed: 3,
+      ...small,
+      tables: ['marketing'],
+      ifMissing: true,
+    })
     expect(regenerated.tables[0].skipped).toBe(false)
-    const reseeded = await generateSampleTables({ outDir: d, seed: 4, ...small, tables: ['marketing'], ifMissing: true })
+    const reseeded = await generateSampleTables({
+      outDir: d,
+      seed: 4,
+      ...small,
+      tables: ['marketing'],
+      ifMissing: true,
+    })
     expect(reseeded.tables[0].skipped).toBe(false)
     expect(reseeded.tables[0].info.seed).toBe(4)
-    const resized = await generateSampleTables({ outDir: d, seed: 4, rows: 1200, marketingRows: 900, tables: ['marketing'], ifMissing: true })
+    const resized = await generateSampleTables({
+      outDir: d,
+      seed: 4,
+      rows: 1200,
+      marketingRows: 900,
+      tables: ['marketing'],
+      ifMissing: true,
+    })
     expect(resized.tables[0].skipped).toBe(false)
     expect(resized.tables[0].info.finalRows).toBe(900)
     // Other contents never reuse a file name (no stale HTTP cache hits).
@@ -62,6 +83,8 @@ describe('determinism', () => {
   test('bad options name the parameter', async () => {
     const d = tempDir()
     await expect(generateSampleTables({ outDir: d, tables: ['nope'] })).rejects.toThrow(/unknown table 'nope'/)
-    await expect(generateSampleTables({ outDir: d, rows: 10, tables: ['clicks'] })).rejects.toThrow(/rows must be an integer ≥ 100, got 10/)
+    await expect(generateSampleTables({ outDir: d, rows: 10, tables: ['clicks'] })).rejects.toThrow(
+      /rows must be an integer ≥ 100, got 10/,
+    )
   })
 })

@@ -11,9 +11,18 @@ export type Action = Record<string, Record<string, unknown>>
 
 /** Actions of each commit file, by version. */
 export function readCommits(tableDir: string): Action[][] {
-  const names = readdirSync(join(tableDir, '_delta_log')).filter(n => /^\d{20}\.json$/.test(n)).sort()
-  names.forEach((n, i) => { if (Number(n.slice(0, 20)) !== i) throw new Error(`gap in log at ${n}`) })
-  return names.map(n => readFileSync(join(tableDir, '_delta_log', n), 'utf8').trim().split('\n').map(l => JSON.parse(l) as Action))
+  const names = readdirSync(join(tableDir, '_delta_log'))
+    .filter(n => /^\d{20}\.json$/.test(n))
+    .sort()
+  names.forEach((n, i) => {
+    if (Number(n.slice(0, 20)) !== i) throw new Error(`gap in log at ${n}`)
+  })
+  return names.map(n =>
+    readFileSync(join(tableDir, '_delta_log', n), 'utf8')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l) as Action),
+  )
 }
 
 /** Live add actions (by path) after replaying commits 0..version. */
@@ -41,7 +50,7 @@ export function fileBuffer(tableDir: string, path: string): ArrayBuffer {
 
 /** All rows of a data file as objects. */
 export async function fileRows(tableDir: string, path: string): Promise<Record<string, unknown>[]> {
-  return await parquetReadObjects({ file: fileBuffer(tableDir, path) }) as Record<string, unknown>[]
+  return (await parquetReadObjects({ file: fileBuffer(tableDir, path) })) as Record<string, unknown>[]
 }
 
 /** Every file under `dir` (relative path → bytes), for byte-for-byte comparisons. */

@@ -46,7 +46,7 @@ describe('hidden models', () => {
 })
 
 describe('helpers', () => {
-  test('auc (the generator\'s Bayes AUC): perfect, reversed, ties', () => {
+  test("auc (the generator's Bayes AUC): perfect, reversed, ties", () => {
     expect(auc([0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1])).toBe(1)
     expect(auc([0.9, 0.8, 0.2, 0.1], [0, 0, 1, 1])).toBe(0)
     expect(auc([0.5, 0.5, 0.5, 0.5], [0, 1, 0, 1])).toBe(0.5)
@@ -70,13 +70,25 @@ describe('helpers', () => {
   })
 
   test('fileStats: bounds skip nulls and NaN markers, arrays get only a null count, -0 becomes 0', () => {
-    const stats = fileStats([
-      { name: 'a', type: 'double', nullable: true },
-      { name: 'e', type: { type: 'array', elementType: 'float', containsNull: false }, nullable: false },
-      { name: 's', type: 'string', nullable: false },
-      { name: 'l', type: 'long', nullable: false },
-      { name: 'f', type: 'float', nullable: true },
-    ], { numRows: 3, columns: { f: Float32Array.of(NaN, 1.5, NaN), a: [null, -0, 2.5], e: { width: 1, data: Float32Array.of(1, 2, 3) }, s: ['b', 'a', 'c'], l: BigInt64Array.of(5n, -7n, 3n) } })
+    const stats = fileStats(
+      [
+        { name: 'a', type: 'double', nullable: true },
+        { name: 'e', type: { type: 'array', elementType: 'float', containsNull: false }, nullable: false },
+        { name: 's', type: 'string', nullable: false },
+        { name: 'l', type: 'long', nullable: false },
+        { name: 'f', type: 'float', nullable: true },
+      ],
+      {
+        numRows: 3,
+        columns: {
+          f: Float32Array.of(NaN, 1.5, NaN),
+          a: [null, -0, 2.5],
+          e: { width: 1, data: Float32Array.of(1, 2, 3) },
+          s: ['b', 'a', 'c'],
+          l: BigInt64Array.of(5n, -7n, 3n),
+        },
+      },
+    )
     expect(stats).toEqual({
       numRecords: 3,
       minValues: { a: 0, s: 'a', l: -7, f: 1.5 },
@@ -96,14 +108,56 @@ describe('helpers', () => {
   test('deleteTarget picks a value wholly inside one file, nearest 3% of rows; else the rarest', () => {
     const country = ['A', 'A', 'B', 'B', 'B', 'C', 'D', 'D']
     const sorted = Int32Array.from(country.keys())
-    expect(deleteTarget(country, sorted, [[0, 2], [2, 8]])).toBe('C')
-    expect(deleteTarget(country, sorted, [[0, 1], [1, 5], [5, 8]])).toBe('C')
-    expect(deleteTarget(country, sorted, [[0, 3], [3, 7], [7, 8]])).toBe('C')
-    expect(deleteTarget(country, sorted, [[0, 3], [3, 4], [4, 8]])).toBe('C')
-    expect(deleteTarget(country, sorted, [[0, 1], [1, 3], [3, 6], [6, 7], [7, 8]])).toBe('C')
+    expect(
+      deleteTarget(country, sorted, [
+        [0, 2],
+        [2, 8],
+      ]),
+    ).toBe('C')
+    expect(
+      deleteTarget(country, sorted, [
+        [0, 1],
+        [1, 5],
+        [5, 8],
+      ]),
+    ).toBe('C')
+    expect(
+      deleteTarget(country, sorted, [
+        [0, 3],
+        [3, 7],
+        [7, 8],
+      ]),
+    ).toBe('C')
+    expect(
+      deleteTarget(country, sorted, [
+        [0, 3],
+        [3, 4],
+        [4, 8],
+      ]),
+    ).toBe('C')
+    expect(
+      deleteTarget(country, sorted, [
+        [0, 1],
+        [1, 3],
+        [3, 6],
+        [6, 7],
+        [7, 8],
+      ]),
+    ).toBe('C')
     const big = [...Array(50).fill('A'), 'B', 'B', 'B', 'C', ...Array(46).fill('D')] as string[]
-    expect(deleteTarget(big, Int32Array.from(big.keys()), [[0, 50], [50, 100]])).toBe('B')
-    expect(deleteTarget(['A', 'A', 'B', 'B', 'B'], Int32Array.of(0, 1, 2, 3, 4), [[0, 1], [1, 3], [3, 5]])).toBe('A')
+    expect(
+      deleteTarget(big, Int32Array.from(big.keys()), [
+        [0, 50],
+        [50, 100],
+      ]),
+    ).toBe('B')
+    expect(
+      deleteTarget(['A', 'A', 'B', 'B', 'B'], Int32Array.of(0, 1, 2, 3, 4), [
+        [0, 1],
+        [1, 3],
+        [3, 5],
+      ]),
+    ).toBe('A')
   })
 
   test('stableUuid is UUID-shaped and depends on seed and key', () => {

@@ -38,7 +38,11 @@ describe('generated tables through openSnapshot/readRows', () => {
     const fetch = fileFetch(out)
     const snap = await openSnapshot('http://table.test/clicks/', { fetch })
     expect(snap.version).toBe(2)
-    expect(snap.schema.fields.find(f => f.name === 'emb')?.type).toEqual({ type: 'array', elementType: 'float', containsNull: false })
+    expect(snap.schema.fields.find(f => f.name === 'emb')?.type).toEqual({
+      type: 'array',
+      elementType: 'float',
+      containsNull: false,
+    })
     const rows = await readRows(snap, { fetch, limit: 100 })
     expect(typeof rows[0].user_id).toBe('bigint')
     expect((rows[0].emb as number[]).length).toBe(8)

@@ -18,10 +18,13 @@ beforeAll(async () => {
   server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables'))
   url = `${server.url}marketing/`
 })
-afterAll(async () => { await server?.close() })
+afterAll(async () => {
+  await server?.close()
+})
 
 const SCHEMA: StructType = {
-  type: 'struct', fields: [
+  type: 'struct',
+  fields: [
     { name: 'n', type: 'long', nullable: true, metadata: {} },
     { name: 's', type: 'string', nullable: true, metadata: {} },
     { name: 'b', type: 'boolean', nullable: true, metadata: {} },
@@ -35,7 +38,13 @@ const SCHEMA: StructType = {
 describe('selectFeatures', () => {
   it('defaults to numeric, boolean and string columns except the label; reports skipped ones', () => {
     const sel = selectFeatures(SCHEMA, 'y')
-    expect(sel.features.map(f => `${f.name}:${f.kind}:${f.xgbType}`)).toEqual(['n:numeric:int', 's:categorical:c', 'b:numeric:int', 'd:numeric:float', 'name:categorical:c'])
+    expect(sel.features.map(f => `${f.name}:${f.kind}:${f.xgbType}`)).toEqual([
+      'n:numeric:int',
+      's:categorical:c',
+      'b:numeric:int',
+      'd:numeric:float',
+      'name:categorical:c',
+    ])
     expect(sel.skipped.map(s => s.name)).toEqual(['emb'])
     expect(sel.skipped[0].reason).toMatch(/array/)
   })
@@ -74,7 +83,9 @@ describe('loadDataset (marketing)', () => {
     expect(ds.data.valid).toBeUndefined()
     const rows = await readRows(await openSnapshot(url), { limit: 2000 })
     const names = ds.features.map(f => f.name)
-    const job = names.indexOf('job'), age = names.indexOf('age'), pdays = names.indexOf('pdays')
+    const job = names.indexOf('job'),
+      age = names.indexOf('age'),
+      pdays = names.indexOf('pdays')
     for (let i = 0; i < rows.length; i++) {
       expect(ds.data.labels[i]).toBe(rows[i].y)
       expect(ds.data.columns[age][i]).toBe(rows[i].age)
@@ -85,9 +96,30 @@ describe('loadDataset (marketing)', () => {
     expect(ds.dictionaries.job).toEqual([...ds.dictionaries.job].sort())
   })
   it('valid fraction: a stable seeded split covering every row once', async () => {
-    const a = await loadDataset({ tableUrl: url, label: 'y', seed: 7, validFraction: 0.2, workers: 0, features: ['age', 'balance'] })
-    const b = await loadDataset({ tableUrl: url, label: 'y', seed: 7, validFraction: 0.2, workers: 0, features: ['age', 'balance'] })
-    const c = await loadDataset({ tableUrl: url, label: 'y', seed: 8, validFraction: 0.2, workers: 0, features: ['age', 'balance'] })
+    const a = await loadDataset({
+      tableUrl: url,
+      label: 'y',
+      seed: 7,
+      validFraction: 0.2,
+      workers: 0,
+      features: ['age', 'balance'],
+    })
+    const b = await loadDataset({
+      tableUrl: url,
+      label: 'y',
+      seed: 7,
+      validFraction: 0.2,
+      workers: 0,
+      features: ['age', 'balance'],
+    })
+    const c = await loadDataset({
+      tableUrl: url,
+      label: 'y',
+      seed: 8,
+      validFraction: 0.2,
+      workers: 0,
+      features: ['age', 'balance'],
+    })
     expect(a.rowsTrain + a.rowsValid).toBe(45_000)
     expect(a.rowsValid / 45_000).toBeGreaterThan(0.18)
     expect(a.rowsValid / 45_000).toBeLessThan(0.22)
@@ -95,16 +127,30 @@ describe('loadDataset (marketing)', () => {
     expect(Array.from(c.data.valid!.columns[1])).not.toEqual(Array.from(a.data.valid!.columns[1]))
   })
   it('a validation table uses the training dictionaries; a filter restricts both', async () => {
-    const ds = await loadDataset({ tableUrl: url, label: 'y', seed: 0, workers: 0, features: ['age', 'job'], filter: 'age < 30', validTable: { url } })
+    const ds = await loadDataset({
+      tableUrl: url,
+      label: 'y',
+      seed: 0,
+      workers: 0,
+      features: ['age', 'job'],
+      filter: 'age < 30',
+      validTable: { url },
+    })
     expect(ds.rowsTrain).toBe(ds.rowsValid)
     expect(ds.rowsTrain).toBeLessThan(45_000)
     expect(ds.data.columns[0].every(v => v < 30)).toBe(true)
     expect(ds.validPlan?.stats.rows).toBe(ds.rowsValid)
   })
   it('errors name the filter, the label, the fraction', async () => {
-    await expect(loadDataset({ tableUrl: url, label: 'y', seed: 0, workers: 0, filter: 'age > 1000' })).rejects.toThrow(/filter "age > 1000" selects no rows/)
-    await expect(loadDataset({ tableUrl: url, label: 'nope', seed: 0, workers: 0 })).rejects.toThrow(/label column nope/)
-    await expect(loadDataset({ tableUrl: url, label: 'y', seed: 0, workers: 0, validFraction: 1.5 })).rejects.toThrow(/valid fraction/)
+    await expect(loadDataset({ tableUrl: url, label: 'y', seed: 0, workers: 0, filter: 'age > 1000' })).rejects.toThrow(
+      /filter "age > 1000" selects no rows/,
+    )
+    await expect(loadDataset({ tableUrl: url, label: 'nope', seed: 0, workers: 0 })).rejects.toThrow(
+      /label column nope/,
+    )
+    await expect(loadDataset({ tableUrl: url, label: 'y', seed: 0, workers: 0, validFraction: 1.5 })).rejects.toThrow(
+      /valid fraction/,
+    )
   })
 })
 

@@ -10,7 +10,18 @@ import type { PipelineCache } from '../../../src/gpu/pipeline-cache.ts'
 
 // The module's imports read WebGPU's usage flags at load time; Node has none (values are unused here).
 const g = globalThis as Record<string, unknown>
-g.GPUBufferUsage ??= { MAP_READ: 1, MAP_WRITE: 2, COPY_SRC: 4, COPY_DST: 8, INDEX: 16, VERTEX: 32, UNIFORM: 64, STORAGE: 128, INDIRECT: 256, QUERY_RESOLVE: 512 }
+g.GPUBufferUsage ??= {
+  MAP_READ: 1,
+  MAP_WRITE: 2,
+  COPY_SRC: 4,
+  COPY_DST: 8,
+  INDEX: 16,
+  VERTEX: 32,
+  UNIFORM: 64,
+  STORAGE: 128,
+  INDIRECT: 256,
+  QUERY_RESOLVE: 512,
+}
 g.GPUMapMode ??= { READ: 1, WRITE: 2 }
 const { adapterKey, chooseHistogramKernel } = await import('../../../src/kernels/gbdt/histogram_choice.ts')
 
@@ -18,20 +29,28 @@ let unique = 0
 
 /** A fake pipeline cache whose device reports `architecture` (unique per test) or no adapter info. */
 function fakeCache(architecture: string | undefined): PipelineCache {
-  const adapterInfo = architecture === undefined ? undefined : { vendor: 'google', architecture, device: '', description: 'test adapter' }
+  const adapterInfo =
+    architecture === undefined ? undefined : { vendor: 'google', architecture, device: '', description: 'test adapter' }
   return { device: { adapterInfo } } as unknown as PipelineCache
 }
 
 /** A measurement that counts its calls and answers `kernel` (or rejects when `kernel` is an Error). */
 function counter(kernel: HistogramKernel | Error): { calls: number; measure: () => Promise<HistogramKernel> } {
-  const c = { calls: 0, measure: () => { c.calls++; return kernel instanceof Error ? Promise.reject(kernel) : Promise.resolve(kernel) } }
+  const c = {
+    calls: 0,
+    measure: () => {
+      c.calls++
+      return kernel instanceof Error ? Promise.reject(kernel) : Promise.resolve(kernel)
+    },
+  }
   return c
 }
 
 describe('chooseHistogramKernel', () => {
   test('devices of one adapter share one measurement, started by the first', async () => {
     const arch = `swiftshader-${unique++}`
-    const first = counter('storage'), second = counter('workgroup')
+    const first = counter('storage'),
+      second = counter('workgroup')
     const slot0 = chooseHistogramKernel(fakeCache(arch), first.measure)
     const slot1 = chooseHistogramKernel(fakeCache(arch), second.measure)
     expect(await slot0).toBe('storage')
@@ -40,14 +59,17 @@ describe('chooseHistogramKernel', () => {
   })
 
   test('another adapter measures on its own', async () => {
-    const a = counter('storage'), b = counter('workgroup')
+    const a = counter('storage'),
+      b = counter('workgroup')
     expect(await chooseHistogramKernel(fakeCache(`gpu-a-${unique++}`), a.measure)).toBe('storage')
     expect(await chooseHistogramKernel(fakeCache(`gpu-b-${unique++}`), b.measure)).toBe('workgroup')
     expect([a.calls, b.calls]).toEqual([1, 1])
   })
 
   test('without adapter info the choice is cached per device', async () => {
-    const cache = fakeCache(undefined), m = counter('workgroup'), other = counter('storage')
+    const cache = fakeCache(undefined),
+      m = counter('workgroup'),
+      other = counter('storage')
     expect(await chooseHistogramKernel(cache, m.measure)).toBe('workgroup')
     expect(await chooseHistogramKernel(cache, m.measure)).toBe('workgroup')
     expect(await chooseHistogramKernel(fakeCache(undefined), other.measure)).toBe('storage')
@@ -56,7 +78,8 @@ describe('chooseHistogramKernel', () => {
 
   test('a failed measurement is forgotten: the next device of the adapter measures again', async () => {
     const arch = `lost-${unique++}`
-    const failed = counter(new Error('device lost')), retry = counter('storage')
+    const failed = counter(new Error('device lost')),
+      retry = counter('storage')
     await expect(chooseHistogramKernel(fakeCache(arch), failed.measure)).rejects.toThrow('device lost')
     expect(await chooseHistogramKernel(fakeCache(arch), retry.measure)).toBe('storage')
     expect(retry.calls).toBe(1)

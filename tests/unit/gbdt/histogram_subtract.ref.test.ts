@@ -15,14 +15,21 @@ describe('histogramSubtract', () => {
 
   test('sibling = parent − built for every bin of every triple; other slots untouched', () => {
     const rng = new Rng(5)
-    const b = 7, slots = 6
+    const b = 7,
+      slots = 6
     const hist = new Uint32Array(slots * b * 4)
     for (let k = 0; k < slots * b * 2; k++) for (let r = 0; r < 5; r++) add64(hist, 2 * k, rng.int(2 ** 31) - 2 ** 30)
     const before = hist.slice()
     histogramSubtract(Uint32Array.from([0, 1, 2, 3, 4, 5]), hist, 2, b)
-    for (const [p, c, s] of [[0, 1, 2], [3, 4, 5]]) {
+    for (const [p, c, s] of [
+      [0, 1, 2],
+      [3, 4, 5],
+    ]) {
       for (let w = 0; w < b * 2; w++) {
-        const want = BigInt.asIntN(64, pairToBigInt(before, (p * b * 2 + w) * 2) - pairToBigInt(before, (c * b * 2 + w) * 2))
+        const want = BigInt.asIntN(
+          64,
+          pairToBigInt(before, (p * b * 2 + w) * 2) - pairToBigInt(before, (c * b * 2 + w) * 2),
+        )
         expect(pairToBigInt(hist, (s * b * 2 + w) * 2)).toBe(want)
       }
     }

@@ -16,12 +16,20 @@ import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
 import type { ScanPlan } from '../../../src/data/types.ts'
 
 let server: ServedDirectory
-beforeAll(async () => { server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables')) })
-afterAll(async () => { await server?.close() })
+beforeAll(async () => {
+  server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables'))
+})
+afterAll(async () => {
+  await server?.close()
+})
 
 describe('metrics.csv', () => {
   it('one line per round, columns in first-seen order, round-trips', () => {
-    const history: Array<Record<string, number>> = [{ auc: 0.7, logloss: 0.3 }, { auc: 0.75, logloss: 0.25 }, { logloss: 0.2 }]
+    const history: Array<Record<string, number>> = [
+      { auc: 0.7, logloss: 0.3 },
+      { auc: 0.75, logloss: 0.25 },
+      { logloss: 0.2 },
+    ]
     const text = metricsCsv(history)
     expect(text.split('\n')[0]).toBe('round,auc,logloss')
     expect(text.trim().split('\n')).toHaveLength(4)
@@ -33,8 +41,23 @@ describe('metrics.csv', () => {
 
 describe('manifestTable', () => {
   it('pins url, version, digest, files and rows of a plan', () => {
-    const plan = { tableUrl: 'http://h/t/', version: 3, digest: 'abc', columns: [], files: [{ path: 'a.parquet', size: 10 }], units: [], stats: { rows: 5 } } as unknown as ScanPlan
-    expect(manifestTable(plan, '/data/t')).toEqual({ url: 'http://h/t/', path: '/data/t', version: 3, digest: 'abc', files: [{ path: 'a.parquet', size: 10 }], rows: 5 })
+    const plan = {
+      tableUrl: 'http://h/t/',
+      version: 3,
+      digest: 'abc',
+      columns: [],
+      files: [{ path: 'a.parquet', size: 10 }],
+      units: [],
+      stats: { rows: 5 },
+    } as unknown as ScanPlan
+    expect(manifestTable(plan, '/data/t')).toEqual({
+      url: 'http://h/t/',
+      path: '/data/t',
+      version: 3,
+      digest: 'abc',
+      files: [{ path: 'a.parquet', size: 10 }],
+      rows: 5,
+    })
   })
 })
 
@@ -51,7 +74,9 @@ describe('model attributes', () => {
     expect(addAttributes(base, {})).toBe(base)
     expect(categoriesOf(JSON.parse(base))).toEqual({})
     expect(() => addAttributes('{"x":1}', { k: 'v' })).toThrow(/layout/)
-    expect(() => categoriesOf({ learner: { attributes: { [CATEGORIES_ATTRIBUTE]: '{"a":[1]}' } } })).toThrow(/a is not a list of strings/)
+    expect(() => categoriesOf({ learner: { attributes: { [CATEGORIES_ATTRIBUTE]: '{"a":[1]}' } } })).toThrow(
+      /a is not a list of strings/,
+    )
   })
 })
 
@@ -69,10 +94,19 @@ describe('runParams', () => {
 describe('runTraining (CPU backend, in Node)', () => {
   it('returns a loadable model with dictionaries, a complete manifest and one progress event per round', async () => {
     const events: TrainProgress[] = []
-    const r = await runTraining({
-      table: `${server.url}marketing/`, tablePath: '/x/marketing', label: 'y', validFraction: 0.2, seed: 5,
-      params: { num_round: 3, max_depth: 3 }, backend: 'cpu', workers: 0,
-    }, p => events.push(p))
+    const r = await runTraining(
+      {
+        table: `${server.url}marketing/`,
+        tablePath: '/x/marketing',
+        label: 'y',
+        validFraction: 0.2,
+        seed: 5,
+        params: { num_round: 3, max_depth: 3 },
+        backend: 'cpu',
+        workers: 0,
+      },
+      p => events.push(p),
+    )
     expect(events.filter(e => e.kind === 'round')).toHaveLength(3)
     const m = r.manifest
     expect(m.table).toMatchObject({ path: '/x/marketing', version: 0, rows: 45_000 })
@@ -92,8 +126,17 @@ describe('runTraining (CPU backend, in Node)', () => {
     expect(categoriesOf(json).job).toHaveLength(11)
   })
   it('refuses unknown model families and bad labels', async () => {
-    await expect(runTraining({ model: 'forest', table: 'x', label: 'y' })).rejects.toThrow(/model forest: unknown model family \(known: gbdt, recsys\)/)
-    await expect(runTraining({ table: `${server.url}marketing/`, label: 'age', params: { num_round: 1 }, backend: 'cpu', workers: 0 }))
-      .rejects.toThrow(/label column age: binary:logistic needs labels 0 or 1/)
+    await expect(runTraining({ model: 'forest', table: 'x', label: 'y' })).rejects.toThrow(
+      /model forest: unknown model family \(known: gbdt, recsys\)/,
+    )
+    await expect(
+      runTraining({
+        table: `${server.url}marketing/`,
+        label: 'age',
+        params: { num_round: 1 },
+        backend: 'cpu',
+        workers: 0,
+      }),
+    ).rejects.toThrow(/label column age: binary:logistic needs labels 0 or 1/)
   })
 })

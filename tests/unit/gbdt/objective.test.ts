@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { baseMargin, checkLabels, estimateBaseScore, newtonStepBaseScore, rowGradient, rowLoss, transform } from '../../../src/models/gbdt/objective.ts'
+import {
+  baseMargin,
+  checkLabels,
+  estimateBaseScore,
+  newtonStepBaseScore,
+  rowGradient,
+  rowLoss,
+  transform,
+} from '../../../src/models/gbdt/objective.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
 import { rowGradient as kernelGradient } from '../../../src/kernels/gbdt/gradient.ref.ts'
 import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR } from '../../../src/kernels/gbdt/layout.ts'
@@ -7,21 +15,29 @@ import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR } from '../../../src/kernel
 const objectives = ['binary:logistic', 'reg:logistic', 'reg:squarederror'] as const
 
 describe('objective gradients', () => {
-  it.each(objectives)('%s: g and h match finite differences of the loss', (obj) => {
+  it.each(objectives)('%s: g and h match finite differences of the loss', obj => {
     const e = 1e-4
     for (const m of [-3, -0.5, 0, 0.7, 2.5]) {
-      for (const [y, w] of [[0, 1], [1, 2], [obj === 'binary:logistic' ? 1 : 0.3, 0.5]]) {
+      for (const [y, w] of [
+        [0, 1],
+        [1, 2],
+        [obj === 'binary:logistic' ? 1 : 0.3, 0.5],
+      ]) {
         const [g, h] = rowGradient(obj, m, y, w, 3)
         const loss = (x: number): number => rowLoss(obj, x, y, w, 3)
         expect(g).toBeCloseTo((loss(m + e) - loss(m - e)) / (2 * e), 6)
-        const [gp] = rowGradient(obj, m + e, y, w, 3), [gm] = rowGradient(obj, m - e, y, w, 3)
+        const [gp] = rowGradient(obj, m + e, y, w, 3),
+          [gm] = rowGradient(obj, m - e, y, w, 3)
         expect(h).toBeCloseTo((gp - gm) / (2 * e), 6)
       }
     }
   })
 
   it('agrees with the gradient kernel reference (f32)', () => {
-    for (const [obj, id] of [['binary:logistic', OBJECTIVE_LOGISTIC], ['reg:squarederror', OBJECTIVE_SQUARED_ERROR]] as const) {
+    for (const [obj, id] of [
+      ['binary:logistic', OBJECTIVE_LOGISTIC],
+      ['reg:squarederror', OBJECTIVE_SQUARED_ERROR],
+    ] as const) {
       for (const m of [-2, 0, 1.3]) {
         const [g, h] = rowGradient(obj, m, 1, 1.5, 2)
         const [kg, kh] = kernelGradient(m, 1, 1.5, id, 2)
@@ -40,7 +56,9 @@ describe('objective gradients', () => {
 
 describe('labels and base_score', () => {
   it('refuses non-binary labels naming the column and value', () => {
-    expect(() => checkLabels('binary:logistic', [0, 1, 2], 'clicked')).toThrow('label column clicked: binary:logistic needs labels 0 or 1, got 2 at row 2')
+    expect(() => checkLabels('binary:logistic', [0, 1, 2], 'clicked')).toThrow(
+      'label column clicked: binary:logistic needs labels 0 or 1, got 2 at row 2',
+    )
     expect(() => checkLabels('reg:logistic', [0.5, -0.1], 'p')).toThrow(/label column p.*-0.1/)
     expect(() => checkLabels('reg:squarederror', [1, NaN], 'y')).toThrow(/label column y/)
     expect(() => checkLabels('reg:logistic', [0, 0.5, 1], 'p')).not.toThrow()

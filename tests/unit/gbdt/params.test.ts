@@ -4,14 +4,30 @@ import { DEFAULT_PARAMS, parseParams } from '../../../src/models/gbdt/params.ts'
 describe('parseParams', () => {
   it('fills XGBoost defaults and the default metric per objective', () => {
     const p = parseParams({})
-    expect(p).toMatchObject({ eta: 0.3, max_depth: 6, min_child_weight: 1, lambda: 1, alpha: 0, max_bin: 256, num_round: 10, objective: 'binary:logistic' })
+    expect(p).toMatchObject({
+      eta: 0.3,
+      max_depth: 6,
+      min_child_weight: 1,
+      lambda: 1,
+      alpha: 0,
+      max_bin: 256,
+      num_round: 10,
+      objective: 'binary:logistic',
+    })
     expect(p.eval_metric).toEqual(['logloss'])
     expect(p.base_score).toBeUndefined()
     expect(parseParams({ objective: 'reg:squarederror' }).eval_metric).toEqual(['rmse'])
   })
 
   it('maps aliases and accepts numeric strings', () => {
-    const p = parseParams({ n_estimators: 50, learning_rate: '0.1', reg_lambda: 2, reg_alpha: 0.5, min_split_loss: 1, random_state: 7 })
+    const p = parseParams({
+      n_estimators: 50,
+      learning_rate: '0.1',
+      reg_lambda: 2,
+      reg_alpha: 0.5,
+      min_split_loss: 1,
+      random_state: 7,
+    })
     expect([p.num_round, p.eta, p.lambda, p.alpha, p.gamma, p.seed]).toEqual([50, 0.1, 2, 0.5, 1, 7])
   })
 

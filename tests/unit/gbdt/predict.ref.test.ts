@@ -7,7 +7,13 @@ import { makeTree } from './tree-fixture.ts'
 import { PYTHON as PY, requireXgboost, runXgboostTests } from '../../support/peers.ts'
 
 // Root: f0 < 0.5 (missing left) → leaf 1 | node 2: f1 < 2 (missing right) → leaf 2 | leaf 3.
-const tree = makeTree([[1, 2, 0, 0.5, 3, 1], [-1, -1, 0, 1, -1, 0], [3, 4, 1, 2, 7, 0], [-1, -1, 0, 2, -1, 0], [-1, -1, 0, 3, -1, 0]])
+const tree = makeTree([
+  [1, 2, 0, 0.5, 3, 1],
+  [-1, -1, 0, 1, -1, 0],
+  [3, 4, 1, 2, 7, 0],
+  [-1, -1, 0, 2, -1, 0],
+  [-1, -1, 0, 3, -1, 0],
+])
 const stump = makeTree([[-1, -1, 0, 0.25, -1, 0]])
 
 describe('predict (reference)', () => {
@@ -29,11 +35,17 @@ describe('predict (reference)', () => {
 
   test('no trees: every row gets the base margin; no rows: nothing written', () => {
     const out = new Float32Array(2)
-    predict(new Float32Array(4), new Uint32Array(0), new Uint32Array(0), out, { rows: 2, features: 2, trees: 0, maxDepth: 0 }, -1.5)
+    predict(
+      new Float32Array(4),
+      new Uint32Array(0),
+      new Uint32Array(0),
+      out,
+      { rows: 2, features: 2, trees: 0, maxDepth: 0 },
+      -1.5,
+    )
     expect(Array.from(out)).toEqual([-1.5, -1.5])
   })
 })
-
 
 // Trains a small real XGBoost model on data with NaNs; prints its JSON, the rows and XGBoost's margins.
 const TRAIN_SCRIPT = `
@@ -49,14 +61,28 @@ print(json.dumps({'model': json.loads(b.save_raw('json').decode()), 'x': [None i
 
 /** What TRAIN_SCRIPT prints (the parts of XGBoost's JSON model read here). */
 interface XGBoostDump {
-  model: { learner: { learner_model_param: { base_score: string }; gradient_booster: { model: { trees: Array<Record<string, number[]>> } } } }
+  model: {
+    learner: {
+      learner_model_param: { base_score: string }
+      gradient_booster: { model: { trees: Array<Record<string, number[]>> } }
+    }
+  }
   x: Array<number | null>
   margins: number[]
 }
 
 /** Tree arrays (types.ts) from one tree of XGBoost's JSON model; leaves hold their value in split_conditions. */
 function fromXGBoostTree(j: Record<string, number[]>): Tree {
-  return makeTree(j.left_children.map((l, k) => [l, j.right_children[k], j.split_indices[k], j.split_conditions[k], -1, j.default_left[k]]))
+  return makeTree(
+    j.left_children.map((l, k) => [
+      l,
+      j.right_children[k],
+      j.split_indices[k],
+      j.split_conditions[k],
+      -1,
+      j.default_left[k],
+    ]),
+  )
 }
 
 describe('predict (reference) against real XGBoost', () => {
@@ -67,9 +93,17 @@ describe('predict (reference) against real XGBoost', () => {
     const { model, x, margins } = JSON.parse(r.stdout) as XGBoostDump
     const trees = model.learner.gradient_booster.model.trees.map(fromXGBoostTree)
     const baseScore = Number(model.learner.learner_model_param.base_score)
-    const p = packTrees(trees), out = new Float32Array(margins.length)
+    const p = packTrees(trees),
+      out = new Float32Array(margins.length)
     const features = Float32Array.from(x, v => (v === null ? NaN : v))
-    predict(features, p.nodes, p.treeOffsets, out, { rows: margins.length, features: 4, trees: trees.length, maxDepth: p.maxDepth }, Math.log(baseScore / (1 - baseScore)))
+    predict(
+      features,
+      p.nodes,
+      p.treeOffsets,
+      out,
+      { rows: margins.length, features: 4, trees: trees.length, maxDepth: p.maxDepth },
+      Math.log(baseScore / (1 - baseScore)),
+    )
     const worst = margins.reduce((w, m, i) => Math.max(w, Math.abs(m - out[i])), 0)
     expect(trees.length).toBe(25)
     expect(worst).toBeLessThanOrEqual(1e-5)
@@ -78,7 +112,13 @@ describe('predict (reference) against real XGBoost', () => {
 
 describe('packTrees', () => {
   test('depth comes from the children (XGBoost stores 2147483647 as the root parent)', () => {
-    const t = makeTree([[1, 2, 0, 0.5, 3, 1], [-1, -1, 0, 1, -1, 0], [3, 4, 1, 2, 7, 0], [-1, -1, 0, 2, -1, 0], [-1, -1, 0, 3, -1, 0]])
+    const t = makeTree([
+      [1, 2, 0, 0.5, 3, 1],
+      [-1, -1, 0, 1, -1, 0],
+      [3, 4, 1, 2, 7, 0],
+      [-1, -1, 0, 2, -1, 0],
+      [-1, -1, 0, 3, -1, 0],
+    ])
     t.parent[0] = 2147483647
     expect(packTrees([t]).maxDepth).toBe(2)
   })

@@ -16,14 +16,17 @@ describe('quantise reference', () => {
   })
 
   test('roundHalfEven breaks ties to even, else rounds to nearest', () => {
-    expect([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4999, -2.6, 7].map(roundHalfEven).map(v => v + 0)).toEqual([0, 2, 2, 0, -2, -2, 2, -3, 7])
+    expect([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4999, -2.6, 7].map(roundHalfEven).map(v => v + 0)).toEqual([
+      0, 2, 2, 0, -2, -2, 2, -3, 7,
+    ])
   })
 
   test('quantised values are within 0.5 of v · scale and bounded by 2^30', () => {
     const rng = new Rng(2)
     const n = 1000
     const gpair = rng.floats(2 * n, -3, 3)
-    const q = new Int32Array(2 * n), scales = new Float32Array(4)
+    const q = new Int32Array(2 * n),
+      scales = new Float32Array(4)
     quantise(gpair, n, q, scales)
     const maxG = Math.max(...Array.from({ length: n }, (_, i) => Math.abs(gpair[2 * i])))
     expect(scales[0]).toBe(maxG)

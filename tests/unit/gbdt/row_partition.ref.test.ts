@@ -4,15 +4,23 @@ import { NO_NODE } from '../../../src/kernels/gbdt/layout.ts'
 
 /** Feature-major u8-in-u32 matrix from per-feature byte columns. */
 function pack(columns: number[][]): { bins: Uint32Array; rowWords: number } {
-  const rows = columns[0]?.length ?? 0, rowWords = Math.ceil(rows / 4)
+  const rows = columns[0]?.length ?? 0,
+    rowWords = Math.ceil(rows / 4)
   const bins = new Uint32Array(columns.length * rowWords)
-  columns.forEach((col, f) => col.forEach((b, i) => { bins[f * rowWords + (i >> 2)] |= b << ((i & 3) * 8) }))
+  columns.forEach((col, f) =>
+    col.forEach((b, i) => {
+      bins[f * rowWords + (i >> 2)] |= b << ((i & 3) * 8)
+    }),
+  )
   return { bins, rowWords }
 }
 
 describe('rowPartition (reference)', () => {
   // Feature 0 without missing (missOff 0); feature 1 with missing (byte 0 = missing, bin = byte − 1).
-  const { bins, rowWords } = pack([[0, 1, 2, 3, 255, 0], [0, 1, 2, 0, 3, 4]])
+  const { bins, rowWords } = pack([
+    [0, 1, 2, 3, 255, 0],
+    [0, 1, 2, 0, 3, 4],
+  ])
   const missOff = Uint32Array.from([0, 1])
 
   test('binAt decodes bytes and missing', () => {

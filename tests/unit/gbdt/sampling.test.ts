@@ -25,7 +25,10 @@ describe('column sampling', () => {
 
   it('every tree of a colsample_bytree model splits only on its drawn features', async () => {
     const d = makeBinary(800, 8, 2)
-    const b = await train({ columns: d.columns, labels: d.labels }, parseParams({ colsample_bytree: 0.25, num_round: 6, max_depth: 3, seed: 1 }))
+    const b = await train(
+      { columns: d.columns, labels: d.labels },
+      parseParams({ colsample_bytree: 0.25, num_round: 6, max_depth: 3, seed: 1 }),
+    )
     const trees = b.trees.map(t => new Set(Array.from(t.splitIndex).filter((_, k) => t.left[k] !== -1)))
     for (const used of trees) expect(used.size).toBeLessThanOrEqual(2)
     expect(new Set(trees.flatMap(u => [...u])).size).toBeGreaterThan(2) // different trees draw differently
@@ -38,6 +41,6 @@ describe('column sampling', () => {
     expect(half.trees[0].sumHessian[0]).toBeLessThan(full.trees[0].sumHessian[0] * 0.6)
     expect(half.trees[0].sumHessian[0]).toBeGreaterThan(full.trees[0].sumHessian[0] * 0.4)
     const sampled = Array.from({ length: 800 }, (_, i) => rowSampled(0, 0, i, 0.5)).filter(Boolean).length
-    expect(half.trees[0].sumHessian[0]).toBeCloseTo(full.trees[0].sumHessian[0] * sampled / 800, 1)
+    expect(half.trees[0].sumHessian[0]).toBeCloseTo((full.trees[0].sumHessian[0] * sampled) / 800, 1)
   })
 })

@@ -7,8 +7,12 @@ import { Rng } from '../../../src/util/rng.ts'
 
 /** True rank bounds of v in the data: [weight below v, weight up to and including v]. */
 function trueRank(data: Float32Array, v: number): [number, number] {
-  let below = 0, upTo = 0
-  for (const x of data) { if (x < v) below++; if (x <= v) upTo++ }
+  let below = 0,
+    upTo = 0
+  for (const x of data) {
+    if (x < v) below++
+    if (x <= v) upTo++
+  }
   return [below, upTo]
 }
 
@@ -32,10 +36,11 @@ describe('sketch', () => {
 
   it('merge of two halves keeps valid rank bounds and total weight, pruned within the error bound', () => {
     const data = new Rng(3).floats(4000, -5, 5).map(x => Math.round(x * 50) / 50)
-    const a = prune(summarise(data.subarray(0, 2000)), 64), b = prune(summarise(data.subarray(2000)), 64)
+    const a = prune(summarise(data.subarray(0, 2000)), 64),
+      b = prune(summarise(data.subarray(2000)), 64)
     const merged = prune(combine(a, b), 64)
     expect(totalWeight(merged)).toBe(4000)
-    checkBounds(merged, data, 3 * 4000 / 63)
+    checkBounds(merged, data, (3 * 4000) / 63)
   })
 
   it('sketching in chunks gives the same cuts as one exact sketch (within one bin of rank)', () => {
@@ -44,7 +49,8 @@ describe('sketch', () => {
     const chunked = cutsFromSummaries([sketchColumn(data, undefined, 128, 700)], [16])
     expect(featureBins(chunked, 0)).toBe(featureBins(whole, 0))
     for (let b = 0; b < featureBins(whole, 0) - 1; b++) {
-      const [rw] = trueRank(data, whole.cutValues[b]), [rc] = trueRank(data, chunked.cutValues[b])
+      const [rw] = trueRank(data, whole.cutValues[b]),
+        [rc] = trueRank(data, chunked.cutValues[b])
       expect(Math.abs(rw - rc)).toBeLessThanOrEqual(5000 / 16 / 2)
     }
   })
@@ -84,7 +90,8 @@ describe('cuts', () => {
 
 describe('binned matrix', () => {
   it('packs feature-major bytes; bin = first cut above the value; missing = byte 0', () => {
-    const a = Float32Array.from([0, 1, 2, 3, 4]), b = Float32Array.from([NaN, 10, 20, NaN, 30])
+    const a = Float32Array.from([0, 1, 2, 3, 4]),
+      b = Float32Array.from([NaN, 10, 20, NaN, 30])
     const cuts = buildCuts([a, b], 256)
     const m = binMatrix([a, b], cuts)
     expect(m.rowWords).toBe(2)
@@ -100,7 +107,9 @@ describe('binned matrix', () => {
   it('refuses a feature with missing values and 256 bins (no byte left for missing)', () => {
     const full = Float32Array.from({ length: 600 }, (_, i) => i)
     const cuts = buildCuts([full], 256)
-    expect(() => binMatrix([full.map((x, i) => (i === 0 ? NaN : x))], cuts)).toThrow(/feature 0 has missing values and 256 bins/)
+    expect(() => binMatrix([full.map((x, i) => (i === 0 ? NaN : x))], cuts)).toThrow(
+      /feature 0 has missing values and 256 bins/,
+    )
   })
 
   it('binary-search bins agree with a linear scan on random data', () => {

@@ -2,7 +2,12 @@
 import { Rng } from '../../../src/util/rng.ts'
 
 /** Features x0..x{F−1} ~ N(0,1); y = 1 when x0 + 0.5·x1² − x2 + noise > 0.3. `missing` = NaN rate of x3. */
-export function makeBinary(n: number, features: number, seed: number, missing = 0): { columns: Float32Array[]; labels: Float32Array } {
+export function makeBinary(
+  n: number,
+  features: number,
+  seed: number,
+  missing = 0,
+): { columns: Float32Array[]; labels: Float32Array } {
   const rng = new Rng(seed)
   const columns = Array.from({ length: features }, () => new Float32Array(n))
   const labels = new Float32Array(n)

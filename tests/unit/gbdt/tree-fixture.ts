@@ -6,13 +6,28 @@ import type { Rng } from '../../../src/util/rng.ts'
 export function makeTree(nodes: Array<[number, number, number, number, number, number]>): Tree {
   const n = nodes.length
   const t: Tree = {
-    left: new Int32Array(n), right: new Int32Array(n), parent: new Int32Array(n).fill(-1), splitIndex: new Int32Array(n),
-    splitCondition: new Float32Array(n), splitBin: new Int32Array(n), defaultLeft: new Uint8Array(n),
-    baseWeight: new Float32Array(n), lossChange: new Float32Array(n), sumHessian: new Float32Array(n),
+    left: new Int32Array(n),
+    right: new Int32Array(n),
+    parent: new Int32Array(n).fill(-1),
+    splitIndex: new Int32Array(n),
+    splitCondition: new Float32Array(n),
+    splitBin: new Int32Array(n),
+    defaultLeft: new Uint8Array(n),
+    baseWeight: new Float32Array(n),
+    lossChange: new Float32Array(n),
+    sumHessian: new Float32Array(n),
   }
   nodes.forEach(([l, r, f, v, b, d], k) => {
-    t.left[k] = l; t.right[k] = r; t.splitIndex[k] = f; t.splitCondition[k] = v; t.splitBin[k] = b; t.defaultLeft[k] = d
-    if (l >= 0) { t.parent[l] = k; t.parent[r] = k }
+    t.left[k] = l
+    t.right[k] = r
+    t.splitIndex[k] = f
+    t.splitCondition[k] = v
+    t.splitBin[k] = b
+    t.defaultLeft[k] = d
+    if (l >= 0) {
+      t.parent[l] = k
+      t.parent[r] = k
+    }
   })
   return t
 }
@@ -39,7 +54,13 @@ export function randomTree(rng: Rng, features: number, maxDepth: number, bins: n
 }
 
 /** A random binned matrix (types.ts layout): byte 0 = missing where missOff = 1. */
-export function randomBins(rng: Rng, rows: number, features: number, binsPerFeature: number, missingRate = 0.1): { bins: Uint32Array<ArrayBuffer>; missOff: Uint32Array<ArrayBuffer>; rowWords: number } {
+export function randomBins(
+  rng: Rng,
+  rows: number,
+  features: number,
+  binsPerFeature: number,
+  missingRate = 0.1,
+): { bins: Uint32Array<ArrayBuffer>; missOff: Uint32Array<ArrayBuffer>; rowWords: number } {
   const rowWords = Math.ceil(rows / 4)
   const bins = new Uint32Array(features * rowWords)
   const missOff = Uint32Array.from({ length: features }, () => rng.int(2))

@@ -6,8 +6,10 @@ import { predictMargins } from '../../../src/models/gbdt/predict.ts'
 
 const dir = new URL('./fixtures/', import.meta.url)
 const model = readFileSync(new URL('xgboost-1.7-binary.json', dir), 'utf8')
-const expected = JSON.parse(readFileSync(new URL('xgboost-1.7-binary.expected.json', dir), 'utf8')) as
-  { features: Array<Array<number | null>>; margins: number[] }
+const expected = JSON.parse(readFileSync(new URL('xgboost-1.7-binary.expected.json', dir), 'utf8')) as {
+  features: Array<Array<number | null>>
+  margins: number[]
+}
 
 function columnsOf(rows: Array<Array<number | null>>): Float32Array[] {
   return rows[0].map((_, f) => Float32Array.from(rows, r => r[f] ?? NaN))

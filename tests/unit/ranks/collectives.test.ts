@@ -13,14 +13,27 @@ import type { Collective } from '../../../src/ranks/types.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 let closers: Array<() => void> = []
-afterEach(() => { closers.forEach(c => c()); closers = [] })
+afterEach(() => {
+  closers.forEach(c => c())
+  closers = []
+})
 
-function wired(world: number, timeoutMs = 5_000): { colls: PortCollective[]; hub: Hub; failures: Array<[number, string]> } {
+function wired(
+  world: number,
+  timeoutMs = 5_000,
+): { colls: PortCollective[]; hub: Hub; failures: Array<[number, string]> } {
   const channels = Array.from({ length: world }, () => new MessageChannel())
   const failures: Array<[number, string]> = []
-  const hub = new Hub(channels.map(c => c.port1 as unknown as MessagePort), timeoutMs, { onFailure: (r, cause) => failures.push([r, cause]) })
+  const hub = new Hub(
+    channels.map(c => c.port1 as unknown as MessagePort),
+    timeoutMs,
+    { onFailure: (r, cause) => failures.push([r, cause]) },
+  )
   const colls = channels.map((c, r) => new PortCollective(r, world, c.port2 as unknown as RankPort, timeoutMs))
-  closers.push(() => { hub.close(); channels.forEach(c => c.port2.close()) })
+  closers.push(() => {
+    hub.close()
+    channels.forEach(c => c.port2.close())
+  })
   return { colls, hub, failures }
 }
 
@@ -29,8 +42,14 @@ function floats(rng: Rng, n: number): Float32Array {
 }
 
 async function everyOp(c: Collective, data: Float32Array): Promise<unknown[]> {
-  return [await c.allreduceSum(data), await c.allreduceMax(data), await c.allreduceSum(Int32Array.from(data, x => Math.round(x * 1e6))),
-    await c.allgather({ rank: c.rank }), await c.broadcast(`root ${c.world - 1}`, c.world - 1), await c.barrier()]
+  return [
+    await c.allreduceSum(data),
+    await c.allreduceMax(data),
+    await c.allreduceSum(Int32Array.from(data, x => Math.round(x * 1e6))),
+    await c.allgather({ rank: c.rank }),
+    await c.broadcast(`root ${c.world - 1}`, c.world - 1),
+    await c.barrier(),
+  ]
 }
 
 it('port collectives give exactly localGroup results for R = 1 … 4 (lengths 0, 1, 333)', async () => {
@@ -57,7 +76,11 @@ it('a rank that never joins a collective is named after the timeout', async () =
   expect(failures[0][0]).toBe(1)
   expect(failures[0][1]).toMatch(/did not join barrier #0 within 0.2 s \(ranks 1 missing/)
   // The ranks' own bound fires too: nothing waits forever.
-  for (const s of await settled) expect(s).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/got no answer within 0.2 s/) }) })
+  for (const s of await settled)
+    expect(s).toMatchObject({
+      status: 'rejected',
+      reason: expect.objectContaining({ message: expect.stringMatching(/got no answer within 0.2 s/) }),
+    })
 })
 
 it('mismatched ops or lengths name the rank; abort rejects every pending call', async () => {
@@ -65,7 +88,10 @@ it('mismatched ops or lengths name the rank; abort rejects every pending call', 
   void a.colls[0].barrier().catch(() => undefined)
   void a.colls[1].allgather(1).catch(() => undefined)
   await new Promise(resolve => setTimeout(resolve, 50))
-  expect(a.failures[0]).toEqual([1, expect.stringMatching(/called allgather as collective #0, another rank called barrier/)])
+  expect(a.failures[0]).toEqual([
+    1,
+    expect.stringMatching(/called allgather as collective #0, another rank called barrier/),
+  ])
   const b = wired(2)
   const calls = [b.colls[0].allreduceSum(new Int32Array(2)), b.colls[1].allreduceSum(new Int32Array(3))]
   await new Promise(resolve => setTimeout(resolve, 50))

@@ -7,8 +7,8 @@
 import { expect, it } from 'vitest'
 import { localGroup } from '../../../src/ranks/local-group.ts'
 import { buildCuts } from '../../../src/models/gbdt/cuts.ts'
-import { distCuts, SKETCH_CHUNK_ROWS } from '../../../src/models/gbdt/dist-cuts.ts'
-import { shardOf, shardRange, trainShard } from '../../../src/models/gbdt/dist-train.ts'
+import { distCuts, SKETCH_CHUNK_ROWS } from '../../../src/models/gbdt/ranks.ts'
+import { shardOf, shardRange, trainShard } from '../../../src/models/gbdt/ranks.ts'
 import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
 import { train, type TrainData } from '../../../src/models/gbdt/driver.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
@@ -17,7 +17,12 @@ import { combineStats } from '../../../src/ranks/stats.ts'
 import { makeBinary, sliceColumns } from '../gbdt/synthetic.ts'
 
 it('shardRange covers every row once, contiguously', () => {
-  for (const [n, world] of [[0, 1], [1, 4], [10, 3], [1001, 4]]) {
+  for (const [n, world] of [
+    [0, 1],
+    [1, 4],
+    [10, 3],
+    [1001, 4],
+  ]) {
     const ranges = Array.from({ length: world }, (_, r) => shardRange(n, world, r))
     expect(ranges[0][0]).toBe(0)
     expect(ranges[world - 1][1]).toBe(n)
@@ -33,10 +38,12 @@ it('cuts merged over ranks equal buildCuts on all rows, for one sketch chunk and
       const want = buildCuts(columns, maxBin)
       for (const world of [2, 3]) {
         const group = localGroup(world)
-        const got = await Promise.all(group.map((c, r) => {
-          const [lo, hi] = shardRange(n, world, r)
-          return distCuts(sliceColumns(columns, lo, hi), undefined, lo, n, maxBin, c)
-        }))
+        const got = await Promise.all(
+          group.map((c, r) => {
+            const [lo, hi] = shardRange(n, world, r)
+            return distCuts(sliceColumns(columns, lo, hi), undefined, lo, n, maxBin, c)
+          }),
+        )
         for (const cuts of got) expect(cuts).toEqual(want)
       }
     }
@@ -51,13 +58,26 @@ function dataset(): TrainData {
 
 it('the model from R = 2, 3, 4 ranks is byte-identical to R = 1 (subsample, colsample, missing values, early stopping)', async () => {
   for (const extra of [{}, { grow_policy: 'lossguide', max_leaves: 8, max_depth: 0 }]) {
-    const p = parseParams({ max_depth: 4, eta: 0.3, num_round: 6, subsample: 0.8, colsample_bytree: 0.8, colsample_bynode: 0.9,
-      max_bin: 32, seed: 9, eval_metric: ['auc', 'logloss'], early_stopping_rounds: 3, ...extra })
+    const p = parseParams({
+      max_depth: 4,
+      eta: 0.3,
+      num_round: 6,
+      subsample: 0.8,
+      colsample_bytree: 0.8,
+      colsample_bynode: 0.9,
+      max_bin: 32,
+      seed: 9,
+      eval_metric: ['auc', 'logloss'],
+      early_stopping_rounds: 3,
+      ...extra,
+    })
     const data = dataset()
     const want = toXGBoostJsonString(await train(data, p, createCpuBackend))
     for (const world of [2, 3, 4]) {
       const group = localGroup(world)
-      const boosters = await Promise.all(group.map(c => trainShard(shardOf(data, world, c.rank), p, c, createCpuBackend)))
+      const boosters = await Promise.all(
+        group.map(c => trainShard(shardOf(data, world, c.rank), p, c, createCpuBackend)),
+      )
       for (const b of boosters) expect(toXGBoostJsonString(b)).toBe(want)
       const stats = combineStats(group.map(c => c.stats()))
       expect(stats.find(s => s.op === 'allreduce')!.calls).toBeGreaterThan(6 * 3)
@@ -71,7 +91,9 @@ it('the identity test can fail: a shard missing its row offset changes the model
   const data = dataset()
   const want = toXGBoostJsonString(await train(data, p, createCpuBackend))
   const group = localGroup(2)
-  const wrong = await Promise.all(group.map(c => trainShard({ ...shardOf(data, 2, c.rank), lo: 0 }, p, c, createCpuBackend)))
+  const wrong = await Promise.all(
+    group.map(c => trainShard({ ...shardOf(data, 2, c.rank), lo: 0 }, p, c, createCpuBackend)),
+  )
   expect(toXGBoostJsonString(wrong[0])).not.toBe(want)
 })
 
@@ -79,5 +101,7 @@ it('a rank with no rows is refused naming it', async () => {
   const p = parseParams({ num_round: 1 })
   const data = { columns: [Float32Array.of(1, 2)], labels: Float32Array.of(0, 1) }
   const group = localGroup(3)
-  await expect(trainShard(shardOf(data, 3, 0), p, group[0], createCpuBackend)).rejects.toThrow(/rank 0 holds no training rows \(2 rows over 3 ranks\)/)
+  await expect(trainShard(shardOf(data, 3, 0), p, group[0], createCpuBackend)).rejects.toThrow(
+    /rank 0 holds no training rows \(2 rows over 3 ranks\)/,
+  )
 })

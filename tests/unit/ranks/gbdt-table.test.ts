@@ -9,8 +9,8 @@ import { join } from 'node:path'
 import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
 import { loadDataset, type DatasetConfig } from '../../../src/models/gbdt/dataset.ts'
-import { loadRankDataset, unitSpan } from '../../../src/models/gbdt/dist-dataset.ts'
-import { trainShard } from '../../../src/models/gbdt/dist-train.ts'
+import { loadRankDataset, unitSpan } from '../../../src/models/gbdt/ranks.ts'
+import { trainShard } from '../../../src/models/gbdt/ranks.ts'
 import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
 import { train } from '../../../src/models/gbdt/driver.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
@@ -21,9 +21,18 @@ let server: ServedDirectory
 let cfg: DatasetConfig
 beforeAll(async () => {
   server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables'))
-  cfg = { tableUrl: `${server.url}marketing/`, label: 'y', filter: 'age < 32 AND balance > 100', validFraction: 0.25, seed: 3, workers: 0 }
+  cfg = {
+    tableUrl: `${server.url}marketing/`,
+    label: 'y',
+    filter: 'age < 32 AND balance > 100',
+    validFraction: 0.25,
+    seed: 3,
+    workers: 0,
+  }
 })
-afterAll(async () => { await server?.close() })
+afterAll(async () => {
+  await server?.close()
+})
 
 it('unitSpan finds the units holding a range of positions', () => {
   const before = Float64Array.of(0, 10, 10, 25, 30)
@@ -33,9 +42,17 @@ it('unitSpan finds the units holding a range of positions', () => {
   expect(unitSpan(before, 5, 5)).toEqual([0, 0])
 })
 
-it('rank shards put together are loadDataset\'s rows; dictionaries and validation set agree; the model is identical', async () => {
+it("rank shards put together are loadDataset's rows; dictionaries and validation set agree; the model is identical", async () => {
   const ds = await loadDataset(cfg)
-  const p = parseParams({ max_depth: 3, num_round: 3, subsample: 0.8, colsample_bytree: 0.8, max_bin: 32, seed: 1, eval_metric: ['auc'] })
+  const p = parseParams({
+    max_depth: 3,
+    num_round: 3,
+    subsample: 0.8,
+    colsample_bytree: 0.8,
+    max_bin: 32,
+    seed: 1,
+    eval_metric: ['auc'],
+  })
   const want = toXGBoostJsonString(await train(ds.data, p, createCpuBackend))
   for (const world of [2, 3]) {
     const group = localGroup(world)

@@ -5,14 +5,23 @@ import { Rng } from '../../../src/util/rng.ts'
 import { expectGradient } from './mlp-gradcheck.ts'
 
 describe('bceLossBackward reference', () => {
-  test.each([[1, false], [5, true], [8, false]])('is the gradient of Σ loss / B w.r.t. logits (B=%i, weights %s)', (n, weighted) => {
+  test.each([
+    [1, false],
+    [5, true],
+    [8, false],
+  ])('is the gradient of Σ loss / B w.r.t. logits (B=%i, weights %s)', (n, weighted) => {
     const rng = new Rng(n)
-    const logits = rng.floats(n, -4, 4), labels = Float32Array.from({ length: n }, () => rng.int(2))
+    const logits = rng.floats(n, -4, 4),
+      labels = Float32Array.from({ length: n }, () => rng.int(2))
     const weights = weighted ? rng.floats(n, 0.5, 2) : null
     const dlogits = new Float32Array(n)
     bceLossBackward(logits, labels, weights, dlogits, n, n)
-    const loss = new Float32Array(n), probs = new Float32Array(n)
-    const mean = (): number => { bceLossForward(logits, labels, weights, loss, probs, n); return loss.reduce((s, v) => s + v, 0) / n }
+    const loss = new Float32Array(n),
+      probs = new Float32Array(n)
+    const mean = (): number => {
+      bceLossForward(logits, labels, weights, loss, probs, n)
+      return loss.reduce((s, v) => s + v, 0) / n
+    }
     expectGradient(dlogits, logits, 1e-2, mean, 2e-5, 2e-3, 'dlogits')
   })
 

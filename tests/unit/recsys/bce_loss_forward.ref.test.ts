@@ -20,12 +20,17 @@ describe('bceLossForward reference', () => {
   })
 
   test('matches the f64 formula −y·log σ(z) − (1−y)·log(1 − σ(z)) with weights', () => {
-    const rng = new Rng(1), n = 200
-    const logits = rng.floats(n, -15, 15), labels = Float32Array.from({ length: n }, () => rng.int(2)), weights = rng.floats(n, 0, 2)
-    const loss = new Float32Array(n), probs = new Float32Array(n)
+    const rng = new Rng(1),
+      n = 200
+    const logits = rng.floats(n, -15, 15),
+      labels = Float32Array.from({ length: n }, () => rng.int(2)),
+      weights = rng.floats(n, 0, 2)
+    const loss = new Float32Array(n),
+      probs = new Float32Array(n)
     bceLossForward(logits, labels, weights, loss, probs, n)
     for (let i = 0; i < n; i++) {
-      const z = logits[i], y = labels[i]
+      const z = logits[i],
+        y = labels[i]
       const want = weights[i] * (Math.max(z, 0) - z * y + Math.log1p(Math.exp(-Math.abs(z))))
       expect(Math.abs(loss[i] - want), `loss[${i}]`).toBeLessThanOrEqual(1e-6 + 1e-6 * want)
       expect(Math.abs(probs[i] - 1 / (1 + Math.exp(-z))), `probs[${i}]`).toBeLessThan(1e-7)
@@ -33,7 +38,8 @@ describe('bceLossForward reference', () => {
   })
 
   test('stays finite for huge logits and gives log 2 at z = 0', () => {
-    const loss = new Float32Array(4), probs = new Float32Array(4)
+    const loss = new Float32Array(4),
+      probs = new Float32Array(4)
     bceLossForward(new Float32Array([0, 1e4, -1e4, 1e4]), new Float32Array([1, 0, 1, 1]), null, loss, probs, 4)
     expect(loss[0]).toBeCloseTo(Math.LN2, 6)
     expect([loss[1], loss[2], loss[3]]).toEqual([1e4, 1e4, 0])

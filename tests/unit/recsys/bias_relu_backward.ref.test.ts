@@ -6,7 +6,8 @@ import { dot, expectGradient } from './mlp-gradcheck.ts'
 
 /** inp in [−1, 1) with inp + bias kept ≥ 0.05 away from the ReLU kink, so finite differences are smooth. */
 function awayFromKink(rng: Rng, b: number, c: number): { inp: Float32Array; bias: Float32Array } {
-  const bias = rng.floats(c, -0.5, 0.5), inp = new Float32Array(b * c)
+  const bias = rng.floats(c, -0.5, 0.5),
+    inp = new Float32Array(b * c)
   for (let i = 0; i < inp.length; i++) {
     do inp[i] = rng.uniform(-1, 1)
     while (Math.abs(inp[i] + bias[i % c]) < 0.05)
@@ -15,20 +16,30 @@ function awayFromKink(rng: Rng, b: number, c: number): { inp: Float32Array; bias
 }
 
 describe('biasReluBackward reference', () => {
-  test.each([[1, 1, true], [4, 3, true], [3, 5, false]])('is the gradient of Σ g·biasReluForward (B=%i C=%i relu=%s)', (b, c, relu) => {
+  test.each([
+    [1, 1, true],
+    [4, 3, true],
+    [3, 5, false],
+  ])('is the gradient of Σ g·biasReluForward (B=%i C=%i relu=%s)', (b, c, relu) => {
     const rng = new Rng(b * 10 + c)
     const { inp, bias } = awayFromKink(rng, b, c)
-    const g = rng.floats(b * c), out = new Float32Array(b * c)
+    const g = rng.floats(b * c),
+      out = new Float32Array(b * c)
     biasReluForward(inp, bias, out, b, c, relu)
-    const dinp = new Float32Array(b * c), dbias = new Float32Array(c)
+    const dinp = new Float32Array(b * c),
+      dbias = new Float32Array(c)
     biasReluBackward(g, out, dinp, dbias, b, c, relu)
-    const loss = (): number => { biasReluForward(inp, bias, out, b, c, relu); return dot(g, out) }
+    const loss = (): number => {
+      biasReluForward(inp, bias, out, b, c, relu)
+      return dot(g, out)
+    }
     expectGradient(dinp, inp, 1e-3, loss, 1e-4, 1e-3, 'dinp')
     expectGradient(dbias, bias, 1e-3, loss, 1e-4, 1e-3, 'dbias')
   })
 
   test('masks where out is 0 (ReLU′(0) = 0) and sums dbias over rows', () => {
-    const dinp = new Float32Array(4), dbias = new Float32Array(2)
+    const dinp = new Float32Array(4),
+      dbias = new Float32Array(2)
     biasReluBackward(new Float32Array([1, 2, 3, 4]), new Float32Array([0, 5, 1, 0]), dinp, dbias, 2, 2, true)
     expect([...dinp]).toEqual([0, 2, 3, 0])
     expect([...dbias]).toEqual([3, 2])

@@ -19,15 +19,27 @@ describe('embeddingBackward (reference)', () => {
     // float64 (or the order [2^-24, 2^-24, 1]) would not: the order is part of the contract.
     const dout = Float32Array.from([1, 2 ** -24, 2 ** -24])
     const dRows = new Float32Array(1)
-    embeddingBackward(dout, Uint32Array.from([0, 1, 2]), Uint32Array.from([0, 3]), dRows, { uniq: 1, dim: 1, positions: 3 })
+    embeddingBackward(dout, Uint32Array.from([0, 1, 2]), Uint32Array.from([0, 3]), dRows, {
+      uniq: 1,
+      dim: 1,
+      positions: 3,
+    })
     expect(dRows[0]).toBe(1)
-    embeddingBackward(dout, Uint32Array.from([1, 2, 0]), Uint32Array.from([0, 3]), dRows, { uniq: 1, dim: 1, positions: 3 })
+    embeddingBackward(dout, Uint32Array.from([1, 2, 0]), Uint32Array.from([0, 3]), dRows, {
+      uniq: 1,
+      dim: 1,
+      positions: 3,
+    })
     expect(dRows[0]).toBe(Math.fround(1 + 2 ** -23))
   })
 
   test('U = 0 writes nothing', () => {
     const dRows = Float32Array.from([5])
-    embeddingBackward(new Float32Array(0), new Uint32Array(0), Uint32Array.from([0]), dRows, { uniq: 0, dim: 1, positions: 0 })
+    embeddingBackward(new Float32Array(0), new Uint32Array(0), Uint32Array.from([0]), dRows, {
+      uniq: 0,
+      dim: 1,
+      positions: 0,
+    })
     expect(dRows[0]).toBe(5)
   })
 })

@@ -35,7 +35,11 @@ describe('embeddingForward (reference)', () => {
     expect(out[0]).toBe(7)
   })
 
-  test.each([[1, 5], [3, 4], [17, 6]])('finite differences match the backward pass (D = %i, R = %i)', (dim, totalRows) => {
+  test.each([
+    [1, 5],
+    [3, 4],
+    [17, 6],
+  ])('finite differences match the backward pass (D = %i, R = %i)', (dim, totalRows) => {
     const rng = new Rng(dim * 100 + totalRows)
     // Row 1 repeats many times; row R − 1 appears; some rows never do (gradient 0).
     const rows = Uint32Array.from([1, totalRows - 1, 1, 1, 0, 1, totalRows - 1, 1])

@@ -1,23 +1,42 @@
 import { describe, expect, test } from 'vitest'
 import { decodeColumn } from '../../../src/data/decode.ts'
 import type { Batch, DecodedColumn } from '../../../src/data/types.ts'
-import { classifyColumns, featurize, FeatureStats, MAX_DEFAULT_BUCKETS, signedLog1p, tableMemory } from '../../../src/models/recsys/features.ts'
+import {
+  classifyColumns,
+  featurize,
+  FeatureStats,
+  MAX_DEFAULT_BUCKETS,
+  signedLog1p,
+  tableMemory,
+} from '../../../src/models/recsys/features.ts'
 import type { StructField } from '../../../src/table/types.ts'
 
 const field = (name: string, type: StructField['type']): StructField => ({ name, type, nullable: true, metadata: {} })
 const FIELDS: StructField[] = [
-  field('user_id', 'long'), field('device', 'string'), field('hour', 'integer'), field('price', 'double'),
-  field('emb', { type: 'array', elementType: 'float', containsNull: false }), field('meta', { type: 'struct', fields: [] }), field('label', 'integer'),
+  field('user_id', 'long'),
+  field('device', 'string'),
+  field('hour', 'integer'),
+  field('price', 'double'),
+  field('emb', { type: 'array', elementType: 'float', containsNull: false }),
+  field('meta', { type: 'struct', fields: [] }),
+  field('label', 'integer'),
 ]
 
-function col(name: string, encoding: DecodedColumn['encoding'], values: DecodedColumn['values'], length?: number): DecodedColumn {
+function col(
+  name: string,
+  encoding: DecodedColumn['encoding'],
+  values: DecodedColumn['values'],
+  length?: number,
+): DecodedColumn {
   return { name, encoding, values, length }
 }
 
 /** 4 rows: user ids (hashes), price with a null, a 2-float list with a NaN, labels. */
 function batch(): Batch {
   return {
-    size: 4, position: 0, epoch: 0,
+    size: 4,
+    position: 0,
+    epoch: 0,
     columns: {
       user_id: col('user_id', 'hash32', new Uint32Array([10, 11, 10, 4_000_000_000])),
       price: col('price', 'float32', new Float32Array([1, 3, NaN, 8])),
@@ -31,7 +50,14 @@ describe('column classification', () => {
   test('ids, strings, ints → sparse (hash32); floats → dense; numeric arrays → lists; structs skipped', () => {
     const k = classifyColumns(FIELDS, 'label')
     expect([k.sparse, k.dense, k.lists]).toEqual([['user_id', 'device', 'hour'], ['price'], ['emb']])
-    expect(k.spec).toEqual({ label: 'float32', user_id: 'hash32', device: 'hash32', hour: 'hash32', price: 'float32', emb: 'fixed_list' })
+    expect(k.spec).toEqual({
+      label: 'float32',
+      user_id: 'hash32',
+      device: 'hash32',
+      hour: 'hash32',
+      price: 'float32',
+      emb: 'fixed_list',
+    })
   })
 
   test.each([
@@ -47,8 +73,12 @@ describe('column classification', () => {
   })
 
   test('an id column with a null is refused by the decoder, naming the column', () => {
-    expect(() => decodeColumn([{ rowStart: 0, data: [5n, null, 7n] }], { start: 0, end: 3 }, 'hash32', { column: 'user_id', url: 'http://t/part-0.parquet' }))
-      .toThrow(/column 'user_id'.*null.*file row 1/)
+    expect(() =>
+      decodeColumn([{ rowStart: 0, data: [5n, null, 7n] }], { start: 0, end: 3 }, 'hash32', {
+        column: 'user_id',
+        url: 'http://t/part-0.parquet',
+      }),
+    ).toThrow(/column 'user_id'.*null.*file row 1/)
   })
 })
 
@@ -60,7 +90,8 @@ describe('statistics and featurize', () => {
     stats.observe(batch())
     const layout = stats.finish({ embedding_dim: 4, buckets: undefined })
     expect(layout.sparse).toEqual([{ name: 'user_id', cardinality: 3, buckets: 6, tableOffset: 0, bytes: 96 }])
-    const mean = 4, std = Math.sqrt(((1 - 4) ** 2 + (3 - 4) ** 2 + (8 - 4) ** 2) / 3)
+    const mean = 4,
+      std = Math.sqrt(((1 - 4) ** 2 + (3 - 4) ** 2 + (8 - 4) ** 2) / 3)
     expect(layout.dense[0]).toMatchObject({ name: 'price', indicator: true, log1p: false })
     expect(layout.dense[0].mean).toBeCloseTo(mean, 12)
     expect(layout.dense[0].std).toBeCloseTo(std, 12)
@@ -90,13 +121,29 @@ describe('statistics and featurize', () => {
     const two = classifyColumns(FIELDS, 'label', ['user_id', 'hour'])
     const stats = new FeatureStats(two)
     const n = 200_000
-    stats.observe({ size: n, position: 0, epoch: 0, columns: {
-      user_id: col('user_id', 'hash32', Uint32Array.from({ length: n }, (_, i) => i)),
-      hour: col('hour', 'hash32', Uint32Array.from({ length: n }, (_, i) => i % 24)),
-      label: col('label', 'float32', new Float32Array(n)),
-    } })
+    stats.observe({
+      size: n,
+      position: 0,
+      epoch: 0,
+      columns: {
+        user_id: col(
+          'user_id',
+          'hash32',
+          Uint32Array.from({ length: n }, (_, i) => i),
+        ),
+        hour: col(
+          'hour',
+          'hash32',
+          Uint32Array.from({ length: n }, (_, i) => i % 24),
+        ),
+        label: col('label', 'float32', new Float32Array(n)),
+      },
+    })
     const layout = stats.finish({ embedding_dim: 16, buckets: { hour: 24 } })
-    expect(layout.sparse.map(f => [f.buckets, f.tableOffset])).toEqual([[MAX_DEFAULT_BUCKETS, 0], [24, MAX_DEFAULT_BUCKETS]])
+    expect(layout.sparse.map(f => [f.buckets, f.tableOffset])).toEqual([
+      [MAX_DEFAULT_BUCKETS, 0],
+      [24, MAX_DEFAULT_BUCKETS],
+    ])
     expect(layout.totalRows).toBe(MAX_DEFAULT_BUCKETS + 24)
     expect(tableMemory(layout, 16)[0]).toBe('user_id: 262144 buckets (cardinality 131072) × 16 = 16.00 MiB')
   })
@@ -105,6 +152,8 @@ describe('statistics and featurize', () => {
     const stats = new FeatureStats(kinds)
     const b = batch()
     ;(b.columns.label.values as Float32Array)[2] = NaN
-    expect(() => featurize(stats.finish({ embedding_dim: 2, buckets: undefined }), b)).toThrow(/label column 'label': null.*batch row 2/)
+    expect(() => featurize(stats.finish({ embedding_dim: 2, buckets: undefined }), b)).toThrow(
+      /label column 'label': null.*batch row 2/,
+    )
   })
 })

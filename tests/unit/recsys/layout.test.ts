@@ -1,6 +1,13 @@
 import { describe, expect, test } from 'vitest'
 import { initOptimizerState, initWeights, EMBEDDING_INIT_STD } from '../../../src/models/recsys/init.ts'
-import { checkShape, denseTensors, inputWidth, layerDims, modelShapeOf, parameterCount } from '../../../src/models/recsys/layout.ts'
+import {
+  checkShape,
+  denseTensors,
+  inputWidth,
+  layerDims,
+  modelShapeOf,
+  parameterCount,
+} from '../../../src/models/recsys/layout.ts'
 import type { ModelShape } from '../../../src/models/recsys/types.ts'
 
 const SHAPE: ModelShape = { sparse: 3, dim: 16, totalRows: 1000, dense: 5, layers: [64, 32] }
@@ -8,9 +15,18 @@ const SHAPE: ModelShape = { sparse: 3, dim: 16, totalRows: 1000, dense: 5, layer
 describe('parameter layout', () => {
   test('layer dims and tensors follow llm.c: w{l} [OC × C], b{l} [OC], output width 1', () => {
     expect(inputWidth(SHAPE)).toBe(53)
-    expect(layerDims(SHAPE)).toEqual([[53, 64], [64, 32], [32, 1]])
+    expect(layerDims(SHAPE)).toEqual([
+      [53, 64],
+      [64, 32],
+      [32, 1],
+    ])
     expect(denseTensors(SHAPE).map(t => [t.name, t.rows, t.cols, t.length])).toEqual([
-      ['w0', 64, 53, 3392], ['b0', 64, 1, 64], ['w1', 32, 64, 2048], ['b1', 32, 1, 32], ['w2', 1, 32, 32], ['b2', 1, 1, 1],
+      ['w0', 64, 53, 3392],
+      ['b0', 64, 1, 64],
+      ['w1', 32, 64, 2048],
+      ['b1', 32, 1, 32],
+      ['w2', 1, 32, 32],
+      ['b2', 1, 1, 1],
     ])
     expect(parameterCount(SHAPE)).toEqual({ embedding: 16_000, dense: 3392 + 64 + 2048 + 32 + 32 + 1 })
   })
@@ -29,13 +45,17 @@ describe('parameter layout', () => {
   })
 
   test('modelShapeOf takes S, R and Cd from the feature layout', () => {
-    expect(modelShapeOf({ sparse: [1, 2], totalRows: 40, denseInputs: 7 } as never, { embedding_dim: 4, layers: [8] })).toEqual({ sparse: 2, dim: 4, totalRows: 40, dense: 7, layers: [8] })
+    expect(
+      modelShapeOf({ sparse: [1, 2], totalRows: 40, denseInputs: 7 } as never, { embedding_dim: 4, layers: [8] }),
+    ).toEqual({ sparse: 2, dim: 4, totalRows: 40, dense: 7, layers: [8] })
   })
 })
 
 describe('seeded init', () => {
   test('same seed → same weights; another seed differs', () => {
-    const a = initWeights(SHAPE, 3), b = initWeights(SHAPE, 3), c = initWeights(SHAPE, 4)
+    const a = initWeights(SHAPE, 3),
+      b = initWeights(SHAPE, 3),
+      c = initWeights(SHAPE, 4)
     expect(a).toEqual(b)
     expect(a.embeddings).not.toEqual(c.embeddings)
   })
@@ -64,7 +84,12 @@ describe('seeded init', () => {
     expect(ada.accum!.length).toBe(16_000)
     expect(ada.embM).toBeUndefined()
     const row = initOptimizerState(SHAPE, { embedding_optimizer: 'rowwise_adam' })
-    expect([row.embM!.length, row.embV!.length, row.rowStep!.length, row.accum]).toEqual([16_000, 16_000, 1000, undefined])
+    expect([row.embM!.length, row.embV!.length, row.rowStep!.length, row.accum]).toEqual([
+      16_000,
+      16_000,
+      1000,
+      undefined,
+    ])
     expect(row.m.map(t => t.length)).toEqual(denseTensors(SHAPE).map(t => t.length))
     expect(row.step).toBe(0)
   })

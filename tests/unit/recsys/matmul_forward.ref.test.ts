@@ -11,8 +11,13 @@ describe('matmulForward reference', () => {
   })
 
   test('matches an f64 product within f32 rounding and leaves C = 0 as zeros', () => {
-    const rng = new Rng(3), b = 7, c = 19, oc = 5
-    const inp = rng.floats(b * c), weight = rng.floats(oc * c), out = new Float32Array(b * oc)
+    const rng = new Rng(3),
+      b = 7,
+      c = 19,
+      oc = 5
+    const inp = rng.floats(b * c),
+      weight = rng.floats(oc * c),
+      out = new Float32Array(b * oc)
     matmulForward(inp, weight, out, b, c, oc)
     for (let r = 0; r < b; r++) {
       for (let o = 0; o < oc; o++) {

@@ -21,18 +21,27 @@ describe('matmulTiled reference', () => {
     expect([...c]).toEqual([5, 11, 14, 26])
   })
 
-  test('with the recommender\'s layouts it sums exactly as the naive references', () => {
-    const rng = new Rng(11), b = 9, c = 17, oc = 5
-    const inp = rng.floats(b * c), weight = rng.floats(oc * c), dout = rng.floats(b * oc), start = rng.floats(oc * c)
-    const want = new Float32Array(b * oc), got = new Float32Array(b * oc)
+  test("with the recommender's layouts it sums exactly as the naive references", () => {
+    const rng = new Rng(11),
+      b = 9,
+      c = 17,
+      oc = 5
+    const inp = rng.floats(b * c),
+      weight = rng.floats(oc * c),
+      dout = rng.floats(b * oc),
+      start = rng.floats(oc * c)
+    const want = new Float32Array(b * oc),
+      got = new Float32Array(b * oc)
     matmulForward(inp, weight, want, b, c, oc)
     matmulTiled(inp, weight, got, b, c, oc, false, true)
     expect(got).toEqual(want)
-    const wantDinp = new Float32Array(b * c), gotDinp = new Float32Array(b * c)
+    const wantDinp = new Float32Array(b * c),
+      gotDinp = new Float32Array(b * c)
     matmulBackwardDinp(dout, weight, wantDinp, b, c, oc)
     matmulTiled(dout, weight, gotDinp, b, oc, c)
     expect(gotDinp).toEqual(wantDinp)
-    const wantDw = start.slice(), gotDw = start.slice()
+    const wantDw = start.slice(),
+      gotDw = start.slice()
     matmulBackwardDweight(dout, inp, wantDw, b, c, oc, true)
     matmulTiled(dout, inp, gotDw, oc, b, c, true, false, true)
     expect(gotDw).toEqual(wantDw)

@@ -9,9 +9,11 @@ import { expect } from 'vitest'
 export function centralDiff(x: Float32Array, i: number, eps: number, loss: () => number): number {
   const x0 = x[i]
   x[i] = x0 + eps
-  const up = x[i], lUp = loss()
+  const up = x[i],
+    lUp = loss()
   x[i] = x0 - eps
-  const down = x[i], lDown = loss()
+  const down = x[i],
+    lDown = loss()
   x[i] = x0
   return (lUp - lDown) / (up - down)
 }
@@ -24,10 +26,21 @@ export function dot(g: ArrayLike<number>, y: ArrayLike<number>): number {
 }
 
 /** Asserts every analytic gradient entry matches its finite difference within atol + rtol·|fd|. */
-export function expectGradient(analytic: ArrayLike<number>, x: Float32Array, eps: number, loss: () => number, atol: number, rtol: number, what: string): void {
+export function expectGradient(
+  analytic: ArrayLike<number>,
+  x: Float32Array,
+  eps: number,
+  loss: () => number,
+  atol: number,
+  rtol: number,
+  what: string,
+): void {
   expect(analytic.length, `${what}: gradient length`).toBe(x.length)
   for (let i = 0; i < x.length; i++) {
     const fd = centralDiff(x, i, eps, loss)
-    expect(Math.abs(analytic[i] - fd), `${what}[${i}]: analytic ${analytic[i]} vs finite difference ${fd}`).toBeLessThanOrEqual(atol + rtol * Math.abs(fd))
+    expect(
+      Math.abs(analytic[i] - fd),
+      `${what}[${i}]: analytic ${analytic[i]} vs finite difference ${fd}`,
+    ).toBeLessThanOrEqual(atol + rtol * Math.abs(fd))
   }
 }

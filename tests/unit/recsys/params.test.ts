@@ -4,7 +4,17 @@ import { DEFAULT_RECSYS_PARAMS, parseRecsysParams } from '../../../src/models/re
 describe('parseRecsysParams', () => {
   test('defaults are the issue’s', () => {
     const p = parseRecsysParams({})
-    expect(p).toMatchObject({ epochs: 1, batch_size: 4096, embedding_dim: 16, layers: [256, 128], lr: 1e-3, optimizer: 'adam', embedding_optimizer: 'adagrad', embedding_lr: 0.05, weight_decay: 0 })
+    expect(p).toMatchObject({
+      epochs: 1,
+      batch_size: 4096,
+      embedding_dim: 16,
+      layers: [256, 128],
+      lr: 1e-3,
+      optimizer: 'adam',
+      embedding_optimizer: 'adagrad',
+      embedding_lr: 0.05,
+      weight_decay: 0,
+    })
     expect(parseRecsysParams(undefined)).toEqual(p)
   })
 
@@ -15,7 +25,9 @@ describe('parseRecsysParams', () => {
 
   test('embedding_lr defaults to lr for rowwise_adam, and stays when given', () => {
     expect(parseRecsysParams({ embedding_optimizer: 'rowwise_adam', lr: 0.004 }).embedding_lr).toBe(0.004)
-    expect(parseRecsysParams({ embedding_optimizer: 'rowwise_adam', lr: 0.004, embedding_lr: 0.2 }).embedding_lr).toBe(0.2)
+    expect(parseRecsysParams({ embedding_optimizer: 'rowwise_adam', lr: 0.004, embedding_lr: 0.2 }).embedding_lr).toBe(
+      0.2,
+    )
   })
 
   test('buckets: one number or a per-column map', () => {

@@ -32,7 +32,9 @@ describe('reduceSum reference', () => {
   })
 
   test('is close to the f64 sum on random floats, and a pass writes one partial per block', () => {
-    const rng = new Rng(2), n = 10_000, x = rng.floats(n)
+    const rng = new Rng(2),
+      n = 10_000,
+      x = rng.floats(n)
     const want = x.reduce((s, v) => s + v, 0)
     expect(Math.abs(reduceSum(x, n, 256) - want)).toBeLessThan(1e-3)
     const partials = new Float32Array(40)

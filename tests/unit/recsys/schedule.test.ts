@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import type { LrScheduleConfig } from '../../../src/models/recsys/schedule.ts'
-import { lrAt, validateSchedule } from '../../../src/models/recsys/schedule.ts'
+import type { LrScheduleConfig } from '../../../src/models/recsys/optimizer.ts'
+import { lrAt, validateSchedule } from '../../../src/models/recsys/optimizer.ts'
 
 describe('lrAt', () => {
   test('constant without warmup is lr at every step', () => {

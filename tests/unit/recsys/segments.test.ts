@@ -35,7 +35,12 @@ describe('embeddingSegments', () => {
     expect(s.order.length).toBe(0)
   })
 
-  test.each([[1, 10], [257, 3], [4096, 1000], [3000, 0xffffffff]])('random batch of %i positions over %i rows', (n, rows) => {
+  test.each([
+    [1, 10],
+    [257, 3],
+    [4096, 1000],
+    [3000, 0xffffffff],
+  ])('random batch of %i positions over %i rows', (n, rows) => {
     const rng = new Rng(n)
     expectSegments(Uint32Array.from({ length: n }, () => (rng.int(4) === 0 ? rows - 1 : rng.int(rows))))
   })

@@ -46,7 +46,12 @@ export async function writeTable(dir: string, f: Frame, specs = SPECS, bytes?: U
 }
 
 /** The Parquet bytes of `f` with `codec` declared, compressed by `compress` (identity: mislabelled). */
-export function parquetWithCodec(f: Frame, codec: string, compress: (b: Uint8Array) => Uint8Array, specs = SPECS): Uint8Array {
+export function parquetWithCodec(
+  f: Frame,
+  codec: string,
+  compress: (b: Uint8Array) => Uint8Array,
+  specs = SPECS,
+): Uint8Array {
   const columnData = specs.map(s => ({ name: s.name, data: f.columns[s.name] as never }))
   const opts = { schema: parquetSchema(specs), columnData, codec, compressors: { [codec]: compress }, statistics: true }
   return new Uint8Array(parquetWriteBuffer(opts as never))
@@ -71,8 +76,12 @@ export async function damagedCopy(src: string, dst: string, damage: (bytes: Uint
 
 /** Damages: the trailing "PAR1", the footer length, the first page header of the first column chunk. */
 export const DAMAGE = {
-  magic(b: Uint8Array): void { b.set([0x58, 0x58, 0x58, 0x58], b.length - 4) },
-  footerLength(b: Uint8Array): void { new DataView(b.buffer, b.byteOffset).setUint32(b.length - 8, 0x7fff_fff0, true) },
+  magic(b: Uint8Array): void {
+    b.set([0x58, 0x58, 0x58, 0x58], b.length - 4)
+  },
+  footerLength(b: Uint8Array): void {
+    new DataView(b.buffer, b.byteOffset).setUint32(b.length - 8, 0x7fff_fff0, true)
+  },
   pageHeader(b: Uint8Array): void {
     const meta = parquetMetadata(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer)
     const chunk = meta.row_groups[0].columns[0].meta_data!
@@ -89,9 +98,15 @@ export async function logCopy(src: string, dst: string, edit: (log: string) => P
 }
 
 /** Rewrites commit 0's JSON lines through `edit`. */
-export async function editCommit0(log: string, edit: (lines: Record<string, unknown>[]) => Record<string, unknown>[] | string): Promise<void> {
+export async function editCommit0(
+  log: string,
+  edit: (lines: Record<string, unknown>[]) => Record<string, unknown>[] | string,
+): Promise<void> {
   const path = join(log, '00000000000000000000.json')
-  const lines = (await readFile(path, 'utf8')).trim().split('\n').map(l => JSON.parse(l) as Record<string, unknown>)
+  const lines = (await readFile(path, 'utf8'))
+    .trim()
+    .split('\n')
+    .map(l => JSON.parse(l) as Record<string, unknown>)
   const out = edit(lines)
   await writeFile(path, typeof out === 'string' ? out : out.map(l => JSON.stringify(l)).join('\n') + '\n')
 }

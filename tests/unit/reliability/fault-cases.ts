@@ -30,8 +30,16 @@ export const FAULT_CASES: FaultCase[] = [
   { name: 'truncate-length-wrong', rules: [{ kind: 'truncate-length-wrong', rangedOnly: true, nth: [1, 3] }] },
   { name: 'range-ignored', rules: [{ kind: 'range-ignored', nth: [1, 3] }] },
   { name: 'range-416', rules: [{ kind: 'range-416', nth: [1, 3] }] },
-  { name: 'range-wrong-bytes', rules: [{ kind: 'range-wrong-bytes', nth: [2] }], error: /\.parquet: wrong bytes: asked for bytes=\d+-\d+, the server answered bytes/ },
-  { name: 'replace-file', rules: [{ kind: 'replace-file', nth: [2] }], error: /\.parquet: file changed while reading \(ETag was/ },
+  {
+    name: 'range-wrong-bytes',
+    rules: [{ kind: 'range-wrong-bytes', nth: [2] }],
+    error: /\.parquet: wrong bytes: asked for bytes=\d+-\d+, the server answered bytes/,
+  },
+  {
+    name: 'replace-file',
+    rules: [{ kind: 'replace-file', nth: [2] }],
+    error: /\.parquet: file changed while reading \(ETag was/,
+  },
 ]
 
 /** Every 4th GET of every file faults with `kind`: spread over a whole run, page and workers included. */

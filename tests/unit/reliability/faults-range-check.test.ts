@@ -12,26 +12,45 @@ import { TableError, type FetchLike } from '../../../src/table/types.ts'
 const URL_X = 'http://h.test/t/x.parquet'
 const FILE: Uint8Array<ArrayBuffer> = new Uint8Array(100).map((_, i) => i)
 
-type Answer = { status?: number; range?: [number, number]; body?: Uint8Array; etag?: string; total?: number; hide?: boolean }
+type Answer = {
+  status?: number
+  range?: [number, number]
+  body?: Uint8Array
+  etag?: string
+  total?: number
+  hide?: boolean
+}
 
 /** A fake server: each call answers the next scripted answer (the last one repeats). */
 function scripted(answers: Answer[]): FetchLike & { calls: number } {
-  const fetch = Object.assign(async () => {
-    const a = answers[Math.min(fetch.calls++, answers.length - 1)]
-    const [s, e] = a.range ?? [0, FILE.length - 1]
-    const headers: Record<string, string> = {}
-    if (!a.hide) {
-      headers['Content-Range'] = `bytes ${s}-${e}/${a.total ?? FILE.length}`
-      headers.ETag = a.etag ?? '"v1"'
-    }
-    return new Response((a.body ?? FILE.slice(s, e + 1)) as Uint8Array<ArrayBuffer>, { status: a.status ?? 206, headers })
-  }, { calls: 0 })
+  const fetch = Object.assign(
+    async () => {
+      const a = answers[Math.min(fetch.calls++, answers.length - 1)]
+      const [s, e] = a.range ?? [0, FILE.length - 1]
+      const headers: Record<string, string> = {}
+      if (!a.hide) {
+        headers['Content-Range'] = `bytes ${s}-${e}/${a.total ?? FILE.length}`
+        headers.ETag = a.etag ?? '"v1"'
+      }
+      return new Response((a.body ?? FILE.slice(s, e + 1)) as Uint8Array<ArrayBuffer>, {
+        status: a.status ?? 206,
+        headers,
+      })
+    },
+    { calls: 0 },
+  )
   return fetch
 }
 
 async function get(fake: FetchLike, range: string, memory = new FileMemory()): Promise<Uint8Array | TableError> {
-  return retryingFetch({ fetch: fake, backoffMs: 1 }, undefined, memory)(URL_X, { headers: { Range: range } })
-    .then(async r => new Uint8Array(await r.arrayBuffer()), (e: TableError) => e)
+  return retryingFetch(
+    { fetch: fake, backoffMs: 1 },
+    undefined,
+    memory,
+  )(URL_X, { headers: { Range: range } }).then(
+    async r => new Uint8Array(await r.arrayBuffer()),
+    (e: TableError) => e,
+  )
 }
 
 describe('ranged answers', () => {
@@ -46,7 +65,9 @@ describe('ranged answers', () => {
     const e = await get(fake, 'bytes=10-19')
     expect(e).toBeInstanceOf(TableError)
     expect((e as TableError).code).toBe('bad-response')
-    expect((e as TableError).message).toBe(`GET ${URL_X}: wrong bytes: asked for bytes=10-19, the server answered bytes 0-9`)
+    expect((e as TableError).message).toBe(
+      `GET ${URL_X}: wrong bytes: asked for bytes=10-19, the server answered bytes 0-9`,
+    )
     expect(fake.calls).toBe(1)
   })
 
@@ -70,6 +91,8 @@ describe('ranged answers', () => {
 
   it('a 200 to a ranged GET (Range ignored) passes; unexposed headers are not checked', async () => {
     expect(await get(scripted([{ status: 200, hide: true }]), 'bytes=10-19')).toEqual(FILE)
-    expect(await get(scripted([{ range: [10, 19], hide: true, body: FILE.slice(10, 20) }]), 'bytes=10-19')).toEqual(FILE.slice(10, 20))
+    expect(await get(scripted([{ range: [10, 19], hide: true, body: FILE.slice(10, 20) }]), 'bytes=10-19')).toEqual(
+      FILE.slice(10, 20),
+    )
   })
 })

@@ -15,17 +15,29 @@ import { FAULT_CASES } from './fault-cases.ts'
 const TABLE = join(REPO, 'public/tables/clicks')
 const ARGS = ['--columns', 'user_id,device,label']
 
-interface ScanOutcome { code: number; digest: string; rows: number; stderr: string; ms: number }
+interface ScanOutcome {
+  code: number
+  digest: string
+  rows: number
+  stderr: string
+  ms: number
+}
 
 async function scanThrough(server: FaultServer, extra: string[] = []): Promise<ScanOutcome> {
   const out: string[] = []
   const err: string[] = []
   const t0 = performance.now()
-  const code = await run(['--table', server.tableUrl, ...ARGS, ...extra], { out: l => out.push(l), err: l => err.push(l) })
+  const code = await run(['--table', server.tableUrl, ...ARGS, ...extra], {
+    out: l => out.push(l),
+    err: l => err.push(l),
+  })
   const text = out.join('\n')
   return {
-    code, digest: createHash('sha256').update(text).digest('hex'), rows: text ? text.split('\n').length : 0,
-    stderr: err.join('\n'), ms: performance.now() - t0,
+    code,
+    digest: createHash('sha256').update(text).digest('hex'),
+    rows: text ? text.split('\n').length : 0,
+    stderr: err.join('\n'),
+    ms: performance.now() - t0,
   }
 }
 

@@ -19,34 +19,89 @@ import { everyFourth } from './fault-cases.ts'
 
 const KILL_MS = 150_000
 
-interface Workload { name: string; table: string; args: string[]; model: string }
+interface Workload {
+  name: string
+  table: string
+  args: string[]
+  model: string
+}
 
 const GBDT: Workload = {
-  name: 'gbdt', table: 'public/tables/marketing', model: 'model.json',
-  args: ['--label', 'y', '--features', 'age,balance,job', '--filter', 'age < 30', '--params', '{"num_round":3,"max_depth":3}'],
+  name: 'gbdt',
+  table: 'public/tables/marketing',
+  model: 'model.json',
+  args: [
+    '--label',
+    'y',
+    '--features',
+    'age,balance,job',
+    '--filter',
+    'age < 30',
+    '--params',
+    '{"num_round":3,"max_depth":3}',
+  ],
 }
 const RECSYS: Workload = {
-  name: 'recsys', table: 'public/tables/clicks', model: 'model.bin',
-  args: ['--model', 'recsys', '--label', 'label', '--features', 'user_id,item_id,device,dense_0', '--filter', "hour < 2 AND country = 'AA'",
-    '--params', '{"epochs":1,"batch_size":256,"layers":[8]}'],
+  name: 'recsys',
+  table: 'public/tables/clicks',
+  model: 'model.bin',
+  args: [
+    '--model',
+    'recsys',
+    '--label',
+    'label',
+    '--features',
+    'user_id,item_id,device,dense_0',
+    '--filter',
+    "hour < 2 AND country = 'AA'",
+    '--params',
+    '{"epochs":1,"batch_size":256,"layers":[8]}',
+  ],
 }
 
-interface Run { r: CliResult; model?: string; metrics?: string }
+interface Run {
+  r: CliResult
+  model?: string
+  metrics?: string
+}
 
 /** The faults each workload runs through; `error` marks the ones that must fail. */
 const CASES: Array<{ workload: Workload; fault: string; rules: FaultRule[]; error?: RegExp }> = [
   { workload: GBDT, fault: 'status-5xx (every 4th GET)', rules: everyFourth('status-5xx') },
   { workload: GBDT, fault: 'reset (every 4th GET)', rules: everyFourth('reset') },
-  { workload: GBDT, fault: 'range-wrong-bytes (Node precheck, 2nd GET)', rules: [{ kind: 'range-wrong-bytes', nth: [2] }], error: /\.parquet: wrong bytes: asked for bytes=/ },
-  { workload: GBDT, fault: 'range-wrong-bytes (page: a loader worker)', rules: [{ kind: 'range-wrong-bytes', pageOnly: true, nth: [2] }], error: /\.parquet: wrong bytes: asked for bytes=/ },
-  { workload: GBDT, fault: 'replace-file (page: after planning, before the workers read)', rules: [{ kind: 'replace-file', pageOnly: true, nth: [2] }], error: /\.parquet: file changed while reading/ },
+  {
+    workload: GBDT,
+    fault: 'range-wrong-bytes (Node precheck, 2nd GET)',
+    rules: [{ kind: 'range-wrong-bytes', nth: [2] }],
+    error: /\.parquet: wrong bytes: asked for bytes=/,
+  },
+  {
+    workload: GBDT,
+    fault: 'range-wrong-bytes (page: a loader worker)',
+    rules: [{ kind: 'range-wrong-bytes', pageOnly: true, nth: [2] }],
+    error: /\.parquet: wrong bytes: asked for bytes=/,
+  },
+  {
+    workload: GBDT,
+    fault: 'replace-file (page: after planning, before the workers read)',
+    rules: [{ kind: 'replace-file', pageOnly: true, nth: [2] }],
+    error: /\.parquet: file changed while reading/,
+  },
   { workload: RECSYS, fault: 'reset (every 4th GET)', rules: everyFourth('reset') },
-  { workload: RECSYS, fault: 'replace-file (2nd GET)', rules: [{ kind: 'replace-file', nth: [2] }], error: /\.parquet: file changed while reading/ },
+  {
+    workload: RECSYS,
+    fault: 'replace-file (2nd GET)',
+    rules: [{ kind: 'replace-file', nth: [2] }],
+    error: /\.parquet: file changed while reading/,
+  },
 ]
 
 /** metrics.csv without its wall-clock columns (elapsed_seconds), which differ run to run. */
 function withoutTimes(csv: string): string {
-  const rows = csv.trim().split('\n').map(l => l.split(','))
+  const rows = csv
+    .trim()
+    .split('\n')
+    .map(l => l.split(','))
   const keep = rows[0].map((name, i) => (/seconds|elapsed/.test(name) ? -1 : i)).filter(i => i >= 0)
   return rows.map(r => keep.map(i => r[i]).join(',')).join('\n')
 }
@@ -64,7 +119,11 @@ describe('train through injected faults', () => {
     const out = join(tmp, `${w.name}-${Math.random().toString(36).slice(2)}`)
     const r = await runMain(['train', '--table', server.tableUrl, ...w.args, '--out', out, '--json'])
     if (r.code !== 0) return { r }
-    return { r, model: readFileSync(join(out, w.model)).toString('base64'), metrics: withoutTimes(readFileSync(join(out, 'metrics.csv'), 'utf8')) }
+    return {
+      r,
+      model: readFileSync(join(out, w.model)).toString('base64'),
+      metrics: withoutTimes(readFileSync(join(out, 'metrics.csv'), 'utf8')),
+    }
   }
 
   beforeAll(async () => {
@@ -87,23 +146,29 @@ describe('train through injected faults', () => {
   })
 
   for (const c of CASES) {
-    it(`${c.workload.name}, ${c.fault}: ${c.error ? 'fails naming the URL and the fault' : 'same model and metrics'}`, async () => {
-      const run = await train(c.workload, c.rules)
-      const server = servers.get(c.workload.name)!
-      timings.push(`${c.workload.name}\t${c.fault}\t${run.r.code === 0 ? 'identical' : 'failed'}\t${Math.round(run.r.ms)}\t${server.injected.length} injected`)
-      expect(server.injected.length).toBeGreaterThan(0)
-      // Faults spread over the run must reach the page too, not only the CLI's checks in Node.
-      if (!c.error || c.rules.some(r => r.pageOnly)) expect(server.injected.some(f => f.page)).toBe(true)
-      if (c.error) {
-        expect(run.r.code, run.r.stderr).toBe(1)
-        expect(run.r.stderr).toMatch(c.error)
-        expect(run.r.stderr).toContain(server.tableUrl)
-        return
-      }
-      const base = clean.get(c.workload.name)!
-      expect(run.r.code, run.r.stderr).toBe(0)
-      expect(run.model).toBe(base.model)
-      expect(run.metrics).toBe(base.metrics)
-    }, KILL_MS + 10_000)
+    it(
+      `${c.workload.name}, ${c.fault}: ${c.error ? 'fails naming the URL and the fault' : 'same model and metrics'}`,
+      async () => {
+        const run = await train(c.workload, c.rules)
+        const server = servers.get(c.workload.name)!
+        timings.push(
+          `${c.workload.name}\t${c.fault}\t${run.r.code === 0 ? 'identical' : 'failed'}\t${Math.round(run.r.ms)}\t${server.injected.length} injected`,
+        )
+        expect(server.injected.length).toBeGreaterThan(0)
+        // Faults spread over the run must reach the page too, not only the CLI's checks in Node.
+        if (!c.error || c.rules.some(r => r.pageOnly)) expect(server.injected.some(f => f.page)).toBe(true)
+        if (c.error) {
+          expect(run.r.code, run.r.stderr).toBe(1)
+          expect(run.r.stderr).toMatch(c.error)
+          expect(run.r.stderr).toContain(server.tableUrl)
+          return
+        }
+        const base = clean.get(c.workload.name)!
+        expect(run.r.code, run.r.stderr).toBe(0)
+        expect(run.model).toBe(base.model)
+        expect(run.metrics).toBe(base.metrics)
+      },
+      KILL_MS + 10_000,
+    )
   }
 })

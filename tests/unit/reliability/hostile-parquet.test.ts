@@ -50,7 +50,9 @@ const CODECS = ['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'LZO', 'BROTLI', 'LZ4', 'ZSTD'
 function craftParquet(c: Craft): Uint8Array {
   const header = new ByteWriter()
   serializeTCompactProtocol(header, {
-    field_1: 0, field_2: c.pageSize, field_3: c.body.length,
+    field_1: 0,
+    field_2: c.pageSize,
+    field_3: c.body.length,
     field_5: { field_1: c.rows, field_2: 0, field_3: 3, field_4: 3 },
   })
   const headerBytes = new Uint8Array(header.getBuffer())
@@ -60,15 +62,27 @@ function craftParquet(c: Craft): Uint8Array {
   out.appendBytes(c.body)
   const chunkBytes = headerBytes.length + c.body.length
   const meta = {
-    type: c.type, encodings: ['PLAIN'], path_in_schema: ['v'], codec: c.codec, num_values: BigInt(c.rows),
-    total_uncompressed_size: c.chunkSize ?? BigInt(c.pageSize + headerBytes.length), total_compressed_size: BigInt(chunkBytes),
+    type: c.type,
+    encodings: ['PLAIN'],
+    path_in_schema: ['v'],
+    codec: c.codec,
+    num_values: BigInt(c.rows),
+    total_uncompressed_size: c.chunkSize ?? BigInt(c.pageSize + headerBytes.length),
+    total_compressed_size: BigInt(chunkBytes),
     data_page_offset: 4n,
   }
   const groupRows = BigInt(c.groupRows ?? c.rows)
   const metadata = {
-    version: 2, num_rows: groupRows, created_by: 'hostile-parquet.test',
-    schema: [{ name: 'root', num_children: 1 }, { name: 'v', type: c.type, repetition_type: 'REQUIRED' }],
-    row_groups: [{ columns: [{ file_offset: 4n, meta_data: meta }], total_byte_size: BigInt(chunkBytes), num_rows: groupRows }],
+    version: 2,
+    num_rows: groupRows,
+    created_by: 'hostile-parquet.test',
+    schema: [
+      { name: 'root', num_children: 1 },
+      { name: 'v', type: c.type, repetition_type: 'REQUIRED' },
+    ],
+    row_groups: [
+      { columns: [{ file_offset: 4n, meta_data: meta }], total_byte_size: BigInt(chunkBytes), num_rows: groupRows },
+    ],
   }
   const start = out.offset
   writeMetadata(out, metadata as never)
@@ -86,8 +100,25 @@ function table(name: string, bytes: Uint8Array, type: string, rows: number): str
   const schemaString = JSON.stringify({ type: 'struct', fields: [{ name: 'v', type, nullable: false, metadata: {} }] })
   const lines = [
     { protocol: { minReaderVersion: 1, minWriterVersion: 2 } },
-    { metaData: { id: name, format: { provider: 'parquet', options: {} }, schemaString, partitionColumns: [], configuration: {} } },
-    { add: { path: 'part-0.parquet', partitionValues: {}, size: bytes.byteLength, modificationTime: 0, dataChange: true, stats: JSON.stringify({ numRecords: rows }) } },
+    {
+      metaData: {
+        id: name,
+        format: { provider: 'parquet', options: {} },
+        schemaString,
+        partitionColumns: [],
+        configuration: {},
+      },
+    },
+    {
+      add: {
+        path: 'part-0.parquet',
+        partitionValues: {},
+        size: bytes.byteLength,
+        modificationTime: 0,
+        dataChange: true,
+        stats: JSON.stringify({ numRecords: rows }),
+      },
+    },
   ]
   writeFileSync(join(dir, '_delta_log/00000000000000000000.json'), `${lines.map(l => JSON.stringify(l)).join('\n')}\n`)
   return dir
@@ -106,7 +137,10 @@ function zstdZeros(bytes: number, statesSize: boolean): Uint8Array {
   for (let i = 0, at = head.length; i < blocks; i++, at += 4) {
     const size = Math.min(block, bytes - i * block)
     const h = (size << 3) | (1 << 1) | (i === blocks - 1 ? 1 : 0) // RLE block
-    out[at] = h & 0xff; out[at + 1] = (h >>> 8) & 0xff; out[at + 2] = (h >>> 16) & 0xff; out[at + 3] = 0
+    out[at] = h & 0xff
+    out[at + 1] = (h >>> 8) & 0xff
+    out[at + 2] = (h >>> 16) & 0xff
+    out[at + 3] = 0
   }
   return out
 }
@@ -129,7 +163,10 @@ async function readTable(dir: string): Promise<unknown> {
 async function refusal(dir: string): Promise<{ error: TableError; grewMiB: number; ms: number }> {
   const rss0 = process.memoryUsage().rss
   const t0 = performance.now()
-  const error = await readTable(dir).then(() => undefined, (e: unknown) => e)
+  const error = await readTable(dir).then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   const ms = performance.now() - t0
   expect(error).toBeInstanceOf(TableError)
   expect((error as TableError).code).toBe('corrupt-file')
@@ -139,7 +176,13 @@ async function refusal(dir: string): Promise<{ error: TableError; grewMiB: numbe
 describe('pages declaring more than the row group can hold', () => {
   it('a 1-row snappy page claiming 2^31−1 bytes is refused by scan, bounded in time and memory', async () => {
     const value = new Uint8Array(8)
-    const bytes = craftParquet({ type: 'INT64', codec: 'SNAPPY', rows: 1, body: snappyCompress(value), pageSize: 2 ** 31 - 1 })
+    const bytes = craftParquet({
+      type: 'INT64',
+      codec: 'SNAPPY',
+      rows: 1,
+      body: snappyCompress(value),
+      pageSize: 2 ** 31 - 1,
+    })
     expect(bytes.byteLength).toBeLessThan(200)
     const dir = table('snappy-lie', bytes, 'long', 1)
     const r = await runCliMeasured(['scan', '--table', dir])
@@ -160,13 +203,27 @@ describe('pages declaring more than the row group can hold', () => {
   })
 
   it('a chunk claiming more values than its row group has rows is refused', async () => {
-    const bytes = craftParquet({ type: 'INT64', codec: 'UNCOMPRESSED', rows: 1000, groupRows: 1, body: new Uint8Array(8), pageSize: 8 })
+    const bytes = craftParquet({
+      type: 'INT64',
+      codec: 'UNCOMPRESSED',
+      rows: 1000,
+      groupRows: 1,
+      body: new Uint8Array(8),
+      pageSize: 8,
+    })
     const { error } = await refusal(table('values-over-rows', bytes, 'long', 1))
     expect(error.message).toContain("column 'v': the chunk declares 1000 values, the row group has 1 rows")
   })
 
   it('a fixed-width chunk declaring more bytes than its values can take is refused', async () => {
-    const bytes = craftParquet({ type: 'INT64', codec: 'UNCOMPRESSED', rows: 2, body: new Uint8Array(16), pageSize: 16, chunkSize: 10n ** 12n })
+    const bytes = craftParquet({
+      type: 'INT64',
+      codec: 'UNCOMPRESSED',
+      rows: 2,
+      body: new Uint8Array(16),
+      pageSize: 16,
+      chunkSize: 10n ** 12n,
+    })
     const { error } = await refusal(table('chunk-over-type', bytes, 'long', 2))
     expect(error.message).toContain('the chunk declares 1000000000000 uncompressed bytes, over the')
     expect(error.message).toContain('2 INT64 values can take')
@@ -186,7 +243,13 @@ describe('pages declaring more than the row group can hold', () => {
 
 describe('decompression bombs under a small declared size', () => {
   it('a 33 KB zstd page whose frame inflates to 1 GiB stops at the declared 100 bytes', async () => {
-    const bytes = craftParquet({ type: 'BYTE_ARRAY', codec: 'ZSTD', rows: 1, body: zstdZeros(GIB, true), pageSize: 100 })
+    const bytes = craftParquet({
+      type: 'BYTE_ARRAY',
+      codec: 'ZSTD',
+      rows: 1,
+      body: zstdZeros(GIB, true),
+      pageSize: 100,
+    })
     const { error, grewMiB, ms } = await refusal(table('zstd-bomb', bytes, 'binary', 1))
     expect(error.message).toContain('part-0.parquet')
     expect(error.message).toContain('zstd frames state at least 1073741824 bytes, the page declares 100')
@@ -196,7 +259,9 @@ describe('decompression bombs under a small declared size', () => {
 
   it('a zstd frame that states no size is held to the declared size by its blocks', () => {
     const zstd = boundedCompressors(DEFAULT_MAX_PAGE_BYTES).ZSTD!
-    expect(() => zstd(zstdZeros(GIB, false), 100)).toThrow('zstd frames state at least 1073741824 bytes, the page declares 100')
+    expect(() => zstd(zstdZeros(GIB, false), 100)).toThrow(
+      'zstd frames state at least 1073741824 bytes, the page declares 100',
+    )
     expect(zstd(zstdZeros(100, false), 100)).toEqual(new Uint8Array(100))
     expect(zstd(zstdZeros(300, true), 300)).toEqual(new Uint8Array(300))
   })
@@ -209,8 +274,11 @@ describe('decompression bombs under a small declared size', () => {
     expect(performance.now() - t0).toBeLessThan(1000)
     expect(codecs.GZIP!(gzipSync(new Uint8Array(100).fill(7)), 100)).toEqual(new Uint8Array(100).fill(7))
     expect(() => codecs.SNAPPY!(snappyCompress(new Uint8Array(1000)), 2 ** 31 - 1)).toThrow('over the page cap')
-    expect(() => codecs.SNAPPY!(snappyCompress(new Uint8Array(1000)), 999)).toThrow('snappy data states 1000 bytes, the page declares 999')
-    for (const codec of ['BROTLI', 'LZ4', 'LZ4_RAW'] as const) expect(() => codecs[codec]!(new Uint8Array(4), GIB)).toThrow('over the page cap')
+    expect(() => codecs.SNAPPY!(snappyCompress(new Uint8Array(1000)), 999)).toThrow(
+      'snappy data states 1000 bytes, the page declares 999',
+    )
+    for (const codec of ['BROTLI', 'LZ4', 'LZ4_RAW'] as const)
+      expect(() => codecs[codec]!(new Uint8Array(4), GIB)).toThrow('over the page cap')
   })
 })
 
@@ -225,10 +293,30 @@ describe('wide tables', () => {
     const fields = columnData.map(c => ({ name: c.name, type: 'integer', nullable: true, metadata: {} }))
     const lines = [
       { protocol: { minReaderVersion: 1, minWriterVersion: 2 } },
-      { metaData: { id: `wide-${n}`, format: { provider: 'parquet', options: {} }, schemaString: JSON.stringify({ type: 'struct', fields }), partitionColumns: [], configuration: {} } },
-      { add: { path: 'part-0.parquet', partitionValues: {}, size: bytes.byteLength, modificationTime: 0, dataChange: true, stats: JSON.stringify({ numRecords: 1 }) } },
+      {
+        metaData: {
+          id: `wide-${n}`,
+          format: { provider: 'parquet', options: {} },
+          schemaString: JSON.stringify({ type: 'struct', fields }),
+          partitionColumns: [],
+          configuration: {},
+        },
+      },
+      {
+        add: {
+          path: 'part-0.parquet',
+          partitionValues: {},
+          size: bytes.byteLength,
+          modificationTime: 0,
+          dataChange: true,
+          stats: JSON.stringify({ numRecords: 1 }),
+        },
+      },
     ]
-    writeFileSync(join(dir, '_delta_log/00000000000000000000.json'), `${lines.map(l => JSON.stringify(l)).join('\n')}\n`)
+    writeFileSync(
+      join(dir, '_delta_log/00000000000000000000.json'),
+      `${lines.map(l => JSON.stringify(l)).join('\n')}\n`,
+    )
     return dir
   }
 

@@ -42,7 +42,14 @@ function getWithHost(base: string, path: string, host: string): Promise<{ status
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = []
   const err: string[] = []
-  const code = await main(argv, { out: l => { out.push(l) }, err: l => { err.push(l) } })
+  const code = await main(argv, {
+    out: l => {
+      out.push(l)
+    },
+    err: l => {
+      err.push(l)
+    },
+  })
   return { code, out: out.join('\n'), err: err.join('\n') }
 }
 
@@ -54,11 +61,18 @@ beforeAll(async () => {
   table = join(tmp, 'good')
   await writeTable(table, frame())
 })
-afterAll(async () => { await rm(tmp, { recursive: true, force: true }) })
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true })
+})
 
 /** Foreign names the check must refuse, for a server on `port`. */
-const foreign = (port: string) =>
-  ['evil.example', `evil.example:${port}`, `127.0.0.2:${port}`, 'localhost:1', `localhost.evil.example:${port}`]
+const foreign = (port: string) => [
+  'evil.example',
+  `evil.example:${port}`,
+  `127.0.0.2:${port}`,
+  'localhost:1',
+  `localhost.evil.example:${port}`,
+]
 /** The server's own names. */
 const own = (port: string) => [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]
 
@@ -98,37 +112,45 @@ describe('every server answers only its own host names', () => {
   ]
 
   for (const which of [0, 1, 2]) {
-    it(`server ${which}: foreign Host → 403 with a short body, own names → 200`, async () => {
-      const [name, url, file] = servers()[which]!
-      const { port, pathname } = new URL(url)
-      for (const host of foreign(port)) {
-        const r = await getWithHost(url, `${pathname}${file}`, host)
-        expect(r.status, `${name}, Host: ${host}`).toBe(403)
-        expect(r.body.length).toBeLessThan(200)
-      }
-      for (const host of own(port)) {
-        expect((await getWithHost(url, `${pathname}${file}`, host)).status, `${name}, Host: ${host}`).toBe(200)
-      }
-    }, ANSWER_MS)
+    it(
+      `server ${which}: foreign Host → 403 with a short body, own names → 200`,
+      async () => {
+        const [name, url, file] = servers()[which]!
+        const { port, pathname } = new URL(url)
+        for (const host of foreign(port)) {
+          const r = await getWithHost(url, `${pathname}${file}`, host)
+          expect(r.status, `${name}, Host: ${host}`).toBe(403)
+          expect(r.body.length).toBeLessThan(200)
+        }
+        for (const host of own(port)) {
+          expect((await getWithHost(url, `${pathname}${file}`, host)).status, `${name}, Host: ${host}`).toBe(200)
+        }
+      },
+      ANSWER_MS,
+    )
   }
 
-  it('names in SNAPTRAIN_ALLOWED_HOSTS or ServeOptions.allowedHosts are answered too', async () => {
-    const before = process.env.SNAPTRAIN_ALLOWED_HOSTS
-    process.env.SNAPTRAIN_ALLOWED_HOSTS = 'Table.Box, other.box'
-    const a = await serveDirectory(table, { allowedHosts: ['proxy.lan'] })
-    try {
-      expect((await getWithHost(a.url, '/_delta_log/00000000000000000000.json', 'table.box:1234')).status).toBe(200)
-      expect((await getWithHost(a.url, '/_delta_log/00000000000000000000.json', 'proxy.lan')).status).toBe(200)
-      expect((await getWithHost(a.url, '/_delta_log/00000000000000000000.json', 'evil.example')).status).toBe(403)
-    } finally {
-      if (before === undefined) delete process.env.SNAPTRAIN_ALLOWED_HOSTS
-      else process.env.SNAPTRAIN_ALLOWED_HOSTS = before
-      await a.close()
-    }
-  }, ANSWER_MS)
+  it(
+    'names in SNAPTRAIN_ALLOWED_HOSTS or ServeOptions.allowedHosts are answered too',
+    async () => {
+      const before = process.env.SNAPTRAIN_ALLOWED_HOSTS
+      process.env.SNAPTRAIN_ALLOWED_HOSTS = 'Table.Box, other.box'
+      const a = await serveDirectory(table, { allowedHosts: ['proxy.lan'] })
+      try {
+        expect((await getWithHost(a.url, '/_delta_log/00000000000000000000.json', 'table.box:1234')).status).toBe(200)
+        expect((await getWithHost(a.url, '/_delta_log/00000000000000000000.json', 'proxy.lan')).status).toBe(200)
+        expect((await getWithHost(a.url, '/_delta_log/00000000000000000000.json', 'evil.example')).status).toBe(403)
+      } finally {
+        if (before === undefined) delete process.env.SNAPTRAIN_ALLOWED_HOSTS
+        else process.env.SNAPTRAIN_ALLOWED_HOSTS = before
+        await a.close()
+      }
+    },
+    ANSWER_MS,
+  )
 })
 
-describe('allow-list of origins a table\'s files may come from', () => {
+describe("allow-list of origins a table's files may come from", () => {
   let other: FaultServer
   let remote: string
   beforeAll(async () => {
@@ -137,64 +159,111 @@ describe('allow-list of origins a table\'s files may come from', () => {
     remote = join(tmp, 'remote')
     await writeTable(remote, frame())
     type Action = Record<string, { path?: string }>
-    const actions = async (dir: string) => (await readFile(join(dir, '_delta_log', '00000000000000000000.json'), 'utf8'))
-      .trim().split('\n').map(l => JSON.parse(l) as Action)
+    const actions = async (dir: string) =>
+      (await readFile(join(dir, '_delta_log', '00000000000000000000.json'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map(l => JSON.parse(l) as Action)
     const lines = await actions(remote)
     const goodPath = (await actions(table)).find(l => l.add)!.add.path!
     lines.find(l => l.add)!.add.path = `${other.tableUrl}${goodPath}`
-    await writeFile(join(remote, '_delta_log', '00000000000000000000.json'), lines.map(l => JSON.stringify(l)).join('\n') + '\n')
+    await writeFile(
+      join(remote, '_delta_log', '00000000000000000000.json'),
+      lines.map(l => JSON.stringify(l)).join('\n') + '\n',
+    )
   })
-  afterAll(async () => { await other?.close() })
+  afterAll(async () => {
+    await other?.close()
+  })
 
-  it('no list: any http(s) origin is read (the default)', async () => {
-    const r = await cli(['scan', '--table', remote, '--json'])
-    expect(r.err).toBe('')
-    expect(r.code).toBe(0)
-    expect(JSON.parse(r.out.split('\n').at(-1)!).rows).toBe(64)
-  }, ANSWER_MS)
+  it(
+    'no list: any http(s) origin is read (the default)',
+    async () => {
+      const r = await cli(['scan', '--table', remote, '--json'])
+      expect(r.err).toBe('')
+      expect(r.code).toBe(0)
+      expect(JSON.parse(r.out.split('\n').at(-1)!).rows).toBe(64)
+    },
+    ANSWER_MS,
+  )
 
-  it('a data file on an origin not listed is refused before any request reaches it', async () => {
-    const seen = other.requests.length
-    const r = await cli(['scan', '--table', remote, '--allow-origin', 'https://bucket.example.com', '--json'])
-    expect(r.code).toBe(1)
-    expect(r.err).toContain(`${other.tableUrl}`)
-    const own = 'http:\\/\\/127\\.0\\.0\\.1:\\d+'
-    expect(r.err).toMatch(new RegExp(`origin ${own} is not allowed \\(allowed: ${own}, https://bucket\\.example\\.com`))
-    expect(other.requests.length).toBe(seen)
-  }, ANSWER_MS)
+  it(
+    'a data file on an origin not listed is refused before any request reaches it',
+    async () => {
+      const seen = other.requests.length
+      const r = await cli(['scan', '--table', remote, '--allow-origin', 'https://bucket.example.com', '--json'])
+      expect(r.code).toBe(1)
+      expect(r.err).toContain(`${other.tableUrl}`)
+      const own = 'http:\\/\\/127\\.0\\.0\\.1:\\d+'
+      expect(r.err).toMatch(
+        new RegExp(`origin ${own} is not allowed \\(allowed: ${own}, https://bucket\\.example\\.com`),
+      )
+      expect(other.requests.length).toBe(seen)
+    },
+    ANSWER_MS,
+  )
 
-  it('the table\'s own origin is always allowed, listed origins too (repeatable, comma-separated)', async () => {
-    const origin = new URL(other.url).origin
-    const list = ['--allow-origin', 'https://a.example,https://b.example', '--allow-origin', `${origin}/`]
-    const r = await cli(['scan', '--table', remote, ...list, '--json'])
-    expect(r.err).toBe('')
-    expect(JSON.parse(r.out.split('\n').at(-1)!).rows).toBe(64)
-    expect((await cli(['scan', '--table', table, '--allow-origin', 'https://a.example', '--json'])).code).toBe(0)
-  }, ANSWER_MS)
+  it(
+    "the table's own origin is always allowed, listed origins too (repeatable, comma-separated)",
+    async () => {
+      const origin = new URL(other.url).origin
+      const list = ['--allow-origin', 'https://a.example,https://b.example', '--allow-origin', `${origin}/`]
+      const r = await cli(['scan', '--table', remote, ...list, '--json'])
+      expect(r.err).toBe('')
+      expect(JSON.parse(r.out.split('\n').at(-1)!).rows).toBe(64)
+      expect((await cli(['scan', '--table', table, '--allow-origin', 'https://a.example', '--json'])).code).toBe(0)
+    },
+    ANSWER_MS,
+  )
 
-  it('train refuses it too (Node precheck, before a browser starts)', async () => {
-    const out = join(tmp, 'run')
-    const r = await cli(['train', '--table', remote, '--label', 'label', '--allow-origin', 'https://a.example', '--out', out])
-    expect(r.code).toBe(1)
-    expect(r.err).toMatch(/snaptrain train: .*is not allowed/)
-  }, ANSWER_MS)
+  it(
+    'train refuses it too (Node precheck, before a browser starts)',
+    async () => {
+      const out = join(tmp, 'run')
+      const r = await cli([
+        'train',
+        '--table',
+        remote,
+        '--label',
+        'label',
+        '--allow-origin',
+        'https://a.example',
+        '--out',
+        out,
+      ])
+      expect(r.code).toBe(1)
+      expect(r.err).toMatch(/snaptrain train: .*is not allowed/)
+    },
+    ANSWER_MS,
+  )
 
-  it('--allow-origin that is not an http(s) origin is a usage error', async () => {
-    for (const bad of ['ftp://x.example', 'https://x.example/path', 'not a url', 'https://u:p@x.example']) {
-      const train = ['--table', table, '--label', 'label']
-      const cmds = [['scan', '--table', table], ['train', ...train], ['sweep', ...train, '--model', 'gbdt'],
-        ['predict', '--model', 'm.json', '--table', table]]
-      for (const cmd of cmds) {
-        const r = await cli([...cmd, '--allow-origin', bad])
-        expect(r.code, `${cmd[0]} ${bad}`).toBe(2)
-        expect(r.err).toContain('--allow-origin: expected an http(s) origin')
+  it(
+    '--allow-origin that is not an http(s) origin is a usage error',
+    async () => {
+      for (const bad of ['ftp://x.example', 'https://x.example/path', 'not a url', 'https://u:p@x.example']) {
+        const train = ['--table', table, '--label', 'label']
+        const cmds = [
+          ['scan', '--table', table],
+          ['train', ...train],
+          ['sweep', ...train, '--model', 'gbdt'],
+          ['predict', '--model', 'm.json', '--table', table],
+        ]
+        for (const cmd of cmds) {
+          const r = await cli([...cmd, '--allow-origin', bad])
+          expect(r.code, `${cmd[0]} ${bad}`).toBe(2)
+          expect(r.err).toContain('--allow-origin: expected an http(s) origin')
+        }
       }
-    }
-  }, ANSWER_MS)
+    },
+    ANSWER_MS,
+  )
 
   it('the page API: HttpOptions.allowOrigins is enforced in send(), fetch never called', async () => {
     const calls: string[] = []
-    const fetch = async (u: string) => { calls.push(u); return new Response('x') }
+    const fetch = async (u: string) => {
+      calls.push(u)
+      return new Response('x')
+    }
     const opts = { fetch, allowOrigins: ['https://b.example'], attempts: 1 }
     const f = retryingFetch(opts, 'https://t.example/table/')
     await expect(f('https://c.example/part-0.parquet')).rejects.toThrow(TableError)

@@ -12,7 +12,13 @@ import { join } from 'node:path'
 import { serveDirectory } from '../../../src/serve/server.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
 import { runTraining } from '../../../src/run/pipeline.ts'
-import { checkMemory, gbdtMemoryNeed, recsysMemoryNeed, rowsFromLog, RECSYS_ADVICE } from '../../../src/models/memory-budget.ts'
+import {
+  checkMemory,
+  gbdtMemoryNeed,
+  recsysMemoryNeed,
+  rowsFromLog,
+  RECSYS_ADVICE,
+} from '../../../src/models/memory-budget.ts'
 import { parseRecsysParams } from '../../../src/models/recsys/params.ts'
 import { dataFile, frame, writeTable } from './bad-tables.ts'
 
@@ -29,7 +35,10 @@ beforeAll(async () => {
 
 describe('estimates', () => {
   it('rows from the log: numRecords minus deletion-vector cardinality; unknown without stats', () => {
-    const f = (n?: number, dv?: number) => ({ stats: n === undefined ? undefined : { numRecords: n }, deletionVector: dv === undefined ? undefined : { cardinality: dv } })
+    const f = (n?: number, dv?: number) => ({
+      stats: n === undefined ? undefined : { numRecords: n },
+      deletionVector: dv === undefined ? undefined : { cardinality: dv },
+    })
     expect(rowsFromLog({ files: [f(100), f(50, 7)] } as never)).toBe(143)
     expect(rowsFromLog({ files: [f(100), f()] } as never)).toBeUndefined()
   })
@@ -48,11 +57,16 @@ describe('estimates', () => {
   it('recommender: embeddings and their optimizer state dominate; rowwise Adam holds two copies', () => {
     const shape = { sparse: 4, dim: 16, totalRows: 1_000_000, dense: 8, layers: [64, 32] }
     const ada = recsysMemoryNeed(shape, parseRecsysParams({ embedding_dim: 16, batch_size: 512 }))
-    const row = recsysMemoryNeed(shape, parseRecsysParams({ embedding_dim: 16, batch_size: 512, embedding_optimizer: 'rowwise_adam' }))
+    const row = recsysMemoryNeed(
+      shape,
+      parseRecsysParams({ embedding_dim: 16, batch_size: 512, embedding_optimizer: 'rowwise_adam' }),
+    )
     expect(ada.parts.embeddings).toBe(64_000_000)
     expect(ada.parts['embedding optimizer state']).toBe(64_000_000)
     expect(row.parts['embedding optimizer state']).toBe(128_000_000 + 4_000_000)
-    expect(() => checkMemory('GPU', row, 100 * MiB, RECSYS_ADVICE)).toThrow(/GPU memory: training needs about 1\d\d\.\d MiB \(embeddings 61\.0 MiB, .*\) but the budget is 100\.0 MiB; use fewer id columns .*embedding_dim/)
+    expect(() => checkMemory('GPU', row, 100 * MiB, RECSYS_ADVICE)).toThrow(
+      /GPU memory: training needs about 1\d\d\.\d MiB \(embeddings 61\.0 MiB, .*\) but the budget is 100\.0 MiB; use fewer id columns .*embedding_dim/,
+    )
     expect(() => checkMemory('GPU', ada, 200 * MiB, RECSYS_ADVICE)).not.toThrow()
   })
 })
@@ -61,8 +75,17 @@ describe('a GBDT run over budget fails up front (runTraining, CPU backend, Node)
   async function trainWith(budget: { hostBytes?: number }, extra: Record<string, unknown> = {}): Promise<Error> {
     const server = await serveDirectory(table)
     try {
-      return await runTraining({ table: server.url, label: 'label', params: { num_round: 1 }, backend: 'cpu', workers: 0, memoryBudget: budget, ...extra })
-        .then(() => new Error('trained')).catch(e => e as Error)
+      return await runTraining({
+        table: server.url,
+        label: 'label',
+        params: { num_round: 1 },
+        backend: 'cpu',
+        workers: 0,
+        memoryBudget: budget,
+        ...extra,
+      })
+        .then(() => new Error('trained'))
+        .catch(e => e as Error)
     } finally {
       await server.close()
     }
@@ -70,7 +93,9 @@ describe('a GBDT run over budget fails up front (runTraining, CPU backend, Node)
 
   it('names the size needed, its parts and what to change — before reading the (missing) data file', async () => {
     const e = await trainWith({ hostBytes: 1000 })
-    expect(e.message).toMatch(/^host memory: training needs about 0\.0 MiB \(feature columns 0\.0 MiB, binned matrix 0\.0 MiB\) but the budget is 0\.0 MiB; /)
+    expect(e.message).toMatch(
+      /^host memory: training needs about 0\.0 MiB \(feature columns 0\.0 MiB, binned matrix 0\.0 MiB\) but the budget is 0\.0 MiB; /,
+    )
     expect(e.message).toMatch(/fewer columns \(--features\), fewer rows \(--filter, or a sample of the table\)/)
   })
 

@@ -18,7 +18,11 @@ const POISON = 42 as unknown as string
 describe('writeOutputs', () => {
   it('a new folder gets every file, in order, and no temps', () => {
     const dir = join(tmp, 'runs', 'a')
-    const paths = writeOutputs(dir, { 'model.json': '{}', 'manifest.json': '{"m":1}\n', 'metrics.csv': new Uint8Array([97, 10]) })
+    const paths = writeOutputs(dir, {
+      'model.json': '{}',
+      'manifest.json': '{"m":1}\n',
+      'metrics.csv': new Uint8Array([97, 10]),
+    })
     expect(paths).toEqual(['model.json', 'manifest.json', 'metrics.csv'].map(n => join(dir, n)))
     expect(readdirSync(dir).sort()).toEqual(['manifest.json', 'metrics.csv', 'model.json'])
     expect(readFileSync(join(dir, 'metrics.csv'), 'utf8')).toBe('a\n')

@@ -22,7 +22,9 @@ import { clicksFixture } from '../recsys/clicks-fixture.ts'
 /** A promise resolved from outside (a device's `lost`). */
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
   let resolve!: (v: T) => void
-  const promise = new Promise<T>(r => { resolve = r })
+  const promise = new Promise<T>(r => {
+    resolve = r
+  })
   return { promise, resolve }
 }
 
@@ -30,8 +32,20 @@ const strip = (rows: MetricRow[]) => rows.map(({ elapsedMs: _e, ...rest }) => re
 
 async function recsysSetup(restoreBest = false) {
   const fx = await clicksFixture()
-  const params = parseRecsysParams({ epochs: 2, batch_size: 256, embedding_dim: 4, layers: [8], eval_every: 3, seed: 5, restore_best: restoreBest, early_stopping_rounds: 0 })
-  const data = await openRecsysData({ plan: fx.plan, label: 'label', validFraction: 0.2, workers: 0, http: { fetch: fx.fetch } }, params)
+  const params = parseRecsysParams({
+    epochs: 2,
+    batch_size: 256,
+    embedding_dim: 4,
+    layers: [8],
+    eval_every: 3,
+    seed: 5,
+    restore_best: restoreBest,
+    early_stopping_rounds: 0,
+  })
+  const data = await openRecsysData(
+    { plan: fx.plan, label: 'label', validFraction: 0.2, workers: 0, http: { fetch: fx.fetch } },
+    params,
+  )
   return { params, data, shape: modelShapeOf(data.source.layout, params) }
 }
 
@@ -44,18 +58,30 @@ describe('recommender: resume from the in-memory checkpoint on a fresh device', 
       const opened: number[] = []
       const loss = deferred<{ reason?: string; message: string }>()
       const seen: MetricRow[] = []
-      const run = await trainWithRecovery({ params, source: data.source, valid: data.valid, onMetrics: row => {
-        seen.push(row)
-        if (seen.length === 3) loss.resolve({ reason: 'unknown', message: 'test: device lost' })
-      } }, {
-        checkpointEvery: 1,
-        async open(state, attempt) {
-          opened.push(attempt)
-          const backend = createRefBackend(shape, params)
-          if (state) await backend.importState(state)
-          return { backend, adapter: `fake ${attempt}`, lost: attempt === 0 ? loss.promise : new Promise(() => {}) } satisfies DeviceSession
+      const run = await trainWithRecovery(
+        {
+          params,
+          source: data.source,
+          valid: data.valid,
+          onMetrics: row => {
+            seen.push(row)
+            if (seen.length === 3) loss.resolve({ reason: 'unknown', message: 'test: device lost' })
+          },
         },
-      })
+        {
+          checkpointEvery: 1,
+          async open(state, attempt) {
+            opened.push(attempt)
+            const backend = createRefBackend(shape, params)
+            if (state) await backend.importState(state)
+            return {
+              backend,
+              adapter: `fake ${attempt}`,
+              lost: attempt === 0 ? loss.promise : new Promise(() => {}),
+            } satisfies DeviceSession
+          },
+        },
+      )
       expect(opened).toEqual([0, 1])
       expect(run.recoveries).toBe(1)
       expect(ref.state.step).toBe(2 * data.source.stepsPerEpoch)
@@ -76,33 +102,44 @@ describe('recommender: resume from the in-memory checkpoint on a fresh device', 
     const attempts: number[] = []
     let fire = (): void => {}
     // Each attempt's device is lost at its first evaluation.
-    const err = await trainWithRecovery({ params, source: data.source, valid: data.valid, onMetrics: () => fire() }, {
-      checkpointEvery: 1, maxRecoveries: 2,
-      async open(state: ModelState | undefined, attempt) {
-        attempts.push(attempt)
-        const backend = createRefBackend(shape, params)
-        if (state) await backend.importState(state)
-        const lost = deferred<{ message: string }>()
-        fire = () => lost.resolve({ message: `lost #${attempt}` })
-        return { backend, adapter: 'fake', lost: lost.promise }
+    const err = await trainWithRecovery(
+      { params, source: data.source, valid: data.valid, onMetrics: () => fire() },
+      {
+        checkpointEvery: 1,
+        maxRecoveries: 2,
+        async open(state: ModelState | undefined, attempt) {
+          attempts.push(attempt)
+          const backend = createRefBackend(shape, params)
+          if (state) await backend.importState(state)
+          const lost = deferred<{ message: string }>()
+          fire = () => lost.resolve({ message: `lost #${attempt}` })
+          return { backend, adapter: 'fake', lost: lost.promise }
+        },
       },
-    }).catch(e => e as Error)
+    ).catch(e => e as Error)
     expect(err).toBeInstanceOf(DeviceLostError)
-    expect((err as Error).message).toMatch(/GPU device lost \(unknown: lost #2\) 3 times; stopped at step \d+ \(the last checkpoint: \d+ evaluations kept\)/)
+    expect((err as Error).message).toMatch(
+      /GPU device lost \(unknown: lost #2\) 3 times; stopped at step \d+ \(the last checkpoint: \d+ evaluations kept\)/,
+    )
     expect(attempts).toEqual([0, 1, 2])
   }, 30_000)
 
   it('an error that is not a device loss is not retried', async () => {
     const { params, data, shape } = await recsysSetup()
     let opens = 0
-    const run = trainWithRecovery({ params, source: data.source, valid: data.valid }, {
-      async open() {
-        opens++
-        const backend = createRefBackend(shape, params)
-        backend.step = async () => { throw new RangeError('bad batch') }
-        return { backend, adapter: 'fake', lost: new Promise(() => {}) }
+    const run = trainWithRecovery(
+      { params, source: data.source, valid: data.valid },
+      {
+        async open() {
+          opens++
+          const backend = createRefBackend(shape, params)
+          backend.step = async () => {
+            throw new RangeError('bad batch')
+          }
+          return { backend, adapter: 'fake', lost: new Promise(() => {}) }
+        },
       },
-    })
+    )
     await expect(run).rejects.toThrow('bad batch')
     expect(opens).toBe(1)
   }, 30_000)
@@ -121,8 +158,18 @@ describe('GBDT: rebuild the device and boost again (deterministic)', () => {
     const stages: string[] = []
     const out = await trainRecovering({
       numRound: params.num_round,
-      open: async attempt => ({ factory: createCpuBackend, adapter: `fake ${attempt}`, lost: attempt === 0 ? loss.promise : undefined }),
-      train: (factory, done) => train(data, params, factory, { onRound: round => { done(round); if (round === 2) loss.resolve({ message: 'test' }) } }),
+      open: async attempt => ({
+        factory: createCpuBackend,
+        adapter: `fake ${attempt}`,
+        lost: attempt === 0 ? loss.promise : undefined,
+      }),
+      train: (factory, done) =>
+        train(data, params, factory, {
+          onRound: round => {
+            done(round)
+            if (round === 2) loss.resolve({ message: 'test' })
+          },
+        }),
       onRecover: (rounds, reason) => stages.push(`${rounds} ${reason}`),
     })
     expect(stages).toEqual(['3 unknown: test'])
@@ -132,24 +179,38 @@ describe('GBDT: rebuild the device and boost again (deterministic)', () => {
   })
 
   it('lost again after the rebuild: an error naming the loss and the rounds finished', async () => {
-    await expect(trainRecovering({
-      numRound: params.num_round,
-      open: async () => {
-        const loss = deferred<{ reason?: string; message: string }>()
-        return { factory: createCpuBackend, adapter: 'fake', lost: loss.promise, dispose: () => {}, fire: loss.resolve } as never
-      },
-      train: async (factory, done) => {
-        done(0)
-        done(1)
-        throw new Error('mapAsync: device lost')
-      },
-    })).rejects.toThrow(/mapAsync: device lost/) // no `lost` resolution: an ordinary error, not retried
+    await expect(
+      trainRecovering({
+        numRound: params.num_round,
+        open: async () => {
+          const loss = deferred<{ reason?: string; message: string }>()
+          return {
+            factory: createCpuBackend,
+            adapter: 'fake',
+            lost: loss.promise,
+            dispose: () => {},
+            fire: loss.resolve,
+          } as never
+        },
+        train: async (_factory, done) => {
+          done(0)
+          done(1)
+          throw new Error('mapAsync: device lost')
+        },
+      }),
+    ).rejects.toThrow(/mapAsync: device lost/) // no `lost` resolution: an ordinary error, not retried
     let attempt = 0
     const err = await trainRecovering({
       numRound: params.num_round,
-      open: async () => ({ factory: createCpuBackend, adapter: 'fake', lost: Promise.resolve({ reason: 'destroyed', message: `#${attempt++}` }) }),
+      open: async () => ({
+        factory: createCpuBackend,
+        adapter: 'fake',
+        lost: Promise.resolve({ reason: 'destroyed', message: `#${attempt++}` }),
+      }),
       train: (factory, done) => train(data, params, factory, { onRound: round => done(round) }),
     }).catch(e => e as Error)
-    expect((err as Error).message).toMatch(/GPU device lost \(destroyed: #1\) after \d of 6 boosting rounds, 2 time\(s\); nothing was written/)
+    expect((err as Error).message).toMatch(
+      /GPU device lost \(destroyed: #1\) after \d of 6 boosting rounds, 2 time\(s\); nothing was written/,
+    )
   })
 })

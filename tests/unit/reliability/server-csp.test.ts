@@ -12,7 +12,13 @@ import { CONTENT_SECURITY_POLICY } from '../../../src/serve/csp.ts'
 import { REPO } from '../../support/cli.ts'
 
 function directives(policy: string): Map<string, string[]> {
-  return new Map(policy.split(';').map(d => d.trim().split(/\s+/)).filter(d => d[0]).map(([name, ...values]) => [name, values]))
+  return new Map(
+    policy
+      .split(';')
+      .map(d => d.trim().split(/\s+/))
+      .filter(d => d[0])
+      .map(([name, ...values]) => [name, values]),
+  )
 }
 
 function sourceFiles(dir: string): string[] {
@@ -40,7 +46,10 @@ describe('Content-Security-Policy', () => {
   })
 
   it('dev and preview servers: CSP, COOP/COEP, loopback', () => {
-    const cfg = config as { server?: { headers?: Record<string, string>; host?: string }; preview?: { headers?: Record<string, string>; host?: string } }
+    const cfg = config as {
+      server?: { headers?: Record<string, string>; host?: string }
+      preview?: { headers?: Record<string, string>; host?: string }
+    }
     for (const side of [cfg.server, cfg.preview]) {
       expect(side?.host).toBe('127.0.0.1')
       expect(side?.headers?.['Content-Security-Policy']).toBe(CONTENT_SECURITY_POLICY)
@@ -62,18 +71,25 @@ describe('no string evaluation in src/', () => {
     const files = sourceFiles(join(REPO, 'src'))
     expect(files.length).toBeGreaterThan(50)
     for (const file of files) {
-      readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-        const code = line.replace(/\/\/.*$/, '')
-        if (/^\s*\*/.test(code)) return
-        for (const [name, re] of patterns) if (re.test(code)) hits.push(`${relative(REPO, file)}:${i + 1}: ${name}`)
-      })
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          const code = line.replace(/\/\/.*$/, '')
+          if (/^\s*\*/.test(code)) return
+          for (const [name, re] of patterns) if (re.test(code)) hits.push(`${relative(REPO, file)}:${i + 1}: ${name}`)
+        })
     }
     expect(hits).toEqual([])
   })
 
   it('the check catches each form (so an empty result means something)', () => {
     for (const [name, re] of patterns) {
-      const sample = { 'eval(': 'x = eval(s)', 'new Function(': 'const f = new Function("a", s)', 'Function("…")': "Function('return this')()", 'string timer': "setTimeout('go()', 1)" }[name]!
+      const sample = {
+        'eval(': 'x = eval(s)',
+        'new Function(': 'const f = new Function("a", s)',
+        'Function("…")': "Function('return this')()",
+        'string timer': "setTimeout('go()', 1)",
+      }[name]!
       expect(re.test(sample), name).toBe(true)
     }
     expect(/(^|[^\w.$])eval\s*\(/.test('page.evaluate(x)')).toBe(false)

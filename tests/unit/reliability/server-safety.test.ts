@@ -15,16 +15,26 @@ import { openTableLocation, type TableLocation } from '../../../src/cli/table-ur
 import { pageTable, type PageTable } from '../../../src/cli/page-run.ts'
 import { tableFilesMiddleware } from '../../../src/serve/vite-tables-plugin.ts'
 
-interface RawAnswer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+interface RawAnswer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: string
+}
 
 /** Raw HTTP request: the path goes on the wire as written (fetch would normalise '..' and '%2e'). */
-function raw(base: string, path: string, opts: { method?: string; headers?: Record<string, string> } = {}): Promise<RawAnswer> {
+function raw(
+  base: string,
+  path: string,
+  opts: { method?: string; headers?: Record<string, string> } = {},
+): Promise<RawAnswer> {
   const { hostname, port } = new URL(base)
   return new Promise((resolve, reject) => {
     const req = request({ hostname, port, path, method: opts.method ?? 'GET', headers: opts.headers }, res => {
       const chunks: Buffer[] = []
       res.on('data', c => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }))
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
+      )
     })
     req.setTimeout(5000, () => req.destroy(new Error(`timeout ${path}`)))
     req.on('error', reject)
@@ -72,9 +82,19 @@ describe('CLI table server: only the table folder', () => {
   })
 
   const traversals = [
-    '/tbl/../secret.txt', '/tbl/%2e%2e/secret.txt', '/tbl/%2e%2e%2fsecret.txt', '/tbl/%2E%2E%2Fsibling%2Fsecret.txt',
-    '/tbl/..%2fsecret.txt', '/tbl/%252e%252e%252fsecret.txt', '/tbl/%252e%252e/secret.txt', '/tbl//etc/passwd',
-    '/tbl/%2fetc%2fpasswd', '/tbl/..%5csecret.txt', '/tbl/a\\..\\..\\secret.txt', '/tbl/link-out.txt', '/tbl/dir-out/secret.txt',
+    '/tbl/../secret.txt',
+    '/tbl/%2e%2e/secret.txt',
+    '/tbl/%2e%2e%2fsecret.txt',
+    '/tbl/%2E%2E%2Fsibling%2Fsecret.txt',
+    '/tbl/..%2fsecret.txt',
+    '/tbl/%252e%252e%252fsecret.txt',
+    '/tbl/%252e%252e/secret.txt',
+    '/tbl//etc/passwd',
+    '/tbl/%2fetc%2fpasswd',
+    '/tbl/..%5csecret.txt',
+    '/tbl/a\\..\\..\\secret.txt',
+    '/tbl/link-out.txt',
+    '/tbl/dir-out/secret.txt',
     '/tbl/%00secret.txt',
   ]
   for (const path of traversals) {
@@ -104,15 +124,22 @@ describe('CLI table server: only the table folder', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff')
     expect(res.headers['content-security-policy']).toBe("default-src 'none'; sandbox")
     expect(res.headers['access-control-allow-origin']).toBeUndefined()
-    const pre = await raw(location.url, '/tbl/part-0.parquet', { method: 'OPTIONS', headers: { origin: 'http://evil.test' } })
+    const pre = await raw(location.url, '/tbl/part-0.parquet', {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.test' },
+    })
     expect(pre.status).toBe(405)
   })
 })
 
 describe('CORS open to named origins only', () => {
   let server: ServedDirectory
-  beforeAll(async () => { server = await serveDirectory(table, { cors: ['http://page.test:1'], mount: 'tbl' }) })
-  afterAll(async () => { await server?.close() })
+  beforeAll(async () => {
+    server = await serveDirectory(table, { cors: ['http://page.test:1'], mount: 'tbl' })
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
 
   it('reflects an allowed origin, never a wildcard, and ignores others', async () => {
     const ok = await raw(server.url, '/tbl/part-0.parquet', { headers: { origin: 'http://page.test:1' } })
@@ -121,13 +148,19 @@ describe('CORS open to named origins only', () => {
     expect(String(ok.headers['access-control-expose-headers'])).toContain('Content-Range')
     const other = await raw(server.url, '/tbl/part-0.parquet', { headers: { origin: 'http://evil.test' } })
     expect(other.headers['access-control-allow-origin']).toBeUndefined()
-    const pre = await raw(server.url, '/tbl/part-0.parquet', { method: 'OPTIONS', headers: { origin: 'http://evil.test' } })
+    const pre = await raw(server.url, '/tbl/part-0.parquet', {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.test' },
+    })
     expect(pre.status).toBe(405)
   })
 
   it('allowOrigin adds an origin later (the app page, once its server runs)', async () => {
     server.allowOrigin('http://localhost:5')
-    const pre = await raw(server.url, '/tbl/part-0.parquet', { method: 'OPTIONS', headers: { origin: 'http://localhost:5', 'access-control-request-headers': 'range' } })
+    const pre = await raw(server.url, '/tbl/part-0.parquet', {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:5', 'access-control-request-headers': 'range' },
+    })
     expect(pre.status).toBe(204)
     expect(pre.headers['access-control-allow-origin']).toBe('http://localhost:5')
   })
@@ -139,8 +172,12 @@ describe('CORS open to named origins only', () => {
 
 describe('page tables (train/predict)', () => {
   let served: PageTable
-  beforeAll(async () => { served = await pageTable(table) })
-  afterAll(async () => { await served?.close() })
+  beforeAll(async () => {
+    served = await pageTable(table)
+  })
+  afterAll(async () => {
+    await served?.close()
+  })
 
   it('mount the folder only, and send no CORS before the page origin is known', async () => {
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/tbl\/$/)
@@ -159,10 +196,19 @@ describe('vite plugin: public/ tables', () => {
     await writeFile(join(publicDir, 'tables', 't', 'ok.parquet'), 'PAR1')
     await symlink(join(dir, 'secret.txt'), join(publicDir, 'tables', 't', 'out.parquet'))
     const mw = tableFilesMiddleware(publicDir)
-    const call = (url: string) => new Promise<number | 'next'>(done => {
-      const res = { statusCode: 200, setHeader: () => undefined, end() { done(this.statusCode) } }
-      mw({ url, method: 'GET', headers: {} } as unknown as IncomingMessage, res as unknown as ServerResponse, () => done('next'))
-    })
+    const call = (url: string) =>
+      new Promise<number | 'next'>(done => {
+        const res = {
+          statusCode: 200,
+          setHeader: () => undefined,
+          end() {
+            done(this.statusCode)
+          },
+        }
+        mw({ url, method: 'GET', headers: {} } as unknown as IncomingMessage, res as unknown as ServerResponse, () =>
+          done('next'),
+        )
+      })
     expect(await call('/tables/t/ok.parquet')).toBe('next')
     expect(await call('/tables/t/out.parquet')).toBe(403)
   })

@@ -7,9 +7,8 @@
  * naming the URL. The runs are in-process (main with a captured io) on one browser for the file;
  * each page run still costs seconds on 2 shared cores, so the runs are tiny.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { describe, expect, it } from 'vitest'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { runMain, shareAppPage, type CliResult } from '../../support/cli.ts'
 import { useTwoOrigins } from '../../support/two-origins.ts'
@@ -20,7 +19,16 @@ import type { SweepConfig } from '../../../src/tune/types.ts'
 const TOKEN = 'tr41n-t0ken-77c1'
 const AUTH = `Bearer ${TOKEN}`
 const KILL_MS = 150_000
-const GBDT = ['--label', 'y', '--features', 'age,balance,job', '--filter', 'age < 30', '--params', '{"num_round":2,"max_depth":3}']
+const GBDT = [
+  '--label',
+  'y',
+  '--features',
+  'age,balance,job',
+  '--filter',
+  'age < 30',
+  '--params',
+  '{"num_round":2,"max_depth":3}',
+]
 
 const origins = useTwoOrigins(AUTH, 'snaptrain-token-')
 shareAppPage()
@@ -28,7 +36,9 @@ shareAppPage()
 /** Every file under `folder` as text, joined (binary files too: a token would show as bytes). */
 async function allText(folder: string): Promise<string> {
   const names = await readdir(folder, { recursive: true, withFileTypes: true })
-  const texts = await Promise.all(names.filter(n => n.isFile()).map(n => readFile(join(n.parentPath, n.name), 'latin1')))
+  const texts = await Promise.all(
+    names.filter(n => n.isFile()).map(n => readFile(join(n.parentPath, n.name), 'latin1')),
+  )
   return texts.join('\n')
 }
 
@@ -65,41 +75,98 @@ describe('headers for a second table', () => {
 })
 
 describe('--token for the page commands', () => {
-  it('train (gbdt) and predict: the token reaches the table origin only and no output holds it', async () => {
-    const out = join(origins.dir, 'gbdt')
-    await runWithToken(['train', '--table', origins.a.tableUrl, ...GBDT, '--token', TOKEN, '--out', out, '--json'])
-    const files = await allText(out)
-    expect(files).toContain('"kind": "snaptrain-run"')
-    expect(files).not.toContain(TOKEN)
-    const preds = join(origins.dir, 'preds.csv')
-    await runWithToken(['predict', '--model', join(out, 'model.json'), '--table', origins.a.tableUrl, '--out', preds, '--json'], { SNAPTRAIN_TOKEN: TOKEN })
-    const csv = await readFile(preds, 'utf8')
-    expect(csv.split('\n')[0]).toBe('margin,prediction')
-    expect(csv).not.toContain(TOKEN)
-  }, 2 * KILL_MS)
+  it(
+    'train (gbdt) and predict: the token reaches the table origin only and no output holds it',
+    async () => {
+      const out = join(origins.dir, 'gbdt')
+      await runWithToken(['train', '--table', origins.a.tableUrl, ...GBDT, '--token', TOKEN, '--out', out, '--json'])
+      const files = await allText(out)
+      expect(files).toContain('"kind": "snaptrain-run"')
+      expect(files).not.toContain(TOKEN)
+      const preds = join(origins.dir, 'preds.csv')
+      await runWithToken(
+        ['predict', '--model', join(out, 'model.json'), '--table', origins.a.tableUrl, '--out', preds, '--json'],
+        { SNAPTRAIN_TOKEN: TOKEN },
+      )
+      const csv = await readFile(preds, 'utf8')
+      expect(csv.split('\n')[0]).toBe('margin,prediction')
+      expect(csv).not.toContain(TOKEN)
+    },
+    2 * KILL_MS,
+  )
 
-  it('without a token, train fails naming the URL with 401 (Node precheck, before a browser starts)', async () => {
-    const r = await runMain(['train', '--table', origins.a.tableUrl, ...GBDT, '--out', join(origins.dir, 'none')])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(new RegExp(`${origins.a.tableUrl}\\S*: 401`))
-  }, KILL_MS)
+  it(
+    'without a token, train fails naming the URL with 401 (Node precheck, before a browser starts)',
+    async () => {
+      const r = await runMain(['train', '--table', origins.a.tableUrl, ...GBDT, '--out', join(origins.dir, 'none')])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(new RegExp(`${origins.a.tableUrl}\\S*: 401`))
+    },
+    KILL_MS,
+  )
 
-  it('train (recsys) with SNAPTRAIN_TOKEN', async () => {
-    const out = join(origins.dir, 'recsys')
-    // The GBDT runs' filter: a seventh of the rows, and still the file on B.
-    await runWithToken(['train', '--model', 'recsys', '--table', origins.a.tableUrl, '--label', 'y', '--features', 'age,marital,balance',
-      '--filter', 'age < 30', '--params', '{"epochs":1,"batch_size":256,"layers":[8]}', '--out', out, '--json'], { SNAPTRAIN_TOKEN: TOKEN })
-    expect(await allText(out)).not.toContain(TOKEN)
-  }, KILL_MS)
+  it(
+    'train (recsys) with SNAPTRAIN_TOKEN',
+    async () => {
+      const out = join(origins.dir, 'recsys')
+      // The GBDT runs' filter: a seventh of the rows, and still the file on B.
+      await runWithToken(
+        [
+          'train',
+          '--model',
+          'recsys',
+          '--table',
+          origins.a.tableUrl,
+          '--label',
+          'y',
+          '--features',
+          'age,marital,balance',
+          '--filter',
+          'age < 30',
+          '--params',
+          '{"epochs":1,"batch_size":256,"layers":[8]}',
+          '--out',
+          out,
+          '--json',
+        ],
+        { SNAPTRAIN_TOKEN: TOKEN },
+      )
+      expect(await allText(out)).not.toContain(TOKEN)
+    },
+    KILL_MS,
+  )
 
-  it('sweep: one tiny trial; sweep.json, trials.csv and the best model hold no token', async () => {
-    const out = join(origins.dir, 'sweep')
-    await runWithToken(['sweep', '--table', origins.a.tableUrl, ...GBDT.slice(0, 6), '--model', 'gbdt', '--strategy', 'random', '--trials', '1',
-      '--parallel', '1', '--max-resource', '2', '--token', TOKEN, '--out', out, '--json'])
-    const sweep = await readFile(join(out, 'sweep.json'), 'utf8')
-    expect(sweep).toContain(origins.a.tableUrl)
-    const files = await allText(out)
-    expect(files).not.toContain(TOKEN)
-    expect(files).not.toMatch(/"headers"|Authorization/i)
-  }, KILL_MS)
+  it(
+    'sweep: one tiny trial; sweep.json, trials.csv and the best model hold no token',
+    async () => {
+      const out = join(origins.dir, 'sweep')
+      await runWithToken([
+        'sweep',
+        '--table',
+        origins.a.tableUrl,
+        ...GBDT.slice(0, 6),
+        '--model',
+        'gbdt',
+        '--strategy',
+        'random',
+        '--trials',
+        '1',
+        '--parallel',
+        '1',
+        '--max-resource',
+        '2',
+        '--token',
+        TOKEN,
+        '--out',
+        out,
+        '--json',
+      ])
+      const sweep = await readFile(join(out, 'sweep.json'), 'utf8')
+      expect(sweep).toContain(origins.a.tableUrl)
+      const files = await allText(out)
+      expect(files).not.toContain(TOKEN)
+      expect(files).not.toMatch(/"headers"|Authorization/i)
+    },
+    KILL_MS,
+  )
 })

@@ -20,11 +20,23 @@ describe('parseCommit', () => {
       '',
     ].join('\n')
     const actions = parseCommit(text, URL_C)
-    expect(actions.map(a => a.kind)).toEqual(['commitInfo', 'protocol', 'metaData', 'add', 'remove', 'txn',
-      'domainMetadata', 'checkpointMetadata', 'sidecar', 'other'])
+    expect(actions.map(a => a.kind)).toEqual([
+      'commitInfo',
+      'protocol',
+      'metaData',
+      'add',
+      'remove',
+      'txn',
+      'domainMetadata',
+      'checkpointMetadata',
+      'sidecar',
+      'other',
+    ])
     const add = actions[3]
     expect(add.kind === 'add' && add.add).toMatchObject({
-      path: 'p=1/f.parquet', size: 10, partitionValues: { p: '1', q: null },
+      path: 'p=1/f.parquet',
+      size: 10,
+      partitionValues: { p: '1', q: null },
       deletionVector: { storageType: 'u', pathOrInlineDv: 'ab', offset: 1, sizeInBytes: 34, cardinality: 2 },
     })
     const info = actions[0]
@@ -34,16 +46,25 @@ describe('parseCommit', () => {
   })
 
   it('names the file and line of a line that is not JSON', () => {
-    const error = (() => { try { parseCommit('{"commitInfo":{}}\n{"add":', URL_C) } catch (e) { return e } })()
+    const error = (() => {
+      try {
+        parseCommit('{"commitInfo":{}}\n{"add":', URL_C)
+      } catch (e) {
+        return e
+      }
+    })()
     expect(error).toBeInstanceOf(TableError)
     expect((error as TableError).code).toBe('malformed-log')
     expect((error as TableError).message).toMatch(new RegExp(`^${URL_C} line 2: not JSON`))
   })
 
   it('names the field of an action missing a required one', () => {
-    expect(() => parseCommit('{"add":{"partitionValues":{},"size":1}}', URL_C)).toThrow(`${URL_C} line 1: add.path is missing`)
-    expect(() => parseCommit('{"add":{"path":"a","size":1,"deletionVector":{"storageType":"x"}}}', URL_C))
-      .toThrow(/storageType "x" is not u, p or i/)
+    expect(() => parseCommit('{"add":{"partitionValues":{},"size":1}}', URL_C)).toThrow(
+      `${URL_C} line 1: add.path is missing`,
+    )
+    expect(() => parseCommit('{"add":{"path":"a","size":1,"deletionVector":{"storageType":"x"}}}', URL_C)).toThrow(
+      /storageType "x" is not u, p or i/,
+    )
     expect(() => parseCommit('[1]', URL_C)).toThrow(/line 1: not a JSON object/)
   })
 })

@@ -59,17 +59,23 @@ describe('listTables', () => {
 
   test('a server without listing gets an error naming the URL', async () => {
     const fetch: FetchLike = async () => new Response('<!doctype html><title>app</title>')
-    await expect(listTables('http://h:1/tables/', { fetch })).rejects.toThrow(/http:\/\/h:1\/\?list-type=2.*not an S3 ListObjectsV2 response/)
+    await expect(listTables('http://h:1/tables/', { fetch })).rejects.toThrow(
+      /http:\/\/h:1\/\?list-type=2.*not an S3 ListObjectsV2 response/,
+    )
   })
 
   test('a 404 from the listing is a TableError naming the URL', async () => {
     const fetch: FetchLike = async () => new Response('nope', { status: 404 })
-    await expect(listTables('http://h:1/tables/', { fetch, attempts: 1 })).rejects.toMatchObject({ name: 'TableError', code: 'http' })
+    await expect(listTables('http://h:1/tables/', { fetch, attempts: 1 })).rejects.toMatchObject({
+      name: 'TableError',
+      code: 'http',
+    })
   })
 })
 
 test('parseListing unescapes XML entities and ignores a token when not truncated', () => {
-  const xml = '<ListBucketResult><IsTruncated>false</IsTruncated><NextContinuationToken>x</NextContinuationToken>'
-    + '<CommonPrefixes><Prefix>tables/a&amp;b&#47;/</Prefix></CommonPrefixes></ListBucketResult>'
+  const xml =
+    '<ListBucketResult><IsTruncated>false</IsTruncated><NextContinuationToken>x</NextContinuationToken>' +
+    '<CommonPrefixes><Prefix>tables/a&amp;b&#47;/</Prefix></CommonPrefixes></ListBucketResult>'
   expect(parseListing(xml, 'u')).toEqual({ prefixes: ['tables/a&b//'], nextToken: undefined })
 })

@@ -14,11 +14,19 @@ const fetch = fileFetch(ROOT)
 const table = (name: string) => `http://table.test/golden/${name}/`
 const log = (name: string, file: string) => `${table(name)}_delta_log/${file}`
 
-const kinds = (actions: Action[]) => actions.reduce<Record<string, number>>((n, a) => ({ ...n, [a.kind]: (n[a.kind] ?? 0) + 1 }), {})
+const kinds = (actions: Action[]) => {
+  const n: Record<string, number> = {}
+  for (const a of actions) n[a.kind] = (n[a.kind] ?? 0) + 1
+  return n
+}
 
 describe('readCheckpoint', () => {
   it('reads a classic checkpoint (size from the hint, or by HEAD when unknown)', async () => {
-    const cp: CheckpointFile = { version: 10, kind: 'classic', parts: [{ url: log('basic-with-inserts-deletes-checkpoint', '00000000000000000010.checkpoint.parquet') }] }
+    const cp: CheckpointFile = {
+      version: 10,
+      kind: 'classic',
+      parts: [{ url: log('basic-with-inserts-deletes-checkpoint', '00000000000000000010.checkpoint.parquet') }],
+    }
     const actions = await readCheckpoint(cp, table('basic-with-inserts-deletes-checkpoint'), { fetch })
     expect(kinds(actions)).toMatchObject({ protocol: 1, metaData: 1 })
     expect(kinds(actions).remove).toBeUndefined() // tombstones are not read
@@ -28,8 +36,13 @@ describe('readCheckpoint', () => {
   })
 
   it('reads all parts of a multi-part checkpoint', async () => {
-    const cp: CheckpointFile = { version: 1, kind: 'multipart', parts: [1, 2].map(i =>
-      ({ url: log('multi-part-checkpoint', `00000000000000000001.checkpoint.000000000${i}.0000000002.parquet`) })) }
+    const cp: CheckpointFile = {
+      version: 1,
+      kind: 'multipart',
+      parts: [1, 2].map(i => ({
+        url: log('multi-part-checkpoint', `00000000000000000001.checkpoint.000000000${i}.0000000002.parquet`),
+      })),
+    }
     const actions = await readCheckpoint(cp, table('multi-part-checkpoint'), { fetch })
     expect(kinds(actions)).toMatchObject({ protocol: 1, metaData: 1 })
     expect(kinds(actions).add).toBeGreaterThan(1)
@@ -52,8 +65,18 @@ describe('readCheckpoint', () => {
     const bytes = parquetWriteBuffer({
       columnData: [
         { name: 'protocol', data: [{ minReaderVersion: 1, minWriterVersion: 2 }, null] },
-        { name: 'add', data: [null, { path: 'f.parquet', size: 10n, modificationTime: 5n,
-          stats_parsed: { numRecords: 7n, minValues: { id: 3n, day: new Date('2020-01-02T00:00:00Z') } } }] },
+        {
+          name: 'add',
+          data: [
+            null,
+            {
+              path: 'f.parquet',
+              size: 10n,
+              modificationTime: 5n,
+              stats_parsed: { numRecords: 7n, minValues: { id: 3n, day: new Date('2020-01-02T00:00:00Z') } },
+            },
+          ],
+        },
       ],
       schema: [
         { name: 'root', num_children: 2 },
@@ -74,7 +97,11 @@ describe('readCheckpoint', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cp-'))
     mkdirSync(join(dir, 't/_delta_log'), { recursive: true })
     writeFileSync(join(dir, 't/_delta_log/00000000000000000001.checkpoint.parquet'), new Uint8Array(bytes))
-    const cp: CheckpointFile = { version: 1, kind: 'classic', parts: [{ url: 'http://table.test/t/_delta_log/00000000000000000001.checkpoint.parquet' }] }
+    const cp: CheckpointFile = {
+      version: 1,
+      kind: 'classic',
+      parts: [{ url: 'http://table.test/t/_delta_log/00000000000000000001.checkpoint.parquet' }],
+    }
     const actions = await readCheckpoint(cp, 'http://table.test/t/', { fetch: fileFetch(dir) })
     expect(actions.map(a => a.kind)).toEqual(['protocol', 'add'])
     const add = actions[1].kind === 'add' ? actions[1].add : undefined
@@ -83,7 +110,11 @@ describe('readCheckpoint', () => {
   })
 
   it('recovers from a stale size hint', async () => {
-    const cp: CheckpointFile = { version: 10, kind: 'classic', parts: [{ url: log('checkpoint', '00000000000000000010.checkpoint.parquet'), size: 999 }] }
+    const cp: CheckpointFile = {
+      version: 10,
+      kind: 'classic',
+      parts: [{ url: log('checkpoint', '00000000000000000010.checkpoint.parquet'), size: 999 }],
+    }
     const actions = await readCheckpoint(cp, table('checkpoint'), { fetch })
     expect(kinds(actions).metaData).toBe(1)
   })
@@ -93,8 +124,9 @@ describe('readCheckpoint', () => {
     mkdirSync(join(dir, 't/_delta_log'), { recursive: true })
     writeFileSync(join(dir, 't/_delta_log/00000000000000000001.checkpoint.parquet'), 'not parquet at all')
     const url = 'http://table.test/t/_delta_log/00000000000000000001.checkpoint.parquet'
-    const error = await readCheckpoint({ version: 1, kind: 'classic', parts: [{ url }] }, 'http://table.test/t/', { fetch: fileFetch(dir) })
-      .catch((e: unknown) => e)
+    const error = await readCheckpoint({ version: 1, kind: 'classic', parts: [{ url }] }, 'http://table.test/t/', {
+      fetch: fileFetch(dir),
+    }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TableError)
     expect((error as TableError).code).toBe('malformed-log')
     expect((error as TableError).message).toContain(url)
@@ -108,7 +140,14 @@ describe('helpers', () => {
   })
 
   it('makes parquet values look like JSON stats', () => {
-    expect(jsonLike({ a: 5n, d: new Date('2020-01-02T00:00:00Z'), t: new Date('2020-01-02T03:04:05.006Z'), n: null, s: { x: 1n } }))
-      .toEqual({ a: 5, d: '2020-01-02', t: '2020-01-02T03:04:05.006Z', s: { x: 1 } })
+    expect(
+      jsonLike({
+        a: 5n,
+        d: new Date('2020-01-02T00:00:00Z'),
+        t: new Date('2020-01-02T03:04:05.006Z'),
+        n: null,
+        s: { x: 1n },
+      }),
+    ).toEqual({ a: 5, d: '2020-01-02', t: '2020-01-02T03:04:05.006Z', s: { x: 1 } })
   })
 })

@@ -8,7 +8,9 @@ function leaf(name: string, field_id?: number): SchemaTree {
 }
 
 const mapped: StructField = {
-  name: 'price', type: 'double', nullable: true,
+  name: 'price',
+  type: 'double',
+  nullable: true,
   metadata: { 'delta.columnMapping.physicalName': 'col-9', 'delta.columnMapping.id': 7 },
 }
 const plain: StructField = { name: 'price', type: 'double', nullable: true, metadata: {} }

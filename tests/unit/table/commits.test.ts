@@ -5,15 +5,22 @@ import { mapLimit } from '../../../src/util/map-limit.ts'
 
 describe('commit helpers', () => {
   it('takes inCommitTimestamp, else the file time; commitInfo.timestamp only without a file time', () => {
-    const info = (commitInfo: CommitInfoAction, lastModified?: number) =>
-      ({ version: 1, actions: [{ kind: 'commitInfo' as const, commitInfo }], lastModified })
+    const info = (commitInfo: CommitInfoAction, lastModified?: number) => ({
+      version: 1,
+      actions: [{ kind: 'commitInfo' as const, commitInfo }],
+      lastModified,
+    })
     expect(commitTimestamp(info({ timestamp: 2, inCommitTimestamp: 1 }, 9))).toBe(1)
     expect(commitTimestamp(info({ timestamp: 2 }, 9))).toBe(9)
     expect(commitTimestamp(info({}, 9))).toBe(9)
     expect(commitTimestamp(info({ timestamp: 2 }))).toBe(2)
     expect(commitTimestamp({ version: 1, actions: [] })).toBe(0)
-    expect(toCommitInfo(info({ timestamp: 2, operation: 'DELETE', operationMetrics: { n: '1' } }, 9)))
-      .toEqual({ version: 1, timestamp: 9, operation: 'DELETE', operationMetrics: { n: '1' } })
+    expect(toCommitInfo(info({ timestamp: 2, operation: 'DELETE', operationMetrics: { n: '1' } }, 9))).toEqual({
+      version: 1,
+      timestamp: 9,
+      operation: 'DELETE',
+      operationMetrics: { n: '1' },
+    })
   })
 
   it('makes commit times strictly increasing, as Delta readers adjust clocks that go backwards', () => {

@@ -16,7 +16,12 @@ const ROOT = join(import.meta.dirname, '../../conformance')
 const GOLDEN = join(ROOT, 'golden')
 const DAT = join(ROOT, 'dat')
 
-interface Expect { version?: number; rows?: number; files?: number; dv_cardinality?: number }
+interface Expect {
+  version?: number
+  rows?: number
+  files?: number
+  dv_cardinality?: number
+}
 interface GoldenCase {
   versions: Record<string, Expect>
   latest: Expect | null
@@ -29,7 +34,13 @@ interface GoldenCase {
 const REFUSED_FEATURES = ['variantType-preview', 'catalogManaged']
 
 /** One check: open `dir` at `version` (undefined = latest) and compare with `expect`. */
-interface Case { name: string; dir: string; version?: number; expect: Expect; refuse?: RegExp }
+interface Case {
+  name: string
+  dir: string
+  version?: number
+  expect: Expect
+  refuse?: RegExp
+}
 
 function goldenCases(): Case[] {
   const expected = JSON.parse(readFileSync(join(GOLDEN, 'EXPECTED.json'), 'utf8')) as Record<string, GoldenCase>
@@ -37,12 +48,19 @@ function goldenCases(): Case[] {
   for (const [name, c] of Object.entries(expected)) {
     if (name.startsWith('_')) continue
     const refused = (c.reader_features ?? []).filter(f => REFUSED_FEATURES.includes(f))
-    const refuse = c.expect_error || refused.length
-      ? new RegExp(refused.length ? refused.join('|') : c.error_contains ?? 'reader version 99')
-      : undefined
+    const refuse =
+      c.expect_error || refused.length
+        ? new RegExp(refused.length ? refused.join('|') : (c.error_contains ?? 'reader version 99'))
+        : undefined
     cases.push({ name, dir: join(GOLDEN, name), expect: c.latest ?? {}, refuse })
     for (const [v, e] of Object.entries(c.versions)) {
-      cases.push({ name: `${name}@v${v}`, dir: join(GOLDEN, name), version: Number(v), expect: { ...e, version: Number(v) }, refuse })
+      cases.push({
+        name: `${name}@v${v}`,
+        dir: join(GOLDEN, name),
+        version: Number(v),
+        expect: { ...e, version: Number(v) },
+        refuse,
+      })
     }
   }
   return cases
@@ -52,25 +70,38 @@ function datCases(): Case[] {
   return readdirSync(DAT).flatMap(name => {
     const expected = join(DAT, name, 'expected')
     return readdirSync(expected).map(folder => {
-      const meta = JSON.parse(readFileSync(join(expected, folder, 'table_version_metadata.json'), 'utf8')) as { version: number }
+      const meta = JSON.parse(readFileSync(join(expected, folder, 'table_version_metadata.json'), 'utf8')) as {
+        version: number
+      }
       const rows = countRows(join(expected, folder, 'table_content'))
       const version = folder === 'latest' ? undefined : Number(folder.slice(1))
-      return { name: `${name}@${folder}`, dir: join(DAT, name, 'delta'), version, expect: { version: meta.version, rows } }
+      return {
+        name: `${name}@${folder}`,
+        dir: join(DAT, name, 'delta'),
+        version,
+        expect: { version: meta.version, rows },
+      }
     })
   })
 }
 
 /** Row count of the expected Spark output: the sum of its parquet footers' num_rows. */
 function countRows(dir: string): number {
-  return readdirSync(dir).filter(f => f.endsWith('.parquet')).reduce((sum, f) => {
-    const bytes = readFileSync(join(dir, f))
-    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
-    return sum + Number(parquetMetadata(buffer).num_rows)
-  }, 0)
+  return readdirSync(dir)
+    .filter(f => f.endsWith('.parquet'))
+    .reduce((sum, f) => {
+      const bytes = readFileSync(join(dir, f))
+      const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
+      return sum + Number(parquetMetadata(buffer).num_rows)
+    }, 0)
 }
 
 function tableUrl(dir: string): string {
-  const rel = dir.slice(ROOT.length + 1).split('/').map(encodeURIComponent).join('/')
+  const rel = dir
+    .slice(ROOT.length + 1)
+    .split('/')
+    .map(encodeURIComponent)
+    .join('/')
   return `http://table.test/${rel}/`
 }
 

@@ -9,7 +9,7 @@ import { craftedBitmap, deltaBitmap, dvFile } from './roaring-fixtures.ts'
 const TABLE = 'http://host/t/'
 /** uuid 00112233-4455-6677-8899-aabbccddeeff as 16 bytes, then as a Z85 id. */
 const UUID = '00112233-4455-6677-8899-aabbccddeeff'
-const UUID_ID = z85Encode(Uint8Array.from(UUID.replace(/-/g, '').match(/../g)!, (h) => parseInt(h, 16)))
+const UUID_ID = z85Encode(Uint8Array.from(UUID.replace(/-/g, '').match(/../g)!, h => parseInt(h, 16)))
 
 /** In-memory fake fetch with Range support; records requested URLs. */
 function memoryFetch(files: Record<string, Uint8Array>, seen: string[] = []): FetchLike {
@@ -40,7 +40,12 @@ describe('deletion vectors', () => {
   test("'u' with a random prefix reads the second DV of a shared file by offset", async () => {
     const seen: string[] = []
     const fetch = memoryFetch({ [`${TABLE}ab/deletion_vector_${UUID}.bin`]: file }, seen)
-    const dv = descriptor({ pathOrInlineDv: `ab${UUID_ID}`, offset: offsets[1], sizeInBytes: second.length, cardinality: 2 })
+    const dv = descriptor({
+      pathOrInlineDv: `ab${UUID_ID}`,
+      offset: offsets[1],
+      sizeInBytes: second.length,
+      cardinality: 2,
+    })
     expect(await loadDeletionVector(dv, TABLE, { fetch })).toEqual([0, 100_000])
     expect(seen).toEqual([`${TABLE}ab/deletion_vector_${UUID}.bin`])
   })
@@ -53,8 +58,15 @@ describe('deletion vectors', () => {
 
   test("'p' absolute path on the table's origin, and a server that ignores Range", async () => {
     const url = 'http://host/dv/file.bin'
-    const whole: FetchLike = async (u) => (u === url ? new Response(file as BodyInit, { status: 200 }) : new Response(null, { status: 404 }))
-    const dv = descriptor({ storageType: 'p', pathOrInlineDv: url, offset: offsets[1], sizeInBytes: second.length, cardinality: 2 })
+    const whole: FetchLike = async u =>
+      u === url ? new Response(file as BodyInit, { status: 200 }) : new Response(null, { status: 404 })
+    const dv = descriptor({
+      storageType: 'p',
+      pathOrInlineDv: url,
+      offset: offsets[1],
+      sizeInBytes: second.length,
+      cardinality: 2,
+    })
     expect(await loadDeletionVector(dv, TABLE, { fetch: whole })).toEqual([0, 100_000])
   })
 
@@ -69,7 +81,7 @@ describe('deletion vectors', () => {
       const seen: string[] = []
       const dv = descriptor({ storageType: 'p', pathOrInlineDv: path, sizeInBytes: second.length, cardinality: 2 })
       const opts = { fetch: memoryFetch({ [path]: file }, seen), headers: { Authorization: 'Bearer secret' } }
-      const error = await loadDeletionVector(dv, TABLE, opts).catch((e) => e)
+      const error = await loadDeletionVector(dv, TABLE, opts).catch(e => e)
       expect(error).toBeInstanceOf(TableError)
       expect(error.code).toBe('unsupported-feature')
       expect(error.message).toContain(`deletion vector path '${path}' is not on the table's origin http://host`)
@@ -80,7 +92,13 @@ describe('deletion vectors', () => {
   test("'i' inline bitmap (padded to 4 bytes before Z85)", async () => {
     const padded = new Uint8Array(Math.ceil(first.length / 4) * 4)
     padded.set(first)
-    const dv = descriptor({ storageType: 'i', pathOrInlineDv: z85Encode(padded), offset: undefined, sizeInBytes: first.length, cardinality: 3 })
+    const dv = descriptor({
+      storageType: 'i',
+      pathOrInlineDv: z85Encode(padded),
+      offset: undefined,
+      sizeInBytes: first.length,
+      cardinality: 3,
+    })
     expect(await loadDeletionVector(dv, TABLE, { fetch: memoryFetch({}) })).toEqual([3, 5, 8])
   })
 
@@ -89,7 +107,7 @@ describe('deletion vectors', () => {
     bad[offsets[0] + 4 + 10] ^= 1
     const url = `${TABLE}deletion_vector_${UUID}.bin`
     const dv = descriptor({ offset: offsets[0], sizeInBytes: first.length, cardinality: 3 })
-    const error = await loadDeletionVector(dv, TABLE, { fetch: memoryFetch({ [url]: bad }) }).catch((e) => e)
+    const error = await loadDeletionVector(dv, TABLE, { fetch: memoryFetch({ [url]: bad }) }).catch(e => e)
     expect(error).toBeInstanceOf(TableError)
     expect(error.code).toBe('corrupt-file')
     expect(error.message).toContain(url)
@@ -102,7 +120,9 @@ describe('deletion vectors', () => {
     const wrongSize = descriptor({ offset: offsets[0], sizeInBytes: first.length - 1, cardinality: 3 })
     await expect(loadDeletionVector(wrongSize, TABLE, { fetch })).rejects.toThrow(/size field/)
     const wrongCount = descriptor({ offset: offsets[0], sizeInBytes: first.length, cardinality: 4 })
-    await expect(loadDeletionVector(wrongCount, TABLE, { fetch })).rejects.toThrow(/holds 3 deleted rows, the log says 4/)
+    await expect(loadDeletionVector(wrongCount, TABLE, { fetch })).rejects.toThrow(
+      /holds 3 deleted rows, the log says 4/,
+    )
   })
 
   test('an invalid bitmap inside a valid frame is corrupt, naming the file and the broken rule', async () => {
@@ -110,35 +130,48 @@ describe('deletion vectors', () => {
     const url = `${TABLE}deletion_vector_${UUID}.bin`
     const fetch = memoryFetch({ [url]: dvFile([bad], crc32).file })
     const dv = descriptor({ sizeInBytes: bad.length, cardinality: 3 })
-    const error = await loadDeletionVector(dv, TABLE, { fetch }).catch((e) => e)
+    const error = await loadDeletionVector(dv, TABLE, { fetch }).catch(e => e)
     expect(error).toBeInstanceOf(TableError)
     expect(error.code).toBe('corrupt-file')
     expect(error.url).toBe(url)
-    expect(error.message).toBe(`${url}: corrupt deletion vector: array container 0 of bucket 0: ` +
-      'values not strictly ascending at index 2 (7 after 9)')
+    expect(error.message).toBe(
+      `${url}: corrupt deletion vector: array container 0 of bucket 0: ` +
+        'values not strictly ascending at index 2 (7 after 9)',
+    )
   })
 
   test('an invalid inline bitmap is named by its data file', async () => {
-    const bad = craftedBitmap([{ key: 0, kind: 'run', runs: [[4, 3], [6, 0]] }])
+    const bad = craftedBitmap([
+      {
+        key: 0,
+        kind: 'run',
+        runs: [
+          [4, 3],
+          [6, 0],
+        ],
+      },
+    ])
     const padded = new Uint8Array(Math.ceil(bad.length / 4) * 4)
     padded.set(bad)
     const inline = { storageType: 'i' as const, pathOrInlineDv: z85Encode(padded), offset: undefined }
     const dv = descriptor({ ...inline, sizeInBytes: bad.length, cardinality: 5 })
     const dataFile = `${TABLE}part-0.parquet`
-    const error = await loadDeletionVector(dv, TABLE, { fetch: memoryFetch({}) }, dataFile).catch((e) => e)
+    const error = await loadDeletionVector(dv, TABLE, { fetch: memoryFetch({}) }, dataFile).catch(e => e)
     expect(error.code).toBe('corrupt-file')
     expect(error.message).toContain(`inline deletion vector of ${dataFile}: corrupt deletion vector: run container 0`)
   })
 
   test('a missing DV file is an http error naming the URL', async () => {
     const dv = descriptor({ sizeInBytes: first.length, cardinality: 3 })
-    const error = await loadDeletionVector(dv, TABLE, { fetch: memoryFetch({}), attempts: 1 }).catch((e) => e)
+    const error = await loadDeletionVector(dv, TABLE, { fetch: memoryFetch({}), attempts: 1 }).catch(e => e)
     expect(error.code).toBe('http')
     expect(error.message).toContain('deletion_vector_')
   })
 
   test('candidate URLs for a prefixed id', () => {
-    expect(deletionVectorUrls(descriptor({ pathOrInlineDv: `r9${UUID_ID}` }), TABLE)[0]).toBe(`${TABLE}r9/deletion_vector_${UUID}.bin`)
+    expect(deletionVectorUrls(descriptor({ pathOrInlineDv: `r9${UUID_ID}` }), TABLE)[0]).toBe(
+      `${TABLE}r9/deletion_vector_${UUID}.bin`,
+    )
   })
 
   test('a real DV file from the golden table table-with-dv-large', async () => {

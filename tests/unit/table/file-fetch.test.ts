@@ -43,7 +43,9 @@ describe('fileFetch', () => {
     expect(first.objects.map(o => o.key)).toEqual(['a%3Ab c😈/f.bin'])
     expect(first.truncated).toBe(true)
     const token = encodeURIComponent(first.token!)
-    const second = parseListXml(await (await paged(`http://table.test/?list-type=2&prefix=&continuation-token=${token}`)).text())
+    const second = parseListXml(
+      await (await paged(`http://table.test/?list-type=2&prefix=&continuation-token=${token}`)).text(),
+    )
     expect(second.objects.map(o => [o.key, o.size])).toEqual([['top.txt', 2]])
     expect(second.truncated).toBe(false)
     expect((await fileFetch(dir, { listing: false })('http://table.test/?list-type=2&prefix=')).status).toBe(404)

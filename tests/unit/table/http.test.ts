@@ -22,11 +22,21 @@ function scripted(script: (number | Error)[]): FetchLike & { calls: RequestInit[
 }
 
 function statusText(status: number): string {
-  return ({ 200: 'OK', 404: 'Not Found', 503: 'Service Unavailable', 500: 'Internal Server Error' } as Record<number, string>)[status] ?? ''
+  return (
+    (
+      { 200: 'OK', 404: 'Not Found', 503: 'Service Unavailable', 500: 'Internal Server Error' } as Record<
+        number,
+        string
+      >
+    )[status] ?? ''
+  )
 }
 
 async function caught(p: Promise<unknown>): Promise<TableError> {
-  const error = await p.then(() => undefined, (e: unknown) => e)
+  const error = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(TableError)
   return error as TableError
 }
@@ -68,19 +78,22 @@ describe('retryingFetch', () => {
   })
 
   it('times out a body that never finishes', async () => {
-    const stalled: FetchLike = async (_url, init) => new Response(new ReadableStream({
-      start(controller) {
-        controller.enqueue(new Uint8Array([1]))
-        init?.signal?.addEventListener('abort', () => controller.error(new Error('aborted')))
-      },
-    }))
+    const stalled: FetchLike = async (_url, init) =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new Uint8Array([1]))
+            init?.signal?.addEventListener('abort', () => controller.error(new Error('aborted')))
+          },
+        }),
+      )
     const start = Date.now()
     const error = await caught(retryingFetch({ fetch: stalled, timeoutMs: 50, attempts: 1 })(URL_X))
     expect(error.message).toBe(`GET ${URL_X}: timed out after 50 ms`)
     expect(Date.now() - start).toBeLessThan(2000)
   })
 
-  it("does not retry when the caller aborts", async () => {
+  it('does not retry when the caller aborts', async () => {
     const fake = scripted([200])
     const controller = new AbortController()
     controller.abort(new Error('stop'))
@@ -107,7 +120,10 @@ describe('retryingFetch', () => {
     const dir = mkdtempSync(join(tmpdir(), 'http-test-'))
     writeFileSync(join(dir, 'f.bin'), new Uint8Array(Array.from({ length: 100 }, (_, i) => i)))
     const files = fileFetch(dir)
-    const buffer = await asyncBufferFromUrl({ url: 'http://table.test/f.bin', fetch: retryingFetch({ fetch: files }) as typeof globalThis.fetch })
+    const buffer = await asyncBufferFromUrl({
+      url: 'http://table.test/f.bin',
+      fetch: retryingFetch({ fetch: files }) as typeof globalThis.fetch,
+    })
     expect(buffer.byteLength).toBe(100)
     expect([...new Uint8Array(await buffer.slice(10, 13))]).toEqual([10, 11, 12])
     expect(files.requests.at(-1)?.range).toBe('bytes=10-12')
@@ -117,7 +133,7 @@ describe('retryingFetch', () => {
 describe('fetch helpers', () => {
   it('fetchBytes cuts the range when the server ignores Range', async () => {
     const whole: FetchLike = async () => new Response(new Uint8Array([0, 1, 2, 3, 4, 5]), { status: 200 })
-    expect([...await fetchBytes(URL_X, { fetch: whole }, [2, 5])]).toEqual([2, 3, 4])
+    expect([...(await fetchBytes(URL_X, { fetch: whole }, [2, 5]))]).toEqual([2, 3, 4])
   })
 
   it('fetchJson names the URL of a non-JSON body', async () => {

@@ -11,15 +11,33 @@ const golden = (name: string) => `http://table.test/golden/${name}/`
 describe('parseLogFileName', () => {
   it('recognises commits and the three checkpoint namings', () => {
     expect(parseLogFileName('00000000000000000012.json')).toEqual({ kind: 'commit', version: 12 })
-    expect(parseLogFileName('00000000000000000010.checkpoint.parquet')).toEqual({ kind: 'checkpoint', version: 10, format: 'classic' })
-    expect(parseLogFileName('00000000000000000010.checkpoint.0000000002.0000000003.parquet'))
-      .toEqual({ kind: 'checkpoint', version: 10, format: 'multipart', part: 2, parts: 3 })
-    expect(parseLogFileName('00000000000000000002.checkpoint.6374b053-df23-479b-b2cf-c9c550132b49.json'))
-      .toEqual({ kind: 'checkpoint', version: 2, format: 'v2', uuid: '6374b053-df23-479b-b2cf-c9c550132b49' })
+    expect(parseLogFileName('00000000000000000010.checkpoint.parquet')).toEqual({
+      kind: 'checkpoint',
+      version: 10,
+      format: 'classic',
+    })
+    expect(parseLogFileName('00000000000000000010.checkpoint.0000000002.0000000003.parquet')).toEqual({
+      kind: 'checkpoint',
+      version: 10,
+      format: 'multipart',
+      part: 2,
+      parts: 3,
+    })
+    expect(parseLogFileName('00000000000000000002.checkpoint.6374b053-df23-479b-b2cf-c9c550132b49.json')).toEqual({
+      kind: 'checkpoint',
+      version: 2,
+      format: 'v2',
+      uuid: '6374b053-df23-479b-b2cf-c9c550132b49',
+    })
   })
 
   it('ignores everything else', () => {
-    for (const name of ['_last_checkpoint', '00000000000000000001.crc', '00000000000000000001.00000000000000000003.compacted.json', '1.json']) {
+    for (const name of [
+      '_last_checkpoint',
+      '00000000000000000001.crc',
+      '00000000000000000001.00000000000000000003.compacted.json',
+      '1.json',
+    ]) {
       expect(parseLogFileName(name)).toBeUndefined()
     }
   })
@@ -27,12 +45,17 @@ describe('parseLogFileName', () => {
 
 describe('parseListXml', () => {
   it('reads keys, sizes, times, entities and the continuation token', () => {
-    const xml = '<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>t&amp;1</NextContinuationToken>' +
+    const xml =
+      '<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>t&amp;1</NextContinuationToken>' +
       '<Contents><Key>a/b&amp;c.json</Key><LastModified>2024-01-02T03:04:05.000Z</LastModified><Size>12</Size></Contents>' +
       '<Contents><Key>x</Key><Size>0</Size></Contents></ListBucketResult>'
     expect(parseListXml(xml)).toEqual({
-      truncated: true, token: 't&1',
-      objects: [{ key: 'a/b&c.json', size: 12, lastModified: Date.parse('2024-01-02T03:04:05Z') }, { key: 'x', size: 0, lastModified: undefined }],
+      truncated: true,
+      token: 't&1',
+      objects: [
+        { key: 'a/b&c.json', size: 12, lastModified: Date.parse('2024-01-02T03:04:05Z') },
+        { key: 'x', size: 0, lastModified: undefined },
+      ],
     })
   })
 })
@@ -76,7 +99,11 @@ describe('probing a static server', () => {
   })
 
   it('takes commits from 0 when the wanted version is older than the checkpoint', async () => {
-    const listing = await probeLog(golden('basic-dv-with-checkpoint'), { fetch: fileFetch(ROOT, { listing: false }) }, 5)
+    const listing = await probeLog(
+      golden('basic-dv-with-checkpoint'),
+      { fetch: fileFetch(ROOT, { listing: false }) },
+      5,
+    )
     expect(listing.commits[0].version).toBe(0)
     expect(listing.commits.at(-1)?.version).toBe(46)
   })
@@ -89,7 +116,10 @@ describe('probing a static server', () => {
   it('lastExisting uses O(log n) probes', async () => {
     for (const latest of [0, 1, 2, 7, 100, 1000]) {
       const probes: number[] = []
-      const found = await lastExisting(0, async v => { probes.push(v); return v <= latest })
+      const found = await lastExisting(0, async v => {
+        probes.push(v)
+        return v <= latest
+      })
       expect(found).toBe(latest)
       expect(probes.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(latest + 2)) + 1)
     }

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import type { CheckpointFile, LogListing } from '../../../src/table/listing.ts'
 import { buildSegment, versionRange } from '../../../src/table/log-segment.ts'
-import { TableError } from '../../../src/table/types.ts'
+import type { TableError } from '../../../src/table/types.ts'
 
 const T = 'http://t.test/tbl/'
 const commits = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => ({ version: from + i, url: `${T}_delta_log/${from + i}.json` }))
 const cp = (version: number): CheckpointFile => ({ version, kind: 'classic', parts: [{ url: `${T}cp${version}` }] })
-const listing = (c: LogListing['commits'], checkpoints: CheckpointFile[] = []): LogListing => ({ source: 'list', commits: c, checkpoints })
+const listing = (c: LogListing['commits'], checkpoints: CheckpointFile[] = []): LogListing => ({
+  source: 'list',
+  commits: c,
+  checkpoints,
+})
 
 function error(fn: () => unknown): TableError {
   try {
@@ -48,8 +52,10 @@ describe('buildSegment', () => {
     // Commit 5 is missing between 4 and 6: a version gap, named as such.
     const gap = error(() => buildSegment(l, T, 5))
     expect(gap.code).toBe('malformed-log')
-    expect(gap.message).toBe(`${T}_delta_log/00000000000000000005.json is missing: the log has a version gap at ` +
-      'commit 5 (later commits exist), so versions from 5 on cannot be read')
+    expect(gap.message).toBe(
+      `${T}_delta_log/00000000000000000005.json is missing: the log has a version gap at ` +
+        'commit 5 (later commits exist), so versions from 5 on cannot be read',
+    )
   })
 
   it('says not-a-table for an empty log', () => {

@@ -57,9 +57,25 @@ describe('partition values', () => {
   })
 
   test('values that do not fit the type name the column', () => {
-    for (const [raw, type] of [['abc', 'integer'], ['128', 'byte'], ['yes', 'boolean'], ['1.2.3', 'double'],
-      ['2021-13-45', 'date'], ['2021-02-30 10:00:00', 'timestamp'], ['noon', 'timestamp'], ['1.5', 'long'], ['x', 'decimal(5,2)']]) {
-      const error = (() => { try { parsePartitionValue(raw, type, 'part_col'); return undefined } catch (e) { return e } })()
+    for (const [raw, type] of [
+      ['abc', 'integer'],
+      ['128', 'byte'],
+      ['yes', 'boolean'],
+      ['1.2.3', 'double'],
+      ['2021-13-45', 'date'],
+      ['2021-02-30 10:00:00', 'timestamp'],
+      ['noon', 'timestamp'],
+      ['1.5', 'long'],
+      ['x', 'decimal(5,2)'],
+    ]) {
+      const error = (() => {
+        try {
+          parsePartitionValue(raw, type, 'part_col')
+          return undefined
+        } catch (e) {
+          return e
+        }
+      })()
       expect(error, `${raw} as ${type}`).toBeInstanceOf(TableError)
       expect((error as TableError).message).toContain("'part_col'")
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { checkReadable } from '../../../src/table/protocol.ts'
-import { TableError, type Protocol } from '../../../src/table/types.ts'
+import type { TableError, Protocol } from '../../../src/table/types.ts'
 
 const T = 'http://t.test/tbl/'
 
@@ -28,7 +28,11 @@ describe('checkReadable', () => {
   })
 
   it('refuses unsupported features naming each', () => {
-    const error = refusal({ minReaderVersion: 3, minWriterVersion: 7, readerFeatures: ['deletionVectors', 'typeWidening-preview', 'variantType-preview', 'fancyNewFeature'] })
+    const error = refusal({
+      minReaderVersion: 3,
+      minWriterVersion: 7,
+      readerFeatures: ['deletionVectors', 'typeWidening-preview', 'variantType-preview', 'fancyNewFeature'],
+    })
     expect(error.code).toBe('unsupported-feature')
     expect(error.message).toContain('variantType-preview, fancyNewFeature')
     expect(error.message).not.toContain('typeWidening')

@@ -1,19 +1,41 @@
 import { describe, expect, it } from 'vitest'
 import type { Action, AddAction } from '../../../src/table/actions.ts'
-import { applyActions, dvUniqueId, fileKey, liveFiles, newReplayState, resolveFileUrl } from '../../../src/table/replay.ts'
+import {
+  applyActions,
+  dvUniqueId,
+  fileKey,
+  liveFiles,
+  newReplayState,
+  resolveFileUrl,
+} from '../../../src/table/replay.ts'
 import { parseSchema } from '../../../src/table/schema.ts'
 import type { DeletionVectorDescriptor } from '../../../src/table/types.ts'
 
 const T = 'http://t.test/my%20table/'
-const dv = (pathOrInlineDv: string, offset?: number): DeletionVectorDescriptor =>
-  ({ storageType: 'u', pathOrInlineDv, offset, sizeInBytes: 10, cardinality: 1 })
-const add = (path: string, extra: Partial<AddAction> = {}): Action =>
-  ({ kind: 'add', add: { path, partitionValues: {}, size: 1, modificationTime: 0, ...extra } })
-const remove = (path: string, deletionVector?: DeletionVectorDescriptor): Action => ({ kind: 'remove', remove: { path, deletionVector } })
-const schema = parseSchema(JSON.stringify({ type: 'struct', fields: [
-  { name: 'id', type: 'long', nullable: true, metadata: { 'delta.columnMapping.physicalName': 'col-id' } },
-  { name: 'part', type: 'string', nullable: true, metadata: { 'delta.columnMapping.physicalName': 'col-part' } },
-] }))
+const dv = (pathOrInlineDv: string, offset?: number): DeletionVectorDescriptor => ({
+  storageType: 'u',
+  pathOrInlineDv,
+  offset,
+  sizeInBytes: 10,
+  cardinality: 1,
+})
+const add = (path: string, extra: Partial<AddAction> = {}): Action => ({
+  kind: 'add',
+  add: { path, partitionValues: {}, size: 1, modificationTime: 0, ...extra },
+})
+const remove = (path: string, deletionVector?: DeletionVectorDescriptor): Action => ({
+  kind: 'remove',
+  remove: { path, deletionVector },
+})
+const schema = parseSchema(
+  JSON.stringify({
+    type: 'struct',
+    fields: [
+      { name: 'id', type: 'long', nullable: true, metadata: { 'delta.columnMapping.physicalName': 'col-id' } },
+      { name: 'part', type: 'string', nullable: true, metadata: { 'delta.columnMapping.physicalName': 'col-part' } },
+    ],
+  }),
+)
 
 describe('applyActions', () => {
   it('keys files by (path, DV id): a remove cancels only its own key, the newest add wins', () => {
@@ -21,7 +43,10 @@ describe('applyActions', () => {
     applyActions(state, [add('a', { size: 1 }), add('b')])
     applyActions(state, [remove('a'), add('a', { size: 2, deletionVector: dv('x', 1) })])
     applyActions(state, [add('b', { size: 9 })])
-    expect([...state.files.values()].map(f => [f.path, f.size]).sort()).toEqual([['a', 2], ['b', 9]])
+    expect([...state.files.values()].map(f => [f.path, f.size]).sort()).toEqual([
+      ['a', 2],
+      ['b', 9],
+    ])
     applyActions(state, [remove('a', dv('x', 2))]) // other DV offset: another key
     expect(state.files.size).toBe(2)
     applyActions(state, [remove('a', dv('x', 1))])
@@ -36,8 +61,10 @@ describe('applyActions', () => {
 
   it('keeps the newest protocol and metaData', () => {
     const state = newReplayState()
-    applyActions(state, [{ kind: 'protocol', protocol: { minReaderVersion: 1, minWriterVersion: 2 } },
-      { kind: 'protocol', protocol: { minReaderVersion: 3, minWriterVersion: 7 } }])
+    applyActions(state, [
+      { kind: 'protocol', protocol: { minReaderVersion: 1, minWriterVersion: 2 } },
+      { kind: 'protocol', protocol: { minReaderVersion: 3, minWriterVersion: 7 } },
+    ])
     expect(state.protocol?.minReaderVersion).toBe(3)
   })
 
@@ -51,7 +78,10 @@ describe('liveFiles', () => {
   it('resolves URLs, maps physical partition/stat keys to logical and sorts by path', () => {
     const state = newReplayState()
     applyActions(state, [
-      add('p=%252F/b.parquet', { partitionValues: { 'col-part': '/' }, stats: '{"numRecords":3,"minValues":{"col-id":1}}' }),
+      add('p=%252F/b.parquet', {
+        partitionValues: { 'col-part': '/' },
+        stats: '{"numRecords":3,"minValues":{"col-id":1}}',
+      }),
       add('a 😈.parquet', { partitionValues: { 'col-part': null } }),
       add('s3://bucket/x.parquet', { stats: 'not json' }),
     ])

@@ -6,8 +6,13 @@ export type ContainerKind = 'plain' | 'run'
 
 class Bytes {
   out: number[] = []
-  u16(v: number) { this.out.push(v & 0xff, (v >>> 8) & 0xff) }
-  u32(v: number) { this.u16(v & 0xffff); this.u16(v >>> 16) }
+  u16(v: number) {
+    this.out.push(v & 0xff, (v >>> 8) & 0xff)
+  }
+  u32(v: number) {
+    this.u16(v & 0xffff)
+    this.u16(v >>> 16)
+  }
 }
 
 /** Runs [start, lengthMinus1] of sorted values. */
@@ -37,7 +42,10 @@ export function bitmap32(values: number[], kind: ContainerKind): number[] {
     w.u32(12346)
     w.u32(keys.length)
   }
-  for (const key of keys) { w.u16(key); w.u16(groups.get(key)!.length - 1) }
+  for (const key of keys) {
+    w.u16(key)
+    w.u16(groups.get(key)!.length - 1)
+  }
   // Offsets are not checked by the reader; zeros suffice.
   if (kind !== 'run' || keys.length >= 4) for (const _ of keys) w.u32(0)
   for (const key of keys) {
@@ -47,7 +55,10 @@ export function bitmap32(values: number[], kind: ContainerKind): number[] {
     if (kind === 'run') {
       const runs = runsOf(lows)
       w.u16(runs.length)
-      for (const [start, len] of runs) { w.u16(start); w.u16(len) }
+      for (const [start, len] of runs) {
+        w.u16(start)
+        w.u16(len)
+      }
     }
     if (dense) {
       const words = new Uint32Array(2048)
@@ -67,7 +78,8 @@ export function deltaBitmap(values: number[], kind: ContainerKind): Uint8Array {
   }
   const w = new Bytes()
   w.u32(DV_MAGIC)
-  w.u32(buckets.size); w.u32(0)
+  w.u32(buckets.size)
+  w.u32(0)
   for (const high of [...buckets.keys()].sort((a, b) => a - b)) {
     w.u32(high)
     w.out.push(...bitmap32(buckets.get(high)!, kind))
@@ -81,8 +93,10 @@ export function dvFile(bitmaps: Uint8Array[], crc: (b: Uint8Array) => number): {
   const offsets: number[] = []
   for (const bitmap of bitmaps) {
     offsets.push(out.length)
-    const size = new DataView(new ArrayBuffer(4)); size.setUint32(0, bitmap.length)
-    const sum = new DataView(new ArrayBuffer(4)); sum.setUint32(0, crc(bitmap))
+    const size = new DataView(new ArrayBuffer(4))
+    size.setUint32(0, bitmap.length)
+    const sum = new DataView(new ArrayBuffer(4))
+    sum.setUint32(0, crc(bitmap))
     out.push(...new Uint8Array(size.buffer), ...bitmap, ...new Uint8Array(sum.buffer))
   }
   return { file: Uint8Array.from(out), offsets }
@@ -101,14 +115,17 @@ export type CraftedContainer =
 export function craftedBitmap(containers: CraftedContainer[], trailing = 0): Uint8Array {
   const w = new Bytes()
   w.u32(DV_MAGIC)
-  w.u32(1); w.u32(0)
+  w.u32(1)
   w.u32(0)
-  const runs = containers.some((c) => c.kind === 'run')
+  w.u32(0)
+  const runs = containers.some(c => c.kind === 'run')
   if (runs) {
     w.u32(12347 | ((containers.length - 1) << 16))
     for (let i = 0; i < containers.length; i += 8) {
       let flags = 0
-      containers.slice(i, i + 8).forEach((c, j) => { if (c.kind === 'run') flags |= 1 << j })
+      containers.slice(i, i + 8).forEach((c, j) => {
+        if (c.kind === 'run') flags |= 1 << j
+      })
       w.out.push(flags)
     }
   } else {
@@ -117,14 +134,18 @@ export function craftedBitmap(containers: CraftedContainer[], trailing = 0): Uin
   }
   for (const c of containers) {
     const held = c.kind === 'array' ? c.values.length : c.runs.reduce((n, [, len]) => n + len + 1, 0)
-    w.u16(c.key); w.u16((c.cardinality ?? held) - 1)
+    w.u16(c.key)
+    w.u16((c.cardinality ?? held) - 1)
   }
   if (!runs || containers.length >= 4) for (const _ of containers) w.u32(0)
   for (const c of containers) {
     if (c.kind === 'array') for (const v of c.values) w.u16(v)
     else {
       w.u16(c.runs.length)
-      for (const [start, len] of c.runs) { w.u16(start); w.u16(len) }
+      for (const [start, len] of c.runs) {
+        w.u16(start)
+        w.u16(len)
+      }
     }
   }
   for (let i = 0; i < trailing; i++) w.out.push(0)

@@ -35,19 +35,28 @@ describe('roaring: Delta DV bitmap decoding', () => {
 
   test('bad magic, truncation and a wrong bitmap cardinality are errors', () => {
     const good = deltaBitmap([1, 2, 3], 'plain')
-    const badMagic = good.slice(); badMagic[0] ^= 0xff
+    const badMagic = good.slice()
+    badMagic[0] ^= 0xff
     expect(() => decodeDeletionBitmap(badMagic)).toThrow(/bad magic number/)
     expect(() => decodeDeletionBitmap(good.subarray(0, good.length - 1))).toThrow(RoaringFormatError)
-    const dense = deltaBitmap(Array.from({ length: 5000 }, (_, i) => i), 'plain')
-    const lying = dense.slice(); lying[dense.length - 1] = 0xff // adds bits the header did not count
+    const dense = deltaBitmap(
+      Array.from({ length: 5000 }, (_, i) => i),
+      'plain',
+    )
+    const lying = dense.slice()
+    lying[dense.length - 1] = 0xff // adds bits the header did not count
     expect(() => decodeDeletionBitmap(lying)).toThrow(/header says 5000/)
   })
 
   test('isDeleted and countDeletedIn agree with the list', () => {
     const deleted = [0, 4, 9]
-    expect([0, 1, 4, 8, 9, 10].map((r) => isDeleted(deleted, r))).toEqual([true, false, true, false, true, false])
-    expect([countDeletedIn(deleted, 0, 10), countDeletedIn(deleted, 1, 4), countDeletedIn(deleted, 4, 9), countDeletedIn([], 0, 5)])
-      .toEqual([3, 0, 1, 0])
+    expect([0, 1, 4, 8, 9, 10].map(r => isDeleted(deleted, r))).toEqual([true, false, true, false, true, false])
+    expect([
+      countDeletedIn(deleted, 0, 10),
+      countDeletedIn(deleted, 1, 4),
+      countDeletedIn(deleted, 4, 9),
+      countDeletedIn([], 0, 5),
+    ]).toEqual([3, 0, 1, 0])
   })
 })
 
@@ -57,31 +66,64 @@ describe('roaring: bitmaps that break the format are refused', () => {
   test('a crafted bitmap that keeps the rules decodes (the crafting is sound)', () => {
     const bytes = craftedBitmap([
       { key: 0, kind: 'array', values: [1, 5] },
-      { key: 2, kind: 'run', runs: [[0, 1], [10, 0]] },
+      {
+        key: 2,
+        kind: 'run',
+        runs: [
+          [0, 1],
+          [10, 0],
+        ],
+      },
     ])
     expect(decodeDeletionBitmap(bytes)).toEqual([1, 5, 131072, 131073, 131082])
   })
 
   test('array container values out of order', () => {
     const bytes = craftedBitmap([{ key: 0, kind: 'array', values: [1, 4, 8, 9, 7] }])
-    expect(() => decodeDeletionBitmap(bytes))
-      .toThrow('array container 0 of bucket 0: values not strictly ascending at index 4 (7 after 9)')
+    expect(() => decodeDeletionBitmap(bytes)).toThrow(
+      'array container 0 of bucket 0: values not strictly ascending at index 4 (7 after 9)',
+    )
   })
 
   test('array container with a duplicate value', () => {
-    const bytes = craftedBitmap([{ key: 0, kind: 'array', values: [2] }, { key: 1, kind: 'array', values: [3, 3] }])
-    expect(() => decodeDeletionBitmap(bytes))
-      .toThrow('array container 1 of bucket 0: values not strictly ascending at index 1 (3 after 3)')
+    const bytes = craftedBitmap([
+      { key: 0, kind: 'array', values: [2] },
+      { key: 1, kind: 'array', values: [3, 3] },
+    ])
+    expect(() => decodeDeletionBitmap(bytes)).toThrow(
+      'array container 1 of bucket 0: values not strictly ascending at index 1 (3 after 3)',
+    )
   })
 
   test('run container with overlapping runs', () => {
-    const bytes = craftedBitmap([{ key: 0, kind: 'run', runs: [[0, 4], [3, 1]] }])
-    expect(() => decodeDeletionBitmap(bytes))
-      .toThrow("run container 0 of bucket 0: run 1 starts at 3, not after the previous run's end 4")
+    const bytes = craftedBitmap([
+      {
+        key: 0,
+        kind: 'run',
+        runs: [
+          [0, 4],
+          [3, 1],
+        ],
+      },
+    ])
+    expect(() => decodeDeletionBitmap(bytes)).toThrow(
+      "run container 0 of bucket 0: run 1 starts at 3, not after the previous run's end 4",
+    )
   })
 
   test('run container with unsorted runs', () => {
-    refuse(craftedBitmap([{ key: 0, kind: 'run', runs: [[10, 0], [2, 0]] }]))
+    refuse(
+      craftedBitmap([
+        {
+          key: 0,
+          kind: 'run',
+          runs: [
+            [10, 0],
+            [2, 0],
+          ],
+        },
+      ]),
+    )
   })
 
   test('run container header cardinality that disagrees with its runs', () => {
@@ -102,7 +144,10 @@ describe('roaring: bitmaps that break the format are refused', () => {
     refuse(craftedBitmap([{ key: 0, kind: 'run', runs: [[65535, 1]] }]))
     const trailing = craftedBitmap([{ key: 0, kind: 'array', values: [1] }], 3)
     expect(() => decodeDeletionBitmap(trailing)).toThrow(/3 bytes left/)
-    const keys = craftedBitmap([{ key: 3, kind: 'array', values: [1] }, { key: 1, kind: 'array', values: [1] }])
+    const keys = craftedBitmap([
+      { key: 3, kind: 'array', values: [1] },
+      { key: 1, kind: 'array', values: [1] },
+    ])
     expect(() => decodeDeletionBitmap(keys)).toThrow('bucket 0: container 1 key 1 not above the previous key 3')
   })
 })

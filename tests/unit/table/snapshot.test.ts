@@ -7,15 +7,34 @@ import { TableError } from '../../../src/table/types.ts'
 import { fileFetch } from '../../support/file-fetch.ts'
 
 const ROOT = join(import.meta.dirname, '../../conformance')
-const SCHEMA = JSON.stringify({ type: 'struct', fields: [
-  { name: 'id', type: 'long', nullable: true, metadata: {} },
-  { name: 'p', type: 'string', nullable: true, metadata: {} },
-] })
+const SCHEMA = JSON.stringify({
+  type: 'struct',
+  fields: [
+    { name: 'id', type: 'long', nullable: true, metadata: {} },
+    { name: 'p', type: 'string', nullable: true, metadata: {} },
+  ],
+})
 const PROTOCOL = { protocol: { minReaderVersion: 1, minWriterVersion: 2 } }
-const META = { metaData: { id: 't', format: { provider: 'parquet', options: {} }, schemaString: SCHEMA, partitionColumns: ['p'], configuration: {} } }
+const META = {
+  metaData: {
+    id: 't',
+    format: { provider: 'parquet', options: {} },
+    schemaString: SCHEMA,
+    partitionColumns: ['p'],
+    configuration: {},
+  },
+}
 const info = (timestamp?: number, extra: object = {}) => ({ commitInfo: { timestamp, operation: 'WRITE', ...extra } })
-const add = (path: string, numRecords = 1) =>
-  ({ add: { path, partitionValues: { p: 'x' }, size: 10, modificationTime: 0, dataChange: true, stats: JSON.stringify({ numRecords }) } })
+const add = (path: string, numRecords = 1) => ({
+  add: {
+    path,
+    partitionValues: { p: 'x' },
+    size: 10,
+    modificationTime: 0,
+    dataChange: true,
+    stats: JSON.stringify({ numRecords }),
+  },
+})
 const remove = (path: string) => ({ remove: { path, deletionTimestamp: 0, dataChange: true } })
 
 /** Write a table whose commit i holds commits[i] (actions as objects); returns the folder. */
@@ -31,7 +50,10 @@ function writeTable(commits: object[][], mtimes: number[] = []): string {
 }
 
 async function failure(p: Promise<unknown>): Promise<TableError> {
-  const error = await p.then(() => undefined, (e: unknown) => e)
+  const error = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(TableError)
   return error as TableError
 }
@@ -98,11 +120,14 @@ describe.each([true, false])('openSnapshot (listing %s)', listing => {
 
 describe('commit timestamps', () => {
   it('takes inCommitTimestamp, else the file time, never commitInfo.timestamp', async () => {
-    const dir = writeTable([
-      [{ commitInfo: { timestamp: 5, inCommitTimestamp: 1000 } }, PROTOCOL, META],
-      [{ commitInfo: { timestamp: 2000 } }, add('a.parquet')],
-      [add('b.parquet')],
-    ], [7000, 5_000_000, 3_000_000])
+    const dir = writeTable(
+      [
+        [{ commitInfo: { timestamp: 5, inCommitTimestamp: 1000 } }, PROTOCOL, META],
+        [{ commitInfo: { timestamp: 2000 } }, add('a.parquet')],
+        [add('b.parquet')],
+      ],
+      [7000, 5_000_000, 3_000_000],
+    )
     for (const listing of [true, false]) {
       const history = await listCommits('http://table.test/t/', { fetch: fileFetch(dir, { listing }) })
       // Version 2's file is older than version 1's: it counts as version 1's time + 1 ms.
@@ -128,7 +153,9 @@ describe('bad logs', () => {
 
   it('refuses a catalog-managed table, also when asked for a version only the catalog has', async () => {
     for (const version of [undefined, 0, 2]) {
-      const e = await failure(openSnapshot('http://table.test/golden/catalog-owned-preview/', { fetch: fileFetch(ROOT), version }))
+      const e = await failure(
+        openSnapshot('http://table.test/golden/catalog-owned-preview/', { fetch: fileFetch(ROOT), version }),
+      )
       expect(e.code).toBe('catalog-managed')
     }
   })
@@ -143,7 +170,10 @@ describe.each([true, false])('time travel across checkpoints (listing %s)', list
     expect(s.version).toBe(5)
     const history = await listCommits(golden('basic-with-inserts-deletes-checkpoint'), { fetch })
     expect(history.map(c => c.version)).toEqual([...Array(14).keys()])
-    const byTime = await openSnapshot(golden('basic-with-inserts-deletes-checkpoint'), { fetch, timestamp: history[3].timestamp })
+    const byTime = await openSnapshot(golden('basic-with-inserts-deletes-checkpoint'), {
+      fetch,
+      timestamp: history[3].timestamp,
+    })
     expect(byTime.version).toBe(3)
   })
 

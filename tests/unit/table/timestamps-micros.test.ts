@@ -30,7 +30,9 @@ const P_MICROS = Timestamp.parse('2021-01-01T12:00:00.123456Z')!
 
 function timestampColumn(name: string, unit: 'MICROS' | 'NANOS', utc: boolean): SchemaElement {
   return {
-    name, type: 'INT64', repetition_type: 'OPTIONAL',
+    name,
+    type: 'INT64',
+    repetition_type: 'OPTIONAL',
     ...(unit === 'MICROS' ? { converted_type: 'TIMESTAMP_MICROS' as const } : {}),
     logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: utc, unit },
   }
@@ -43,19 +45,31 @@ function parquet(tsUnit: 'MICROS' | 'NANOS', ids: bigint[], ts: (bigint | null)[
     timestampColumn('ts', tsUnit, true),
     timestampColumn('ntz', 'MICROS', false),
   ]
-  const columnData = [{ name: 'id', data: ids }, { name: 'ts', data: ts }, { name: 'ntz', data: ntz }]
+  const columnData = [
+    { name: 'id', data: ids },
+    { name: 'ts', data: ts },
+    { name: 'ntz', data: ntz },
+  ]
   return new Uint8Array(parquetWriteBuffer({ schema, columnData, statistics: true }))
 }
 
-const SCHEMA = JSON.stringify({ type: 'struct', fields: [
-  { name: 'id', type: 'long', nullable: false, metadata: {} },
-  { name: 'ts', type: 'timestamp', nullable: true, metadata: {} },
-  { name: 'ntz', type: 'timestamp_ntz', nullable: true, metadata: {} },
-  { name: 'p', type: 'timestamp', nullable: true, metadata: {} },
-] })
+const SCHEMA = JSON.stringify({
+  type: 'struct',
+  fields: [
+    { name: 'id', type: 'long', nullable: false, metadata: {} },
+    { name: 'ts', type: 'timestamp', nullable: true, metadata: {} },
+    { name: 'ntz', type: 'timestamp_ntz', nullable: true, metadata: {} },
+    { name: 'p', type: 'timestamp', nullable: true, metadata: {} },
+  ],
+})
 
 /** An add action with Spark-style JSON stats: timestamps printed at ms, truncated (ntz without a zone). */
-interface FileSpec { path: string; bytes: Uint8Array; p: string | null; stats?: object }
+interface FileSpec {
+  path: string
+  bytes: Uint8Array
+  p: string | null
+  stats?: object
+}
 
 /** Spark-style JSON stats: timestamps printed at ms, truncated (ntz without a zone). */
 function stats(rows: number, min: [string, string], max: [string, string], nulls: number): object {
@@ -78,12 +92,18 @@ function writeDelta(files: FileSpec[]): string {
     { commitInfo: { timestamp: 1000, operation: 'WRITE' } },
     { protocol: { minReaderVersion: 3, minWriterVersion: 7, readerFeatures: feature, writerFeatures: feature } },
     { metaData: { id: 't', format, schemaString: SCHEMA, partitionColumns: ['p'], configuration: {} } },
-    ...files.map((f) => ({ add: {
-      path: f.path, partitionValues: { p: f.p }, size: f.bytes.length, modificationTime: 0, dataChange: true,
-      stats: f.stats && JSON.stringify(f.stats),
-    } })),
+    ...files.map(f => ({
+      add: {
+        path: f.path,
+        partitionValues: { p: f.p },
+        size: f.bytes.length,
+        modificationTime: 0,
+        dataChange: true,
+        stats: f.stats && JSON.stringify(f.stats),
+      },
+    })),
   ]
-  const log = actions.map((a) => JSON.stringify(a)).join('\n') + '\n'
+  const log = actions.map(a => JSON.stringify(a)).join('\n') + '\n'
   writeFileSync(join(dir, '_delta_log', '00000000000000000000.json'), log)
   return dir
 }
@@ -92,16 +112,26 @@ const MICROS_TS = [4_000_500n, 4_000_000n, -1n, null]
 
 const dir = writeDelta([
   {
-    path: 'micros.parquet', p: '2021-01-01 12:00:00.123456',
+    path: 'micros.parquet',
+    p: '2021-01-01 12:00:00.123456',
     bytes: parquet('MICROS', [0n, 1n, 2n, 3n], MICROS_TS, MICROS_TS),
-    stats: stats(4, ['1969-12-31T23:59:59.999Z', '1969-12-31T23:59:59.999'],
-      ['1970-01-01T00:00:04.000Z', '1970-01-01T00:00:04.000'], 1),
+    stats: stats(
+      4,
+      ['1969-12-31T23:59:59.999Z', '1969-12-31T23:59:59.999'],
+      ['1970-01-01T00:00:04.000Z', '1970-01-01T00:00:04.000'],
+      1,
+    ),
   },
   {
-    path: 'nanos.parquet', p: '2021-01-01 12:00:00',
+    path: 'nanos.parquet',
+    p: '2021-01-01 12:00:00',
     bytes: parquet('NANOS', [10n, 11n], [4_000_000_001n, 5_000_000_000n], [7_000_000n, 8_000_000n]),
-    stats: stats(2, ['1970-01-01T00:00:04.000Z', '1970-01-01T00:00:07.000'],
-      ['1970-01-01T00:00:05.000Z', '1970-01-01T00:00:08.000'], 0),
+    stats: stats(
+      2,
+      ['1970-01-01T00:00:04.000Z', '1970-01-01T00:00:07.000'],
+      ['1970-01-01T00:00:05.000Z', '1970-01-01T00:00:08.000'],
+      0,
+    ),
   },
 ])
 const fetch = fileFetch(dir)
@@ -119,7 +149,14 @@ function byId(rows: Row[]): Row[] {
 async function scan(...argv: string[]): Promise<string[]> {
   const out: string[] = []
   const err: string[] = []
-  const code = await run(['--table', dir, ...argv], { out: (l) => { out.push(l) }, err: (l) => { err.push(l) } })
+  const code = await run(['--table', dir, ...argv], {
+    out: l => {
+      out.push(l)
+    },
+    err: l => {
+      err.push(l)
+    },
+  })
   expect(err).toEqual([])
   expect(code).toBe(0)
   return out.join('\n').split('\n').filter(Boolean)
@@ -132,7 +169,7 @@ async function planned(filter: string): Promise<{ ids: bigint[]; filesPruned: nu
   const ids: bigint[] = []
   for (const unit of plan.units) {
     if (!unit.liveRows) continue
-    const file = snapshot.files.find((f) => f.path === plan.files[unit.fileIndex].path)!
+    const file = snapshot.files.find(f => f.path === plan.files[unit.fileIndex].path)!
     const rows = await readRows({ ...snapshot, files: [file] }, { fetch, attempts: 1, columns: ['id'] })
     const live = unit.live ?? Uint32Array.from({ length: unit.rowEnd - unit.rowStart }, (_, i) => unit.rowStart + i)
     for (const row of live) ids.push(rows[row].id as bigint)
@@ -143,7 +180,7 @@ async function planned(filter: string): Promise<{ ids: bigint[]; filesPruned: nu
 describe('conformance: microsecond timestamps', () => {
   test('readRows keeps the µs of timestamp and timestamp_ntz columns, and of the partition value', async () => {
     const rows = byId(await readRows(await open(), { fetch, attempts: 1 }))
-    const micros = (column: string) => rows.map((r) => (r[column] as Timestamp | null)?.micros ?? null)
+    const micros = (column: string) => rows.map(r => (r[column] as Timestamp | null)?.micros ?? null)
     expect(micros('ts')).toEqual([...MICROS_TS, 4_000_000n, 5_000_000n])
     expect(micros('ntz')).toEqual([...MICROS_TS, 7_000_000n, 8_000_000n])
     expect(rows[0].ts).toEqual(new Timestamp(4_000_500n))
@@ -161,14 +198,17 @@ describe('conformance: microsecond timestamps', () => {
 
   test('scan prints six fraction digits for µs, nine for ns, and the ms form otherwise', async () => {
     const lines = await scan('--columns', 'id,ts,ntz,p')
-    const rows = new Map(lines.map((l) => JSON.parse(l)).map((r) => [r.id, r]))
+    const rows = new Map(lines.map(l => JSON.parse(l)).map(r => [r.id, r]))
     const p = '2021-01-01T12:00:00.123456Z'
     expect(rows.get(0)).toEqual({ id: 0, ts: '1970-01-01T00:00:04.000500Z', ntz: '1970-01-01T00:00:04.000500Z', p })
     expect(rows.get(1)).toEqual({ id: 1, ts: '1970-01-01T00:00:04.000Z', ntz: '1970-01-01T00:00:04.000Z', p })
     expect(rows.get(2)).toMatchObject({ ts: '1969-12-31T23:59:59.999999Z' })
     expect(rows.get(3)).toMatchObject({ ts: null, ntz: null })
     expect(rows.get(10)).toEqual({
-      id: 10, ts: '1970-01-01T00:00:04.000000001Z', ntz: '1970-01-01T00:00:07.000Z', p: '2021-01-01T12:00:00.000Z',
+      id: 10,
+      ts: '1970-01-01T00:00:04.000000001Z',
+      ntz: '1970-01-01T00:00:07.000Z',
+      p: '2021-01-01T12:00:00.000Z',
     })
     const csv = await scan('--columns', 'id,ts', '--format', 'csv')
     expect(csv).toContain('0,1970-01-01T00:00:04.000500Z')
@@ -178,14 +218,14 @@ describe('conformance: microsecond timestamps', () => {
     const filter = "ts > TIMESTAMP '1970-01-01T00:00:04.000Z'"
     expect(await planned(filter)).toEqual({ ids: [0n, 10n, 11n], filesPruned: 0 })
     const lines = await scan('--columns', 'id,ts', '--filter', filter)
-    expect(lines.map((l) => JSON.parse(l).id).sort((a, b) => a - b)).toEqual([0, 10, 11])
+    expect(lines.map(l => JSON.parse(l).id).sort((a, b) => a - b)).toEqual([0, 10, 11])
     expect(await planned("ts = TIMESTAMP '1970-01-01 00:00:04.0005'")).toMatchObject({ ids: [0n] })
     expect(await planned("ntz > TIMESTAMP '1970-01-01 00:00:04'")).toEqual({ ids: [0n, 10n, 11n], filesPruned: 0 })
   })
 
   test('stats pruning: an ms-truncated max covers up to +999 µs and no further', async () => {
     const snapshot = await open()
-    const stats = deltaFileStats(snapshot, snapshot.files.find((f) => f.path === 'micros.parquet')!)
+    const stats = deltaFileStats(snapshot, snapshot.files.find(f => f.path === 'micros.parquet')!)
     const may = (filter: string) => mayMatch(parseFilter(filter, snapshot.schema), stats)
     expect(may("ts > TIMESTAMP '1970-01-01 00:00:04.000998'")).toBe(true)
     expect(may("ts > TIMESTAMP '1970-01-01 00:00:04.000999'")).toBe(false)
@@ -202,14 +242,15 @@ describe('conformance: microsecond timestamps', () => {
 
   test('nanosecond literals compare exactly with NANOS data', async () => {
     expect(await planned("ts = TIMESTAMP '1970-01-01 00:00:04.000000001'")).toMatchObject({ ids: [10n] })
-    expect(await planned("ts > TIMESTAMP '1970-01-01 00:00:04.000000001' AND ts < TIMESTAMP '1970-01-01 00:00:04.9'"))
-      .toMatchObject({ ids: [0n] })
+    expect(
+      await planned("ts > TIMESTAMP '1970-01-01 00:00:04.000000001' AND ts < TIMESTAMP '1970-01-01 00:00:04.9'"),
+    ).toMatchObject({ ids: [0n] })
   })
 
   test('float32 features hold seconds since the epoch, partition values included', async () => {
     const snapshot = await open()
     const plan = await planScan(snapshot, { fetch, attempts: 1, columns: ['id', 'ts', 'p'] })
-    const unit = plan.units.findIndex((u) => plan.files[u.fileIndex].path === 'micros.parquet')
+    const unit = plan.units.findIndex(u => plan.files[u.fileIndex].path === 'micros.parquet')
     const decoded = await readUnit(plan, unit, { id: 'hash32', ts: 'float32', p: 'float32' }, { fetch, attempts: 1 })
     expect(Array.from(decoded.columns.ts.values)).toEqual([4.0005, 4, -1e-6, NaN].map(Math.fround))
     expect(Array.from(decoded.columns.p.values)).toEqual(Array(4).fill(Math.fround(1_609_502_400.123456)))
@@ -223,7 +264,9 @@ describe('conformance: microsecond timestamps', () => {
       { name: 'ntz', type: 'INT32', repetition_type: 'OPTIONAL', converted_type: 'DATE' },
     ]
     const columnData = [
-      { name: 'id', data: [0n, 1n] }, { name: 'ts', data: [4_000_500n, null] }, { name: 'ntz', data: [1, -1] },
+      { name: 'id', data: [0n, 1n] },
+      { name: 'ts', data: [4_000_500n, null] },
+      { name: 'ntz', data: [1, -1] },
     ]
     const bytes = new Uint8Array(parquetWriteBuffer({ schema, columnData }))
     const legacy = writeDelta([{ path: 'legacy.parquet', bytes, p: null }])
@@ -231,7 +274,8 @@ describe('conformance: microsecond timestamps', () => {
       const http = { fetch: fileFetch(legacy), attempts: 1 }
       const snapshot = await openSnapshot(URL, http)
       expect(await readRows(snapshot, { ...http, columns: ['ts', 'ntz'] })).toEqual([
-        { ts: new Timestamp(4_000_500n), ntz: Timestamp.fromDays(1) }, { ts: null, ntz: Timestamp.fromDays(-1) },
+        { ts: new Timestamp(4_000_500n), ntz: Timestamp.fromDays(1) },
+        { ts: null, ntz: Timestamp.fromDays(-1) },
       ])
       const plan = await planScan(snapshot, { ...http, columns: ['ts', 'ntz'] })
       const decoded = await readUnit(plan, 0, { ts: 'float32', ntz: 'float32' }, http)

@@ -51,25 +51,57 @@ describe('values', () => {
 
   test('nested struct, array and map (raw key_value entries) with column mapping names', () => {
     const type: DeltaType = {
-      type: 'struct', fields: [
-        { name: 'xs', type: { type: 'array', elementType: 'long', containsNull: true }, nullable: true, metadata: { 'delta.columnMapping.physicalName': 'col-1' } },
-        { name: 'm', type: { type: 'map', keyType: 'long', valueType: 'decimal(4,1)', valueContainsNull: true }, nullable: true, metadata: { 'delta.columnMapping.physicalName': 'col-2' } },
+      type: 'struct',
+      fields: [
+        {
+          name: 'xs',
+          type: { type: 'array', elementType: 'long', containsNull: true },
+          nullable: true,
+          metadata: { 'delta.columnMapping.physicalName': 'col-1' },
+        },
+        {
+          name: 'm',
+          type: { type: 'map', keyType: 'long', valueType: 'decimal(4,1)', valueContainsNull: true },
+          nullable: true,
+          metadata: { 'delta.columnMapping.physicalName': 'col-2' },
+        },
         { name: 'gone', type: 'string', nullable: true, metadata: { 'delta.columnMapping.physicalName': 'col-3' } },
       ],
     }
     const list = node('col-1', {}, [node('list', { repetition_type: 'REPEATED' }, [node('element')])])
-    const map = node('col-2', {}, [node('key_value', { repetition_type: 'REPEATED' }, [node('key'), node('value', { scale: 1 })])])
+    const map = node('col-2', {}, [
+      node('key_value', { repetition_type: 'REPEATED' }, [node('key'), node('value', { scale: 1 })]),
+    ])
     const struct = node('s', {}, [list, map])
-    const raw = { 'col-1': [1, null, 3], 'col-2': { key_value: [{ key: 10n, value: 15 }, { key: 11n, value: null }] } }
+    const raw = {
+      'col-1': [1, null, 3],
+      'col-2': {
+        key_value: [
+          { key: 10n, value: 15 },
+          { key: 11n, value: null },
+        ],
+      },
+    }
     const value = convertValue(raw, type, struct, { ...ctx, mode: 'name' }) as Record<string, unknown>
     expect(value.xs).toEqual([1n, null, 3n])
-    expect(value.m).toEqual(new Map<unknown, unknown>([[10n, '1.5'], [11n, null]]))
+    expect(value.m).toEqual(
+      new Map<unknown, unknown>([
+        [10n, '1.5'],
+        [11n, null],
+      ]),
+    )
     expect(value.gone).toBeNull()
   })
 
   test('a value of the wrong shape is a schema error naming file and column', () => {
     const arrayType: DeltaType = { type: 'array', elementType: 'integer', containsNull: true }
-    const error = (() => { try { convertValue(5, arrayType, undefined, ctx) } catch (e) { return e } })()
+    const error = (() => {
+      try {
+        convertValue(5, arrayType, undefined, ctx)
+      } catch (e) {
+        return e
+      }
+    })()
     expect(error).toBeInstanceOf(TableError)
     expect((error as TableError).code).toBe('schema')
     expect((error as TableError).message).toContain("f.parquet: column 'c'")

@@ -18,9 +18,19 @@ let server: ServedDirectory
 let config: SweepConfig
 beforeAll(async () => {
   server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables'))
-  config = { model: 'gbdt', table: `${server.url}marketing/`, label: 'y', strategy: 'random', trials: 2, seed: 1, filter: 'age < 40' }
+  config = {
+    model: 'gbdt',
+    table: `${server.url}marketing/`,
+    label: 'y',
+    strategy: 'random',
+    trials: 2,
+    seed: 1,
+    filter: 'age < 40',
+  }
 })
-afterAll(async () => { await server?.close() })
+afterAll(async () => {
+  await server?.close()
+})
 
 /** Fractions rise (never fall), lie in [0, 1], start at 0 and end at 1. */
 function expectRising(fractions: number[]): void {
@@ -34,7 +44,7 @@ function expectRising(fractions: number[]): void {
   }
 }
 
-it('loading and binning a GBDT sweep\'s data report rising fractions ending at 1', async () => {
+it("loading and binning a GBDT sweep's data report rising fractions ending at 1", async () => {
   const cache = new DataCache({ workers: 0 })
   const load: Array<{ message: string; fraction?: number }> = []
   const data = (await cache.load(config, (message, fraction) => load.push({ message, fraction }))).shared as GbdtShared
@@ -54,16 +64,20 @@ it('loading and binning a GBDT sweep\'s data report rising fractions ending at 1
   expect(cuts.cutPtrs).toHaveLength(F + 1)
 })
 
-it('the recommender\'s decode reports rising fractions ending at 1', async () => {
+it("the recommender's decode reports rising fractions ending at 1", async () => {
   const cache = new DataCache({ workers: 0 })
   const fractions: number[] = []
-  await cache.load({ ...config, model: 'recsys', features: ['age', 'balance', 'duration'] }, (_m, f) => { if (f !== undefined) fractions.push(f) })
+  await cache.load({ ...config, model: 'recsys', features: ['age', 'balance', 'duration'] }, (_m, f) => {
+    if (f !== undefined) fractions.push(f)
+  })
   expectRising(fractions)
 })
 
 it('binning feature by feature equals buildCuts + binMatrix over all features', async () => {
   const n = 37
-  const cols = [0, 1, 2].map(f => Float32Array.from({ length: n }, (_, i) => (f === 1 && i % 5 === 0 ? NaN : Math.sin(i * (f + 1)) * 10 + f)))
+  const cols = [0, 1, 2].map(f =>
+    Float32Array.from({ length: n }, (_, i) => (f === 1 && i % 5 === 0 ? NaN : Math.sin(i * (f + 1)) * 10 + f)),
+  )
   const weights = Float32Array.from({ length: n }, (_, i) => 1 + (i % 3))
   const want = buildCuts(cols, 8, weights)
   const got = await binColumns(cols, 8, weights)

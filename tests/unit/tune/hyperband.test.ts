@@ -8,9 +8,21 @@ import { replay, simulate } from './simulate.ts'
 const shape = (r: number, R: number, eta: number, trials?: number): Array<[number, Array<[number, number]>]> =>
   hyperbandPlan(r, R, eta, trials).map(b => [b.index, b.rungs.map(x => [x.n, x.resource] as [number, number])])
 
-const space = parseSpace({ x: { type: 'uniform', low: 0, high: 1 }, y: { type: 'loguniform', low: 1e-3, high: 1 }, num_round: { type: 'int', low: 1, high: 81 } })
-const opts = (o: Partial<StrategyOptions> = {}): StrategyOptions =>
-  ({ strategy: 'hyperband', seed: 7, minResource: 1, maxResource: 27, eta: 3, direction: 'maximize', resourceParam: 'num_round', ...o })
+const space = parseSpace({
+  x: { type: 'uniform', low: 0, high: 1 },
+  y: { type: 'loguniform', low: 1e-3, high: 1 },
+  num_round: { type: 'int', low: 1, high: 81 },
+})
+const opts = (o: Partial<StrategyOptions> = {}): StrategyOptions => ({
+  strategy: 'hyperband',
+  seed: 7,
+  minResource: 1,
+  maxResource: 27,
+  eta: 3,
+  direction: 'maximize',
+  resourceParam: 'num_round',
+  ...o,
+})
 /** Higher x is better; more resource helps a little. */
 const objective = (c: Record<string, unknown>, k: number): number => (c.x as number) + 0.001 * k
 
@@ -18,26 +30,90 @@ describe('hyperbandPlan', () => {
   it('matches the paper table for r=1, R=81, η=3', () => {
     expect(hyperbandSMax(1, 81, 3)).toBe(4)
     expect(shape(1, 81, 3)).toEqual([
-      [4, [[81, 1], [27, 3], [9, 9], [3, 27], [1, 81]]],
-      [3, [[34, 3], [11, 9], [3, 27], [1, 81]]],
-      [2, [[15, 9], [5, 27], [1, 81]]],
-      [1, [[8, 27], [2, 81]]],
+      [
+        4,
+        [
+          [81, 1],
+          [27, 3],
+          [9, 9],
+          [3, 27],
+          [1, 81],
+        ],
+      ],
+      [
+        3,
+        [
+          [34, 3],
+          [11, 9],
+          [3, 27],
+          [1, 81],
+        ],
+      ],
+      [
+        2,
+        [
+          [15, 9],
+          [5, 27],
+          [1, 81],
+        ],
+      ],
+      [
+        1,
+        [
+          [8, 27],
+          [2, 81],
+        ],
+      ],
       [0, [[5, 81]]],
     ])
   })
   it('pins r=1, R=27, η=3', () => {
     expect(shape(1, 27, 3)).toEqual([
-      [3, [[27, 1], [9, 3], [3, 9], [1, 27]]],
-      [2, [[12, 3], [4, 9], [1, 27]]],
-      [1, [[6, 9], [2, 27]]],
+      [
+        3,
+        [
+          [27, 1],
+          [9, 3],
+          [3, 9],
+          [1, 27],
+        ],
+      ],
+      [
+        2,
+        [
+          [12, 3],
+          [4, 9],
+          [1, 27],
+        ],
+      ],
+      [
+        1,
+        [
+          [6, 9],
+          [2, 27],
+        ],
+      ],
       [0, [[4, 27]]],
     ])
   })
   it('pins r=2, R=30, η=3 (rounded rung resources, last rung = R)', () => {
     expect(hyperbandSMax(2, 30, 3)).toBe(2)
     expect(shape(2, 30, 3)).toEqual([
-      [2, [[9, 3], [3, 10], [1, 30]]],
-      [1, [[5, 10], [1, 30]]],
+      [
+        2,
+        [
+          [9, 3],
+          [3, 10],
+          [1, 30],
+        ],
+      ],
+      [
+        1,
+        [
+          [5, 10],
+          [1, 30],
+        ],
+      ],
       [0, [[3, 30]]],
     ])
   })
@@ -48,7 +124,15 @@ describe('hyperbandPlan', () => {
     expect(shape(1, 27, 3, 27).map(b => b[0])).toEqual([3])
     expect(shape(1, 27, 3, 40).map(b => b[0])).toEqual([3, 2])
     expect(shape(1, 27, 3, 45).map(b => b[0])).toEqual([3, 2, 1])
-    expect(shape(1, 81, 3, 10)).toEqual([[1, [[8, 27], [2, 81]]]])
+    expect(shape(1, 81, 3, 10)).toEqual([
+      [
+        1,
+        [
+          [8, 27],
+          [2, 81],
+        ],
+      ],
+    ])
     expect(shape(1, 27, 3, 2)).toEqual([[0, [[2, 27]]]])
   })
 })
@@ -66,7 +150,10 @@ describe('HyperbandStrategy', () => {
         if (i > 0) {
           // The promoted are the best of the rung below.
           const below = sim.requests.filter(q => q.bracket === b.index && q.rung === i - 1)
-          const best = below.map(q => q.id).sort((a, c) => (sim.ended.get(c)!.metric! - sim.ended.get(a)!.metric!)).slice(0, r.n)
+          const best = below
+            .map(q => q.id)
+            .sort((a, c) => sim.ended.get(c)!.metric! - sim.ended.get(a)!.metric!)
+            .slice(0, r.n)
           expect(reqs.map(q => q.promotedFrom).sort()).toEqual(best.sort())
           reqs.forEach(q => expect(q.config).toEqual(sim.requests[q.promotedFrom!].config))
         }
@@ -77,7 +164,7 @@ describe('HyperbandStrategy', () => {
     expect(sim.requests.map(q => q.id)).toEqual(sim.requests.map((_, i) => i))
   })
 
-  it("waits for every trial of a rung before promoting (synchronous SH), failed ranked last", () => {
+  it('waits for every trial of a rung before promoting (synchronous SH), failed ranked last', () => {
     const s = createHyperband(space, opts({ trials: 27 }))
     const reqs: TrialRequest[] = []
     for (let i = 0; i < 27; i++) reqs.push(s.next() as TrialRequest)
@@ -96,18 +183,24 @@ describe('HyperbandStrategy', () => {
     const s = createHyperband(space, opts({ trials: 27 }))
     for (let i = 0; i < 27; i++) s.next()
     for (let i = 0; i < 27; i++) s.complete(i, i < 2 ? 'completed' : 'failed', i < 2 ? i : undefined)
-    const a = s.next() as TrialRequest, b = s.next() as TrialRequest
+    const a = s.next() as TrialRequest,
+      b = s.next() as TrialRequest
     expect([a.promotedFrom, b.promotedFrom]).toEqual([1, 0])
     expect(s.next()).toBe('wait')
   })
 
   it('is seeded: same seed → same configs, brackets and order; another seed differs', () => {
-    const run = (seed: number, parallel: number): TrialRequest[] => simulate(createHyperband(space, opts({ seed })), objective, parallel).requests
+    const run = (seed: number, parallel: number): TrialRequest[] =>
+      simulate(createHyperband(space, opts({ seed })), objective, parallel).requests
     expect(run(7, 1)).toEqual(run(7, 1))
     expect(run(7, 4)).toEqual(run(7, 4))
     expect(run(8, 1).map(r => r.config)).not.toEqual(run(7, 1).map(r => r.config))
     // Bracket assignment does not depend on timing: the first-rung configs per bracket agree for 1 and 4 workers.
-    const firstRung = (rs: TrialRequest[]): string[] => rs.filter(r => r.rung === 0).map(r => `${r.bracket}:${JSON.stringify(r.config)}`).sort()
+    const firstRung = (rs: TrialRequest[]): string[] =>
+      rs
+        .filter(r => r.rung === 0)
+        .map(r => `${r.bracket}:${JSON.stringify(r.config)}`)
+        .sort()
     expect(firstRung(run(7, 4))).toEqual(firstRung(run(7, 1)))
   })
 

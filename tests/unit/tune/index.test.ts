@@ -4,9 +4,30 @@ import * as sweep from '../../../src/sweep/index.ts'
 import { MODEL_PARAMS } from '../../../src/sweep/model-params.ts'
 
 it('re-exports the engine API', () => {
-  for (const name of ['parseSpace', 'defaultSpace', 'createStrategy', 'resolveStrategyOptions', 'validateStrategyOptions', 'hyperbandPlan', 'ashaRungs',
-    'tpeSuggest', 'bestTrial', 'bestSoFar', 'gpuSecondsTotal', 'fullBudgetSeconds', 'planCost', 'parameterImportance', 'sweepImportance', 'exportSweep', 'importSweep',
-    'trialsCsv', 'grid', 'sample', 'encode', 'decode']) {
+  for (const name of [
+    'parseSpace',
+    'defaultSpace',
+    'createStrategy',
+    'resolveStrategyOptions',
+    'validateStrategyOptions',
+    'hyperbandPlan',
+    'ashaRungs',
+    'tpeSuggest',
+    'bestTrial',
+    'bestSoFar',
+    'gpuSecondsTotal',
+    'fullBudgetSeconds',
+    'planCost',
+    'parameterImportance',
+    'sweepImportance',
+    'exportSweep',
+    'importSweep',
+    'trialsCsv',
+    'grid',
+    'sample',
+    'encode',
+    'decode',
+  ]) {
     expect(typeof (tune as Record<string, unknown>)[name], name).toBe('function')
   }
   // The stores are the sweep runtime's (the engine imports no store).

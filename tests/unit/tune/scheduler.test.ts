@@ -5,7 +5,15 @@
 import { describe, expect, it } from 'vitest'
 import { runSweep, type SlotFactory, type TrialSlot } from '../../../src/sweep/scheduler.ts'
 import { MemoryStore } from '../../../src/sweep/store-memory.ts'
-import type { Bracket, Strategy, SweepConfig, SweepEvent, SweepState, TrialRequest, TrialRunner } from '../../../src/tune/types.ts'
+import type {
+  Bracket,
+  Strategy,
+  SweepConfig,
+  SweepEvent,
+  SweepState,
+  TrialRequest,
+  TrialRunner,
+} from '../../../src/tune/types.ts'
 
 /** n configurations x = 0 … n−1 at resource r; once all ended, the best promoted to R. */
 class FakeStrategy implements Strategy {
@@ -13,9 +21,14 @@ class FakeStrategy implements Strategy {
   private issued = 0
   private ended = new Map<number, number | undefined>()
   private promoted = false
-  constructor(private readonly n: number, private readonly r = 2, private readonly R = 4) {}
+  constructor(
+    private readonly n: number,
+    private readonly r = 2,
+    private readonly R = 4,
+  ) {}
   next(): TrialRequest | 'wait' | 'done' {
-    if (this.issued < this.n) return { id: this.issued, config: { x: this.issued++ }, resource: this.r, bracket: 0, rung: 0 }
+    if (this.issued < this.n)
+      return { id: this.issued, config: { x: this.issued++ }, resource: this.r, bracket: 0, rung: 0 }
     if (this.ended.size < this.n) return 'wait'
     if (this.promoted) return this.ended.size > this.n ? 'done' : 'wait'
     this.promoted = true
@@ -29,14 +42,25 @@ class FakeStrategy implements Strategy {
     this.ended.set(id, metric)
   }
   plan(): Bracket[] {
-    return [{ index: 0, rungs: [{ n: this.n, resource: this.r }, { n: 1, resource: this.R }] }]
+    return [
+      {
+        index: 0,
+        rungs: [
+          { n: this.n, resource: this.r },
+          { n: 1, resource: this.R },
+        ],
+      },
+    ]
   }
 }
 
 /** MemoryStore counting its writes. */
 class Store extends MemoryStore {
   puts = 0
-  override async put(s: SweepState) { this.puts++; return super.put(s) }
+  override async put(s: SweepState) {
+    this.puts++
+    return super.put(s)
+  }
 }
 
 /** metric of x at resource k: (x + k) / 10; x = 2 fails; x = 0 stops at its first report. */
@@ -66,11 +90,20 @@ const CONFIG: SweepConfig = { model: 'gbdt', table: 'http://x/t/', label: 'y', s
 
 describe('runSweep', () => {
   it('runs every trial with at most P in parallel, records failure and early stop, finds the best', async () => {
-    const runner = new FakeRunner(), store = new Store()
+    const runner = new FakeRunner(),
+      store = new Store()
     const s = await runSweep(CONFIG, new FakeStrategy(6), runner, store)
     expect(runner.maxRunning).toBe(3)
     expect(s.status).toBe('finished')
-    expect(s.trials.map(t => t.status)).toEqual(['stopped', 'completed', 'failed', 'completed', 'completed', 'completed', 'completed'])
+    expect(s.trials.map(t => t.status)).toEqual([
+      'stopped',
+      'completed',
+      'failed',
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+    ])
     expect(s.trials[2].error).toBe('x = 2 diverged')
     expect(s.trials[2].metric).toBeUndefined()
     expect(s.trials[6]).toMatchObject({ promotedFrom: 5, resource: 4, config: { x: 5 } })
@@ -85,12 +118,18 @@ describe('runSweep', () => {
 
   it('emits per trial: running first, then reports, then the end; the last event is the final state', async () => {
     const events: SweepEvent[] = []
-    const s = await runSweep({ ...CONFIG, parallel: 1 }, new FakeStrategy(3), new FakeRunner(), new Store(), e => events.push(e))
-    const t1 = events.filter(e => e.kind === 'trial' && e.trial.id === 1).map(e => (e as { trial: { status: string; curve: unknown[] } }).trial)
+    const _s = await runSweep({ ...CONFIG, parallel: 1 }, new FakeStrategy(3), new FakeRunner(), new Store(), e =>
+      events.push(e),
+    )
+    const t1 = events
+      .filter(e => e.kind === 'trial' && e.trial.id === 1)
+      .map(e => (e as { trial: { status: string; curve: unknown[] } }).trial)
     expect(t1.map(t => `${t.status}:${t.curve.length}`)).toEqual(['running:0', 'running:1', 'running:2', 'completed:2'])
     const last = events[events.length - 1]
     expect(last.kind === 'state' && last.state.status).toBe('finished')
-    const starts = events.filter(e => e.kind === 'trial' && e.trial.status === 'running' && e.trial.curve.length === 0).map(e => (e as { trial: { id: number } }).trial.id)
+    const starts = events
+      .filter(e => e.kind === 'trial' && e.trial.status === 'running' && e.trial.curve.length === 0)
+      .map(e => (e as { trial: { id: number } }).trial.id)
     expect(starts).toEqual([0, 1, 2, 3])
   })
 
@@ -100,10 +139,13 @@ describe('runSweep', () => {
     const slots: SlotFactory = async index => {
       made.push(index)
       let lose!: (cause: string) => void
-      const lost = new Promise<string>(r => { lose = r })
+      const lost = new Promise<string>(r => {
+        lose = r
+      })
       const wrapped: TrialRunner = {
         run: (req, report, signal) => {
-          if (req.id === 1 && made.filter(i => i === index).length === 1) setTimeout(() => lose('GPU device lost (destroyed): test'), 1)
+          if (req.id === 1 && made.filter(i => i === index).length === 1)
+            setTimeout(() => lose('GPU device lost (destroyed): test'), 1)
           return runner.run(req, report, signal)
         },
       }
@@ -117,11 +159,20 @@ describe('runSweep', () => {
   })
 
   it('stop keeps finished trials; resume re-runs only the unfinished ones and ends as an uninterrupted run', async () => {
-    const store = new Store(), runner = new FakeRunner(), ac = new AbortController()
+    const store = new Store(),
+      runner = new FakeRunner(),
+      ac = new AbortController()
     let ended = 0
-    const stopped = await runSweep({ ...CONFIG, parallel: 2 }, new FakeStrategy(6), runner, store, e => {
-      if (e.kind === 'trial' && e.trial.endedAt && e.trial.status !== 'running' && ++ended === 3) ac.abort()
-    }, ac.signal)
+    const stopped = await runSweep(
+      { ...CONFIG, parallel: 2 },
+      new FakeStrategy(6),
+      runner,
+      store,
+      e => {
+        if (e.kind === 'trial' && e.trial.endedAt && e.trial.status !== 'running' && ++ended === 3) ac.abort()
+      },
+      ac.signal,
+    )
     expect(stopped.status).toBe('stopped')
     const done = stopped.trials.filter(t => t.status !== 'pending').map(t => t.id)
     const pending = stopped.trials.filter(t => t.status === 'pending').map(t => t.id)
@@ -133,7 +184,9 @@ describe('runSweep', () => {
     expect(again.calls.filter(id => done.includes(id))).toEqual([])
     expect(again.calls.slice(0, pending.length)).toEqual(pending)
     const fresh = await runSweep(CONFIG, new FakeStrategy(6), new FakeRunner(), new Store())
-    expect(resumed.trials.map(t => [t.id, t.status, t.metric])).toEqual(fresh.trials.map(t => [t.id, t.status, t.metric]))
+    expect(resumed.trials.map(t => [t.id, t.status, t.metric])).toEqual(
+      fresh.trials.map(t => [t.id, t.status, t.metric]),
+    )
     expect(resumed.status).toBe('finished')
     expect(resumed.wallSeconds).toBeGreaterThan(stopped.wallSeconds)
   })
@@ -141,6 +194,8 @@ describe('runSweep', () => {
   it('a resume whose strategy answers differently is refused naming the trial', async () => {
     const store = new Store()
     const s = await runSweep(CONFIG, new FakeStrategy(3), new FakeRunner(), store)
-    await expect(runSweep(s, new FakeStrategy(2), new FakeRunner(), store)).rejects.toThrow(/resume: the strategy (answered 'wait' where|issued trial \d+ .* where) the stored sweep/)
+    await expect(runSweep(s, new FakeStrategy(2), new FakeRunner(), store)).rejects.toThrow(
+      /resume: the strategy (answered 'wait' where|issued trial \d+ .* where) the stored sweep/,
+    )
   })
 })

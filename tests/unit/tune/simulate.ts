@@ -21,7 +21,11 @@ export interface SimResult {
   ended: Map<number, { status: 'completed' | 'stopped' | 'failed'; metric?: number; reached: number }>
 }
 
-interface Running { req: TrialRequest; k: number; start: number }
+interface Running {
+  req: TrialRequest
+  k: number
+  start: number
+}
 
 /** Runs `s` to 'done'. */
 export function simulate(s: Strategy, objective: Objective, parallel = 1): SimResult {
@@ -52,7 +56,10 @@ export function simulate(s: Strategy, objective: Objective, parallel = 1): SimRe
       out.ended.set(t.req.id, { status, metric, reached: t.k })
       running.shift()
     }
-    if (m === 'fail') { end('failed'); continue }
+    if (m === 'fail') {
+      end('failed')
+      continue
+    }
     const r = s.report(t.req.id, t.k, m)
     out.calls.push(['r', t.req.id, t.k, m, r])
     if (r === 'stop') end('stopped', m)

@@ -7,7 +7,15 @@ import type { StrategyName, StrategyOptions, TrialRequest } from '../../../src/t
 import { replay, simulate } from './simulate.ts'
 import { MODEL_PARAMS } from '../../../src/sweep/model-params.ts'
 
-const base: StrategyOptions = { strategy: 'random', trials: 10, seed: 1, minResource: 1, maxResource: 9, eta: 3, direction: 'maximize' }
+const base: StrategyOptions = {
+  strategy: 'random',
+  trials: 10,
+  seed: 1,
+  minResource: 1,
+  maxResource: 9,
+  eta: 3,
+  direction: 'maximize',
+}
 
 describe('validateStrategyOptions', () => {
   it.each([
@@ -28,8 +36,20 @@ describe('validateStrategyOptions', () => {
 
   it('resolves defaults per model', () => {
     expect(resolveStrategyOptions('gbdt', { strategy: 'hyperband' })).toEqual({
-      strategy: 'hyperband', seed: 0, minResource: 3, maxResource: 81, eta: 3, direction: 'maximize', resourceParam: 'num_round' })
-    expect(resolveStrategyOptions('recsys', { strategy: 'asha', trials: 5, maxResource: 4 })).toMatchObject({ minResource: 1, maxResource: 4, trials: 5, resourceParam: 'epochs' })
+      strategy: 'hyperband',
+      seed: 0,
+      minResource: 3,
+      maxResource: 81,
+      eta: 3,
+      direction: 'maximize',
+      resourceParam: 'num_round',
+    })
+    expect(resolveStrategyOptions('recsys', { strategy: 'asha', trials: 5, maxResource: 4 })).toMatchObject({
+      minResource: 1,
+      maxResource: 4,
+      trials: 5,
+      resourceParam: 'epochs',
+    })
     expect(() => resolveStrategyOptions('gbdt', { strategy: 'random', trials: 0 })).toThrow(/trials/)
   })
 })
@@ -61,28 +81,44 @@ describe('grid / random / tpe strategies', () => {
   })
 
   it('random without the resource parameter in the space trains to maxResource', () => {
-    const s = createStrategy(parseSpace({ eta: { type: 'uniform', low: 0.1, high: 0.3 } }), { ...base, resourceParam: 'num_round' })
+    const s = createStrategy(parseSpace({ eta: { type: 'uniform', low: 0.1, high: 0.3 } }), {
+      ...base,
+      resourceParam: 'num_round',
+    })
     expect((s.next() as TrialRequest).resource).toBe(9)
   })
 
   it('grid: capped at trials, in grid order', () => {
-    const sp = parseSpace({ max_depth: { type: 'int', low: 2, high: 4 }, eta: { type: 'categorical', choices: [0.1, 0.3] } })
+    const sp = parseSpace({
+      max_depth: { type: 'int', low: 2, high: 4 },
+      eta: { type: 'categorical', choices: [0.1, 0.3] },
+    })
     const s = createStrategy(sp, { ...base, strategy: 'grid', trials: 5 })
     const got = simulate(s, c => c.max_depth as number).requests.map(r => r.config)
-    expect(got).toEqual([{ eta: 0.1, max_depth: 2 }, { eta: 0.1, max_depth: 3 }, { eta: 0.1, max_depth: 4 }, { eta: 0.3, max_depth: 2 }, { eta: 0.3, max_depth: 3 }])
+    expect(got).toEqual([
+      { eta: 0.1, max_depth: 2 },
+      { eta: 0.1, max_depth: 3 },
+      { eta: 0.1, max_depth: 4 },
+      { eta: 0.3, max_depth: 2 },
+      { eta: 0.3, max_depth: 3 },
+    ])
     const all = simulate(createStrategy(sp, { ...base, strategy: 'grid', trials: undefined }), () => 0).requests
     expect(all).toHaveLength(6)
   })
 
-  it.each(['grid', 'random', 'tpe', 'hyperband', 'asha', 'bohb'] as StrategyName[])('%s: same seed and calls → same answers; replay agrees', name => {
-    const o = resolveStrategyOptions('gbdt', { strategy: name, trials: 30, seed: 11, gridPoints: 2 })
-    const f = (c: Record<string, unknown>, k: number): number => (c.eta as number) - 0.01 * (c.max_depth as number) + 0.0001 * k
-    const a = simulate(createStrategy(space, o), f, 3)
-    expect(simulate(createStrategy(space, o), f, 3).calls).toEqual(a.calls)
-    expect(replay(createStrategy(space, o), a.calls)).toEqual(a.calls)
-    if (name !== 'grid') {
-      const b = simulate(createStrategy(space, { ...o, seed: 12 }), f, 3)
-      expect(b.requests.map(r => r.config)).not.toEqual(a.requests.map(r => r.config))
-    }
-  })
+  it.each(['grid', 'random', 'tpe', 'hyperband', 'asha', 'bohb'] as StrategyName[])(
+    '%s: same seed and calls → same answers; replay agrees',
+    name => {
+      const o = resolveStrategyOptions('gbdt', { strategy: name, trials: 30, seed: 11, gridPoints: 2 })
+      const f = (c: Record<string, unknown>, k: number): number =>
+        (c.eta as number) - 0.01 * (c.max_depth as number) + 0.0001 * k
+      const a = simulate(createStrategy(space, o), f, 3)
+      expect(simulate(createStrategy(space, o), f, 3).calls).toEqual(a.calls)
+      expect(replay(createStrategy(space, o), a.calls)).toEqual(a.calls)
+      if (name !== 'grid') {
+        const b = simulate(createStrategy(space, { ...o, seed: 12 }), f, 3)
+        expect(b.requests.map(r => r.config)).not.toEqual(a.requests.map(r => r.config))
+      }
+    },
+  )
 })

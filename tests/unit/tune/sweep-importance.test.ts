@@ -20,16 +20,37 @@ const SPACE = {
 function trials(n: number, seed = 5): TrialRecord[] {
   const rng = new Rng(seed)
   return Array.from({ length: n }, (_, id) => {
-    const max_depth = 2 + Math.floor(rng.next() * 7), eta = 0.01 * 30 ** rng.next()
+    const max_depth = 2 + Math.floor(rng.next() * 7),
+      eta = 0.01 * 30 ** rng.next()
     const metric = 0.6 + 0.03 * max_depth + 0.001 * rng.next()
-    return { id, config: { max_depth, eta }, status: 'completed', bracket: 0, rung: 1, resource: 9, metric,
-      curve: [{ resource: 9, metric, elapsedMs: 1 }], gpuSeconds: 1, wallSeconds: 1 } satisfies TrialRecord
+    return {
+      id,
+      config: { max_depth, eta },
+      status: 'completed',
+      bracket: 0,
+      rung: 1,
+      resource: 9,
+      metric,
+      curve: [{ resource: 9, metric, elapsedMs: 1 }],
+      gpuSeconds: 1,
+      wallSeconds: 1,
+    } satisfies TrialRecord
   })
 }
 
 function state(ts: TrialRecord[], space: Record<string, unknown> | undefined = SPACE): SweepState {
-  return { id: 's', config: { model: 'gbdt', table: 'http://h/t/', label: 'y', strategy: 'hyperband', seed: 2, space }, status: 'running',
-    trials: ts, stoppedEarly: 0, gpuSeconds: 0, gpuSecondsFullBudget: 0, wallSeconds: 0, createdAt: '', updatedAt: '' }
+  return {
+    id: 's',
+    config: { model: 'gbdt', table: 'http://h/t/', label: 'y', strategy: 'hyperband', seed: 2, space },
+    status: 'running',
+    trials: ts,
+    stoppedEarly: 0,
+    gpuSeconds: 0,
+    gpuSecondsFullBudget: 0,
+    wallSeconds: 0,
+    createdAt: '',
+    updatedAt: '',
+  }
 }
 
 it('undefined below 8 finished trials; then the searched parameters, the driving one first, shares in [0, 1]', () => {
@@ -43,12 +64,18 @@ it('undefined below 8 finished trials; then the searched parameters, the driving
 
 it('equals parameterImportance over the space without the unsampled parameter, seeded by the sweep', () => {
   const ts = trials(20)
-  const want = parameterImportance(parseSpace({ max_depth: SPACE.max_depth, eta: SPACE.eta }, MODEL_PARAMS.gbdt), ts, { seed: 2 })
+  const want = parameterImportance(parseSpace({ max_depth: SPACE.max_depth, eta: SPACE.eta }, MODEL_PARAMS.gbdt), ts, {
+    seed: 2,
+  })
   expect(sweepImportance(state(ts))).toEqual(want)
 })
 
-it('a sweep without a space uses the model\'s default space; a bad space throws naming it', () => {
+it("a sweep without a space uses the model's default space; a bad space throws naming it", () => {
   const ts = trials(12).map(t => ({ ...t, config: { eta: t.config.eta, max_depth: t.config.max_depth } }))
-  expect(sweepImportance(state(ts, undefined))!.map(x => x.param).sort()).toEqual(['eta', 'max_depth'])
+  expect(
+    sweepImportance(state(ts, undefined))!
+      .map(x => x.param)
+      .sort(),
+  ).toEqual(['eta', 'max_depth'])
   expect(() => sweepImportance(state(ts, { eta: { type: 'uniform', low: 1, high: 0 } }))).toThrow(/eta/)
 })

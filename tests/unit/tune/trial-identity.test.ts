@@ -32,7 +32,11 @@ afterAll(async () => {
 
 /** Runs one trial of `config` with `resource` and returns its artifacts. */
 async function trial(run: ReturnType<typeof createTrialRunner>, resource: number): Promise<TrialArtifacts> {
-  const result = await run.run({ id: 0, config: {}, resource, bracket: 0, rung: 0 }, () => 'continue', new AbortController().signal)
+  const result = await run.run(
+    { id: 0, config: {}, resource, bracket: 0, rung: 0 },
+    () => 'continue',
+    new AbortController().signal,
+  )
   return result.artifacts!
 }
 
@@ -53,16 +57,34 @@ describe('sweep trial = training run', () => {
   }, 120_000)
 
   it('recommender: the same model bytes and metrics', async () => {
-    const params = { epochs: 2, batch_size: 256, embedding_dim: 4, layers: [8], lr: 3e-3, eval_every: 6, early_stopping_rounds: 50 }
+    const params = {
+      epochs: 2,
+      batch_size: 256,
+      embedding_dim: 4,
+      layers: [8],
+      lr: 3e-3,
+      eval_every: 6,
+      early_stopping_rounds: 50,
+    }
     const common = { table: clicksUrl, label: 'label', validFraction: 0.2, seed: 11 }
-    const trained = await runTraining({ model: 'recsys', ...common, params, backend: 'cpu', workers: 0 }) as { model: Uint8Array; metrics: Array<Record<string, number>> }
-    const config: SweepConfig = { model: 'recsys', ...common, strategy: 'grid', trials: 1, fixed: { ...params, epochs: undefined } }
+    const trained = (await runTraining({ model: 'recsys', ...common, params, backend: 'cpu', workers: 0 })) as {
+      model: Uint8Array
+      metrics: Array<Record<string, number>>
+    }
+    const config: SweepConfig = {
+      model: 'recsys',
+      ...common,
+      strategy: 'grid',
+      trials: 1,
+      fixed: { ...params, epochs: undefined },
+    }
     const table = await new DataCache({ workers: 0 }).load(config, () => {})
     const artifacts = await trial(createTrialRunner({ config, data: table, best: {} }), 2)
     expect(artifacts.model).toBeDefined()
     const model = fromBase64(artifacts.model as string)
     expect(model.byteLength).toBe(trained.model.byteLength)
-    const head = (b: Uint8Array) => new TextDecoder().decode(b.subarray(12, 12 + new DataView(b.buffer, b.byteOffset).getUint32(8, true)))
+    const head = (b: Uint8Array) =>
+      new TextDecoder().decode(b.subarray(12, 12 + new DataView(b.buffer, b.byteOffset).getUint32(8, true)))
     expect(head(model)).toBe(head(trained.model))
     expect(Buffer.from(model).equals(Buffer.from(trained.model))).toBe(true)
     const last = trained.metrics.at(-1)!

@@ -1,0 +1,561 @@
+/**
+ * GBDT across R data-parallel ranks, in one module: each rank's contiguous shard of the rows and
+ * the boosting loop over a collective (histograms allreduced, so every rank grows the same trees),
+ * quantile cuts over ranks, a table run's per-rank dataset (each rank reads only the units holding
+ * its rows), the in-memory rank job (tests, benches) and its coordinator, and the rank's backend.
+ * Table runs with `--ranks` go through the one run on every rank (src/run/ranks.ts).
+ * N = training rows, R = ranks, F = features.
+ */
+import type { Collective, CollectiveStats, RankContext, RankJob } from '../../ranks/types.ts'
+import type { BackendFactory, BackendReduce } from './backend.ts'
+import { train, type TrainData } from './driver.ts'
+import { isLogistic } from './objective.ts'
+import type { Booster, Cuts, GbdtParams } from './types.ts'
+import { combine, emptySummary, prune, summarise, type Summary } from './sketch.ts'
+import { SKETCH_RATIO, cutsFromSummaries, hasMissing } from './cuts.ts'
+import type { ScanPlan } from '../../data/types.ts'
+import { openSnapshot } from '../../table/index.ts'
+import { noRowsError } from '../../data/plan.ts'
+import { readTable, type Dataset, type DatasetConfig } from './dataset.ts'
+import { buildDictionary, isValidRow, selectFeatures, type FeatureSpec } from './features.ts'
+import { createCpuBackend } from './cpu-backend.ts'
+import { parseParams } from './params.ts'
+import { toXGBoostJsonString } from './xgboost-json.ts'
+import { hashString } from '../../util/hash.ts'
+import type { HistogramKernel } from '../../kernels/gbdt/histogram_choice.ts'
+import { runRanks, type RankGroupOptions, type RankRun } from '../../ranks/index.ts'
+import { combineStats } from '../../ranks/stats.ts'
+
+/*
+ *
+ * GBDT across ranks, as distributed XGBoost: each rank holds a contiguous slice of the
+ * training rows (global rows [lo, lo + n) of N); cuts are sketched per rank and merged exactly
+ * (distCuts below), base_score comes from global label sums, and the backend's reduce hooks make
+ * the quantisation scales, root sums and every built node histogram global (exact integers), so
+ * every rank evaluates the same splits and grows the tree R = 1 grows. Validation metrics come
+ * from rank 0 (which holds the validation set) by broadcast. Worker-free: runs with localGroup.
+ * N = rows, F = features, R = ranks.
+ */
+
+/** One rank's share of the training data. */
+export interface Shard {
+  /** This rank's rows (F columns, labels, weights) and, on rank 0 only, the validation set. */
+  data: TrainData
+  /** Global index of the shard's first row. */
+  lo: number
+  /** N: rows over all ranks. */
+  total: number
+}
+
+/** Rank `rank`'s rows [lo, hi) of `total` over `world` ranks: contiguous, sizes differing by ≤ 1. */
+export function shardRange(total: number, world: number, rank: number): [number, number] {
+  return [Math.floor((rank * total) / world), Math.floor(((rank + 1) * total) / world)]
+}
+
+/** Rank `rank`'s shard of all the data (rows by global index; validation kept on rank 0). */
+export function shardOf(data: TrainData, world: number, rank: number): Shard {
+  const total = data.labels.length
+  const [lo, hi] = shardRange(total, world, rank)
+  const rows = <T extends Float32Array>(a: T): Float32Array => a.slice(lo, hi)
+  return {
+    lo,
+    total,
+    data: {
+      ...data,
+      columns: data.columns.map(rows),
+      labels: rows(data.labels),
+      weights: data.weights && rows(data.weights),
+      valid: rank === 0 ? data.valid : undefined,
+    },
+  }
+}
+
+/** Options of a rank's run. */
+export interface ShardOptions {
+  onRound?: (round: number, metrics: Record<string, number>) => void
+}
+
+/**
+ * Trains this rank's part of the booster; every rank resolves to the same Booster (R = 1's for
+ * the same data, seed and params). `backend` builds this rank's backend (GPU or CPU).
+ */
+export async function trainShard(
+  shard: Shard,
+  p: GbdtParams,
+  coll: Collective,
+  backend: BackendFactory,
+  opts: ShardOptions = {},
+): Promise<Booster> {
+  const { data, lo, total } = shard
+  if (data.labels.length === 0)
+    throw new RangeError(
+      `rank ${coll.rank} holds no training rows (${total} rows over ${coll.world} ranks): use fewer ranks`,
+    )
+  if (coll.rank === 0 && p.early_stopping_rounds !== undefined && !data.valid)
+    throw new RangeError('early_stopping_rounds: needs a validation set')
+  const cuts = await distCuts(data.columns, data.weights, lo, total, p.max_bin, coll)
+  const baseScore = p.base_score ?? (await globalBaseScore(p, data, coll))
+  const reduce: BackendReduce = { max: v => coll.allreduceMax(v), sum: v => coll.allreduceSum(v) }
+  const factory: BackendFactory = setup => backend({ ...setup, rowOffset: lo, reduce })
+  return train(data, p, factory, { cuts, baseScore, shareMetrics: m => coll.broadcast(m, 0), onRound: opts.onRound })
+}
+
+/**
+ * estimateBaseScore (objective.ts) from label sums over ranks: the weighted label mean, clamped
+ * into (0, 1) for logistic objectives. Partial sums added in rank order: equal to R = 1's
+ * sequential sum whenever the sums are exact (integer labels and weights, e.g. 0/1 labels).
+ */
+async function globalBaseScore(p: GbdtParams, d: TrainData, coll: Collective): Promise<number> {
+  let sw = 0,
+    swy = 0
+  for (let i = 0; i < d.labels.length; i++) {
+    const w = d.weights ? d.weights[i] : 1
+    sw += w
+    swy += w * d.labels[i]
+  }
+  const [SW, SWY] = await coll.allreduceSum(Float64Array.of(sw, swy))
+  const mean = SW > 0 ? SWY / SW : isLogistic(p.objective) ? 0.5 : 0
+  if (!isLogistic(p.objective)) return mean
+  const eps = 1e-6
+  return Math.min(1 - eps, Math.max(eps, mean))
+}
+
+/*
+ *
+ * Quantile cuts over ranks, identical to buildCuts on all the rows for every R: each
+ * rank holds the contiguous global rows [lo, lo + n) of N; the sketch's chunks are global row
+ * ranges [k·C, (k+1)·C) (C = SKETCH_CHUNK_ROWS, what sketchColumn uses), so a rank summarises
+ * its part of each chunk exactly (pruned when it holds the whole chunk), the parts are gathered,
+ * combined per chunk in rank order — exact summaries of disjoint rows combine into the exact
+ * summary of their union — and merged chunk by chunk as sketchColumn does. Exact for integer
+ * row weights (all 1 without weights); F = features, K = summary entries.
+ */
+
+/** Rows per sketch chunk: sketchColumn's default chunkRows, which buildCuts uses. */
+export const SKETCH_CHUNK_ROWS = 1 << 16
+
+/** A rank's summary of its rows of chunk `chunk` of one feature. */
+export interface ChunkPart {
+  chunk: number
+  summary: Summary
+}
+
+/**
+ * Parts of one feature column (this rank's rows [lo, lo + values.length) of `total`): one per
+ * chunk touched, exact, or pruned to `limit` when the rank holds the whole chunk and the table
+ * has more than one chunk (sketchColumn keeps a single chunk exact).
+ */
+export function chunkParts(
+  values: Float32Array,
+  weights: Float32Array | undefined,
+  lo: number,
+  total: number,
+  limit: number,
+): ChunkPart[] {
+  const C = SKETCH_CHUNK_ROWS,
+    hi = lo + values.length,
+    out: ChunkPart[] = []
+  for (let start = lo; start < hi; ) {
+    const chunk = Math.floor(start / C),
+      end = Math.min(hi, (chunk + 1) * C)
+    const s = summarise(values.subarray(start - lo, end - lo), weights?.subarray(start - lo, end - lo))
+    const whole = start === chunk * C && end === Math.min(total, (chunk + 1) * C)
+    out.push({ chunk, summary: whole && total > C ? prune(s, limit) : s })
+    start = end
+  }
+  return out
+}
+
+/** One feature's summary from every rank's parts (outer index = rank), as sketchColumn would build it from all rows. */
+export function mergeParts(perRank: ChunkPart[][], total: number, limit: number): Summary {
+  const chunks = new Map<number, Summary>()
+  for (const parts of perRank)
+    for (const p of parts) chunks.set(p.chunk, combine(chunks.get(p.chunk) ?? emptySummary(), p.summary))
+  if (total <= SKETCH_CHUNK_ROWS) return chunks.get(0) ?? emptySummary()
+  let acc = emptySummary()
+  for (let k = 0; k * SKETCH_CHUNK_ROWS < total; k++)
+    acc = prune(combine(acc, prune(chunks.get(k) ?? emptySummary(), limit)), limit)
+  return acc
+}
+
+/**
+ * buildCuts(all columns, maxBin, weights) computed by every rank from its own rows: `columns`
+ * (F Float32Arrays of this rank's n rows), global rows [lo, lo + n) of `total`. Two collectives:
+ * allreduceMax of the per-feature missing flags, allgather of the chunk parts.
+ */
+export async function distCuts(
+  columns: Float32Array[],
+  weights: Float32Array | undefined,
+  lo: number,
+  total: number,
+  maxBin: number,
+  coll: Collective,
+): Promise<Cuts> {
+  const limit = SKETCH_RATIO * maxBin
+  const missing = await coll.allreduceMax(Int32Array.from(columns, c => (hasMissing(c) ? 1 : 0)))
+  const all = await coll.allgather(columns.map(c => chunkParts(c, weights, lo, total, limit)))
+  const summaries = columns.map((_, f) =>
+    mergeParts(
+      all.map(rank => rank[f]),
+      total,
+      limit,
+    ),
+  )
+  return cutsFromSummaries(
+    summaries,
+    columns.map((_, f) => (missing[f] ? Math.min(maxBin, 255) : maxBin)),
+  )
+}
+
+/*
+ *
+ * One rank's share of a table: from the scan plan alone (the planner already applied
+ * deletion vectors and the exact filter to every unit) each rank knows every row's identity and
+ * whether the seeded split sends it to validation, hence every training row's global index in
+ * table order — R = 1's row order. Rank r reads only the units holding its training rows
+ * [lo, hi) = shardRange(N, R, r) and its validation rows (likewise of V); categorical
+ * dictionaries are the union of the ranks' values (sorted, as R = 1 builds them from all rows);
+ * the validation rows are gathered to rank 0 in rank order (= table order).
+ * N = training rows, V = validation rows, U = units, F = features.
+ */
+
+/** Per unit (plan order) counts of training and validation rows before it: length U + 1 each. */
+export interface RowCounts {
+  trainBefore: Float64Array
+  validBefore: Float64Array
+  valid: (unit: number, i: number) => boolean
+}
+
+/** Counts of the plan's rows by unit; `fraction` = validation share (undefined: every row trains). */
+export function rowCounts(plan: ScanPlan, seed: number, fraction: number | undefined): RowCounts {
+  const U = plan.units.length,
+    trainBefore = new Float64Array(U + 1),
+    validBefore = new Float64Array(U + 1)
+  const valid = (u: number, i: number): boolean => {
+    if (fraction === undefined) return false
+    const unit = plan.units[u]
+    return isValidRow(seed, plan.files[unit.fileIndex].path, unit.live ? unit.live[i] : unit.rowStart + i, fraction)
+  }
+  for (let u = 0; u < U; u++) {
+    let v = 0
+    for (let i = 0; i < plan.units[u].liveRows; i++) if (valid(u, i)) v++
+    validBefore[u + 1] = validBefore[u] + v
+    trainBefore[u + 1] = trainBefore[u] + plan.units[u].liveRows - v
+  }
+  return { trainBefore, validBefore, valid }
+}
+
+/** Units [a, b) holding global positions [lo, hi) of a row sequence with prefix counts `before` (empty: a = b). */
+export function unitSpan(before: Float64Array, lo: number, hi: number): [number, number] {
+  if (hi <= lo) return [0, 0]
+  let a = 0
+  while (before[a + 1] <= lo) a++
+  let b = a
+  while (b < before.length - 1 && before[b] < hi) b++
+  return [a, b]
+}
+
+/** A rank's loaded shard, plus (rank 0) the Dataset finish() records in the manifest. */
+export interface RankDataset {
+  shard: Shard
+  dataset: Dataset
+}
+
+/**
+ * Loads rank `coll.rank`'s shard of cfg's table (validation: a seeded fraction or a table, read by
+ * rank 0). Throws naming the table, filter or label as loadDataset does.
+ */
+export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Promise<RankDataset> {
+  const snapshot = cfg.snapshot ?? (await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http }))
+  const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features)
+  let full: ScanPlan | undefined,
+    counts: RowCounts | undefined,
+    span: [number, number] = [0, 0]
+  const restrict = (plan: ScanPlan): ScanPlan => {
+    full = plan
+    counts = rowCounts(plan, cfg.seed, cfg.validFraction)
+    span = rankUnits(counts, coll)
+    const units = plan.units.slice(span[0], span[1]).map((u, id) => ({ ...u, id }))
+    return { ...plan, units, stats: { ...plan.stats, rows: units.reduce((s, u) => s + u.liveRows, 0) } }
+  }
+  const table = await readTable(snapshot, features, undefined, {
+    label: cfg.label,
+    filter: cfg.filter,
+    workers: cfg.workers,
+    http: cfg.http,
+    restrict,
+  })
+  const plan = { ...table.plan, units: full!.units, stats: full!.stats }
+  if (plan.stats.rows === 0) throw noRowsError(cfg.filter, cfg.tableUrl, snapshot.version)
+  const dictionaries = await globalDictionaries(table.dictionaries, coll)
+  remapCodes(features, table.columns, table.dictionaries, dictionaries)
+  const rows = splitRows(table, counts!, span, coll)
+  const N = counts!.trainBefore[counts!.trainBefore.length - 1],
+    V = counts!.validBefore[counts!.validBefore.length - 1]
+  if (N === 0) throw new RangeError(`valid fraction ${cfg.validFraction} leaves no training rows`)
+  const pick = (keep: Uint8Array, a: Float32Array): Float32Array => a.filter((_, i) => keep[i] === 1)
+  const labels = requireLabels(cfg.label, table.labels!, table, rows.train)
+  const data: TrainData = {
+    columns: table.columns.map(c => pick(rows.train, c)),
+    labels,
+    labelName: cfg.label,
+    featureNames: features.map(f => f.name),
+    featureTypes: features.map(f => f.xgbType),
+  }
+  const valid = await validSet(
+    cfg,
+    features,
+    dictionaries,
+    { columns: table.columns.map(c => pick(rows.valid, c)), labels: pick(rows.valid, table.labels!) },
+    coll,
+  )
+  if (valid && coll.rank === 0) data.valid = valid.data
+  const shard: Shard = { data, lo: shardRange(N, coll.world, coll.rank)[0], total: N }
+  const rowsValid = cfg.validTable ? (valid?.rows ?? 0) : V
+  return {
+    shard,
+    dataset: { data, features, skipped, dictionaries, plan, validPlan: valid?.plan, rowsTrain: N, rowsValid },
+  }
+}
+
+/** The units rank `coll.rank` reads: those holding its training rows and its validation rows. */
+function rankUnits(c: RowCounts, coll: Collective): [number, number] {
+  const N = c.trainBefore[c.trainBefore.length - 1],
+    V = c.validBefore[c.validBefore.length - 1]
+  const [tlo, thi] = shardRange(N, coll.world, coll.rank),
+    [vlo, vhi] = shardRange(V, coll.world, coll.rank)
+  const t = unitSpan(c.trainBefore, tlo, thi),
+    v = unitSpan(c.validBefore, vlo, vhi)
+  if (t[0] === t[1]) return v
+  if (v[0] === v[1]) return t
+  return [Math.min(t[0], v[0]), Math.max(t[1], v[1])]
+}
+
+/** Which rows read (units span[0] … span[1] − 1, in order) are this rank's training / validation rows (1 = yes). */
+function splitRows(
+  table: { labels?: Float32Array },
+  c: RowCounts,
+  span: [number, number],
+  coll: Collective,
+): { train: Uint8Array; valid: Uint8Array } {
+  const n = table.labels!.length,
+    train = new Uint8Array(n),
+    valid = new Uint8Array(n)
+  const N = c.trainBefore[c.trainBefore.length - 1],
+    V = c.validBefore[c.validBefore.length - 1]
+  const [tlo, thi] = shardRange(N, coll.world, coll.rank),
+    [vlo, vhi] = shardRange(V, coll.world, coll.rank)
+  let k = 0,
+    gt = c.trainBefore[span[0]],
+    gv = c.validBefore[span[0]]
+  for (let u = span[0]; u < span[1]; u++) {
+    for (let i = 0; i < c.trainBefore[u + 1] - c.trainBefore[u] + (c.validBefore[u + 1] - c.validBefore[u]); i++, k++) {
+      if (c.valid(u, i)) {
+        if (gv >= vlo && gv < vhi) valid[k] = 1
+        gv++
+      } else {
+        if (gt >= tlo && gt < thi) train[k] = 1
+        gt++
+      }
+    }
+  }
+  if (k !== n)
+    throw new Error(`rank ${coll.rank}: read ${n} rows from units ${span[0]}…${span[1] - 1}, the plan says ${k}`)
+  return { train, valid }
+}
+
+/** Each categorical feature's dictionary over every rank's rows: sorted distinct values, as buildDictionary on all rows. */
+async function globalDictionaries(
+  local: Record<string, string[]>,
+  coll: Collective,
+): Promise<Record<string, string[]>> {
+  const all = await coll.allgather(local)
+  return Object.fromEntries(Object.keys(local).map(name => [name, buildDictionary(all.flatMap(d => d[name]))]))
+}
+
+/** Rewrites local dictionary codes of categorical columns (in place) as codes of the global dictionaries. */
+function remapCodes(
+  features: FeatureSpec[],
+  columns: Float32Array[],
+  local: Record<string, string[]>,
+  global: Record<string, string[]>,
+): void {
+  features.forEach((f, j) => {
+    if (f.kind !== 'categorical') return
+    const index = new Map(global[f.name].map((v, i) => [v, i]))
+    const to = local[f.name].map(v => index.get(v)!)
+    const c = columns[j]
+    for (let i = 0; i < c.length; i++) if (!Number.isNaN(c[i])) c[i] = to[c[i]]
+  })
+}
+
+/** Labels of the kept rows; a null label is refused naming its file and row. */
+function requireLabels(
+  label: string,
+  y: Float32Array,
+  t: { paths: string[]; rows: Uint32Array },
+  keep: Uint8Array,
+): Float32Array {
+  for (let i = 0; i < y.length; i++) {
+    if (keep[i] === 1 && Number.isNaN(y[i]))
+      throw new RangeError(`label column ${label}: null at ${t.paths[i]} row ${t.rows[i]}`)
+  }
+  return y.filter((_, i) => keep[i] === 1)
+}
+
+/**
+ * The validation set on rank 0: a validation table read there (with the global dictionaries), or
+ * every rank's validation rows gathered in rank order. Other ranks get undefined.
+ */
+async function validSet(
+  cfg: DatasetConfig,
+  features: FeatureSpec[],
+  dictionaries: Record<string, string[]>,
+  mine: { columns: Float32Array[]; labels: Float32Array },
+  coll: Collective,
+): Promise<{ data: NonNullable<TrainData['valid']>; plan?: ScanPlan; rows: number } | undefined> {
+  if (cfg.validTable) {
+    if (coll.rank !== 0) return undefined
+    const http = cfg.validTable.http ?? cfg.http
+    const vs =
+      cfg.validTable.snapshot ?? (await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...http }))
+    const t = await readTable(vs, features, dictionaries, {
+      label: cfg.label,
+      filter: cfg.filter,
+      workers: cfg.workers,
+      http,
+    })
+    if (t.plan.stats.rows === 0)
+      throw new RangeError(
+        `validation table ${cfg.validTable.url} has no rows${cfg.filter ? ` matching "${cfg.filter}"` : ''}`,
+      )
+    return {
+      data: {
+        columns: t.columns,
+        labels: requireLabels(cfg.label, t.labels!, t, new Uint8Array(t.labels!.length).fill(1)),
+      },
+      plan: t.plan,
+      rows: t.plan.stats.rows,
+    }
+  }
+  if (cfg.validFraction === undefined) return undefined
+  // Every rank receives every part (allgather is the primitive); only rank 0 keeps them.
+  const parts = await coll.allgather(mine)
+  if (coll.rank !== 0) return undefined
+  const concat = (arrays: Float32Array[]): Float32Array => {
+    const out = new Float32Array(arrays.reduce((s, a) => s + a.length, 0))
+    arrays.reduce((at, a) => (out.set(a, at), at + a.length), 0)
+    return out
+  }
+  const data = {
+    columns: features.map((_, f) => concat(parts.map(p => p.columns[f]))),
+    labels: concat(parts.map(p => p.labels)),
+  }
+  return data.labels.length > 0 ? { data, rows: data.labels.length } : undefined
+}
+
+/*
+ *
+ * The GBDT in-memory rank job (registered as 'gbdt' in src/models/rank-jobs.ts; tests and benches):
+ * inside one rank worker, keep this rank's contiguous rows of the given data, train with this
+ * rank's own GPU device (or the CPU reference) through trainShard, and return the model's digest
+ * — plus, on rank 0, the model. Table runs go through the one training run on every rank
+ * (src/run/rank-job.ts). N = training rows, R = ranks.
+ */
+
+/** What each rank is given: the in-memory data (every rank receives all rows and keeps its share). */
+export interface GbdtRankConfig {
+  data: TrainData
+  /** Raw XGBoost parameters. */
+  params?: Record<string, unknown>
+  /** 'gpu' (default): this rank's own device; 'cpu': the reference backend. */
+  backend?: 'gpu' | 'cpu'
+  /** GPU histogram kernel; default: measured on rank 0 (histogram_choice.ts) and broadcast. */
+  histogramKernel?: HistogramKernel
+}
+
+/** What each rank returns. */
+export interface GbdtRankResult {
+  /** hashString of the XGBoost JSON model: the coordinator checks every rank built the same one. */
+  digest: number
+  /** Rank 0: the XGBoost JSON model. */
+  model?: string
+  adapter: string
+}
+
+/** The job. */
+export const gbdtRankJob: RankJob<GbdtRankConfig, GbdtRankResult> = { run: memoryRank }
+
+async function memoryRank(ctx: RankContext, c: GbdtRankConfig): Promise<GbdtRankResult> {
+  if (!c.data) throw new RangeError('gbdt rank job: give the data (table runs use the train job)')
+  const p = parseParams(c.params ?? {})
+  const { factory, adapter } = await rankBackend(ctx, c.backend, c.histogramKernel)
+  const onRound = (round: number, metrics: Record<string, number>): void => {
+    if (ctx.rank === 0) ctx.progress({ kind: 'round', round, rounds: p.num_round, metrics, elapsedMs: 0 })
+  }
+  const booster = await trainShard(shardOf(c.data, ctx.world, ctx.rank), p, ctx.coll, factory, { onRound })
+  const model = toXGBoostJsonString(booster)
+  return { digest: hashString(model), model: ctx.rank === 0 ? model : undefined, adapter }
+}
+
+/**
+ * A rank's backend. The histogram kernel is measured by rank 0 only and broadcast: one
+ * measurement instead of R competing for the same cores, and every rank runs the same kernel.
+ */
+export async function rankBackend(
+  ctx: RankContext,
+  kind: 'gpu' | 'cpu' | undefined,
+  kernel?: HistogramKernel,
+): Promise<{ factory: BackendFactory; adapter: string }> {
+  if (kind === 'cpu') return { factory: createCpuBackend, adapter: 'cpu (reference backend)' }
+  const device = await ctx.device()
+  const [{ createGpuBackend }, { PipelineCache }, { chooseHistogramKernel }] = await Promise.all([
+    import('./gpu-backend.ts'),
+    import('../../gpu/pipeline-cache.ts'),
+    import('../../kernels/gbdt/histogram_choice.ts'),
+  ])
+  const cache = new PipelineCache(device)
+  const histogramKernel =
+    kernel ??
+    ((await ctx.coll.broadcast(ctx.rank === 0 ? await chooseHistogramKernel(cache) : null, 0)) as HistogramKernel)
+  return { factory: createGpuBackend(device, cache, { histogramKernel }), adapter: ctx.adapterLabel() }
+}
+
+/*
+ *
+ * GBDT on in-memory data across ranks (tests, benches): starts R rank workers (src/ranks), runs
+ * the 'gbdt' rank job on each and checks every rank built the same model. Table runs with
+ * `--ranks` go through the one run (src/run/ranks.ts). R = ranks.
+ */
+
+/**
+ * Trains on in-memory `data` over `world` rank workers (tests, benches): rank 0's XGBoost JSON
+ * model, the collective totals and the run.
+ */
+export async function trainOnRanks(
+  data: TrainData,
+  params: Record<string, unknown>,
+  world: number,
+  opts: RankGroupOptions & Pick<GbdtRankConfig, 'backend' | 'histogramKernel'> = {},
+): Promise<{ model: string; collectives: CollectiveStats[]; run: RankRun<GbdtRankResult> }> {
+  const { backend, histogramKernel, ...groupOpts } = opts
+  const run = await runRanks<GbdtRankResult, GbdtRankConfig>(
+    world,
+    'gbdt',
+    { data, params, backend, histogramKernel },
+    groupOpts,
+  )
+  checkAgreement(run)
+  return { model: run.results[0].model!, collectives: combineStats(run.stats), run }
+}
+
+/** Throws when a rank's model digest differs from rank 0's (the ranks went out of step). */
+export function checkAgreement(run: RankRun<GbdtRankResult>): void {
+  const d0 = run.results[0].digest
+  run.results.forEach((r, rank) => {
+    if (r.digest !== d0)
+      throw new Error(
+        `ranks: rank ${rank}'s model differs from rank 0's (digest ${r.digest} vs ${d0}): the ranks went out of step`,
+      )
+  })
+}
