@@ -19,7 +19,7 @@ async function openGpu(devices: GPUDevice[]): Promise<LosableBackend> {
   const { device } = await requestDevice()
   devices.push(device)
   return {
-    factory: createGpuBackend(device),
+    backend: createGpuBackend(device),
     adapter: `gpu ${devices.length}`,
     lost: device.lost,
     dispose: () => device.destroy(),

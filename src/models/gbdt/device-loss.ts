@@ -10,13 +10,8 @@ import type { BackendFactory } from './backend.ts'
 import type { Booster } from './types.ts'
 import { DeviceLostError, trainOnDevice, type DeviceSession } from '../../run/device-loss.ts'
 
-/** A backend on one device; `lost` resolves when the device is lost (absent: CPU, never lost). */
-export interface LosableBackend {
-  factory: BackendFactory
-  adapter: string
-  dispose?: () => void
-  lost?: Promise<{ reason?: string; message: string }>
-}
+/** A GBDT backend factory on one device (the run's DeviceSession: `lost` absent on the CPU, never lost). */
+export type LosableBackend = DeviceSession<BackendFactory>
 
 /** How to run with recovery. */
 export interface GbdtRecovery {
@@ -37,15 +32,7 @@ export async function trainRecovering(r: GbdtRecovery): Promise<{ booster: Boost
   const { result, session } = await trainOnDevice<BackendFactory, never, Booster>({
     policy: 'rerun',
     maxRecoveries: r.maxRecoveries ?? 1,
-    open: async (_, attempt) => {
-      const b = await r.open(attempt)
-      return {
-        backend: b.factory,
-        adapter: b.adapter,
-        lost: b.lost,
-        dispose: b.dispose,
-      } satisfies DeviceSession<BackendFactory>
-    },
+    open: (_, attempt) => r.open(attempt),
     run: async session => {
       done = 0
       return {

@@ -11,7 +11,7 @@ import { loadRankDataset, rankBackend, trainShard, type Shard } from './ranks.ts
 import { train } from './driver.ts'
 import { CATEGORIES_ATTRIBUTE, addAttributes } from './model-attributes.ts'
 import { checkFeatureValues } from './feature-values.ts'
-import { trainRecovering } from './device-loss.ts'
+import { trainRecovering, type LosableBackend } from './device-loss.ts'
 import { selectFeatures } from './features.ts'
 import { checkLabels } from './objective.ts'
 import { DEFAULT_PARAMS, PARAM_ALIASES, parseParams } from './params.ts'
@@ -40,14 +40,6 @@ export interface GbdtData {
   dataset: Dataset
   shard?: Shard
   binned?: { cuts: Cuts; binned: BinnedMatrix }
-}
-
-/** How a backend is made (the GPU one needs a device); `adapter` names it in the manifest; `lost` is the device's. */
-export interface BackendChoice {
-  factory: BackendFactory
-  adapter: string
-  dispose?: () => void
-  lost?: Promise<{ reason?: string; message: string }>
 }
 
 /** A device the caller owns (a sweep slot): training runs on it without recovery (the caller reruns the trial). */
@@ -340,15 +332,15 @@ export function finishGbdt(
  * The GPU backend on a fresh device, or the CPU reference when asked (or when WebGPU is absent,
  * e.g. in Node). The GPU modules are imported lazily so CPU-only callers never load the kernels.
  */
-export async function defaultBackend(kind: 'gpu' | 'cpu'): Promise<BackendChoice> {
-  if (kind === 'cpu' || !hasWebGpu()) return { factory: createCpuBackend, adapter: 'cpu (reference backend)' }
+export async function defaultBackend(kind: 'gpu' | 'cpu'): Promise<LosableBackend> {
+  if (kind === 'cpu' || !hasWebGpu()) return { backend: createCpuBackend, adapter: 'cpu (reference backend)' }
   const [{ requestDevice, adapterSummary, adapterLabel }, { createGpuBackend }] = await Promise.all([
     import('../../gpu/device.ts'),
     import('./gpu-backend.ts'),
   ])
   const { adapter, device } = await requestDevice()
   return {
-    factory: createGpuBackend(device),
+    backend: createGpuBackend(device),
     adapter: adapterLabel(adapterSummary(adapter)),
     dispose: () => device.destroy(),
     lost: device.lost,

@@ -14,7 +14,7 @@ import { hasWebGpu, httpFor, rankCount, type TrainConfig, type TrainSummary } fr
 import { runManifest, type RunManifest } from '../../run/manifest.ts'
 import type { ModelFamily, TrialSpec } from '../../run/family.ts'
 import { loadRecsysTable, type RecsysTable } from './memory.ts'
-import { createRefBackend, type ModelState, type RecsysBackend } from './backend.ts'
+import { createRefBackend, type ModelState } from './backend.ts'
 import { encodeCheckpoint } from './checkpoint.ts'
 import { concatBatches, openRecsysData, planRecsysTable, type RecsysData, type TrainSource } from './data.ts'
 import { classifyColumns, columnKind, featurize, tableMemory } from './features.ts'
@@ -23,6 +23,7 @@ import { modelShapeOf, parameterCount } from './layout.ts'
 import { parseRecsysParams, RECSYS_PARAM_NAMES } from './params.ts'
 import { evaluationsUpTo, trainLoop, type MetricRow, type TrainLoopResult } from './train-loop.ts'
 import { trainWithRecovery, type DeviceSession } from './recovery.ts'
+import type { DeviceSession as RunSession } from '../../run/device-loss.ts'
 import { checkRecsysMemory } from '../memory-budget.ts'
 import { checkLabels } from '../gbdt/objective.ts'
 import { readLabels } from '../gbdt/family.ts'
@@ -65,13 +66,6 @@ export interface RecsysTrainResult {
   /** One row per evaluation: step, epoch, train_loss, lr, auc, logloss (validation), elapsed_seconds. */
   metrics: Array<Record<string, number>>
   summary: RecsysTrainSummary
-}
-
-/** The model the loop trains and how it is named in the manifest. */
-export interface RecsysBackendChoice {
-  backend: RecsysBackend
-  adapter: string
-  dispose?: () => void
 }
 
 /** The loaded rows: the plans, the training source, the validation rows, the feature layout. */
@@ -301,7 +295,7 @@ async function trainOnSlot(
 }
 
 /** Ranked backends as a recovery session (no `lost`: a lost rank fails the run, src/run/ranks.ts). */
-function rankedSession(c: RecsysBackendChoice): DeviceSession {
+function rankedSession(c: RunSession<RanksBackend>): DeviceSession {
   return {
     backend: c.backend,
     adapter: c.adapter,

@@ -14,6 +14,7 @@ import { reduceSum } from '../../kernels/recsys/reduce_sum.ref.ts'
 import { sliceBatch } from './data.ts'
 import { parameterCount } from './layout.ts'
 import { localGroup } from '../../ranks/local-group.ts'
+import type { DeviceSession } from '../../run/device-loss.ts'
 
 /*
  * Types of the recommender across ranks: a rank's local gradients, the gradients
@@ -341,13 +342,6 @@ export interface RanksSummary {
   collectives: CollectiveStats[]
 }
 
-/** What chooses a backend for R > 1 in this thread: the ranks' models behind one RecsysBackend. */
-export interface RanksChoice {
-  backend: RanksBackend
-  adapter: string
-  dispose?: () => void
-}
-
 /**
  * The backend of a multi-rank run in this thread: on a rank worker (`rank` given) one GpuModel
  * on the rank's own device talking through the rank's collective; otherwise (CPU reference)
@@ -359,7 +353,7 @@ export async function ranksBackend(
   state: ModelState,
   world: number,
   rank?: RankContext,
-): Promise<RanksChoice> {
+): Promise<DeviceSession<RanksBackend>> {
   if (!rank) {
     const group = localGroup(world)
     return {

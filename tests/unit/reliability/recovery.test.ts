@@ -159,7 +159,7 @@ describe('GBDT: rebuild the device and boost again (deterministic)', () => {
     const out = await trainRecovering({
       numRound: params.num_round,
       open: async attempt => ({
-        factory: createCpuBackend,
+        backend: createCpuBackend,
         adapter: `fake ${attempt}`,
         lost: attempt === 0 ? loss.promise : undefined,
       }),
@@ -185,7 +185,7 @@ describe('GBDT: rebuild the device and boost again (deterministic)', () => {
         open: async () => {
           const loss = deferred<{ reason?: string; message: string }>()
           return {
-            factory: createCpuBackend,
+            backend: createCpuBackend,
             adapter: 'fake',
             lost: loss.promise,
             dispose: () => {},
@@ -203,7 +203,7 @@ describe('GBDT: rebuild the device and boost again (deterministic)', () => {
     const err = await trainRecovering({
       numRound: params.num_round,
       open: async () => ({
-        factory: createCpuBackend,
+        backend: createCpuBackend,
         adapter: 'fake',
         lost: Promise.resolve({ reason: 'destroyed', message: `#${attempt++}` }),
       }),
