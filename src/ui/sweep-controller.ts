@@ -8,6 +8,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit'
 import type { SnaptrainApi } from '../api-types.ts'
 import { withTimeout } from '../util/deadline.ts'
+import { newSweepState } from '../tune/sweep-state.ts'
 import { toErrorView } from './errors.ts'
 import { downloadFile, sweepFile } from './sweep-files.ts'
 import type { StageView } from './sweep-view.ts'
@@ -44,23 +45,6 @@ export function sweepApiOf(api: SnaptrainApi): SweepApi {
   const missing = SWEEP_METHODS.filter(m => typeof (api as unknown as Record<string, unknown>)[m] !== 'function')
   if (missing.length) throw new Error(`window.snaptrain has no sweep API (missing: ${missing.join(', ')})`)
   return api as unknown as SweepApi
-}
-
-/** A placeholder state shown from the moment a sweep starts until its first 'state' event. */
-export function startingState(id: string, config: SweepConfig): SweepState {
-  const now = new Date().toISOString()
-  return {
-    id,
-    config,
-    status: 'running',
-    trials: [],
-    stoppedEarly: 0,
-    gpuSeconds: 0,
-    gpuSecondsFullBudget: 0,
-    wallSeconds: 0,
-    createdAt: now,
-    updatedAt: now,
-  }
 }
 
 /** `s` with trial `t` replaced (or added), trials in id order. */
@@ -162,7 +146,7 @@ export class SweepController implements ReactiveController {
   /** Starts a sweep and shows it; resolves when it ended (never rejects: failures become `error`). */
   async start(config: SweepConfig): Promise<void> {
     const id = `sw-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
-    this.show(startingState(id, config))
+    this.show(newSweepState(config, id))
     await this.run(id, `Running the sweep on ${config.table}`, (lib, on) => lib.sweep(config, on, { id }))
   }
 

@@ -45,7 +45,7 @@ describe('clicks versions through snaptrain scan', () => {
     const latest = lastJson(await runCli(['scan', '--table', TABLE, '--json'], {}, 60_000))
     expect(latest.version).toBe(gen.versions.length - 1)
     expect(latest.rows).toBe(gen.rows + gen.rowsAppended - gen.rowsDeleted)
-  })
+  }, 240_000)
 
   test('latest = v0 + appended − deleted, row for row', async () => {
     const [v0, v1, v2] = [await lines(0), await lines(1), await lines(2)]
