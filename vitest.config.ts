@@ -4,12 +4,13 @@ import { requireChrome, WEBGPU_ARGS } from './src/cli/browser.ts'
 
 // Kernel tests run in headless Chromium on its WebGPU adapter; everything else runs in Node.
 // The e2e files share the unit files' workers, so they run while the browser project does
-// instead of after everything (fileParallelism: false put them in a later group). Two workers
+// instead of after everything (fileParallelism: false put them in a later group). Three workers
 // even on 2 cores: most Node files wait on a child process or Chromium, not on their own CPU
-// (the whole run 443 s against 575 s with vitest's default of cores − 1 = 1 worker).
+// (on 2 cores the whole run took 575 s with vitest's default of cores − 1 = 1 worker, 411 s with
+// 2 and 346 s with 3).
 export default defineConfig({
   test: {
-    maxWorkers: 2,
+    maxWorkers: 3,
     projects: [
       {
         test: {
