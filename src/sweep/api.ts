@@ -9,7 +9,7 @@ import { defaultSpace } from '../tune/defaults.ts'
 import { exportSweep as exportJson, importSweep as importJson } from '../tune/export.ts'
 import { sweepImportance, type ParamImportance } from '../tune/importance.ts'
 import { replaySweep } from '../tune/replay.ts'
-import { continueSnippet, type SnippetTable } from '../tune/snippet.ts'
+import { continueSnippet, snippetTable } from '../tune/snippet.ts'
 import { IdbStore } from './store-idb.ts'
 import { newSweepId } from '../tune/sweep-state.ts'
 import { planSweep, prepareSweep, type SweepPlan } from './plan.ts'
@@ -159,19 +159,4 @@ export function createSweepApi(o: SweepApiOptions = {}): SweepApi {
 function strip(s: SweepState): SweepState {
   const { log: _log, ...rest } = s as SweepState & { log?: unknown }
   return rest
-}
-
-/** Table, version and features of the best trial (its manifest), else the config's. */
-function snippetTable(s: SweepState, manifest: unknown): SnippetTable {
-  const m = manifest as
-    | {
-        table?: { url?: string; path?: string; version?: number }
-        features?: Array<{ name: string; categorical: boolean }>
-      }
-    | undefined
-  return {
-    url: s.config.tablePath ?? m?.table?.path ?? m?.table?.url ?? s.config.table,
-    version: m?.table?.version ?? s.config.version ?? null,
-    features: m?.features ?? (s.config.features ?? []).map(name => ({ name, categorical: false })),
-  }
 }

@@ -159,3 +159,26 @@ function torchSnippet(state: SweepState, t: SnippetTable): string {
     '',
   ].join('\n')
 }
+
+/**
+ * Table, version and features of the best trial (its manifest: the run's, where a feature is
+ * categorical when the manifest's `categorical` names it; a sweep stored before trials carried
+ * the run manifest has `categorical` on each feature), else the config's.
+ */
+export function snippetTable(s: SweepState, manifest: unknown): SnippetTable {
+  const m = manifest as
+    | {
+        table?: { url?: string; path?: string; version?: number }
+        features?: Array<{ name: string; categorical?: boolean }>
+        categorical?: Record<string, unknown>
+      }
+    | undefined
+  const coded = m?.categorical ?? {}
+  return {
+    url: s.config.tablePath ?? m?.table?.path ?? m?.table?.url ?? s.config.table,
+    version: m?.table?.version ?? s.config.version ?? null,
+    features:
+      m?.features?.map(f => ({ name: f.name, categorical: f.categorical ?? f.name in coded })) ??
+      (s.config.features ?? []).map(name => ({ name, categorical: false })),
+  }
+}
