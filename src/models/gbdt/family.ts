@@ -219,7 +219,8 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
               histogramKernel: slot.kernel,
             })
           : createCpuBackend)
-      return { booster: await train(data.dataset.data, params, factory, { ...data.binned, onRound }), adapter: '' }
+      const booster = await train(data.dataset.data, params, factory, { ...data.binned, onRound })
+      return { booster, adapter: slot.cache ? 'sweep slot' : 'cpu (reference backend)' }
     }
     // A lost GPU device is rebuilt and the (deterministic) boosting rerun: device-loss.ts.
     return trainRecovering({

@@ -13,7 +13,7 @@ import { baseMargin, transform } from './objective.ts'
 import { predictMargins } from './predict.ts'
 import type { Booster } from './types.ts'
 import { fromXGBoostJson } from './xgboost-json.ts'
-import { httpFor } from '../../run/config.ts'
+import { hasWebGpu, httpFor } from '../../run/config.ts'
 
 /** What to predict (structured-cloneable). */
 export interface PredictConfig {
@@ -87,8 +87,7 @@ async function gpuMargins(
   booster: Booster,
   columns: Float32Array[],
 ): Promise<{ margins: Float32Array; adapter: string }> {
-  if (typeof navigator === 'undefined' || !navigator.gpu)
-    return { margins: predictMargins(booster, columns), adapter: 'cpu (no WebGPU)' }
+  if (!hasWebGpu()) return { margins: predictMargins(booster, columns), adapter: 'cpu (no WebGPU)' }
   const [
     { requestDevice, adapterSummary, adapterLabel },
     { PipelineCache },
