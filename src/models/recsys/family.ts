@@ -21,7 +21,7 @@ import { classifyColumns, columnKind, featurize, tableMemory } from './features.
 import { initOptimizerState, initWeights } from './init.ts'
 import { modelShapeOf, parameterCount } from './layout.ts'
 import { parseRecsysParams, RECSYS_PARAM_NAMES } from './params.ts'
-import { evaluationsUpTo, trainLoop, type MetricRow, type TrainLoopResult } from './train-loop.ts'
+import { evaluationsUpTo, type MetricRow, type TrainLoopResult } from './train-loop.ts'
 import { trainWithRecovery, type DeviceSession } from './recovery.ts'
 import type { DeviceSession as RunSession } from '../../run/device-loss.ts'
 import { checkRecsysMemory } from '../memory-budget.ts'
@@ -182,7 +182,6 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
 
   async train(data, params, input, onEvaluation, slot) {
     const shape = modelShapeOf(data.layout, params)
-    if (slot) return trainOnSlot(data, params, shape, slot, onEvaluation)
     const { config, rank } = input
     const world = rankCount(config)
     const ranked =
@@ -196,7 +195,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
           )
         : undefined
     const kind = config.backend ?? 'gpu'
-    if (!ranked && kind === 'gpu' && hasWebGpu()) await checkRecsysMemory(shape, params, config.memoryBudget)
+    if (!slot && !ranked && kind === 'gpu' && hasWebGpu()) await checkRecsysMemory(shape, params, config.memoryBudget)
     const stepsPerEpoch = data.source.stepsPerEpoch
     const totalEvals = evaluationsUpTo(params.epochs * stepsPerEpoch, stepsPerEpoch, params.eval_every)
     // A lost device is rebuilt and the loop replays from the last checkpoint (recovery.ts), so rounds count by step.
@@ -217,10 +216,13 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
           onEvaluation && ((epoch, row) => (onEvaluation(epoch, progressMetrics(row)) === 'stop' ? 'stop' : undefined)),
       },
       {
+        // A sweep slot's session has no `lost`: one segment, no rebuild (the sweep reruns the trial).
         open: (state, attempt) =>
-          ranked && attempt === 0
-            ? Promise.resolve(rankedSession(ranked))
-            : chooseBackend(kind, shape, params, state, d => input.hooks.onDevice?.(d, attempt)),
+          slot
+            ? slotSession(slot, shape, params)
+            : ranked && attempt === 0
+              ? Promise.resolve(rankedSession(ranked))
+              : chooseBackend(kind, shape, params, state, d => input.hooks.onDevice?.(d, attempt)),
         checkpointEvery: input.hooks.checkpointEvery,
         maxRecoveries: input.hooks.maxRecoveries,
         onRecover: (step, reason) =>
@@ -258,40 +260,15 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
   },
 }
 
-/** A sweep trial on its slot's device: no recovery (the sweep reruns a trial whose device was lost); `onEvaluation` at every epoch end. */
-async function trainOnSlot(
-  data: RecsysLoaded,
-  params: RecsysParams,
-  shape: ModelShape,
-  slot: RecsysSlot,
-  onEvaluation?: Parameters<ModelFamily['train']>[3],
-): Promise<RecsysTrained> {
-  const backend = slot.cache
-    ? await (await import('./model-gpu.ts')).GpuModel.create(slot.cache, shape, params, {
-        weights: initWeights(shape, params.seed),
-        opt: initOptimizerState(shape, params),
-      })
-    : createRefBackend(shape, params)
-  try {
-    const loop = await trainLoop({
-      params,
-      backend,
-      source: data.source,
-      valid: data.valid,
-      onEpochEnd:
-        onEvaluation && ((epoch, row) => (onEvaluation(epoch, progressMetrics(row)) === 'stop' ? 'stop' : undefined)),
-    })
-    const model = encodeCheckpoint({
-      shape,
-      params,
-      layout: data.layout,
-      loop: loop.state,
-      state: await backend.exportState(),
-    })
-    return { loop, adapter: slot.cache ? 'sweep slot' : 'cpu (reference backend)', model }
-  } finally {
-    backend.destroy()
+/** A sweep slot's model: on the slot's device (its pipeline cache), else the CPU reference; fresh seeded weights. */
+async function slotSession(slot: RecsysSlot, shape: ModelShape, params: RecsysParams): Promise<DeviceSession> {
+  if (!slot.cache) {
+    const backend = createRefBackend(shape, params)
+    return { backend, adapter: 'cpu (reference backend)', dispose: () => backend.destroy() }
   }
+  const initial = { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) }
+  const backend = await (await import('./model-gpu.ts')).GpuModel.create(slot.cache, shape, params, initial)
+  return { backend, adapter: 'sweep slot', dispose: () => backend.destroy() }
 }
 
 /** Ranked backends as a recovery session (no `lost`: a lost rank fails the run, src/run/ranks.ts). */
