@@ -2,6 +2,7 @@ import { defineConfig } from 'vite'
 import { tablesListingPlugin } from './src/serve/vite-tables-plugin.ts'
 import { CONTENT_SECURITY_POLICY } from './src/serve/csp.ts'
 import { configuredHosts, hostCheckPlugin } from './src/serve/host-check.ts'
+import { governedProxyPlugin } from './src/serve/sharing-proxy.ts'
 
 // COOP/COEP make the page cross-origin isolated (SharedArrayBuffer for allreduce, precise timers);
 // the CSP (src/serve/csp.ts) keeps eval out and scripts to this origin. The same policy is in index.html
@@ -17,7 +18,7 @@ export default defineConfig({
   // GET /?list-type=2&prefix=tables/… answers S3 ListObjectsV2 for public/ (table discovery).
   // The host check (src/serve/host-check.ts) answers 403 to any Host but loopback with our port and
   // SNAPTRAIN_ALLOWED_HOSTS: a page elsewhere cannot rebind its own domain to this server.
-  plugins: [hostCheckPlugin(), tablesListingPlugin()],
+  plugins: [hostCheckPlugin(), tablesListingPlugin(), governedProxyPlugin()],
   // Loopback only; `npx vite --host <addr>` (or `npm start -- --host <addr>`) binds elsewhere, explicitly.
   // allowedHosts: vite's own check (also of the HMR websocket) must let the configured names through.
   server: { headers: pageHeaders, host: '127.0.0.1', allowedHosts: configuredHosts() },

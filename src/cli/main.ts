@@ -40,6 +40,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'read a Delta table snapshot: rows (jsonl/csv/ids), filtered, sharded, shuffled, resumable',
     load: () => import('./scan.ts'),
   },
+  shares: {
+    summary: 'list the shares, schemas and tables a Delta Sharing profile can read',
+    load: () => import('./shares.ts'),
+  },
   data: {
     summary: 'generate the sample Delta tables under public/tables (checkout only)',
     load: checkoutOnly('data', 'tools', () => import('../../tools/datagen/cli.ts')),

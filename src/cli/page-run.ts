@@ -12,14 +12,18 @@ import { launchBrowser } from './launch.ts'
 import { startPageServer } from '../serve/page-server.ts'
 import { serveDirectory, type ServedDirectory } from '../serve/server.ts'
 import { localizeUrls, TableArgError } from './table-url.ts'
+import { governedTable, isGovernedInput } from './governed.ts'
+import type { TableAccess } from '../storage/types.ts'
 import { withTimeout } from '../util/deadline.ts'
 
 /** A table the page can fetch. */
 export interface PageTable {
   /** Table root URL, ending in '/'. */
   url: string
-  /** Absolute local folder, when one was served. */
+  /** Absolute local folder, when one was served; how the user named a governed table. */
   path?: string
+  /** A governed table's access (governed.ts). */
+  access?: TableAccess
   /** Loopback URLs in a message → local paths. */
   localize(message: string): string
   close(): Promise<void>
@@ -49,6 +53,10 @@ export async function pageTables(
  * unreachable), CORS open only to the app page's origin (added when the page server starts).
  */
 export async function pageTable(input: string, flag = '--table', cwd = process.cwd()): Promise<PageTable> {
+  if (isGovernedInput(input)) {
+    const t = await governedTable(input, flag)
+    return { url: t.url, path: t.display, access: t.access, localize: m => m, close: async () => {} }
+  }
   if (/^https?:\/\//i.test(input)) {
     return { url: input.endsWith('/') ? input : `${input}/`, localize: m => m, close: async () => {} }
   }

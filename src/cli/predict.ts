@@ -12,6 +12,7 @@ import { parseCommand, type CommandSpec, type FlagSpec } from './args.ts'
 import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { atomicWrite } from './train.ts'
 import { ALLOW_ORIGIN_FLAG, allowOrigins, TOKEN_FLAG, tokenHeaders } from './data-flags.ts'
+import { forPage } from './governed.ts'
 import { csvText } from '../util/csv.ts'
 import { fromXGBoostJson } from '../models/gbdt/xgboost-json.ts'
 import { categoriesOf } from '../models/gbdt/model-attributes.ts'
@@ -73,8 +74,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       cpu: f.cpu,
       headers: tokenHeaders(f),
       allowOrigins: origins,
+      ...(table.access ? { access: table.access } : {}),
     }
-    const r = await withAppPage(io, f.timeout, closers, page => page.evaluate<PredictResult>(predictScript(config)))
+    const r = await withAppPage(io, f.timeout, closers, page =>
+      page.evaluate<PredictResult>(predictScript(forPage(config, page.url()))),
+    )
     const out = resolve(f.out)
     atomicWrite(out, predsCsv(r.margins, r.predictions))
     io.err(`predict: ${r.rows} rows of version ${r.version} on ${r.adapter}; wrote ${out}`)

@@ -11,6 +11,8 @@ import { writeData, type CliIo } from './io.ts'
 import { parseCommand, UsageError } from './args.ts'
 import type { CommandSpec, FlagSpec, FlagValues } from './args.ts'
 import { openTableLocation, TableArgError } from './table-url.ts'
+import { governedLocation, isGovernedInput } from './governed.ts'
+import { tableResolver } from '../storage/access.ts'
 import type { TableLocation } from './table-url.ts'
 import { rowToCsvLine, rowToJsonLine, csvRecord } from './format.ts'
 import { openSnapshot, scanFile } from '../table/index.ts'
@@ -156,7 +158,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     }
     const start = wantsDataPath(flags) ? await startPoint(flags) : undefined
     if (start?.cursor) open.version = start.cursor.version
-    location = await openTableLocation(flags.table)
+    location = isGovernedInput(flags.table) ? await governedLocation(flags.table) : await openTableLocation(flags.table)
+    if (location.access) open.resolver = tableResolver(location.url, location.access)
     return await scan(location, flags, open, io, start)
   } catch (e) {
     if (e instanceof UsageError || e instanceof TableArgError || e instanceof FilterError) return usage(io, e.message)
@@ -182,6 +185,7 @@ async function scan(
 ): Promise<number> {
   const snapshot = await openSnapshot(location.url, {
     ...open,
+    ...(flags.filter ? { filterHint: flags.filter } : {}),
     onWarning: m => io.err(`snaptrain scan: warning: ${m}`),
   })
   const fields = selectFields(snapshot, flags.columns, location.display)
@@ -243,7 +247,7 @@ export function httpOptions(
 
 /** The HTTP options of the row reads (the open options minus version, timestamp, warnings). */
 function readHttp(open: OpenOptions): HttpOptions {
-  return { timeoutMs: open.timeoutMs, headers: open.headers, allowOrigins: open.allowOrigins }
+  return { timeoutMs: open.timeoutMs, headers: open.headers, allowOrigins: open.allowOrigins, resolver: open.resolver }
 }
 
 /** `--timeout-ms`, else `SNAPTRAIN_HTTP_TIMEOUT_MS`, else the reader's default. */

@@ -20,6 +20,7 @@ import { planSweep } from '../sweep/plan.ts'
 import { trialsCsv } from '../tune/export.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
 import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
+import { forPage } from './governed.ts'
 
 const SPEC = {
   name: 'sweep',
@@ -131,6 +132,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       tablePath: table.path,
       validTable: valid?.url,
       headers: tokenHeaders(f),
+      ...(table.access ? { access: table.access } : {}),
     }
     // GBDT's label checks in Node; for both families every trial reads the version checked here.
     const family = config.model === 'gbdt' ? await loadFamily('gbdt') : undefined
@@ -143,6 +145,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       features,
       filter,
       headers: pageConfig.headers,
+      access: pageConfig.access,
       allowOrigins,
       validTable: pageConfig.validTable,
       validVersion,
@@ -224,7 +227,7 @@ async function runInPage(io: CliIo, seconds: number, config: SweepConfig): Promi
     io,
     seconds,
     closers,
-    page => page.evaluate<PageResult>(sweepScript(config)),
+    page => page.evaluate<PageResult>(sweepScript(forPage(config, page.url()))),
     line => {
       const msg = progressLine(line)
       if (msg) io.err(msg)

@@ -8,6 +8,7 @@ import { stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serveDirectory } from '../serve/server.ts'
+import type { TableAccess } from '../storage/types.ts'
 
 /** Where a table lives for the duration of a command. */
 export interface TableLocation {
@@ -19,6 +20,8 @@ export interface TableLocation {
   localize(message: string): string
   /** Stops the loopback server, if one was started. */
   close(): Promise<void>
+  /** A governed table's access (governed.ts): its resolver reads the table. */
+  access?: TableAccess
 }
 
 /** Thrown when `--table` names neither an http(s) URL nor an existing folder. */

@@ -19,6 +19,7 @@ import { loadFamily, type ModelFamily } from '../run/family.ts'
 import { metricsCsv } from '../run/manifest.ts'
 import type { RecsysTrainSummary } from '../models/recsys/family.ts'
 import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
+import { forPage } from './governed.ts'
 
 const SPEC = {
   name: 'train',
@@ -100,7 +101,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       io,
       f.timeout,
       closers,
-      page => page.evaluate<RunResult>(trainScript(config)),
+      page => page.evaluate<RunResult>(trainScript(forPage(config, page.url()))),
       line => io.err(progressLine(line)),
     )
     writeRun(io, f, family, result)
@@ -181,6 +182,7 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
     ranks: f.ranks,
     headers: tokenHeaders(f),
     allowOrigins: allowOrigins(f),
+    ...(table.access ? { access: table.access } : {}),
   }
 }
 

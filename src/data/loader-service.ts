@@ -5,14 +5,15 @@
 import { transfer } from 'comlink'
 import type { LoaderWorkerApi, WorkerHttpOptions } from '../workers/loader.api.ts'
 import type { DecodeSpec, DecodedUnit, ScanPlan } from './types.ts'
+import type { UrlResolver } from '../table/types.ts'
 import { createUnitReader, type UnitReader } from './unit-reader.ts'
 
 /** The API object a loader worker exposes. */
 export function createLoaderService(): LoaderWorkerApi {
   let reader: UnitReader | undefined
   return {
-    init(plan: ScanPlan, spec: DecodeSpec, http: WorkerHttpOptions) {
-      reader = createUnitReader(plan, spec, http)
+    init(plan: ScanPlan, spec: DecodeSpec, http: WorkerHttpOptions, resolver?: UrlResolver) {
+      reader = createUnitReader(plan, spec, resolver ? { ...http, resolver } : http)
     },
     async readUnit(unitId: number, opts: { ids?: boolean } = {}) {
       if (!reader) throw new Error('loader worker: readUnit before init')

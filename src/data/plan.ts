@@ -208,7 +208,19 @@ function assemble(
     files,
     units,
   }
-  return { ...base, stats, schema: planSchemaOf(snapshot, columns), digest: planDigest(base) }
+  const share = snapshot.share && { ...snapshot.share, fileIds: pick(snapshot.share.fileIds, files) }
+  return {
+    ...base,
+    stats,
+    schema: planSchemaOf(snapshot, columns),
+    digest: planDigest(base),
+    ...(share ? { share } : {}),
+  }
+}
+
+/** The server file ids of the plan's files. */
+function pick(ids: Record<string, string>, files: PlanFile[]): Record<string, string> {
+  return Object.fromEntries(files.filter(f => ids[f.path] !== undefined).map(f => [f.path, ids[f.path]!]))
 }
 
 /** Delta fields of the delivered columns for the decoders (columns are validated already). */

@@ -8,7 +8,7 @@
  * through the unit.
  */
 import type { FileMetaData } from 'hyparquet'
-import type { HttpOptions, StructField } from '../table/types.ts'
+import type { HttpOptions, ShareOrigin, StructField } from '../table/types.ts'
 import type { FileValidator } from '../table/range-check.ts'
 
 /** A parsed row filter. Column names are logical; literals are typed at parse time. */
@@ -141,6 +141,8 @@ export interface ScanPlan {
    * a cursor made for another plan is refused by comparing it.
    */
   digest: string
+  /** A shared table's coordinates and the server's ids of the plan's files (never URLs or tokens). */
+  share?: ShareOrigin
 }
 
 /** How epochs are cut into ranks and ordered. */

@@ -3,7 +3,7 @@
  * or the loader's own thread (Node and the CLI: `workers: 0`). Which source reads a unit never
  * changes what the unit holds, so the delivered rows do not depend on the choice.
  */
-import { wrap, releaseProxy, type Remote } from 'comlink'
+import { proxy, wrap, releaseProxy, type Remote } from 'comlink'
 import type { HttpOptions } from '../table/types.ts'
 import type { LoaderWorkerApi, WorkerHttpOptions } from '../workers/loader.api.ts'
 import type { DecodeSpec, DecodedUnit, ScanPlan } from './types.ts'
@@ -50,11 +50,14 @@ export function workerSource(
 ): UnitSource {
   if (http.fetch)
     throw new RangeError('http.fetch cannot be sent to loader workers; use workers: 0 for an injected fetch')
-  const { fetch: _unused, ...cloneable } = http
+  const { fetch: _unused, resolver, ...cloneable } = http
+  // A governed table's resolver stays on this thread (it holds the URLs, tokens and renewals);
+  // the workers call it through a comlink proxy, one renewal for all of them.
   const workerHttp: WorkerHttpOptions = cloneable
+  const workerResolver = resolver ? proxy(resolver) : undefined
   const start = (i: number): Slot => {
     const held = takeWorker(factory)
-    const ready = held.api.init(plan, spec, workerHttp)
+    const ready = held.api.init(plan, spec, workerHttp, workerResolver)
     ready.catch(() => {}) // observed by the first read
     return { held, inFlight: 0, ready, generation: 0, ...failure(held, i) }
   }

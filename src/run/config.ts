@@ -5,6 +5,8 @@
  * postMessage (structured clone).
  */
 import type { HttpOptions } from '../table/types.ts'
+import type { TableAccess } from '../storage/types.ts'
+import { tableResolver } from '../storage/access.ts'
 import type { CollectiveStats } from '../ranks/types.ts'
 import type { MemoryBudget } from '../models/memory-budget.ts'
 import type { RunManifest } from './manifest.ts'
@@ -50,6 +52,12 @@ export interface TrainConfig {
   headers?: Record<string, string>
   /** Origins besides each table's own that its files may come from (HttpOptions.allowOrigins); default any. */
   allowOrigins?: string[]
+  /**
+   * A governed table's access (a share's profile, S3 credentials, a Unity Catalog token): every
+   * request to `table`'s origin passes its resolver (httpFor). Like `headers`, never written into
+   * the manifest, metrics, progress or a sweep's store.
+   */
+  access?: TableAccess
   /** Other HTTP options for every table of the run (timeouts, an injected fetch); headers go in `headers`. */
   http?: Omit<HttpOptions, 'headers' | 'allowOrigins'>
 }
@@ -93,19 +101,27 @@ export interface RunResult<
 /**
  * HTTP options for reading the table at `url`: `config.headers` only when `url` has the origin of
  * `config.table` (a validation table elsewhere gets none); http.ts then sends them only to that
- * origin, so data files the log names on other hosts never see them either. `allowOrigins`
+ * origin, so data files the log names on other hosts never see them either; `config.access` gives
+ * that origin's tables their resolver (one per table and thread). `allowOrigins`
  * applies to every table of the run.
  */
 export function httpFor(
-  config: Pick<TrainConfig, 'table' | 'headers' | 'allowOrigins' | 'http'>,
+  config: Pick<TrainConfig, 'table' | 'headers' | 'allowOrigins' | 'http' | 'access'>,
   url: string,
 ): HttpOptions {
   const allow: HttpOptions = { ...config.http, ...(config.allowOrigins ? { allowOrigins: config.allowOrigins } : {}) }
-  if (!config.headers) return allow
+  if (!sameOrigin(url, config.table)) return allow
+  const http = config.headers ? { ...allow, headers: config.headers } : allow
+  if (!config.access) return http
+  const root = url.endsWith('/') ? url : `${url}/`
+  return { ...http, resolver: tableResolver(root, config.access, { http: config.http }) }
+}
+
+function sameOrigin(a: string, b: string): boolean {
   try {
-    return new URL(url).origin === new URL(config.table).origin ? { ...allow, headers: config.headers } : allow
+    return new URL(a).origin === new URL(b).origin
   } catch {
-    return allow
+    return false
   }
 }
 

@@ -9,6 +9,7 @@ import { version as SNAPTRAIN_VERSION } from '../../package.json'
 import type { ScanPlan } from '../data/types.ts'
 import { csvText } from '../util/csv.ts'
 import { redactUrl } from '../util/redact.ts'
+import { shareTableUrl } from '../sharing/shared-table.ts'
 import type { TrainConfig, TrainSummary } from './config.ts'
 
 /** The table side of a run: what was read, pinned. */
@@ -22,6 +23,15 @@ export interface ManifestTable {
   digest: string
   files: Array<{ path: string; size: number }>
   rows: number
+  /** A shared table: its server, coordinates, the response format and the server's file ids by path. */
+  share?: {
+    endpoint: string
+    share: string
+    schema: string
+    table: string
+    format: string
+    file_ids: Record<string, string>
+  }
 }
 
 /** A run manifest (manifest.json). */
@@ -65,12 +75,25 @@ export interface RunManifest {
  */
 export function manifestTable(plan: ScanPlan, path?: string): ManifestTable {
   return {
-    url: redactUrl(plan.tableUrl),
+    // A share read through the local proxy records the server's own address of the table.
+    url: redactUrl(plan.share ? shareTableUrl(plan.share.endpoint, plan.share) : plan.tableUrl),
     ...(path ? { path } : {}),
     version: plan.version,
     digest: plan.digest,
     files: plan.files.map(f => ({ path: redactUrl(f.path), size: f.size })),
     rows: plan.stats.rows,
+    ...(plan.share ? { share: shareBlock(plan.share) } : {}),
+  }
+}
+
+function shareBlock(s: NonNullable<ScanPlan['share']>): NonNullable<ManifestTable['share']> {
+  return {
+    endpoint: redactUrl(s.endpoint),
+    share: s.share,
+    schema: s.schema,
+    table: s.table,
+    format: s.format,
+    file_ids: s.fileIds,
   }
 }
 

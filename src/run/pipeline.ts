@@ -69,7 +69,11 @@ export async function openTables(config: TrainConfig): Promise<{ snapshot: Snaps
   if (config.validFraction !== undefined && !(config.validFraction > 0 && config.validFraction < 1)) {
     throw new RangeError(`valid fraction: must be in (0, 1), got ${config.validFraction}`)
   }
-  const snapshot = await openSnapshot(config.table, { version: config.version, ...httpFor(config, config.table) })
+  const snapshot = await openSnapshot(config.table, {
+    version: config.version,
+    ...(config.filter ? { filterHint: config.filter } : {}),
+    ...httpFor(config, config.table),
+  })
   if (!config.validTable) return { snapshot }
   const validSnapshot = await openSnapshot(config.validTable, {
     version: config.validVersion,

@@ -26,7 +26,15 @@ export interface SweepApi {
    */
   sweep(config: SweepConfig, onEvent?: (e: SweepEvent) => void, opts?: { id?: string }): Promise<SweepState>
   /** Resumes a stored sweep: finished trials are kept, unfinished ones run again. */
-  resumeSweep(id: string, onEvent?: (e: SweepEvent) => void): Promise<SweepState>
+  /**
+   * Resumes a stored sweep. `credentials`: the bearer headers or governed access of its table
+   * again (they were never stored: a share's profile is read anew, a token given anew).
+   */
+  resumeSweep(
+    id: string,
+    onEvent?: (e: SweepEvent) => void,
+    credentials?: Pick<SweepConfig, 'headers' | 'access'>,
+  ): Promise<SweepState>
   /** Stops a sweep running in this page (finished trials kept; resolves once it stopped). */
   stopSweep(id: string): Promise<void>
   /** Every stored sweep, oldest first. */
@@ -91,22 +99,26 @@ export function createSweepApi(o: SweepApiOptions = {}): SweepApi {
 
   return {
     async sweep(config, onEvent = () => {}, opts = {}) {
-      // Why headers leave the config here: the config is stored (IndexedDB) and exported; a
-      // token must not be. They reach the reader through a cache of this sweep's own.
-      const { headers, ...c } = resolve(config)
+      // Why headers and access leave the config here: the config is stored (IndexedDB) and
+      // exported; a token must not be. They reach the reader through a cache of this sweep's own.
+      const { headers, access, ...c } = resolve(config)
       prepareSweep(c)
       const id = opts.id ?? newSweepId()
       const st = await store()
       if (await st.get(id)) throw new Error(`sweep ${id} already exists (resume it or pick another id)`)
-      const reader = headers ? new DataCache({ ...o.read, http: { ...o.read?.http, headers } }) : cache
+      const reader =
+        headers || access ? new DataCache({ ...o.read, http: { ...o.read?.http, headers }, access }) : cache
       return track(id, signal => runPageSweep(c, onEvent, { store: st, cache: reader, signal, id, onSlot: o.onSlot }))
     },
-    async resumeSweep(id, onEvent = () => {}) {
+    async resumeSweep(id, onEvent = () => {}, credentials = {}) {
       const s = await stored(id)
       // Replaying into a throwaway strategy first refuses a diverging sweep before any data loads.
       replaySweep(prepareSweep(s.config).strategy, s)
       const st = await store()
-      return track(id, signal => runPageSweep(s, onEvent, { store: st, cache, signal, onSlot: o.onSlot }))
+      const { headers, access } = credentials
+      const reader =
+        headers || access ? new DataCache({ ...o.read, http: { ...o.read?.http, headers }, access }) : cache
+      return track(id, signal => runPageSweep(s, onEvent, { store: st, cache: reader, signal, onSlot: o.onSlot }))
     },
     async stopSweep(id) {
       const run = active.get(id)

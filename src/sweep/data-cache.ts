@@ -65,6 +65,7 @@ export function sweepRunConfig(c: SweepConfig, read: ReadOptions = {}): TrainCon
     workers: read.workers,
     headers: headers ?? c.headers,
     allowOrigins: c.allowOrigins ?? http.allowOrigins,
+    ...((read.access ?? c.access) ? { access: read.access ?? c.access } : {}),
     http,
   }
 }

@@ -38,8 +38,38 @@ export function retryingFetch(opts: HttpOptions = {}, tableUrl?: string, memory 
     const res = await send(input, init, opts, tableUrl, memory)
     // Why HEAD is passed through: it is a probe, and hyparquet's byteLengthFromUrl answers a 403
     // on HEAD (signed S3 URLs forbid it) by retrying with a ranged GET; it needs to see the 403.
-    if (!res.ok && (init?.method ?? 'GET') !== 'HEAD') throw statusError(init?.method ?? 'GET', input, res)
+    if (!res.ok && (init?.method ?? 'GET') !== 'HEAD')
+      throw await explainedStatusError(init?.method ?? 'GET', input, res)
     return res
+  }
+}
+
+/**
+ * statusError plus the reason the server gave: the code and message of an S3 XML error, a Delta
+ * Sharing `{errorCode, message}` or a Unity Catalog `{error_code, message}` body. Only those two
+ * fields, cut short: an error body may echo the request (S3 sends the string it signed).
+ */
+export async function explainedStatusError(method: string, url: string, res: Response): Promise<TableError> {
+  const error = statusError(method, url, res)
+  const reason = errorReason(await res.text().catch(() => ''))
+  if (reason) error.message += ` (${reason})`
+  return error
+}
+
+function errorReason(body: string): string | undefined {
+  const xmlCode = /<Code>([^<]{1,100})<\/Code>/.exec(body)?.[1]
+  if (xmlCode) {
+    const message = /<Message>([^<]{1,300})<\/Message>/.exec(body)?.[1]
+    return message ? `${xmlCode}: ${message}` : xmlCode
+  }
+  try {
+    const json = JSON.parse(body) as Record<string, unknown>
+    const code = json.errorCode ?? json.error_code ?? json.error
+    const message = json.message ?? json.error_description
+    const parts = [code, message].filter((x): x is string => typeof x === 'string' && x !== '')
+    return parts.length ? parts.join(': ').slice(0, 300) : undefined
+  } catch {
+    return undefined
   }
 }
 
@@ -65,10 +95,31 @@ export async function send(
   const attempts = Math.max(1, opts.attempts ?? DEFAULT_ATTEMPTS)
   const method = init?.method ?? 'GET'
   let lastError: TableError | undefined
+  let renewals = 0
+  let waitMs: number | undefined
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    if (attempt > 1) await sleep(backoff(attempt - 1, opts.backoffMs ?? DEFAULT_BACKOFF_MS))
+    if (attempt > 1) await sleep(waitMs ?? backoff(attempt - 1, opts.backoffMs ?? DEFAULT_BACKOFF_MS))
+    waitMs = undefined
     try {
-      const res = await attemptOnce(url, withHeaders(url, init, opts, tableUrl), opts, memory)
+      // A governed table's credentials are the resolver's; extra headers would follow its URLs anywhere.
+      const request = opts.resolver ? { ...init } : withHeaders(url, init, opts, tableUrl)
+      const target = opts.resolver ? await resolved(url, request, opts.resolver) : { url, init: request }
+      const res = await attemptOnce(url, target, opts, memory)
+      if (opts.resolver && isRefusal(res) && renewals < MAX_RENEWALS) {
+        // A governed table's URL or credentials expired: renewed ones make the same request valid again.
+        if (await opts.resolver.rejected(url, res.status, await res.clone().text())) {
+          renewals++
+          attempt--
+          lastError = undefined
+          waitMs = 0
+          continue
+        }
+      }
+      if (res.status === 429) {
+        lastError = statusError(method, url, res)
+        waitMs = retryAfter(res, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS)
+        continue
+      }
       // Only server errors are transient: a 4xx will not change by asking again, except a 416
       // for a range inside the file (the log's size): a confused server or proxy, worth a retry.
       if (res.status < 500 && !(res.status === 416 && isRanged(init))) return res
@@ -76,14 +127,59 @@ export async function send(
     } catch (error) {
       if (init?.signal?.aborted) throw error // the caller gave up: not ours to retry
       if (error instanceof FatalResponseError) throw error // wrong bytes, changed file: asking again cannot fix it
+      if (error instanceof TableError && error.code !== 'http') throw error // a resolver's refusal
       lastError = error instanceof TableError ? error : networkError(method, url, error)
     }
   }
   throw lastError ?? new TableError(`${method} ${url}: no attempt made`, 'http', url)
 }
 
+/** Renewals of a governed table's URLs or credentials one request may ask for before its refusal stands. */
+const MAX_RENEWALS = 3
+
+/** Answers a resolver is told of: unauthenticated, forbidden, and S3's 400 ExpiredToken. */
+function isRefusal(res: Response): boolean {
+  return res.status === 401 || res.status === 403 || res.status === 400
+}
+
+/** The request to send for `url`: the resolver's URL, with its headers added to the request's. */
+async function resolved(
+  url: string,
+  init: RequestInit,
+  resolver: NonNullable<HttpOptions['resolver']>,
+): Promise<{ url: string; init: RequestInit }> {
+  const headers = new Headers(init.headers)
+  const plain: Record<string, string> = {}
+  headers.forEach((value, name) => {
+    plain[name] = value
+  })
+  const target = await resolver.resolve(url, init.method ?? 'GET', plain)
+  for (const [name, value] of Object.entries(target.headers ?? {})) headers.set(name, value)
+  return { url: target.url, init: { ...init, headers } }
+}
+
+/**
+ * How long a 429 asks us to wait: `Retry-After` in seconds or as an HTTP date, else 1 s; at most
+ * the request timeout, so a server asking for an hour fails the request instead of hanging it.
+ */
+function retryAfter(res: Response, capMs: number): number {
+  const header = res.headers.get('Retry-After')
+  let ms = 1000
+  if (header !== null) {
+    const seconds = Number(header)
+    ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now()
+  }
+  return Math.min(Math.max(0, Number.isFinite(ms) ? ms : 1000), capMs)
+}
+
 /** One attempt: fetch + read the whole body, all under one timer. */
-async function attemptOnce(url: string, init: RequestInit, opts: HttpOptions, memory: FileMemory): Promise<Response> {
+async function attemptOnce(
+  url: string,
+  target: { url: string; init: RequestInit },
+  opts: HttpOptions,
+  memory: FileMemory,
+): Promise<Response> {
+  const init = target.init
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
   init.signal?.throwIfAborted()
   const controller = new AbortController()
@@ -96,7 +192,7 @@ async function attemptOnce(url: string, init: RequestInit, opts: HttpOptions, me
   }, timeoutMs)
   const base = opts.fetch ?? globalThis.fetch
   try {
-    const res = await base(url, { ...init, signal: controller.signal })
+    const res = await base(target.url, { ...init, signal: controller.signal })
     const range = rangeOf(init)
     const body =
       (init.method ?? 'GET') === 'HEAD' || NULL_BODY_STATUSES.has(res.status)

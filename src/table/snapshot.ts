@@ -32,6 +32,7 @@ import { TableError, type CommitInfo, type HttpOptions, type OpenOptions, type S
  */
 export async function openSnapshot(tableUrl: string, opts: OpenOptions = {}): Promise<Snapshot> {
   const root = tableRoot(tableUrl)
+  if (opts.resolver?.openSnapshot) return opts.resolver.openSnapshot(root, opts)
   if (opts.version !== undefined && opts.timestamp !== undefined) {
     throw new TableError(`${root}: give a version or a timestamp, not both`, 'version-not-found', root)
   }
@@ -41,7 +42,7 @@ export async function openSnapshot(tableUrl: string, opts: OpenOptions = {}): Pr
   if (opts.timestamp !== undefined)
     [listing, version] = await resolveTimestamp(root, opts, listing, reader, opts.timestamp)
   const { segment, state, commits } = await replayVersion(listing, root, version, opts, reader)
-  return assemble(root, segment, state, await snapshotTime(segment, commits, reader))
+  return assemble(root, segment.version, state, await snapshotTime(segment, commits, reader))
 }
 
 /** A replayed segment. */
@@ -160,6 +161,7 @@ async function segmentOrExplain(
  */
 export async function listCommits(tableUrl: string, opts: HttpOptions = {}): Promise<CommitInfo[]> {
   const root = tableRoot(tableUrl)
+  if (opts.resolver?.listCommits) return opts.resolver.listCommits(root)
   let listing = await discover(root, opts, 0)
   if (!listing.commits.length) listing = await discover(root, opts)
   versionRange(listing, root) // throws not-a-table for an empty log
@@ -225,20 +227,20 @@ async function snapshotTime(segment: LogSegment, commits: ReadCommit[], reader: 
   return segment.checkpoint?.parts[0]?.lastModified ?? 0
 }
 
-function assemble(root: string, segment: LogSegment, state: ReplayState, timestamp: number): Snapshot {
+/**
+ * The Snapshot of a replayed state at `version`: the protocol check, a complete metaData, the
+ * schema and column mapping, the live files. A share's answer (src/sharing) is assembled here too.
+ */
+export function assemble(root: string, version: number, state: ReplayState, timestamp: number): Snapshot {
   const { protocol, metadata } = state
   if (!protocol || !metadata) {
     const missing = !protocol ? 'protocol' : 'metaData'
-    throw new TableError(
-      `${root}: no ${missing} action in the log up to version ${segment.version}`,
-      'malformed-log',
-      root,
-    )
+    throw new TableError(`${root}: no ${missing} action in the log up to version ${version}`, 'malformed-log', root)
   }
   checkReadable(protocol, root)
   if (state.metadataIncomplete) {
     throw new TableError(
-      `${state.metadataIncomplete} (the metaData in force at version ${segment.version})`,
+      `${state.metadataIncomplete} (the metaData in force at version ${version})`,
       'malformed-log',
       root,
     )
@@ -248,7 +250,7 @@ function assemble(root: string, segment: LogSegment, state: ReplayState, timesta
   checkDistinctColumns(schema, columnMapping, root)
   return {
     tableUrl: root,
-    version: segment.version,
+    version,
     timestamp,
     protocol,
     metadata,

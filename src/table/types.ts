@@ -31,6 +31,43 @@ export interface HttpOptions {
    * `SNAPTRAIN_MAX_LOG_BYTES`); a longer answer is aborted and refused naming the URL.
    */
   maxLogBytes?: number
+  /**
+   * Governed tables: turns the reader's stable URLs (as in the Snapshot) into the request sent now
+   * (a share's current pre-signed URL, a SigV4-signed storage request). Every request of the reader
+   * passes it; error messages name the stable URL, never the signed one.
+   */
+  resolver?: UrlResolver
+}
+
+/** The request to send for a stable URL: where, and with which extra headers. */
+export interface ResolvedRequest {
+  url: string
+  headers?: Record<string, string>
+}
+
+/**
+ * The one hook through which governed tables reach storage (a Delta Sharing client, signed S3,
+ * vended credentials). Plain data in and out, so a worker can hold a comlink proxy of the
+ * coordinator's resolver.
+ */
+export interface UrlResolver {
+  /**
+   * The request for `url` now. `headers` are the request's own (e.g. Range), for signing; throws
+   * TableError naming `url` when it is not one this resolver may serve (nothing is sent then).
+   */
+  resolve(url: string, method: string, headers: Record<string, string>): Promise<ResolvedRequest>
+  /**
+   * Told of a 401/403 answer to a resolved request (`body`: its first 64 KiB as text); resolves
+   * true when it renewed what the request needs (URLs, credentials) so it should be sent again.
+   */
+  rejected(url: string, status: number, body: string): Promise<boolean>
+  /**
+   * A resolver that is the table's source (a Delta Sharing session: the server answers the
+   * snapshot, there is no log to read) opens its snapshots itself; openSnapshot defers to it.
+   */
+  openSnapshot?(tableUrl: string, opts: OpenOptions): Promise<Snapshot>
+  /** Such a source's history, as listCommits gives it for a log. */
+  listCommits?(tableUrl: string): Promise<CommitInfo[]>
 }
 
 /** Which snapshot to open. At most one of version / timestamp. */
@@ -44,6 +81,13 @@ export interface OpenOptions extends HttpOptions {
    * `console.warn`. The CLI sends it to stderr.
    */
   onWarning?: (message: string) => void
+  /**
+   * The row filter (filter syntax) the caller will apply: a source that can skip files by it (a
+   * share sends it as jsonPredicateHints) may; rows are re-filtered exactly regardless.
+   */
+  filterHint?: string
+  /** Rows the caller will read at most (a preview): a share sends it as limitHint. */
+  limitHint?: number
 }
 
 /** A primitive Delta type name as in the schema JSON: 'long', 'string', 'decimal(10,2)', … */
@@ -165,6 +209,20 @@ export interface Snapshot {
   columnMapping: 'none' | 'name' | 'id'
   /** Live files, sorted by path. */
   files: AddFile[]
+  /** Where a shared table came from (src/sharing): absent for a table read from its log. */
+  share?: ShareOrigin
+}
+
+/** A shared table's coordinates and the server's file ids: what a manifest records (never URLs or tokens). */
+export interface ShareOrigin {
+  endpoint: string
+  share: string
+  schema: string
+  table: string
+  /** The response format the server answered in. */
+  format: 'delta' | 'parquet'
+  /** The server's file id of each live file, by its table-relative path. */
+  fileIds: Record<string, string>
 }
 
 /**
@@ -210,3 +268,5 @@ export type TableErrorCode =
   | 'schema' // data file doesn't match the log's schema
   | 'changed-file' // a data file's ETag/size changed between two reads of one run
   | 'bad-response' // a server answered other bytes than the ones asked for
+  | 'sharing' // a Delta Sharing profile, address or server answer that cannot be used (named in message)
+  | 'access' // a governed table's credentials: refused, expired beyond renewal, or for another origin

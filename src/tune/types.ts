@@ -153,6 +153,7 @@ export type SweepData = Pick<
   | 'validFraction'
   | 'headers'
   | 'allowOrigins'
+  | 'access'
 >
 
 /**
@@ -249,4 +250,6 @@ export type StageListener = (message: string, fraction?: number) => void
 export interface ReadOptions {
   workers?: number
   http?: HttpOptions
+  /** The training table's governed access (TrainConfig.access): kept out of the stored config. */
+  access?: TrainConfig['access']
 }

@@ -4,6 +4,7 @@
  * model's feature names, in table order (categoricals through the model's dictionaries) →
  * margins on the GPU predict kernel, or the CPU reference predictMargins. N = rows, F = features.
  */
+import type { TableAccess } from '../../storage/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import type { StructType } from '../../table/types.ts'
 import { readTable } from './dataset.ts'
@@ -29,6 +30,8 @@ export interface PredictConfig {
   headers?: Record<string, string>
   /** Origins besides the table's own that its files may come from (HttpOptions.allowOrigins); default any. */
   allowOrigins?: string[]
+  /** A governed table's access (run/config.ts TrainConfig.access); never returned. */
+  access?: TableAccess
 }
 
 /** Margins and predictions, one per table row in table order. */

@@ -1,0 +1,73 @@
+/**
+ * `snaptrain shares --profile F [--json]`: what a Delta Sharing profile can read — every share,
+ * its schemas and their tables (all pages of each list), one `share.schema.table` per line, or one
+ * JSON object. The token goes to the profile's endpoint only and is never printed.
+ */
+import { parseCommand } from './args.ts'
+import type { CommandSpec, FlagSpec } from './args.ts'
+import type { CliIo } from './io.ts'
+import { readProfileFile } from './profile-file.ts'
+import { TableArgError } from './table-url.ts'
+import { SharingClient } from '../sharing/index.ts'
+import { mapLimit } from '../util/map-limit.ts'
+
+const SPEC = {
+  name: 'shares',
+  summary: 'List the shares, schemas and tables a Delta Sharing profile can read.',
+  flags: {
+    profile: {
+      type: 'string',
+      required: true,
+      placeholder: 'profile.share',
+      help: 'Delta Sharing profile file (version 1 or 2)',
+    },
+    json: {
+      type: 'boolean',
+      help: 'print one JSON object {endpoint, shares: [{name, schemas: [{name, tables: […]}]}]',
+    },
+    'timeout-ms': { type: 'int', min: 1, placeholder: 'ms', help: 'per-request HTTP timeout (default 10000)' },
+  },
+  notes: `Each table prints as <share>.<schema>.<table>; address it as --table <profile>#<share>.<schema>.<table>
+in scan, train, predict and sweep.
+
+examples:
+  snaptrain shares --profile ~/open-datasets.share
+  snaptrain scan --table ~/open-datasets.share#delta_sharing.default.owid-covid-data --limit 5`,
+} as const satisfies CommandSpec<Record<string, FlagSpec>>
+
+/** Runs `snaptrain shares`. */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const parsed = parseCommand(argv, SPEC, io)
+  if (typeof parsed === 'number') return parsed
+  const flags = parsed.values
+  try {
+    const access = await readProfileFile(flags.profile, '--profile')
+    const http = flags['timeout-ms'] ? { timeoutMs: flags['timeout-ms'] } : {}
+    const client = new SharingClient(access.profile, access.source, http)
+    const shares = await client.listShares()
+    const tree = await mapLimit(shares, 4, async share => {
+      const schemas = await client.listSchemas(share.name)
+      return {
+        name: share.name,
+        schemas: await mapLimit(schemas, 4, async schema => ({
+          name: schema.name,
+          tables: (await client.listTables(share.name, schema.name)).map(t => t.table),
+        })),
+      }
+    })
+    if (flags.json) io.out(JSON.stringify({ endpoint: access.profile.endpoint, shares: tree }))
+    else {
+      for (const share of tree)
+        for (const schema of share.schemas)
+          for (const table of schema.tables) io.out(`${share.name}.${schema.name}.${table}`)
+    }
+    return 0
+  } catch (e) {
+    if (e instanceof TableArgError) {
+      io.err(`snaptrain shares: ${e.message} (see 'snaptrain shares --help')`)
+      return 2
+    }
+    io.err(`snaptrain shares: ${(e as Error).message}`)
+    return 1
+  }
+}

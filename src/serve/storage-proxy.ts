@@ -1,0 +1,75 @@
+/**
+ * The local storage proxy of the CLI's page: a table on signed storage (S3 with SigV4, or Unity
+ * Catalog's vended credentials) appears to the page as a plain HTTP table under
+ * `/__snaptrain/storage/<id>/`, on the page's own origin. Node signs every request (and renews
+ * the credentials), so no key, secret or catalog token enters the page, and the bucket needs no
+ * CORS rule for it. Only GET and HEAD under the registered table's root are forwarded.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { send } from '../table/http.ts'
+import type { UrlResolver } from '../table/types.ts'
+
+const PREFIX = '/__snaptrain/storage/'
+/** Headers passed back to the page (what the reader and hyparquet look at). */
+const PASSED = ['content-type', 'content-length', 'content-range', 'etag', 'last-modified', 'accept-ranges']
+
+/** The registered tables of one server process. */
+export class StorageProxy {
+  private tables = new Map<string, { root: string; resolver: UrlResolver }>()
+
+  /** Registers a table root (ending in '/') and its resolver; returns the id. */
+  register(root: string, resolver: UrlResolver): string {
+    const id = crypto.randomUUID()
+    this.tables.set(id, { root, resolver })
+    return id
+  }
+
+  /** The table's URL on the page origin `origin`. */
+  tableUrl(origin: string, id: string): string {
+    return `${origin}${PREFIX}${id}/`
+  }
+
+  /** Connect-style handler: true when it answered. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    if (!url.pathname.startsWith(PREFIX)) return false
+    const rest = url.pathname.slice(PREFIX.length)
+    const slash = rest.indexOf('/')
+    const table = slash > 0 ? this.tables.get(rest.slice(0, slash)) : undefined
+    const method = req.method ?? 'GET'
+    if (!table) return answer(res, 404, 'no such table on this proxy')
+    if (method !== 'GET' && method !== 'HEAD') return answer(res, 405, 'the proxy reads only')
+    const target = `${table.root}${rest.slice(slash + 1)}${url.search}`
+    try {
+      const range = req.headers.range
+      // One attempt here: the page's reader retries, times out and checks ranges itself.
+      const upstream = await send(
+        target,
+        { method, headers: typeof range === 'string' ? { Range: range } : {} },
+        { resolver: table.resolver, attempts: 1, timeoutMs: 60_000 },
+      )
+      const headers: Record<string, string> = {}
+      for (const name of PASSED) {
+        const value = upstream.headers.get(name)
+        if (value !== null) headers[name] = value
+      }
+      res.writeHead(upstream.status, headers)
+      res.end(method === 'HEAD' ? undefined : Buffer.from(await upstream.arrayBuffer()))
+    } catch (error) {
+      if (!res.headersSent) answer(res, 502, (error as Error).message)
+      else res.destroy()
+    }
+    return true
+  }
+}
+
+function answer(res: ServerResponse, status: number, message: string): true {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' })
+  res.end(message)
+  return true
+}
+
+/** The proxy of this process, shared by vite's bundled config and the CLI (see sharing-proxy.ts). */
+export const storageProxy: StorageProxy = ((
+  globalThis as { __snaptrainStorageProxy?: StorageProxy }
+).__snaptrainStorageProxy ??= new StorageProxy())

@@ -1,0 +1,14 @@
+/**
+ * Delta Sharing client: profiles, the REST calls, shared tables as snapshots with renewing URLs.
+ * Everything outside src/sharing imports from here.
+ */
+export { parseProfile, checkNotExpired } from './profile.ts'
+export type { SharingProfile, BearerProfile, OAuthProfile, ProxiedProfile } from './profile.ts'
+export { SharingClient } from './rest.ts'
+export type { ShareCoordinates, SharedTableEntry, QueryRequest, QueryAnswer } from './rest.ts'
+export { SharedTableSession, shareTableUrl } from './shared-table.ts'
+export type { ShareOpenOptions } from './shared-table.ts'
+export { isShareAddress, parseShareAddress, parseCoordinates } from './address.ts'
+export type { ShareAddress } from './address.ts'
+export { shareSession, shareCoordinatesOf } from './access.ts'
+export type { ShareAccess } from './access.ts'

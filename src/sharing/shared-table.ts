@@ -1,0 +1,415 @@
+/**
+ * A shared table as a Snapshot: the query's answer fed into the same replay and assembly as a
+ * Delta log (the Delta format's actions as they are; the parquet format's files as add actions),
+ * with every pre-signed URL replaced by a stable URL under the share's table address. The
+ * session maps those back to the current pre-signed URL and renews them before they
+ * expire and on an "expired" refusal, so the rows a run reads do not depend on URL lifetimes.
+ */
+import { toAction, type Action } from '../table/actions.ts'
+import { newReplayState, applyActions, resolveFileUrl } from '../table/replay.ts'
+import { assemble } from '../table/snapshot.ts'
+import { parseSchema } from '../table/schema.ts'
+import { parseFilter } from '../data/filter-parse.ts'
+import { jsonPredicateHints } from './hints.ts'
+import { toMillis } from '../table/commits.ts'
+import {
+  TableError,
+  type CommitInfo,
+  type OpenOptions,
+  type Snapshot,
+  type UrlResolver,
+  type ResolvedRequest,
+} from '../table/types.ts'
+import {
+  sharingError,
+  tablePath,
+  type QueryAnswer,
+  type QueryRequest,
+  type ShareCoordinates,
+  type SharingClient,
+} from './rest.ts'
+
+/** Renew URLs this long before their expiry (or at half their life when that is sooner). */
+const RENEW_AHEAD_MS = 60_000
+
+/** The stable address of a shared table: its REST resource under the endpoint, ending in '/'. */
+export function shareTableUrl(endpoint: string, t: ShareCoordinates): string {
+  return `${endpoint}${tablePath(t)}/`
+}
+
+/** What opening a share adds to the usual options: best-effort hints for the server. */
+export interface ShareOpenOptions extends OpenOptions {
+  jsonPredicateHints?: string
+  maxFiles?: number
+}
+
+/**
+ * Opens a shared table's snapshot at the version (or timestamp) asked, else the latest: one query,
+ * pinned by the version the server reports. Refuses a parquet-format answer for a table that needs
+ * Delta reader features (deletion vectors, column mapping): its files alone would misread it.
+ */
+async function querySnapshot(
+  client: SharingClient,
+  t: ShareCoordinates,
+  root: string,
+  opts: ShareOpenOptions,
+): Promise<{ snapshot: Snapshot; urls: Map<string, SignedUrl>; renewBy: RenewBy }> {
+  const name = client.describe(t)
+  if (opts.version !== undefined && opts.timestamp !== undefined) {
+    throw new TableError(`${name}: give a version or a timestamp, not both`, 'version-not-found')
+  }
+  // Refresh tokens belong to latest-snapshot queries (the reference server refuses them with a
+  // version or timestamp); a time-travel query's URLs are renewed by the same pinned query.
+  const request: QueryRequest =
+    opts.version === undefined && opts.timestamp === undefined ? { includeRefreshToken: true } : {}
+  const hints = opts.jsonPredicateHints ?? (opts.filterHint ? await filterHints(client, t, opts.filterHint) : undefined)
+  if (hints) request.jsonPredicateHints = hints
+  if (opts.version !== undefined) request.version = opts.version
+  if (opts.timestamp !== undefined) request.timestamp = new Date(toMillis(opts.timestamp)).toISOString()
+  if (opts.limitHint !== undefined) request.limitHint = opts.limitHint
+  if (opts.maxFiles !== undefined) request.maxFiles = opts.maxFiles
+  const answer = await client.query(t, request)
+  if (opts.version !== undefined && answer.version !== opts.version) {
+    throw new TableError(
+      `${name}: asked for version ${opts.version}, the server answered version ${answer.version}`,
+      'version-not-found',
+    )
+  }
+  const mapped = mapAnswer(answer, root, name)
+  const state = newReplayState()
+  applyActions(state, mapped.actions)
+  const snapshot = assemble(root, answer.version, state, mapped.timestamp)
+  const p = client.profile
+  const endpoint = p.shareCredentialsVersion === 0 && p.upstream ? p.upstream : client.endpoint
+  snapshot.share = { endpoint, ...t, format: answer.format, fileIds: mapped.fileIds }
+  // Hints narrow the files; a renewal must answer at least these, so it is a plain pinned query.
+  const hinted = request.jsonPredicateHints !== undefined || request.limitHint !== undefined
+  return {
+    snapshot,
+    urls: mapped.urls,
+    renewBy: {
+      version: answer.version,
+      ...(answer.refreshToken && !hinted ? { refreshToken: answer.refreshToken } : {}),
+    },
+  }
+}
+
+/**
+ * The filter as partition hints, read against the table's current schema (one metadata call). A
+ * filter that does not parse sends no hint: the run's own parse reports it, naming the column.
+ */
+async function filterHints(client: SharingClient, t: ShareCoordinates, filter: string): Promise<string | undefined> {
+  const meta = await client.metadata(t)
+  const metaData = (meta.format === 'delta' ? meta.metaData.deltaMetadata : meta.metaData) as Record<string, unknown>
+  try {
+    const schema = parseSchema(String(metaData.schemaString), 'metaData.schemaString')
+    const partitionColumns = Array.isArray(metaData.partitionColumns) ? (metaData.partitionColumns as string[]) : []
+    return jsonPredicateHints(parseFilter(filter, schema), schema, partitionColumns)
+  } catch {
+    return undefined
+  }
+}
+
+/** A pre-signed URL and when it stops working (ms since epoch; Infinity when the server did not say). */
+interface SignedUrl {
+  url: string
+  expiresAt: number
+}
+
+/** The answer as log actions with stable URLs, plus the URL map and the server's file ids. */
+interface MappedAnswer {
+  actions: Action[]
+  urls: Map<string, SignedUrl>
+  fileIds: Record<string, string>
+  timestamp: number
+}
+
+/** Converts a query answer (either format) into actions over stable URLs under `root`. */
+function mapAnswer(answer: QueryAnswer, root: string, name: string): MappedAnswer {
+  const fail = (msg: string) => sharingError(`${name}: query answer: ${msg}`)
+  const delta = answer.format === 'delta'
+  const protocol = delta ? answer.protocol.deltaProtocol : { minReaderVersion: 1, minWriterVersion: 1 }
+  const metaData = delta ? answer.metaData.deltaMetadata : answer.metaData
+  if (!delta) refuseParquetFormatFor(answer.metaData, name)
+  const location = typeof answer.metaData.location === 'string' ? answer.metaData.location : undefined
+  const actions: Action[] = [toAction('protocol', protocol, fail), toAction('metaData', metaData, fail)]
+  const signed = answer.files.map(file => signedFile(file, delta, fail))
+  const paths = stablePaths(
+    signed.flatMap(f => [f.url, ...(f.dvUrl ? [f.dvUrl] : [])]),
+    location,
+  )
+  const urls = new Map<string, SignedUrl>()
+  const fileIds: Record<string, string> = {}
+  let timestamp = 0
+  for (const f of signed) {
+    const path = paths.get(f.url)!
+    urls.set(resolveFileUrl(root, path), { url: f.url, expiresAt: f.expiresAt })
+    fileIds[path] = f.id
+    const add: Record<string, unknown> = { ...f.add, path }
+    if (f.dvUrl) {
+      const dvUrl = resolveFileUrl(root, paths.get(f.dvUrl)!)
+      urls.set(dvUrl, { url: f.dvUrl, expiresAt: f.expiresAt })
+      add.deletionVector = { ...(f.add.deletionVector as object), storageType: 'p', pathOrInlineDv: dvUrl }
+    }
+    actions.push(toAction('add', add, fail))
+    timestamp = Math.max(timestamp, f.timestamp)
+  }
+  return { actions, urls, fileIds, timestamp }
+}
+
+/** One file of the answer: its add action (path still the signed URL), id, URLs and expiry. */
+interface SignedFile {
+  add: Record<string, unknown>
+  id: string
+  url: string
+  dvUrl?: string
+  expiresAt: number
+  timestamp: number
+}
+
+function signedFile(file: Record<string, unknown>, delta: boolean, fail: (m: string) => TableError): SignedFile {
+  const id = typeof file.id === 'string' ? file.id : ''
+  if (!id) throw fail('a file has no id')
+  const expiresAt = typeof file.expirationTimestamp === 'number' ? file.expirationTimestamp : Infinity
+  const timestamp = typeof file.timestamp === 'number' ? file.timestamp : 0
+  if (!delta) {
+    const url = httpUrl(file.url, `file ${id} url`, fail)
+    const add = {
+      path: url,
+      partitionValues: file.partitionValues ?? {},
+      size: file.size,
+      modificationTime: timestamp,
+      dataChange: false,
+      ...(typeof file.stats === 'string' ? { stats: file.stats } : {}),
+    }
+    return { add, id, url, expiresAt, timestamp }
+  }
+  const single = file.deltaSingleAction as Record<string, unknown> | undefined
+  const add = single?.add as Record<string, unknown> | undefined
+  if (!add) throw fail(`file ${id} is not an add action (a snapshot query answers adds only)`)
+  const url = httpUrl(add.path, `file ${id} path`, fail)
+  const dv = add.deletionVector as Record<string, unknown> | undefined
+  let dvUrl: string | undefined
+  if (dv && dv.storageType === 'p') dvUrl = httpUrl(dv.pathOrInlineDv, `file ${id} deletion vector`, fail)
+  else if (dv && dv.storageType !== 'i') {
+    throw fail(
+      `file ${id} has a deletion vector of storage type '${String(dv.storageType)}'; a share must send 'p' (a URL) or 'i'`,
+    )
+  }
+  return { add, id, url, ...(dvUrl ? { dvUrl } : {}), expiresAt, timestamp }
+}
+
+function httpUrl(value: unknown, what: string, fail: (m: string) => TableError): string {
+  if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) throw fail(`${what} is not an http(s) URL`)
+  return value
+}
+
+/**
+ * The parquet format carries neither deletion vectors nor column mapping: a table that uses them
+ * (its configuration says so) read from that answer would count deleted rows or miss columns.
+ */
+function refuseParquetFormatFor(metaData: Record<string, unknown>, name: string): void {
+  const config = (metaData.configuration ?? {}) as Record<string, string>
+  const needs: string[] = []
+  if (config['delta.enableDeletionVectors'] === 'true') needs.push('deletionVectors')
+  const mode = config['delta.columnMapping.mode']
+  if (mode && mode !== 'none') needs.push('columnMapping')
+  if (needs.length) {
+    throw new TableError(
+      `${name}: the server answered only the parquet response format, but the table uses ${needs.join(' and ')}, ` +
+        'which that format cannot carry (rows would be misread); the provider must serve responseformat=delta',
+      'unsupported-feature',
+    )
+  }
+}
+
+/**
+ * Stable table-relative paths for the answer's URLs. With the table's `location` (e.g.
+ * `s3://bucket/prefix/table`), a URL whose path continues it (virtual-hosted `/prefix/table/…` or
+ * path-style `/bucket/prefix/table/…`) keeps the rest: the table's own relative paths, so files
+ * sort as they do read directly. Otherwise the rest after the URLs' common folder.
+ */
+function stablePaths(urls: string[], location: string | undefined): Map<string, string> {
+  const pathnames = urls.map(u => new URL(u).pathname)
+  let prefixes: string[] = []
+  if (location && URL.canParse(location)) {
+    const loc = new URL(location)
+    const path = loc.pathname.replace(/\/+$/, '')
+    prefixes = [`/${loc.host}${path}/`, `${path}/`].filter(p => p !== '/')
+  }
+  const common = commonFolder(pathnames)
+  const out = new Map<string, string>()
+  urls.forEach((url, i) => {
+    const pathname = pathnames[i]
+    // indexOf, not startsWith: a local proxy serves the same path under its own folder.
+    const at = prefixes.map(p => [pathname.indexOf(p), p.length]).find(([k]) => k >= 0)
+    out.set(url, deltaPath(at ? pathname.slice(at[0] + at[1]) : pathname.slice(common.length)))
+  })
+  return out
+}
+
+function commonFolder(pathnames: string[]): string {
+  if (!pathnames.length) return '/'
+  let common = pathnames[0].slice(0, pathnames[0].lastIndexOf('/') + 1)
+  for (const p of pathnames) {
+    while (!p.startsWith(common)) common = common.slice(0, common.slice(0, -1).lastIndexOf('/') + 1)
+  }
+  return common
+}
+
+/** A URL path's segments decoded once, then escaped as a Delta relative path (only what a URL cannot hold). */
+function deltaPath(rel: string): string {
+  return rel
+    .split('/')
+    .map(s => {
+      let decoded: string
+      try {
+        decoded = decodeURIComponent(s)
+      } catch {
+        decoded = s
+      }
+      return decoded.replace(/[%#? ]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
+    })
+    .join('/')
+}
+
+/** How the resolver renews URLs: the refresh token if the server gave one, else a query pinned to the version. */
+interface RenewBy {
+  version: number
+  refreshToken?: string
+}
+
+/**
+ * A shared table, as the reader reaches it: opens its snapshots (one query each) and resolves the
+ * snapshots' stable URLs to the current pre-signed URLs. Renews a version's URLs all at once (one
+ * query in flight however many readers ask) ahead of expiry, and when a file URL is refused as
+ * expired. A URL it did not hand out is refused before anything is sent; the profile's token never
+ * goes to a file URL (it is not in these requests at all).
+ */
+export class SharedTableSession implements UrlResolver {
+  /** The table's stable address (shareTableUrl). */
+  readonly root: string
+  private urls = new Map<string, SignedUrl & { version: number }>()
+  private renewBy = new Map<number, RenewBy>()
+  private renewing = new Map<number, Promise<void>>()
+  private issuedAt = new Map<number, number>()
+  /** Renewals done, for reports and tests. */
+  renewals = 0
+
+  constructor(
+    readonly client: SharingClient,
+    readonly table: ShareCoordinates,
+  ) {
+    this.root = shareTableUrl(client.endpoint, table)
+  }
+
+  /** The snapshot at `opts.version` / `opts.timestamp`, else the latest; its URLs join this session. */
+  async openSnapshot(tableUrl: string, opts: ShareOpenOptions = {}): Promise<Snapshot> {
+    if (tableUrl !== this.root) {
+      throw new TableError(
+        `${tableUrl}: this session reads ${this.client.describe(this.table)} (${this.root})`,
+        'sharing',
+        tableUrl,
+      )
+    }
+    const issued = Date.now()
+    const { snapshot, urls, renewBy } = await querySnapshot(this.client, this.table, this.root, opts)
+    this.issuedAt.set(renewBy.version, issued)
+    this.renewBy.set(renewBy.version, renewBy)
+    this.take(urls, renewBy.version)
+    return snapshot
+  }
+
+  /**
+   * A share lists no commits: the history is the current version (the protocol has no call for
+   * older ones; `--version` still reaches them where the provider shares history).
+   */
+  async listCommits(tableUrl: string): Promise<CommitInfo[]> {
+    const snapshot = await this.openSnapshot(tableUrl)
+    return [{ version: snapshot.version, timestamp: snapshot.timestamp }]
+  }
+
+  private take(urls: Map<string, SignedUrl>, version: number): void {
+    for (const [stable, signed] of urls) this.urls.set(stable, { ...signed, version })
+  }
+
+  async resolve(url: string, _method: string, _headers: Record<string, string>): Promise<ResolvedRequest> {
+    let signed = this.known(url)
+    if (signed.expiresAt - Date.now() < this.margin(signed)) {
+      await this.renew(signed.version)
+      signed = this.known(url)
+    }
+    return { url: signed.url }
+  }
+
+  async rejected(url: string, status: number, body: string): Promise<boolean> {
+    if (status !== 403 && status !== 401) return false
+    const signed = this.urls.get(url)
+    if (!signed) return false
+    if (!/expired/i.test(body) && signed.expiresAt > Date.now()) return false
+    await this.renew(signed.version)
+    return true
+  }
+
+  private known(url: string): SignedUrl & { version: number } {
+    const signed = this.urls.get(url)
+    if (!signed) {
+      throw new TableError(
+        `${url}: not a file of ${this.client.describe(this.table)}; a shared table reads only the URLs its server handed out`,
+        'sharing',
+        url,
+      )
+    }
+    return signed
+  }
+
+  private margin(signed: SignedUrl & { version: number }): number {
+    if (!Number.isFinite(signed.expiresAt)) return -Infinity
+    const issued = this.issuedAt.get(signed.version) ?? Date.now()
+    return Math.min(RENEW_AHEAD_MS, (signed.expiresAt - issued) / 2)
+  }
+
+  /** One renewal per version for everyone waiting; its failure is every waiter's error. */
+  private renew(version: number): Promise<void> {
+    let pending = this.renewing.get(version)
+    if (!pending) {
+      pending = this.renewOnce(version).finally(() => this.renewing.delete(version))
+      this.renewing.set(version, pending)
+    }
+    return pending
+  }
+
+  private async renewOnce(version: number): Promise<void> {
+    const name = this.client.describe(this.table)
+    const by = this.renewBy.get(version) ?? { version }
+    const pinned: QueryRequest = { version }
+    let answer: QueryAnswer
+    try {
+      this.issuedAt.set(version, Date.now())
+      answer = by.refreshToken
+        ? // A refresh token has its own lifetime: past it, a query pinned to the version does the same.
+          await this.client
+            .query(this.table, { refreshToken: by.refreshToken, includeRefreshToken: true })
+            .catch(() => this.client.query(this.table, pinned))
+        : await this.client.query(this.table, pinned)
+    } catch (error) {
+      throw new TableError(
+        `${name}: renewing the file URLs of version ${version} failed: ${(error as Error).message}`,
+        'sharing',
+      )
+    }
+    if (answer.version !== version) {
+      throw sharingError(`${name}: renewing the file URLs answered version ${answer.version}, the run reads ${version}`)
+    }
+    const mapped = mapAnswer(answer, this.root, name)
+    const missing = [...this.urls].filter(([k, v]) => v.version === version && !mapped.urls.has(k))
+    if (missing.length) {
+      throw sharingError(
+        `${name}: renewing the file URLs left out ${missing.length} file(s) of version ${version}, e.g. ${missing[0][0]}`,
+      )
+    }
+    this.take(mapped.urls, version)
+    if (answer.refreshToken) this.renewBy.set(version, { version, refreshToken: answer.refreshToken })
+    this.renewals++
+  }
+}
