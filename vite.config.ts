@@ -18,7 +18,7 @@ export default defineConfig({
   // GET /?list-type=2&prefix=tables/… answers S3 ListObjectsV2 for public/ (table discovery).
   // The host check (src/serve/host-check.ts) answers 403 to any Host but loopback with our port and
   // SNAPTRAIN_ALLOWED_HOSTS: a page elsewhere cannot rebind its own domain to this server.
-  plugins: [hostCheckPlugin(), tablesListingPlugin(), governedProxyPlugin()],
+  plugins: [hostCheckPlugin(), governedProxyPlugin(), tablesListingPlugin()],
   // Loopback only; `npx vite --host <addr>` (or `npm start -- --host <addr>`) binds elsewhere, explicitly.
   // allowedHosts: vite's own check (also of the HMR websocket) must let the configured names through.
   server: { headers: pageHeaders, host: '127.0.0.1', allowedHosts: configuredHosts() },

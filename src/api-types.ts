@@ -15,6 +15,8 @@ import type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary } from '.
 import type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts } from './tune/types.ts'
 import type { SweepApi } from './sweep/api.ts'
 import type { ParamImportance } from './tune/importance.ts'
+import type { ShareAccess } from './sharing/access.ts'
+import type { TableAccess } from './storage/types.ts'
 
 /** A GBDT run's result: the XGBoost JSON model, its manifest, metrics per round, the summary. */
 export type TrainResult = RunResult<string, TrainSummary, RunManifest>
@@ -24,6 +26,50 @@ export type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary }
 export type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts, ParamImportance }
 
 export type { AdapterSummary, CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, TableEntry }
+export type { ShareAccess, TableAccess }
+
+/**
+ * How a table call reaches a governed table: `access` (a share's, from openProfile) makes every
+ * request of the call pass its resolver. Equal accesses (as page.evaluate copies them) share one
+ * session per table, so rows read after openSnapshot use the URLs that snapshot was answered with.
+ */
+export interface AccessOption {
+  access?: TableAccess
+}
+
+/** Options of `openProfile`. */
+export interface OpenProfileOptions {
+  /** What errors call the profile, e.g. its file name; default "the chosen profile". */
+  source?: string
+  /**
+   * 'proxy': through the page's own server (`npm start`, the CLI), which keeps the token;
+   * 'direct': the page talks to the sharing server itself (it must allow the page's origin, CORS);
+   * 'auto' (default): proxy when the page's server has the sharing proxy, else direct.
+   */
+  mode?: 'auto' | 'proxy' | 'direct'
+}
+
+/** A profile opened for this page session: the access to pass to table calls, and how it reaches the server. */
+export interface OpenedProfile {
+  access: ShareAccess
+  mode: 'proxy' | 'direct'
+  /** The sharing server the profile names (behind the proxy in proxy mode). */
+  endpoint: string
+}
+
+/** A shared table as listShares names it; `url` is what openSnapshot, train and sweep take (with the access). */
+export interface SharedTableView {
+  share: string
+  schema: string
+  name: string
+  url: string
+}
+
+/** A share with its schemas and their tables (listShares). */
+export interface SharedShareView {
+  name: string
+  schemas: Array<{ name: string; tables: SharedTableView[] }>
+}
 
 /** Options of `adapterInfo`. */
 export interface AdapterInfoOptions {
@@ -43,12 +89,33 @@ export interface SnaptrainApi extends SweepApi {
    * Relative URLs resolve against the page.
    */
   listTables(baseUrl?: string, opts?: HttpOptions): Promise<TableEntry[]>
-  /** The table at `url` (relative to the page or absolute) at a version / timestamp; default latest. */
-  openSnapshot(url: string, opts?: OpenOptions): Promise<Snapshot>
-  /** Every committed version still in the log of the table at `url`, oldest first. */
-  listCommits(url: string, opts?: HttpOptions): Promise<CommitInfo[]>
-  /** Rows of `snapshot` (live rows, after deletion vectors), keyed by logical column name. */
-  readRows(snapshot: Snapshot, opts?: ReadOptions): Promise<Row[]>
+  /**
+   * The table at `url` (relative to the page or absolute) at a version / timestamp; default latest.
+   * A shared table: its `url` from listShares and `access` from openProfile (`limitHint` then asks
+   * the server for just enough files for that many rows: a preview).
+   */
+  openSnapshot(url: string, opts?: OpenOptions & AccessOption): Promise<Snapshot>
+  /**
+   * Every committed version still in the log of the table at `url`, oldest first. A shared table
+   * (with its `access`) lists its current version only: the protocol has no history call.
+   */
+  listCommits(url: string, opts?: HttpOptions & AccessOption): Promise<CommitInfo[]>
+  /** Rows of `snapshot` (live rows, after deletion vectors), keyed by logical column name; a share's with its `access`. */
+  readRows(snapshot: Snapshot, opts?: ReadOptions & AccessOption): Promise<Row[]>
+  /**
+   * Opens a Delta Sharing profile file's text for this page session. The text is checked here
+   * first (not JSON, unknown version, missing fields, expired token: a TableError 'sharing' naming
+   * `source`, before anything is sent). In proxy mode it is then handed to the page's own server
+   * (POST /__snaptrain/sharing/profiles), which keeps the token: the access holds only the proxy's
+   * endpoint. In direct mode the access holds the parsed profile. Either way the access lives in
+   * memory only: pass it to the table calls, train and sweep; nothing stores it.
+   */
+  openProfile(text: string, opts?: OpenProfileOptions): Promise<OpenedProfile>
+  /**
+   * Every share `access` may read, with its schemas and their tables, in the server's order.
+   * Throws a TableError naming the profile, the status and the likely cause (401: token refused).
+   */
+  listShares(access: ShareAccess, opts?: HttpOptions): Promise<SharedShareView[]>
   /**
    * With `model: 'recsys'`: trains the embeddings + MLP recommender (recsys params in `params`) →
    * {model (binary model file, checkpoint layout), manifest, metrics per evaluation, summary with

@@ -159,7 +159,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const start = wantsDataPath(flags) ? await startPoint(flags) : undefined
     if (start?.cursor) open.version = start.cursor.version
     location = isGovernedInput(flags.table) ? await governedLocation(flags.table) : await openTableLocation(flags.table)
-    if (location.access) open.resolver = tableResolver(location.url, location.access)
+    if (location.access) {
+      open.resolver = tableResolver(location.url, location.access, { http: { timeoutMs: open.timeoutMs } })
+    }
     return await scan(location, flags, open, io, start)
   } catch (e) {
     if (e instanceof UsageError || e instanceof TableArgError || e instanceof FilterError) return usage(io, e.message)

@@ -27,7 +27,9 @@ export async function runOnRanks(
 ): Promise<RunResult> {
   const world = rankCount(config)
   onProgress({ kind: 'stage', message: `starting ${world} rank workers` })
-  const run = await runRanks<RankRunResult, TrainConfig>(world, TRAIN_RANK_JOB, config, {
+  // A page API credential callback cannot cross to a worker: ranks sign with the carried credentials.
+  const cloneable = config.access?.kind === 's3' ? { ...config, access: { ...config.access, refresh: undefined } } : config
+  const run = await runRanks<RankRunResult, TrainConfig>(world, TRAIN_RANK_JOB, cloneable, {
     ...opts,
     onProgress: (rank, ev) => {
       if (rank === 0) onProgress(ev as TrainProgress)

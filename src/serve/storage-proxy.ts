@@ -32,6 +32,7 @@ export class StorageProxy {
   /** Connect-style handler: true when it answered. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const url = new URL(req.url ?? '/', 'http://localhost')
+    if (url.pathname === '/' && url.searchParams.get('list-type') === '2') return this.list(res, url)
     if (!url.pathname.startsWith(PREFIX)) return false
     const rest = url.pathname.slice(PREFIX.length)
     const slash = rest.indexOf('/')
@@ -61,6 +62,47 @@ export class StorageProxy {
     }
     return true
   }
+
+  /**
+   * A ListObjectsV2 of the page's server root whose prefix is a registered table's (the reader
+   * lists `_delta_log/` at the origin's root): the bucket's listing under the table's own prefix,
+   * signed, with its keys moved back under the proxy path. Other listings are left to the next
+   * handler (the sample tables' listing).
+   */
+  private async list(res: ServerResponse, url: URL): Promise<boolean> {
+    const asked = url.searchParams.get('prefix') ?? ''
+    if (!asked.startsWith(PREFIX.slice(1))) return false
+    const rest = asked.slice(PREFIX.length - 1)
+    const slash = rest.indexOf('/')
+    const id = rest.slice(0, slash)
+    const table = slash > 0 ? this.tables.get(id) : undefined
+    if (!table) return answer(res, 404, 'no such table on this proxy')
+    const root = new URL(table.root)
+    const tablePrefix = decodeURIComponent(root.pathname.slice(1))
+    const query = new URLSearchParams(url.searchParams)
+    query.set('prefix', tablePrefix + rest.slice(slash + 1))
+    try {
+      const upstream = await send(`${root.origin}/?${query}`, undefined, {
+        resolver: table.resolver,
+        attempts: 1,
+        timeoutMs: 60_000,
+      })
+      const ours = xmlText(`${PREFIX.slice(1)}${id}/`)
+      const theirs = xmlText(tablePrefix)
+      const xml = (await upstream.text())
+        .replaceAll(`<Key>${theirs}`, `<Key>${ours}`)
+        .replaceAll(`<Prefix>${theirs}`, `<Prefix>${ours}`)
+      res.writeHead(upstream.status, { 'content-type': 'application/xml' })
+      res.end(xml)
+    } catch (error) {
+      answer(res, 502, (error as Error).message)
+    }
+    return true
+  }
+}
+
+function xmlText(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
 
 function answer(res: ServerResponse, status: number, message: string): true {

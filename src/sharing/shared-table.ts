@@ -5,8 +5,8 @@
  * session maps those back to the current pre-signed URL and renews them before they
  * expire and on an "expired" refusal, so the rows a run reads do not depend on URL lifetimes.
  */
-import { toAction, type Action } from '../table/actions.ts'
-import { newReplayState, applyActions, resolveFileUrl } from '../table/replay.ts'
+import { newReplayState, applyActions } from '../table/replay.ts'
+import { mapAnswer, type SignedUrl } from './answer.ts'
 import { assemble } from '../table/snapshot.ts'
 import { parseSchema } from '../table/schema.ts'
 import { parseFilter } from '../data/filter-parse.ts'
@@ -108,169 +108,6 @@ async function filterHints(client: SharingClient, t: ShareCoordinates, filter: s
   } catch {
     return undefined
   }
-}
-
-/** A pre-signed URL and when it stops working (ms since epoch; Infinity when the server did not say). */
-interface SignedUrl {
-  url: string
-  expiresAt: number
-}
-
-/** The answer as log actions with stable URLs, plus the URL map and the server's file ids. */
-interface MappedAnswer {
-  actions: Action[]
-  urls: Map<string, SignedUrl>
-  fileIds: Record<string, string>
-  timestamp: number
-}
-
-/** Converts a query answer (either format) into actions over stable URLs under `root`. */
-function mapAnswer(answer: QueryAnswer, root: string, name: string): MappedAnswer {
-  const fail = (msg: string) => sharingError(`${name}: query answer: ${msg}`)
-  const delta = answer.format === 'delta'
-  const protocol = delta ? answer.protocol.deltaProtocol : { minReaderVersion: 1, minWriterVersion: 1 }
-  const metaData = delta ? answer.metaData.deltaMetadata : answer.metaData
-  if (!delta) refuseParquetFormatFor(answer.metaData, name)
-  const location = typeof answer.metaData.location === 'string' ? answer.metaData.location : undefined
-  const actions: Action[] = [toAction('protocol', protocol, fail), toAction('metaData', metaData, fail)]
-  const signed = answer.files.map(file => signedFile(file, delta, fail))
-  const paths = stablePaths(
-    signed.flatMap(f => [f.url, ...(f.dvUrl ? [f.dvUrl] : [])]),
-    location,
-  )
-  const urls = new Map<string, SignedUrl>()
-  const fileIds: Record<string, string> = {}
-  let timestamp = 0
-  for (const f of signed) {
-    const path = paths.get(f.url)!
-    urls.set(resolveFileUrl(root, path), { url: f.url, expiresAt: f.expiresAt })
-    fileIds[path] = f.id
-    const add: Record<string, unknown> = { ...f.add, path }
-    if (f.dvUrl) {
-      const dvUrl = resolveFileUrl(root, paths.get(f.dvUrl)!)
-      urls.set(dvUrl, { url: f.dvUrl, expiresAt: f.expiresAt })
-      add.deletionVector = { ...(f.add.deletionVector as object), storageType: 'p', pathOrInlineDv: dvUrl }
-    }
-    actions.push(toAction('add', add, fail))
-    timestamp = Math.max(timestamp, f.timestamp)
-  }
-  return { actions, urls, fileIds, timestamp }
-}
-
-/** One file of the answer: its add action (path still the signed URL), id, URLs and expiry. */
-interface SignedFile {
-  add: Record<string, unknown>
-  id: string
-  url: string
-  dvUrl?: string
-  expiresAt: number
-  timestamp: number
-}
-
-function signedFile(file: Record<string, unknown>, delta: boolean, fail: (m: string) => TableError): SignedFile {
-  const id = typeof file.id === 'string' ? file.id : ''
-  if (!id) throw fail('a file has no id')
-  const expiresAt = typeof file.expirationTimestamp === 'number' ? file.expirationTimestamp : Infinity
-  const timestamp = typeof file.timestamp === 'number' ? file.timestamp : 0
-  if (!delta) {
-    const url = httpUrl(file.url, `file ${id} url`, fail)
-    const add = {
-      path: url,
-      partitionValues: file.partitionValues ?? {},
-      size: file.size,
-      modificationTime: timestamp,
-      dataChange: false,
-      ...(typeof file.stats === 'string' ? { stats: file.stats } : {}),
-    }
-    return { add, id, url, expiresAt, timestamp }
-  }
-  const single = file.deltaSingleAction as Record<string, unknown> | undefined
-  const add = single?.add as Record<string, unknown> | undefined
-  if (!add) throw fail(`file ${id} is not an add action (a snapshot query answers adds only)`)
-  const url = httpUrl(add.path, `file ${id} path`, fail)
-  const dv = add.deletionVector as Record<string, unknown> | undefined
-  let dvUrl: string | undefined
-  if (dv && dv.storageType === 'p') dvUrl = httpUrl(dv.pathOrInlineDv, `file ${id} deletion vector`, fail)
-  else if (dv && dv.storageType !== 'i') {
-    throw fail(
-      `file ${id} has a deletion vector of storage type '${String(dv.storageType)}'; a share must send 'p' (a URL) or 'i'`,
-    )
-  }
-  return { add, id, url, ...(dvUrl ? { dvUrl } : {}), expiresAt, timestamp }
-}
-
-function httpUrl(value: unknown, what: string, fail: (m: string) => TableError): string {
-  if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) throw fail(`${what} is not an http(s) URL`)
-  return value
-}
-
-/**
- * The parquet format carries neither deletion vectors nor column mapping: a table that uses them
- * (its configuration says so) read from that answer would count deleted rows or miss columns.
- */
-function refuseParquetFormatFor(metaData: Record<string, unknown>, name: string): void {
-  const config = (metaData.configuration ?? {}) as Record<string, string>
-  const needs: string[] = []
-  if (config['delta.enableDeletionVectors'] === 'true') needs.push('deletionVectors')
-  const mode = config['delta.columnMapping.mode']
-  if (mode && mode !== 'none') needs.push('columnMapping')
-  if (needs.length) {
-    throw new TableError(
-      `${name}: the server answered only the parquet response format, but the table uses ${needs.join(' and ')}, ` +
-        'which that format cannot carry (rows would be misread); the provider must serve responseformat=delta',
-      'unsupported-feature',
-    )
-  }
-}
-
-/**
- * Stable table-relative paths for the answer's URLs. With the table's `location` (e.g.
- * `s3://bucket/prefix/table`), a URL whose path continues it (virtual-hosted `/prefix/table/…` or
- * path-style `/bucket/prefix/table/…`) keeps the rest: the table's own relative paths, so files
- * sort as they do read directly. Otherwise the rest after the URLs' common folder.
- */
-function stablePaths(urls: string[], location: string | undefined): Map<string, string> {
-  const pathnames = urls.map(u => new URL(u).pathname)
-  let prefixes: string[] = []
-  if (location && URL.canParse(location)) {
-    const loc = new URL(location)
-    const path = loc.pathname.replace(/\/+$/, '')
-    prefixes = [`/${loc.host}${path}/`, `${path}/`].filter(p => p !== '/')
-  }
-  const common = commonFolder(pathnames)
-  const out = new Map<string, string>()
-  urls.forEach((url, i) => {
-    const pathname = pathnames[i]
-    // indexOf, not startsWith: a local proxy serves the same path under its own folder.
-    const at = prefixes.map(p => [pathname.indexOf(p), p.length]).find(([k]) => k >= 0)
-    out.set(url, deltaPath(at ? pathname.slice(at[0] + at[1]) : pathname.slice(common.length)))
-  })
-  return out
-}
-
-function commonFolder(pathnames: string[]): string {
-  if (!pathnames.length) return '/'
-  let common = pathnames[0].slice(0, pathnames[0].lastIndexOf('/') + 1)
-  for (const p of pathnames) {
-    while (!p.startsWith(common)) common = common.slice(0, common.slice(0, -1).lastIndexOf('/') + 1)
-  }
-  return common
-}
-
-/** A URL path's segments decoded once, then escaped as a Delta relative path (only what a URL cannot hold). */
-function deltaPath(rel: string): string {
-  return rel
-    .split('/')
-    .map(s => {
-      let decoded: string
-      try {
-        decoded = decodeURIComponent(s)
-      } catch {
-        decoded = s
-      }
-      return decoded.replace(/[%#? ]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
-    })
-    .join('/')
 }
 
 /** How the resolver renews URLs: the refresh token if the server gave one, else a query pinned to the version. */
@@ -384,8 +221,10 @@ export class SharedTableSession implements UrlResolver {
     const by = this.renewBy.get(version) ?? { version }
     const pinned: QueryRequest = { version }
     let answer: QueryAnswer
+    // Why the issue time is recorded only with the new URLs: readers that ask while this query is
+    // in flight must still measure the old URLs by their own life, see them due and wait for it.
+    const issued = Date.now()
     try {
-      this.issuedAt.set(version, Date.now())
       answer = by.refreshToken
         ? // A refresh token has its own lifetime: past it, a query pinned to the version does the same.
           await this.client
@@ -409,6 +248,7 @@ export class SharedTableSession implements UrlResolver {
       )
     }
     this.take(mapped.urls, version)
+    this.issuedAt.set(version, issued)
     if (answer.refreshToken) this.renewBy.set(version, { version, refreshToken: answer.refreshToken })
     this.renewals++
   }

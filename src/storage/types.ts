@@ -32,6 +32,11 @@ export interface S3Access {
   credentials: S3Credentials
   /** Endpoint that serves the bucket at its root (s3-location.ts); default AWS virtual-hosted style. */
   endpoint?: string
+  /**
+   * Page API: where renewed credentials come from (an STS call, a login), called on this thread.
+   * A function does not cross to a worker; rank workers sign with `credentials` and cannot renew.
+   */
+  refresh?: CredentialProvider
 }
 
 /** A table registered in a Unity Catalog server, read with credentials the catalog vends. */
@@ -52,6 +57,6 @@ export interface UnityCatalogAccess {
 /**
  * How a governed table is reached, as plain data that can cross to a worker (postMessage) and be
  * re-opened there with access.ts. Each kind is one way of being granted the table; the union is
- * open to further kinds (a Delta Sharing share) added next to these.
+ * open to further kinds (a Delta Sharing share is one).
  */
 export type TableAccess = S3Access | UnityCatalogAccess | ShareAccess

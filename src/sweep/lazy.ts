@@ -15,7 +15,7 @@ export function lazySweepApi(resolve: (c: SweepConfig) => SweepConfig): SweepApi
   const load = (): Promise<SweepApi> => (api ??= import('./api.ts').then(m => m.createSweepApi({ resolve })))
   return {
     sweep: async (config, onEvent, opts) => (await load()).sweep(config, onEvent, opts),
-    resumeSweep: async (id, onEvent) => (await load()).resumeSweep(id, onEvent),
+    resumeSweep: async (id, onEvent, credentials) => (await load()).resumeSweep(id, onEvent, credentials),
     stopSweep: async id => (await load()).stopSweep(id),
     listSweeps: async () => (await load()).listSweeps(),
     getSweep: async id => (await load()).getSweep(id),

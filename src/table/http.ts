@@ -434,7 +434,7 @@ export async function fetchOptional(
   if (method === 'HEAD' && (res.status === 403 || res.status === 405)) {
     return fetchOptional(url, opts, 'GET', tableUrl)
   }
-  if (!res.ok) throw statusError(method, url, res)
+  if (!res.ok) throw await explainedStatusError(method, url, res)
   return res
 }
 

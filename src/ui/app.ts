@@ -1,7 +1,8 @@
 /**
  * `<st-app>`: the app shell and the one mediator between the components and the library API
  * (window.snaptrain). It loads the adapter and the table list on connect, and opens tables and
- * versions when the components ask (`table-select`, `version-select`). Under the open table a
+ * versions when the components ask (`table-select`, `version-select`); a Delta Sharing profile
+ * (`profile-open`, ShareController) adds the tables it may read, opened with its access. Under the open table a
  * single training run (`train-start`) or a sweep setup (`sweep-start`); the sweep on screen and
  * the stored sweeps (SweepController) below and in the side bar (`sweep-open`, `sweep-stop`, …).
  */
@@ -12,10 +13,12 @@ import { withTimeout } from '../util/deadline.ts'
 import { toErrorView } from './errors.ts'
 import { baseStyles } from './styles.ts'
 import { TableController } from './table-controller.ts'
+import { ShareController } from './share-controller.ts'
 import type {
   AdapterView,
   ErrorView,
   LoadState,
+  ProfileOpenDetail,
   SweepConfig,
   SweepDownloadDetail,
   SweepIdDetail,
@@ -34,6 +37,7 @@ import './adapter-panel.ts'
 import './train-panel.ts'
 import './train-curve.ts'
 import './table-list.ts'
+import './share-browser.ts'
 import './table-view.ts'
 
 /** The page. Set `api` to drive it with another implementation (tests); default window.snaptrain. */
@@ -75,16 +79,23 @@ export class StApp extends LitElement {
   @state() private mode: 'train' | 'sweep' = 'train'
 
   private readonly histories = new Map<string, Promise<CommitInfo[]>>()
+  private readonly shares = new ShareController(
+    this,
+    () => this.lib,
+    () => this.stepTimeoutMs,
+  )
   private readonly table = new TableController(this, () => this.lib, {
     previewRows: () => this.previewRows,
     stepTimeoutMs: () => this.stepTimeoutMs,
     commitsOf: url => this.commitsOf(url),
+    accessOf: url => this.shares.accessFor(url),
   })
   private readonly trainer = new TrainController(this, () => this.lib)
   private readonly sweeper = new SweepController(
     this,
     () => this.lib,
     () => this.stepTimeoutMs,
+    url => this.shares.accessFor(url),
   )
 
   private get lib(): SnaptrainApi {
@@ -105,6 +116,9 @@ export class StApp extends LitElement {
         <span class="muted">Delta tables → WebGPU training · v${(this.api ?? window.snaptrain)?.version ?? '?'}</span>
       </header>
       <main @table-select=${this.onTableSelect} @version-select=${this.onVersionSelect} @train-start=${this.onTrainStart}
+        @profile-open=${(e: CustomEvent<ProfileOpenDetail>) => {
+          void this.shares.open(e.detail)
+        }}
         @sweep-start=${(e: CustomEvent<SweepConfig>) => {
           void this.sweeper.start(e.detail)
         }}
@@ -120,6 +134,8 @@ export class StApp extends LitElement {
         <aside>
           <section><st-table-list .tables=${this.tables} .state=${this.tablesState} .error=${this.tablesError}
             .selected=${t.table?.name}></st-table-list></section>
+          <section><st-share-browser .profile=${this.shares.profile} .shares=${this.shares.shares}
+            .state=${this.shares.state} .error=${this.shares.error} .selected=${t.table?.url}></st-share-browser></section>
           <section><st-adapter-panel .adapter=${this.adapter} .state=${this.adapterState}
             .error=${this.adapterError}></st-adapter-panel></section>
           <section>${this.sweepList()}</section>
@@ -204,7 +220,9 @@ export class StApp extends LitElement {
 
   private onTrainStart(e: CustomEvent<TrainStartDetail>) {
     const t = this.table
-    if (t.table && t.snapshot) void this.trainer.start({ ...t.table, version: t.snapshot.version }, e.detail)
+    if (!t.table || !t.snapshot) return
+    const access = this.shares.accessFor(t.table.url)
+    void this.trainer.start({ ...t.table, version: t.snapshot.version, ...(access ? { access } : {}) }, e.detail)
   }
 
   private onTableSelect(e: CustomEvent<TableSelectDetail>) {
@@ -255,7 +273,8 @@ export class StApp extends LitElement {
   private commitsOf(url: string): Promise<CommitInfo[]> {
     let p = this.histories.get(url)
     if (!p) {
-      p = this.bounded(this.lib.listCommits(url), `listing commits of ${url}`)
+      const access = this.shares.accessFor(url)
+      p = this.bounded(this.lib.listCommits(url, access && { access }), `listing commits of ${url}`)
       this.histories.set(url, p)
       p.catch(() => this.histories.delete(url)) // let a later click retry
     }

@@ -6,7 +6,7 @@
  * a running sweep reports through its events, so it never shows a spinner that does not end.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit'
-import type { SnaptrainApi } from '../api-types.ts'
+import type { SnaptrainApi, TableAccess } from '../api-types.ts'
 import { withTimeout } from '../util/deadline.ts'
 import { newSweepState } from '../tune/sweep-state.ts'
 import { toErrorView } from './errors.ts'
@@ -75,6 +75,8 @@ export class SweepController implements ReactiveController {
     private readonly host: ReactiveControllerHost,
     private readonly api: () => SnaptrainApi,
     private readonly timeoutMs: () => number,
+    /** The governed access a table URL is read with (a share's): given to sweeps on it, never stored. */
+    private readonly accessOf: (url: string) => TableAccess | undefined = () => undefined,
   ) {
     host.addController(this)
   }
@@ -147,7 +149,9 @@ export class SweepController implements ReactiveController {
   async start(config: SweepConfig): Promise<void> {
     const id = `sw-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
     this.show(newSweepState(config, id))
-    await this.run(id, `Running the sweep on ${config.table}`, (lib, on) => lib.sweep(config, on, { id }))
+    const access = this.accessOf(config.table)
+    const run = access ? { ...config, access } : config
+    await this.run(id, `Running the sweep on ${config.table}`, (lib, on) => lib.sweep(run, on, { id }))
   }
 
   /** Resumes stored sweep `id` in this page. */
@@ -155,7 +159,8 @@ export class SweepController implements ReactiveController {
     if (this.active.has(id)) return
     const known = this.sweeps.find(s => s.id === id)
     if (known) this.show(known)
-    await this.run(id, `Resuming sweep ${id}`, (lib, on) => lib.resumeSweep(id, on))
+    const access = known && this.accessOf(known.config.table)
+    await this.run(id, `Resuming sweep ${id}`, (lib, on) => lib.resumeSweep(id, on, access && { access }))
   }
 
   /** Asks sweep `id` to stop; its running trials end and it is stored as stopped. */

@@ -11,9 +11,19 @@ import { baseStyles } from './styles.ts'
 import type { ErrorView, LoadState, SweepIdDetail, SweepState } from './types.ts'
 import './error-view.ts'
 
-/** Short name of a table URL: its last path segment. */
+/** Short name of a table URL: its last path segment, or `share.schema.table` for a shared table's URL. */
 export function tableName(url: string): string {
+  const shared = /\/shares\/([^/]+)\/schemas\/([^/]+)\/tables\/([^/]+)\/?$/.exec(url)
+  if (shared) return shared.slice(1).map(decodeSegment).join('.')
   return url.replace(/\/+$/, '').split('/').pop() || url
+}
+
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
 }
 
 @customElement('st-sweep-list')

@@ -5,7 +5,7 @@
  * ends in 'ready' or 'error', and a newer request makes older answers be ignored.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit'
-import type { CommitInfo, Row, Snapshot, SnaptrainApi } from '../api-types.ts'
+import type { CommitInfo, Row, Snapshot, SnaptrainApi, TableAccess } from '../api-types.ts'
 import { withTimeout } from '../util/deadline.ts'
 import { toErrorView } from './errors.ts'
 import type { ErrorView, LoadState, TableSelectDetail } from './types.ts'
@@ -18,6 +18,8 @@ export interface TableControllerOptions {
   stepTimeoutMs: () => number
   /** Commit history of a table URL (memoised by the host, shared with the table list). */
   commitsOf: (url: string) => Promise<CommitInfo[]>
+  /** The governed access a table URL is read with (a share's), if any. */
+  accessOf?: (url: string) => TableAccess | undefined
 }
 
 /** Loads a table for display; read its fields in the host's render(). */
@@ -48,21 +50,45 @@ export class TableController implements ReactiveController {
     if (this.table?.url !== table.url) Object.assign(this, { commits: [], snapshot: undefined, rows: [] })
     Object.assign(this, { table, state: 'loading', error: undefined })
     const at = version === undefined ? 'the latest version' : `version ${version}`
+    const access = this.opts.accessOf?.(table.url)
     try {
       this.commits = await this.step(ticket, 'Reading the commit history', () => this.opts.commitsOf(table.url))
       this.snapshot = undefined
-      this.snapshot = await this.step(ticket, `Opening ${at}`, () => this.api().openSnapshot(table.url, { version }))
+      this.snapshot = await this.step(ticket, `Opening ${at}`, () =>
+        this.api().openSnapshot(table.url, { version, access }),
+      )
       this.rows = []
       const snapshot = this.snapshot
       const limit = this.opts.previewRows()
+      const source = access
+        ? await this.step(ticket, `Asking for ${limit} rows' files`, () =>
+            this.previewSnapshot(snapshot, version, limit, access),
+          )
+        : snapshot
       this.rows = await this.step(ticket, `Reading the first ${limit} rows`, () =>
-        this.api().readRows(snapshot, { limit }),
+        this.api().readRows(source, { limit, access }),
       )
       this.finish(ticket, 'ready')
     } catch (e) {
       if (e === STALE) return
       this.finish(ticket, 'error', toErrorView(`${this.stage} of table ${table.name}`, e))
     }
+  }
+
+  /**
+   * A share's snapshot for the preview: the server is asked (limitHint) for just enough files for
+   * `limit` rows. Asked as the table was (latest, or the version picked), since a provider that
+   * does not share history refuses version queries; an answer of another version (a commit since)
+   * falls back to the full snapshot's files.
+   */
+  private async previewSnapshot(
+    full: Snapshot,
+    version: number | undefined,
+    limit: number,
+    access: TableAccess,
+  ): Promise<Snapshot> {
+    const hinted = await this.api().openSnapshot(full.tableUrl, { version, limitHint: limit, access })
+    return hinted.version === full.version ? hinted : full
   }
 
   private async step<T>(ticket: number, stage: string, work: () => Promise<T>): Promise<T> {

@@ -5,7 +5,7 @@
  * TableController, so st-app stays the only mediator; a newer run makes older answers be ignored.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit'
-import type { SnaptrainApi, TrainConfig, TrainProgress } from '../api-types.ts'
+import type { SnaptrainApi, TableAccess, TrainConfig, TrainProgress } from '../api-types.ts'
 import { toErrorView } from './errors.ts'
 import type { TrainModel, TrainResultView, TrainStartDetail } from './train-panel.ts'
 import type { ErrorView, LoadState } from './types.ts'
@@ -15,6 +15,8 @@ export interface TrainTarget {
   name: string
   url: string
   version?: number
+  /** The table's governed access (a share's), passed on to the run and never shown. */
+  access?: TableAccess
 }
 
 /** One run at a time; read its fields in the host's render(). */
@@ -68,6 +70,7 @@ export class TrainController implements ReactiveController {
         params,
       }
       if (form.filter) config.filter = form.filter
+      if (target.access) config.access = target.access
       const onProgress = (p: TrainProgress) => {
         if (ticket === this.ticket) this.progress(p)
       }

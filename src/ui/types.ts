@@ -53,6 +53,25 @@ export interface TableSelectDetail {
   name: string
   url: string
 }
+/** The open Delta Sharing profile as the share browser names it (never its token). */
+export interface ProfileView {
+  /** The profile file's name. */
+  source: string
+  /** The sharing server it names. */
+  endpoint: string
+  /** 'proxy': through this page's server, which holds the token; 'direct': the page talks to the server. */
+  mode: 'proxy' | 'direct'
+}
+
+/** Detail of `profile-open`: the chosen file's text (handed to openProfile once, never kept) and name. */
+export interface ProfileOpenDetail {
+  text: string
+  name: string
+}
+
+/** A share with its schemas and their tables, as listShares answers. */
+export type { SharedShareView, SharedTableView } from '../api-types.ts'
+
 /** Detail of `version-select`. */
 export interface VersionSelectDetail {
   version: number
