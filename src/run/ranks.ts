@@ -28,7 +28,8 @@ export async function runOnRanks(
   const world = rankCount(config)
   onProgress({ kind: 'stage', message: `starting ${world} rank workers` })
   // A page API credential callback cannot cross to a worker: ranks sign with the carried credentials.
-  const cloneable = config.access?.kind === 's3' ? { ...config, access: { ...config.access, refresh: undefined } } : config
+  const cloneable =
+    config.access?.kind === 's3' ? { ...config, access: { ...config.access, refresh: undefined } } : config
   const run = await runRanks<RankRunResult, TrainConfig>(world, TRAIN_RANK_JOB, cloneable, {
     ...opts,
     onProgress: (rank, ev) => {

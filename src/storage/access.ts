@@ -43,9 +43,10 @@ export function accessResolver(tableUrl: string, access: TableAccess, opts: Acce
       return new S3Resolver({
         tableUrl,
         region: access.region,
-        provider: (opts.provider ?? access.refresh)
-          ? seeded(access, (opts.provider ?? access.refresh)!, opts.now ?? Date.now)
-          : staticProvider(access),
+        provider:
+          (opts.provider ?? access.refresh)
+            ? seeded(access, (opts.provider ?? access.refresh)!, opts.now ?? Date.now)
+            : staticProvider(access),
         now: opts.now,
       })
     case 'unity-catalog':
