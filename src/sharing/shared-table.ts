@@ -68,7 +68,7 @@ async function querySnapshot(
   if (opts.timestamp !== undefined) request.timestamp = new Date(toMillis(opts.timestamp)).toISOString()
   if (opts.limitHint !== undefined) request.limitHint = opts.limitHint
   if (opts.maxFiles !== undefined) request.maxFiles = opts.maxFiles
-  const answer = await client.query(t, request)
+  const answer = opts.version !== undefined ? await pinnedQuery(client, t, request) : await client.query(t, request)
   if (opts.version !== undefined && answer.version !== opts.version) {
     throw new TableError(
       `${name}: asked for version ${opts.version}, the server answered version ${answer.version}`,
@@ -91,6 +91,24 @@ async function querySnapshot(
       version: answer.version,
       ...(answer.refreshToken && !hinted ? { refreshToken: answer.refreshToken } : {}),
     },
+  }
+}
+
+/**
+ * A query for `request.version`. A provider that does not share a table's history refuses version
+ * queries (400); a run pinned to the version that is still the latest is then served by a latest
+ * query, whose answer must be of that version (else the refusal stands, naming both versions).
+ */
+async function pinnedQuery(client: SharingClient, t: ShareCoordinates, request: QueryRequest): Promise<QueryAnswer> {
+  try {
+    return await client.query(t, request)
+  } catch (error) {
+    if (!(error instanceof TableError) || error.code !== 'sharing') throw error
+    const { version, ...latest } = request
+    const answer = await client.query(t, { ...latest, includeRefreshToken: true }).catch(() => undefined)
+    if (answer && answer.version === version) return answer
+    const now = answer ? `; its latest version is ${answer.version}` : ''
+    throw new TableError(`${error.message}${now}`, error.code, error.url)
   }
 }
 
@@ -229,8 +247,8 @@ export class SharedTableSession implements UrlResolver {
         ? // A refresh token has its own lifetime: past it, a query pinned to the version does the same.
           await this.client
             .query(this.table, { refreshToken: by.refreshToken, includeRefreshToken: true })
-            .catch(() => this.client.query(this.table, pinned))
-        : await this.client.query(this.table, pinned)
+            .catch(() => pinnedQuery(this.client, this.table, pinned))
+        : await pinnedQuery(this.client, this.table, pinned)
     } catch (error) {
       throw new TableError(
         `${name}: renewing the file URLs of version ${version} failed: ${(error as Error).message}`,

@@ -30,7 +30,7 @@ const DIRS = {
   dv_cm: conformanceTable('golden/table-with-dv-small'),
   esc: conformanceTable('golden/data-reader-escaped-chars'),
 }
-type Name = keyof typeof DIRS | 'letters_parquet' | 'dv_parquet' | 'dv_cm_parquet'
+type Name = keyof typeof DIRS | 'letters_parquet' | 'dv_parquet' | 'dv_cm_parquet' | 'letters_no_history'
 const BASE = 'http://table.test/'
 const key = (table: Name): TableKey => `lab.golden.${table}`
 
@@ -45,6 +45,7 @@ beforeAll(async () => {
   }))
   for (const t of ['letters', 'dv', 'dv_cm'] as const)
     tables.push({ share: 'lab', schema: 'golden', table: `${t}_parquet`, dir: DIRS[t], parquetOnly: true })
+  tables.push({ share: 'lab', schema: 'golden', table: 'letters_no_history', dir: DIRS.letters, historyShared: false })
   // Its location escapes '+' as it is and its file URLs as %2B: the prefix must still match.
   tables.push({ share: 'team+x', schema: 'golden', table: 'letters', dir: DIRS.letters })
   server = await startSharingServer({ tables, inject: req => fault?.(req) })
@@ -331,5 +332,18 @@ describe('SharedTableSession: resolving and renewing URLs', () => {
     fault = req => (req.kind === 'file' ? { status: 404, body: '<Error><Code>NoSuchKey</Code></Error>' } : undefined)
     const missing = await fetchBytes(url, { resolver: s }).catch((e: Error) => e)
     expect((missing as Error).message).toBe(`GET ${url}: 404 Not Found (NoSuchKey)`)
+  })
+})
+
+describe('a provider that does not share history', () => {
+  it('serves a run pinned to the latest version by a latest query, and refuses an older version naming both', async () => {
+    const s = session('letters_no_history')
+    const latest = await s.openSnapshot(s.root)
+    const pinned = await session('letters_no_history').openSnapshot(s.root, { version: latest.version })
+    expect(pinned.version).toBe(latest.version)
+    expect(pinned.files.map(f => f.path)).toEqual(latest.files.map(f => f.path))
+    await expect(session('letters_no_history').openSnapshot(s.root, { version: 0 })).rejects.toThrow(
+      new RegExp(`history.*latest version is ${latest.version}`, 'is'),
+    )
   })
 })
