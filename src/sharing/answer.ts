@@ -38,7 +38,8 @@ export function mapAnswer(answer: QueryAnswer, root: string, name: string): Mapp
   )
   const urls = new Map<string, SignedUrl>()
   const fileIds: Record<string, string> = {}
-  let timestamp = 0
+  // The files' version time where the server gives one (version and timestamp queries); else unknown.
+  let timestamp = Number.NaN
   for (const f of signed) {
     const path = paths.get(f.url)!
     urls.set(resolveFileUrl(root, path), { url: f.url, expiresAt: f.expiresAt })
@@ -50,7 +51,7 @@ export function mapAnswer(answer: QueryAnswer, root: string, name: string): Mapp
       add.deletionVector = { ...(f.add.deletionVector as object), storageType: 'p', pathOrInlineDv: dvUrl }
     }
     actions.push(toAction('add', add, fail))
-    timestamp = Math.max(timestamp, f.timestamp)
+    if (f.timestamp > 0) timestamp = Number.isNaN(timestamp) ? f.timestamp : Math.max(timestamp, f.timestamp)
   }
   return { actions, urls, fileIds, timestamp }
 }

@@ -199,7 +199,7 @@ export interface Snapshot {
   /** Table root URL, always ending in '/'. */
   tableUrl: string
   version: number
-  /** Commit time of `version` in ms since epoch. */
+  /** Commit time of `version` in ms since epoch; NaN where the source does not say (a share's latest snapshot). */
   timestamp: number
   protocol: Protocol
   metadata: Metadata

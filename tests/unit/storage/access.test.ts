@@ -52,7 +52,7 @@ describe('TableAccess', () => {
   })
 
   it('refuses a kind it does not know, by name', () => {
-    const future = { kind: 'share', profile: {} } as unknown as TableAccess
-    expect(() => accessResolver(`${STORAGE}/t/`, future)).toThrow("table access of kind 'share' is not supported")
+    const future = { kind: 'azure-sas', token: 'x' } as unknown as TableAccess
+    expect(() => accessResolver(`${STORAGE}/t/`, future)).toThrow("table access of kind 'azure-sas' is not supported")
   })
 })
