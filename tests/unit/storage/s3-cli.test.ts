@@ -240,7 +240,7 @@ describe('bad input: exit ≠ 0, one stderr line naming the cause, no rows', () 
       `s3://${s3.bucket}/tables/dv`,
       awsEnv({ AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: wrong }),
     )
-    expectRefused(r, 1, /tables\/dv\/_delta_log\/\S*: 403 Forbidden/, [wrong])
+    expectRefused(r, 1, /tables\/dv\/_delta_log\/\S*: 403 Forbidden \(SignatureDoesNotMatch: /, [wrong])
     expect(s3.log.filter(e => e.status < 300)).toEqual([])
   })
 
