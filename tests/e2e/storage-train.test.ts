@@ -29,8 +29,8 @@ import { startUcServer, type UcServer } from '../support/uc-server.ts'
 const UC_TOKEN = 'uc-tr41n-t0ken-5e2'
 /** Lifetime (s) of vended credentials (renewed halfway): the page's held request outlives them. */
 const VENDED_S = 2
-/** Lifetime (s) of the sweep's first credentials: longer than the run takes to open the table in Node. */
-const FILE_S = 3
+/** Lifetime (s) of the sweep's first credentials: longer than the run takes to open the table in Node, also on a loaded machine. */
+const FILE_S = 5
 /** The page's requests through the storage proxy: its files, and its listing at the page server's root. */
 const PROXY = '/__snaptrain/storage/'
 /**
@@ -263,6 +263,11 @@ function signingKeys(expired: string[] = []): Set<string> {
   return new Set(s3.log.map(e => e.accessKeyId!))
 }
 
+/** Every access key issued so far (the catalog's vended ones, in the Unity Catalog tests). */
+function vendedKeys(): string[] {
+  return issued.map(c => c.accessKeyId)
+}
+
 /**
  * The page found the table's log by listing it through the proxy: it asked its own root for a
  * ListObjectsV2 of `_delta_log/` under its proxy path, storage answered a signed ListObjectsV2 of
@@ -310,7 +315,9 @@ describe('train through Unity Catalog, the vended credentials expiring mid-run',
     expect(got.path).toBe('uc:main.web.marketing')
     expect(got.manifest).toEqual(want.manifest)
     expect(got.manifest.table.rows).toBe(6281)
-    expect(signingKeys().size).toBeGreaterThanOrEqual(2) // renewed at least once
+    // Vended keys live 2 s: on a loaded machine a request signed in time may arrive after expiry,
+    // and its ExpiredToken is renewed like any other (the models above are the proof it worked).
+    expect(signingKeys(vendedKeys()).size).toBeGreaterThanOrEqual(2) // renewed at least once
     expectListedLog('marketing', 1)
     await expectNoSecrets(run.r, run.governed, ['model.json', 'metrics.csv', 'manifest.json'])
   })
@@ -322,7 +329,7 @@ describe('train through Unity Catalog, the vended credentials expiring mid-run',
     const want = await metricsWithoutTime(run.folder)
     expect(want.length).toBeGreaterThan(0)
     expect(await metricsWithoutTime(run.governed)).toEqual(want)
-    expect(signingKeys().size).toBeGreaterThanOrEqual(2)
+    expect(signingKeys(vendedKeys()).size).toBeGreaterThanOrEqual(2)
     expectListedLog('clicks', 3)
     await expectNoSecrets(run.r, run.governed, ['model.bin', 'metrics.csv', 'manifest.json'])
   })
