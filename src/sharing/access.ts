@@ -1,7 +1,6 @@
 /**
  * A shared table's access as plain data (it crosses to rank workers and into the page), and the
- * session that serves it. Within one thread the same access and table share one session, so the
- * snapshot a run opens and the readers that follow use the same URLs and renewals.
+ * session that serves it.
  */
 import { TableError, type HttpOptions } from '../table/types.ts'
 import type { SharingProfile } from './profile.ts'
@@ -16,24 +15,14 @@ export interface ShareAccess {
   source: string
 }
 
-const sessions = new WeakMap<ShareAccess, Map<string, SharedTableSession>>()
-
-/** The session of `tableUrl` (a shareTableUrl under the profile's endpoint) for this access. */
+/**
+ * A new session for `tableUrl` (a shareTableUrl under the profile's endpoint). Callers keep one per
+ * access and table (storage/access.ts tableResolver), so a run's snapshot and its readers share it.
+ */
 export function shareSession(access: ShareAccess, tableUrl: string, http: HttpOptions = {}): SharedTableSession {
-  let byTable = sessions.get(access)
-  if (!byTable) sessions.set(access, (byTable = new Map()))
   const root = tableUrl.endsWith('/') ? tableUrl : `${tableUrl}/`
-  let session = byTable.get(root)
-  if (!session) {
-    const client = new SharingClient(access.profile, access.source, {
-      ...http,
-      resolver: undefined,
-      headers: undefined,
-    })
-    session = new SharedTableSession(client, shareCoordinatesOf(root, access.profile.endpoint))
-    byTable.set(root, session)
-  }
-  return session
+  const client = new SharingClient(access.profile, access.source, { ...http, resolver: undefined, headers: undefined })
+  return new SharedTableSession(client, shareCoordinatesOf(root, access.profile.endpoint))
 }
 
 /** The coordinates in a shared table's URL; an error naming it when it is not one under `endpoint`. */

@@ -73,8 +73,9 @@ const cached = new WeakMap<TableAccess, Map<string, UrlResolver>>()
 export function tableResolver(tableUrl: string, access: TableAccess, opts: AccessOptions = {}): UrlResolver {
   let byTable = cached.get(access)
   if (!byTable) cached.set(access, (byTable = new Map()))
-  let resolver = byTable.get(tableUrl)
-  if (!resolver) byTable.set(tableUrl, (resolver = accessResolver(tableUrl, access, opts)))
+  const root = withSlash(tableUrl)
+  let resolver = byTable.get(root)
+  if (!resolver) byTable.set(root, (resolver = accessResolver(root, access, opts)))
   return resolver
 }
 
