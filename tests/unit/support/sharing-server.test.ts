@@ -41,7 +41,7 @@ const OPTIONS: SharingServerOptions = {
     { share: 'lab', schema: 'golden', table: 'dv_cm', dir: DV_CM },
     { share: 'lab', schema: 'golden', table: 'dv_checkpoint', dir: DV_CHECKPOINT },
   ],
-  oauth: { clientId: 'app', clientSecret: 's3cret', tokenLifetimeS: 0.3 },
+  oauth: { clientId: 'app', clientSecret: 's3cret', tokenLifetimeS: 1.5 }, // long enough for a loaded machine to use it before it expires
   cors: true,
   inject: () => {
     const answer = injectNext
@@ -400,7 +400,7 @@ describe('sharing server: faults, OAuth, CORS and the log', () => {
       fetch(profile.tokenEndpoint as string, { method: 'POST', body, headers: { ...form, ...headers } })
     const byForm = await post('grant_type=client_credentials&client_id=app&client_secret=s3cret')
     const token = await byForm.json()
-    expect(token).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 0.3 })
+    expect(token).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 1.5 })
     const basic = { Authorization: `Basic ${Buffer.from('app:s3cret').toString('base64')}` }
     expect((await post('grant_type=client_credentials', basic)).status).toBe(200)
     const wrong = await post('grant_type=client_credentials&client_id=app&client_secret=nope')
@@ -409,7 +409,7 @@ describe('sharing server: faults, OAuth, CORS and the log', () => {
     expect((await post('grant_type=password&client_id=app&client_secret=s3cret')).status).toBe(400)
     const bearer = { Authorization: `Bearer ${token.access_token}` }
     expect((await fetch(`${server.endpoint}shares`, { headers: bearer })).status).toBe(200)
-    await sleep(350)
+    await sleep(1600)
     const late = await fetch(`${server.endpoint}shares`, { headers: bearer })
     expect(late.status).toBe(401)
     expect((await late.json()).message).toContain('expired')
