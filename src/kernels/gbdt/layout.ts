@@ -74,13 +74,20 @@ export interface PartitionShape {
   nodes: number
 }
 
-/** Words per packed node: left, right (i32, −1 = leaf, tree-local), feature | defaultLeft << 31, splitBin (i32), value (f32 bits). */
-export const NODE_WORDS = 5
+/**
+ * Words per packed node: left, right (i32, −1 = leaf, tree-local), feature | defaultLeft << 31,
+ * splitBin (i32), value (f32 bits), catStart, catWords. A categorical node (Tree.splitType 1) has
+ * catWords ≥ 1: its set is the bitset catBits[catStart, catStart + catWords) over category codes
+ * (bit c of word c >> 5 set = code c goes right); a numeric node has catWords 0.
+ */
+export const NODE_WORDS = 7
 
 /** Trees packed for the predict kernels. */
 export interface PackedTrees {
-  /** u32 [K × 5]; value = split condition at internal nodes, leaf value (eta applied) at leaves. */
+  /** u32 [K × NODE_WORDS]; value = split condition at internal nodes, leaf value (eta applied) at leaves. */
   nodes: Uint32Array<ArrayBuffer>
+  /** u32 bitsets of the categorical nodes (at least one word, so it can always be bound). */
+  catBits: Uint32Array<ArrayBuffer>
   /** u32 [T]: index of each tree's root in `nodes`. */
   treeOffsets: Uint32Array<ArrayBuffer>
   /** Longest root-to-leaf path in edges (bounds the kernel's walk). */
@@ -93,6 +100,7 @@ export function packTrees(trees: readonly Tree[]): PackedTrees {
   const nodes = new Uint32Array(total * NODE_WORDS),
     f32 = new Float32Array(nodes.buffer)
   const treeOffsets = new Uint32Array(trees.length)
+  const bits: number[] = [0]
   let at = 0,
     maxDepth = 0
   trees.forEach((t, ti) => {
@@ -104,10 +112,19 @@ export function packTrees(trees: readonly Tree[]): PackedTrees {
       nodes[o + 2] = ((t.splitIndex[k] & 0x7fffffff) | (t.defaultLeft[k] ? 0x80000000 : 0)) >>> 0
       nodes[o + 3] = t.splitBin[k] >>> 0
       f32[o + 4] = t.splitCondition[k]
+      if (t.splitType[k] === 1 && t.left[k] >= 0) {
+        const set = t.categories.subarray(t.catBegin[k], t.catBegin[k] + t.catSize[k])
+        const words = Math.max(1, set.length > 0 ? (set[set.length - 1] >> 5) + 1 : 1)
+        nodes[o + 5] = bits.length
+        nodes[o + 6] = words
+        const start = bits.length
+        for (let w = 0; w < words; w++) bits.push(0)
+        for (const c of set) bits[start + (c >> 5)] = (bits[start + (c >> 5)] | (1 << (c & 31))) >>> 0
+      }
     }
     maxDepth = Math.max(maxDepth, treeDepth(t))
   })
-  return { nodes, treeOffsets, maxDepth }
+  return { nodes, catBits: Uint32Array.from(bits), treeOffsets, maxDepth }
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Reference for predict.wgsl: ensemble margins on raw features, XGBoost semantics (value <
- * split_condition goes left, NaN takes the default direction; margin = base + t0 + t1 + … in f32,
+ * split_condition goes left, a categorical node's set goes right, NaN takes the default direction; margin = base + t0 + t1 + … in f32,
  * tree order, as XGBoost's CPU predictor). N = rows, F = features, T = trees, K = nodes in all trees.
  */
 import { NODE_WORDS } from './layout.ts'
@@ -25,13 +25,24 @@ function walkTree(
 }
 
 /**
+ * True when packed categorical node at word offset `o` sends value `v` right: its truncated code
+ * is ≥ 0, inside the bitset and set (XGBoost `Decision`; anything else goes left).
+ */
+export function catRight(nodes: Uint32Array, catBits: Uint32Array, o: number, v: number): boolean {
+  const c = Math.trunc(v)
+  if (!(c >= 0) || c >= nodes[o + 6] * 32) return false
+  return ((catBits[nodes[o + 5] + (c >> 5)] >>> (c & 31)) & 1) === 1
+}
+
+/**
  * - features: f32 [N × F] row-major, NaN = missing
- * - nodes, treeOffsets: from `packTrees`
+ * - nodes, catBits, treeOffsets: from `packTrees`
  * - out: f32 [N] margins = baseMargin + Σ_t leaf_t (f32, tree order)
  */
 export function predict(
   features: Float32Array,
   nodes: Uint32Array,
+  catBits: Uint32Array,
   treeOffsets: Uint32Array,
   out: Float32Array,
   shape: { rows: number; features: number; trees: number; maxDepth: number },
@@ -45,7 +56,8 @@ export function predict(
         m +
           walkTree(nodes, treeOffsets[t], shape.maxDepth, (f, o) => {
             const v = features[i * shape.features + f]
-            return Number.isNaN(v) ? null : v < cond[o + 4]
+            if (Number.isNaN(v)) return null
+            return nodes[o + 6] > 0 ? !catRight(nodes, catBits, o, v) : v < cond[o + 4]
           }),
       )
     }

@@ -25,6 +25,7 @@ export const predictSpec: KernelSpec<PredictShape> = defineKernel({
     { binding: 2, name: 'nodes', kind: 'read-only-storage' },
     { binding: 3, name: 'treeOffsets', kind: 'read-only-storage' },
     { binding: 4, name: 'out', kind: 'storage' },
+    { binding: 5, name: 'catBits', kind: 'read-only-storage' },
   ],
   uniforms: [
     { name: 'rows', type: 'u32' },
@@ -39,10 +40,10 @@ export const predictSpec: KernelSpec<PredictShape> = defineKernel({
 
 /**
  * A call writing `out` (f32 × N) = baseMargin + Σ_t leaf_t for `features` (f32 × N·F, row-major,
- * NaN = missing) over `nodes` / `treeOffsets` from packTrees (layout.ts).
+ * NaN = missing) over `nodes` / `catBits` / `treeOffsets` from packTrees (layout.ts).
  */
 export function predictCall(
-  buffers: { features: GPUBuffer; nodes: GPUBuffer; treeOffsets: GPUBuffer; out: GPUBuffer },
+  buffers: { features: GPUBuffer; nodes: GPUBuffer; catBits: GPUBuffer; treeOffsets: GPUBuffer; out: GPUBuffer },
   shape: PredictShape,
   baseMargin: number,
   constants: { WG?: number } = {},

@@ -407,11 +407,12 @@ class GpuBackend implements GbdtBackend {
     const e = this.enc,
       packed = packTrees([tree])
     const nodes = e.upload(packed.nodes),
+      catBits = e.upload(packed.catBits),
       treeOffsets = e.upload(packed.treeOffsets)
     for (const c of this.res.valid) {
       e.run(
         predictCall(
-          { features: c.features, nodes, treeOffsets, out: c.leaf },
+          { features: c.features, nodes, catBits, treeOffsets, out: c.leaf },
           { rows: c.v, features: this.F, trees: 1, maxDepth: packed.maxDepth },
           0,
         ),

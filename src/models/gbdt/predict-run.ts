@@ -115,6 +115,7 @@ async function gpuMargins(
     const packed = packTrees(booster.trees)
     const cache = new PipelineCache(device)
     const nodes = uploadBuffer(device, packed.nodes),
+      catBits = uploadBuffer(device, packed.catBits),
       treeOffsets = uploadBuffer(device, packed.treeOffsets)
     const chunk = Math.max(1, Math.min(rows, Math.floor(device.limits.maxStorageBufferBindingSize / (4 * F))))
     const margins = new Float32Array(rows)
@@ -125,7 +126,13 @@ async function gpuMargins(
       columns.forEach((c, f) => {
         for (let i = 0; i < n; i++) features[i * F + f] = c[start + i]
       })
-      const buffers = { features: uploadBuffer(device, features), nodes, treeOffsets, out: createBuffer(device, n * 4) }
+      const buffers = {
+        features: uploadBuffer(device, features),
+        nodes,
+        catBits,
+        treeOffsets,
+        out: createBuffer(device, n * 4),
+      }
       await runKernel(
         cache,
         predictCall(buffers, { rows: n, features: F, trees: booster.trees.length, maxDepth: packed.maxDepth }, base),

@@ -1,24 +1,17 @@
 /**
- * Prediction on raw features (XGBoost's CPU predictor): walk each tree, v < split_condition goes
- * left, NaN takes the default direction; margin = base margin + Σ leaf values. The reference for
- * the GPU predict kernel. N = rows, F = features, T = trees.
+ * Prediction on raw features (XGBoost's CPU predictor): walk each tree with `nextNode` (v <
+ * split_condition goes left, a categorical node's set goes right, NaN takes the default
+ * direction); margin = base margin + Σ leaf values. The reference for the GPU predict kernel.
+ * N = rows, F = features, T = trees.
  */
 import type { Booster, Tree } from './types.ts'
 import { baseMargin, transform } from './objective.ts'
+import { nextNode } from './tree.ts'
 
 /** Leaf id reached by row `i` of `columns` (F arrays of N values, NaN = missing). */
 export function leafOf(tree: Tree, columns: ArrayLike<number>[], i: number): number {
   let n = 0
-  while (tree.left[n] !== -1) {
-    const v = columns[tree.splitIndex[n]][i]
-    n = Number.isNaN(v)
-      ? tree.defaultLeft[n]
-        ? tree.left[n]
-        : tree.right[n]
-      : v < tree.splitCondition[n]
-        ? tree.left[n]
-        : tree.right[n]
-  }
+  while (tree.left[n] !== -1) n = nextNode(tree, n, columns[tree.splitIndex[n]][i])
   return n
 }
 

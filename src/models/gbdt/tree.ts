@@ -17,6 +17,10 @@ export interface TreeBuilder {
   lossChange: number[]
   sumHessian: number[]
   depth: number[]
+  /** Per node: 0 numeric, 1 categorical (types.ts Tree.splitType). */
+  splitType: number[]
+  /** Per node: the category codes that go right (ascending; empty for numeric nodes). */
+  cats: number[][]
 }
 
 /** A tree with only the root, a leaf of value `leafValue` (eta applied) and hessian sum `sumH`. */
@@ -33,6 +37,8 @@ export function newTree(leafValue: number, sumH: number): TreeBuilder {
     lossChange: [],
     sumHessian: [],
     depth: [],
+    splitType: [],
+    cats: [],
   }
   addLeaf(t, -1, leafValue, sumH, 0)
   return t
@@ -51,6 +57,8 @@ function addLeaf(t: TreeBuilder, parent: number, value: number, sumH: number, de
   t.lossChange.push(0)
   t.sumHessian.push(sumH)
   t.depth.push(depth)
+  t.splitType.push(0)
+  t.cats.push([])
   return id
 }
 
@@ -91,7 +99,19 @@ export function leafCount(t: TreeBuilder): number {
 
 /** Freezes the builder into the Tree contract (f32 values as XGBoost stores them). */
 export function finishTree(t: TreeBuilder): Tree {
+  const catBegin = new Uint32Array(t.left.length),
+    catSize = new Uint32Array(t.left.length)
+  let at = 0
+  t.cats.forEach((c, k) => {
+    catBegin[k] = c.length > 0 ? at : 0
+    catSize[k] = c.length
+    at += c.length
+  })
   return {
+    splitType: Uint8Array.from(t.splitType),
+    catBegin,
+    catSize,
+    categories: Int32Array.from(t.cats.flat()),
     left: Int32Array.from(t.left),
     right: Int32Array.from(t.right),
     parent: Int32Array.from(t.parent),
@@ -103,6 +123,37 @@ export function finishTree(t: TreeBuilder): Tree {
     lossChange: Float32Array.from(t.lossChange),
     sumHessian: Float32Array.from(t.sumHessian),
   }
+}
+
+/**
+ * True when category `v` (a code held as a number; not NaN) is in categorical node `n`'s set,
+ * i.e. goes right. As XGBoost's `Decision`, the code is the value truncated to an integer;
+ * negative and unknown codes are in no set.
+ */
+export function inCategorySet(t: Tree, n: number, v: number): boolean {
+  const c = Math.trunc(v)
+  if (!(c >= 0)) return false
+  const begin = t.catBegin[n],
+    end = begin + t.catSize[n]
+  let lo = begin,
+    hi = end
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (t.categories[mid] < c) lo = mid + 1
+    else hi = mid
+  }
+  return lo < end && t.categories[lo] === c
+}
+
+/**
+ * The child of split node `n` a raw value `v` goes to (XGBoost `GetNextNode`): NaN takes the
+ * default direction; a categorical node sends its set right and everything else left; a numeric
+ * node sends v < split_condition left. The one decision every CPU walk (predict, SHAP) uses.
+ */
+export function nextNode(t: Tree, n: number, v: number): number {
+  if (Number.isNaN(v)) return t.defaultLeft[n] ? t.left[n] : t.right[n]
+  if (t.splitType[n] === 1) return inCategorySet(t, n, v) ? t.right[n] : t.left[n]
+  return v < t.splitCondition[n] ? t.left[n] : t.right[n]
 }
 
 /** Leaf reached by a row given its bin per feature (`binOf(f)`: −1 = missing). */

@@ -123,6 +123,19 @@ export interface Tree {
   baseWeight: Float32Array
   lossChange: Float32Array
   sumHessian: Float32Array
+  /**
+   * XGBoost split_type per node: 0 numeric (value < splitCondition goes left), 1 categorical:
+   * a row whose category (the value as an integer code) is in the node's set goes RIGHT, every
+   * other category (also negative or unseen codes) goes left, missing takes defaultLeft —
+   * XGBoost's `common::Decision`. splitCondition of a categorical node is unused (0; XGBoost NaN).
+   */
+  splitType: Uint8Array
+  /** Per node: index of its first category in `categories` (0 where it has none). */
+  catBegin: Uint32Array
+  /** Per node: how many categories its set holds (0 for numeric nodes and leaves). */
+  catSize: Uint32Array
+  /** The sets of all categorical nodes, each ascending, in node order (XGBoost `categories`). */
+  categories: Int32Array
 }
 
 /** A trained model. */

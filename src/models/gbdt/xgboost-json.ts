@@ -154,6 +154,10 @@ function treeFromJson(j: unknown, i: number): Tree {
     baseWeight: Float32Array.from(numbers(j, 'base_weights', w)),
     lossChange: Float32Array.from(numbers(j, 'loss_changes', w)),
     sumHessian: Float32Array.from(numbers(j, 'sum_hessian', w)),
+    splitType: new Uint8Array(left.length),
+    catBegin: new Uint32Array(left.length),
+    catSize: new Uint32Array(left.length),
+    categories: new Int32Array(0),
   }
 }
 

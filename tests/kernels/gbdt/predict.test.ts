@@ -8,7 +8,7 @@ import { runKernel } from '../../../src/kernels/runner.ts'
 import type { Tree } from '../../../src/models/gbdt/types.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { compareArrays } from '../../../src/util/tolerance.ts'
-import { makeTree, randomTree } from '../../unit/gbdt/tree-fixture.ts'
+import { categorise, makeTree, randomCodes, randomTree } from '../../unit/gbdt/tree-fixture.ts'
 import { checked, EDGE_SIZES, expectMatch, gpuCache } from '../bench/setup.ts'
 
 /** Features in [−1, 1) with ~10 % NaN, some exactly on a split condition of tree 0's root. */
@@ -30,18 +30,20 @@ async function check(
   trees: Tree[],
   base: number,
   WG?: number,
+  codes = false,
 ): Promise<void> {
   const rng = new Rng(seed)
-  const x = randomFeatures(rng, rows, features, trees)
+  const x = codes ? randomCodes(rng, rows, features, 70) : randomFeatures(rng, rows, features, trees)
   const p = packTrees(trees)
   const shape = { rows, features, trees: trees.length, maxDepth: p.maxDepth }
   const want = new Float32Array(rows)
-  predict(x, p.nodes, p.treeOffsets, want, shape, base)
+  predict(x, p.nodes, p.catBits, p.treeOffsets, want, shape, base)
   const cache = await gpuCache()
   const { device } = cache
   const b = {
     features: uploadBuffer(device, x),
     nodes: uploadBuffer(device, p.nodes),
+    catBits: uploadBuffer(device, p.catBits),
     treeOffsets: uploadBuffer(device, p.treeOffsets),
     out: createBuffer(device, rows * 4),
   }
@@ -68,6 +70,11 @@ describe('predict matches its reference exactly', () => {
   )
   test('one feature, stumps and single leaves, WG = 64', () => check(3, 777, 1, forest(3, 9, 1, 1), -0.5, 64))
   test('no trees: base margin only', () => check(4, 100, 3, [], 1.5))
+  test.each([0, 1, 129])('categorical nodes (sets over 70 codes, 3 bitset words), rows = %i', rows => {
+    const rng = new Rng(rows + 11)
+    const trees = Array.from({ length: 12 }, () => categorise(rng, randomTree(rng, 5, 5, 70), 5, 70))
+    return check(rows + 12, rows, 5, trees, 0.5, undefined, true)
+  })
   test('deep tree (depth 12) and a leaf-only tree', () =>
     check(5, 513, 4, [...forest(5, 2, 4, 12), makeTree([[-1, -1, 0, 0.125, -1, 0]])], 0))
 })

@@ -66,6 +66,7 @@ describe('XGBoost interop', () => {
     kernelPredict(
       features,
       packed.nodes,
+      packed.catBits,
       packed.treeOffsets,
       out,
       { rows, features: F, trees: b.trees.length, maxDepth: packed.maxDepth },

@@ -4,6 +4,7 @@ import { predict } from '../../../src/kernels/gbdt/predict.ref.ts'
 import { packTrees } from '../../../src/kernels/gbdt/layout.ts'
 import type { Tree } from '../../../src/models/gbdt/types.ts'
 import { makeTree } from './tree-fixture.ts'
+import { nextNode } from '../../../src/models/gbdt/tree.ts'
 import { PYTHON as PY, requireXgboost, runXgboostTests } from '../../support/peers.ts'
 
 // Root: f0 < 0.5 (missing left) → leaf 1 | node 2: f1 < 2 (missing right) → leaf 2 | leaf 3.
@@ -22,14 +23,14 @@ describe('predict (reference)', () => {
     expect(Array.from(p.treeOffsets)).toEqual([0, 5])
     expect(p.maxDepth).toBe(2)
     expect(p.nodes[2] >>> 31).toBe(1)
-    expect(p.nodes[5 * 5] | 0).toBe(-1)
+    expect(p.nodes[5 * 7] | 0).toBe(-1)
   })
 
   test('value < condition goes left, NaN takes the default, base + trees in order', () => {
     const p = packTrees([tree, stump])
     const x = Float32Array.from([0.4, 9, 0.5, 1.9, 0.5, 2, NaN, 5, 1, NaN])
     const out = new Float32Array(5)
-    predict(x, p.nodes, p.treeOffsets, out, { rows: 5, features: 2, trees: 2, maxDepth: p.maxDepth }, 0.5)
+    predict(x, p.nodes, p.catBits, p.treeOffsets, out, { rows: 5, features: 2, trees: 2, maxDepth: p.maxDepth }, 0.5)
     expect(Array.from(out)).toEqual([1.75, 2.75, 3.75, 1.75, 3.75])
   })
 
@@ -38,6 +39,7 @@ describe('predict (reference)', () => {
     predict(
       new Float32Array(4),
       new Uint32Array(0),
+      new Uint32Array(1),
       new Uint32Array(0),
       out,
       { rows: 2, features: 2, trees: 0, maxDepth: 0 },
@@ -99,6 +101,7 @@ describe('predict (reference) against real XGBoost', () => {
     predict(
       features,
       p.nodes,
+      p.catBits,
       p.treeOffsets,
       out,
       { rows: margins.length, features: 4, trees: trees.length, maxDepth: p.maxDepth },
@@ -121,5 +124,30 @@ describe('packTrees', () => {
     ])
     t.parent[0] = 2147483647
     expect(packTrees([t]).maxDepth).toBe(2)
+  })
+})
+
+describe('categorical nodes', () => {
+  // Root: categorical on f0, set {1, 3, 40} goes right (missing left) → leaf 1 | leaf 2.
+  const cat = makeTree([
+    [1, 2, 0, 0, -1, 1],
+    [-1, -1, 0, -1, -1, 0],
+    [-1, -1, 0, 1, -1, 0],
+  ])
+  cat.splitType[0] = 1
+  cat.catSize[0] = 3
+  cat.categories = Int32Array.from([1, 3, 40])
+
+  test('packed: one 2-word bitset; codes in the set go right, others (negative, fractional part dropped, beyond it) left', () => {
+    const p = packTrees([cat])
+    expect(p.nodes[6]).toBe(2)
+    expect(Array.from(p.catBits.subarray(p.nodes[5], p.nodes[5] + 2))).toEqual([0b1010, 1 << 8])
+    const x = Float32Array.from([1, 3, 40, 3.7, 0, 2, -1, 41, 1000, NaN])
+    const out = new Float32Array(x.length)
+    predict(x, p.nodes, p.catBits, p.treeOffsets, out, { rows: x.length, features: 1, trees: 1, maxDepth: 1 }, 0)
+    expect(Array.from(out)).toEqual([1, 1, 1, 1, -1, -1, -1, -1, -1, -1])
+    // The CPU walk over raw values agrees.
+    const margins = Array.from(x, v => cat.splitCondition[nextNode(cat, 0, v)])
+    expect(margins).toEqual(Array.from(out))
   })
 })

@@ -16,6 +16,10 @@ export function makeTree(nodes: Array<[number, number, number, number, number, n
     baseWeight: new Float32Array(n),
     lossChange: new Float32Array(n),
     sumHessian: new Float32Array(n),
+    splitType: new Uint8Array(n),
+    catBegin: new Uint32Array(n),
+    catSize: new Uint32Array(n),
+    categories: new Int32Array(0),
   }
   nodes.forEach(([l, r, f, v, b, d], k) => {
     t.left[k] = l
@@ -72,4 +76,39 @@ export function randomBins(
     }
   }
   return { bins, missOff, rowWords }
+}
+
+/**
+ * Turns about half of `t`'s split nodes on features below `catFeatures` into categorical ones
+ * (XGBoost split_type 1) with a random non-empty set of codes in [0, levels), in place.
+ */
+export function categorise(rng: Rng, t: Tree, catFeatures: number, levels: number): Tree {
+  const sets: number[][] = Array.from({ length: t.left.length }, () => [])
+  for (let k = 0; k < t.left.length; k++) {
+    if (t.left[k] < 0 || t.splitIndex[k] >= catFeatures || rng.next() < 0.5) continue
+    const set = new Set<number>([rng.int(levels)])
+    for (let c = 0; c < levels; c++) if (rng.next() < 0.3) set.add(c)
+    sets[k] = [...set].sort((a, b) => a - b)
+    t.splitType[k] = 1
+    t.splitCondition[k] = 0
+  }
+  let at = 0
+  sets.forEach((s, k) => {
+    t.catBegin[k] = s.length ? at : 0
+    t.catSize[k] = s.length
+    at += s.length
+  })
+  t.categories = Int32Array.from(sets.flat())
+  return t
+}
+
+/** Category codes for `features` columns: mostly in [0, levels), some NaN, negative, fractional or past every set. */
+export function randomCodes(rng: Rng, rows: number, features: number, levels: number): Float32Array<ArrayBuffer> {
+  const x = new Float32Array(rows * features)
+  for (let k = 0; k < x.length; k++) {
+    const r = rng.int(20)
+    x[k] =
+      r === 0 ? NaN : r === 1 ? -1 - rng.int(3) : r === 2 ? rng.int(levels) + 0.5 : r === 3 ? 1000 : rng.int(levels)
+  }
+  return x
 }
