@@ -29,6 +29,9 @@ export const PEER_PYTHON = '/usr/bin/python3'
 /** Seconds one peer size may take before it is abandoned. */
 const PEER_TIMEOUT_S = 300
 
+/** QuantileDMatrix constructions the suite's peer times (bench/gbdt_peer.py; the quality peer times none). */
+const QUANTILE_REPEATS = 3
+
 /** Runs the peer for every size of the run; never throws for a missing Python or xgboost. */
 export async function prepareGbdtBench(quick: boolean, io: CliIo, root = PROJECT_ROOT): Promise<GbdtBenchInput> {
   const missing = await peerUnavailable()
@@ -38,7 +41,9 @@ export async function prepareGbdtBench(quick: boolean, io: CliIo, root = PROJECT
     const { paths, baseScore } = await writeSynthetic(size, join(root, 'bench', 'tables', 'gbdt'), io)
     io.err(`gbdt: XGBoost hist peer n=${size.rows}, ${size.rounds} rounds, nthread=${GBDT_PEER_THREADS}`)
     const args = [String(SYNTHETIC_FEATURES), String(size.rounds), String(GBDT_PEER_THREADS), baseScore]
-    const out = await runPeer([join(root, 'bench', 'gbdt_peer.py'), ...paths, ...args])
+    const out = await runPeer([join(root, 'bench', 'gbdt_peer.py'), ...paths, ...args], PEER_TIMEOUT_S, {
+      GBDT_PEER_QUANTILE_REPEATS: String(QUANTILE_REPEATS),
+    })
     peers.push(parsePeerLine(out))
   }
   return { peers }
@@ -107,14 +112,15 @@ export function parsePeerLine(stdout: string): GbdtPeerResult {
   return r
 }
 
-/** Runs `PEER_PYTHON args…` and resolves to its stdout; rejects with its stderr tail. */
-export function runPeer(args: string[], timeoutS = PEER_TIMEOUT_S): Promise<string> {
-  return runPython(args, timeoutS)
+/** Runs `PEER_PYTHON args…` (extra environment variables in `env`) and resolves to its stdout; rejects with its stderr tail. */
+export function runPeer(args: string[], timeoutS = PEER_TIMEOUT_S, env: Record<string, string> = {}): Promise<string> {
+  return runPython(args, timeoutS, env)
 }
 
-function runPython(args: string[], timeoutS = PEER_TIMEOUT_S): Promise<string> {
+function runPython(args: string[], timeoutS = PEER_TIMEOUT_S, env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    execFile(PEER_PYTHON, args, { timeout: timeoutS * 1000, maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+    const opts = { timeout: timeoutS * 1000, maxBuffer: 1 << 20, env: { ...process.env, ...env } }
+    execFile(PEER_PYTHON, args, opts, (err, stdout, stderr) => {
       if (err) reject(new Error(`${PEER_PYTHON} ${args[0]}: ${err.message}${stderr ? `\n${stderr.slice(-500)}` : ''}`))
       else resolvePromise(stdout)
     })

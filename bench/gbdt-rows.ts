@@ -78,6 +78,63 @@ export function trainingRows(ctx: SuiteContext, t: TrainingRun): BenchRow[] {
   return out
 }
 
+/** What the quantisation rows are made of: our CPU times, once each, and the XGBoost peer's. */
+export interface QuantiseRun {
+  n: number
+  F: number
+  /** buildCuts (sketch + merge + cuts) and binMatrix, ms on the page's thread. */
+  sketchMs: number
+  binMs: number
+  /** The same cuts and bytes from the page's run path: 2 loader workers (bin-workers.ts), ms. */
+  workersMs?: number
+  /** Columns in memory → first round's metrics: sketchMs + binMs + train() setup + round 0. */
+  firstRoundMs?: number
+  peer?: GbdtPeerResult
+}
+
+/**
+ * Quantisation rows: sketch+cuts, binning, their sum against XGBoost's QuantileDMatrix
+ * construction from the same float32 columns (ratio = XGBoost s / our s, > 1: we are faster),
+ * the same in 2 loader workers (what a run in the page does) against it too, and the time from
+ * columns to the first round's metrics.
+ */
+export function quantiseRows(ctx: SuiteContext, q: QuantiseRun): BenchRow[] {
+  const tag = `n=${q.n} f=${q.F}`
+  const seconds = (workload: string, ms: number): BenchRow =>
+    makeRow(ctx, { workload, metric: 'time', unit: 's', samples: [{ wallMs: ms }], fromSeconds: s => s })
+  let total = seconds(`sketch+cuts+bin (CPU) ${tag}`, q.sketchMs + q.binMs)
+  let workers =
+    q.workersMs === undefined ? undefined : seconds(`sketch+cuts+bin (2 loader workers) ${tag}`, q.workersMs)
+  const out = [seconds(`  sketch+cuts (CPU) ${tag}`, q.sketchMs), seconds(`  bin (CPU) ${tag}`, q.binMs)]
+  const times = q.peer?.quantileSeconds
+  if (q.peer && times?.length) {
+    const { min, median, max } = summarize(times)
+    const peer: BenchRow = {
+      suite: ctx.suite,
+      workload: `xgboost ${q.peer.xgboost} QuantileDMatrix nthread=${q.peer.nthread} n=${q.peer.rows} max_bin=256`,
+      metric: 'time',
+      value: median,
+      unit: 's',
+      repeats: times.length,
+      min,
+      median,
+      max,
+      timing: 'wall',
+      adapter: 'cpu (python3 xgboost)',
+      commit: ctx.commit,
+      date: ctx.date,
+    }
+    total = withPeer(total, peer)
+    workers = workers && withPeer(workers, peer)
+    out.push(peer)
+  }
+  out.unshift(total)
+  if (workers) out.push(workers)
+  if (q.firstRoundMs !== undefined)
+    out.push(seconds(`columns → first round (cuts, bin, setup, round 0) ${tag}`, q.firstRoundMs))
+  return out
+}
+
 /** XGBoost's rounds (round 0 builds the gradient index: skipped like ours) as a row. */
 export function peerRow(ctx: SuiteContext, p: GbdtPeerResult): BenchRow {
   const values = p.roundSeconds.slice(1)

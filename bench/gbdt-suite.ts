@@ -7,13 +7,14 @@
 import { generateSynthetic } from '../tools/datagen/synthetic.ts'
 import { binMatrix } from '../src/models/gbdt/binned.ts'
 import { buildCuts } from '../src/models/gbdt/cuts.ts'
+import { binOffThread } from '../src/models/gbdt/bin-workers.ts'
 import { train } from '../src/models/gbdt/driver.ts'
 import type { TrainData } from '../src/models/gbdt/driver.ts'
 import type { BinnedMatrix, Cuts, GbdtParams } from '../src/models/gbdt/types.ts'
 import { parseParams } from '../src/models/gbdt/params.ts'
 import { atomicCeiling, standaloneHistogramRow } from './gbdt-hist.ts'
 import { gbdtBackend } from './gbdt-backend.ts'
-import { profileRounds, trainingRows } from './gbdt-rows.ts'
+import { profileRounds, quantiseRows, trainingRows } from './gbdt-rows.ts'
 import { StageClock, timedBackend } from './gbdt-stages.ts'
 import type { GbdtSize } from './gbdt-types.ts'
 import {
@@ -24,7 +25,6 @@ import {
   GBDT_VALID_SEED,
   validRows,
 } from './gbdt-types.ts'
-import { makeRow } from './rows.ts'
 import type { BenchRow, SuiteContext } from './types.ts'
 
 /**
@@ -42,21 +42,25 @@ async function sizeRows(ctx: SuiteContext, size: GbdtSize): Promise<BenchRow[]> 
   const { rows: n, rounds } = size
   ctx.progress(`n=${n}: generating (seeds ${GBDT_TRAIN_SEED}/${GBDT_VALID_SEED})`)
   const set = prepare(n)
-  const prep = makeRow(ctx, {
-    workload: `sketch+cuts+bin (CPU) n=${n} f=${set.F}`,
-    metric: 'time',
-    unit: 's',
-    samples: [{ wallMs: set.prepMs }],
-    fromSeconds: s => s,
-  })
+  ctx.progress(`n=${n}: the same quantisation in 2 loader workers (the page's run path)`)
+  const workersMs = await offThread(set)
   const params = parseParams({ ...GBDT_BENCH_PARAMS, num_round: rounds })
   const plain = await timeRounds(ctx, set, params)
+  const peer = ctx.gbdt?.peers.find(p => p.rows === n)
+  const prep = quantiseRows(ctx, {
+    n,
+    F: set.F,
+    sketchMs: set.sketchMs,
+    binMs: set.binMs,
+    workersMs,
+    firstRoundMs: set.sketchMs + set.binMs + plain.firstMs,
+    peer,
+  })
   const clock = await profileStages(ctx, set, { ...params, num_round: profileRounds(rounds) })
   // Measured per size, right after the training it is compared with: on a shared machine a
   // ceiling taken minutes earlier can be off by 2×.
   ctx.progress(`n=${n}: storage atomic ceiling (device suite's atomicRows, same run)`)
   const ceiling = await atomicCeiling(ctx)
-  const peer = ctx.gbdt?.peers.find(p => p.rows === n)
   const training = trainingRows(ctx, {
     n,
     F: set.F,
@@ -67,7 +71,7 @@ async function sizeRows(ctx: SuiteContext, size: GbdtSize): Promise<BenchRow[]> 
     ceiling,
     peer,
   })
-  return [prep, ...training, ceiling, await standaloneHistogramRow(ctx, set.binned, set.cuts, ceiling)]
+  return [...prep, ...training, ceiling, await standaloneHistogramRow(ctx, set.binned, set.cuts, ceiling)]
 }
 
 /** The seeded training + validation tables, with cuts and the binned matrix (timed: CPU work). */
@@ -76,7 +80,9 @@ interface BenchSet {
   F: number
   cuts: Cuts
   binned: BinnedMatrix
-  prepMs: number
+  /** buildCuts and binMatrix, ms (CPU, this thread). */
+  sketchMs: number
+  binMs: number
 }
 
 function prepare(n: number): BenchSet {
@@ -84,34 +90,53 @@ function prepare(n: number): BenchSet {
     v = generateSynthetic(validRows(n), GBDT_VALID_SEED)
   const t0 = performance.now()
   const cuts = buildCuts(t.columns, GBDT_BENCH_PARAMS.max_bin)
+  const t1 = performance.now()
   const binned = binMatrix(t.columns, cuts)
+  const t2 = performance.now()
   const data = {
     columns: t.columns,
     labels: t.labels,
     featureNames: t.featureNames,
     valid: { columns: v.columns, labels: v.labels },
   }
-  return { data, F: t.columns.length, cuts, binned, prepMs: performance.now() - t0 }
+  return { data, F: t.columns.length, cuts, binned, sketchMs: t1 - t0, binMs: t2 - t1 }
 }
 
-/** Run 1, as in production (lazy submits): the time of every round and the final validation AUC. */
+/** binOffThread's time on the set's columns; throws unless it made the same cuts and bytes. */
+async function offThread(set: BenchSet): Promise<number> {
+  const t0 = performance.now()
+  const { cuts, binned } = await binOffThread(set.data.columns, GBDT_BENCH_PARAMS.max_bin)
+  const ms = performance.now() - t0
+  const same = (a: ArrayLike<number>, b: ArrayLike<number>): boolean =>
+    a.length === b.length && Array.prototype.every.call(a, (x: number, i: number) => Object.is(x, b[i]))
+  if (!same(cuts.cutValues, set.cuts.cutValues) || !same(binned.bins, set.binned.bins))
+    throw new Error('gbdt bench: the loader workers made other cuts or bins than buildCuts + binMatrix')
+  return ms
+}
+
+/**
+ * Run 1, as in production (lazy submits): the time of every round, the final validation AUC, and
+ * `firstMs` from the train() call to round 0's metrics (backend setup and uploads included).
+ */
 async function timeRounds(
   ctx: SuiteContext,
   set: BenchSet,
   params: GbdtParams,
-): Promise<{ backend: string; auc: number; ends: number[] }> {
+): Promise<{ backend: string; auc: number; ends: number[]; firstMs: number }> {
   const n = set.data.labels.length
   const plain = gbdtBackend(ctx.cache)
   ctx.progress(`n=${n}: training ${params.num_round} rounds (${plain.name} backend)`)
   const ends: number[] = []
+  const t0 = performance.now()
   const booster = await train(set.data, params, plain.factory, {
     cuts: set.cuts,
+    binned: set.binned,
     onRound: (r, m) => {
       ends.push(performance.now())
       ctx.progress(`n=${n} round ${r}: valid auc ${m.auc?.toFixed(5)}`)
     },
   })
-  return { backend: plain.name, auc: booster.history.at(-1)?.auc ?? NaN, ends }
+  return { backend: plain.name, auc: booster.history.at(-1)?.auc ?? NaN, ends, firstMs: ends[0] - t0 }
 }
 
 /** Run 2, profiled (every stage submitted and awaited alone): time per stage and rows built. */
@@ -123,7 +148,7 @@ async function profileStages(ctx: SuiteContext, set: BenchSet, params: GbdtParam
     set.data,
     params,
     timedBackend(backend.factory, clock, () => ctx.device.queue.onSubmittedWorkDone()),
-    { cuts: set.cuts },
+    { cuts: set.cuts, binned: set.binned },
   )
   return clock
 }

@@ -48,6 +48,11 @@ export interface GbdtPeerResult {
   roundSeconds: number[]
   /** DMatrix construction from the numpy array (not part of any round). */
   dmatrixSeconds: number
+  /**
+   * Seconds of each QuantileDMatrix construction (max_bin 256, the peer's threads) from the
+   * training features as float32 columns: XGBoost's sketch + cuts + binning.
+   */
+  quantileSeconds?: number[]
   /** Validation AUC after the last round. */
   validAuc: number
   /** Validation AUC after every round. */

@@ -11,6 +11,8 @@ import type { CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot }
 import type { RunResult, TrainConfig, TrainProgress, TrainSummary } from './run/config.ts'
 import type { RunManifest } from './run/manifest.ts'
 import type { PredictConfig, PredictResult } from './models/gbdt/predict-run.ts'
+import type { ExplainConfig, Explanation } from './models/gbdt/explain-run.ts'
+import type { ImportanceType } from './models/gbdt/importance.ts'
 import type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary } from './models/recsys/family.ts'
 import type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts } from './tune/types.ts'
 import type { SweepApi } from './sweep/api.ts'
@@ -22,6 +24,7 @@ import type { TableAccess } from './storage/types.ts'
 export type TrainResult = RunResult<string, TrainSummary, RunManifest>
 
 export type { PredictConfig, PredictResult, RunManifest, TrainConfig, TrainProgress, TrainSummary }
+export type { ExplainConfig, Explanation, ImportanceType }
 export type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary }
 export type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArtifacts, ParamImportance }
 
@@ -130,6 +133,13 @@ export interface SnaptrainApi extends SweepApi {
   train(config: TrainConfig, onProgress?: (p: TrainProgress) => void): Promise<TrainResult>
   /** Margins and predictions of every live row of `config.table` (table order) with `config.model`. */
   predict(config: PredictConfig): Promise<PredictResult>
+  /**
+   * Explanations of a finished GBDT run (`config.run`: the config given to train, `config.model`:
+   * its model): feature importance of every XGBoost get_score type, and SHAP values of up to
+   * `config.rows` (default 2000) of the run's validation rows, evenly spaced; the rows are read
+   * again from the table at the run's version. Throws when the run has no validation rows.
+   */
+  explain(config: ExplainConfig): Promise<Explanation>
 }
 
 declare global {

@@ -45,6 +45,13 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
     const http = { fetch, timeoutMs, attempts, backoffMs }
     return { ...rest, resolver: tableResolver(url, accesses.intern(access), { http }) }
   }
+  /** A run's config with its table URLs resolved and its access interned (train and explain read the same rows). */
+  const runConfig = (config: TrainConfig): TrainConfig => ({
+    ...config,
+    table: abs(config.table),
+    validTable: config.validTable && abs(config.validTable),
+    ...accesses.option(config.access),
+  })
   const sweeps = lazySweepApi(c => ({
     ...c,
     table: abs(c.table),
@@ -63,17 +70,12 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
       return { ...opened, access: accesses.intern(opened.access) as ShareAccess }
     },
     listShares: (access, opts) => listShares(accesses.intern(access) as ShareAccess, opts),
-    train: (async (config: TrainConfig, onProgress?: (p: TrainProgress) => void) => {
-      const c = {
-        ...config,
-        table: abs(config.table),
-        validTable: config.validTable && abs(config.validTable),
-        ...accesses.option(config.access),
-      }
-      return (await import('./run/pipeline.ts')).runTraining(c, onProgress)
-    }) as SnaptrainApi['train'],
+    train: (async (config: TrainConfig, onProgress?: (p: TrainProgress) => void) =>
+      (await import('./run/pipeline.ts')).runTraining(runConfig(config), onProgress)) as SnaptrainApi['train'],
     predict: async config =>
       (await import('./models/gbdt/predict-run.ts')).runPrediction({ ...config, table: abs(config.table) }),
+    explain: async config =>
+      (await import('./models/gbdt/explain-run.ts')).runExplain({ ...config, run: runConfig(config.run) }),
     ...sweeps,
     resumeSweep: (id, onEvent, credentials) =>
       sweeps.resumeSweep(id, onEvent, credentials && { ...credentials, ...accesses.option(credentials.access) }),

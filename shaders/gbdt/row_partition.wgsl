@@ -1,5 +1,6 @@
 // row_partition: moves each row whose node was split this level to the left or right child:
-// bin ≤ splitBin → left, missing (byte < missOff) → defaultLeft ? left : right.
+// bin ≤ splitBin → left (a categorical split: bin in its set → right, any other bin → left),
+// missing (byte < missOff) → defaultLeft ? left : right.
 // N = rows, F = features, K = split-table nodes. Dispatch: linearDispatch(N, WG), one row each.
 
 override WG: u32 = 256u;
@@ -11,11 +12,15 @@ struct Params {
 }
 
 const NO_NODE: u32 = 0xffffffffu;
+// layout.ts SPLIT_TABLE_WORDS, CAT_WORDS.
+const TABLE_WORDS: u32 = 14u;
+const CAT_WORDS: u32 = 8u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> bins: array<u32>;
 @group(0) @binding(2) var<storage, read> missOff: array<u32>;
-// Per node id: feature, splitBin (i32 bits), defaultLeft, leftChild, rightChild (NO_NODE = not split).
+// Per node id: feature, splitBin (i32 bits), defaultLeft, leftChild, rightChild (NO_NODE = not
+// split), categorical, CAT_WORDS words of the bitset of bins going right.
 @group(0) @binding(3) var<storage, read> splits: array<u32>;
 @group(0) @binding(4) var<storage, read_write> positions: array<u32>;
 
@@ -40,12 +45,16 @@ fn row_partition(
   if (node == NO_NODE || node >= params.nodes) {
     return;
   }
-  let s = node * 5u;
+  let s = node * TABLE_WORDS;
   if (splits[s + 3u] == NO_NODE) {
     return;
   }
   let bin = bin_at(i, splits[s]);
   var goLeft = bin <= bitcast<i32>(splits[s + 1u]);
+  if (splits[s + 5u] != 0u && bin >= 0) {
+    let b = u32(bin);
+    goLeft = b >= 32u * CAT_WORDS || ((splits[s + 6u + (b >> 5u)] >> (b & 31u)) & 1u) == 0u;
+  }
   if (bin < 0) {
     goLeft = splits[s + 2u] != 0u;
   }

@@ -68,7 +68,7 @@ const COMMANDS: Record<string, Command> = {
   },
   quality: {
     summary:
-      'validation AUC vs XGBoost hist on marketing, clicks and a HIGGS-like table (bench/README.md; checkout only)',
+      'validation AUC vs XGBoost hist on the sample, HIGGS-like and public categorical tables; --categorical compares split kinds (bench/README.md; checkout only)',
     load: checkoutOnly('quality', 'bench', () => import('../../bench/quality.ts')),
   },
 }

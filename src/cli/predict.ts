@@ -1,11 +1,12 @@
 /**
- * `snaptrain predict --model model.json --table T [--version N] [--out preds.csv] [--json] [--cpu]`:
- * loads an XGBoost JSON model (ours, or one XGBoost saved), reads the table's columns named by
+ * `snaptrain predict --model model.json --table T [--version N] [--out preds.csv] [--json] [--cpu] [--contribs]`:
+ * loads an XGBoost model (JSON, or UBJSON when the name ends in .ubj; ours, or one XGBoost saved), reads the table's columns named by
  * the model's feature_names in the page and predicts there (GPU predict kernel; --cpu: the CPU
  * reference predictor), then writes preds.csv: header `margin,prediction`, one line per live
- * table row in table order. The model is checked in Node before a browser starts.
+ * table row in table order; --contribs adds SHAP values (XGBoost pred_contribs), one
+ * `shap_<feature>` column per model feature then `shap_bias`, computed in the page too (tree_shap
+ * kernel; --cpu: the CPU reference). The model is checked in Node before a browser starts.
  */
-import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { CliIo } from './io.ts'
 import { parseCommand, type CommandSpec, type FlagSpec } from './args.ts'
@@ -14,8 +15,7 @@ import { atomicWrite } from './train.ts'
 import { ALLOW_ORIGIN_FLAG, allowOrigins, TOKEN_FLAG, tokenHeaders } from './data-flags.ts'
 import { forPage } from './governed.ts'
 import { csvText } from '../util/csv.ts'
-import { fromXGBoostJson } from '../models/gbdt/xgboost-json.ts'
-import { categoriesOf } from '../models/gbdt/model-attributes.ts'
+import { readModelFile } from './model-file.ts'
 import type { PredictConfig, PredictResult } from '../models/gbdt/predict-run.ts'
 
 const SPEC = {
@@ -25,8 +25,8 @@ const SPEC = {
     model: {
       type: 'string',
       required: true,
-      placeholder: 'model.json',
-      help: 'XGBoost JSON model (from snaptrain train, or saved by XGBoost)',
+      placeholder: 'model.json|model.ubj',
+      help: 'XGBoost model (from snaptrain train, or saved by XGBoost): UBJSON when the name ends in .ubj, else JSON',
     },
     table: {
       type: 'string',
@@ -39,11 +39,18 @@ const SPEC = {
       type: 'string',
       default: 'preds.csv',
       placeholder: 'preds.csv',
-      help: 'output CSV (margin,prediction per row)',
+      help: 'output CSV (margin,prediction per row; --contribs adds the SHAP columns)',
     },
     cpu: { type: 'boolean', help: 'predict with the CPU reference predictor instead of the GPU kernel' },
+    contribs: {
+      type: 'boolean',
+      help: 'add SHAP values to the CSV: shap_<feature> per model feature, then shap_bias (rows sum to the margin)',
+    },
     timeout: { type: 'number', default: 900, placeholder: 'S', help: 'give up after S seconds (default 900)' },
-    json: { type: 'boolean', help: 'print {rows, out, adapter} as one JSON object on the last stdout line' },
+    json: {
+      type: 'boolean',
+      help: 'print {rows, out, adapter} (with --contribs also top_features by mean |SHAP|) as one JSON object on the last stdout line',
+    },
     ...TOKEN_FLAG,
     ...ALLOW_ORIGIN_FLAG,
   },
@@ -72,6 +79,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       table: table.url,
       version: f.version,
       cpu: f.cpu,
+      contribs: f.contribs,
       headers: tokenHeaders(f),
       allowOrigins: origins,
       ...(table.access ? { access: table.access } : {}),
@@ -80,9 +88,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       page.evaluate<PredictResult>(predictScript(forPage(config, page.url()))),
     )
     const out = resolve(f.out)
-    atomicWrite(out, predsCsv(r.margins, r.predictions))
+    atomicWrite(out, predsCsv(r.margins, r.predictions, contribsOf(r)))
     io.err(`predict: ${r.rows} rows of version ${r.version} on ${r.adapter}; wrote ${out}`)
-    if (f.json) io.out(JSON.stringify({ rows: r.rows, out, adapter: r.adapter }))
+    if (f.json) io.out(JSON.stringify(predictSummary(r, out)))
     return 0
   } catch (e) {
     io.err(`snaptrain predict: ${table ? table.localize(pageErrorMessage(e)) : pageErrorMessage(e)}`)
@@ -92,24 +100,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** The model file's text, checked (parses as an XGBoost model we can predict with). */
+/** The model file's contents as JSON text (.ubj read as UBJSON), checked (an XGBoost model we can predict with). */
 export function loadModel(path: string): string {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (e) {
-    throw new Error(
-      `--model ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
-    )
-  }
-  try {
-    const json = JSON.parse(text) as unknown
-    fromXGBoostJson(json)
-    categoriesOf(json)
-  } catch (e) {
-    throw new Error(`--model ${path}: ${(e as Error).message}`)
-  }
-  return text
+  return readModelFile(path, '--model')
 }
 
 /** The page call as source text (see train.ts trainScript). */
@@ -117,11 +110,41 @@ export function predictScript(config: PredictConfig): string {
   return `window.snaptrain.predict(${JSON.stringify(config)})`
 }
 
-/** preds.csv: `margin,prediction` then one line per row (f32 values, shortest round-trip form). */
-export function predsCsv(margins: ArrayLike<number>, predictions: ArrayLike<number>): string {
-  const records: unknown[][] = [['margin', 'prediction']]
-  for (let i = 0; i < margins.length; i++) records.push([f32(margins[i]), f32(predictions[i])])
+/** SHAP values of a prediction: the model's feature names and [N × (F + 1)] row-major values, bias last. */
+export interface Contribs {
+  featureNames: readonly string[]
+  values: ArrayLike<number>
+}
+
+function contribsOf(r: PredictResult): Contribs | undefined {
+  return r.contribs && r.featureNames ? { featureNames: r.featureNames, values: r.contribs } : undefined
+}
+
+/**
+ * preds.csv: `margin,prediction` then one line per row (f32 values, shortest round-trip form);
+ * with `contribs`, then `shap_<feature>` per model feature and `shap_bias` (XGBoost's column order).
+ */
+export function predsCsv(margins: ArrayLike<number>, predictions: ArrayLike<number>, contribs?: Contribs): string {
+  const width = contribs ? contribs.featureNames.length + 1 : 0
+  const header = ['margin', 'prediction']
+  if (contribs) header.push(...contribs.featureNames.map(n => `shap_${n}`), 'shap_bias')
+  const records: unknown[][] = [header]
+  for (let i = 0; i < margins.length; i++) {
+    const row = [f32(margins[i]), f32(predictions[i])]
+    for (let j = 0; j < width; j++) row.push(f32(contribs!.values[i * width + j]))
+    records.push(row)
+  }
   return csvText(records)
+}
+
+/** The `--json` line: rows, out, adapter; with contributions also `top_features` (mean |SHAP|, 10 at most). */
+export function predictSummary(r: PredictResult, out: string): Record<string, unknown> {
+  return {
+    rows: r.rows,
+    out,
+    adapter: r.adapter,
+    ...(r.topFeatures ? { top_features: r.topFeatures } : {}),
+  }
 }
 
 function f32(x: number): string {

@@ -3,7 +3,8 @@
  * features and filter in Node first (usage errors exit 2 before any browser starts), pins the
  * table version the precheck opened, then trains in the app page in headless Chromium
  * (window.snaptrain.train: the one run, src/run/pipeline.ts, WebGPU), printing one progress line
- * per round on stderr, and writes DIR/model.json (recsys: model.bin, the checkpoint layout of
+ * per round on stderr, and writes DIR/model.json (--model-format ubj: model.ubj, UBJSON; --init-model
+ * continues a model file; recsys: model.bin, the checkpoint layout of
  * src/models/recsys/checkpoint.ts), DIR/manifest.json and DIR/metrics.csv (each to a temp name,
  * then renamed). With --json the last stdout line is the run summary. `--model` picks the family
  * (src/run/family.ts); the command is the same for both.
@@ -20,11 +21,13 @@ import { metricsCsv } from '../run/manifest.ts'
 import type { RecsysTrainSummary } from '../models/recsys/family.ts'
 import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
 import { forPage } from './governed.ts'
+import { readModelFile } from './model-file.ts'
+import { MODEL_FORMATS } from '../models/gbdt/model-file.ts'
 
 const SPEC = {
   name: 'train',
   summary:
-    'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json (recsys: model.bin), manifest.json, metrics.csv.',
+    'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json or model.ubj (recsys: model.bin), manifest.json, metrics.csv.',
   flags: {
     model: {
       type: 'string',
@@ -46,6 +49,17 @@ const SPEC = {
       help: 'seed of the validation split and (unless params.seed) of the booster (default 0)',
     },
     out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/<timestamp>)' },
+    'model-format': {
+      type: 'string',
+      choices: MODEL_FORMATS,
+      placeholder: 'json|ubj',
+      help: 'gbdt model file: json (default) writes DIR/model.json, ubj writes DIR/model.ubj (UBJSON, XGBoost 2.1+ default)',
+    },
+    'init-model': {
+      type: 'string',
+      placeholder: 'model.json|model.ubj',
+      help: "gbdt: continue boosting from this model (ours or saved by XGBoost; .ubj = UBJSON): its trees first, then num_round more; features default to the model's",
+    },
     backend: {
       type: 'string',
       choices: ['gpu', 'cpu'],
@@ -71,6 +85,12 @@ const SPEC = {
   snaptrain train --model recsys --table public/tables/clicks --label label --valid-fraction 0.1 \\
     --params '{"epochs":1,"batch_size":1024,"layers":[64,32]}' --json
 
+Model files: --model-format ubj writes UBJSON (model.ubj) instead of JSON (model.json); both hold
+the same XGBoost model and XGBoost's Booster.load_model reads either. --init-model continues a
+model (XGBoost's xgb_model): the table needs the model's feature columns; string columns are coded
+with the model's dictionaries; rounds, and subsample/colsample draws, are numbered after its trees,
+so 10 rounds continued by 5 equal one 15-round run.
+
 Categorical (string) features are numeric codes of a per-column dictionary of the training
 values sorted by value; the dictionaries are stored in model.json (learner.attributes
 snaptrain_categories) so predict maps new tables the same way; unseen values and nulls are missing.`,
@@ -86,8 +106,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const f = parsed.values
   const family = await loadFamily(f.model)
   let params: unknown
+  let initModel: string | undefined
   try {
     params = checkFlags(f, family)
+    if (f['init-model'] !== undefined) initModel = readModelFile(resolve(f['init-model']), '--init-model')
   } catch (e) {
     io.err(`snaptrain train: ${(e as Error).message}`)
     return 2
@@ -96,7 +118,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const tables: PageTable[] = []
   try {
     const { table, valid } = await pageTables(f, tables)
-    const config = await precheck(trainConfig(f, table, valid), family, params)
+    const config = await precheck({ ...trainConfig(f, table, valid), initModel }, family, params)
     const result = await withAppPage(
       io,
       f.timeout,
@@ -104,7 +126,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       page => page.evaluate<RunResult>(trainScript(forPage(config, page.url()))),
       line => io.err(progressLine(line)),
     )
-    writeRun(io, f, family, result)
+    writeRun(io, f, family.modelFile(config), family, result)
     return 0
   } catch (e) {
     const msg = tables.reduce((m, t) => t.localize(m), pageErrorMessage(e))
@@ -119,6 +141,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 export function checkFlags(f: TrainFlags, family: ModelFamily): unknown {
   const raw = checkCommonFlags(f)
   const p = withParamsPrefix(() => family.params({ params: raw, seed: f.seed }))
+  for (const flag of ['model-format', 'init-model'] as const)
+    if (family.name !== 'gbdt' && f[flag] !== undefined) throw new Error(`--${flag}: only for --model gbdt`)
   // The run would refuse it too, but only in the page, after a browser started.
   if (
     family.name === 'gbdt' &&
@@ -176,6 +200,7 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
     validVersion: f['valid-version'],
     validFraction: f['valid-fraction'],
     params: JSON.parse(f.params) as Record<string, unknown>,
+    ...(f['model-format'] ? { modelFormat: f['model-format'] } : {}),
     seed: f.seed,
     backend: f.backend,
     workers: f.workers,
@@ -221,10 +246,10 @@ export function progressLine(json: string): string {
 }
 
 /** Writes the model file, manifest.json and metrics.csv (temp name + rename each) and prints the summary. */
-function writeRun(io: CliIo, f: TrainFlags, family: ModelFamily, r: RunResult): void {
+function writeRun(io: CliIo, f: TrainFlags, modelFile: string, family: ModelFamily, r: RunResult): void {
   const dir = resolve(f.out ?? join('runs', fileStamp(new Date().toISOString())))
   const [modelPath, manifestPath] = writeOutputs(dir, {
-    [family.modelFile]: typeof r.model === 'string' ? r.model : new Uint8Array(r.model),
+    [modelFile]: typeof r.model === 'string' ? r.model : new Uint8Array(r.model),
     'manifest.json': JSON.stringify(r.manifest, null, 2) + '\n',
     'metrics.csv': metricsCsv(r.metrics),
   })

@@ -33,6 +33,14 @@ export interface TrainConfig {
   validFraction?: number
   /** The family's parameters as given (validated by the family). */
   params?: Record<string, unknown>
+  /**
+   * GBDT: the model to continue training from (XGBoost's xgb_model), as its file's contents:
+   * XGBoost JSON text (ours or XGBoost's, NaN tokens allowed) or UBJSON bytes. Its trees come
+   * first and num_round more are added; the features default to its features.
+   */
+  initModel?: string | Uint8Array<ArrayBuffer>
+  /** GBDT: the model file's encoding, 'json' (default: model.json) or 'ubj' (UBJSON bytes: model.ubj). */
+  modelFormat?: 'json' | 'ubj'
   /** Seed of the validation split and, unless params.seed is given, of the model. */
   seed?: number
   /** 'gpu' (default where WebGPU exists) or 'cpu' (the reference backend). */

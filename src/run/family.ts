@@ -60,8 +60,8 @@ export interface ModelFamily<P = any, D = any, T = any, S = any> {
   readonly deviceLoss: DeviceLossPolicy
   /** Parameter names a sweep space may set. */
   readonly paramNames: readonly string[]
-  /** The model file's name in a run's output folder (model.json, model.bin). */
-  readonly modelFile: string
+  /** The model file's name in a run's output folder (model.json or model.ubj, model.bin). */
+  modelFile(config: TrainConfig): string
   /** One line saying what a finished run did (the CLI prints it). */
   describe(summary: TrainSummary): string
   /** Validated parameters with the run seed applied (--seed sets params.seed unless the params give one). Throws naming the parameter. */

@@ -13,8 +13,10 @@ import type { RunManifest } from './manifest.ts'
 import type { TrainSummary } from './config.ts'
 import type { RecsysTrainResult } from '../models/recsys/family.ts'
 
-/** A GBDT run's result: the XGBoost JSON model. */
+/** A GBDT run's result: the XGBoost JSON model (UBJSON bytes when the config's modelFormat is 'ubj'). */
 export type GbdtTrainResult = RunResult<string, TrainSummary, RunManifest>
+/** A GBDT run's result with modelFormat 'ubj': the model as UBJSON bytes. */
+export type GbdtUbjTrainResult = RunResult<Uint8Array<ArrayBuffer>, TrainSummary, RunManifest>
 
 /** Options of one run: inside a rank worker, the rank; test hooks. */
 export interface RunOptions {
@@ -28,6 +30,11 @@ export async function runTraining(
   onProgress?: (p: TrainProgress) => void,
   options?: RunOptions,
 ): Promise<RecsysTrainResult>
+export async function runTraining(
+  config: TrainConfig & { model?: 'gbdt'; modelFormat: 'ubj' },
+  onProgress?: (p: TrainProgress) => void,
+  options?: RunOptions,
+): Promise<GbdtUbjTrainResult>
 export async function runTraining(
   config: TrainConfig & { model?: 'gbdt' },
   onProgress?: (p: TrainProgress) => void,

@@ -26,7 +26,7 @@ import type {
   TableView,
   VersionSelectDetail,
 } from './types.ts'
-import { TrainController } from './train-controller.ts'
+import { EXPLAIN_ROWS, TrainController } from './train-controller.ts'
 import type { TrainStartDetail } from './train-panel.ts'
 import { SweepController } from './sweep-controller.ts'
 import { tableName } from './sweep-list.ts'
@@ -36,6 +36,7 @@ import './sweep-view.ts'
 import './adapter-panel.ts'
 import './train-panel.ts'
 import './train-curve.ts'
+import './run-explanation.ts'
 import './table-list.ts'
 import './share-browser.ts'
 import './table-view.ts'
@@ -203,7 +204,7 @@ export class StApp extends LitElement {
       void this.table.open({ name: tableName(c.table), url: c.table }, c.version)
   }
 
-  /** The train panel and live curve for the open snapshot (trainer state lives in TrainController). */
+  /** The train panel, live curve and (GBDT) explanation for the open snapshot (trainer state lives in TrainController). */
   private trainBlock() {
     const s = this.table.snapshot,
       tr = this.trainer
@@ -215,6 +216,12 @@ export class StApp extends LitElement {
           ? html`<st-train-curve .history=${tr.history}
         x-label=${tr.model === 'recsys' ? 'evaluation' : 'round'}></st-train-curve>`
           : ''
+      }
+      ${
+        tr.explainState === 'idle'
+          ? ''
+          : html`<st-run-explanation .state=${tr.explainState} .error=${tr.explainError}
+        .explanation=${tr.explanation} max-rows=${EXPLAIN_ROWS}></st-run-explanation>`
       }</div>`
   }
 

@@ -1,11 +1,12 @@
 /**
  * The single training run of the app shell: parses the form's parameters, calls
  * `api.train(config, onProgress)` (GBDT, or the recommender with model 'recsys') for the open table, and keeps what the train panel and the
- * curve show (state, stage, per-round metrics, result, error). A ReactiveController like
+ * curve show (state, stage, per-round metrics, result, error); after a GBDT run it asks
+ * `api.explain` for the model's importance and SHAP summary. A ReactiveController like
  * TableController, so st-app stays the only mediator; a newer run makes older answers be ignored.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit'
-import type { SnaptrainApi, TableAccess, TrainConfig, TrainProgress } from '../api-types.ts'
+import type { Explanation, SnaptrainApi, TableAccess, TrainConfig, TrainProgress } from '../api-types.ts'
 import { toErrorView } from './errors.ts'
 import type { TrainModel, TrainResultView, TrainStartDetail } from './train-panel.ts'
 import type { ErrorView, LoadState } from './types.ts'
@@ -19,6 +20,9 @@ export interface TrainTarget {
   access?: TableAccess
 }
 
+/** Validation rows a run's SHAP summary explains at most: TreeSHAP runs on the page's thread. */
+export const EXPLAIN_ROWS = 2000
+
 /** One run at a time; read its fields in the host's render(). */
 export class TrainController implements ReactiveController {
   state: LoadState = 'idle'
@@ -29,6 +33,10 @@ export class TrainController implements ReactiveController {
   /** Model of the current / last run. */
   model: TrainModel = 'gbdt'
   result?: TrainResultView
+  /** The last GBDT run's explanation (importance, SHAP), computed after it finished. */
+  explainState: LoadState = 'idle'
+  explainError?: ErrorView
+  explanation?: Explanation
   private ticket = 0
 
   constructor(
@@ -44,6 +52,7 @@ export class TrainController implements ReactiveController {
   reset(): void {
     this.ticket++
     Object.assign(this, { state: 'idle', stage: '', error: undefined, history: [], result: undefined })
+    Object.assign(this, { explainState: 'idle', explainError: undefined, explanation: undefined })
     this.host.requestUpdate()
   }
 
@@ -58,6 +67,9 @@ export class TrainController implements ReactiveController {
       history: [],
       result: undefined,
       model,
+      explainState: 'idle',
+      explainError: undefined,
+      explanation: undefined,
     })
     this.host.requestUpdate()
     try {
@@ -93,9 +105,24 @@ export class TrainController implements ReactiveController {
       if ('samples_per_second' in s)
         Object.assign(this.result, { samplesPerSecond: s.samples_per_second, epochs: s.epochs, steps: s.steps })
       this.state = 'ready'
+      if (model === 'gbdt' && typeof r.model === 'string') void this.explain(ticket, config, r.model, target.name)
     } catch (e) {
       if (ticket !== this.ticket) return
       Object.assign(this, { state: 'error', error: toErrorView(`Training on table ${target.name}`, e) })
+    }
+    this.host.requestUpdate()
+  }
+
+  /** Importance and SHAP summary of a finished GBDT run; a failure is shown, the run's result stays. */
+  private async explain(ticket: number, run: TrainConfig, model: string, name: string): Promise<void> {
+    this.explainState = 'loading'
+    try {
+      const explanation = await this.api().explain({ run, model, rows: EXPLAIN_ROWS })
+      if (ticket !== this.ticket) return
+      Object.assign(this, { explainState: 'ready', explanation })
+    } catch (e) {
+      if (ticket !== this.ticket) return
+      Object.assign(this, { explainState: 'error', explainError: toErrorView(`Explaining the model of ${name}`, e) })
     }
     this.host.requestUpdate()
   }

@@ -1,7 +1,7 @@
 /**
  * Training from the page: window.snaptrain.train on marketing returns a model, manifest and
  * metrics; then the app's Train panel trains marketing for a few rounds and the live uPlot curve
- * shows one point per round. Screenshot to tests/artifacts/train-panel.png (git-ignored).
+ * shows one point per round, then the model's importance and SHAP summary. Screenshot to tests/artifacts/train-panel.png (git-ignored).
  */
 import { resolve } from 'node:path'
 import { expect, test } from 'vitest'
@@ -52,6 +52,10 @@ test('the Train panel trains marketing and the curve shows a point per round', a
     `document.querySelector('st-app').shadowRoot.querySelector('st-train-panel').shadowRoot.textContent`,
   )
   expect(text).toMatch(/4 rounds in/)
+  // After the run: importance bars and the SHAP beeswarm of (up to 2,000) validation rows.
+  await page.locator('st-feature-importance .row').first().waitFor(WAIT)
+  await page.locator('st-shap-summary[data-points]').waitFor(WAIT)
+  expect(await page.locator('st-feature-importance button[aria-pressed=true]').textContent()).toBe('gain')
   await page.locator('st-train-panel').scrollIntoViewIfNeeded()
   await page.screenshot({ path: resolve(ARTIFACTS, 'train-panel.png'), fullPage: true })
   expect(pageErrors).toEqual([])

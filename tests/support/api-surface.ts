@@ -36,6 +36,7 @@ export const SNAPTRAIN_API = {
   continueSnippet: 'function',
   defaultSpace: 'function',
   deleteSweep: 'function',
+  explain: 'function',
   exportSweep: 'function',
   getSweep: 'function',
   importSweep: 'function',

@@ -3,7 +3,14 @@ import '../../src/ui/train-panel.ts'
 import '../../src/ui/app.ts'
 import { labelCandidates, type TrainStartDetail } from '../../src/ui/train-panel.ts'
 import { parseParamsText } from '../../src/ui/train-controller.ts'
-import type { SnaptrainApi, TrainConfig, TrainProgress, TrainResult } from '../../src/api-types.ts'
+import type {
+  ExplainConfig,
+  Explanation,
+  SnaptrainApi,
+  TrainConfig,
+  TrainProgress,
+  TrainResult,
+} from '../../src/api-types.ts'
 import type { StructField } from '../../src/ui/types.ts'
 import { cleanup, fixture, record, textOf, waitFor } from './fixture.ts'
 
@@ -68,8 +75,9 @@ test('busy, result and error states', async () => {
   expect(textOf(alert)).toContain('label column age')
 })
 
-test('st-app mediates: Train calls api.train for the open table and feeds the curve per round', async () => {
+test('st-app mediates: Train calls api.train for the open table, feeds the curve per round, then explains the model', async () => {
   const calls: TrainConfig[] = []
+  const explained: ExplainConfig[] = []
   let release!: () => void
   const gate = new Promise<void>(r => {
     release = r
@@ -125,6 +133,23 @@ test('st-app mediates: Train calls api.train for the open table and feeds the cu
     predict: async () => {
       throw new Error('unused')
     },
+    explain: async (c: ExplainConfig): Promise<Explanation> => {
+      explained.push(c)
+      const scores = { age: 2, job: 1 }
+      return {
+        features: ['age', 'job'],
+        importance: { weight: scores, gain: scores, cover: scores, total_gain: scores, total_cover: scores },
+        shap: Float32Array.from([0.5, -0.1, 0, -0.5, 0.2, 0]),
+        meanAbsShap: [
+          { feature: 'age', mean_abs_shap: 0.5 },
+          { feature: 'job', mean_abs_shap: 0.15 },
+        ],
+        values: Float32Array.from([30, 1, 40, 2]),
+        rows: 2,
+        validRows: 2,
+        adapter: 'fake',
+      }
+    },
   } as unknown as SnaptrainApi
   const app = document.createElement('st-app')
   Object.assign(app, { api })
@@ -149,4 +174,7 @@ test('st-app mediates: Train calls api.train for the open table and feeds the cu
   ])
   release()
   await waitFor(() => textOf(panel).includes('AUC 0.7500'))
+  const shap = await waitFor(() => q('st-run-explanation')?.shadowRoot?.querySelector('st-shap-summary') as HTMLElement)
+  await waitFor(() => shap.dataset.points === '4')
+  expect(explained).toEqual([{ run: calls[0], model: '{}', rows: 2000 }])
 })

@@ -15,6 +15,7 @@ const ROOT = resolve(import.meta.dirname, '../..')
 /** Modules that run the references on the CPU. */
 const CPU_EXECUTORS = [
   'src/models/gbdt/cpu-backend.ts',
+  'src/models/gbdt/shap.ts',
   'src/models/recsys/model-ref.ts',
   'src/models/recsys/ranks.ts',
   'src/models/recsys/optimizer.ts',

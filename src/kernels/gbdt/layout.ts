@@ -14,8 +14,10 @@ export const OBJECTIVE_SQUARED_ERROR = 1
 /** Row position meaning "not sampled this round": its gradient pair is (0, 0). */
 export const ROW_UNUSED = 0xffffffff
 
+/** u32 words of a bitset over one feature's bins (at most 256 bins: u8 bins). */
+export const CAT_WORDS = 8
 /** u32 words per node in split_evaluate's `out` buffer (layout at `decodeSplit`). */
-export const SPLIT_WORDS = 16
+export const SPLIT_WORDS = 17 + CAT_WORDS
 /** `feature` word of a node without any valid split (gain ≤ 0 everywhere). */
 export const NO_FEATURE = 0xffffffff
 
@@ -24,6 +26,35 @@ export interface SplitParams {
   lambda: number
   alpha: number
   minChildWeight: number
+  /** Most categories a partition split scans on one side (XGBoost max_cat_threshold; default 64). */
+  maxCatThreshold?: number
+}
+
+/** XGBoost's default max_cat_threshold, where SplitParams leaves it out. */
+export const DEFAULT_MAX_CAT_THRESHOLD = 64
+
+/** How split_evaluate searches feature f (its `featureKind` buffer, u32 [F]). */
+export const FEATURE_NUMERIC = 0
+/** Categorical, one category vs the rest (XGBoost EnumerateOneHot). */
+export const FEATURE_ONE_HOT = 1
+/** Categorical, categories sorted by weight and partitioned (XGBoost EnumeratePart). */
+export const FEATURE_PARTITION = 2
+
+/**
+ * split_evaluate's `featureKind` for features with bins [cutPtrs[f], cutPtrs[f + 1]):
+ * numeric unless `categorical[f]`; a categorical feature with fewer bins than
+ * `maxCatToOnehot` is split one-hot, else by partition (XGBoost `UseOneHot`: n < max_cat_to_onehot).
+ */
+export function featureKinds(
+  cutPtrs: Uint32Array,
+  categorical: Uint8Array | undefined,
+  maxCatToOnehot: number,
+): Uint32Array<ArrayBuffer> {
+  const F = cutPtrs.length - 1
+  return Uint32Array.from({ length: Math.max(F, 1) }, (_, f) => {
+    if (f >= F || !categorical?.[f]) return FEATURE_NUMERIC
+    return cutPtrs[f + 1] - cutPtrs[f] < maxCatToOnehot ? FEATURE_ONE_HOT : FEATURE_PARTITION
+  })
 }
 
 /** Shape: `nodes` = M, `features` = F; `maskPerNode` 1 = featureMask is [M × F], 0 = [F]. */
@@ -41,14 +72,17 @@ export interface SplitResult extends SplitCandidate {
 }
 
 /**
- * Decodes node m of a split_evaluate `out` buffer (from the kernel or the reference): 16 words
+ * Decodes node m of a split_evaluate `out` buffer (from the kernel or the reference): 25 words
  * [gain f32, feature (NO_FEATURE = none), splitBin i32, defaultLeft, f32 leftG, leftH, rightG,
- * rightH, then [gLo, gHi, hLo, hHi] of the left child and of the right child].
+ * rightH, [gLo, gHi, hLo, hHi] of the left child and of the right child, categorical (0 / 1),
+ * then CAT_WORDS words: the bitset of bins going right of a categorical split (else 0)].
  */
 export function decodeSplit(out: Uint32Array, m: number): SplitResult {
   const o = m * SPLIT_WORDS
   const f = new Float32Array(out.slice(o, o + 8).buffer)
+  const cat = out[o + 16] !== 0 ? { catBins: out.slice(o + 17, o + 17 + CAT_WORDS) } : {}
   return {
+    ...cat,
     gain: f[0],
     feature: out[o + 1] === NO_FEATURE ? -1 : out[o + 1],
     splitBin: out[o + 2] | 0,
@@ -62,8 +96,11 @@ export function decodeSplit(out: Uint32Array, m: number): SplitResult {
   }
 }
 
-/** Words per node in the split table: [feature, splitBin (i32), defaultLeft, leftChild, rightChild]. */
-export const SPLIT_TABLE_WORDS = 5
+/**
+ * Words per node in the split table: [feature, splitBin (i32), defaultLeft, leftChild, rightChild,
+ * categorical (0 / 1), then CAT_WORDS words: the bitset of bins going right of a categorical split].
+ */
+export const SPLIT_TABLE_WORDS = 6 + CAT_WORDS
 /** Position of a row that takes no part (not sampled); also "no child" in the split table. */
 export const NO_NODE = 0xffffffff
 
@@ -125,6 +162,25 @@ export function packTrees(trees: readonly Tree[]): PackedTrees {
     maxDepth = Math.max(maxDepth, treeDepth(t))
   })
   return { nodes, catBits: Uint32Array.from(bits), treeOffsets, maxDepth }
+}
+
+/**
+ * Each node's cover (XGBoost uses sum_hessian as cover) in packTrees' node order, f32 [K] (at
+ * least one entry, so it can always be bound): the tree_shap kernel's second input.
+ */
+export function packCovers(trees: readonly Tree[]): Float32Array<ArrayBuffer> {
+  const covers = new Float32Array(
+    Math.max(
+      1,
+      trees.reduce((s, t) => s + t.left.length, 0),
+    ),
+  )
+  let at = 0
+  for (const t of trees) {
+    covers.set(t.sumHessian, at)
+    at += t.left.length
+  }
+  return covers
 }
 
 /**

@@ -30,7 +30,8 @@ export const rowPartitionSpec: KernelSpec<PartitionShape> = defineKernel({
 
 /**
  * A call updating `positions` (u32 × N, in place) from `bins` (u32 × F·rowWords), `missOff`
- * (u32 × F) and the split table `splits` (u32 × K·5, layout at SPLIT_TABLE_WORDS in layout.ts).
+ * (u32 × F) and the split table `splits` (u32 × K·SPLIT_TABLE_WORDS, layout at SPLIT_TABLE_WORDS in
+ * layout.ts).
  */
 export function rowPartitionCall(
   buffers: { bins: GPUBuffer; missOff: GPUBuffer; splits: GPUBuffer; positions: GPUBuffer },

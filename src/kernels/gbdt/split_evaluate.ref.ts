@@ -1,6 +1,9 @@
 /**
  * Reference for split_evaluate.wgsl: best split per node over all allowed features × bins × both
- * missing directions, XGBoost hist semantics (src/tree/hist/evaluate_splits.h).
+ * missing directions, XGBoost hist semantics (src/tree/hist/evaluate_splits.h). Categorical
+ * features (featureKind) are split as XGBoost 1.7 does: one category vs the rest (EnumerateOneHot)
+ * or, with at least max_cat_to_onehot categories, a partition of the categories sorted by weight
+ * (EnumeratePart, both directions, at most max_cat_threshold categories on the scanned side).
  *
  * M = nodes evaluated, F = features, B = total bins (cutPtrs[F]), S = histogram slots.
  * Gradient sums are exact 64-bit integers (types.ts "Histograms"); this reference holds them as
@@ -9,7 +12,14 @@
  */
 import { int64, putInt64 } from './fixed-point.ts'
 import type { SplitParams, SplitShape } from './layout.ts'
-import { NO_FEATURE, SPLIT_WORDS } from './layout.ts'
+import {
+  CAT_WORDS,
+  DEFAULT_MAX_CAT_THRESHOLD,
+  FEATURE_ONE_HOT,
+  FEATURE_PARTITION,
+  NO_FEATURE,
+  SPLIT_WORDS,
+} from './layout.ts'
 
 /**
  * f32 of a 64-bit integer as the kernel computes it: magnitude split into four exact 16-bit
@@ -47,6 +57,16 @@ export function nodeScore(g: number, h: number, p: SplitParams): number {
   return Math.fround(Math.fround(t * t) / Math.fround(h + Math.fround(p.lambda)))
 }
 
+/**
+ * XGBoost CalcWeight of a bin's dequantised sums (f32), the key categories are sorted by
+ * (CalcWeightCat): −T(G)/(H + λ), 0 below min_child_weight or without hessian; no max_delta_step,
+ * as the gains here.
+ */
+export function categoryWeight(g: number, h: number, p: SplitParams): number {
+  if (h < Math.fround(p.minChildWeight) || h <= 0) return 0
+  return -Math.fround(thresholdL1(g, Math.fround(p.alpha)) / Math.fround(h + Math.fround(p.lambda)))
+}
+
 /** Best candidate while scanning one node (gain 0 = none yet, as XGBoost's initial SplitEntry). */
 interface Best {
   gain: number
@@ -55,6 +75,8 @@ interface Best {
   defaultLeft: boolean
   leftG: number
   leftH: number
+  /** Categorical split: bitset of the bins going right (CAT_WORDS words); null = numeric. */
+  cats: Uint32Array | null
 }
 
 /** Node context shared by all candidates of one node (exact totals G, H; f32 parent score). */
@@ -68,9 +90,11 @@ interface NodeCtx {
 }
 
 /**
- * Offers the candidate with exact left sums (lg, lh) to `best`. XGBoost SplitEntry::NeedReplace:
- * features are scanned in ascending order and a candidate replaces only on a strictly larger
- * gain, so ties keep the smaller feature, then the earlier candidate of the scan.
+ * Offers the candidate with exact left sums (lg, lh) to `best`; true when it replaced it.
+ * XGBoost SplitEntry::NeedReplace: a larger gain replaces; an equal gain only from a smaller
+ * feature than the best's, so ties keep the smaller feature, then the earlier candidate of its
+ * scan — whatever order the features are scanned in (the kernel scans partition features last).
+ * `cats`: the right-going bins of a categorical candidate (copied when kept), null for numeric.
  */
 function offer(
   best: Best,
@@ -80,17 +104,103 @@ function offer(
   feature: number,
   splitBin: number,
   defaultLeft: boolean,
-): void {
+  cats: Uint32Array | null = null,
+): boolean {
   const hl = dequantise(lh, ctx.hScale),
     hr = dequantise(ctx.H - lh, ctx.hScale)
   const mcw = Math.fround(ctx.p.minChildWeight)
-  if (!(hl >= mcw && hr >= mcw)) return
+  if (!(hl >= mcw && hr >= mcw)) return false
   const gl = dequantise(lg, ctx.gScale),
     gr = dequantise(ctx.G - lg, ctx.gScale)
   const children = Math.fround(nodeScore(gl, hl, ctx.p) + nodeScore(gr, hr, ctx.p))
   const gain = Math.fround(children - ctx.parentScore)
-  if (!(gain > best.gain) || !Number.isFinite(gain)) return
-  Object.assign(best, { gain, feature, splitBin, defaultLeft, leftG: lg, leftH: lh })
+  if (!Number.isFinite(gain)) return false
+  const tieWins = gain === best.gain && best.feature !== NO_FEATURE && feature < best.feature
+  if (!(gain > best.gain) && !tieWins) return false
+  Object.assign(best, { gain, feature, splitBin, defaultLeft, leftG: lg, leftH: lh, cats: cats ? cats.slice() : null })
+  return true
+}
+
+/** Exact [g, h] of bin `bin` (global bin index within a slot) of `hist`. */
+function binSums(hist: Uint32Array, bin: number): [number, number] {
+  const w = bin * 4
+  return [int64(hist[w], hist[w + 1]), int64(hist[w + 2], hist[w + 3])]
+}
+
+/** A CAT_WORDS bitset with the given bins set. */
+function bitset(bins: Iterable<number>): Uint32Array {
+  const bits = new Uint32Array(CAT_WORDS)
+  for (const b of bins) bits[b >> 5] = (bits[b >> 5] | (1 << (b & 31))) >>> 0
+  return bits
+}
+
+/**
+ * XGBoost EnumerateOneHot over feature f's n bins: bin i goes right, the rest left, with missing
+ * left (defaultLeft) and then with missing right (with the chosen category).
+ */
+function scanOneHot(hist: Uint32Array, base: number, n: number, f: number, ctx: NodeCtx, best: Best): void {
+  let fg = 0,
+    fh = 0
+  for (let i = 0; i < n; i++) {
+    const [g, h] = binSums(hist, base + i)
+    fg += g
+    fh += h
+  }
+  const mg = ctx.G - fg,
+    mh = ctx.H - fh
+  for (let i = 0; i < n; i++) {
+    const [g, h] = binSums(hist, base + i),
+      cats = bitset([i])
+    offer(best, ctx, ctx.G - g, ctx.H - h, f, -1, true, cats)
+    offer(best, ctx, ctx.G - g - mg, ctx.H - h - mh, f, -1, false, cats)
+  }
+}
+
+/**
+ * Feature f's bins in ascending category weight, ties by bin (XGBoost's stable sort by
+ * CalcWeightCat): position of bin i = how many bins weigh less, or as much with a smaller index —
+ * the rank the kernel's invocations compute in parallel.
+ */
+function sortCategories(hist: Uint32Array, base: number, n: number, ctx: NodeCtx): number[] {
+  const w = Array.from({ length: n }, (_, i) => {
+    const [g, h] = binSums(hist, base + i)
+    return categoryWeight(dequantise(g, ctx.gScale), dequantise(h, ctx.hScale), ctx.p)
+  })
+  const sorted = new Array<number>(n)
+  for (let i = 0; i < n; i++) {
+    let rank = 0
+    for (let j = 0; j < n; j++) if (w[j] < w[i] || (w[j] === w[i] && j < i)) rank++
+    sorted[rank] = i
+  }
+  return sorted
+}
+
+/**
+ * XGBoost 1.7 EnumeratePart over feature f's n bins sorted by weight, t = min(max_cat_threshold, n):
+ * forward, sorted[0..j] go right (missing left) for j < t − 1; backward, sorted[j..n) go left
+ * (missing right) for j > n − t; the right-going set is sorted[0, partition) either way.
+ */
+function scanPartition(hist: Uint32Array, base: number, n: number, f: number, ctx: NodeCtx, best: Best): void {
+  const sorted = sortCategories(hist, base, n, ctx)
+  const t = Math.min(ctx.p.maxCatThreshold ?? DEFAULT_MAX_CAT_THRESHOLD, n)
+  let partition = 0,
+    rg = 0,
+    rh = 0
+  for (let j = 0; j < t - 1; j++) {
+    const [g, h] = binSums(hist, base + sorted[j])
+    rg += g
+    rh += h
+    if (offer(best, ctx, ctx.G - rg, ctx.H - rh, f, -1, true)) partition = j + 1
+  }
+  let lg = 0,
+    lh = 0
+  for (let j = n - 1; j > n - t; j--) {
+    const [g, h] = binSums(hist, base + sorted[j])
+    lg += g
+    lh += h
+    if (offer(best, ctx, lg, lh, f, -1, false)) partition = j
+  }
+  if (partition > 0) best.cats = bitset(sorted.slice(0, partition))
 }
 
 /**
@@ -126,9 +236,10 @@ function scanFeature(hist: Uint32Array, base: number, n: number, f: number, ctx:
  * - nodeSlots: u32 [M] histogram slot of each node
  * - nodeSums: u32 [M × 4] exact node totals [gLo, gHi, hLo, hHi] (incl. missing rows)
  * - scales: f32 [4] as quantise writes it: [maxAbsG, maxAbsH, gScale, hScale] (dequantised = q / scale)
- * - out: u32 [M × 16] per node: gain (f32 bits, −∞ = none), feature (0xFFFFFFFF = none),
+ * - out: u32 [M × 25] per node: gain (f32 bits, −∞ = none), feature (0xFFFFFFFF = none),
  *   splitBin (i32 bits), defaultLeft, leftG, leftH, rightG, rightH (f32 bits),
- *   left [gLo, gHi, hLo, hHi], right [gLo, gHi, hLo, hHi].
+ *   left [gLo, gHi, hLo, hHi], right [gLo, gHi, hLo, hHi], categorical, bins going right (8 words)
+ * - featureKind: u32 [F] (binding 8; layout.ts featureKinds), FEATURE_NUMERIC when absent
  */
 export function splitEvaluate(
   hist: Uint32Array,
@@ -140,6 +251,7 @@ export function splitEvaluate(
   out: Uint32Array,
   shape: SplitShape,
   p: SplitParams,
+  featureKind?: Uint32Array,
 ): void {
   const B = cutPtrs[shape.features] ?? 0
   for (let m = 0; m < shape.nodes; m++) {
@@ -147,7 +259,12 @@ export function splitEvaluate(
       best = emptyBest()
     for (let f = 0; f < shape.features; f++) {
       if (featureMask[shape.maskPerNode ? m * shape.features + f : f] === 0) continue
-      scanFeature(hist, nodeSlots[m] * B + cutPtrs[f], cutPtrs[f + 1] - cutPtrs[f], f, ctx, best)
+      const base = nodeSlots[m] * B + cutPtrs[f],
+        n = cutPtrs[f + 1] - cutPtrs[f],
+        kind = featureKind?.[f]
+      if (kind === FEATURE_ONE_HOT) scanOneHot(hist, base, n, f, ctx, best)
+      else if (kind === FEATURE_PARTITION) scanPartition(hist, base, n, f, ctx, best)
+      else scanFeature(hist, base, n, f, ctx, best)
     }
     writeResult(out, m, best, ctx)
   }
@@ -164,10 +281,10 @@ function nodeContext(nodeSums: Uint32Array, m: number, scales: Float32Array, p: 
 
 /** A Best holding no candidate. */
 function emptyBest(): Best {
-  return { gain: 0, feature: NO_FEATURE, splitBin: 0, defaultLeft: false, leftG: 0, leftH: 0 }
+  return { gain: 0, feature: NO_FEATURE, splitBin: 0, defaultLeft: false, leftG: 0, leftH: 0, cats: null }
 }
 
-/** Packs `best` as record m of `out` (16 words, layout in `splitEvaluate`). */
+/** Packs `best` as record m of `out` (SPLIT_WORDS words, layout in `splitEvaluate`). */
 function writeResult(out: Uint32Array, m: number, best: Best, ctx: NodeCtx): void {
   const o = m * SPLIT_WORDS
   const f32 = new Float32Array(out.buffer, out.byteOffset + o * 4 + 16, 4)
@@ -189,4 +306,8 @@ function writeResult(out: Uint32Array, m: number, best: Best, ctx: NodeCtx): voi
   putInt64(out, o + 10, best.leftH)
   putInt64(out, o + 12, ctx.G - best.leftG)
   putInt64(out, o + 14, ctx.H - best.leftH)
+  if (best.cats) {
+    out[o + 16] = 1
+    out.set(best.cats, o + 17)
+  }
 }

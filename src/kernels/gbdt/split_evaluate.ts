@@ -3,7 +3,7 @@ import source from '../../../shaders/gbdt/split_evaluate.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
-import type { SplitParams, SplitShape } from './layout.ts'
+import { DEFAULT_MAX_CAT_THRESHOLD, type SplitParams, type SplitShape } from './layout.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Spec of split_evaluate; override WG = invocations per node (power of 2; features are strided over them). */
@@ -21,6 +21,7 @@ export const splitEvaluateSpec: KernelSpec<SplitShape> = defineKernel({
     { binding: 5, name: 'nodeSums', kind: 'read-only-storage' },
     { binding: 6, name: 'scales', kind: 'read-only-storage' },
     { binding: 7, name: 'out', kind: 'storage' },
+    { binding: 8, name: 'featureKind', kind: 'read-only-storage' },
   ],
   uniforms: [
     { name: 'nodes', type: 'u32' },
@@ -29,15 +30,17 @@ export const splitEvaluateSpec: KernelSpec<SplitShape> = defineKernel({
     { name: 'lambda', type: 'f32' },
     { name: 'alpha', type: 'f32' },
     { name: 'minChildWeight', type: 'f32' },
+    { name: 'maxCatThreshold', type: 'u32' },
   ],
   overrides: { WG: 64 },
   dispatchSize: shape => linearDispatch(shape.nodes, 1),
 })
 
 /**
- * A call writing `out` (u32 × M·16, layout at decodeSplit in layout.ts) for M nodes from `hist`
- * (u32 × S·B·4), `cutPtrs` (u32 × F+1), `featureMask` (u32 × F or M·F), `nodeSlots` (u32 × M),
- * `nodeSums` (u32 × M·4) and `scales` (f32 × 4, [maxAbsG, maxAbsH, gScale, hScale] from quantise).
+ * A call writing `out` (u32 × M·SPLIT_WORDS, layout at decodeSplit in layout.ts) for M nodes from
+ * `hist` (u32 × S·B·4), `cutPtrs` (u32 × F+1), `featureMask` (u32 × F or M·F), `nodeSlots`
+ * (u32 × M), `nodeSums` (u32 × M·4), `scales` (f32 × 4, [maxAbsG, maxAbsH, gScale, hScale] from
+ * quantise) and `featureKind` (u32 × F, layout.ts featureKinds).
  */
 export function splitEvaluateCall(
   buffers: {
@@ -48,6 +51,7 @@ export function splitEvaluateCall(
     nodeSums: GPUBuffer
     scales: GPUBuffer
     out: GPUBuffer
+    featureKind: GPUBuffer
   },
   shape: SplitShape,
   p: SplitParams,
@@ -56,7 +60,8 @@ export function splitEvaluateCall(
   const wg = constants.WG ?? 64
   if (!(wg >= 1 && (wg & (wg - 1)) === 0)) throw new RangeError(`split_evaluate: WG must be a power of 2, got ${wg}`)
   checkSplitParams(p)
-  return { spec: splitEvaluateSpec, shape, buffers, uniforms: { ...shape, ...p }, constants }
+  const maxCatThreshold = p.maxCatThreshold ?? DEFAULT_MAX_CAT_THRESHOLD
+  return { spec: splitEvaluateSpec, shape, buffers, uniforms: { ...shape, ...p, maxCatThreshold }, constants }
 }
 
 /** Refuses parameters XGBoost refuses (lambda, alpha, min_child_weight ≥ 0), naming them. */
@@ -69,4 +74,7 @@ export function checkSplitParams(p: SplitParams): void {
     if (!(Number.isFinite(v) && v >= 0))
       throw new RangeError(`split_evaluate: ${name} must be a finite number ≥ 0, got ${v}`)
   }
+  const t = p.maxCatThreshold ?? DEFAULT_MAX_CAT_THRESHOLD
+  if (!(Number.isInteger(t) && t >= 1 && t < 2 ** 32))
+    throw new RangeError(`split_evaluate: max_cat_threshold must be an integer ≥ 1, got ${t}`)
 }

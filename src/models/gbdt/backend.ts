@@ -18,6 +18,11 @@ export interface BackendSetup {
   weights?: Float32Array
   /** Initial margin of every row: baseMargin(objective, base_score). */
   baseMargin: number
+  /**
+   * Continued training (driver.ts TrainOptions.initModel): the starting model's margins of this
+   * backend's training rows (length N) and validation rows (length V), used instead of baseMargin.
+   */
+  initMargins?: { train: Float32Array; valid?: Float32Array }
   /** Validation features (F Float32Arrays of V values, NaN = missing), predicted on raw values. */
   validColumns?: Float32Array[]
   /**

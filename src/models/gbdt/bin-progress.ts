@@ -6,7 +6,7 @@
  * paint the bar: a MessageChannel task, not setTimeout, which a hidden tab throttles to once a
  * second or even a minute (Chrome's intensive throttling of chained timers).
  */
-import { buildCuts } from './cuts.ts'
+import { buildCuts, type CategoricalFeatures } from './cuts.ts'
 import { binMatrix } from './binned.ts'
 import type { BinnedMatrix, Cuts } from './types.ts'
 
@@ -18,8 +18,8 @@ export type BinProgress = (fraction: number) => void
 
 /**
  * Cuts (≤ `maxBin` bins per feature) and the binned matrix of `columns` (F columns of N rows,
- * optional per-row `weights`), equal to buildCuts + binMatrix over all columns at once.
- * `sliceMs`: work between yields (tests: 0 = yield after every feature).
+ * optional per-row `weights`), equal to buildCuts + binMatrix over all columns at once (with the
+ * same `categorical` features). `sliceMs`: work between yields (tests: 0 = yield after every feature).
  */
 export async function binColumns(
   columns: ArrayLike<number>[],
@@ -27,13 +27,15 @@ export async function binColumns(
   weights: ArrayLike<number> | undefined,
   onProgress: BinProgress = () => {},
   sliceMs = SLICE_MS,
+  categorical?: CategoricalFeatures,
 ): Promise<{ cuts: Cuts; binned: BinnedMatrix }> {
   const F = columns.length
   const parts: Array<{ cuts: Cuts; binned: BinnedMatrix }> = []
   onProgress(0)
   let slice = performance.now()
   for (let f = 0; f < F; f++) {
-    const cuts = buildCuts([columns[f]], maxBin, weights)
+    const one = categorical && { flags: categorical.flags.subarray(f, f + 1), names: categorical.names.slice(f, f + 1) }
+    const cuts = buildCuts([columns[f]], maxBin, weights, one)
     parts.push({ cuts, binned: binMatrix([columns[f]], cuts) })
     onProgress((f + 1) / F)
     if (f + 1 < F && performance.now() - slice >= sliceMs) {
@@ -42,7 +44,9 @@ export async function binColumns(
     }
   }
   if (F === 0) onProgress(1)
-  return concat(parts, F === 0 ? 0 : columns[0].length)
+  const out = concat(parts, F === 0 ? 0 : columns[0].length)
+  if (categorical?.flags.some(x => x === 1)) out.cuts.categorical = Uint8Array.from(categorical.flags)
+  return out
 }
 
 /** One-feature cuts and matrices → the F-feature ones (feature-major byte planes, see binned.ts). */

@@ -20,6 +20,7 @@ import {
   OBJECTIVE_SQUARED_ERROR,
   ROW_UNUSED,
   decodeSplit,
+  featureKinds,
   SPLIT_WORDS,
   type SplitResult,
 } from '../../kernels/gbdt/layout.ts'
@@ -57,15 +58,19 @@ class CpuBackend implements GbdtBackend {
   private readonly sums = new Map<number, Uint32Array>()
   /** Last evaluation result per node id: its children's exact sums. */
   private readonly results = new Map<number, SplitResult>()
+  /** split_evaluate's featureKind: numeric, one-hot or partition per feature. */
+  private readonly kinds: Uint32Array
 
   constructor(private readonly s: BackendSetup) {
     this.n = s.binned.rows
     this.B = s.cuts.cutPtrs[s.cuts.cutPtrs.length - 1]
-    this.margins = new Float32Array(this.n).fill(s.baseMargin)
-    if (s.validColumns) this.validM = new Float32Array(s.validColumns[0]?.length ?? 0).fill(s.baseMargin)
+    this.margins = s.initMargins?.train.slice() ?? new Float32Array(this.n).fill(s.baseMargin)
+    if (s.validColumns)
+      this.validM = s.initMargins?.valid?.slice() ?? new Float32Array(s.validColumns[0]?.length ?? 0).fill(s.baseMargin)
     this.positions = new Uint32Array(this.n)
     this.gpair = new Float32Array(2 * this.n)
     this.qgpair = new Int32Array(2 * this.n)
+    this.kinds = featureKinds(s.cuts.cutPtrs, s.cuts.categorical, s.params.max_cat_to_onehot)
   }
 
   beginRound(round: number): NodeSums | Promise<NodeSums> {
@@ -193,7 +198,8 @@ class CpuBackend implements GbdtBackend {
       this.scales,
       out,
       { nodes: M, features: F, maskPerNode: 1 },
-      { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight },
+      { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight, maxCatThreshold: p.max_cat_threshold },
+      this.kinds,
     )
     return nodes.map((r, m) => {
       const res = decodeSplit(out, m)

@@ -1,13 +1,13 @@
 /**
  * Quantile cuts from sketches (XGBoost `HistogramCuts` + `AddCutPoint`): per feature, the
- * summary is pruned to max_bin + 1 entries; its values after the first become bin upper bounds,
- * and a last cut above the maximum closes the range. F = features, B = total bins.
+ * merged summary is pruned to SKETCH_RATIO · max_bin entries (XGBoost's `AllReduce` step), then
+ * to max_bin + 1; its values after the first become bin upper bounds, and a last cut above the
+ * maximum closes the range. F = features, B = total bins.
  */
 import type { Cuts } from './types.ts'
-import { prune, sketchColumn, type Summary } from './sketch.ts'
+import { SKETCH_RATIO, prune, sketchColumn, type Summary } from './sketch.ts'
 
-/** Sketch entries kept per feature while merging chunks, per requested bin (XGBoost: 8). */
-export const SKETCH_RATIO = 8
+export { SKETCH_RATIO }
 
 /** True when the column has a NaN (missing value). */
 export function hasMissing(column: ArrayLike<number>): boolean {
@@ -20,15 +20,42 @@ export function hasMissing(column: ArrayLike<number>): boolean {
  * feature (at most 255 for a feature with missing values: byte 0 marks missing). `weights`:
  * optional row weights. A constant feature gets one bin; an all-missing feature one bin too.
  */
-export function buildCuts(columns: ArrayLike<number>[], maxBin: number, weights?: ArrayLike<number>): Cuts {
-  const summaries = columns.map(c => sketchColumn(c, weights, SKETCH_RATIO * maxBin))
-  const limits = columns.map(c => (hasMissing(c) ? Math.min(maxBin, 255) : maxBin))
-  return cutsFromSummaries(summaries, limits)
+export function buildCuts(
+  columns: ArrayLike<number>[],
+  maxBin: number,
+  weights?: ArrayLike<number>,
+  categorical?: CategoricalFeatures,
+): Cuts {
+  if (categorical) columns.forEach((c, f) => categorical.flags[f] && checkCategoryCodes(c, categorical.names[f]))
+  const summaries = columns.map(c => sketchColumn(c, weights, maxBin))
+  return cutsFromSketches(summaries, columns.map(hasMissing), maxBin, categorical)
 }
 
-/** Cuts from (merged) per-feature summaries; `maxBins[f]` = bin limit of feature f. */
-export function cutsFromSummaries(summaries: Summary[], maxBins: number[]): Cuts {
-  const perFeature = summaries.map((s, f) => featureCuts(prune(s, maxBins[f] + 1), maxBins[f]))
+/**
+ * buildCuts from the features' merged sketches (sketchColumn, or mergeParts of parts sketched
+ * elsewhere: ranks, loader workers) and whether each feature has a missing value.
+ */
+export function cutsFromSketches(
+  summaries: Summary[],
+  missing: boolean[],
+  maxBin: number,
+  categorical?: CategoricalFeatures,
+): Cuts {
+  const limits = summaries.map((_, f) => binLimit(maxBin, missing[f], categorical?.flags[f] === 1))
+  return cutsFromSummaries(summaries, limits, categorical)
+}
+
+/**
+ * Cuts from (merged) per-feature summaries; `maxBins[f]` = bin limit of feature f (binLimit).
+ * Features flagged in `categorical` get categoricalCuts instead of quantiles.
+ */
+export function cutsFromSummaries(summaries: Summary[], maxBins: number[], categorical?: CategoricalFeatures): Cuts {
+  const perFeature = summaries.map((s, f) =>
+    categorical?.flags[f]
+      ? categoricalCuts(s, maxBins[f], categorical.names[f])
+      : // Two prunes, as XGBoost makes them: pruning straight to max_bin + 1 picks other entries.
+        featureCuts(prune(prune(s, SKETCH_RATIO * maxBins[f]), maxBins[f] + 1), maxBins[f]),
+  )
   const cutPtrs = new Uint32Array(summaries.length + 1)
   perFeature.forEach((c, f) => {
     cutPtrs[f + 1] = cutPtrs[f] + c.length
@@ -36,7 +63,58 @@ export function cutsFromSummaries(summaries: Summary[], maxBins: number[]): Cuts
   const cutValues = new Float32Array(cutPtrs[summaries.length])
   perFeature.forEach((c, f) => cutValues.set(c, cutPtrs[f]))
   const minValues = new Float32Array(summaries.map(minValue))
-  return { cutPtrs, cutValues, minValues }
+  const cuts: Cuts = { cutPtrs, cutValues, minValues }
+  if (categorical?.flags.some(x => x === 1)) cuts.categorical = Uint8Array.from(categorical.flags)
+  return cuts
+}
+
+/** Which features are split as categories (features.ts categoricalFlags), with names for messages. */
+export interface CategoricalFeatures {
+  /** Length F: 1 = categorical. */
+  flags: Uint8Array
+  names: readonly string[]
+}
+
+/**
+ * Bins a feature may have: max_bin for a numeric one, at most 255 beside the missing byte. A
+ * categorical feature needs a bin per code whatever max_bin says (XGBoost does not sketch
+ * categories), so only the byte limits it: 256, or 255 with missing values.
+ */
+export function binLimit(maxBin: number, missing: boolean, categorical = false): number {
+  const limit = categorical ? 256 : maxBin
+  return missing ? Math.min(limit, 255) : limit
+}
+
+/**
+ * Refuses a categorical column whose values are not category codes (non-negative integers; NaN =
+ * missing), naming the column, the row and the value.
+ */
+export function checkCategoryCodes(column: ArrayLike<number>, name: string): void {
+  for (let i = 0; i < column.length; i++) {
+    const v = column[i]
+    if (!Number.isNaN(v) && !(Number.isInteger(v) && v >= 0)) {
+      throw new RangeError(
+        `feature ${name}: a categorical column must hold non-negative integer codes, got ${v} at row ${i}`,
+      )
+    }
+  }
+}
+
+/**
+ * Cuts of a categorical feature from its summary (whose last entry is always the exact maximum):
+ * one bin per code 0 … max, cut b = b + 1 (types.ts Cuts.categorical). Throws RangeError when the
+ * codes need more bins than `limit`, saying what to change.
+ */
+export function categoricalCuts(s: Summary, limit: number, name: string): number[] {
+  const max = s.values.length > 0 ? s.values[s.values.length - 1] : 0
+  if (max + 1 > limit) {
+    throw new RangeError(
+      `feature ${name}: categorical codes up to ${max} need ${max + 1} bins, more than the ${limit} a feature holds` +
+        `${limit < 256 ? ' beside its missing values' : ''}: merge rare categories into fewer codes, ` +
+        'or split it as a number (leave it out of categorical, or enable_categorical=false for string columns)',
+    )
+  }
+  return Array.from({ length: max + 1 }, (_, b) => b + 1)
 }
 
 /** XGBoost AddCutPoint: values 1 … min(size, maxBin) − 1 (increasing, deduplicated in f32) + last. */

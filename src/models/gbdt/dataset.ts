@@ -30,6 +30,8 @@ export interface DatasetConfig {
   label: string
   /** Feature columns; default every usable column except the label. */
   features?: string[]
+  /** Dictionaries to code string features with (a continued model's); default built from the training rows. */
+  dictionaries?: Record<string, string[]>
   filter?: string
   /** Validation table (same columns); exclusive with validFraction. */
   validTable?: { url: string; version?: number; http?: HttpOptions; snapshot?: Snapshot }
@@ -81,7 +83,7 @@ export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
   }
   const snapshot = cfg.snapshot ?? (await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http }))
   const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features)
-  const table = await readTable(snapshot, features, undefined, cfg)
+  const table = await readTable(snapshot, features, cfg.dictionaries, cfg)
   if (table.plan.stats.rows === 0) {
     throw noRowsError(cfg.filter, cfg.tableUrl, snapshot.version)
   }

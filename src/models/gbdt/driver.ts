@@ -6,7 +6,8 @@
  */
 import type { BinnedMatrix, Booster, Cuts, GbdtParams, SplitCandidate, Tree } from './types.ts'
 import type { AppliedSplit, BackendFactory, GbdtBackend, NodeSums } from './backend.ts'
-import { buildCuts } from './cuts.ts'
+import { buildCuts, type CategoricalFeatures } from './cuts.ts'
+import { categoricalFlags, trainedFeatureTypes } from './features.ts'
 import { binMatrix } from './binned.ts'
 import { baseMargin, checkLabels, estimateBaseScore, transform } from './objective.ts'
 import { evaluate, maximize } from './metrics.ts'
@@ -14,6 +15,7 @@ import { calcWeight, RT_EPS } from './evaluate.ts'
 import { expandNode, finishTree, newTree, type TreeBuilder } from './tree.ts'
 import { ColumnSampler } from './sampling.ts'
 import { createCpuBackend } from './cpu-backend.ts'
+import { continueFrom } from './init-model.ts'
 
 /** Training data: raw feature columns (NaN = missing) and labels, plus an optional valid set. */
 export interface TrainData {
@@ -46,6 +48,12 @@ export interface TrainOptions {
    * stopping decides alike everywhere. Set, it also lets this rank have no validation set.
    */
   shareMetrics?: (metrics: Record<string, number>) => Promise<Record<string, number>>
+  /**
+   * Continue boosting from this model (XGBoost's `xgb_model`): margins start at its base margin
+   * plus its trees, its base_score is kept, num_round trees are added after its trees and rounds
+   * are numbered after them (init-model.ts). onRound still counts this run's rounds from 0.
+   */
+  initModel?: Booster
 }
 
 /** A node waiting for a decision, with its best split. */
@@ -72,11 +80,14 @@ export async function train(
   opts: TrainOptions = {},
 ): Promise<Booster> {
   checkData(data, p, opts.shareMetrics !== undefined)
-  const cuts = opts.cuts ?? buildCuts(data.columns, p.max_bin, data.weights)
+  const categorical = categoricalOf(data, p)
+  const cuts = opts.cuts ?? buildCuts(data.columns, p.max_bin, data.weights, categorical)
+  checkCutsCategorical(cuts, categorical)
   const binned = opts.binned ?? binMatrix(data.columns, cuts)
+  const init = opts.initModel && continueFrom(opts.initModel, data, p.objective)
   // XGBoost holds base_score as an f32; rounding here keeps exported and trained margins identical.
   const baseScore = Math.fround(
-    opts.baseScore ?? p.base_score ?? estimateBaseScore(p.objective, data.labels, data.weights),
+    init?.baseScore ?? opts.baseScore ?? p.base_score ?? estimateBaseScore(p.objective, data.labels, data.weights),
   )
   const b = await backend({
     params: p,
@@ -86,13 +97,15 @@ export async function train(
     weights: data.weights,
     baseMargin: Math.fround(baseMargin(p.objective, baseScore)),
     validColumns: data.valid?.columns,
+    initMargins: init?.margins,
   })
   const sampler = new ColumnSampler(data.columns.length, p, p.seed)
-  const trees: Tree[] = [],
+  const trees: Tree[] = init ? init.trees.slice() : [],
     history: Array<Record<string, number>> = []
   const stop = earlyStopper(p)
+  const first = trees.length
   try {
-    for (let round = 0; round < p.num_round; round++) {
+    for (let round = first; round < first + p.num_round; round++) {
       sampler.beginTree(round)
       const tree = await growTree(b, p, cuts, sampler, round)
       await b.finishTree(tree)
@@ -100,7 +113,7 @@ export async function train(
       const own = await evalRound(b, data, p)
       const metrics = opts.shareMetrics ? await opts.shareMetrics(own) : own
       history.push(metrics)
-      const asked = opts.onRound?.(round, metrics)
+      const asked = opts.onRound?.(round - first, metrics)
       if (stop.update(round, metrics) || asked === 'stop') break
     }
   } finally {
@@ -109,12 +122,34 @@ export async function train(
   return {
     params: p,
     featureNames: data.featureNames ?? data.columns.map((_, f) => `f${f}`),
-    featureTypes: data.featureTypes ?? data.columns.map(() => 'float'),
+    featureTypes: trainedFeatureTypes(featureTypesOf(data), categorical.flags),
     baseScore,
     trees,
     history,
     bestIteration: stop.best < 0 ? trees.length - 1 : stop.best,
   }
+}
+
+/** Feature names of the data (f0, f1, … when not given). */
+function featureNamesOf(d: TrainData): string[] {
+  return d.featureNames ?? d.columns.map((_, f) => `f${f}`)
+}
+
+/** XGBoost feature types of the data ('float' when not given). */
+function featureTypesOf(d: TrainData): string[] {
+  return d.featureTypes ?? d.columns.map(() => 'float')
+}
+
+/** Which features split as categories (features.ts categoricalFlags), with their names. */
+export function categoricalOf(d: TrainData, p: GbdtParams): CategoricalFeatures {
+  const names = featureNamesOf(d)
+  return { flags: categoricalFlags(names, featureTypesOf(d), p), names }
+}
+
+/** Precomputed cuts must have been built for the same categorical features. */
+function checkCutsCategorical(cuts: Cuts, c: CategoricalFeatures): void {
+  const same = c.flags.every((x, f) => x === (cuts.categorical?.[f] ?? 0))
+  if (!same) throw new Error('train: the given cuts were built for other categorical features than the parameters ask')
 }
 
 function checkData(d: TrainData, p: GbdtParams, shared: boolean): void {

@@ -8,15 +8,19 @@ import type { BackendFactory } from './backend.ts'
 import { createCpuBackend } from './cpu-backend.ts'
 import { loadDataset, readTable, requireLabels, type Dataset, type DatasetConfig } from './dataset.ts'
 import { loadRankDataset, rankBackend, trainShard, type Shard } from './ranks.ts'
-import { train } from './driver.ts'
-import { CATEGORIES_ATTRIBUTE, addAttributes } from './model-attributes.ts'
+import { categoricalOf, train, type TrainData } from './driver.ts'
+import { CATEGORIES_ATTRIBUTE, withAttributes } from './model-attributes.ts'
+import { readInitModel, type InitModel } from './init-model.ts'
+import { encodeModel, modelFileName } from './model-file.ts'
+import { modelFeatures } from './predict-run.ts'
 import { checkFeatureValues } from './feature-values.ts'
 import { trainRecovering, type LosableBackend } from './device-loss.ts'
-import { selectFeatures } from './features.ts'
+import { categoricalFlags, selectFeatures } from './features.ts'
+import type { CategoricalFeatures } from './cuts.ts'
 import { checkLabels } from './objective.ts'
 import { DEFAULT_PARAMS, PARAM_ALIASES, parseParams } from './params.ts'
 import type { BinnedMatrix, Booster, Cuts, GbdtParams } from './types.ts'
-import { toXGBoostJsonString } from './xgboost-json.ts'
+import { toXGBoostJson } from './xgboost-json.ts'
 import { checkGbdtMemory } from '../memory-budget.ts'
 import { noRowsError } from '../../data/plan.ts'
 import type { Snapshot } from '../../table/types.ts'
@@ -26,6 +30,7 @@ import { hasWebGpu, httpFor, type RunResult, type TrainConfig, type TrainSummary
 import { runManifest, type RunManifest } from '../../run/manifest.ts'
 import type { ModelFamily, RunInput, StageListener, TrialSpec } from '../../run/family.ts'
 import { binColumns } from './bin-progress.ts'
+import { BIN_WORKERS, binOffThread, canBinOffThread } from './bin-workers.ts'
 
 /** GBDT parameter names a space may set: XGBoost's canonical names and the accepted aliases. */
 export const GBDT_PARAM_NAMES: readonly string[] = [
@@ -40,6 +45,8 @@ export interface GbdtData {
   dataset: Dataset
   shard?: Shard
   binned?: { cuts: Cuts; binned: BinnedMatrix }
+  /** The model training continues from (config.initModel), read once. */
+  init?: InitModel
 }
 
 /** A device the caller owns (a sweep slot): training runs on it without recovery (the caller reruns the trial). */
@@ -85,14 +92,16 @@ export async function readLabels(snapshot: Snapshot, config: TrainConfig): Promi
 }
 
 /** The dataset's config for a run's input. */
-function datasetConfig(input: RunInput, seed: number): DatasetConfig {
+function datasetConfig(input: RunInput, seed: number, init?: InitModel): DatasetConfig {
   const { config } = input
   return {
     tableUrl: config.table,
     version: config.version,
     snapshot: input.snapshot,
     label: config.label,
-    features: config.features,
+    // Continuing a model: its features by default, its strings coded with its dictionaries.
+    features: config.features ?? init?.booster.featureNames,
+    dictionaries: init?.categories,
     filter: config.filter,
     validTable: config.validTable
       ? {
@@ -113,23 +122,34 @@ function datasetConfig(input: RunInput, seed: number): DatasetConfig {
 /** A sweep's shared GBDT rows: the dataset and, per max_bin, the cuts and binned matrix (made on first use, then shared). */
 export interface GbdtShared {
   dataset: Dataset
-  binned(maxBin: number, onStage?: StageListener): Promise<{ cuts: Cuts; binned: BinnedMatrix }>
+  /** `categorical`: the features a trial splits as categories (their cuts differ), default none. */
+  binned(
+    maxBin: number,
+    onStage?: StageListener,
+    categorical?: CategoricalFeatures,
+  ): Promise<{ cuts: Cuts; binned: BinnedMatrix }>
 }
 
 /** The dataset with a per-max_bin binning cache; a failed binning is not kept (the next trial tries again). */
 function sharedBins(dataset: Dataset): GbdtShared {
-  const byBin = new Map<number, Promise<{ cuts: Cuts; binned: BinnedMatrix }>>()
+  const byBin = new Map<string, Promise<{ cuts: Cuts; binned: BinnedMatrix }>>()
   return {
     dataset,
-    binned(maxBin, say = () => {}) {
-      let hit = byBin.get(maxBin)
+    binned(maxBin, say = () => {}, categorical) {
+      const key = `${maxBin}:${categorical?.flags.join('') ?? ''}`
+      let hit = byBin.get(key)
       if (!hit) {
         const F = dataset.features.length
-        hit = binColumns(dataset.data.columns, maxBin, dataset.data.weights, f =>
-          say(`binning ${F} features (max_bin ${maxBin}): ${Math.round(f * F)} done`, f),
+        hit = binColumns(
+          dataset.data.columns,
+          maxBin,
+          dataset.data.weights,
+          f => say(`binning ${F} features (max_bin ${maxBin}): ${Math.round(f * F)} done`, f),
+          undefined,
+          categorical,
         )
-        hit.catch(() => byBin.delete(maxBin))
-        byBin.set(maxBin, hit)
+        hit.catch(() => byBin.delete(key))
+        byBin.set(key, hit)
       }
       return hit
     },
@@ -153,21 +173,29 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
   name: 'gbdt',
   deviceLoss: 'rerun',
   paramNames: GBDT_PARAM_NAMES,
-  modelFile: 'model.json',
+  modelFile: config => modelFileName(config.modelFormat),
   describe: s =>
     `${s.rounds} rounds in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}`,
   params: runParams,
   onRankWorkers: () => true,
 
   async precheck(snapshot, config, params) {
-    selectFeatures(snapshot.schema, config.label, config.features)
+    if (config.initModel !== undefined) checkInitModel(readInitModel(config.initModel), snapshot, config, params)
+    const { features } = selectFeatures(snapshot.schema, config.label, config.features)
+    categoricalFlags(
+      features.map(f => f.name),
+      features.map(f => f.xgbType),
+      params,
+    )
     checkLabels(params.objective, await readLabels(snapshot, config), config.label)
   },
 
   async load(input, params) {
     const { config, rank } = input
     const seed = config.seed ?? params.seed
+    const init = config.initModel === undefined ? undefined : readInitModel(config.initModel)
     if (rank) {
+      if (init) throw new RangeError(INIT_RANKS)
       if (rank.rank === 0)
         input.onProgress({ kind: 'stage', message: `${rank.world} ranks: each reading its share of ${config.table}` })
       const { shard, dataset } = await loadRankDataset({ ...datasetConfig(input, seed), workers: 0 }, rank.coll)
@@ -180,7 +208,11 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
       return { dataset, shard }
     }
     // The memory check before any data file is read (memory-budget.ts): the log's row count × the features.
-    const { features } = selectFeatures(input.snapshot.schema, config.label, config.features)
+    const { features } = selectFeatures(
+      input.snapshot.schema,
+      config.label,
+      config.features ?? init?.booster.featureNames,
+    )
     const gpu = (config.backend ?? 'gpu') === 'gpu' && hasWebGpu()
     await checkGbdtMemory(
       input.snapshot,
@@ -190,13 +222,13 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
       gpu ? 'gpu' : 'cpu',
       config.memoryBudget,
     )
-    const dataset = await loadDataset(datasetConfig(input, seed))
+    const dataset = await loadDataset(datasetConfig(input, seed, init))
     checkFeatureValues(dataset.data)
     input.onProgress({
       kind: 'stage',
-      message: `loaded ${dataset.rowsTrain} training rows, ${dataset.rowsValid} validation rows, ${dataset.features.length} features`,
+      message: `loaded ${dataset.rowsTrain} training rows, ${dataset.rowsValid} validation rows, ${dataset.features.length} features${init ? `; continuing a model of ${init.booster.trees.length} trees` : ''}`,
     })
-    return { dataset }
+    return { dataset, init }
   },
 
   async train(data, params, input, onEvaluation, slot) {
@@ -219,9 +251,15 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
               histogramKernel: slot.kernel,
             })
           : createCpuBackend)
-      const booster = await train(data.dataset.data, params, factory, { ...data.binned, onRound })
+      const booster = await train(data.dataset.data, params, factory, {
+        ...data.binned,
+        onRound,
+        initModel: data.init?.booster,
+      })
       return { booster, adapter: slot.cache ? 'sweep slot' : 'cpu (reference backend)' }
     }
+    // In the page, cuts and binned matrix are made in loader workers, off this thread (bin-workers.ts).
+    const binned = data.binned ?? (await quantiseOffThread(data.dataset.data, params, input))
     // A lost GPU device is rebuilt and the (deterministic) boosting rerun: device-loss.ts.
     return trainRecovering({
       open: () => defaultBackend(input.config.backend ?? 'gpu'),
@@ -229,7 +267,8 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
       maxRecoveries: input.hooks.maxRecoveries,
       train: (factory, done) =>
         train(data.dataset.data, params, factory, {
-          ...data.binned,
+          ...binned,
+          initModel: data.init?.booster,
           onRound: (round, m) => {
             done(round)
             return onRound(round, m)
@@ -269,12 +308,29 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
   async trial(shared, spec, onStage) {
     const s = shared as GbdtShared
     const params = gbdtTrialParams(spec)
-    return { params, data: { dataset: s.dataset, binned: await s.binned(params.max_bin, onStage) } }
+    const categorical = categoricalOf(s.dataset.data, params)
+    return { params, data: { dataset: s.dataset, binned: await s.binned(params.max_bin, onStage, categorical) } }
   },
 
   finish(data, trained, params, input, seconds) {
     return finishGbdt(data.dataset, trained, params, input.config, seconds)
   },
+}
+
+const INIT_RANKS =
+  'init model: continued training runs on one rank (--ranks 1): the ranks build dictionaries of their own'
+
+/**
+ * A model to continue from checked against the table in Node, before a browser starts: one rank,
+ * the parameters' objective, every model feature a column of the table (strings with the model's
+ * dictionary). The driver checks names and types against the loaded data again (init-model.ts).
+ */
+function checkInitModel(init: InitModel, snapshot: Snapshot, config: TrainConfig, params: GbdtParams): void {
+  if ((config.ranks ?? 1) > 1) throw new RangeError(INIT_RANKS)
+  const objective = init.booster.params.objective
+  if (objective !== params.objective)
+    throw new RangeError(`init model: objective ${objective}, the parameters say ${params.objective} (set "objective")`)
+  modelFeatures(init.booster, snapshot.schema, init.categories, config.table)
 }
 
 /** The run's model, manifest, metrics and summary. */
@@ -284,11 +340,11 @@ export function finishGbdt(
   params: GbdtParams,
   config: TrainConfig,
   seconds: number,
-): RunResult<string, TrainSummary, RunManifest> {
+): RunResult<string | Uint8Array<ArrayBuffer>, TrainSummary, RunManifest> {
   const categories: Record<string, string> = Object.keys(ds.dictionaries).length
     ? { [CATEGORIES_ATTRIBUTE]: JSON.stringify(ds.dictionaries) }
     : {}
-  const model = addAttributes(toXGBoostJsonString(booster), categories)
+  const model = encodeModel(withAttributes(toXGBoostJson(booster), categories), config.modelFormat ?? 'json')
   const last = booster.history[booster.history.length - 1] ?? {}
   const rounds = booster.trees.length
   const summary: TrainSummary = {
@@ -327,6 +383,23 @@ export function finishGbdt(
     summary,
   )
   return { model, manifest, metrics: booster.history, summary }
+}
+
+/**
+ * A run's cuts and binned matrix from loader workers (equal to the driver's buildCuts +
+ * binMatrix), or undefined where there are none (Node, `workers: 0`): the driver makes them.
+ */
+async function quantiseOffThread(
+  data: TrainData,
+  params: GbdtParams,
+  input: Pick<RunInput, 'config' | 'onProgress'>,
+): Promise<{ cuts: Cuts; binned: BinnedMatrix } | undefined> {
+  if (!canBinOffThread(input.config.workers) || data.columns.length === 0) return undefined
+  input.onProgress({
+    kind: 'stage',
+    message: `quantising ${data.columns.length} features (max_bin ${params.max_bin}) in ${BIN_WORKERS} loader workers`,
+  })
+  return binOffThread(data.columns, params.max_bin, data.weights, categoricalOf(data, params))
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * WebGPU backend of the GBDT driver: the CPU backend's operations (cpu-backend.ts, the executable
  * specification) done by the WGSL kernels, with gradients, positions, histograms and margins resident
- * on the device. Per round only the root sums, each level's split results (16 words per node) and, for
+ * on the device. Per round only the root sums, each level's split results (SPLIT_WORDS per node) and, for
  * the metrics, the validation margins are read back. Work is queued into one command encoder and
  * submitted at those read-backs (a level = one submit). N = rows, F = features, V = validation rows, B = total bins, S = histogram slots, M = nodes.
  */
@@ -25,6 +25,7 @@ import {
   OBJECTIVE_SQUARED_ERROR,
   ROW_UNUSED,
   decodeSplit,
+  featureKinds,
   SPLIT_WORDS,
   type SplitResult,
   packTrees,
@@ -104,6 +105,8 @@ class GpuBackend implements GbdtBackend {
   private readonly scales: GPUBuffer
   private readonly rootSum: GPUBuffer
   private readonly cutPtrs: GPUBuffer
+  /** split_evaluate's featureKind (numeric, one-hot, partition per feature). */
+  private readonly featureKind: GPUBuffer
   /** The one-bin pseudo feature of the root-sum pass: cutPtrs [0, 1], missOff [0], nodeSlot [0]. */
   private readonly sumTables: { cutPtrs: GPUBuffer; missOff: GPUBuffer; nodeSlot: GPUBuffer }
   /** Exact [gLo, gHi, hLo, hHi] per node id of the current tree (CPU copies of split outputs). */
@@ -141,6 +144,10 @@ class GpuBackend implements GbdtBackend {
     this.scales = createBuffer(this.device, SCALES_BYTES)
     this.rootSum = createBuffer(this.device, 16)
     this.cutPtrs = uploadBuffer(this.device, s.cuts.cutPtrs.slice())
+    this.featureKind = uploadBuffer(
+      this.device,
+      featureKinds(s.cuts.cutPtrs, s.cuts.categorical, s.params.max_cat_to_onehot),
+    )
     this.sumTables = {
       cutPtrs: uploadBuffer(this.device, Uint32Array.from([0, 1])),
       missOff: uploadBuffer(this.device, new Uint32Array(1)),
@@ -340,9 +347,10 @@ class GpuBackend implements GbdtBackend {
           nodeSums: e.upload(sums),
           scales: this.scales,
           out,
+          featureKind: this.featureKind,
         },
         { nodes: M, features: F, maskPerNode: 1 },
-        { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight },
+        { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight, maxCatThreshold: p.max_cat_threshold },
       ),
     )
     const [bytes] = await e.read([[out, M * SPLIT_WORDS * 4]])
@@ -440,7 +448,8 @@ class GpuBackend implements GbdtBackend {
     void this.enc.closeScope().catch(() => undefined)
     destroyResident(this.res)
     this.slots.destroy()
-    for (const b of [this.scales, this.rootSum, this.cutPtrs, ...Object.values(this.sumTables)]) b.destroy()
+    for (const b of [this.scales, this.rootSum, this.cutPtrs, this.featureKind, ...Object.values(this.sumTables)])
+      b.destroy()
   }
 }
 

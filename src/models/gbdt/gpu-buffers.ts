@@ -103,7 +103,7 @@ function uploadRows(device: GPUDevice, s: BackendSetup, [r0, r1]: Range): RowChu
     r0,
     n,
     rowWords,
-    margins: uploadBuffer(device, new Float32Array(n).fill(s.baseMargin)),
+    margins: uploadBuffer(device, s.initMargins?.train.slice(r0, r1) ?? new Float32Array(n).fill(s.baseMargin)),
     labels: uploadBuffer(device, s.labels.slice(r0, r1)),
     weights: s.weights ? uploadBuffer(device, s.weights.slice(r0, r1)) : undefined,
     positions: createBuffer(device, 4 * n),
@@ -152,7 +152,7 @@ function uploadValid(device: GPUDevice, s: BackendSetup, [v0, v1]: Range): Valid
     v0,
     v,
     features: uploadBuffer(device, features),
-    margins: uploadBuffer(device, new Float32Array(v).fill(s.baseMargin)),
+    margins: uploadBuffer(device, s.initMargins?.valid?.slice(v0, v1) ?? new Float32Array(v).fill(s.baseMargin)),
     leaf: createBuffer(device, 4 * v),
     identity: uploadBuffer(
       device,

@@ -7,20 +7,19 @@
 /** Attribute key holding JSON {column: [value of code 0, value of code 1, …]}. */
 export const CATEGORIES_ATTRIBUTE = 'snaptrain_categories'
 
-const PREFIX = '{"learner":{"attributes":{'
-
 /**
- * Adds `attrs` to the attributes of a model string from toXGBoostJsonString (which always starts
- * with the attributes object), keeping the output deterministic. Throws on any other layout.
+ * The model object (toXGBoostJson's) with `attrs` in its learner attributes: the new keys first,
+ * sorted, then the attributes it had (a key in both takes the new value). Deterministic, and the
+ * one step before either model file encoding (model-file.ts). Throws when there is no learner.
  */
-export function addAttributes(model: string, attrs: Record<string, string>): string {
-  if (!model.startsWith(PREFIX))
-    throw new Error('model JSON: expected toXGBoostJsonString layout (learner.attributes first)')
-  const keys = Object.keys(attrs).sort()
-  if (keys.length === 0) return model
-  const body = keys.map(k => `${JSON.stringify(k)}:${JSON.stringify(attrs[k])}`).join(',')
-  const rest = model.slice(PREFIX.length)
-  return PREFIX + body + (rest.startsWith('}') ? '' : ',') + rest
+export function withAttributes(model: Record<string, unknown>, attrs: Record<string, string>): Record<string, unknown> {
+  const learner = model.learner as Record<string, unknown> | undefined
+  if (!learner || typeof learner !== 'object') throw new Error('model: expected an XGBoost model object (no learner)')
+  const had = (learner.attributes ?? {}) as Record<string, string>
+  const attributes: Record<string, string> = {}
+  for (const k of Object.keys(attrs).sort()) attributes[k] = attrs[k]
+  for (const [k, v] of Object.entries(had)) if (!(k in attributes)) attributes[k] = v
+  return { ...model, learner: { ...learner, attributes } }
 }
 
 /** The categorical dictionaries of a parsed XGBoost JSON model ({} when it has none). */

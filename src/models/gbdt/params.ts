@@ -41,6 +41,10 @@ export const DEFAULT_PARAMS: Readonly<GbdtParams> = {
   grow_policy: 'depthwise',
   max_leaves: 0,
   max_delta_step: 0,
+  enable_categorical: false,
+  max_cat_to_onehot: 4,
+  max_cat_threshold: 64,
+  categorical: [],
 }
 
 const OBJECTIVES: readonly Objective[] = ['binary:logistic', 'reg:squarederror', 'reg:logistic']
@@ -73,6 +77,8 @@ const NUMERIC: ReadonlyArray<[keyof GbdtParams, 'int' | 'num', number, number, b
   ['max_leaves', 'int', 0, 2 ** 16, false, false],
   ['max_delta_step', 'num', 0, Infinity, false, true],
   ['base_score', 'num', -Infinity, Infinity, true, true],
+  ['max_cat_to_onehot', 'int', 1, 2 ** 31 - 1, false, false],
+  ['max_cat_threshold', 'int', 1, 2 ** 31 - 1, false, false],
 ]
 
 /**
@@ -80,7 +86,7 @@ const NUMERIC: ReadonlyArray<[keyof GbdtParams, 'int' | 'num', number, number, b
  * XGBoost's own config does) and fills in defaults. Throws RangeError naming the parameter.
  */
 export function parseParams(raw: Record<string, unknown>): GbdtParams {
-  const out: GbdtParams = { ...DEFAULT_PARAMS, eval_metric: [] }
+  const out: GbdtParams = { ...DEFAULT_PARAMS, eval_metric: [], categorical: [] }
   const seen = new Map<string, string>()
   for (const [given, value] of Object.entries(raw)) {
     if (value === undefined || IGNORED.has(given)) continue
@@ -101,6 +107,8 @@ function assign(out: GbdtParams, name: keyof GbdtParams, given: string, value: u
   if (name === 'objective') o[name] = oneOf(given, value, OBJECTIVES)
   else if (name === 'grow_policy') o[name] = oneOf(given, value, ['depthwise', 'lossguide'] as const)
   else if (name === 'eval_metric') o[name] = metricList(given, value)
+  else if (name === 'enable_categorical') o[name] = flag(given, value)
+  else if (name === 'categorical') o[name] = columnList(given, value)
   else o[name] = numeric(name, given, value)
 }
 
@@ -126,6 +134,22 @@ function oneOf<T extends string>(given: string, value: unknown, allowed: readonl
   return value as T
 }
 
+/** A boolean: true / false, also as the strings and 1 / 0 (XGBoost's config spells it either way). */
+function flag(given: string, value: unknown): boolean {
+  if (value === true || value === 'true' || value === 1 || value === '1') return true
+  if (value === false || value === 'false' || value === 0 || value === '0') return false
+  throw new RangeError(`${given}: must be true or false, got ${JSON.stringify(value)}`)
+}
+
+/** Column names: an array of strings or one comma-separated string. */
+function columnList(given: string, value: unknown): string[] {
+  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value]
+  const names = list.map(c => (typeof c === 'string' ? c.trim() : c))
+  const bad = names.find(c => typeof c !== 'string' || c === '')
+  if (bad !== undefined) throw new RangeError(`${given}: must list column names, got ${JSON.stringify(value)}`)
+  return [...new Set(names as string[])]
+}
+
 function metricList(given: string, value: unknown): Metric[] {
   const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value]
   return list.map(m => oneOf(given, typeof m === 'string' ? m.trim() : m, METRICS))
@@ -135,6 +159,11 @@ function checkCombination(p: GbdtParams): void {
   if (p.max_depth === 0 && !(p.grow_policy === 'lossguide' && p.max_leaves > 0)) {
     throw new RangeError(
       `max_depth: must be an integer in [1, 16], got 0 (0 = unlimited needs grow_policy lossguide with max_leaves > 0)`,
+    )
+  }
+  if (p.categorical.length > 0 && !p.enable_categorical) {
+    throw new RangeError(
+      `categorical: splitting ${p.categorical.join(', ')} as categories needs enable_categorical=true`,
     )
   }
   if (p.max_leaves === 1) throw new RangeError('max_leaves: must be 0 (unlimited) or ≥ 2, got 1')

@@ -2,7 +2,9 @@
  * Batch prediction of a table with a model file, page side (window.snaptrain.predict, the CLI's
  * `snaptrain predict`): XGBoost JSON (ours or XGBoost's) → the table's feature columns by the
  * model's feature names, in table order (categoricals through the model's dictionaries) →
- * margins on the GPU predict kernel, or the CPU reference predictMargins. N = rows, F = features.
+ * margins on the GPU predict kernel, or the CPU reference predictMargins; with `contribs`, SHAP
+ * values on the tree_shap kernel in the same device session, or the CPU reference treeShap.
+ * N = rows, F = features.
  */
 import type { TableAccess } from '../../storage/types.ts'
 import { openSnapshot } from '../../table/index.ts'
@@ -10,21 +12,25 @@ import type { StructType } from '../../table/types.ts'
 import { readTable } from './dataset.ts'
 import { featureOf, type FeatureSpec } from './features.ts'
 import { categoriesOf } from './model-attributes.ts'
+import { decodeModel } from './model-file.ts'
 import { baseMargin, transform } from './objective.ts'
 import { predictMargins } from './predict.ts'
+import { contribsRowMajor, type FeatureImpact, topFeatures, treeShap } from './shap.ts'
 import type { Booster } from './types.ts'
 import { fromXGBoostJson } from './xgboost-json.ts'
 import { hasWebGpu, httpFor } from '../../run/config.ts'
 
 /** What to predict (structured-cloneable). */
 export interface PredictConfig {
-  /** The model file's text (XGBoost JSON). */
-  model: string
+  /** The model file's contents: XGBoost JSON text (NaN tokens allowed) or UBJSON bytes (model-file.ts). */
+  model: string | Uint8Array<ArrayBuffer>
   /** Table root URL. */
   table: string
   version?: number
   /** CPU reference predictor instead of the GPU kernel. */
   cpu?: boolean
+  /** Also SHAP values per row and feature (XGBoost pred_contribs). */
+  contribs?: boolean
   workers?: number
   /** Extra request headers (e.g. a bearer token), sent only to the origin of `table`; never returned. */
   headers?: Record<string, string>
@@ -43,22 +49,42 @@ export interface PredictResult {
   rows: number
   version: number
   adapter: string
+  /**
+   * With `contribs`: Float32Array [N × (F + 1)] row-major, φ per feature in `featureNames` order
+   * then the bias; each row sums to its margin.
+   */
+  contribs?: Float32Array
+  /** With `contribs`: the model's feature names (the contribution columns). */
+  featureNames?: string[]
+  /** With `contribs`: the features with the largest mean |φ| over the rows (10 at most). */
+  topFeatures?: FeatureImpact[]
 }
 
 /** Predicts every live row of the table. Throws naming a feature the table lacks. */
 export async function runPrediction(config: PredictConfig): Promise<PredictResult> {
-  const json = JSON.parse(config.model) as unknown
+  const json = decodeModel(config.model)
   const booster = fromXGBoostJson(json)
   const categories = categoriesOf(json)
   const http = httpFor(config, config.table)
   const snapshot = await openSnapshot(config.table, { version: config.version, ...http })
   const specs = modelFeatures(booster, snapshot.schema, categories, config.table)
   const table = await readTable(snapshot, specs, categories, { workers: config.workers, http })
-  const { margins, adapter } = config.cpu
-    ? { margins: predictMargins(booster, table.columns), adapter: 'cpu (reference predictor)' }
-    : await gpuMargins(booster, table.columns)
+  const { margins, contribs, adapter } = config.cpu
+    ? {
+        margins: predictMargins(booster, table.columns),
+        contribs: config.contribs ? treeShap(booster, table.columns) : undefined,
+        adapter: 'cpu (reference predictor)',
+      }
+    : await gpuPredict(booster, table.columns, config.contribs === true)
   const predictions = margins.map(m => transform(booster.params.objective, m))
-  return { margins, predictions, rows: margins.length, version: snapshot.version, adapter }
+  const result: PredictResult = { margins, predictions, rows: margins.length, version: snapshot.version, adapter }
+  if (!contribs) return result
+  return {
+    ...result,
+    contribs,
+    featureNames: booster.featureNames,
+    topFeatures: topFeatures(contribs, booster.featureNames),
+  }
 }
 
 /** Feature specs of the model's features in the table: strings need the model's dictionary. */
@@ -83,21 +109,30 @@ export function modelFeatures(
 }
 
 /**
- * Margins from the predict kernel on a fresh device (CPU reference where WebGPU is absent). Rows
- * go in chunks that keep the row-major feature buffer within the device's binding limit.
+ * Margins from the predict kernel on a fresh device (CPU reference where WebGPU is absent) and,
+ * with `contribs`, SHAP values from tree_shap on the same device and uploads (the CPU reference
+ * for models deeper than the kernel holds, said in `adapter`). Rows go in chunks that keep the
+ * row-major feature buffer and the contribution buffer within the device's binding limit.
  */
-async function gpuMargins(
+export async function gpuPredict(
   booster: Booster,
   columns: Float32Array[],
-): Promise<{ margins: Float32Array; adapter: string }> {
-  if (!hasWebGpu()) return { margins: predictMargins(booster, columns), adapter: 'cpu (no WebGPU)' }
+  contribs: boolean,
+): Promise<{ margins: Float32Array; contribs?: Float32Array; adapter: string }> {
+  if (!hasWebGpu())
+    return {
+      margins: predictMargins(booster, columns),
+      contribs: contribs ? treeShap(booster, columns) : undefined,
+      adapter: 'cpu (no WebGPU)',
+    }
   const [
     { requestDevice, adapterSummary, adapterLabel },
     { PipelineCache },
     { uploadBuffer, createBuffer },
     { readBuffer },
     { predictCall },
-    { packTrees },
+    { TREE_SHAP_MAX_DEPTH, treeShapCall },
+    { NODE_WORDS, packCovers, packTrees },
     { runKernel },
   ] = await Promise.all([
     import('../../gpu/device.ts'),
@@ -105,6 +140,7 @@ async function gpuMargins(
     import('../../gpu/buffers.ts'),
     import('../../gpu/readback.ts'),
     import('../../kernels/gbdt/predict.ts'),
+    import('../../kernels/gbdt/tree_shap.ts'),
     import('../../kernels/gbdt/layout.ts'),
     import('../../kernels/runner.ts'),
   ])
@@ -113,13 +149,19 @@ async function gpuMargins(
     const rows = columns[0]?.length ?? 0,
       F = Math.max(1, columns.length)
     const packed = packTrees(booster.trees)
+    const shapOnGpu = contribs && packed.maxDepth <= TREE_SHAP_MAX_DEPTH
     const cache = new PipelineCache(device)
     const nodes = uploadBuffer(device, packed.nodes),
       catBits = uploadBuffer(device, packed.catBits),
-      treeOffsets = uploadBuffer(device, packed.treeOffsets)
-    const chunk = Math.max(1, Math.min(rows, Math.floor(device.limits.maxStorageBufferBindingSize / (4 * F))))
+      treeOffsets = uploadBuffer(device, packed.treeOffsets),
+      covers = shapOnGpu ? uploadBuffer(device, packCovers(booster.trees)) : undefined
+    // tree_shap binds out [(F + 1) × n] and its scratch treePhi [F × n].
+    const rowBytes = 4 * (shapOnGpu ? F + 1 : F)
+    const chunk = Math.max(1, Math.min(rows, Math.floor(device.limits.maxStorageBufferBindingSize / rowBytes)))
     const margins = new Float32Array(rows)
+    const phi = contribs ? new Float32Array(rows * (F + 1)) : undefined
     const base = baseMargin(booster.params.objective, booster.baseScore)
+    const shape = { features: F, trees: booster.trees.length, maxDepth: packed.maxDepth }
     for (let start = 0; start < rows; start += chunk) {
       const n = Math.min(chunk, rows - start)
       const features = new Float32Array(n * F)
@@ -133,15 +175,31 @@ async function gpuMargins(
         treeOffsets,
         out: createBuffer(device, n * 4),
       }
-      await runKernel(
-        cache,
-        predictCall(buffers, { rows: n, features: F, trees: booster.trees.length, maxDepth: packed.maxDepth }, base),
-      )
+      await runKernel(cache, predictCall(buffers, { rows: n, ...shape }, base))
       margins.set(await readBuffer(device, buffers.out, Float32Array, n), start)
+      if (phi && covers) {
+        const out = createBuffer(device, n * (F + 1) * 4),
+          treePhi = createBuffer(device, n * F * 4)
+        const nodeCount = packed.nodes.length / NODE_WORDS
+        await runKernel(
+          cache,
+          treeShapCall({ ...buffers, covers, out, treePhi }, { rows: n, ...shape, nodes: nodeCount }, base),
+        )
+        contribsRowMajor(await readBuffer(device, out, Float32Array, n * (F + 1)), n, F + 1, phi, start)
+        out.destroy()
+        treePhi.destroy()
+      }
       buffers.features.destroy()
       buffers.out.destroy()
     }
-    return { margins, adapter: adapterLabel(adapterSummary(adapter)) }
+    const label = adapterLabel(adapterSummary(adapter))
+    if (contribs && !shapOnGpu)
+      return {
+        margins,
+        contribs: treeShap(booster, columns),
+        adapter: `${label}; SHAP on the CPU (trees of depth ${packed.maxDepth} exceed the kernel's ${TREE_SHAP_MAX_DEPTH})`,
+      }
+    return { margins, contribs: phi, adapter: label }
   } finally {
     device.destroy()
   }

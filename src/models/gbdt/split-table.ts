@@ -1,7 +1,8 @@
 /**
  * The row_partition kernel's split table (src/kernels/gbdt/row_partition.ref.ts): K = nodes rows
- * of SPLIT_TABLE_WORDS u32 — feature, splitBin, defaultLeft, leftChild, rightChild — indexed by
- * node id; nodes not split this level hold leftChild = NO_NODE.
+ * of SPLIT_TABLE_WORDS u32 — feature, splitBin, defaultLeft, leftChild, rightChild, categorical,
+ * the bitset of bins going right — indexed by node id; nodes not split this level hold
+ * leftChild = NO_NODE.
  */
 import { NO_NODE, SPLIT_TABLE_WORDS } from '../../kernels/gbdt/layout.ts'
 import type { AppliedSplit } from './backend.ts'
@@ -14,10 +15,13 @@ export function splitTable(splits: readonly AppliedSplit[], K: number, featureOf
   const table = new Uint32Array(K * SPLIT_TABLE_WORDS)
   for (let k = 0; k < K; k++) table[k * SPLIT_TABLE_WORDS + 3] = NO_NODE
   for (const a of splits) {
-    table.set(
-      [a.split.feature - featureOffset, a.split.splitBin >>> 0, a.split.defaultLeft ? 1 : 0, a.left, a.right],
-      a.nid * SPLIT_TABLE_WORDS,
-    )
+    const s = a.split,
+      at = a.nid * SPLIT_TABLE_WORDS
+    table.set([s.feature - featureOffset, s.splitBin >>> 0, s.defaultLeft ? 1 : 0, a.left, a.right], at)
+    if (s.catBins) {
+      table[at + 5] = 1
+      table.set(s.catBins, at + 6)
+    }
   }
   return table
 }

@@ -66,6 +66,8 @@ function addLeaf(t: TreeBuilder, parent: number, value: number, sumH: number, de
  * Turns leaf `nid` into a split on `s` (threshold = the bin's upper cut, or the feature's
  * min value for splitBin −1) and adds two leaves with values `leftValue`, `rightValue` (eta
  * applied). As XGBoost, the split node keeps its unscaled weight `weight` as base_weight.
+ * A categorical split (s.catBins) becomes split type 1 with the codes of its right-going bins
+ * (a categorical feature's bin is its code, types.ts Cuts.categorical), condition 0, splitBin −1.
  * Returns [left id, right id].
  */
 export function expandNode(
@@ -83,13 +85,27 @@ export function expandNode(
   t.left[nid] = l
   t.right[nid] = r
   t.splitIndex[nid] = s.feature
-  t.splitBin[nid] = s.splitBin
-  t.splitCondition[nid] =
-    s.splitBin < 0 ? cuts.minValues[s.feature] : cuts.cutValues[cuts.cutPtrs[s.feature] + s.splitBin]
+  if (s.catBins) {
+    t.splitType[nid] = 1
+    t.cats[nid] = binsOfSet(s.catBins, cuts.cutPtrs[s.feature + 1] - cuts.cutPtrs[s.feature])
+    t.splitBin[nid] = -1
+    t.splitCondition[nid] = 0
+  } else {
+    t.splitBin[nid] = s.splitBin
+    t.splitCondition[nid] =
+      s.splitBin < 0 ? cuts.minValues[s.feature] : cuts.cutValues[cuts.cutPtrs[s.feature] + s.splitBin]
+  }
   t.defaultLeft[nid] = s.defaultLeft ? 1 : 0
   t.baseWeight[nid] = weight
   t.lossChange[nid] = s.gain
   return [l, r]
+}
+
+/** The bins < n whose bit is set in bitset `bits`, ascending. */
+function binsOfSet(bits: Uint32Array, n: number): number[] {
+  const out: number[] = []
+  for (let b = 0; b < n; b++) if ((bits[b >> 5] >>> (b & 31)) & 1) out.push(b)
+  return out
 }
 
 /** Number of leaves. */
@@ -156,19 +172,17 @@ export function nextNode(t: Tree, n: number, v: number): number {
   return v < t.splitCondition[n] ? t.left[n] : t.right[n]
 }
 
-/** Leaf reached by a row given its bin per feature (`binOf(f)`: −1 = missing). */
+/**
+ * Leaf reached by a row given its bin per feature (`binOf(f)`: −1 = missing). A categorical
+ * node's bins are its codes, so its set decides as on raw values.
+ */
 export function leafByBins(tree: Tree, binOf: (f: number) => number): number {
   let n = 0
   while (tree.left[n] !== -1) {
     const b = binOf(tree.splitIndex[n])
-    n =
-      b < 0
-        ? tree.defaultLeft[n]
-          ? tree.left[n]
-          : tree.right[n]
-        : b <= tree.splitBin[n]
-          ? tree.left[n]
-          : tree.right[n]
+    if (b < 0) n = tree.defaultLeft[n] ? tree.left[n] : tree.right[n]
+    else if (tree.splitType[n] === 1) n = inCategorySet(tree, n, b) ? tree.right[n] : tree.left[n]
+    else n = b <= tree.splitBin[n] ? tree.left[n] : tree.right[n]
   }
   return n
 }

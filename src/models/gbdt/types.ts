@@ -54,6 +54,17 @@ export interface GbdtParams {
   /** 0 = unlimited (lossguide needs max_leaves or max_depth). */
   max_leaves: number
   max_delta_step: number
+  /**
+   * Split string (dictionary-coded) features and the `categorical` columns natively, as XGBoost's
+   * enable_categorical; false = every feature is split as an ordered number (codes included).
+   */
+  enable_categorical: boolean
+  /** A categorical feature with fewer bins (categories) than this gets one-vs-rest splits (XGBoost). */
+  max_cat_to_onehot: number
+  /** Most categories a partition split scans on one side (XGBoost max_cat_threshold). */
+  max_cat_threshold: number
+  /** Integer or boolean feature columns to split as categories (needs enable_categorical). */
+  categorical: string[]
 }
 
 /** Quantile cuts (XGBoost HistogramCuts): feature f's bins are [cutPtrs[f], cutPtrs[f+1]). */
@@ -68,6 +79,13 @@ export interface Cuts {
   cutValues: Float32Array
   /** Length F: smallest value seen per feature (XGBoost `min_vals`). */
   minValues: Float32Array
+  /**
+   * Length F when any feature is split as categories: 1 = feature f is categorical. Its bins are
+   * the codes 0 … max code seen (XGBoost's categorical HistogramCuts: bin b holds code b, empty
+   * bins for codes not seen included) and cut b is b + 1, so the bin search above finds a code's
+   * bin like any value's. Absent = every feature numeric.
+   */
+  categorical?: Uint8Array
 }
 
 /** The binned training matrix on the CPU (uploaded as is). */
@@ -96,6 +114,12 @@ export interface SplitCandidate {
   leftH: number
   rightG: number
   rightH: number
+  /**
+   * Categorical splits only (splitBin −1 then): the bins (= category codes) going right, a bitset
+   * over the feature's bins (bit b & 31 of word b >> 5); every other bin goes left, missing by
+   * defaultLeft (XGBoost's one-hot and partition splits).
+   */
+  catBins?: Uint32Array
 }
 
 /** One regression tree in XGBoost's array form (what the JSON model stores). */

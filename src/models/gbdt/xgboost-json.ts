@@ -1,11 +1,15 @@
 /**
  * XGBoost JSON model format (doc/model.schema, XGBoost 2.x): export of a trained booster that
- * `xgboost.Booster().load_model('model.json')` reads, and import of such a file for prediction.
- * Numbers are written deterministically (f32 values as their shortest round-tripping decimal),
- * so the same booster always gives the same bytes. T = trees, K = nodes of a tree.
+ * `xgboost.Booster().load_model('model.json')` reads, and import of such a file (ours or
+ * XGBoost's, categorical splits included) for prediction and continued training. The model object
+ * is the same for JSON text and UBJSON (model-file.ts). Numbers are written deterministically (f32
+ * values as their shortest round-tripping decimal), so the same booster always gives the same
+ * bytes. T = trees, K = nodes of a tree.
  */
 import type { Booster, GbdtParams, Tree } from './types.ts'
 import { DEFAULT_PARAMS, defaultMetric } from './params.ts'
+import { parseXGBoostJsonText } from './json-text.ts'
+import type { UbjArrayType } from './ubjson.ts'
 
 /** Root's parent in XGBoost's arrays (kInvalidNodeId as stored). */
 const NO_PARENT = 2147483647
@@ -26,32 +30,77 @@ function floatString(x: number): string {
   return String(f32Short(x))
 }
 
+/**
+ * Categorical nodes' sets in XGBoost's layout: node ids, start offsets, counts and the flat codes,
+ * in node order (rebuilt from the sets, whatever catBegin holds).
+ */
+function categoriesJson(t: Tree): Record<string, number[]> {
+  const nodes: number[] = [],
+    segments: number[] = [],
+    sizes: number[] = [],
+    codes: number[] = []
+  for (let k = 0; k < t.left.length; k++) {
+    if (t.splitType[k] !== 1 || t.left[k] < 0) continue
+    nodes.push(k)
+    segments.push(codes.length)
+    sizes.push(t.catSize[k])
+    for (let c = t.catBegin[k]; c < t.catBegin[k] + t.catSize[k]; c++) codes.push(t.categories[c])
+  }
+  return { categories: codes, categories_nodes: nodes, categories_segments: segments, categories_sizes: sizes }
+}
+
 function treeJson(t: Tree, id: number, numFeature: number): Record<string, unknown> {
   const k = t.left.length
+  const cats = categoriesJson(t)
   return {
     base_weights: Array.from(t.baseWeight, f32Short),
-    categories: [],
-    categories_nodes: [],
-    categories_segments: [],
-    categories_sizes: [],
+    categories: cats.categories,
+    categories_nodes: cats.categories_nodes,
+    categories_segments: cats.categories_segments,
+    categories_sizes: cats.categories_sizes,
     default_left: Array.from(t.defaultLeft),
     id,
     left_children: Array.from(t.left),
     loss_changes: Array.from(t.lossChange, f32Short),
     parents: Array.from(t.parent, p => (p < 0 ? NO_PARENT : p)),
     right_children: Array.from(t.right),
-    split_conditions: Array.from(t.splitCondition, f32Short),
+    // XGBoost writes NaN as a categorical node's condition; we write 0.0, which keeps the file
+    // valid JSON (JSON.parse and every JSON tool read it). XGBoost never reads the condition of a
+    // node whose split_type is 1 (its predictor and SHAP go by the categories), so it loads this
+    // file and predicts the same (tests/unit/gbdt/categorical-interop.test.ts checks that).
+    split_conditions: Array.from(t.splitCondition, (c, n) =>
+      t.splitType[n] === 1 && t.left[n] >= 0 ? 0 : f32Short(c),
+    ),
     split_indices: Array.from(t.splitIndex),
-    split_type: new Array<number>(k).fill(0),
+    split_type: Array.from(t.splitType),
     sum_hessian: Array.from(t.sumHessian, f32Short),
     tree_param: { num_deleted: '0', num_feature: String(numFeature), num_nodes: String(k), size_leaf_vector: '1' },
   }
 }
 
+/** Features with a categorical split in some tree. */
+function categoricalFeatures(b: Booster): Set<number> {
+  const out = new Set<number>()
+  for (const t of b.trees)
+    for (let k = 0; k < t.left.length; k++) if (t.splitType[k] === 1 && t.left[k] >= 0) out.add(t.splitIndex[k])
+  return out
+}
+
 /**
- * The booster as an XGBoost JSON model object (learner → gradient_booster gbtree → trees).
- * Categorical codes ('c') are written as 'int': our splits on them are numeric thresholds,
- * which XGBoost evaluates the same way only for a numeric feature type.
+ * XGBoost feature types: a feature with a categorical split is 'c' (XGBoost then builds its
+ * DMatrix with categories). Without any categorical split in the model, categorical codes ('c')
+ * are written as 'int': their splits are numeric thresholds on the codes, which XGBoost
+ * evaluates the same way only for a numeric feature type.
+ */
+function featureTypesJson(b: Booster): string[] {
+  const cat = categoricalFeatures(b)
+  if (cat.size === 0) return b.featureTypes.map(t => (t === 'c' ? 'int' : t))
+  return b.featureTypes.map((t, f) => (t === 'c' || cat.has(f) ? 'c' : t))
+}
+
+/**
+ * The booster as an XGBoost JSON model object (learner → gradient_booster gbtree → trees): the
+ * one object both model files serialise (JSON text here, UBJSON in model-file.ts).
  */
 export function toXGBoostJson(b: Booster): Record<string, unknown> {
   const F = b.featureNames.length
@@ -59,14 +108,16 @@ export function toXGBoostJson(b: Booster): Record<string, unknown> {
   if (b.params.early_stopping_rounds !== undefined) {
     attributes.best_iteration = String(b.bestIteration)
     const metric = b.params.eval_metric[b.params.eval_metric.length - 1]
-    const best = b.history[b.bestIteration]?.[metric]
+    // history holds this run's rounds, the last history.length trees (a continued model's first
+    // trees were trained before); bestIteration counts every tree, as XGBoost's.
+    const best = b.history[b.bestIteration - (b.trees.length - b.history.length)]?.[metric]
     if (best !== undefined && Number.isFinite(best)) attributes.best_score = String(best)
   }
   return {
     learner: {
       attributes,
       feature_names: b.featureNames.slice(),
-      feature_types: b.featureTypes.map(t => (t === 'c' ? 'int' : t)),
+      feature_types: featureTypesJson(b),
       gradient_booster: {
         model: {
           gbtree_model_param: { num_parallel_tree: '1', num_trees: String(b.trees.length) },
@@ -92,8 +143,27 @@ export function toXGBoostJson(b: Booster): Record<string, unknown> {
   }
 }
 
-/** Tree arrays XGBoost reads as float arrays: its JSON parser refuses an integer token there. */
-const FLOAT_ARRAYS = new Set(['base_weights', 'loss_changes', 'split_conditions', 'sum_hessian'])
+/**
+ * Element types of the tree arrays, as XGBoost's RegTree saves them: in UBJSON they are typed
+ * arrays of exactly these types (XGBoost's loader refuses others); in JSON text the float arrays
+ * need float tokens (its JSON parser refuses an integer token there).
+ */
+export const ARRAY_TYPES: Readonly<Record<string, UbjArrayType>> = {
+  base_weights: 'f32',
+  loss_changes: 'f32',
+  split_conditions: 'f32',
+  sum_hessian: 'f32',
+  left_children: 'i32',
+  right_children: 'i32',
+  parents: 'i32',
+  split_indices: 'i32',
+  categories: 'i32',
+  categories_nodes: 'i32',
+  categories_segments: 'i64',
+  categories_sizes: 'i64',
+  default_left: 'u8',
+  split_type: 'u8',
+}
 
 /** A float token: always with a fraction or exponent ("0" → "0.0"), as XGBoost's reader needs. */
 export function floatToken(x: number): string {
@@ -101,19 +171,39 @@ export function floatToken(x: number): string {
   return /[.eE]/.test(s) ? s : `${s}.0`
 }
 
+/**
+ * A number in XGBoost's JSON dialect. Only a model read from elsewhere has non-finite values
+ * (an XGBoost categorical node's NaN condition): they are written back as XGBoost's own tokens,
+ * which json-text.ts reads; toXGBoostJson never produces one (f32Short refuses them).
+ */
+function numberToken(x: number, float: boolean): string {
+  if (Number.isNaN(x)) return 'NaN'
+  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity'
+  return float ? floatToken(x) : JSON.stringify(x)
+}
+
 function write(v: unknown, floats: boolean): string {
-  if (Array.isArray(v)) return `[${v.map(x => (floats ? floatToken(x as number) : write(x, false))).join(',')}]`
+  if (Array.isArray(v)) return `[${v.map(x => (floats ? numberToken(x as number, true) : write(x, false))).join(',')}]`
+  if (typeof v === 'number') return numberToken(v, false)
   if (v !== null && typeof v === 'object') {
     return `{${Object.entries(v)
-      .map(([k, x]) => `${JSON.stringify(k)}:${write(x, FLOAT_ARRAYS.has(k))}`)
+      .map(([k, x]) => `${JSON.stringify(k)}:${write(x, ARRAY_TYPES[k] === 'f32')}`)
       .join(',')}}`
   }
   return JSON.stringify(v)
 }
 
+/**
+ * An XGBoost model object (toXGBoostJson's, or one read from a file) as JSON text, deterministic:
+ * keys in the object's order, f32 values as their shortest round-tripping decimal.
+ */
+export function xgboostJsonText(model: unknown): string {
+  return write(model, false)
+}
+
 /** The model as a JSON string (deterministic: same booster ⇒ same bytes; keys in fixed order). */
 export function toXGBoostJsonString(b: Booster): string {
-  return write(toXGBoostJson(b), false)
+  return xgboostJsonText(toXGBoostJson(b))
 }
 
 type Json = Record<string, unknown>
@@ -136,28 +226,97 @@ function parseScalar(v: unknown, where: string): number {
   return x
 }
 
+/** An optional array (XGBoost before 1.6 wrote no categorical arrays): [] when absent. */
+function optionalNumbers(o: unknown, key: string, where: string): number[] {
+  return typeof o === 'object' && o !== null && key in o ? numbers(o, key, where) : []
+}
+
+/**
+ * The categorical nodes' sets of tree `w` into the Tree's catBegin / catSize / categories: each
+ * node's codes sorted ascending (inCategorySet searches them), duplicates dropped. Checks the
+ * four arrays against each other and the tree (which validateTree cannot see once flattened).
+ */
+function categoriesFromJson(j: unknown, w: string, splitType: Uint8Array, isLeaf: (n: number) => boolean) {
+  const n = splitType.length
+  const nodes = optionalNumbers(j, 'categories_nodes', w),
+    segments = optionalNumbers(j, 'categories_segments', w),
+    sizes = optionalNumbers(j, 'categories_sizes', w),
+    codes = optionalNumbers(j, 'categories', w)
+  const where = `XGBoost model: ${w}`
+  if (segments.length !== nodes.length || sizes.length !== nodes.length)
+    throw new RangeError(
+      `${where}: categories_nodes has ${nodes.length} entries, categories_segments ${segments.length}, categories_sizes ${sizes.length}`,
+    )
+  const sets = new Map<number, number[]>()
+  nodes.forEach((node, i) => {
+    if (!Number.isInteger(node) || node < 0 || node >= n)
+      throw new RangeError(`${where}: categories_nodes[${i}] = ${node} is not a node of the tree (0 to ${n - 1})`)
+    if (splitType[node] !== 1 || isLeaf(node))
+      throw new RangeError(`${where} node ${node}: has categories but is not a categorical split (split_type 1)`)
+    if (sets.has(node)) throw new RangeError(`${where} node ${node}: listed twice in categories_nodes`)
+    const start = segments[i],
+      size = sizes[i]
+    if (!Number.isInteger(start) || !Number.isInteger(size) || start < 0 || size < 0 || start + size > codes.length)
+      throw new RangeError(
+        `${where} node ${node}: categories segment [${start}, ${start} + ${size}) is outside categories (${codes.length} codes)`,
+      )
+    const set = codes.slice(start, start + size)
+    const bad = set.find(c => !Number.isInteger(c) || c < 0 || c > MAX_CATEGORY)
+    if (bad !== undefined)
+      throw new RangeError(`${where} node ${node}: category ${bad} is not a whole number in [0, ${MAX_CATEGORY}]`)
+    sets.set(
+      node,
+      [...new Set(set)].sort((x, y) => x - y),
+    )
+  })
+  const catBegin = new Uint32Array(n),
+    catSize = new Uint32Array(n),
+    flat: number[] = []
+  for (let k = 0; k < n; k++) {
+    const set = sets.get(k)
+    if (!set) continue
+    catBegin[k] = flat.length
+    catSize[k] = set.length
+    flat.push(...set)
+  }
+  return { catBegin, catSize, categories: Int32Array.from(flat) }
+}
+
+/**
+ * Largest category code a model may use: XGBoost's own limit (codes are exact in f32 below 2^24).
+ * Bounds the predict kernel's bitsets too (at most 2^19 words per node).
+ */
+const MAX_CATEGORY = 2 ** 24 - 1
+
 function treeFromJson(j: unknown, i: number): Tree {
   const w = `trees[${i}]`
   const left = numbers(j, 'left_children', w)
-  const splitIndex = numbers(j, 'split_indices', w)
-  if (numbers(j, 'split_type', w).some(s => s !== 0))
-    throw new RangeError(`XGBoost model: ${w} has categorical splits (not supported)`)
+  const right = numbers(j, 'right_children', w)
+  const splitType = Uint8Array.from(numbers(j, 'split_type', w), (s, n) => {
+    if (s !== 0 && s !== 1)
+      throw new RangeError(`XGBoost model: ${w} node ${n}: split_type ${s} (0 numeric, 1 categorical)`)
+    return s
+  })
+  const cats = categoriesFromJson(j, w, splitType, n => left[n] === -1 && right[n] === -1)
+  // XGBoost writes NaN (1.7) as a categorical node's condition: it is unused, held as 0 here
+  // (types.ts Tree.splitType), so every condition left is a number validateTree can check.
+  const splitCondition = Float32Array.from(numbers(j, 'split_conditions', w), (c, n) =>
+    splitType[n] === 1 && left[n] !== -1 ? 0 : c,
+  )
   return {
     left: Int32Array.from(left),
-    right: Int32Array.from(numbers(j, 'right_children', w)),
+    right: Int32Array.from(right),
     parent: Int32Array.from(numbers(j, 'parents', w), p => (p === NO_PARENT ? -1 : p)),
-    splitIndex: Int32Array.from(splitIndex),
-    splitCondition: Float32Array.from(numbers(j, 'split_conditions', w)),
+    splitIndex: Int32Array.from(numbers(j, 'split_indices', w)),
+    splitCondition,
     // Bin indices are not part of the format: imported trees predict on raw values only.
     splitBin: new Int32Array(left.length).fill(-1),
     defaultLeft: Uint8Array.from(numbers(j, 'default_left', w)),
     baseWeight: Float32Array.from(numbers(j, 'base_weights', w)),
     lossChange: Float32Array.from(numbers(j, 'loss_changes', w)),
     sumHessian: Float32Array.from(numbers(j, 'sum_hessian', w)),
-    splitType: new Uint8Array(left.length),
-    catBegin: new Uint32Array(left.length),
-    catSize: new Uint32Array(left.length),
-    categories: new Int32Array(0),
+    splitType,
+    ...cats,
   }
 }
 
@@ -183,6 +342,7 @@ export function validateTree(t: Tree, index: number, numFeature: number): void {
     base_weights: t.baseWeight,
     loss_changes: t.lossChange,
     sum_hessian: t.sumHessian,
+    split_type: t.splitType,
   }
   for (const [name, a] of Object.entries(arrays)) {
     if (a.length !== n) throw new RangeError(`${w}: ${name} has ${a.length} entries, left_children has ${n}`)
@@ -218,9 +378,28 @@ export function validateTree(t: Tree, index: number, numFeature: number): void {
     throw new RangeError(`${w}: node ${seen.indexOf(0)} is not reached from the root (${n - reached} such nodes)`)
 }
 
-/** A predict-only booster from an XGBoost JSON model (object or string). */
+/** Most u32 words the categorical nodes' bitsets may take in all (layout.ts packTrees): 128 MiB. */
+const MAX_BITSET_WORDS = 2 ** 25
+
+/** Refuses categorical sets whose bitsets (one bit per code up to the largest) would not fit in memory. */
+function checkBitsetWords(trees: Tree[]): void {
+  let words = 0
+  for (const t of trees)
+    for (let k = 0; k < t.left.length; k++)
+      if (t.catSize[k] > 0) words += (t.categories[t.catBegin[k] + t.catSize[k] - 1] >> 5) + 1
+  if (words > MAX_BITSET_WORDS)
+    throw new RangeError(
+      `XGBoost model: its categorical splits need ${words} bitset words (category codes too large; at most ${MAX_BITSET_WORDS})`,
+    )
+}
+
+/**
+ * A booster from an XGBoost model: the parsed object (JSON or UBJSON, model-file.ts) or JSON text
+ * (XGBoost's NaN tokens allowed). Its trees predict on raw values and continue training
+ * (driver.ts TrainOptions.initModel).
+ */
 export function fromXGBoostJson(json: unknown): Booster {
-  const root = typeof json === 'string' ? (JSON.parse(json) as unknown) : json
+  const root = typeof json === 'string' ? parseXGBoostJsonText(json) : json
   const learner = field(root, 'learner', 'model')
   const gb = field(learner, 'gradient_booster', 'learner')
   if (field(gb, 'name', 'gradient_booster') !== 'gbtree')
@@ -240,6 +419,7 @@ export function fromXGBoostJson(json: unknown): Booster {
     throw new RangeError(`XGBoost model: num_feature ${String(F)} is not a whole number ≥ 0`)
   const trees = rawTrees.map(treeFromJson)
   trees.forEach((t, i) => validateTree(t, i, F))
+  checkBitsetWords(trees)
   const names = (learner as Json).feature_names as string[] | undefined
   const types = (learner as Json).feature_types as string[] | undefined
   return {

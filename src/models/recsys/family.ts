@@ -116,7 +116,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
   name: 'recsys',
   deviceLoss: 'resume',
   paramNames: RECSYS_PARAM_NAMES,
-  modelFile: 'model.bin',
+  modelFile: () => 'model.bin',
   describe(summary) {
     const r = summary as RecsysTrainSummary
     return (

@@ -14,6 +14,7 @@ import type { Booster } from '../../../src/models/gbdt/types.ts'
 import { compareArrays } from '../../../src/util/tolerance.ts'
 import { checked, expectMatch, gpuCache } from './setup.ts'
 import { gbdtData } from './gpu-backend-data.ts'
+import { categoricalData } from '../../unit/gbdt/categorical-data.ts'
 import { createChecked } from '../../../src/gpu/recorder.ts'
 
 async function gpuTrain(data: TrainData, raw: Record<string, unknown>, opts: GpuBackendOptions = {}): Promise<Booster> {
@@ -31,6 +32,9 @@ function expectSameTrees(gpu: Booster, cpu: Booster): void {
     expect(Array.from(t.splitIndex), `${at} split_indices`).toEqual(Array.from(c.splitIndex))
     expect(Array.from(t.splitBin), `${at} split bins`).toEqual(Array.from(c.splitBin))
     expect(Array.from(t.defaultLeft), `${at} default_left`).toEqual(Array.from(c.defaultLeft))
+    expect(Array.from(t.splitType), `${at} split_type`).toEqual(Array.from(c.splitType))
+    expect(Array.from(t.catSize), `${at} category set sizes`).toEqual(Array.from(c.catSize))
+    expect(Array.from(t.categories), `${at} categories`).toEqual(Array.from(c.categories))
     expectMatch(compareArrays(t.splitCondition, c.splitCondition, 1e-6, 1e-5), `${at} split_conditions / leaf values`)
     expectMatch(compareArrays(t.sumHessian, c.sumHessian, 1e-6, 1e-5), `${at} sum_hessian`)
   })
@@ -123,6 +127,21 @@ describe('GPU backend = CPU backend', () => {
       gbdtData(120, 12, 12, 0.1, 'binary'),
       { max_depth: 3, num_round: 2 },
       { histogramKernel: 'workgroup', maxBindingBytes: 256 },
+    )
+  })
+
+  test('categorical splits (one-hot and partition), also chunked: the same trees and sets', async () => {
+    const data = categoricalData(900, 3)
+    const raw = { max_depth: 4, num_round: 4, enable_categorical: true, categorical: ['c3'], eval_metric: ['auc'] }
+    const gpu = await expectParity(data, raw)
+    expect(gpu.trees.some(t => t.splitType.some((x, k) => x === 1 && t.catSize[k] > 1))).toBe(true)
+    expect(gpu.trees.some(t => t.splitType.some((x, k) => x === 1 && t.splitIndex[k] === 1))).toBe(true)
+    await expectParity(
+      data,
+      { ...raw, num_round: 2, max_cat_to_onehot: 1, max_cat_threshold: 3, subsample: 0.8 },
+      {
+        maxBindingBytes: 1024,
+      },
     )
   })
 

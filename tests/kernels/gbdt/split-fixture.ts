@@ -1,10 +1,10 @@
 /** Random histograms and the parity comparison shared by the split kernels' tests. */
 import { expect } from 'vitest'
 import { dequantise, nodeScore, splitEvaluate } from '../../../src/kernels/gbdt/split_evaluate.ref.ts'
-import { decodeSplit, SPLIT_WORDS } from '../../../src/kernels/gbdt/layout.ts'
+import { decodeSplit, featureKinds, SPLIT_WORDS } from '../../../src/kernels/gbdt/layout.ts'
 import { int64, putInt64 } from '../../../src/kernels/gbdt/fixed-point.ts'
 import type { SplitParams, SplitShape } from '../../../src/kernels/gbdt/layout.ts'
-import { Rng } from '../../../src/util/rng.ts'
+import { Rng, shuffleInPlace } from '../../../src/util/rng.ts'
 
 /** Inputs of one split_evaluate call, built from rows so every node total is consistent. */
 export interface SplitCase {
@@ -14,6 +14,8 @@ export interface SplitCase {
   nodeSlots: Uint32Array<ArrayBuffer>
   nodeSums: Uint32Array<ArrayBuffer>
   scales: Float32Array<ArrayBuffer>
+  /** layout.ts featureKinds of the case's categorical features. */
+  featureKind: Uint32Array<ArrayBuffer>
   shape: SplitShape
 }
 
@@ -26,12 +28,23 @@ export interface CaseOptions {
   missingRate?: number
   maskPerNode?: boolean
   maskRate?: number
+  /** Bins per feature (default: feature 0 maxBins, the others random in [1, maxBins]). */
+  bins?: number[]
+  /** Features split as categories (their bins shuffled against the signal), and max_cat_to_onehot. */
+  categorical?: number[]
+  maxCatToOnehot?: number
 }
 
 /** Per-bin exact sums per (slot, feature) from `rows` random quantised rows spread over the nodes. */
 export function randomCase(seed: number, o: CaseOptions): SplitCase {
   const rng = new Rng(seed)
-  const nb = Array.from({ length: o.features }, (_, f) => (f === 0 ? o.maxBins : 1 + rng.int(o.maxBins)))
+  const nb = o.bins ?? Array.from({ length: o.features }, (_, f) => (f === 0 ? o.maxBins : 1 + rng.int(o.maxBins)))
+  // A categorical feature's codes carry the signal in no particular order: a shuffled bin map.
+  const perm = nb.map((n, f) => {
+    const p = Array.from({ length: n }, (_, b) => b)
+    if (o.categorical?.includes(f)) shuffleInPlace(p, rng)
+    return p
+  })
   const cutPtrs = new Uint32Array(o.features + 1)
   nb.forEach((n, f) => {
     cutPtrs[f + 1] = cutPtrs[f] + n
@@ -56,7 +69,7 @@ export function randomCase(seed: number, o: CaseOptions): SplitCase {
     for (let f = 0; f < o.features; f++) {
       if (hasMissing[f] && rng.next() < (o.missingRate ?? 0.2)) continue
       // Bin skewed by qg so some features carry signal.
-      const bin = Math.min(nb[f] - 1, Math.max(0, Math.floor((rng.next() * 0.7 + (qg > 0 ? 0.3 : 0)) * nb[f])))
+      const bin = perm[f][Math.min(nb[f] - 1, Math.max(0, Math.floor((rng.next() * 0.7 + (qg > 0 ? 0.3 : 0)) * nb[f])))]
       g[s * B + cutPtrs[f] + bin] += qg
       h[s * B + cutPtrs[f] + bin] += qh
     }
@@ -75,7 +88,9 @@ export function randomCase(seed: number, o: CaseOptions): SplitCase {
   const featureMask = Uint32Array.from({ length: maskLen }, () => (rng.next() < (o.maskRate ?? 0) ? 0 : 1))
   // Power-of-two scales as quantise picks them (here for |g| ≤ 1, |h| ≤ 0.25).
   const scales = Float32Array.from([1, 0.25, 2 ** 30, 2 ** 32])
+  const flags = Uint8Array.from({ length: o.features }, (_, f) => (o.categorical?.includes(f) ? 1 : 0))
   return {
+    featureKind: featureKinds(cutPtrs, flags, o.maxCatToOnehot ?? 4),
     hist,
     cutPtrs,
     featureMask,
@@ -174,11 +189,45 @@ export async function checkSplits(
   gpu: SplitRunner,
 ): Promise<{ exact: number; splits: number }> {
   const c = randomCase(seed, o)
-  const want = new Uint32Array(o.nodes * SPLIT_WORDS)
-  splitEvaluate(c.hist, c.cutPtrs, c.featureMask, c.nodeSlots, c.nodeSums, c.scales, want, c.shape, p)
+  const want = referenceSplits(c, p)
   const exact = compare(await gpu(c, p), want, c, p)
   const splits = Array.from({ length: o.nodes }, (_, m) => decodeSplit(want, m).feature >= 0).filter(Boolean).length
   // The near-tie filter must leave most nodes checked exactly, or the test proves little.
   expect(exact, `exactly checked nodes of ${o.nodes}`).toBeGreaterThanOrEqual(Math.ceil(o.nodes * 0.8))
   return { exact, splits }
+}
+
+/** The reference's `out` for a case. */
+export function referenceSplits(c: SplitCase, p: SplitParams): Uint32Array {
+  const want = new Uint32Array(c.shape.nodes * SPLIT_WORDS)
+  splitEvaluate(c.hist, c.cutPtrs, c.featureMask, c.nodeSlots, c.nodeSums, c.scales, want, c.shape, p, c.featureKind)
+  return want
+}
+
+/**
+ * Runs `gpu` and the reference on a random case with categorical features and requires the same
+ * records word for word (the category sort and scans are the same f32 operations on both sides).
+ * Returns how many nodes split, and how many of those on a categorical feature.
+ */
+export async function checkSplitsExact(
+  seed: number,
+  o: CaseOptions,
+  p: SplitParams,
+  gpu: SplitRunner,
+): Promise<{ splits: number; categorical: number }> {
+  const c = randomCase(seed, o)
+  const want = referenceSplits(c, p),
+    got = await gpu(c, p)
+  let splits = 0,
+    categorical = 0
+  for (let m = 0; m < o.nodes; m++) {
+    const at = m * SPLIT_WORDS
+    expect(Array.from(got.slice(at, at + SPLIT_WORDS)), `node ${m} record`).toEqual(
+      Array.from(want.slice(at, at + SPLIT_WORDS)),
+    )
+    const r = decodeSplit(want, m)
+    if (r.feature >= 0) splits++
+    if (r.catBins) categorical++
+  }
+  return { splits, categorical }
 }

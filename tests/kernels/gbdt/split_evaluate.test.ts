@@ -7,7 +7,7 @@ import type { SplitParams } from '../../../src/kernels/gbdt/layout.ts'
 import { runKernel } from '../../../src/kernels/runner.ts'
 import { checked, gpuCache } from '../bench/setup.ts'
 import type { CaseOptions, SplitCase } from './split-fixture.ts'
-import { checkSplits } from './split-fixture.ts'
+import { checkSplits, checkSplitsExact } from './split-fixture.ts'
 
 async function gpuSplits(c: SplitCase, p: SplitParams, WG?: number): Promise<Uint32Array> {
   const cache = await gpuCache()
@@ -20,6 +20,7 @@ async function gpuSplits(c: SplitCase, p: SplitParams, WG?: number): Promise<Uin
     nodeSums: uploadBuffer(device, c.nodeSums),
     scales: uploadBuffer(device, c.scales),
     out: createBuffer(device, c.shape.nodes * SPLIT_WORDS * 4),
+    featureKind: uploadBuffer(device, c.featureKind),
   }
   try {
     await checked(device, () => runKernel(cache, splitEvaluateCall(b, c.shape, p, { WG })))
@@ -59,5 +60,66 @@ describe('split_evaluate matches its reference', () => {
       { lambda: 1, alpha: 0, minChildWeight: 1e6 },
     )
     expect(r.splits).toBe(0)
+  })
+})
+
+describe('split_evaluate: categorical features match the reference word for word', () => {
+  const exact = (seed: number, o: CaseOptions, p: SplitParams = P, WG?: number) =>
+    checkSplitsExact(seed, o, p, (c, pp) => gpuSplits(c, pp, WG))
+
+  test('mixed numeric, one-hot and partition features; masks per node', async () => {
+    const r = await exact(20, {
+      rows: 1500,
+      nodes: 9,
+      features: 7,
+      maxBins: 40,
+      bins: [3, 40, 12, 4, 1, 5, 30],
+      categorical: [0, 1, 3, 4, 6],
+      maskPerNode: true,
+      maskRate: 0.2,
+    })
+    expect(r.categorical).toBeGreaterThan(0)
+  })
+  test('one category, and the max_cat_to_onehot boundary (3 bins one-hot, 4 partition)', async () => {
+    await exact(21, { rows: 600, nodes: 4, features: 3, maxBins: 4, bins: [1, 3, 4], categorical: [0, 1, 2] })
+    await exact(22, {
+      rows: 600,
+      nodes: 4,
+      features: 2,
+      maxBins: 8,
+      bins: [8, 7],
+      categorical: [0, 1],
+      maxCatToOnehot: 8,
+    })
+  })
+  test('256 categories with empty bins, a small max_cat_threshold, WG 16 and 1', async () => {
+    const o = { rows: 500, nodes: 3, features: 3, maxBins: 256, bins: [256, 255, 90], categorical: [0, 1, 2] }
+    const r = await exact(23, o)
+    expect(r.categorical).toBeGreaterThan(0)
+    await exact(24, o, { ...P, maxCatThreshold: 5 }, 16)
+    await exact(25, { ...o, bins: [200, 3, 17] }, { lambda: 0.5, alpha: 2, minChildWeight: 0, maxCatThreshold: 40 }, 1)
+  })
+  test('more partition features than WG, and nodes whose features are all missing', async () => {
+    await exact(
+      26,
+      {
+        rows: 700,
+        nodes: 5,
+        features: 20,
+        maxBins: 30,
+        categorical: Array.from({ length: 20 }, (_, f) => f).filter(f => f % 3 !== 2),
+      },
+      P,
+      16,
+    )
+    const none = await exact(27, {
+      rows: 400,
+      nodes: 4,
+      features: 4,
+      maxBins: 20,
+      missingRate: 1,
+      categorical: [0, 1, 2, 3],
+    })
+    expect(none.splits).toBeGreaterThanOrEqual(0)
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { emptyRound, GBDT_STAGES, RowCounter, StageClock, timedBackend } from '../../../bench/gbdt-stages.ts'
-import { peerRow, profileRounds, trainingRows } from '../../../bench/gbdt-rows.ts'
+import { peerRow, profileRounds, quantiseRows, trainingRows } from '../../../bench/gbdt-rows.ts'
 import type { GbdtPeerResult } from '../../../bench/gbdt-types.ts'
 import { makeRow } from '../../../bench/rows.ts'
 import type { SuiteContext } from '../../../bench/types.ts'
@@ -176,5 +176,35 @@ describe('gbdt bench: rows', () => {
     expect(md).toMatch(/\| t \(y\) .*\| -0\.00100 \| yes \|/)
     expect(md).toMatch(/\| u \(y\) .*\| -0\.01000 \| NO \| 0\.80000 \(3\) \/ 0\.81000 \(4\) \|/)
     expect(best([0.5, 0.7, 0.6])).toEqual([0.7, 2])
+  })
+})
+
+describe('gbdt bench: quantisation rows', () => {
+  test('sum of sketch and bin against QuantileDMatrix (ratio = XGBoost s / ours), parts and first round', () => {
+    const rows = quantiseRows(ctx, {
+      n: 1000,
+      F: 28,
+      sketchMs: 3000,
+      binMs: 1000,
+      workersMs: 2000,
+      firstRoundMs: 6500,
+      peer: { ...peer, quantileSeconds: [2.5, 2, 3] },
+    })
+    expect(rows.map(r => r.workload)).toEqual([
+      'sketch+cuts+bin (CPU) n=1000 f=28',
+      '  sketch+cuts (CPU) n=1000 f=28',
+      '  bin (CPU) n=1000 f=28',
+      'xgboost 1.7.4 QuantileDMatrix nthread=2 n=1000 max_bin=256',
+      'sketch+cuts+bin (2 loader workers) n=1000 f=28',
+      'columns → first round (cuts, bin, setup, round 0) n=1000 f=28',
+    ])
+    expect(rows.map(r => r.value)).toEqual([4, 3, 1, 2.5, 2, 6.5])
+    expect(rows[0].peer).toBe(rows[3].workload)
+    expect(rows[0].ratio).toBeCloseTo(2.5 / 4, 12)
+    expect(rows[4].ratio).toBeCloseTo(2.5 / 2, 12)
+    // Without the peer's timings: our rows only, no ratio.
+    const alone = quantiseRows(ctx, { n: 1000, F: 28, sketchMs: 3000, binMs: 1000, peer })
+    expect(alone.map(r => r.value)).toEqual([4, 3, 1])
+    expect(alone[0].ratio).toBeUndefined()
   })
 })

@@ -19,7 +19,8 @@ import { categoriesOf } from '../../../src/models/gbdt/model-attributes.ts'
 import { predictMargins } from '../../../src/models/gbdt/predict.ts'
 import { runTraining } from '../../../src/run/pipeline.ts'
 import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
-import { predsCsv } from '../../../src/cli/predict.ts'
+import { predictSummary, predsCsv } from '../../../src/cli/predict.ts'
+import { treeShap } from '../../../src/models/gbdt/shap.ts'
 import { PYTHON as PY, requireXgboost, runXgboostTests } from '../../support/peers.ts'
 import { runMain, shareAppPage } from '../../support/cli.ts'
 
@@ -30,6 +31,7 @@ let modelPath: string
 let features: Float32Array[]
 let names: string[]
 let cpuMargins: Float32Array
+let booster: ReturnType<typeof fromXGBoostJson>
 
 beforeAll(async () => {
   server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables'))
@@ -45,7 +47,7 @@ beforeAll(async () => {
   modelPath = join(tmp, 'model.json')
   writeFileSync(modelPath, r.model)
   const json = JSON.parse(r.model)
-  const booster = fromXGBoostJson(json)
+  booster = fromXGBoostJson(json)
   const snapshot = await openSnapshot(url)
   const t = await readTable(
     snapshot,
@@ -67,6 +69,17 @@ shareAppPage()
 async function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   const r = await runMain(args)
   return { code: r.code, out: r.stdout, err: r.stderr }
+}
+
+/** The model file `text` cut to its first `k` trees (dictionaries and parameters kept). */
+function firstTrees(text: string, k: number): string {
+  const json = JSON.parse(text)
+  const model = json.learner.gradient_booster.model
+  model.trees = model.trees.slice(0, k)
+  model.tree_info = model.tree_info.slice(0, k)
+  model.iteration_indptr = model.iteration_indptr.slice(0, k + 1)
+  model.gbtree_model_param.num_trees = String(k)
+  return JSON.stringify(json)
 }
 
 function readPreds(path: string): { margin: number[]; prediction: number[] } {
@@ -109,6 +122,58 @@ describe('snaptrain predict (GPU kernel in the page)', () => {
     expect(r.code).toBe(1)
     expect(r.err).toMatch(/model feature agex: no such column/)
   }, 90_000)
+
+  it('--contribs: shap_<feature> columns then shap_bias, the CPU treeShap within 1e-5, rows summing to the margin', async () => {
+    // The model's first two trees: the kernel runs on the software adapter here, 45,000 rows.
+    const small = join(tmp, 'small.json'),
+      out = join(tmp, 'contribs.csv')
+    writeFileSync(small, firstTrees(readFileSync(modelPath, 'utf8'), 2))
+    const r = await cli(['predict', '--model', small, '--table', TABLE, '--out', out, '--contribs', '--json'])
+    expect(r.code, r.err).toBe(0)
+    const [header, ...lines] = readFileSync(out, 'utf8').trim().split('\n')
+    expect(header).toBe(['margin', 'prediction', ...names.map(n => `shap_${n}`), 'shap_bias'].join(','))
+    expect(lines).toHaveLength(45_000)
+    const rows = lines.map(l => l.split(',').map(Number))
+    const twoTrees = { ...booster, trees: booster.trees.slice(0, 2) }
+    expect(
+      maxDiff(
+        rows.flatMap(v => v.slice(2)),
+        treeShap(twoTrees, features),
+      ),
+    ).toBeLessThan(1e-5)
+    const sums = rows.map(v => v.slice(2).reduce((a, b) => a + b, 0))
+    expect(maxDiff(sums, predictMargins(twoTrees, features))).toBeLessThan(1e-5)
+    const top = JSON.parse(r.out.trim().split('\n').pop()!).top_features as Array<{
+      feature: string
+      mean_abs_shap: number
+    }>
+    expect(top.length).toBe(Math.min(10, names.length))
+    expect(
+      top.every((t, k) => names.includes(t.feature) && (k === 0 || t.mean_abs_shap <= top[k - 1].mean_abs_shap)),
+    ).toBe(true)
+  }, 90_000)
+
+  it('--contribs with a model feature the table lacks names it', async () => {
+    const bad = join(tmp, 'bad-contribs.json')
+    writeFileSync(bad, readFileSync(modelPath, 'utf8').replace('"feature_names":["age"', '"feature_names":["agey"'))
+    const r = await cli(['predict', '--model', bad, '--table', TABLE, '--out', join(tmp, 'y.csv'), '--contribs'])
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(/model feature agey: no such column/)
+  }, 90_000)
+
+  it('predsCsv with contributions: XGBoost column order; predictSummary adds top_features only with them', () => {
+    const m = Float32Array.of(0.5, -1)
+    const csv = predsCsv(m, m, { featureNames: ['a', 'b'], values: Float32Array.of(0.25, 0.125, 0.125, -0.5, 0, -0.5) })
+    expect(csv.trim().split('\n')).toEqual([
+      'margin,prediction,shap_a,shap_b,shap_bias',
+      '0.5,0.5,0.25,0.125,0.125',
+      '-1,-1,-0.5,0,-0.5',
+    ])
+    const base = { margins: m, predictions: m, rows: 2, version: 0, adapter: 'cpu' }
+    expect(predictSummary(base, 'p.csv')).toEqual({ rows: 2, out: 'p.csv', adapter: 'cpu' })
+    const top = [{ feature: 'a', mean_abs_shap: 0.375 }]
+    expect(predictSummary({ ...base, topFeatures: top }, 'p.csv')).toMatchObject({ top_features: top })
+  })
 
   it('predsCsv writes f32 values that read back exactly', () => {
     const m = new Float32Array([-1.2345678, 0, 3.5])

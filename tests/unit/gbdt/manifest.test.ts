@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
 import { manifestTable, metricsCsv, parseMetricsCsv } from '../../../src/run/manifest.ts'
-import { addAttributes, categoriesOf, CATEGORIES_ATTRIBUTE } from '../../../src/models/gbdt/model-attributes.ts'
+import { withAttributes, categoriesOf, CATEGORIES_ATTRIBUTE } from '../../../src/models/gbdt/model-attributes.ts'
 import { runTraining } from '../../../src/run/pipeline.ts'
 import { runParams } from '../../../src/models/gbdt/family.ts'
 import type { TrainProgress } from '../../../src/run/config.ts'
@@ -62,18 +62,17 @@ describe('manifestTable', () => {
 })
 
 describe('model attributes', () => {
-  const base = '{"learner":{"attributes":{},"feature_names":["a"]},"version":[2,0,0]}'
+  const base = { learner: { attributes: {}, feature_names: ['a'] }, version: [2, 0, 0] }
   it('adds sorted string attributes and reads the dictionaries back', () => {
-    const out = addAttributes(base, { [CATEGORIES_ATTRIBUTE]: JSON.stringify({ job: ['a', 'b'] }), other: 'x' })
-    const j = JSON.parse(out)
+    const j = withAttributes(base, { [CATEGORIES_ATTRIBUTE]: JSON.stringify({ job: ['a', 'b'] }), other: 'x' }) as any
     expect(Object.keys(j.learner.attributes)).toEqual(['other', CATEGORIES_ATTRIBUTE])
     expect(j.learner.feature_names).toEqual(['a'])
     expect(categoriesOf(j)).toEqual({ job: ['a', 'b'] })
-    const withExisting = addAttributes('{"learner":{"attributes":{"best_iteration":"3"}}}', { k: 'v' })
-    expect(JSON.parse(withExisting).learner.attributes).toEqual({ k: 'v', best_iteration: '3' })
-    expect(addAttributes(base, {})).toBe(base)
-    expect(categoriesOf(JSON.parse(base))).toEqual({})
-    expect(() => addAttributes('{"x":1}', { k: 'v' })).toThrow(/layout/)
+    const withExisting = withAttributes({ learner: { attributes: { best_iteration: '3' } } }, { k: 'v' }) as any
+    expect(withExisting.learner.attributes).toEqual({ k: 'v', best_iteration: '3' })
+    expect(withAttributes(base, {})).toEqual(base)
+    expect(categoriesOf(base)).toEqual({})
+    expect(() => withAttributes({ x: 1 }, { k: 'v' })).toThrow(/no learner/)
     expect(() => categoriesOf({ learner: { attributes: { [CATEGORIES_ATTRIBUTE]: '{"a":[1]}' } } })).toThrow(
       /a is not a list of strings/,
     )

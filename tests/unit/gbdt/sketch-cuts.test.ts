@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { combine, prune, summarise, sketchColumn, totalWeight, type Summary } from '../../../src/models/gbdt/sketch.ts'
+import {
+  chunkParts,
+  combine,
+  mergeParts,
+  prune,
+  sketchColumn,
+  sketchPlan,
+  summarise,
+  totalWeight,
+  type Summary,
+} from '../../../src/models/gbdt/sketch.ts'
 import { buildCuts, cutsFromSummaries, featureBins, searchBin } from '../../../src/models/gbdt/cuts.ts'
 import { binAt, binMatrix } from '../../../src/models/gbdt/binned.ts'
 import { dequantisePair, numberToPair, pairToNumber, quantiseScales } from '../../../src/models/gbdt/quantiser.ts'
@@ -46,7 +56,7 @@ describe('sketch', () => {
   it('sketching in chunks gives the same cuts as one exact sketch (within one bin of rank)', () => {
     const data = new Rng(5).floats(5000, 0, 1)
     const whole = cutsFromSummaries([summarise(data)], [16])
-    const chunked = cutsFromSummaries([sketchColumn(data, undefined, 128, 700)], [16])
+    const chunked = cutsFromSummaries([sketchColumn(data, undefined, 4)], [16])
     expect(featureBins(chunked, 0)).toBe(featureBins(whole, 0))
     for (let b = 0; b < featureBins(whole, 0) - 1; b++) {
       const [rw] = trueRank(data, whole.cutValues[b]),
@@ -56,14 +66,48 @@ describe('sketch', () => {
   })
 })
 
+describe('sketch: sorting and the fixed chunk merge', () => {
+  it('float32 radix path equals the weighted (index sort) path: signs, ±0, ±∞, NaN, ties', () => {
+    const rng = new Rng(11)
+    const edge = [0, -0, Infinity, -Infinity, NaN, 1e-40, -1e-40, 3.5e38, -3.5e38, 1, 1, -1]
+    const col = Float32Array.from([...edge, ...Array.from(rng.floats(5000, -1e3, 1e3), x => Math.round(x) / 8)])
+    const fast = summarise(col),
+      slow = summarise(col, new Float32Array(col.length).fill(1))
+    expect(fast.values.length).toBeGreaterThan(100)
+    // −0 and +0 are one entry; which of the two it keeps is the sort's (either bins alike).
+    const plain = (a: Float64Array) => Array.from(a, v => (v === 0 ? 0 : v))
+    for (const k of ['values', 'rmin', 'rmax', 'wmin'] as const) expect(plain(fast[k])).toEqual(plain(slow[k]))
+    for (let k = 1; k < fast.values.length; k++) expect(fast.values[k]).toBeGreaterThan(fast.values[k - 1])
+    expect(totalWeight(fast)).toBe(col.length - 1)
+  })
+
+  it('parts of any contiguous row split (loader units, ranks) merge to sketchColumn of all rows', () => {
+    const n = 30_000,
+      maxBin = 64
+    const col = new Rng(4).floats(n, -5, 5).map((x, i) => (i % 97 === 0 ? NaN : Math.round(x * 300)))
+    expect(Math.ceil(n / sketchPlan(n, maxBin).chunkRows)).toBeGreaterThan(3)
+    const want = sketchColumn(col, undefined, maxBin)
+    const rng = new Rng(8)
+    for (let trial = 0; trial < 3; trial++) {
+      const cuts = [0, ...Array.from(rng.floats(5, 0, n), Math.floor).sort((a, b) => a - b), n]
+      const parts = cuts.slice(1).map((hi, u) => chunkParts(col.subarray(cuts[u], hi), undefined, cuts[u], n, maxBin))
+      expect(mergeParts(parts, n, maxBin)).toEqual(want)
+    }
+    // The merge is not a plain pass-through: dropping a part changes the summary.
+    const [a] = [chunkParts(col.subarray(0, n / 2), undefined, 0, n, maxBin)]
+    expect(mergeParts([a], n, maxBin)).not.toEqual(want)
+  })
+})
+
 describe('cuts', () => {
-  it('uniform 0..999 with max_bin 4 → cuts at the quartiles and one above the max', () => {
+  it('uniform 0..999 with max_bin 4 → XGBoost 1.7 cuts, near the quartiles, and one above the max', () => {
     const col = Float32Array.from({ length: 1000 }, (_, i) => i)
     const cuts = buildCuts([col], 4)
-    // XGBoost's SetPrune targets ranks over [rmax(first), rmin(last)] = [1, 999]: 250, 500, 749.
     const got = Array.from(cuts.cutValues.subarray(0, 3))
-    expect(got).toHaveLength(3)
-    got.forEach((c, k) => expect(Math.abs(c - 250 * (k + 1))).toBeLessThanOrEqual(1))
+    // XGBoost 1.7.4 hist, max_bin 4 on these values: split conditions 258, 515, 743 (its sketch
+    // at eps = 1/32 over 4 chunks of 258 rows, the same one sketchColumn runs).
+    expect(got).toEqual([258, 515, 743])
+    got.forEach((c, k) => expect(Math.abs(c - 250 * (k + 1))).toBeLessThanOrEqual(1000 / 32))
     expect(cuts.cutValues[3]).toBeGreaterThan(999)
     expect(cuts.minValues[0]).toBeLessThan(0)
   })
@@ -110,6 +154,35 @@ describe('binned matrix', () => {
     expect(() => binMatrix([full.map((x, i) => (i === 0 ? NaN : x))], cuts)).toThrow(
       /feature 0 has missing values and 256 bins/,
     )
+  })
+
+  it('float32 bins (key-prefix table) equal searchBin: NaN, values equal to cuts, beyond the last cut, ±0, ±∞', () => {
+    const col = new Rng(6).floats(3000, -50, 50).map(x => Math.round(x * 10) / 10)
+    const cuts = buildCuts([col], 40)
+    const at = Array.from(cuts.cutValues.subarray(0, featureBins(cuts, 0)))
+    const probe = Float32Array.from([
+      ...at,
+      ...at.map(c => Math.fround(c - 1e-3)),
+      ...at.map(c => Math.fround(c * (1 + 2 ** -23))),
+      NaN,
+      0,
+      -0,
+      Infinity,
+      -Infinity,
+      1e30,
+      -1e30,
+      1e-42,
+      -1e-42,
+      ...col.subarray(0, 17),
+    ])
+    const m = binMatrix([probe], cuts)
+    expect(m.missOff[0]).toBe(1)
+    for (let i = 0; i < probe.length; i++)
+      expect(binAt(m, i, 0)).toBe(Number.isNaN(probe[i]) ? -1 : searchBin(cuts, 0, probe[i]))
+    // A value equal to a cut is in the bin above it; above the last cut, the last bin.
+    expect(binAt(m, 0, 0)).toBe(1)
+    expect(binAt(m, probe.indexOf(Infinity), 0)).toBe(featureBins(cuts, 0) - 1)
+    expect(binAt(m, probe.indexOf(-Infinity), 0)).toBe(0)
   })
 
   it('binary-search bins agree with a linear scan on random data', () => {

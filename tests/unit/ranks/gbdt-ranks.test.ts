@@ -7,7 +7,8 @@
 import { expect, it } from 'vitest'
 import { localGroup } from '../../../src/ranks/local-group.ts'
 import { buildCuts } from '../../../src/models/gbdt/cuts.ts'
-import { distCuts, SKETCH_CHUNK_ROWS } from '../../../src/models/gbdt/ranks.ts'
+import { distCuts } from '../../../src/models/gbdt/ranks.ts'
+import { sketchPlan } from '../../../src/models/gbdt/sketch.ts'
 import { shardOf, shardRange, trainShard } from '../../../src/models/gbdt/ranks.ts'
 import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
 import { train, type TrainData } from '../../../src/models/gbdt/driver.ts'
@@ -31,10 +32,13 @@ it('shardRange covers every row once, contiguously', () => {
 })
 
 it('cuts merged over ranks equal buildCuts on all rows, for one sketch chunk and for several', async () => {
-  for (const n of [3000, SKETCH_CHUNK_ROWS * 2 + 777]) {
+  for (const n of [1500, 20_000]) {
     const { columns } = makeBinary(n, 4, 17, 0.1)
     columns[2] = columns[2].map(v => Math.round(v * 4)) // many ties
-    for (const maxBin of n > SKETCH_CHUNK_ROWS ? [256] : [16, 256]) {
+    for (const maxBin of [16, 256]) {
+      // One sketch chunk (1500 rows at 256 bins) and several (every other case).
+      const chunks = Math.ceil(n / sketchPlan(n, maxBin).chunkRows)
+      expect(chunks === 1).toBe(n === 1500 && maxBin === 256)
       const want = buildCuts(columns, maxBin)
       for (const world of [2, 3]) {
         const group = localGroup(world)

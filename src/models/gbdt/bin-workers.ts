@@ -1,0 +1,126 @@
+/**
+ * A run's quantisation (cuts + binned matrix) off the page's thread, in loader workers: each
+ * worker gets a contiguous range of the training rows, returns sketch.ts chunkParts of them (the
+ * sketch chunks are fixed global row ranges, so who summarised which rows never matters), the
+ * parts are merged here by mergeParts in row order — the one merge buildCuts and the ranks run —
+ * and the workers then bin their rows with the merged cuts (binned.ts binMatrix, the same code).
+ * Equal to buildCuts + binMatrix on all rows for any worker count (tests/unit/gbdt and
+ * tests/workers). N = training rows, F = features, W = workers.
+ */
+import { releaseProxy, transfer, wrap } from 'comlink'
+import type { LoaderWorkerApi, RowSketch } from '../../workers/loader.api.ts'
+import { defaultWorkerFactory } from '../../data/unit-source.ts'
+import { checkCategoryCodes, cutsFromSketches, type CategoricalFeatures } from './cuts.ts'
+import { mergeParts } from './sketch.ts'
+import type { BinnedMatrix, Cuts } from './types.ts'
+
+/** The part of the loader worker API this needs (a worker's comlink proxy, or the service in-process). */
+export interface RowBinner {
+  sketchRows(...args: Parameters<LoaderWorkerApi['sketchRows']>): RowSketch | Promise<RowSketch>
+  binRows(...args: Parameters<LoaderWorkerApi['binRows']>): BinnedMatrix | Promise<BinnedMatrix>
+}
+
+/** Workers a run quantises with (the loader's default count). */
+export const BIN_WORKERS = 2
+
+/** True where module workers exist (the page) and the run did not ask to read on its own thread. */
+export function canBinOffThread(workers?: number): boolean {
+  return typeof Worker !== 'undefined' && (workers ?? BIN_WORKERS) > 0
+}
+
+/**
+ * buildCuts(columns, maxBin, weights, categorical) + binMatrix, computed by `binners` (W ≥ 1):
+ * worker k gets rows [⌊kN/W⌋, ⌊(k+1)N/W⌋) — copies, transferred.
+ */
+export async function binWith(
+  binners: RowBinner[],
+  columns: Float32Array[],
+  maxBin: number,
+  weights?: Float32Array,
+  categorical?: CategoricalFeatures,
+): Promise<{ cuts: Cuts; binned: BinnedMatrix }> {
+  if (binners.length === 0) throw new RangeError('binWith: needs at least one worker')
+  if (categorical) columns.forEach((c, f) => categorical.flags[f] && checkCategoryCodes(c, categorical.names[f]))
+  const F = columns.length,
+    N = F > 0 ? columns[0].length : 0,
+    W = binners.length
+  const range = (k: number): [number, number] => [Math.floor((k * N) / W), Math.floor(((k + 1) * N) / W)]
+  const sketches = await Promise.all(
+    binners.map((b, k) => {
+      const [lo, hi] = range(k)
+      const rows = columns.map(c => c.slice(lo, hi))
+      return b.sketchRows(
+        transfer(
+          rows,
+          rows.map(r => r.buffer as ArrayBuffer),
+        ),
+        weights?.slice(lo, hi),
+        lo,
+        N,
+        maxBin,
+      )
+    }),
+  )
+  const summaries = columns.map((_, f) =>
+    mergeParts(
+      sketches.map(s => s.parts[f]),
+      N,
+      maxBin,
+    ),
+  )
+  const missing = columns.map((_, f) => sketches.some(s => s.missing[f]))
+  const cuts = cutsFromSketches(summaries, missing, maxBin, categorical)
+  const missOff = Uint32Array.from(missing, m => (m ? 1 : 0))
+  const parts = await Promise.all(binners.map(b => b.binRows(cuts, missOff)))
+  // Each part is a binMatrix of its rows: copy its byte rows into the full feature-major planes.
+  const rowWords = Math.ceil(N / 4)
+  const bytes = new Uint8Array(F * rowWords * 4)
+  parts.forEach((m, k) => {
+    const [lo, hi] = range(k)
+    const src = new Uint8Array(m.bins.buffer, m.bins.byteOffset, m.bins.byteLength)
+    for (let f = 0; f < F; f++)
+      bytes.set(src.subarray(f * m.rowWords * 4, f * m.rowWords * 4 + hi - lo), f * rowWords * 4 + lo)
+  })
+  return { cuts, binned: { rows: N, features: F, rowWords, bins: new Uint32Array(bytes.buffer), missOff } }
+}
+
+/**
+ * binWith on `count` fresh loader module workers (terminated afterwards); rejects when one of
+ * them fails to start (its error event) instead of waiting forever.
+ */
+export async function binOffThread(
+  columns: Float32Array[],
+  maxBin: number,
+  weights?: Float32Array,
+  categorical?: CategoricalFeatures,
+  count = BIN_WORKERS,
+): Promise<{ cuts: Cuts; binned: BinnedMatrix }> {
+  const started = Array.from({ length: count }, () => {
+    const worker = defaultWorkerFactory()
+    return { worker, api: wrap<LoaderWorkerApi>(worker) }
+  })
+  const failed = new Promise<never>((_, reject) => {
+    for (const { worker } of started)
+      worker.addEventListener('error', e =>
+        reject(new Error(`GBDT binning worker failed: ${(e as ErrorEvent).message ?? 'error event'}`)),
+      )
+  })
+  failed.catch(() => {}) // observed by the race below; a late error after it is moot
+  try {
+    return await Promise.race([
+      binWith(
+        started.map(s => s.api),
+        columns,
+        maxBin,
+        weights,
+        categorical,
+      ),
+      failed,
+    ])
+  } finally {
+    for (const s of started) {
+      s.api[releaseProxy]()
+      s.worker.terminate()
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * A finished run's explanation in Node (CPU): a short run on marketing, then runExplain with the
+ * same config reads the run's validation rows again and returns every importance type of the
+ * model and SHAP values whose rows sum to the model's margins.
+ */
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { evenRows, runExplain } from '../../../src/models/gbdt/explain-run.ts'
+import { allImportances } from '../../../src/models/gbdt/importance.ts'
+import { predictMargins } from '../../../src/models/gbdt/predict.ts'
+import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
+import type { TrainConfig } from '../../../src/run/config.ts'
+import { runTraining } from '../../../src/run/pipeline.ts'
+import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
+import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
+
+let server: ServedDirectory
+beforeAll(async () => {
+  server = await serveDirectory(join(PROJECT_ROOT, 'public', 'tables'))
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+describe('evenRows', () => {
+  it('keeps every row under the limit, else evenly spaced rows from the first', () => {
+    const c = [Float32Array.from({ length: 10 }, (_, i) => i)]
+    expect(Array.from(evenRows(c, 10, 20)[0])).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    expect(Array.from(evenRows(c, 10, 4)[0])).toEqual([0, 2, 5, 7])
+    expect(evenRows(c, 10, 1)[0]).toHaveLength(1)
+  })
+})
+
+describe('runExplain (CPU, in Node)', () => {
+  const config = (): TrainConfig & { model?: 'gbdt' } => ({
+    table: `${server.url}marketing/`,
+    label: 'y',
+    validFraction: 0.2,
+    seed: 3,
+    params: { num_round: 4, max_depth: 3 },
+    backend: 'cpu',
+    workers: 0,
+  })
+
+  it('importance of the model and SHAP of evenly spaced validation rows, each row summing to its margin', async () => {
+    const run = config()
+    const r = await runTraining(run)
+    const e = await runExplain({ run, model: r.model, rows: 300 })
+    const booster = fromXGBoostJson(r.model)
+    expect(e.features).toEqual(booster.featureNames)
+    expect(e.features).toContain('job')
+    expect(e.importance).toEqual(allImportances(booster))
+    expect(e.validRows).toBe(r.summary.rows_valid)
+    expect(e.rows).toBe(300)
+    expect(e.adapter).toBe('cpu (reference)')
+    const F = e.features.length
+    expect(e.shap).toHaveLength(300 * (F + 1))
+    expect(e.values).toHaveLength(300 * F)
+    const columns = e.features.map((_, f) => Float32Array.from({ length: e.rows }, (_, i) => e.values[i * F + f]))
+    const margins = predictMargins(booster, columns)
+    let worst = 0
+    for (let i = 0; i < e.rows; i++) {
+      let sum = 0
+      for (let f = 0; f <= F; f++) sum += e.shap[i * (F + 1) + f]
+      worst = Math.max(worst, Math.abs(sum - margins[i]))
+    }
+    expect(worst).toBeLessThan(1e-4)
+    expect(e.meanAbsShap.map(m => m.feature).sort()).toEqual([...e.features].sort())
+    const means = e.meanAbsShap.map(m => m.mean_abs_shap)
+    expect(means).toEqual([...means].sort((a, b) => b - a))
+    expect(means[0]).toBeGreaterThan(0)
+  })
+
+  it('refuses a run without validation rows, a model of other features, and a bad row count', async () => {
+    const run = config()
+    const r = await runTraining({ ...run, params: { num_round: 1, max_depth: 2 } })
+    const unsplit = { ...run, validFraction: undefined }
+    await expect(runExplain({ run: unsplit, model: r.model })).rejects.toThrow(
+      /explain: the run on .* has no validation rows/,
+    )
+    const other = r.model.replace('"feature_names":["', '"feature_names":["renamed_')
+    await expect(runExplain({ run, model: other })).rejects.toThrow(/explain: the model's features \(renamed_/)
+    await expect(runExplain({ run, model: r.model, rows: 0 })).rejects.toThrow(/explain rows: must be a whole number/)
+  })
+})
