@@ -67,8 +67,8 @@ it('runs a Hyperband sweep on two devices: every trial measured, best model stor
   expect(s.gpuSecondsFullBudget).toBeGreaterThan(0)
   expect(s.best!.metric).toBe(Math.max(...s.trials.map(t => t.metric!)))
   expect(stages.some(m => /loaded \d+ training rows/.test(m))).toBe(true)
-  // Progress bars: loading and binning (max_bin 64, once for all trials) each rise from 0 to 1.
-  for (const step of [/^loading .*rows$/, /^binning \d+ features \(max_bin 64\)/]) {
+  // Progress bars: loading and quantising (max_bin 64, once for all trials, in loader workers) each rise from 0 to 1.
+  for (const step of [/^loading .*rows$/, /^quantising \d+ features \(max_bin 64\) in \d+ loader workers/]) {
     const f = bars.filter(b => step.test(b.message)).map(b => b.fraction)
     expect([f[0], f.at(-1)], String(step)).toEqual([0, 1])
     expect(

@@ -140,14 +140,24 @@ function sharedBins(dataset: Dataset): GbdtShared {
       let hit = byBin.get(key)
       if (!hit) {
         const F = dataset.features.length
-        hit = binColumns(
-          dataset.data.columns,
-          maxBin,
-          dataset.data.weights,
-          f => say(`binning ${F} features (max_bin ${maxBin}): ${Math.round(f * F)} done`, f),
-          undefined,
-          categorical,
-        )
+        // In the page a sweep quantises in loader workers as a run does; elsewhere here, feature by feature.
+        if (canBinOffThread()) {
+          const stage = `quantising ${F} features (max_bin ${maxBin}) in ${BIN_WORKERS} loader workers`
+          say(stage, 0)
+          hit = binOffThread(dataset.data.columns, maxBin, dataset.data.weights, categorical).then(r => {
+            say(stage, 1)
+            return r
+          })
+        } else {
+          hit = binColumns(
+            dataset.data.columns,
+            maxBin,
+            dataset.data.weights,
+            f => say(`binning ${F} features (max_bin ${maxBin}): ${Math.round(f * F)} done`, f),
+            undefined,
+            categorical,
+          )
+        }
         hit.catch(() => byBin.delete(key))
         byBin.set(key, hit)
       }

@@ -10,14 +10,12 @@ import { join } from 'node:path'
 import { DEFAULT_PARAMS, parseParams } from '../../../src/models/gbdt/params.ts'
 import { train } from '../../../src/models/gbdt/driver.ts'
 import { predictMargins } from '../../../src/models/gbdt/predict.ts'
-import { baseMargin } from '../../../src/models/gbdt/objective.ts'
 import { fromXGBoostJson, toXGBoostJson, toXGBoostJsonString } from '../../../src/models/gbdt/xgboost-json.ts'
 import { decodeModel, encodeModel } from '../../../src/models/gbdt/model-file.ts'
-import { packTrees } from '../../../src/kernels/gbdt/layout.ts'
-import { predict as kernelPredict } from '../../../src/kernels/gbdt/predict.ref.ts'
 import type { Booster } from '../../../src/models/gbdt/types.ts'
 import { Rng } from '../../../src/util/rng.ts'
-import { categorise, randomTree } from './tree-fixture.ts'
+import { categorise, packedMargins, randomTree } from './tree-fixture.ts'
+import { categoricalData } from './categorical-data.ts'
 import { maxDiff, tempDir, xgbPredict, xgbTrain } from './xgboost-peer.ts'
 import { requireXgboost, runXgboostTests } from '../../support/peers.ts'
 
@@ -52,19 +50,6 @@ function handBooster(seed: number): Booster {
     history: [],
     bestIteration: trees.length - 1,
   }
-}
-
-/** Margins of the packed-trees reference (the GPU predict kernel's spec) on `cols`. */
-function packedMargins(b: Booster, cols: Float32Array[]): Float32Array {
-  const rows = cols[0].length,
-    F = cols.length
-  const x = new Float32Array(rows * F)
-  cols.forEach((c, f) => c.forEach((v, i) => (x[i * F + f] = v)))
-  const p = packTrees(b.trees),
-    out = new Float32Array(rows)
-  const shape = { rows, features: F, trees: b.trees.length, maxDepth: p.maxDepth }
-  kernelPredict(x, p.nodes, p.catBits, p.treeOffsets, out, shape, baseMargin(b.params.objective, b.baseScore))
-  return out
 }
 
 describe('categorical models in XGBoost model files', () => {
@@ -107,6 +92,33 @@ describe('categorical models in XGBoost model files', () => {
       expect(diff, format).toBeLessThanOrEqual(1e-5)
     }
   })
+
+  it.skipIf(!runXgboostTests)(
+    'a model trained here with one-hot and partition splits loads in XGBoost with our margins (1e-5)',
+    async () => {
+      requireXgboost()
+      const data = categoricalData(3000, 21)
+      const p = parseParams({ enable_categorical: true, categorical: ['c3'], max_depth: 4, num_round: 8 })
+      const b = await train(data, p)
+      const kinds = b.trees.flatMap(t =>
+        Array.from(t.splitType.keys())
+          .filter(k => t.splitType[k] === 1)
+          .map(k => `${t.splitIndex[k]}:${t.catSize[k] > 1 ? 'set' : 'one'}`),
+      )
+      // c12 (12 levels) gets partition splits, c3 (3 levels, under max_cat_to_onehot 4) one-hot ones.
+      expect(kinds).toContain('0:set')
+      expect(kinds).toContain('1:one')
+      expect(b.featureTypes.slice(0, 2)).toEqual(['c', 'c'])
+      const dir = tempDir()
+      const cols = data.valid!.columns
+      const ours = predictMargins(b, cols)
+      for (const format of ['json', 'ubj'] as const) {
+        const path = join(dir, `trained.${format}`)
+        writeFileSync(path, encodeModel(toXGBoostJson(b), format))
+        expect(maxDiff(xgbPredict(path, cols), ours), format).toBeLessThanOrEqual(1e-5)
+      }
+    },
+  )
 
   it.skipIf(!runXgboostTests)(
     'a categorical model continued here still loads in XGBoost with our margins',

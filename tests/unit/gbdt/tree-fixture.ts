@@ -1,6 +1,9 @@
 /** Hand-written trees for the predict tests (unit and kernel). */
-import type { Tree } from '../../../src/models/gbdt/types.ts'
+import type { Booster, Tree } from '../../../src/models/gbdt/types.ts'
 import type { Rng } from '../../../src/util/rng.ts'
+import { packTrees } from '../../../src/kernels/gbdt/layout.ts'
+import { predict as kernelPredict } from '../../../src/kernels/gbdt/predict.ref.ts'
+import { baseMargin } from '../../../src/models/gbdt/objective.ts'
 
 /** A Tree from per-node [left, right, feature, condition|leaf value, splitBin, defaultLeft]. */
 export function makeTree(nodes: Array<[number, number, number, number, number, number]>): Tree {
@@ -111,4 +114,17 @@ export function randomCodes(rng: Rng, rows: number, features: number, levels: nu
       r === 0 ? NaN : r === 1 ? -1 - rng.int(3) : r === 2 ? rng.int(levels) + 0.5 : r === 3 ? 1000 : rng.int(levels)
   }
   return x
+}
+
+/** Margins of the packed-trees reference (the GPU predict kernel's spec) on `cols` (F columns). */
+export function packedMargins(b: Booster, cols: Float32Array[]): Float32Array {
+  const rows = cols[0].length,
+    F = cols.length
+  const x = new Float32Array(rows * F)
+  cols.forEach((c, f) => c.forEach((v, i) => (x[i * F + f] = v)))
+  const p = packTrees(b.trees),
+    out = new Float32Array(rows)
+  const shape = { rows, features: F, trees: b.trees.length, maxDepth: p.maxDepth }
+  kernelPredict(x, p.nodes, p.catBits, p.treeOffsets, out, shape, baseMargin(b.params.objective, b.baseScore))
+  return out
 }

@@ -10,9 +10,7 @@ import {
 } from '../../../src/models/gbdt/xgboost-json.ts'
 import { predictMargins } from '../../../src/models/gbdt/predict.ts'
 import { decodeModel, encodeModel } from '../../../src/models/gbdt/model-file.ts'
-import { packTrees } from '../../../src/kernels/gbdt/layout.ts'
-import { predict as kernelPredict } from '../../../src/kernels/gbdt/predict.ref.ts'
-import { baseMargin } from '../../../src/models/gbdt/objective.ts'
+import { packedMargins } from './tree-fixture.ts'
 
 const dir = new URL('./fixtures/', import.meta.url)
 const model = readFileSync(new URL('xgboost-1.7-binary.json', dir), 'utf8')
@@ -72,15 +70,7 @@ describe('XGBoost categorical model import (golden, XGBoost 1.7 files)', () => {
     const cols = columnsOf(want.features)
     const cpu = predictMargins(b, cols)
     cpu.forEach((m, i) => expect(Math.abs(m - want.margins[i])).toBeLessThanOrEqual(1e-6))
-    const rows = cols[0].length,
-      F = cols.length
-    const x = new Float32Array(rows * F)
-    cols.forEach((c, f) => c.forEach((v, i) => (x[i * F + f] = v)))
-    const p = packTrees(b.trees),
-      out = new Float32Array(rows)
-    const shape = { rows, features: F, trees: b.trees.length, maxDepth: p.maxDepth }
-    kernelPredict(x, p.nodes, p.catBits, p.treeOffsets, out, shape, baseMargin(b.params.objective, b.baseScore))
-    expect(Array.from(out)).toEqual(Array.from(cpu))
+    expect(Array.from(packedMargins(b, cols))).toEqual(Array.from(cpu))
   })
 
   it('JSON → UBJSON → JSON keeps every tree value', () => {
