@@ -1,11 +1,12 @@
 /**
  * The files a sweep's result card downloads, built from the sweep methods of window.snaptrain:
- * best params JSON, the best trial's model (XGBoost JSON for GBDT, the binary model file for the
- * recommender) and run manifest, trials CSV (tune/export.ts `trialsCsv`: byte for byte the file
+ * best params JSON, the best trial's model (XGBoost JSON or UBJSON for GBDT, the binary model file
+ * for the recommender) and run manifest, trials CSV (tune/export.ts `trialsCsv`: byte for byte the file
  * `snaptrain sweep` writes), the continue-at-scale snippet, the whole sweep as JSON — and saving
  * one as a Blob download with its file name.
  */
 import { trialsCsv } from '../tune/export.ts'
+import { decodeModel, encodeModel } from '../models/gbdt/model-file.ts'
 import type { SweepApi, SweepDownloadKind, SweepState } from './types.ts'
 
 /** A file to save: name and contents. */
@@ -48,6 +49,16 @@ export async function sweepFile(lib: SweepApi, s: SweepState, kind: SweepDownloa
             name: `${base}-trial${trial}-model.bin`,
             blob: new Blob([fromBase64(a.model)], { type: 'application/octet-stream' }),
           }
+    }
+    case 'model-ubj': {
+      // The stored model is XGBoost JSON text; the same object written as UBJSON (model-file.ts).
+      const { a, trial } = await bestArtifacts(lib, s)
+      if (s.config.model !== 'gbdt') throw new Error(`sweep ${s.id}: only GBDT models have a UBJSON file`)
+      if (!a.model) throw new Error(`sweep ${s.id}: trial ${trial} stored no model`)
+      return {
+        name: `${base}-trial${trial}-model.ubj`,
+        blob: new Blob([encodeModel(decodeModel(a.model), 'ubj')], { type: 'application/ubjson' }),
+      }
     }
     case 'manifest': {
       const { a, trial } = await bestArtifacts(lib, s)

@@ -14,11 +14,17 @@ import type { SweepDownloadDetail, SweepDownloadKind, SweepState } from './types
 export const DOWNLOADS: ReadonlyArray<[SweepDownloadKind, string]> = [
   ['params', 'Params JSON'],
   ['model', 'Model'],
+  ['model-ubj', 'Model (UBJSON)'],
   ['manifest', 'Manifest'],
   ['csv', 'Trials CSV'],
   ['snippet', 'Continue-at-scale snippet'],
   ['sweep', 'Sweep JSON'],
 ]
+
+/** The downloads of sweep `s`: the UBJSON model file only for GBDT (XGBoost's other model format). */
+export function downloadsFor(s: SweepState): ReadonlyArray<[SweepDownloadKind, string]> {
+  return DOWNLOADS.filter(([kind]) => kind !== 'model-ubj' || s.config.model === 'gbdt')
+}
 
 @customElement('st-sweep-result')
 export class StSweepResult extends LitElement {
@@ -46,7 +52,7 @@ export class StSweepResult extends LitElement {
       <div><span class="metric">${metric} ${formatNumber(best.metric)}</span>
         <span class="muted">trial ${best.trial}${s.status === 'running' ? ' (so far)' : ''}</span></div>
       <pre class="params mono">${JSON.stringify(best.params, null, 2)}</pre>
-      <div class="downloads">${DOWNLOADS.map(
+      <div class="downloads">${downloadsFor(s).map(
         ([kind, label]) => html`<button data-download=${kind}
         @click=${() => this.download(s.id, kind)}>⤓ ${label}</button>`,
       )}</div>

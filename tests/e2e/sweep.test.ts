@@ -6,11 +6,13 @@
  * file, and after a reload the sweep is still listed with its trials. Screenshots and the
  * downloaded files go to tests/artifacts/ (git-ignored).
  */
-import { statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { expect, test } from 'vitest'
 import type { Page } from 'playwright-core'
 import { ARTIFACTS, openApp, until, useApp } from '../support/app-harness.ts'
+import { decodeModel } from '../../src/models/gbdt/model-file.ts'
+import { fromXGBoostJson, toXGBoostJsonString } from '../../src/models/gbdt/xgboost-json.ts'
 
 const WAIT = { timeout: 60_000 }
 const app = useApp()
@@ -105,7 +107,8 @@ test('a small Hyperband sweep on marketing: live view, best card, downloads, sti
   expect(Object.keys(params)).toEqual(expect.arrayContaining(['eta', 'max_depth']))
   await page.screenshot({ path: resolve(ARTIFACTS, 'sweep-finished.png'), fullPage: true })
 
-  for (const kind of ['params', 'model', 'manifest', 'csv', 'snippet', 'sweep']) {
+  const saved = new Map<string, string>()
+  for (const kind of ['params', 'model', 'model-ubj', 'manifest', 'csv', 'snippet', 'sweep']) {
     const [download] = await Promise.all([
       page.waitForEvent('download', WAIT),
       view.locator(`st-sweep-result button[data-download="${kind}"]`).click(),
@@ -116,7 +119,13 @@ test('a small Hyperband sweep on marketing: live view, best card, downloads, sti
     const path = resolve(ARTIFACTS, 'sweep-downloads', name)
     await download.saveAs(path)
     expect(statSync(path).size, `${kind} download ${name}`).toBeGreaterThan(0)
+    saved.set(kind, path)
   }
+  // The UBJSON download is the JSON model, value for value.
+  const json = fromXGBoostJson(decodeModel(readFileSync(saved.get('model')!, 'utf8')))
+  const ubj = fromXGBoostJson(decodeModel(readFileSync(saved.get('model-ubj')!)))
+  expect(saved.get('model-ubj')).toMatch(/\.ubj$/)
+  expect(toXGBoostJsonString(ubj)).toBe(toXGBoostJsonString(json))
 
   await page.reload(WAIT)
   const item = page.locator(`st-sweep-list li[data-sweep="${state.id}"] button.open`)

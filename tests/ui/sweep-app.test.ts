@@ -193,21 +193,23 @@ test('start from the setup form: live events fill the view; downloads save named
     saved.push({ name: this.download, text: fetch(this.href).then(r => r.text()) })
   })
   const card = await waitFor(() => deep('st-app >>> st-sweep-view >>> st-sweep-result'))
-  for (const kind of ['params', 'model', 'manifest', 'csv', 'snippet', 'sweep']) {
+  const kinds = ['params', 'model', 'model-ubj', 'manifest', 'csv', 'snippet', 'sweep']
+  for (const kind of kinds) {
     ;(card.shadowRoot!.querySelector(`button[data-download=${kind}]`) as HTMLButtonElement).click()
-    await waitFor(() => saved.length === ['params', 'model', 'manifest', 'csv', 'snippet', 'sweep'].indexOf(kind) + 1)
+    await waitFor(() => saved.length === kinds.indexOf(kind) + 1)
   }
   const id = (deep('st-app >>> st-sweep-view') as unknown as { state: SweepState }).state.id
   expect(saved.map(s => s.name.replace(id, 'ID'))).toEqual([
     'sweep-ID-params.json',
     'sweep-ID-trial0-model.json',
+    'sweep-ID-trial0-model.ubj',
     'sweep-ID-trial0-manifest.json',
     'sweep-ID-trials.csv',
     'sweep-ID-continue.py',
     'sweep-ID.json',
   ])
   expect(JSON.parse(await saved[0]!.text)).toEqual({ eta: 0.1 })
-  expect((await saved[3]!.text).trim().split('\n')).toHaveLength(3)
+  expect((await saved[4]!.text).trim().split('\n')).toHaveLength(3)
 })
 
 test('a sweep that fails shows the error with its cause, and no spinner stays', async () => {
