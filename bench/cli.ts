@@ -122,8 +122,10 @@ async function runInBrowser(
   // The loader suite's table, CSV export and their servers are prepared in Node first.
   const loader = suites.includes('loader') ? await prepareLoaderBench(quick, io) : undefined
   if (loader) closers.push(() => loader.close())
-  // The gbdt suite's XGBoost peer runs in Node before the browser, on the same seeded rows.
+  // The gbdt suite's XGBoost peer runs in Node before the browser, on the same seeded rows; its
+  // Delta tables are served for the open → first round row.
   const gbdt = suites.includes('gbdt') ? await prepareGbdtBench(quick, io) : undefined
+  if (gbdt) closers.push(() => gbdt.close())
   const server = await startPageServer({ hmr: false })
   closers.push(() => server.close())
   const browser = await launchBrowser()
@@ -132,7 +134,8 @@ async function runInBrowser(
   const adapter = await page.evaluate<AdapterSummary | undefined>('window.snaptrainBench?.describeAdapter?.()')
   const rows: BenchRow[] = []
   for (const suite of suites) {
-    const extra = suite === 'loader' && loader ? { loader: loader.input } : suite === 'gbdt' && gbdt ? { gbdt } : {}
+    const extra =
+      suite === 'loader' && loader ? { loader: loader.input } : suite === 'gbdt' && gbdt ? { gbdt: gbdt.input } : {}
     rows.push(...(await page.evaluate<BenchRow[]>(suiteScript(suite, quick, commit, extra))))
   }
   return { rows, adapter }

@@ -135,6 +135,60 @@ export function quantiseRows(ctx: SuiteContext, q: QuantiseRun): BenchRow[] {
   return out
 }
 
+/**
+ * Moments of one run through the run pipeline (performance.now(), ms), from its progress events:
+ * `start` before the call, `planned` at the training table's first read progress (snapshot
+ * opened, memory checked, scan planned), `loaded` at the 'loaded …' stage (training and
+ * validation rows read and decoded), `quantising` / `quantised` around the loader workers'
+ * sketch + cuts + binning, `round` at round 0's metrics.
+ */
+export interface OpenRunMarks {
+  start: number
+  planned: number
+  loaded: number
+  quantising: number
+  quantised: number
+  round: number
+}
+
+/** The moments in the order a run passes them. */
+export const OPEN_RUN_MARKS: readonly (keyof OpenRunMarks)[] = [
+  'start',
+  'planned',
+  'loaded',
+  'quantising',
+  'quantised',
+  'round',
+]
+
+/**
+ * The `open → first round` row (the whole wait of a run in the page, once) and its split:
+ * open + plan, read + decode (training and validation tables, loader workers), quantise (from
+ * the loaded rows to the workers' cuts and bins), backend setup + round 0. The parts sum to the
+ * total. Throws naming the first moment that is missing or out of order.
+ */
+export function openRows(ctx: SuiteContext, run: { n: number; F: number; marks: Partial<OpenRunMarks> }): BenchRow[] {
+  const m = run.marks
+  OPEN_RUN_MARKS.forEach((k, i) => {
+    const t = m[k]
+    if (t === undefined || !Number.isFinite(t))
+      throw new Error(`gbdt bench: the run's progress never reached '${k}' (events: ${OPEN_RUN_MARKS.join(' → ')})`)
+    const prev = i > 0 ? m[OPEN_RUN_MARKS[i - 1]]! : t
+    if (t < prev) throw new Error(`gbdt bench: the run reached '${k}' before '${OPEN_RUN_MARKS[i - 1]}'`)
+  })
+  const t = m as OpenRunMarks
+  const tag = `n=${run.n} f=${run.F}`
+  const seconds = (workload: string, ms: number): BenchRow =>
+    makeRow(ctx, { workload, metric: 'time', unit: 's', samples: [{ wallMs: ms }], fromSeconds: s => s })
+  return [
+    seconds(`open → first round (Delta over HTTP, run pipeline, num_round 1) ${tag}`, t.round - t.start),
+    seconds(`  open + plan ${tag}`, t.planned - t.start),
+    seconds(`  read + decode (train + valid, loader workers) ${tag}`, t.loaded - t.planned),
+    seconds(`  quantise (loader workers) ${tag}`, t.quantised - t.loaded),
+    seconds(`  backend setup + round 0 ${tag}`, t.round - t.quantised),
+  ]
+}
+
 /** XGBoost's rounds (round 0 builds the gradient index: skipped like ours) as a row. */
 export function peerRow(ctx: SuiteContext, p: GbdtPeerResult): BenchRow {
   const values = p.roundSeconds.slice(1)

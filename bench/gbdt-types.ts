@@ -67,4 +67,16 @@ export interface GbdtBenchInput {
   peers: GbdtPeerResult[]
   /** Why there are no peer rows, e.g. "python3 not found" (absent when the peer ran). */
   peerNote?: string
+  /** The same rows as Delta tables served over HTTP, per training size (the `open → first round` row). */
+  tables?: GbdtTableUrls[]
 }
+
+/** Where the CLI serves one size's training and validation rows as Delta tables (root URLs, ending in '/'). */
+export interface GbdtTableUrls {
+  rows: number
+  train: string
+  valid: string
+}
+
+/** Label column of the suite's Delta tables (the features keep the generator's names). */
+export const GBDT_TABLE_LABEL = 'label'

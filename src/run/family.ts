@@ -22,6 +22,8 @@ export interface RunHooks {
   checkpointEvery?: number
   /** Device rebuilds allowed (default: the family's). */
   maxRecoveries?: number
+  /** Hears the tables' reads as RunInput.onRead (the bench splits a run's wait by it). */
+  onRead?: (rowsRead: number, rowsTotal: number) => void
 }
 
 /** Hears a loading stage: a message and, where known, the fraction done in [0, 1]. */

@@ -61,6 +61,7 @@ export async function runTraining(
     onProgress,
     rank: options.rank,
     hooks: options.hooks ?? {},
+    onRead: options.hooks?.onRead,
     ...(await openTables(config)),
   }
   const data = await family.load(input, params)

@@ -409,7 +409,13 @@ async function quantiseOffThread(
     kind: 'stage',
     message: `quantising ${data.columns.length} features (max_bin ${params.max_bin}) in ${BIN_WORKERS} loader workers`,
   })
-  return binOffThread(data.columns, params.max_bin, data.weights, categoricalOf(data, params))
+  const t0 = performance.now()
+  const binned = await binOffThread(data.columns, params.max_bin, data.weights, categoricalOf(data, params))
+  input.onProgress({
+    kind: 'stage',
+    message: `quantised ${data.columns.length} features in ${((performance.now() - t0) / 1000).toFixed(2)} s`,
+  })
+  return binned
 }
 
 /**
