@@ -42,20 +42,29 @@ export function cutsFromSketches(
   categorical?: CategoricalFeatures,
 ): Cuts {
   const limits = summaries.map((_, f) => binLimit(maxBin, missing[f], categorical?.flags[f] === 1))
-  return cutsFromSummaries(summaries, limits, categorical)
+  // A feature with missing values has one byte value fewer: it is cut as XGBoost cuts it for
+  // max_bin, then loses the one cut that separates the lightest pair of neighbouring bins
+  // (dropToLimit), so its other cuts are XGBoost's own rather than those of max_bin − 1.
+  return cutsFromSummaries(summaries, limits, categorical, limits.map(l => Math.max(l, Math.min(maxBin, 256))))
 }
 
 /**
  * Cuts from (merged) per-feature summaries; `maxBins[f]` = bin limit of feature f (binLimit).
  * Features flagged in `categorical` get categoricalCuts instead of quantiles.
  */
-export function cutsFromSummaries(summaries: Summary[], maxBins: number[], categorical?: CategoricalFeatures): Cuts {
-  const perFeature = summaries.map((s, f) =>
-    categorical?.flags[f]
-      ? categoricalCuts(s, maxBins[f], categorical.names[f])
-      : // Two prunes, as XGBoost makes them: pruning straight to max_bin + 1 picks other entries.
-        featureCuts(prune(prune(s, SKETCH_RATIO * maxBins[f]), maxBins[f] + 1), maxBins[f]),
-  )
+export function cutsFromSummaries(
+  summaries: Summary[],
+  maxBins: number[],
+  categorical?: CategoricalFeatures,
+  sketchBins: number[] = maxBins,
+): Cuts {
+  const perFeature = summaries.map((s, f) => {
+    if (categorical?.flags[f]) return categoricalCuts(s, maxBins[f], categorical.names[f])
+    // Two prunes, as XGBoost makes them: pruning straight to max_bin + 1 picks other entries.
+    const target = sketchBins[f]
+    const pruned = prune(prune(s, SKETCH_RATIO * target), target + 1)
+    return dropToLimit(featureCuts(pruned, target), pruned, maxBins[f])
+  })
   const cutPtrs = new Uint32Array(summaries.length + 1)
   perFeature.forEach((c, f) => {
     cutPtrs[f + 1] = cutPtrs[f] + c.length
@@ -132,6 +141,40 @@ function featureCuts(s: Summary, maxBin: number): number[] {
   if (cuts.length > 0 && last <= cuts[cuts.length - 1]) last = cuts[cuts.length - 1] * 2 + 1
   cuts.push(last)
   return cuts
+}
+
+/**
+ * `cuts` with at most `limit` entries: while there are too many, the interior cut whose two
+ * neighbouring bins weigh least together (ranks from the summary `s`) is dropped, merging them;
+ * the last cut (above the max) always stays. Ties drop the lower cut.
+ */
+function dropToLimit(cuts: number[], s: Summary, limit: number): number[] {
+  if (cuts.length <= limit) return cuts
+  const out = cuts.slice()
+  const rank = (v: number): number => {
+    // Rank below v: rmin of the first summary entry ≥ v (the whole weight past the last one).
+    let lo = 0,
+      hi = s.values.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (s.values[mid] < v) lo = mid + 1
+      else hi = mid
+    }
+    return lo < s.values.length ? s.rmin[lo] : s.rmax[s.values.length - 1]
+  }
+  while (out.length > limit) {
+    let best = 0,
+      bestWeight = Infinity
+    for (let k = 0; k + 1 < out.length; k++) {
+      const w = rank(out[k + 1]) - (k > 0 ? rank(out[k - 1]) : 0)
+      if (w < bestWeight) {
+        bestWeight = w
+        best = k
+      }
+    }
+    out.splice(best, 1)
+  }
+  return out
 }
 
 /** XGBoost min_vals: below the smallest value, the split point "all non-missing go right". */

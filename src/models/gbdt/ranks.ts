@@ -12,7 +12,7 @@ import { categoricalOf, train, type TrainData } from './driver.ts'
 import { isLogistic } from './objective.ts'
 import type { Booster, Cuts, GbdtParams } from './types.ts'
 import { chunkParts, mergeParts } from './sketch.ts'
-import { binLimit, checkCategoryCodes, cutsFromSummaries, hasMissing, type CategoricalFeatures } from './cuts.ts'
+import { checkCategoryCodes, cutsFromSketches, hasMissing, type CategoricalFeatures } from './cuts.ts'
 import type { ScanPlan } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import { noRowsError } from '../../data/plan.ts'
@@ -154,9 +154,10 @@ export async function distCuts(
       maxBin,
     ),
   )
-  return cutsFromSummaries(
+  return cutsFromSketches(
     summaries,
-    columns.map((_, f) => binLimit(maxBin, missing[f] === 1, categorical?.flags[f] === 1)),
+    columns.map((_, f) => missing[f] === 1),
+    maxBin,
     categorical,
   )
 }

@@ -123,6 +123,25 @@ describe('cuts', () => {
     expect(cuts.cutValues[0]).toBeGreaterThan(7)
   })
 
+  it('missing values at max_bin 256: XGBoost’s 256 cuts minus the one between the two lightest neighbouring bins', () => {
+    const rng = new Rng(3)
+    // Skewed values: bins near the top are sparse, so which neighbours weigh least is not a tie.
+    const present = Float32Array.from({ length: 30_000 }, () => rng.next() ** 3 * 5000)
+    const withNaN = Float32Array.from([...present, ...new Array<number>(500).fill(NaN)])
+    const [full, dropped] = [buildCuts([present], 256), buildCuts([withNaN], 256)]
+    expect([featureBins(full, 0), featureBins(dropped, 0)]).toEqual([256, 255])
+    const kept = Array.from(dropped.cutValues),
+      all = Array.from(full.cutValues)
+    const gone = all.filter(c => !kept.includes(c))
+    expect(gone).toHaveLength(1)
+    expect(kept.at(-1)).toBe(all.at(-1))
+    // The merged pair is the lightest: no other interior cut separates two bins with fewer rows.
+    const count = (lo: number, hi: number) => present.filter(v => v >= lo && v < hi).length
+    const pairRows = (k: number) => count(k > 0 ? all[k - 1] : -Infinity, all[k + 1])
+    const k = all.indexOf(gone[0])
+    for (let j = 0; j + 1 < all.length; j++) expect(pairRows(k)).toBeLessThanOrEqual(pairRows(j))
+  })
+
   it('cut values increase strictly within each feature and the max falls in the last bin', () => {
     const col = new Rng(9).floats(3000, -100, 100).map(x => Math.round(x))
     const cuts = buildCuts([col], 32)
