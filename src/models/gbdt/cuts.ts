@@ -45,7 +45,12 @@ export function cutsFromSketches(
   // A feature with missing values has one byte value fewer: it is cut as XGBoost cuts it for
   // max_bin, then loses the one cut that separates the lightest pair of neighbouring bins
   // (dropToLimit), so its other cuts are XGBoost's own rather than those of max_bin − 1.
-  return cutsFromSummaries(summaries, limits, categorical, limits.map(l => Math.max(l, Math.min(maxBin, 256))))
+  return cutsFromSummaries(
+    summaries,
+    limits,
+    categorical,
+    limits.map(l => Math.max(l, Math.min(maxBin, 256))),
+  )
 }
 
 /**
