@@ -10,7 +10,7 @@ import type { TableEntry } from './table/catalog.ts'
 import type { CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot } from './table/types.ts'
 import type { RunResult, TrainConfig, TrainProgress, TrainSummary } from './run/config.ts'
 import type { RunManifest } from './run/manifest.ts'
-import type { PredictConfig, PredictResult } from './models/gbdt/predict-run.ts'
+import type { PredictConfig, PredictResult } from './models/predict.ts'
 import type { ExplainConfig, Explanation } from './models/gbdt/explain-run.ts'
 import type { ImportanceType } from './models/gbdt/importance.ts'
 import type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary } from './models/recsys/family.ts'
@@ -131,7 +131,10 @@ export interface SnaptrainApi extends SweepApi {
    * `onProgress` hears the data stages and every boosting round. Throws naming the bad input.
    */
   train(config: TrainConfig, onProgress?: (p: TrainProgress) => void): Promise<TrainResult>
-  /** Margins and predictions of every live row of `config.table` (table order) with `config.model`. */
+  /**
+   * Margins and predictions of every live row of `config.table` (table order) with `config.model`:
+   * an XGBoost model, or a recommender's model.bin (margins are then its logits).
+   */
   predict(config: PredictConfig): Promise<PredictResult>
   /**
    * Explanations of a finished GBDT run (`config.run`: the config given to train, `config.model`:

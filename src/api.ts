@@ -73,7 +73,7 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
     train: (async (config: TrainConfig, onProgress?: (p: TrainProgress) => void) =>
       (await import('./run/pipeline.ts')).runTraining(runConfig(config), onProgress)) as SnaptrainApi['train'],
     predict: async config =>
-      (await import('./models/gbdt/predict-run.ts')).runPrediction({ ...config, table: abs(config.table) }),
+      (await import('./models/predict.ts')).runPrediction({ ...config, table: abs(config.table) }),
     explain: async config =>
       (await import('./models/gbdt/explain-run.ts')).runExplain({ ...config, run: runConfig(config.run) }),
     ...sweeps,

@@ -58,7 +58,8 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./train.ts'),
   },
   predict: {
-    summary: 'predict a table with a model.json: one margin,prediction row per table row',
+    summary:
+      'predict a table with a GBDT model.json/.ubj (margin,prediction per row) or a recommender model.bin (logit,prediction)',
     load: () => import('./predict.ts'),
   },
   sweep: {

@@ -5,7 +5,10 @@
  * reference predictor), then writes preds.csv: header `margin,prediction`, one line per live
  * table row in table order; --contribs adds SHAP values (XGBoost pred_contribs), one
  * `shap_<feature>` column per model feature then `shap_bias`, computed in the page too (tree_shap
- * kernel; --cpu: the CPU reference). The model is checked in Node before a browser starts.
+ * kernel; --cpu: the CPU reference). A recommender's model.bin (told by its checkpoint magic, not
+ * its name) goes the same way: the page scores the rows with training's featurize and forward
+ * pass (GPU model; --cpu: the reference model), `logit,prediction` per row. The model is checked
+ * in Node before a browser starts.
  */
 import { resolve } from 'node:path'
 import type { CliIo } from './io.ts'
@@ -16,17 +19,19 @@ import { ALLOW_ORIGIN_FLAG, allowOrigins, TOKEN_FLAG, tokenHeaders } from './dat
 import { forPage } from './governed.ts'
 import { csvText } from '../util/csv.ts'
 import { readModelFile } from './model-file.ts'
-import type { PredictConfig, PredictResult } from '../models/gbdt/predict-run.ts'
+import { readFileSync } from 'node:fs'
+import { checkRecsysModel, isRecsysModel, type PredictConfig, type PredictResult } from '../models/predict.ts'
 
 const SPEC = {
   name: 'predict',
-  summary: 'Predict every row of a Delta table with an XGBoost JSON model (GPU in headless Chromium).',
+  summary:
+    'Predict every row of a Delta table with an XGBoost model or a recommender model.bin (GPU in headless Chromium).',
   flags: {
     model: {
       type: 'string',
       required: true,
-      placeholder: 'model.json|model.ubj',
-      help: 'XGBoost model (from snaptrain train, or saved by XGBoost): UBJSON when the name ends in .ubj, else JSON',
+      placeholder: 'model.json|model.ubj|model.bin',
+      help: 'XGBoost model (from snaptrain train, or saved by XGBoost): UBJSON when the name ends in .ubj, else JSON; or a recommender model.bin (snaptrain train --model recsys), told by its header',
     },
     table: {
       type: 'string',
@@ -39,12 +44,15 @@ const SPEC = {
       type: 'string',
       default: 'preds.csv',
       placeholder: 'preds.csv',
-      help: 'output CSV (margin,prediction per row; --contribs adds the SHAP columns)',
+      help: "output CSV, one line per row: GBDT margin,prediction (--contribs adds the SHAP columns); recommender logit,prediction (its output layer's value is a logit, σ⁻¹ of the click probability, not XGBoost's summed-trees margin)",
     },
-    cpu: { type: 'boolean', help: 'predict with the CPU reference predictor instead of the GPU kernel' },
+    cpu: {
+      type: 'boolean',
+      help: 'predict with the CPU reference predictor (recommender: the reference model) instead of the GPU',
+    },
     contribs: {
       type: 'boolean',
-      help: 'add SHAP values to the CSV: shap_<feature> per model feature, then shap_bias (rows sum to the margin)',
+      help: 'GBDT only: add SHAP values to the CSV: shap_<feature> per model feature, then shap_bias (rows sum to the margin)',
     },
     timeout: { type: 'number', default: 900, placeholder: 'S', help: 'give up after S seconds (default 900)' },
     json: {
@@ -61,11 +69,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(argv, SPEC, io)
   if (typeof parsed === 'number') return parsed
   const f = parsed.values
-  let model: string
+  let model: string | Uint8Array<ArrayBuffer>
   let origins: string[] | undefined
   try {
     origins = allowOrigins(f)
-    model = loadModel(resolve(f.model))
+    model = loadModel(resolve(f.model), f.contribs === true)
   } catch (e) {
     io.err(`snaptrain predict: ${(e as Error).message}`)
     return 2
@@ -88,7 +96,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       page.evaluate<PredictResult>(predictScript(forPage(config, page.url()))),
     )
     const out = resolve(f.out)
-    atomicWrite(out, predsCsv(r.margins, r.predictions, contribsOf(r)))
+    atomicWrite(out, predsCsv(r.margins, r.predictions, contribsOf(r), isRecsysModel(model) ? 'logit' : 'margin'))
     io.err(`predict: ${r.rows} rows of version ${r.version} on ${r.adapter}; wrote ${out}`)
     if (f.json) io.out(JSON.stringify(predictSummary(r, out)))
     return 0
@@ -100,14 +108,33 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** The model file's contents as JSON text (.ubj read as UBJSON), checked (an XGBoost model we can predict with). */
-export function loadModel(path: string): string {
-  return readModelFile(path, '--model')
+/**
+ * The model file's contents, checked: a recommender's model.bin (checkpoint magic) as its bytes,
+ * decoded once here so a corrupt or truncated file fails naming it; else an XGBoost model as JSON
+ * text (.ubj read as UBJSON). `contribs` with a recommender is a usage error.
+ */
+export function loadModel(path: string, contribs = false): string | Uint8Array<ArrayBuffer> {
+  let bytes: Uint8Array<ArrayBuffer> | undefined
+  try {
+    bytes = new Uint8Array(readFileSync(path))
+  } catch {
+    // readModelFile says why (no such file, …)
+  }
+  if (!bytes || !isRecsysModel(bytes)) return readModelFile(path, '--model')
+  if (contribs) throw new Error('--contribs: SHAP values are for GBDT models; --model is a recommender model.bin')
+  checkRecsysModel(bytes, `--model ${path}`)
+  return bytes
 }
 
-/** The page call as source text (see train.ts trainScript). */
+/**
+ * The page call as source text (see train.ts trainScript); a binary model travels as base64,
+ * turned back into bytes in the page.
+ */
 export function predictScript(config: PredictConfig): string {
-  return `window.snaptrain.predict(${JSON.stringify(config)})`
+  if (typeof config.model === 'string') return `window.snaptrain.predict(${JSON.stringify(config)})`
+  const b64 = Buffer.from(config.model.buffer, config.model.byteOffset, config.model.byteLength).toString('base64')
+  const rest = JSON.stringify({ ...config, model: undefined })
+  return `window.snaptrain.predict({ ...${rest}, model: Uint8Array.from(atob(${JSON.stringify(b64)}), c => c.charCodeAt(0)) })`
 }
 
 /** SHAP values of a prediction: the model's feature names and [N × (F + 1)] row-major values, bias last. */
@@ -121,12 +148,18 @@ function contribsOf(r: PredictResult): Contribs | undefined {
 }
 
 /**
- * preds.csv: `margin,prediction` then one line per row (f32 values, shortest round-trip form);
- * with `contribs`, then `shap_<feature>` per model feature and `shap_bias` (XGBoost's column order).
+ * preds.csv: `margin,prediction` (a recommender: `logit,prediction`) then one line per row (f32
+ * values, shortest round-trip form); with `contribs`, then `shap_<feature>` per model feature and
+ * `shap_bias` (XGBoost's column order).
  */
-export function predsCsv(margins: ArrayLike<number>, predictions: ArrayLike<number>, contribs?: Contribs): string {
+export function predsCsv(
+  margins: ArrayLike<number>,
+  predictions: ArrayLike<number>,
+  contribs?: Contribs,
+  marginName: 'margin' | 'logit' = 'margin',
+): string {
   const width = contribs ? contribs.featureNames.length + 1 : 0
-  const header = ['margin', 'prediction']
+  const header = [marginName, 'prediction']
   if (contribs) header.push(...contribs.featureNames.map(n => `shap_${n}`), 'shap_bias')
   const records: unknown[][] = [header]
   for (let i = 0; i < margins.length; i++) {

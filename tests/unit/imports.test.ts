@@ -118,9 +118,10 @@ describe('src/ import graph', () => {
   it('keeps each model folder internal: outside models/, only a family module and the named GBDT entry points are imported', () => {
     // predict-run: the page's predict; xgboost-json + model-attributes: the CLI's Node-side model check before predict;
     // row-quantise: the loader workers' share of a GBDT run's quantisation (data/loader-service.ts);
-    // model-file: the CLI reads and checks JSON / UBJSON model files; explain-run: the page's explain.
+    // model-file: the CLI reads and checks JSON / UBJSON model files; explain-run: the page's explain;
+    // models/predict: the one prediction entry point of both families.
     const allowed =
-      /^models\/(gbdt|recsys)\/family\.ts$|^models\/gbdt\/(predict-run|xgboost-json|model-attributes|model-file|row-quantise|explain-run)\.ts$|^models\/(rank-jobs|memory-budget)\.ts$/
+      /^models\/(gbdt|recsys)\/family\.ts$|^models\/gbdt\/(predict-run|xgboost-json|model-attributes|model-file|row-quantise|explain-run)\.ts$|^models\/(rank-jobs|memory-budget|predict)\.ts$/
     const leaks = [...graph]
       .filter(([file]) => !file.startsWith('models/'))
       .flatMap(([file, deps]) =>

@@ -22,7 +22,10 @@ import { hasWebGpu, httpFor } from '../../run/config.ts'
 
 /** What to predict (structured-cloneable). */
 export interface PredictConfig {
-  /** The model file's contents: XGBoost JSON text (NaN tokens allowed) or UBJSON bytes (model-file.ts). */
+  /**
+   * The model file's contents: XGBoost JSON text (NaN tokens allowed) or UBJSON bytes
+   * (model-file.ts), or a recommender's model.bin (recsys/checkpoint.ts, told by its magic).
+   */
   model: string | Uint8Array<ArrayBuffer>
   /** Table root URL. */
   table: string
@@ -40,7 +43,7 @@ export interface PredictConfig {
   access?: TableAccess
 }
 
-/** Margins and predictions, one per table row in table order. */
+/** Margins (a recommender's: logits) and predictions, one per table row in table order. */
 export interface PredictResult {
   /** Float32Array, length N: raw scores (XGBoost output_margin). */
   margins: Float32Array
@@ -60,7 +63,10 @@ export interface PredictResult {
   topFeatures?: FeatureImpact[]
 }
 
-/** Predicts every live row of the table. Throws naming a feature the table lacks. */
+/**
+ * Predicts every live row of the table with an XGBoost model (models/predict.ts sends a
+ * recommender's model file elsewhere). Throws naming a feature the table lacks.
+ */
 export async function runPrediction(config: PredictConfig): Promise<PredictResult> {
   const json = decodeModel(config.model)
   const booster = fromXGBoostJson(json)

@@ -18,7 +18,8 @@ import { checkShape, denseTensors } from './layout.ts'
 import type { LoopState } from './train-loop.ts'
 import type { FeatureLayout, ModelShape, OptimizerState, RecsysParams } from './types.ts'
 
-const MAGIC = 'SNAPRCK1'
+/** The first 8 bytes of every checkpoint (a recommender's model file). */
+export const MAGIC = 'SNAPRCK1'
 const FORMAT = 'snaptrain-recsys-checkpoint'
 const VERSION = 1
 
