@@ -16,7 +16,7 @@ import { precheck } from './train.ts'
 import { loadFamily } from '../run/family.ts'
 import { fileStamp, writeOutputs, type OutputData } from './out-dir.ts'
 import { STRATEGY_NAMES } from '../tune/strategy.ts'
-import { planSweep } from '../sweep/plan.ts'
+import { planSweep, sweepGaucGroup } from '../sweep/plan.ts'
 import { trialsCsv } from '../tune/export.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
 import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
@@ -71,10 +71,10 @@ const SPEC = {
     eta: { type: 'number', placeholder: 'η', help: 'Hyperband/ASHA reduction factor (default 3)' },
     metric: {
       type: 'string',
-      choices: ['auc', 'logloss'],
+      choices: ['auc', 'logloss', 'gauc'],
       default: 'auc',
-      placeholder: 'auc|logloss',
-      help: 'validation metric (auc maximised, logloss minimised)',
+      placeholder: 'auc|logloss|gauc',
+      help: 'validation metric (auc and gauc maximised, logloss minimised; gauc: recsys, with gauc_group fixed in the space)',
     },
     out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/sweep-<timestamp>)' },
     timeout: { type: 'number', default: 3600, placeholder: 'S', help: 'give up after S seconds (default 3600)' },
@@ -134,8 +134,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       headers: tokenHeaders(f),
       ...(table.access ? { access: table.access } : {}),
     }
-    // GBDT's label checks in Node; for both families every trial reads the version checked here.
-    const family = config.model === 'gbdt' ? await loadFamily('gbdt') : undefined
+    // GBDT's label checks in Node, and a recsys sweep's gauc_group column (the recsys family's
+    // precheck, labels included); for both families every trial reads the version checked here.
+    const group = config.model === 'recsys' ? sweepGaucGroup(config) : undefined
+    const family = config.model === 'gbdt' || group !== undefined ? await loadFamily(config.model) : undefined
     const { version, label, features, filter, validVersion, allowOrigins } = config
     const data = {
       model: config.model,
@@ -150,7 +152,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       validTable: pageConfig.validTable,
       validVersion,
     }
-    const pinned = await precheck(data, family, family?.params({}))
+    const pinned = await precheck(
+      data,
+      family,
+      family?.params(group === undefined ? {} : { params: { gauc_group: group } }),
+    )
     pageConfig.version = pinned.version
     pageConfig.validVersion = pinned.validVersion
     const result = await runInPage(io, f.timeout, pageConfig)

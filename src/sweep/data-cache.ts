@@ -9,6 +9,7 @@ import type { TrainConfig } from '../run/config.ts'
 import { loadFamily, type ModelFamily } from '../run/family.ts'
 import { openTables } from '../run/pipeline.ts'
 import type { ReadOptions, StageListener, SweepConfig } from '../tune/types.ts'
+import { sweepGaucGroup } from './plan.ts'
 
 /** Default validation share when a sweep names no validation table. */
 export const DEFAULT_VALID_FRACTION = 0.2
@@ -35,6 +36,7 @@ export function dataKey(c: SweepConfig): string {
     validFraction(c) ?? null,
     c.seed ?? 0,
     c.allowOrigins ?? null,
+    sweepGaucGroup(c) ?? null,
   ])
 }
 
@@ -97,5 +99,8 @@ async function loadShared(c: SweepConfig, read: ReadOptions, onStage: StageListe
   const family = await loadFamily(c.model)
   const config = sweepRunConfig(c, read)
   const input = { config, onProgress: () => {}, hooks: {}, ...(await openTables(config)) }
-  return { family, shared: await family.loadShared(input, c.fixed, onStage) }
+  // The gauc group column is decoded with the rows, so a space's fixed value counts as fixed here.
+  const group = sweepGaucGroup(c)
+  const fixed = group === undefined ? c.fixed : { ...c.fixed, gauc_group: group }
+  return { family, shared: await family.loadShared(input, fixed, onStage) }
 }

@@ -9,6 +9,7 @@ import { fullBudgetSeconds, planCost, reachedResource } from '../tune/cost.ts'
 import { DEFAULT_TRIALS, defaultSpace } from '../tune/defaults.ts'
 import { parseSpace } from '../tune/space.ts'
 import { MODEL_PARAMS } from './model-params.ts'
+import { CALIBRATION_NOT_A_TARGET } from '../models/recsys/family.ts'
 import { createStrategy, resolveStrategyOptions } from '../tune/strategy.ts'
 import type { Bracket, SearchSpace, Strategy, StrategyOptions, SweepConfig, SweepState } from '../tune/types.ts'
 
@@ -40,8 +41,7 @@ export interface PreparedSweep {
 export function prepareSweep(config: SweepConfig): PreparedSweep {
   if (config.model !== 'gbdt' && config.model !== 'recsys')
     throw new RangeError(`model: must be 'gbdt' or 'recsys', got ${JSON.stringify(config.model)}`)
-  if (config.metric !== undefined && config.metric !== 'auc' && config.metric !== 'logloss')
-    throw new RangeError(`metric: must be 'auc' or 'logloss', got ${JSON.stringify(config.metric)}`)
+  checkMetric(config)
   if (!config.label) throw new RangeError('label: required')
   if (config.validFraction !== undefined && !(config.validFraction > 0 && config.validFraction < 1))
     throw new RangeError(`validFraction: must be in (0, 1), got ${config.validFraction}`)
@@ -60,6 +60,30 @@ export function prepareSweep(config: SweepConfig): PreparedSweep {
     direction: config.metric === 'logloss' ? 'minimize' : 'maximize',
   })
   return { space, options, strategy: createStrategy(space, options) }
+}
+
+/**
+ * The sweep's metric: auc, logloss, or (recsys) gauc over the fixed gauc_group column;
+ * calibration is refused (reported, not a target: src/models/recsys/metrics.ts).
+ */
+function checkMetric(config: SweepConfig): void {
+  const m = config.metric as string | undefined
+  if (m === 'calibration') throw new RangeError(`metric: ${CALIBRATION_NOT_A_TARGET}`)
+  if (m !== undefined && m !== 'auc' && m !== 'logloss' && m !== 'gauc')
+    throw new RangeError(`metric: must be 'auc', 'logloss' or 'gauc', got ${JSON.stringify(m)}`)
+  if (m !== 'gauc') return
+  if (config.model !== 'recsys')
+    throw new RangeError(`metric: 'gauc' is a recommender metric (model 'recsys'), got model '${config.model}'`)
+  if (sweepGaucGroup(config) === undefined)
+    throw new RangeError(
+      'metric \'gauc\' needs a gauc_group column, fixed for the whole sweep (a fixed parameter or a fixed value in the space, e.g. {"gauc_group": "user_id"})',
+    )
+}
+
+/** The sweep's gauc_group column: a fixed parameter or a bare (fixed) string value of the space; undefined if none. */
+export function sweepGaucGroup(config: Pick<SweepConfig, 'fixed' | 'space'>): string | undefined {
+  const v = config.fixed?.gauc_group ?? config.space?.gauc_group
+  return typeof v === 'string' ? v : undefined
 }
 
 /** The plan of `config` and every error found (nothing runs). */

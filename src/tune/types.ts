@@ -174,8 +174,8 @@ export interface SweepConfig extends SweepData {
   minResource?: number
   maxResource?: number
   eta?: number
-  /** 'auc' (default, maximised) or 'logloss' (minimised). */
-  metric?: 'auc' | 'logloss'
+  /** 'auc' (default) or 'gauc' (recsys, with a fixed gauc_group) maximised, 'logloss' minimised. */
+  metric?: 'auc' | 'logloss' | 'gauc'
   name?: string
 }
 

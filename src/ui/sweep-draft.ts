@@ -26,7 +26,7 @@ export interface SweepForm {
   minResource: string
   maxResource: string
   eta: string
-  metric: 'auc' | 'logloss'
+  metric: NonNullable<SweepConfig['metric']>
 }
 
 /** The table a sweep runs on. */

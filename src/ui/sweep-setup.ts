@@ -131,7 +131,8 @@ export class StSweepSetup extends LitElement {
       ${input('eta', 'η')}${input('minResource', 'min resource')}${input('maxResource', 'max resource')}
       ${input('trials', 'trials')}${input('parallel', 'parallel')}${input('seed', 'seed')}
       <select id="metric" @change=${this.text('metric')}><option value="auc" ?selected=${f.metric === 'auc'}>maximise AUC</option>
-        <option value="logloss" ?selected=${f.metric === 'logloss'}>minimise logloss</option></select></div>`
+        <option value="logloss" ?selected=${f.metric === 'logloss'}>minimise logloss</option>
+        <option value="gauc" ?selected=${f.metric === 'gauc'}>maximise grouped AUC (recsys, gauc_group)</option></select></div>`
   }
 
   /** True when `f`'s label and features are columns of the current schema (another version of the same table). */

@@ -9,7 +9,7 @@ import type { Batch, Cursor, ScanPlan } from '../../data/types.ts'
 import type { Snapshot } from '../../table/types.ts'
 import { httpFor, type TrainConfig } from '../../run/config.ts'
 import type { HttpOptions } from '../../table/types.ts'
-import { classifyColumns, featurize, FeatureStats, validMask, type ColumnKinds } from './features.ts'
+import { addGroupColumn, classifyColumns, featurize, FeatureStats, validMask, type ColumnKinds } from './features.ts'
 import type { FeatureLayout, ModelBatch, RecsysParams } from './types.ts'
 
 /** What to read. */
@@ -56,6 +56,7 @@ export async function openRecsysData(cfg: RecsysDataConfig, p: RecsysParams): Pr
   const fields = cfg.plan.schema?.fields
   if (!fields) throw new TypeError('recsys data: the plan has no schema (plan it with planScan)')
   const kinds = classifyColumns(fields, cfg.label, cfg.features)
+  addGroupColumn(kinds, fields, p.gauc_group)
   for (const c of [cfg.label, ...Object.keys(kinds.spec)]) {
     if (!cfg.plan.columns.includes(c))
       throw new RangeError(`column '${c}' is not among the plan's columns (${cfg.plan.columns.join(', ')})`)
@@ -69,7 +70,8 @@ export async function openRecsysData(cfg: RecsysDataConfig, p: RecsysParams): Pr
   await scan(cfg, kinds, p, b => stats.observe(b, invert(mask(b))))
   const layout = stats.finish(p)
   const valid: ModelBatch[] = []
-  if (cfg.validFraction !== undefined) await scan(cfg, kinds, p, b => valid.push(featurize(layout, b, mask(b))))
+  if (cfg.validFraction !== undefined)
+    await scan(cfg, kinds, p, b => valid.push(featurize(layout, b, mask(b), p.gauc_group)))
   const stepsPerEpoch = Math.ceil(Math.floor(cfg.plan.stats.rows / (cfg.shard?.worldSize ?? 1)) / p.batch_size)
   const source: TrainSource = {
     layout,
@@ -129,7 +131,7 @@ function invert(mask: Uint8Array | undefined): Uint8Array | undefined {
   return mask?.map(v => 1 - v)
 }
 
-/** One batch holding all rows of `parts`. */
+/** One batch holding all rows of `parts` (with groups when every part has them). */
 export function concatBatches(parts: ModelBatch[], layout: FeatureLayout): ModelBatch {
   const n = parts.reduce((s, b) => s + b.n, 0)
   const S = layout.sparse.length,
@@ -146,6 +148,14 @@ export function concatBatches(parts: ModelBatch[], layout: FeatureLayout): Model
     out.dense.set(b.dense, at * Cd)
     out.labels.set(b.labels, at)
     at += b.n
+  }
+  if (parts.length && parts.every(b => b.groups)) {
+    out.groups = new Float64Array(n)
+    at = 0
+    for (const b of parts) {
+      out.groups.set(b.groups!, at)
+      at += b.n
+    }
   }
   return out
 }
@@ -165,9 +175,18 @@ export function sliceBatch(
   }
 }
 
-/** Plans every column (or label + features) of `snapshot` (the table at `url`) with the run's filter; refuses a plan with no rows. */
-export async function planRecsysTable(snapshot: Snapshot, url: string, config: TrainConfig): Promise<ScanPlan> {
-  const columns = config.features ? [config.label, ...config.features.filter(f => f !== config.label)] : undefined
+/**
+ * Plans every column (or label + features + the gauc `group` column) of `snapshot` (the table at
+ * `url`) with the run's filter; refuses a plan with no rows.
+ */
+export async function planRecsysTable(
+  snapshot: Snapshot,
+  url: string,
+  config: TrainConfig,
+  group?: string,
+): Promise<ScanPlan> {
+  const named = config.features && [config.label, ...config.features, ...(group === undefined ? [] : [group])]
+  const columns = named && [...new Set(named)]
   const plan = await planScan(snapshot, {
     columns,
     label: config.label,

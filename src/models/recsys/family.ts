@@ -17,7 +17,7 @@ import { loadRecsysTable, type RecsysTable } from './memory.ts'
 import { createRefBackend, type ModelState } from './backend.ts'
 import { encodeCheckpoint } from './checkpoint.ts'
 import { concatBatches, openRecsysData, planRecsysTable, type RecsysData, type TrainSource } from './data.ts'
-import { classifyColumns, columnKind, featurize, tableMemory } from './features.ts'
+import { addGroupColumn, classifyColumns, columnKind, featurize, tableMemory } from './features.ts'
 import { initOptimizerState, initWeights } from './init.ts'
 import { modelShapeOf, parameterCount } from './layout.ts'
 import { parseRecsysParams, RECSYS_PARAM_NAMES } from './params.ts'
@@ -29,6 +29,9 @@ import { checkLabels } from '../gbdt/objective.ts'
 import { readLabels } from '../gbdt/family.ts'
 import { ranksBackend, scaledParams, withRanks, type RanksBackend, type RanksSummary } from './ranks.ts'
 import type { FeatureLayout, ModelBatch, ModelShape, RecsysParams } from './types.ts'
+
+/** Why calibration is reported but never optimised (the sweep's metric check says so). */
+export { CALIBRATION_NOT_A_TARGET } from './metrics.ts'
 
 /** What to train: the run's config with model 'recsys'; `params` are the recommender's (params.ts). */
 export type RecsysTrainConfig = TrainConfig & { model: 'recsys' }
@@ -46,6 +49,10 @@ export interface RecsysTrainSummary extends TrainSummary, Partial<RanksSummary> 
    * logloss are then that evaluation's), else null (the last step's weights and evaluation).
    */
   restored_best_step: number | null
+  /** Grouped AUC over params.gauc_group (null without one or without validation rows). */
+  gauc: number | null
+  /** Mean validation prediction / positive rate (null without validation rows). */
+  calibration: number | null
 }
 
 /** The manifest with the recommender's extras. */
@@ -63,7 +70,7 @@ export interface RecsysTrainResult {
   /** The model file (checkpoint.ts layout: magic SNAPRCK1, JSON header, tensors). */
   model: Uint8Array<ArrayBuffer>
   manifest: RecsysManifest
-  /** One row per evaluation: step, epoch, train_loss, lr, auc, logloss (validation), elapsed_seconds. */
+  /** One row per evaluation: step, epoch, train_loss, lr, auc, logloss, gauc, calibration (validation), elapsed_seconds. */
   metrics: Array<Record<string, number>>
   summary: RecsysTrainSummary
 }
@@ -122,6 +129,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
     return (
       `${r.steps} steps (${r.epochs} epochs, ${r.rounds} evaluations) in ${r.train_seconds.toFixed(1)} s on ${r.adapter}; ` +
       `${Math.round(r.samples_per_second)} samples/s; auc ${r.auc ?? '-'} logloss ${r.logloss ?? '-'}` +
+      `${(r.gauc ?? null) === null ? '' : ` gauc ${r.gauc}`} calibration ${r.calibration ?? '-'}` +
       `${r.restored_best_step === null ? '' : ` (restore_best: weights of the evaluation at step ${r.restored_best_step})`}`
     )
   },
@@ -131,10 +139,16 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
 
   /**
    * Label and features exist and have model inputs, per-column params (buckets, log1p) name
-   * feature columns of the right kind, the filter keeps rows, and the labels are 0/1 without nulls.
+   * feature columns of the right kind, the gauc_group column exists, the filter keeps rows, and
+   * the labels are 0/1 without nulls.
    */
   async precheck(snapshot, config, params) {
     const kinds = classifyColumns(snapshot.schema.fields, config.label, config.features)
+    try {
+      addGroupColumn(kinds, snapshot.schema.fields, params.gauc_group)
+    } catch (e) {
+      throw new RangeError(`--params: ${(e as Error).message}`)
+    }
     if (params.buckets && typeof params.buckets === 'object') {
       for (const c of Object.keys(params.buckets))
         if (!kinds.sparse.includes(c))
@@ -153,7 +167,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
     const world = rankCount(config)
     // In-thread ranks (CPU reference) split a global batch of R × B rows between them.
     const p = world > 1 && !input.rank ? { ...params, batch_size: world * params.batch_size } : params
-    const plan = await planRecsysTable(input.snapshot, config.table, config)
+    const plan = await planRecsysTable(input.snapshot, config.table, config, params.gauc_group)
     input.onProgress({ kind: 'stage', message: `feature statistics over ${plan.stats.rows} rows` })
     const data = await openRecsysData(
       {
@@ -170,7 +184,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
     const layout = data.source.layout
     const loaded: RecsysLoaded = { plan, source: data.source, valid: data.valid, layout }
     if (config.validTable) {
-      loaded.validPlan = await planRecsysTable(input.validSnapshot!, config.validTable, config)
+      loaded.validPlan = await planRecsysTable(input.validSnapshot!, config.validTable, config, params.gauc_group)
       loaded.valid = await readValidTable(loaded.validPlan, data, p, config.workers, httpFor(config, config.validTable))
     }
     input.onProgress({
@@ -246,7 +260,8 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
     }
   },
 
-  loadShared: (input, _fixed, onStage) => loadRecsysTable(input, onStage),
+  loadShared: (input, fixed, onStage) =>
+    loadRecsysTable(input, onStage, typeof fixed?.gauc_group === 'string' ? fixed.gauc_group : undefined),
 
   async trial(shared, spec) {
     const table = shared as RecsysTable
@@ -304,7 +319,7 @@ async function readValidTable(
   })
   const parts: ModelBatch[] = []
   try {
-    for await (const b of loader.batches()) parts.push(featurize(data.source.layout, b))
+    for await (const b of loader.batches()) parts.push(featurize(data.source.layout, b, undefined, p.gauc_group))
   } finally {
     await loader.close()
   }
@@ -357,6 +372,8 @@ function progressMetrics(row: MetricRow): Record<string, number> {
   const m: Record<string, number> = { train_loss: row.trainLoss }
   if (row.validAuc !== undefined) m.auc = row.validAuc
   if (row.validLogloss !== undefined) m.logloss = row.validLogloss
+  if (row.validGauc !== undefined) m.gauc = row.validGauc
+  if (row.validCalibration !== undefined) m.calibration = row.validCalibration
   return m
 }
 
@@ -365,6 +382,8 @@ function metricsRow(row: MetricRow): Record<string, number> {
   const m: Record<string, number> = { step: row.step, epoch: row.epoch, train_loss: row.trainLoss, lr: row.lr }
   if (row.validAuc !== undefined) m.auc = row.validAuc
   if (row.validLogloss !== undefined) m.logloss = row.validLogloss
+  if (row.validGauc !== undefined) m.gauc = row.validGauc
+  if (row.validCalibration !== undefined) m.calibration = row.validCalibration
   m.elapsed_seconds = row.elapsedMs / 1000
   return m
 }
@@ -390,6 +409,8 @@ export function finishRecsys(
     model: 'recsys',
     auc: last?.validAuc ?? null,
     logloss: last?.validLogloss ?? null,
+    gauc: last?.validGauc ?? null,
+    calibration: last?.validCalibration ?? null,
     rounds: metrics.length,
     best_iteration: best >= 0 ? best : metrics.length - 1,
     train_seconds: seconds,

@@ -65,6 +65,26 @@ export function classifyColumns(
   return out
 }
 
+/**
+ * Adds the gauc group column to `kinds.spec` so the loader decodes it for the validation rows: a
+ * feature column keeps its encoding (hash32 or float32), any other column is hashed (ids,
+ * strings, integers) or read as float32. Throws RangeError naming a group column that does not
+ * exist or cannot group rows (arrays, structs).
+ */
+export function addGroupColumn(kinds: ColumnKinds, fields: readonly StructField[], group: string | undefined): void {
+  if (group === undefined) return
+  const field = fields.find(f => f.name === group)
+  if (!field)
+    throw new RangeError(
+      `gauc_group: column '${group}' does not exist (columns: ${fields.map(f => f.name).join(', ')})`,
+    )
+  if (kinds.spec[group] === 'hash32' || kinds.spec[group] === 'float32') return
+  const kind = columnKind(field.type)
+  if (kind !== 'sparse' && kind !== 'dense')
+    throw new RangeError(`gauc_group: column '${group}' of type ${JSON.stringify(field.type)} cannot group rows`)
+  kinds.spec[group] = kind === 'sparse' ? 'hash32' : 'float32'
+}
+
 /** Running statistics of the training rows: distinct hashes, Welford moments, list lengths. */
 export class FeatureStats {
   private readonly distinct: Set<number>[]
@@ -147,8 +167,11 @@ export function signedLog1p(x: number): number {
   return Math.sign(x) * Math.log1p(Math.abs(x))
 }
 
-/** Model inputs of the rows of `batch` with keep[i] ≠ 0 (all without `keep`). Throws naming a null label. */
-export function featurize(layout: FeatureLayout, batch: Batch, keep?: Uint8Array): ModelBatch {
+/**
+ * Model inputs of the rows of `batch` with keep[i] ≠ 0 (all without `keep`), and with `group` (a
+ * validation pass with a gauc_group) that column's values as the rows' groups. Throws naming a null label.
+ */
+export function featurize(layout: FeatureLayout, batch: Batch, keep?: Uint8Array, group?: string): ModelBatch {
   const picked: number[] = []
   for (let i = 0; i < batch.size; i++) if (!keep || keep[i]) picked.push(i)
   const n = picked.length,
@@ -187,7 +210,9 @@ export function featurize(layout: FeatureLayout, batch: Batch, keep?: Uint8Array
     })
     k += f.length
   }
-  return { n, rows, dense, labels }
+  if (group === undefined) return { n, rows, dense, labels }
+  const g = column(batch, group).values
+  return { n, rows, dense, labels, groups: Float64Array.from(picked, i => g[i]) }
 }
 
 function writeDense(out: Float32Array, at: number, f: DenseFeature, x: number): void {

@@ -11,7 +11,7 @@ import { createLoader } from '../../data/loader.ts'
 import { rankStream } from '../../data/stream.ts'
 import type { Batch, Cursor, ScanPlan } from '../../data/types.ts'
 import { concatBatches, planRecsysTable, type EpochStream, type TrainSource } from './data.ts'
-import { classifyColumns, featurize, FeatureStats, validMask, type ColumnKinds } from './features.ts'
+import { addGroupColumn, classifyColumns, featurize, FeatureStats, validMask, type ColumnKinds } from './features.ts'
 import type { FeatureLayout, ModelBatch, RecsysParams } from './types.ts'
 import { httpFor, type TrainConfig } from '../../run/config.ts'
 import type { RunInput } from '../../run/family.ts'
@@ -42,16 +42,19 @@ interface Part {
 
 /**
  * Reads the run's table (and validation table, each with its own HTTP options) once, from the
- * snapshots the run opened. Throws naming the table, filter or column.
+ * snapshots the run opened, with the `group` column (the sweep's fixed gauc_group) decoded for
+ * grouped AUC. Throws naming the table, filter or column.
  */
 export async function loadRecsysTable(
   input: Pick<RunInput, 'config' | 'snapshot' | 'validSnapshot'>,
   onStage: StageListener,
+  group?: string,
 ): Promise<RecsysTable> {
   const c = input.config
   const fraction = c.validFraction
-  const plan = await planRecsysTable(input.snapshot, c.table, c)
+  const plan = await planRecsysTable(input.snapshot, c.table, c, group)
   const kinds = classifyColumns(plan.schema?.fields ?? [], c.label, c.features)
+  addGroupColumn(kinds, plan.schema?.fields ?? [], group)
   onStage(`decoding ${plan.stats.rows} rows of ${c.table}`)
   const say = (what: string) => (done: number, total: number) =>
     onStage(`decoding ${what}: ${done} of ${total} rows`, total > 0 ? done / total : 1)
@@ -60,7 +63,7 @@ export async function loadRecsysTable(
   const validParts: Part[] = []
   let validPlan: ScanPlan | undefined
   if (c.validTable) {
-    validPlan = await planRecsysTable(input.validSnapshot!, c.validTable, c)
+    validPlan = await planRecsysTable(input.validSnapshot!, c.validTable, c, group)
     validParts.push(...(await readParts(validPlan, kinds, c, c.validTable, say(c.validTable))))
   }
   onStage(`decoded ${[...parts, ...validParts].reduce((s, p) => s + p.batch.size, 0)} rows`)
@@ -68,6 +71,10 @@ export async function loadRecsysTable(
   return {
     plan,
     data(p) {
+      if (p.gauc_group !== group)
+        throw new RangeError(
+          `sweep: gauc_group '${p.gauc_group}' differs from the fixed parameters' ${JSON.stringify(group ?? null)}: set it among the fixed parameters, not in the space`,
+        )
       // The split is seeded by the trial's seed, as `snaptrain train` seeds it.
       const key = JSON.stringify([p.buckets ?? null, [...p.log1p].sort(), p.embedding_dim, p.seed])
       let hit = byLayout.get(key)
@@ -175,7 +182,10 @@ function featurizeParts(
   let at = 0
   for (const m of masks) for (const v of m) train[at++] = 1 - v
   const valid = concatBatches(
-    [...parts.map((x, i) => featurize(layout, x.batch, masks[i])), ...validParts.map(x => featurize(layout, x.batch))],
+    [
+      ...parts.map((x, i) => featurize(layout, x.batch, masks[i], p.gauc_group)),
+      ...validParts.map(x => featurize(layout, x.batch, undefined, p.gauc_group)),
+    ],
     layout,
   )
   if (!train.some(v => v === 1)) throw new RangeError('sweep: no training rows left after the validation split')

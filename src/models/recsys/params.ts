@@ -3,6 +3,7 @@
  * RangeError naming the parameter and what it must be; an unknown name is refused (a typo would
  * otherwise silently train with the default).
  */
+import { CALIBRATION_NOT_A_TARGET } from './metrics.ts'
 import type { RecsysParams } from './types.ts'
 
 /**
@@ -27,6 +28,8 @@ export const DEFAULT_RECSYS_PARAMS: Readonly<RecsysParams> = {
   seed: 0,
   eval_every: 100,
   early_stopping_rounds: 0,
+  early_stopping_metric: 'auc',
+  gauc_group: undefined,
   lr_scaling: 'none',
   restore_best: false,
   log1p: [],
@@ -56,6 +59,7 @@ const CHOICES: Partial<Record<keyof RecsysParams, readonly string[]>> = {
   embedding_optimizer: ['adagrad', 'rowwise_adam'],
   schedule: ['constant', 'cosine', 'step'],
   lr_scaling: ['none', 'linear', 'sqrt'],
+  early_stopping_metric: ['auc', 'logloss', 'gauc'],
 }
 /** Settable names (beta1/beta2/eps are fixed). */
 const KNOWN = new Set([
@@ -74,6 +78,8 @@ const KNOWN = new Set([
   'seed',
   'eval_every',
   'early_stopping_rounds',
+  'early_stopping_metric',
+  'gauc_group',
   'restore_best',
   'log1p',
   'lr_scaling',
@@ -99,7 +105,10 @@ export function parseRecsysParams(raw: unknown = {}): RecsysParams {
   if (given.restore_best === undefined) p.restore_best = p.early_stopping_rounds > 0
   if (typeof p.restore_best !== 'boolean')
     throw new RangeError(`restore_best must be true or false, got ${JSON.stringify(p.restore_best)}`)
+  if (p.early_stopping_metric === ('calibration' as string))
+    throw new RangeError(`early_stopping_metric: ${CALIBRATION_NOT_A_TARGET}`)
   checkScalars(p)
+  checkGroup(p)
   p.layers = checkLayers(p.layers)
   p.log1p = checkNames('log1p', p.log1p)
   checkBuckets(p.buckets)
@@ -126,6 +135,16 @@ function checkScalars(p: RecsysParams): void {
         `${name} must be one of ${allowed!.map(a => `'${a}'`).join(', ')}, got ${JSON.stringify(rec[name])}`,
       )
   }
+}
+
+/** gauc_group names a column (its existence is checked against the table: family precheck, data.ts); 'gauc' needs it. */
+function checkGroup(p: RecsysParams): void {
+  if (p.gauc_group !== undefined && (typeof p.gauc_group !== 'string' || p.gauc_group === ''))
+    throw new RangeError(`gauc_group must be a column name, got ${JSON.stringify(p.gauc_group)}`)
+  if (p.early_stopping_metric === 'gauc' && p.gauc_group === undefined)
+    throw new RangeError(
+      "early_stopping_metric 'gauc' needs gauc_group, the column that groups the validation rows (e.g. a user id)",
+    )
 }
 
 function checkLayers(v: unknown): number[] {

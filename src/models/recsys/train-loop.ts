@@ -1,13 +1,14 @@
 /**
  * The recommender's training loop, backend-agnostic: epochs of loader batches (seeded shuffle
  * per epoch), lr schedule, a metrics read-back and validation every `eval_every` steps and at
- * the end of every epoch (AUC, logloss), early stopping on validation AUC, and a stop-anywhere state (LoopState) that a
+ * the end of every epoch (AUC, logloss, calibration, grouped AUC; metrics.ts), early stopping on
+ * the chosen validation metric (params.early_stopping_metric), and a stop-anywhere state (LoopState) that a
  * checkpoint stores so a resumed run continues exactly where this one stopped. With
  * params.restore_best, each improving evaluation keeps the weights (BestWeights below) and a
  * finished run ends holding the best evaluation's weights, not the last step's.
  */
 import type { Cursor } from '../../data/types.ts'
-import { auc, evaluate } from '../gbdt/metrics.ts'
+import { maximizes, validMetrics } from './metrics.ts'
 import type { RecsysBackend } from './backend.ts'
 import { sliceBatch, type TrainSource } from './data.ts'
 import { stepLr } from './optimizer.ts'
@@ -20,7 +21,10 @@ export interface LoopState {
   step: number
   /** Loader cursor after the last trained batch of `epoch` (undefined: the epoch's start). */
   cursor?: Cursor
-  /** Best validation AUC so far; null before the first evaluation with validation rows. */
+  /**
+   * Best value so far of the early-stopping metric (params.early_stopping_metric; AUC by default,
+   * hence the name, which checkpoints store); null before the first evaluation with validation rows.
+   */
   bestAuc: number | null
   bestStep: number
   /** Evaluations since the best one. */
@@ -34,6 +38,10 @@ export interface MetricRow {
   trainLoss: number
   validAuc?: number
   validLogloss?: number
+  /** Grouped AUC over params.gauc_group (metrics.ts); only with a group column. */
+  validGauc?: number
+  /** Mean prediction / positive rate. */
+  validCalibration?: number
   lr: number
   elapsedMs: number
 }
@@ -93,7 +101,7 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
     lastEval = state.step
     metrics.push(row)
     o.onMetrics?.(row)
-    const stop = updateEarlyStopping(state, row, p.early_stopping_rounds)
+    const stop = updateEarlyStopping(state, row, p)
     if (best && state.bestStep === row.step && state.badRounds === 0) await best.keep()
     return stop
   }
@@ -103,7 +111,7 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
     finished: true,
     stoppedEarly,
     samples,
-    restored: best ? await restoreBest(best, state, metrics) : undefined,
+    restored: best ? await restoreBest(best, state, metrics, p.early_stopping_metric) : undefined,
   })
   for (; state.epoch < p.epochs; state.epoch++, state.cursor = undefined) {
     const stream = o.source.open(state.epoch, state.cursor)
@@ -132,7 +140,12 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
  * evaluation's row, or undefined when nothing was restored (no evaluation, last is best, or the
  * best came before a resume whose checkpoint kept no weights).
  */
-async function restoreBest(best: BestWeights, state: LoopState, metrics: MetricRow[]): Promise<MetricRow | undefined> {
+async function restoreBest(
+  best: BestWeights,
+  state: LoopState,
+  metrics: MetricRow[],
+  metric: RecsysParams['early_stopping_metric'],
+): Promise<MetricRow | undefined> {
   if (state.bestAuc === null || metrics.at(-1)?.step === state.bestStep) return undefined
   if (!(await best.restore())) return undefined
   return (
@@ -140,7 +153,7 @@ async function restoreBest(best: BestWeights, state: LoopState, metrics: MetricR
       step: state.bestStep,
       epoch: -1,
       trainLoss: NaN,
-      validAuc: state.bestAuc,
+      [metric === 'gauc' ? 'validGauc' : metric === 'logloss' ? 'validLogloss' : 'validAuc']: state.bestAuc,
       lr: NaN,
       elapsedMs: NaN,
     }
@@ -184,8 +197,11 @@ async function measure(
   const row: MetricRow = { step: state.step, epoch, trainLoss, lr, elapsedMs: performance.now() - t0 }
   if (o.valid && o.valid.n > 0) {
     const probs = await predictAll(o.backend, o.valid)
-    row.validAuc = auc(probs, o.valid.labels)
-    row.validLogloss = evaluate('logloss', probs, o.valid.labels)
+    const m = validMetrics(probs, o.valid.labels, o.valid.groups)
+    row.validAuc = m.auc
+    row.validLogloss = m.logloss
+    row.validCalibration = m.calibration
+    if (m.gauc !== undefined) row.validGauc = m.gauc
   }
   return row
 }
@@ -221,11 +237,19 @@ export async function predictAll(backend: RecsysBackend, data: ModelBatch): Prom
   return out
 }
 
-/** Records the evaluation; true when `rounds` evaluations passed without a better AUC. */
-function updateEarlyStopping(state: LoopState, row: MetricRow, rounds: number): boolean {
-  if (row.validAuc === undefined || Number.isNaN(row.validAuc)) return false
-  if (state.bestAuc === null || row.validAuc > state.bestAuc) {
-    state.bestAuc = row.validAuc
+/** The early-stopping metric's value in `row` (undefined without validation). */
+export function stoppingValue(row: MetricRow, metric: RecsysParams['early_stopping_metric']): number | undefined {
+  return metric === 'gauc' ? row.validGauc : metric === 'logloss' ? row.validLogloss : row.validAuc
+}
+
+/** Records the evaluation; true when early_stopping_rounds evaluations passed without a better metric. */
+function updateEarlyStopping(state: LoopState, row: MetricRow, p: RecsysParams): boolean {
+  const v = stoppingValue(row, p.early_stopping_metric)
+  const rounds = p.early_stopping_rounds
+  if (v === undefined || Number.isNaN(v)) return false
+  const better = state.bestAuc === null || (maximizes(p.early_stopping_metric) ? v > state.bestAuc : v < state.bestAuc)
+  if (better) {
+    state.bestAuc = v
     state.bestStep = row.step
     state.badRounds = 0
     return false
@@ -258,7 +282,7 @@ export class BestWeights {
 
   constructor(private readonly backend: RecsysBackend) {}
 
-  /** Keeps the backend's current weights (called at an evaluation that improved the best AUC). */
+  /** Keeps the backend's current weights (called at an evaluation that improved the early-stopping metric). */
   async keep(): Promise<void> {
     if (this.backend.keepWeights) await this.backend.keepWeights()
     else this.cpu = (await this.backend.exportState()).weights

@@ -33,8 +33,15 @@ export interface RecsysParams {
   seed: number
   /** Steps between metric read-backs / validation passes. */
   eval_every: number
-  /** Stop when validation AUC has not improved for this many evaluations (0 = never). */
+  /** Stop when the early-stopping metric has not improved for this many evaluations (0 = never). */
   early_stopping_rounds: number
+  /** What early stopping and restore_best follow: 'auc' (default) or 'gauc' maximised, 'logloss' minimised. */
+  early_stopping_metric: 'auc' | 'logloss' | 'gauc'
+  /**
+   * Column whose values group the validation rows for grouped AUC (`gauc`, e.g. a user id); any
+   * column of the table, feature or not. Unset: no gauc.
+   */
+  gauc_group?: string
   /**
    * At the end of the run (early stop or last epoch), put back the weights of the best validation
    * evaluation (Keras' restore_best_weights; optimizer state stays the last step's). Default:
@@ -104,6 +111,8 @@ export interface ModelBatch {
   dense: Float32Array<ArrayBuffer>
   /** f32 [B], 0/1. */
   labels: Float32Array<ArrayBuffer>
+  /** Validation rows with a gauc_group: [B] the group column's decoded value (hash or float) per row. */
+  groups?: Float64Array<ArrayBuffer>
 }
 
 /** Sizes of the model. */

@@ -111,6 +111,8 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
       'model',
       'auc',
       'logloss',
+      'gauc',
+      'calibration',
       'rounds',
       'best_iteration',
       'train_seconds',
@@ -141,6 +143,8 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
     expect(s.auc).toBeGreaterThan(0.55)
     expect(s.auc).toBeLessThanOrEqual(1)
     expect(s.logloss).toBeGreaterThan(0)
+    expect(s.gauc).toBeNull() // no gauc_group
+    expect(s.calibration).toBeGreaterThan(0)
     expect(s.samples_per_second).toBeGreaterThan(0)
     expect(s.samples_per_second * s.train_seconds).toBeCloseTo(s.rows_train, -1)
     expect(s.best_iteration).toBeGreaterThanOrEqual(0)
@@ -151,6 +155,7 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
     expect(metrics).toHaveLength(s.rounds)
     expect(metrics.map(m => m.step)).toEqual([8, 16, s.steps])
     expect(metrics[metrics.length - 1].auc).toBeCloseTo(s.auc, 12)
+    expect(metrics[metrics.length - 1].calibration).toBeCloseTo(s.calibration, 12)
     for (const m of metrics) expect(Number.isFinite(m.train_loss)).toBe(true)
 
     const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))

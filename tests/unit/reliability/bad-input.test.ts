@@ -9,7 +9,7 @@
  * CPU backend in Node): NaN is "missing" as in XGBoost, ±Inf is refused naming the column.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -487,6 +487,18 @@ const CASES: Case[] = [
     message: /unknown recsys parameter 'max_depth'/,
   },
   {
+    name: 'recsys: gauc group column missing',
+    argv: recsys({ gauc_group: 'nope', early_stopping_metric: 'gauc' }),
+    code: 1,
+    message: /gauc_group: column 'nope' does not exist/,
+  },
+  {
+    name: 'recsys: gauc early stopping without a group column',
+    argv: recsys({ early_stopping_metric: 'gauc' }),
+    code: 2,
+    message: /early_stopping_metric 'gauc' needs gauc_group/,
+  },
+  {
     name: 'recsys: layers not an array',
     argv: recsys({ layers: 64 }),
     code: 2,
@@ -602,6 +614,23 @@ const CASES: Case[] = [
     argv: () => ['scan', '--table', T.good, '--resume', join(T.good, '_delta_log', '00000000000000000000.json')],
     code: 1,
     message: /00000000000000000000\.json/,
+  },
+  // --- sweeps: the gauc metric's group column ---
+  {
+    name: 'sweep: gauc without a group column',
+    argv: () => ['sweep', '--table', T.good, '--label', 'label', '--model', 'recsys', '--metric', 'gauc'],
+    code: 2,
+    message: /metric 'gauc' needs a gauc_group column/,
+  },
+  {
+    name: 'sweep: gauc group column missing',
+    argv: () => {
+      const space = join(tmp, 'space-gauc.json')
+      writeFileSync(space, JSON.stringify({ gauc_group: 'nope', lr: { type: 'loguniform', low: 1e-3, high: 1e-2 } }))
+      return ['sweep', '--table', T.good, '--label', 'label', '--model', 'recsys', '--metric', 'gauc', '--space', space]
+    },
+    code: 1,
+    message: /gauc_group: column 'nope' does not exist/,
   },
   // --- sweeps: search spaces and strategy knobs (bad-sweep.ts) ---
   ...SWEEP_ROWS.map(r => ({
