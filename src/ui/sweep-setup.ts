@@ -132,7 +132,12 @@ export class StSweepSetup extends LitElement {
       ${input('trials', 'trials')}${input('parallel', 'parallel')}${input('seed', 'seed')}
       <select id="metric" @change=${this.text('metric')}><option value="auc" ?selected=${f.metric === 'auc'}>maximise AUC</option>
         <option value="logloss" ?selected=${f.metric === 'logloss'}>minimise logloss</option>
-        <option value="gauc" ?selected=${f.metric === 'gauc'}>maximise grouped AUC (recsys, gauc_group)</option></select></div>`
+        ${
+          // Grouped AUC is a recommender metric (gauc_group fixed in the space); GBDT sweeps do not offer it.
+          f.model === 'recsys'
+            ? html`<option value="gauc" ?selected=${f.metric === 'gauc'}>maximise grouped AUC (gauc_group)</option>`
+            : nothing
+        }</select></div>`
   }
 
   /** True when `f`'s label and features are columns of the current schema (another version of the same table). */

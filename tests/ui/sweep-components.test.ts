@@ -200,10 +200,15 @@ test('sweep setup: defaults filled in, engine errors inline as you type, cost sh
     strategy: 'hyperband',
     validFraction: 0.2,
   })
+  const metrics = () =>
+    [...el.shadowRoot!.querySelectorAll<HTMLOptionElement>('select#metric option')].map(o => o.value)
+  expect(metrics()).toEqual(['auc', 'logloss'])
   const model = q(el, 'select#model') as HTMLSelectElement
   model.value = 'recsys'
   model.dispatchEvent(new Event('change'))
   await el.updateComplete
+  // Grouped AUC is offered for the recommender only.
+  expect(metrics()).toEqual(['auc', 'logloss', 'gauc'])
   expect(JSON.parse((q(el, 'textarea') as HTMLTextAreaElement).value)).toHaveProperty('lr')
   expect(textOf(el)).toContain('epochs in total')
   el.initial = { ...CONFIG, strategy: 'asha', name: 'mine' }
