@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { generateSampleTables } from '../tools/datagen/index.ts'
 import { generateSynthetic, rowMajor } from '../tools/datagen/synthetic.ts'
-import { GBDT_TRAIN_SEED, GBDT_VALID_SEED } from './gbdt-types.ts'
+import { GBDT_BENCH_PARAMS, GBDT_TRAIN_SEED, GBDT_VALID_SEED } from './gbdt-types.ts'
 import { createCpuBackend } from '../src/models/gbdt/cpu-backend.ts'
 import { loadDataset } from '../src/models/gbdt/dataset.ts'
 import type { TrainData } from '../src/models/gbdt/driver.ts'
@@ -85,15 +85,8 @@ const TABLES: Record<string, { label: string; load: (io: CliIo, seed: number) =>
 /** Tables of `--categorical` unless `--tables` is given: every quality table with real categorical columns. */
 const CATEGORICAL_TABLES = ['marketing', ...Object.keys(PUBLIC_TABLES)]
 
-/** The parameters both sides train with (plus the split kind's, CATEGORICAL_MODES). */
-const QUALITY_PARAMS = {
-  objective: 'binary:logistic',
-  eval_metric: 'auc',
-  max_depth: 6,
-  eta: 0.3,
-  max_bin: 256,
-  seed: 0,
-} as const
+/** The parameters both sides train with (plus the split kind's, CATEGORICAL_MODES): the gbdt suite's. */
+const QUALITY_PARAMS = GBDT_BENCH_PARAMS
 
 /** How categorical features are split. */
 export type CategoricalMode = 'ordinal' | 'onehot' | 'partition'

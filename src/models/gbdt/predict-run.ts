@@ -8,7 +8,7 @@
  */
 import type { TableAccess } from '../../storage/types.ts'
 import { openSnapshot } from '../../table/index.ts'
-import type { StructType } from '../../table/types.ts'
+import type { StructField, StructType } from '../../table/types.ts'
 import { readTable } from './dataset.ts'
 import { featureOf, type FeatureSpec } from './features.ts'
 import { categoriesOf } from './model-attributes.ts'
@@ -93,6 +93,16 @@ export async function runPrediction(config: PredictConfig): Promise<PredictResul
   }
 }
 
+/** The table's column a model feature reads; throws naming the feature, the table and its columns. */
+export function modelColumn(schema: StructType, name: string, table: string): StructField {
+  const field = schema.fields.find(f => f.name === name)
+  if (!field)
+    throw new RangeError(
+      `model feature ${name}: no such column in ${table} (columns: ${schema.fields.map(f => f.name).join(', ')})`,
+    )
+  return field
+}
+
 /** Feature specs of the model's features in the table: strings need the model's dictionary. */
 export function modelFeatures(
   booster: Booster,
@@ -101,12 +111,7 @@ export function modelFeatures(
   table: string,
 ): FeatureSpec[] {
   return booster.featureNames.map(name => {
-    const field = schema.fields.find(f => f.name === name)
-    if (!field)
-      throw new RangeError(
-        `model feature ${name}: no such column in ${table} (columns: ${schema.fields.map(f => f.name).join(', ')})`,
-      )
-    const spec = featureOf(field)
+    const spec = featureOf(modelColumn(schema, name, table))
     if (typeof spec === 'string') throw new RangeError(`model feature ${name}: ${spec}`)
     if (spec.kind === 'categorical' && !categories[name])
       throw new RangeError(`model feature ${name}: a string column, but the model has no dictionary for it`)

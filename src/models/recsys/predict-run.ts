@@ -12,7 +12,8 @@ import type { Batch } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import type { StructType } from '../../table/types.ts'
 import { httpFor } from '../../run/config.ts'
-import type { PredictConfig, PredictResult } from '../gbdt/predict-run.ts'
+import { modelColumn, type PredictConfig, type PredictResult } from '../gbdt/predict-run.ts'
+import { concatTensors } from './ranks.ts'
 import { decodeCheckpoint } from './checkpoint.ts'
 import { chooseBackend } from './family.ts'
 import { columnKind, featurize } from './features.ts'
@@ -51,12 +52,7 @@ export async function runRecsysPrediction(config: PredictConfig): Promise<Predic
     await loader.close()
     session.dispose?.()
   }
-  const predictions = new Float32Array(parts.reduce((s, p) => s + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    predictions.set(p, at)
-    at += p.length
-  }
+  const predictions = concatTensors(parts)
   const margins = predictions.map(p => Math.log(p) - Math.log1p(-p))
   return { margins, predictions, rows: predictions.length, version: snapshot.version, adapter: session.adapter }
 }
@@ -74,11 +70,7 @@ function layoutSpec(
   ]
   const spec: Record<string, 'hash32' | 'float32' | 'fixed_list'> = {}
   for (const [name, kind] of wanted) {
-    const field = schema.fields.find(f => f.name === name)
-    if (!field)
-      throw new RangeError(
-        `model feature ${name}: no such column in ${table} (columns: ${schema.fields.map(f => f.name).join(', ')})`,
-      )
+    const field = modelColumn(schema, name, table)
     const has = columnKind(field.type)
     if (has !== kind)
       throw new RangeError(
