@@ -17,11 +17,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Plugin } from 'vite'
 import { SharingAuth } from '../sharing/auth.ts'
 import { storageProxy } from './storage-proxy.ts'
+import { FILE_HEADERS, forward, passedHeaders, relay, relayError } from './relay.ts'
 import { parseProfile, type BearerProfile, type OAuthProfile } from '../sharing/profile.ts'
 
 const PREFIX = '/__snaptrain/sharing/'
-/** Every forwarded request ends within this (the page's reader has its own timeouts and retries). */
-const FORWARD_TIMEOUT_MS = 60_000
+/** Headers a forwarded REST answer keeps. */
+const API_HEADERS = ['content-type', 'delta-table-version', 'delta-sharing-capabilities', 'retry-after']
 /** Largest profile file taken (they are a few hundred bytes). */
 const MAX_PROFILE_BYTES = 64 * 1024
 
@@ -55,7 +56,7 @@ export class SharingProxy {
     try {
       await this.route(req, res, url)
     } catch (error) {
-      if (!res.headersSent) reply(res, 502, { errorCode: 'PROXY_ERROR', message: (error as Error).message })
+      if (!res.headersSent) reply(res, 502, { errorCode: 'PROXY_ERROR', message: relayError(error) })
       else res.destroy()
     }
     return true
@@ -109,18 +110,13 @@ export class SharingProxy {
     if (authorization) headers.authorization = authorization
     const method = req.method ?? 'GET'
     const body = method === 'POST' ? await readBody(req, 1024 * 1024) : undefined
-    const upstream = await fetch(`${entry.profile.endpoint}${path}`, {
+    const upstream = await forward(`${entry.profile.endpoint}${path}`, {
       method,
       headers,
       ...(body !== undefined ? { body } : {}),
-      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
     })
     if (upstream.status === 401) entry.auth.invalidate()
-    const out: Record<string, string> = {}
-    for (const name of ['content-type', 'delta-table-version', 'delta-sharing-capabilities', 'retry-after']) {
-      const value = upstream.headers.get(name)
-      if (value !== null) out[name] = value
-    }
+    const out = passedHeaders(upstream, API_HEADERS)
     let text = await upstream.text()
     if (upstream.ok && /ndjson/i.test(out['content-type'] ?? '')) {
       text = rewriteUrls(text, u => this.fileUrl(originOf(req), id, entry, u))
@@ -142,17 +138,8 @@ export class SharingProxy {
     if (!signed)
       return reply(res, 404, { errorCode: 'RESOURCE_DOES_NOT_EXIST', message: 'not a URL this proxy handed out' })
     const range = req.headers.range
-    const upstream = await fetch(signed, {
-      headers: typeof range === 'string' ? { range } : {},
-      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
-    })
-    const out: Record<string, string> = {}
-    for (const name of ['content-type', 'content-length', 'content-range', 'etag', 'last-modified', 'accept-ranges']) {
-      const value = upstream.headers.get(name)
-      if (value !== null) out[name] = value
-    }
-    res.writeHead(upstream.status, out)
-    res.end(Buffer.from(await upstream.arrayBuffer()))
+    const upstream = await forward(signed, { headers: typeof range === 'string' ? { range } : {} })
+    await relay(res, upstream, FILE_HEADERS)
   }
 }
 

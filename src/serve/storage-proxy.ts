@@ -6,13 +6,10 @@
  * CORS rule for it. Only GET and HEAD under the registered table's root are forwarded.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { send } from '../table/http.ts'
 import type { UrlResolver } from '../table/types.ts'
+import { FILE_HEADERS, forward, relay, relayError } from './relay.ts'
 
 const PREFIX = '/__snaptrain/storage/'
-/** Headers passed back to the page (what the reader and hyparquet look at). */
-const PASSED = ['content-type', 'content-length', 'content-range', 'etag', 'last-modified', 'accept-ranges']
-
 /** The registered tables of one server process. */
 export class StorageProxy {
   private tables = new Map<string, { root: string; resolver: UrlResolver }>()
@@ -44,20 +41,10 @@ export class StorageProxy {
     try {
       const range = req.headers.range
       // One attempt here: the page's reader retries, times out and checks ranges itself.
-      const upstream = await send(
-        target,
-        { method, headers: typeof range === 'string' ? { Range: range } : {} },
-        { resolver: table.resolver, attempts: 1, timeoutMs: 60_000 },
-      )
-      const headers: Record<string, string> = {}
-      for (const name of PASSED) {
-        const value = upstream.headers.get(name)
-        if (value !== null) headers[name] = value
-      }
-      res.writeHead(upstream.status, headers)
-      res.end(method === 'HEAD' ? undefined : Buffer.from(await upstream.arrayBuffer()))
+      const init: RequestInit = { method, headers: typeof range === 'string' ? { Range: range } : {} }
+      await relay(res, await forward(target, init, { resolver: table.resolver }), FILE_HEADERS, method)
     } catch (error) {
-      if (!res.headersSent) answer(res, 502, (error as Error).message)
+      if (!res.headersSent) answer(res, 502, relayError(error))
       else res.destroy()
     }
     return true
@@ -82,11 +69,7 @@ export class StorageProxy {
     const query = new URLSearchParams(url.searchParams)
     query.set('prefix', tablePrefix + rest.slice(slash + 1))
     try {
-      const upstream = await send(`${root.origin}/?${query}`, undefined, {
-        resolver: table.resolver,
-        attempts: 1,
-        timeoutMs: 60_000,
-      })
+      const upstream = await forward(`${root.origin}/?${query}`, {}, { resolver: table.resolver })
       const ours = xmlText(`${PREFIX.slice(1)}${id}/`)
       const theirs = xmlText(tablePrefix)
       const xml = (await upstream.text())
@@ -95,7 +78,7 @@ export class StorageProxy {
       res.writeHead(upstream.status, { 'content-type': 'application/xml' })
       res.end(xml)
     } catch (error) {
-      answer(res, 502, (error as Error).message)
+      answer(res, 502, relayError(error))
     }
     return true
   }
