@@ -1,8 +1,10 @@
 /**
  * The `loader` suite (runs in the page): the snapshot loader on `clicks`, measured side by side
  * with (1) single-threaded hyparquet on the main thread reading every file whole — rows/s and
- * MB/s of typed arrays with 1, 2 and 4 loader workers, plus where the workers' time went — and
- * (2) the export path: one CSV file exported in Node by the CLI (timed there), then downloaded and
+ * MB/s of typed arrays with 1, 2 and 4 loader workers, plus where the workers' time went —
+ * (2) parquet-wasm + apache-arrow in the same number of workers (bench/loader-wasm.ts), its epochs
+ * alternating with the loader's: rows/s, first-batch latency, its workers' conversion time — and
+ * (3) the export path: one CSV file exported in Node by the CLI (timed there), then downloaded and
  * parsed here into the same typed batches, vs opening the snapshot and reading it directly.
  */
 import { createLoader } from '../src/data/loader.ts'
@@ -22,6 +24,7 @@ import {
 } from './loader-rows.ts'
 import { batchBytes, createCsvBatcher } from './loader-csv.ts'
 import { peerEpoch } from './loader-peer.ts'
+import { createWasmPeer, type WasmEpoch } from './loader-wasm.ts'
 import { makeRow, withPeer } from './rows.ts'
 import { measure } from './measure.ts'
 import type { BenchRow, LoaderBenchInput, Sample, SuiteContext } from './types.ts'
@@ -69,8 +72,10 @@ async function loaderEpochs(
   plan: ScanPlan,
   workers: number,
   z: LoaderSizes,
-): Promise<{ samples: Sample[]; rows: number; bytes: number; stats: LoaderStats[] }> {
+  after?: () => Promise<void>,
+): Promise<{ samples: Sample[]; rows: number; bytes: number; stats: LoaderStats[]; firstS: number[] }> {
   const stats: LoaderStats[] = []
+  const firstS: number[] = []
   let rows = 0
   let bytes = 0
   let epoch = 0
@@ -86,6 +91,7 @@ async function loaderEpochs(
       rows = 0
       bytes = 0
       for await (const b of loader.batches()) {
+        if (rows === 0) firstS.push((performance.now() - t0) / 1000)
         rows += b.size
         bytes += batchBytes(b)
       }
@@ -94,9 +100,10 @@ async function loaderEpochs(
       return { wallMs }
     } finally {
       await loader.close()
+      await after?.() // the parquet-wasm peer's epoch, right after each of ours (untimed here)
     }
   }, z)
-  return { samples, rows, bytes, stats: stats.slice(-samples.length) }
+  return { samples, rows, bytes, stats: stats.slice(-samples.length), firstS: firstS.slice(-samples.length) }
 }
 
 async function loaderRows(
@@ -106,27 +113,95 @@ async function loaderRows(
   z: LoaderSizes,
   peer: BenchRow[],
 ): Promise<BenchRow[]> {
-  ctx.progress(`loader: ${workers} worker(s), batch ${z.batchSize}`)
-  const { samples, rows, bytes, stats } = await loaderEpochs(plan, workers, z)
+  ctx.progress(`loader and parquet-wasm, alternating: ${workers} worker(s), batch ${z.batchSize}`)
+  const wasm = createWasmPeer(plan, CLICKS_COLUMNS, workers)
+  const wasmEpochs: WasmEpoch[] = []
+  const { samples, rows, bytes, stats, firstS } = await loaderEpochs(plan, workers, z, async () => {
+    wasmEpochs.push(await wasm.epoch())
+  }).finally(() => wasm.close())
   if (rows !== plan.stats.rows) throw new Error(`loader delivered ${rows} rows, the plan has ${plan.stats.rows}`)
   const workload = `snapshot loader workers=${workers}`
+  const wasmOut = wasmPeerRows(ctx, plan, workers, wasmEpochs.slice(-samples.length))
+  const ours = makeRow(ctx, {
+    workload,
+    metric: 'throughput',
+    unit: 'M rows/s',
+    samples,
+    fromSeconds: s => rows / s / 1e6,
+  })
+  const vsWasm = [
+    withPeer({ ...ours, workload: `${workload} vs parquet-wasm` }, wasmOut[0]!),
+    withPeer(valueRow(ctx, `${workload} first batch`, 'latency', 's', firstS), wasmOut[2]!),
+  ]
   const shares = shareValues(stats)
   const out = [
-    withPeer(
-      makeRow(ctx, { workload, metric: 'throughput', unit: 'M rows/s', samples, fromSeconds: s => rows / s / 1e6 }),
-      peer[0]!,
-    ),
+    withPeer(ours, peer[0]!),
     withPeer(
       makeRow(ctx, { workload, metric: 'typed bytes', unit: 'MB/s', samples, fromSeconds: s => bytes / s / 1e6 }),
       peer[1]!,
     ),
   ]
-  if (shares.network.length === 0) return out // no timing reported (nothing read)
+  if (shares.network.length > 0)
+    out.push(
+      valueRow(ctx, `${workload} network`, 'share of worker time', '%', shares.network),
+      valueRow(ctx, `${workload} decode`, 'share of worker time', '%', shares.decode),
+      valueRow(ctx, `${workload} transfer`, 'share of worker time', '%', shares.transfer),
+      // Absolute seconds per epoch (summed over workers), to set beside the peer's conversion time.
+      valueRow(
+        ctx,
+        `${workload} workers waiting for bytes`,
+        'time per epoch',
+        's',
+        stats.map(t => t.fetchMs / 1000),
+      ),
+      valueRow(
+        ctx,
+        `${workload} workers decoding`,
+        'time per epoch',
+        's',
+        stats.map(t => t.decodeMs / 1000),
+      ),
+      valueRow(
+        ctx,
+        `${workload} batch assembly (loader thread)`,
+        'time per epoch',
+        's',
+        stats.map(t => (t.assembleMs ?? 0) / 1000),
+      ),
+    )
+  return [...out, ...wasmOut, ...vsWasm]
+}
+
+/**
+ * Rows of the parquet-wasm peer's timed epochs: rows/s, MB/s, first unit, and its workers' CPU
+ * seconds converting. Its reads (range requests + WASM decode, one async call, several in flight
+ * per worker) overlap one another, so their summed durations say nothing and are not reported.
+ */
+function wasmPeerRows(ctx: SuiteContext, plan: ScanPlan, workers: number, epochs: readonly WasmEpoch[]): BenchRow[] {
+  for (const e of epochs)
+    if (e.rows !== plan.stats.rows)
+      throw new Error(`parquet-wasm peer delivered ${e.rows} rows, the plan has ${plan.stats.rows}`)
+  const workload = `parquet-wasm + apache-arrow workers=${workers}`
+  const samples: Sample[] = epochs.map(e => ({ wallMs: e.wallMs }))
+  const rows = plan.stats.rows
+  const bytes = epochs[0]?.bytes ?? 0
   return [
-    ...out,
-    valueRow(ctx, `${workload} network`, 'share of worker time', '%', shares.network),
-    valueRow(ctx, `${workload} decode`, 'share of worker time', '%', shares.decode),
-    valueRow(ctx, `${workload} transfer`, 'share of worker time', '%', shares.transfer),
+    makeRow(ctx, { workload, metric: 'throughput', unit: 'M rows/s', samples, fromSeconds: s => rows / s / 1e6 }),
+    makeRow(ctx, { workload, metric: 'typed bytes', unit: 'MB/s', samples, fromSeconds: s => bytes / s / 1e6 }),
+    valueRow(
+      ctx,
+      `${workload} first batch`,
+      'latency',
+      's',
+      epochs.map(e => e.firstMs / 1000),
+    ),
+    valueRow(
+      ctx,
+      `${workload} workers converting (IPC + typed columns)`,
+      'time per epoch',
+      's',
+      epochs.map(e => e.convertMs / 1000),
+    ),
   ]
 }
 

@@ -13,13 +13,18 @@ import { runPipelined, type PipelinedResult } from './recsys-pipelined.ts'
 import {
   RECSYS_SIZES,
   RECSYS_SIZES_QUICK,
+  loopShares,
   samplesPerSecond,
+  trainFlopsPerSample,
   splitShares,
   stepTotal,
   type RecsysSizes,
   type StepSplit,
 } from './recsys-rows.ts'
-import { withPeer } from './rows.ts'
+import { bestRow, withPeer } from './rows.ts'
+import { DEVICE_SIZES } from './device-suite.ts'
+import { matmulRows } from './device-matmul.ts'
+import { runEndToEnd, type EndToEndResult } from './recsys-e2e.ts'
 import type { BenchRow, SuiteContext } from './types.ts'
 
 /**
@@ -37,7 +42,7 @@ const METRICS_EVERY = 10
 export async function runRecsysSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const z = ctx.quick ? RECSYS_SIZES_QUICK : RECSYS_SIZES
   const tableUrl = new URL('/tables/clicks/', location.href).href
-  const params = parseRecsysParams({
+  const raw = {
     batch_size: z.batch,
     layers: z.layers,
     embedding_dim: z.dim,
@@ -46,7 +51,8 @@ export async function runRecsysSuite(ctx: SuiteContext): Promise<BenchRow[]> {
     embedding_lr: EMBEDDING_LR,
     log1p: LOG1P,
     seed: 1,
-  })
+  }
+  const params = parseRecsysParams(raw)
   ctx.progress(`feature statistics over ${tableUrl}`)
   const plan = await planScan(await openSnapshot(tableUrl))
   const data = await openRecsysData({ plan, label: 'label', validFraction: 0.1, workers: 2 }, params)
@@ -73,10 +79,23 @@ export async function runRecsysSuite(ctx: SuiteContext): Promise<BenchRow[]> {
     steps: z.steps,
     readEvery: METRICS_EVERY,
   })
+  ctx.progress(`snaptrain train end to end: ${z.e2eFilter ?? 'whole table'}, 1 epoch, default eval_every`)
+  const e2e = await runEndToEnd({
+    tableUrl,
+    params: { ...raw, epochs: 1 },
+    validFraction: 0.1,
+    workers: 2,
+    filter: z.e2eFilter,
+    progress: ctx.progress,
+  })
+  ctx.progress(`device matmul rate (the device suite's matmul workloads) for the roofline`)
+  const matmul = bestRow(await matmulRows(ctx, { ...DEVICE_SIZES, matmulSizes: z.matmulSizes }))
   const gen = await generatorAucs(tableUrl)
+  const rows = buildRows(ctx, z, ours, peer, gen.bayes, valid.n)
   return [
-    ...buildRows(ctx, z, ours, peer, gen.bayes, valid.n),
+    ...rows,
     ...pipelinedRows(ctx, z, piped, peer),
+    ...endToEndRows(ctx, z, e2e, rows[0], shape, matmul),
     ...ceilingRows(ctx, gen),
   ]
 }
@@ -240,6 +259,67 @@ function pipelinedRows(ctx: SuiteContext, z: RecsysSizes, p: PipelinedResult, pe
     valueRow(ctx, 'ours pipelined: input wait (awaiting the loader) in wall time', 'share of wall time', '%', [
       (100 * p.inputMs) / p.wallMs,
     ]),
+  ]
+}
+
+/**
+ * The end-to-end run against the per-step rate of the same shape and batch (`perStep`: the
+ * synchronised per-step row of this run), its loop split, and the roofline: training FLOPs per
+ * sample (3 × forward matmul FLOPs) × samples/s against the device's best matmul rate, same run.
+ */
+function endToEndRows(
+  ctx: SuiteContext,
+  z: RecsysSizes,
+  e: EndToEndResult,
+  perStep: BenchRow,
+  shape: ModelShape,
+  matmul: BenchRow,
+): BenchRow[] {
+  const s = e.summary,
+    t = s.timing
+  const what = `B=${z.batch} ${z.layers.join('-')} D=${z.dim}, ${s.steps} steps, ${s.rounds} evaluations of ${s.rows_valid} rows`
+  const e2e = valueRow(
+    ctx,
+    `snaptrain train end to end (runTraining: setup, steps, evaluations at the default eval_every, export; statistics pass excluded), ${what}`,
+    'throughput',
+    'samples/s',
+    [s.samples_per_second],
+  )
+  const loop = valueRow(ctx, `snaptrain train, the training loop alone (loop_s), ${what}`, 'throughput', 'samples/s', [
+    e.samples / t.loop_s,
+  ])
+  const secs = (name: string, v: number): BenchRow => valueRow(ctx, `end to end: ${name}`, 'time', 's', [v])
+  const stepTime = t.loop_s - t.eval_s
+  const flops = trainFlopsPerSample(shape)
+  const gflops = (sps: number): number => (flops * sps) / 1e9
+  const roof = (who: string, sps: number): BenchRow =>
+    withPeer(
+      valueRow(
+        ctx,
+        `roofline: ${who} × ${flops} training FLOPs/sample (3 × forward matmul FLOPs)`,
+        'throughput',
+        'GFLOP/s',
+        [gflops(sps)],
+      ),
+      matmul,
+    )
+  return [
+    withPeer(e2e, perStep),
+    withPeer(loop, perStep),
+    ...loopShares(t).map(([part, share]) =>
+      valueRow(ctx, `end to end split: ${part}`, 'share of loop time', '%', [100 * share]),
+    ),
+    valueRow(ctx, 'end to end: input wait in training-step time (loop minus evaluation)', 'share of step time', '%', [
+      stepTime > 0 ? (100 * t.input_wait_s) / stepTime : 0,
+    ]),
+    secs('statistics pass (excluded above)', t.stats_s),
+    secs('setup (device, model, weight upload)', t.setup_s),
+    secs('train_seconds', s.train_seconds),
+    secs('export (final weights read back, model file)', t.export_s),
+    valueRow(ctx, `end to end validation AUC (${s.rows_valid} held-out rows)`, 'AUC', 'AUC', [s.auc ?? NaN]),
+    roof('per-step samples/s', perStep.value),
+    roof('end-to-end samples/s', s.samples_per_second),
+    matmul,
   ]
 }
 

@@ -7,7 +7,7 @@
 export const SUITES = {
   device: 'device ceilings: memory bandwidth, atomics (storage vs workgroup), matmul GFLOP/s, dispatch overhead',
   loader:
-    'snapshot loader on clicks: rows/s and MB/s with 1/2/4 workers vs main-thread hyparquet; CSV export path vs direct read',
+    'snapshot loader on clicks: rows/s and MB/s with 1/2/4 workers vs main-thread hyparquet and parquet-wasm in as many workers; CSV export path vs direct read',
   gbdt: 'GBDT hist training on synthetic 100k/1M × 28: s/round, per-stage time, histogram vs atomic ceiling, XGBoost hist (2 threads) peer',
   recsys:
     'recommender on clicks: samples/s ours (GpuModel) vs TF.js WebGPU on the same batches, step time split, validation AUC vs Bayes AUC',

@@ -1,6 +1,7 @@
-// matmul_backward_dinp: dinp[B×C] = dout[B×OC] · weight[OC×C] (overwrite). B = batch rows, C = input channels, OC = output channels.
+// matmul_backward_dinp: dinp[B×C] = dout[B×OC] · weight[OC×C]. B = batch rows, C = input channels, OC = output channels.
 // One invocation per dinp element, OC multiply-adds in order o = 0..OC−1 (version 1, kept for
-// parity). Dispatch: ceil(C / WX) × ceil(B / WY) workgroups.
+// parity); overwrites dinp, or adds to it when params.accumulate = 1 (a cross layer's input
+// gradient is its residual gradient plus this product). Dispatch: ceil(C / WX) × ceil(B / WY) workgroups.
 
 override WX: u32 = 16u;
 override WY: u32 = 16u;
@@ -9,6 +10,8 @@ struct Params {
   b: u32,
   c: u32,
   oc: u32,
+  // 1: dinp += sum; 0: dinp = sum.
+  accumulate: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -28,5 +31,9 @@ fn matmul_backward_dinp(@builtin(global_invocation_id) gid: vec3u) {
     // dout[row, o] · weight[o, k]
     acc += dout[row * params.oc + o] * weight[o * params.c + k];
   }
-  dinp[row * params.c + k] = acc;
+  let i = row * params.c + k;
+  if (params.accumulate != 0u) {
+    acc = dinp[i] + acc;
+  }
+  dinp[i] = acc;
 }

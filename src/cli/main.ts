@@ -62,6 +62,10 @@ const COMMANDS: Record<string, Command> = {
       'predict a table with a GBDT model.json/.ubj (margin,prediction per row) or a recommender model.bin (logit,prediction)',
     load: () => import('./predict.ts'),
   },
+  export: {
+    summary: 'convert a recommender model.bin to ONNX or safetensors + features.json (PyTorch), in Node',
+    load: () => import('./export.ts'),
+  },
   sweep: {
     summary:
       'sweep hyperparameters (grid/random/hyperband/asha/tpe/bohb) in headless Chromium; writes trials.csv, sweep.json, the best model',

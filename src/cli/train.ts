@@ -5,7 +5,7 @@
  * (window.snaptrain.train: the one run, src/run/pipeline.ts, WebGPU), printing one progress line
  * per round on stderr, and writes DIR/model.json (--model-format ubj: model.ubj, UBJSON; --init-model
  * continues a model file; recsys: model.bin, the checkpoint layout of
- * src/models/recsys/checkpoint.ts), DIR/manifest.json and DIR/metrics.csv (each to a temp name,
+ * src/models/recsys/checkpoint.ts, and model.onnx, its ONNX export), DIR/manifest.json and DIR/metrics.csv (each to a temp name,
  * then renamed). With --json the last stdout line is the run summary. `--model` picks the family
  * (src/run/family.ts); the command is the same for both.
  */
@@ -27,14 +27,14 @@ import { MODEL_FORMATS } from '../models/gbdt/model-file.ts'
 const SPEC = {
   name: 'train',
   summary:
-    'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json or model.ubj (recsys: model.bin), manifest.json, metrics.csv.',
+    'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json or model.ubj (recsys: model.bin and model.onnx), manifest.json, metrics.csv.',
   flags: {
     model: {
       type: 'string',
       choices: ['gbdt', 'recsys'],
       default: 'gbdt',
       placeholder: 'gbdt',
-      help: 'model family (gbdt: XGBoost-compatible histogram GBDT; recsys: embeddings + MLP click model, writes model.bin)',
+      help: 'model family (gbdt: XGBoost-compatible histogram GBDT; recsys: embeddings + MLP click model, writes model.bin and model.onnx)',
     },
     ...DATA_FLAGS,
     params: {
@@ -126,7 +126,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       page => page.evaluate<RunResult>(trainScript(forPage(config, page.url()))),
       line => io.err(progressLine(line)),
     )
-    writeRun(io, f, family.modelFile(config), family, result)
+    await writeRun(io, f, family.modelFile(config), family, result)
     return 0
   } catch (e) {
     const msg = tables.reduce((m, t) => t.localize(m), pageErrorMessage(e))
@@ -245,18 +245,30 @@ export function progressLine(json: string): string {
   return `[${p.round + 1}/${p.rounds}] ${m} (${(p.elapsedMs / 1000).toFixed(1)} s)`
 }
 
-/** Writes the model file, manifest.json and metrics.csv (temp name + rename each) and prints the summary. */
-function writeRun(io: CliIo, f: TrainFlags, modelFile: string, family: ModelFamily, r: RunResult): void {
+/**
+ * Writes the model file, manifest.json, metrics.csv and the family's exports of the model
+ * (recsys: model.onnx) as one group (temp names + rename) and prints the summary.
+ */
+async function writeRun(io: CliIo, f: TrainFlags, modelFile: string, family: ModelFamily, r: RunResult): Promise<void> {
   const dir = resolve(f.out ?? join('runs', fileStamp(new Date().toISOString())))
+  const model = typeof r.model === 'string' ? r.model : new Uint8Array(r.model)
+  // An export that cannot be made (e.g. a feature column named like an ONNX output) loses nothing
+  // trained: model.bin is still written, and the reason is printed.
+  const exports = await family.modelExports?.(model).catch((e: Error) => {
+    io.err(`train: exports of the model not written: ${e.message}`)
+    return {}
+  })
   const [modelPath, manifestPath] = writeOutputs(dir, {
-    [modelFile]: typeof r.model === 'string' ? r.model : new Uint8Array(r.model),
+    [modelFile]: model,
     'manifest.json': JSON.stringify(r.manifest, null, 2) + '\n',
     'metrics.csv': metricsCsv(r.metrics),
+    ...(exports ?? {}),
   })
   io.err(`train: ${family.describe(r.summary)}; wrote ${dir}`)
   if (f.json) {
-    const { adapter, samples_per_second, epochs, steps, restored_best_step, ...rest } = r.summary as RecsysTrainSummary
-    const recsys = r.summary.model === 'recsys' ? { samples_per_second, epochs, steps, restored_best_step } : {}
+    const { adapter, samples_per_second, epochs, steps, restored_best_step, timing, ...rest } =
+      r.summary as RecsysTrainSummary
+    const recsys = r.summary.model === 'recsys' ? { samples_per_second, epochs, steps, restored_best_step, timing } : {}
     io.out(JSON.stringify({ ...rest, model_path: modelPath, manifest_path: manifestPath, adapter, ...recsys }))
   }
 }

@@ -34,12 +34,16 @@ export interface DecodeContext {
 const INT32_MIN = -0x80000000
 const INT32_MAX = 0x7fffffff
 const UINT32_MAX = 0xffffffff
-const NUMERIC = new Set(['byte', 'short', 'integer', 'long', 'float', 'double'])
+/** Array elements hashed as ids (hash_list), and those read as numbers (fixed_list). */
+const HASHABLE = new Set(['string', 'binary', 'boolean', 'byte', 'short', 'integer', 'long'])
+const FLOATS = new Set(['float', 'double'])
 
 /**
  * Default encoding of a Delta type: byte/short/integer → int32; long, float, double, decimal,
  * date (days), timestamp (seconds since the epoch; float32 keeps ~7 digits) → float32; boolean →
- * bool; string/binary → hash32; array of numbers → fixed_list. Ask 'hash32' for int64 ids.
+ * bool; string/binary → hash32; array of float, double or decimal → fixed_list; array of ids
+ * (strings, binary, booleans, integers) → hash_list (var_list reads integer arrays as numbers).
+ * Ask 'hash32' for int64 ids.
  * Throws TableError('schema') naming the column for types with no typed-array form (struct, map).
  */
 export function defaultEncoding(type: DeltaType, column = '?'): ColumnEncoding {
@@ -49,12 +53,10 @@ export function defaultEncoding(type: DeltaType, column = '?'): ColumnEncoding {
     if (type === 'string' || type === 'binary') return 'hash32'
     return 'float32' // long, float, double, decimal(p,s), date, timestamp, timestamp_ntz
   }
-  if (
-    type.type === 'array' &&
-    typeof type.elementType === 'string' &&
-    (NUMERIC.has(type.elementType) || type.elementType.startsWith('decimal'))
-  )
-    return 'fixed_list'
+  if (type.type === 'array' && typeof type.elementType === 'string') {
+    if (HASHABLE.has(type.elementType)) return 'hash_list'
+    if (FLOATS.has(type.elementType) || type.elementType.startsWith('decimal')) return 'fixed_list'
+  }
   throw new TableError(`column '${column}': type ${JSON.stringify(type)} has no typed-array encoding`, 'schema')
 }
 
@@ -88,6 +90,8 @@ export function decodeColumn(
         return gatherFixedList(spans, sel, n, ctx.column)
       case 'var_list':
         return gatherVarList(spans, sel, n, ctx.column)
+      case 'hash_list':
+        return gatherHashList(spans, sel, n, ctx.column)
     }
   } catch (error) {
     throw located(error, ctx)
@@ -319,4 +323,39 @@ function gatherVarList(spans: Span[], sel: RowSelection, n: number, column: stri
     }
   }
   return { name: column, encoding: 'var_list', values, offsets }
+}
+
+/**
+ * hash_list: offsets (N + 1) into one Uint32Array of item hashes, each item hashed exactly as a
+ * hash32 value (strings through the same memo, int64 items as their words); a null row is an
+ * empty list and a null item is left out.
+ */
+function gatherHashList(spans: Span[], sel: RowSelection, n: number, column: string): DecodedColumn {
+  const offsets = new Uint32Array(n + 1)
+  for (const { data, base, k0, k1 } of spans) {
+    for (let k = k0; k < k1; k++) {
+      const list = data[(sel.live ? sel.live[k] : sel.start + k) - base]
+      if (list === null || list === undefined) continue
+      if (!isList(list)) throw new RowError(rowAt(sel, k), new ValueError(`expected a list, got ${describe(list)}`))
+      let items = 0
+      for (let j = 0; j < list.length; j++) if (list[j] !== null && list[j] !== undefined) items++
+      offsets[k + 1] = items
+    }
+  }
+  for (let k = 0; k < n; k++) offsets[k + 1] += offsets[k]
+  const values = new Uint32Array(offsets[n])
+  const memo = new Map<string, number>()
+  for (const { data, base, k0, k1 } of spans) {
+    for (let k = k0; k < k1; k++) {
+      const list = data[(sel.live ? sel.live[k] : sel.start + k) - base]
+      if (!isList(list)) continue
+      let at = offsets[k]
+      for (let j = 0; j < list.length; j++) {
+        const v = list[j]
+        if (v === null || v === undefined) continue
+        values[at++] = typeof v === 'string' ? memoHash(memo, v) : guard(() => toHash(v), sel, k)
+      }
+    }
+  }
+  return { name: column, encoding: 'hash_list', values, offsets }
 }

@@ -193,6 +193,7 @@ export type ColumnEncoding =
   | 'bool' // Uint8Array 0/1 (null → error)
   | 'fixed_list' // Float32Array n × length (length from the first row / schema; nulls → NaN)
   | 'var_list' // offsets Uint32Array (n + 1) + values Float32Array
+  | 'hash_list' // offsets Uint32Array (n + 1) + values Uint32Array of item hashes (as hash32); null row → empty, null item skipped
 
 /** One decoded column of a batch. */
 export interface DecodedColumn {
@@ -201,7 +202,7 @@ export interface DecodedColumn {
   values: Float32Array | Int32Array | Uint32Array | Uint8Array
   /** fixed_list: elements per row. */
   length?: number
-  /** var_list: n + 1 offsets into values. */
+  /** var_list / hash_list: n + 1 offsets into values. */
   offsets?: Uint32Array
 }
 

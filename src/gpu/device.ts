@@ -102,6 +102,21 @@ export function adapterSummary(adapter: GPUAdapter): AdapterSummary {
   }
 }
 
+/**
+ * True for software adapters (SwiftShader, llvmpipe, a fallback adapter), and when nothing is
+ * known of the adapter: they run on the CPU's threads, so devices share them and kernels that
+ * suit GPUs (workgroup tiling, workgroup atomics) can be slower there than plain ones.
+ */
+export function isSoftware(
+  adapter?: Pick<AdapterSummary, 'vendor' | 'architecture' | 'description' | 'isFallbackAdapter'>,
+): boolean {
+  return (
+    !adapter ||
+    adapter.isFallbackAdapter ||
+    /swiftshader|llvmpipe|software/i.test(`${adapter.vendor} ${adapter.architecture} ${adapter.description}`)
+  )
+}
+
 /** Short one-line label of a summary, e.g. "google swiftshader (fallback)". */
 export function adapterLabel(s: AdapterSummary): string {
   const name = [s.vendor, s.architecture, s.device].filter(Boolean).join(' ') || s.description || 'unknown adapter'

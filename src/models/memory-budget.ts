@@ -9,7 +9,7 @@
 import type { Snapshot } from '../table/types.ts'
 import { estimateMemory, mib, peakSlots } from './gbdt/gpu-chunks.ts'
 import type { GbdtParams } from './gbdt/types.ts'
-import { denseTensors } from './recsys/layout.ts'
+import { crossOf, denseTensors, inputWidth } from './recsys/layout.ts'
 import type { ModelShape, RecsysParams } from './recsys/types.ts'
 
 /** Bytes a run may use; either field absent = the default. */
@@ -68,16 +68,20 @@ export function gbdtMemoryNeed(
 /**
  * Recommender GPU memory: embeddings R×D plus their optimizer state (adagrad: 1 copy, rowwise
  * Adam: 2 + a step per row), dense tensors ×4 (weights, gradients, Adam m and v) and the
- * per-batch activations (about 6 × B × widest layer plus the gathered embeddings, double-buffered inputs).
+ * per-batch activations (about 6 × B × widest layer plus the gathered embeddings, double-buffered inputs;
+ * a cross network adds x_k and z_k per layer, B × C0 each, its t_k [B × r] and two B × C0 scratch buffers).
  */
 export function recsysMemoryNeed(shape: ModelShape, p: RecsysParams): MemoryNeed {
   const rd = shape.totalRows * shape.dim * 4
   const optCopies = p.embedding_optimizer === 'rowwise_adam' ? 2 : 1
   const dense = denseTensors(shape).reduce((s, t) => s + t.length, 0) * 4 * 4
-  const width = shape.sparse * shape.dim + shape.dense
+  const width = inputWidth(shape)
+  const lookups = shape.sparse + (shape.bags ?? 0) // S + K: bags add a pooled vector and (about) one item per row each
   const widest = Math.max(width, ...shape.layers)
+  const cross = crossOf(shape)
+  const crossFloats = cross.layers === 0 ? 0 : (2 * cross.layers + 2) * width + (cross.layers + 1) * cross.rank
   const batch =
-    p.batch_size * 4 * (6 * widest + 3 * shape.sparse * shape.dim + 2 * (2 * shape.sparse + shape.dense + 1) + 8)
+    p.batch_size * 4 * (6 * widest + 3 * lookups * shape.dim + 2 * (2 * lookups + shape.dense + 1) + 8 + crossFloats)
   const parts = {
     embeddings: rd,
     'embedding optimizer state': rd * optCopies + (optCopies === 2 ? shape.totalRows * 4 : 0),

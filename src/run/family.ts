@@ -64,6 +64,8 @@ export interface ModelFamily<P = any, D = any, T = any, S = any> {
   readonly paramNames: readonly string[]
   /** The model file's name in a run's output folder (model.json or model.ubj, model.bin). */
   modelFile(config: TrainConfig): string
+  /** Files derived from the model file, written beside it (recsys: model.onnx); none when absent. */
+  modelExports?(model: string | Uint8Array<ArrayBuffer>): Promise<Record<string, Uint8Array>>
   /** One line saying what a finished run did (the CLI prints it). */
   describe(summary: TrainSummary): string
   /** Validated parameters with the run seed applied (--seed sets params.seed unless the params give one). Throws naming the parameter. */

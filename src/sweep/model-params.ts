@@ -31,7 +31,12 @@ export const MODEL_PARAMS: Readonly<Record<SweepModel, ModelParamCheck>> = {
     check: raw => {
       recsysFamily.params({ params: raw })
     },
-    // recsys refuses weight_decay > 0 unless optimizer is adamw: probe the value's own range only.
-    probe: (name, value) => (name !== 'optimizer' ? { [name]: value, optimizer: 'adamw' } : { [name]: value }),
+    // recsys refuses weight_decay > 0 unless optimizer is adamw, and cross_layers / cross_rank other
+    // than the defaults unless architecture is 'dcn': probe the value's own range only.
+    probe: (name, value) => ({
+      ...(name !== 'optimizer' ? { optimizer: 'adamw' } : {}),
+      ...(name.startsWith('cross_') ? { architecture: 'dcn' } : {}),
+      [name]: value,
+    }),
   },
 }

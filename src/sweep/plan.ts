@@ -4,7 +4,7 @@
  * resource units; the parallelism an adapter allows. The page API and the CLI both use it.
  */
 import type { AdapterSummary } from '../gpu/types.ts'
-import { adapterLabel } from '../gpu/device.ts'
+import { adapterLabel, isSoftware } from '../gpu/device.ts'
 import { fullBudgetSeconds, planCost, reachedResource } from '../tune/cost.ts'
 import { DEFAULT_TRIALS, defaultSpace } from '../tune/defaults.ts'
 import { parseSpace } from '../tune/space.ts'
@@ -112,14 +112,8 @@ export function planSweep(config: SweepConfig, adapter?: AdapterSummary): SweepP
   }
 }
 
-/** Software adapters (SwiftShader, fallback) share the CPU's threads between devices. */
-export function isSoftware(adapter?: AdapterSummary): boolean {
-  return (
-    !adapter ||
-    adapter.isFallbackAdapter ||
-    /swiftshader|llvmpipe|software/i.test(`${adapter.vendor} ${adapter.architecture} ${adapter.description}`)
-  )
-}
+/** Software adapters (SwiftShader, fallback) share the CPU's threads between devices (gpu/device.ts). */
+export { isSoftware }
 
 /** Throws naming `parallel` when above what `adapter` allows (without an adapter: the hardware limit). */
 export function checkParallel(parallel: number, adapter?: AdapterSummary): void {

@@ -2,9 +2,11 @@
  * The "continue at scale" snippet of a sweep's best trial: the same configuration against the
  * same Delta table version, as Python a data scientist pastes into a cluster notebook. GBDT:
  * XGBoost on Spark (xgboost.spark.SparkXGBClassifier, reading the table with `versionAsOf`);
- * recsys: PyTorch (embeddings + MLP) over the table read with the `deltalake` package.
+ * recsys: PyTorch (embeddings + MLP, torch-module.ts) over the table read with the `deltalake`
+ * package, featurized as snaptrain does and warm-started from an exported model when one is beside it.
  */
 import type { SweepState } from './types.ts'
+import { TORCH_MODULE } from './torch-module.ts'
 
 /** Pinned facts of the best trial's data (from its manifest when it has one). */
 export interface SnippetTable {
@@ -109,12 +111,19 @@ function torchSnippet(state: SweepState, t: SnippetTable): string {
     layers: [256, 128],
     batch_size: 4096,
     weight_decay: 0,
+    architecture: 'mlp',
+    cross_layers: 2,
+    cross_rank: 0,
     ...state.config.fixed,
     ...state.best!.params,
   }
   return [
     ...header(state, t, 'PyTorch (embeddings + MLP) with the same parameters'),
-    'import numpy as np, torch, torch.nn as nn',
+    "# Warm start: with features.json and model.safetensors (the sweep model's export) beside this",
+    '# script, training continues from their weights and featurizes exactly as they were trained.',
+    'FEATURES, INIT = "features.json", "model.safetensors"',
+    '',
+    TORCH_MODULE,
     'from deltalake import DeltaTable',
     '',
     'dt = DeltaTable(TABLE, version=VERSION) if VERSION is not None else DeltaTable(TABLE)',
@@ -130,31 +139,18 @@ function torchSnippet(state: SweepState, t: SnippetTable): string {
     }`,
     `SPARSE = ${py(t.features.filter(f => f.categorical).map(f => f.name))}`,
     `DENSE = ${py(t.features.filter(f => !f.categorical).map(f => f.name))}`,
-    `P = dict(epochs=${py(p.epochs)}, lr=${py(p.lr)}, embedding_dim=${py(p.embedding_dim)}, layers=${py(p.layers)}, batch_size=${py(p.batch_size)}, weight_decay=${py(p.weight_decay)})`,
-    'codes = [df[c].astype("category").cat.codes.to_numpy() + 1 for c in SPARSE]',
-    'x_s = torch.tensor(np.stack(codes, 1), dtype=torch.long) if codes else torch.zeros((len(df), 0), dtype=torch.long)',
-    'dense = df[DENSE].astype("float32").fillna(0.0)',
-    'x_d = torch.tensor(((dense - dense.mean()) / (dense.std() + 1e-6)).to_numpy(), dtype=torch.float32)',
+    `P = dict(epochs=${py(p.epochs)}, lr=${py(p.lr)}, embedding_dim=${py(p.embedding_dim)}, layers=${py(p.layers)}, batch_size=${py(p.batch_size)}, weight_decay=${py(p.weight_decay)},`,
+    `         architecture=${py(p.architecture)}, cross_layers=${py(p.cross_layers)}, cross_rank=${py(p.cross_rank)})`,
+    'warm = os.path.exists(FEATURES) and os.path.exists(INIT)',
+    'F = json.load(open(FEATURES)) if warm else features_from(df, SPARSE, DENSE, LABEL, P)',
+    'X = featurize(df, F)',
     'y = torch.tensor(df[LABEL].to_numpy(), dtype=torch.float32)',
-    '',
-    'class Model(nn.Module):',
-    '    def __init__(self):',
-    '        super().__init__()',
-    '        self.emb = nn.ModuleList(nn.Embedding(int(x_s[:, i].max()) + 1, P["embedding_dim"]) for i in range(x_s.shape[1]))',
-    '        width, layers = len(SPARSE) * P["embedding_dim"] + x_d.shape[1], []',
-    '        for h in P["layers"]:',
-    '            layers += [nn.Linear(width, h), nn.ReLU()]',
-    '            width = h',
-    '        self.mlp = nn.Sequential(*layers, nn.Linear(width, 1))',
-    '    def forward(self, s, d):',
-    '        return self.mlp(torch.cat([e(s[:, i]) for i, e in enumerate(self.emb)] + [d], 1)).squeeze(1)',
-    '',
-    'model = Model()',
-    'opt = torch.optim.AdamW(model.parameters(), lr=P["lr"], weight_decay=P["weight_decay"])',
-    'for epoch in range(P["epochs"]):',
-    '    for idx in torch.randperm(len(y)).split(P["batch_size"]):',
-    '        loss = nn.functional.binary_cross_entropy_with_logits(model(x_s[idx], x_d[idx]), y[idx])',
-    '        opt.zero_grad(); loss.backward(); opt.step()',
+    'model = Model(F)',
+    'if warm:',
+    '    model.load_state_dict(read_safetensors(INIT))',
+    'print("initial loss", evaluate(model, X, y))',
+    'losses = fit(model, X, y, P["epochs"], P["lr"], P["batch_size"], P["weight_decay"])',
+    'print("final loss", evaluate(model, X, y))',
     'torch.save(model.state_dict(), "model.pt")',
     '',
   ].join('\n')

@@ -1,12 +1,14 @@
 /**
  * The files a sweep's result card downloads, built from the sweep methods of window.snaptrain:
  * best params JSON, the best trial's model (XGBoost JSON or UBJSON for GBDT, the binary model file
- * for the recommender) and run manifest, trials CSV (tune/export.ts `trialsCsv`: byte for byte the file
+ * for the recommender, which also converts to ONNX and to safetensors + features.json) and run
+ * manifest, trials CSV (tune/export.ts `trialsCsv`: byte for byte the file
  * `snaptrain sweep` writes), the continue-at-scale snippet, the whole sweep as JSON — and saving
  * one as a Blob download with its file name.
  */
 import { trialsCsv } from '../tune/export.ts'
 import { decodeModel, encodeModel } from '../models/gbdt/model-file.ts'
+import { exportModelFile } from '../models/recsys/export.ts'
 import type { SweepApi, SweepDownloadKind, SweepState } from './types.ts'
 
 /** A file to save: name and contents. */
@@ -58,6 +60,26 @@ export async function sweepFile(lib: SweepApi, s: SweepState, kind: SweepDownloa
       return {
         name: `${base}-trial${trial}-model.ubj`,
         blob: new Blob([encodeModel(decodeModel(a.model), 'ubj')], { type: 'application/ubjson' }),
+      }
+    }
+    case 'model-onnx':
+    case 'model-safetensors':
+    case 'features': {
+      // The recommender's model.bin converted here (models/recsys/export.ts, as `snaptrain export`).
+      const { a, trial } = await bestArtifacts(lib, s)
+      if (s.config.model !== 'recsys') throw new Error(`sweep ${s.id}: only recommender models export to ${kind}`)
+      if (!a.model) throw new Error(`sweep ${s.id}: trial ${trial} stored no model`)
+      const format = kind === 'model-onnx' ? 'onnx' : 'safetensors'
+      const e = await exportModelFile(fromBase64(a.model), format, `sweep ${s.id} trial ${trial} model`)
+      if (kind === 'features')
+        return {
+          name: `${base}-trial${trial}-features.json`,
+          blob: new Blob([e.features!], { type: 'application/json' }),
+        }
+      const ext = kind === 'model-onnx' ? 'onnx' : 'safetensors'
+      return {
+        name: `${base}-trial${trial}-model.${ext}`,
+        blob: new Blob([e.model as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }),
       }
     }
     case 'manifest': {

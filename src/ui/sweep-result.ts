@@ -1,6 +1,7 @@
 /**
  * `<st-sweep-result .state=${s} .snippet=${text}>`: the best configuration of a sweep — trial,
- * metric, parameters — with download buttons (params JSON, model, run manifest, trials CSV,
+ * metric, parameters — with download buttons (params JSON, model — for the recommender also as
+ * ONNX and safetensors + features.json —, run manifest, trials CSV,
  * the "continue at scale" snippet, the whole sweep as JSON). Fires `sweep-download`
  * (SweepDownloadDetail); the owner fetches and saves the file.
  */
@@ -15,15 +16,29 @@ export const DOWNLOADS: ReadonlyArray<[SweepDownloadKind, string]> = [
   ['params', 'Params JSON'],
   ['model', 'Model'],
   ['model-ubj', 'Model (UBJSON)'],
+  ['model-onnx', 'Model (ONNX)'],
+  ['model-safetensors', 'Weights (safetensors)'],
+  ['features', 'features.json'],
   ['manifest', 'Manifest'],
   ['csv', 'Trials CSV'],
   ['snippet', 'Continue-at-scale snippet'],
   ['sweep', 'Sweep JSON'],
 ]
 
-/** The downloads of sweep `s`: the UBJSON model file only for GBDT (XGBoost's other model format). */
+/** Downloads of one family only: GBDT's UBJSON model; the recommender's ONNX and safetensors exports. */
+const FAMILY_ONLY: Partial<Record<SweepDownloadKind, 'gbdt' | 'recsys'>> = {
+  'model-ubj': 'gbdt',
+  'model-onnx': 'recsys',
+  'model-safetensors': 'recsys',
+  features: 'recsys',
+}
+
+/**
+ * The downloads of sweep `s`: the UBJSON model file only for GBDT (XGBoost's other model format);
+ * model.onnx, model.safetensors and its features.json only for the recommender.
+ */
 export function downloadsFor(s: SweepState): ReadonlyArray<[SweepDownloadKind, string]> {
-  return DOWNLOADS.filter(([kind]) => kind !== 'model-ubj' || s.config.model === 'gbdt')
+  return DOWNLOADS.filter(([kind]) => (FAMILY_ONLY[kind] ?? s.config.model) === s.config.model)
 }
 
 @customElement('st-sweep-result')

@@ -112,7 +112,17 @@ export interface SweepPlanView {
 }
 
 /** Which file a download button of the result card asks for. */
-export type SweepDownloadKind = 'params' | 'model' | 'model-ubj' | 'manifest' | 'csv' | 'snippet' | 'sweep'
+export type SweepDownloadKind =
+  | 'params'
+  | 'model'
+  | 'model-ubj'
+  | 'model-onnx'
+  | 'model-safetensors'
+  | 'features'
+  | 'manifest'
+  | 'csv'
+  | 'snippet'
+  | 'sweep'
 
 /** Detail of the sweep events that name one sweep (`sweep-open`, `sweep-stop`, `sweep-resume`, …). */
 export interface SweepIdDetail {

@@ -49,6 +49,36 @@ describe('recommender across ranks on the GPU (in-thread group)', () => {
     }
   })
 
+  test('dcn (2 low-rank cross layers): R = 2 GPU ranks match one GpuModel with batch 16 after 10 steps', async () => {
+    const p = parseRecsysParams({
+      batch_size: 8,
+      layers: [8, 4],
+      embedding_dim: 4,
+      eval_every: 5,
+      lr: 0.01,
+      architecture: 'dcn',
+      cross_layers: 2,
+      cross_rank: 3,
+    })
+    const shape = { ...DIST_SHAPE, cross: { layers: 2, rank: 3 } }
+    const rng = new Rng(13)
+    const batches = [...Array.from({ length: 9 }, () => randomBatch(rng, 16)), randomBatch(rng, 13)]
+    const cache = await gpuCache()
+    const single = await GpuModel.create(cache, shape, p, startState(p, 2, shape), { maxBatch: 16 })
+    const ranks = await Promise.all([0, 1].map(() => GpuModel.create(cache, shape, p, startState(p, 2, shape))))
+    const backend = new RanksBackend(ranks, localGroup(2))
+    try {
+      const r = await checked(cache.device, () => trainBoth(single, backend, batches, p))
+      console.log(
+        `recsys dcn GPU ranks vs single: max |Δstate| ${maxStateDiff(r.ranks, r.single, shape).toExponential(2)}`,
+      )
+      expect(stateMismatches(r.ranks, r.single, ATOL, RTOL, shape)).toEqual([])
+    } finally {
+      backend.destroy()
+      single.destroy()
+    }
+  })
+
   test('GPU ranks match CPU reference ranks (R = 2, 10 steps)', async () => {
     const p = parseRecsysParams({ batch_size: 8, layers: [8, 4], embedding_dim: 4, lr: 0.01, embedding_lr: 0.1 })
     const rng = new Rng(12)

@@ -119,9 +119,10 @@ describe('src/ import graph', () => {
     // predict-run: the page's predict; xgboost-json + model-attributes: the CLI's Node-side model check before predict;
     // row-quantise: the loader workers' share of a GBDT run's quantisation (data/loader-service.ts);
     // model-file: the CLI reads and checks JSON / UBJSON model files; explain-run: the page's explain;
-    // models/predict: the one prediction entry point of both families.
+    // models/predict: the one prediction entry point of both families; recsys/export: the recommender's
+    // model file as ONNX / safetensors (snaptrain export, the page's downloads).
     const allowed =
-      /^models\/(gbdt|recsys)\/family\.ts$|^models\/gbdt\/(predict-run|xgboost-json|model-attributes|model-file|row-quantise|explain-run)\.ts$|^models\/(rank-jobs|memory-budget|predict)\.ts$/
+      /^models\/(gbdt|recsys)\/family\.ts$|^models\/gbdt\/(predict-run|xgboost-json|model-attributes|model-file|row-quantise|explain-run)\.ts$|^models\/recsys\/export\.ts$|^models\/(rank-jobs|memory-budget|predict)\.ts$/
     const leaks = [...graph]
       .filter(([file]) => !file.startsWith('models/'))
       .flatMap(([file, deps]) =>

@@ -26,11 +26,11 @@ export function randomBatch(rng: Rng, n: number): ModelBatch {
 }
 
 /** Fresh state whose embeddings are large enough that every path (and every ReLU) matters. */
-export function startState(p: RecsysParams, seed: number): ModelState {
+export function startState(p: RecsysParams, seed: number, shape: ModelShape = DIST_SHAPE): ModelState {
   const rng = new Rng(seed)
-  const weights = initWeights(DIST_SHAPE, seed)
+  const weights = initWeights(shape, seed)
   weights.embeddings.set(rng.floats(weights.embeddings.length, -0.5, 0.5))
-  return { weights, opt: initOptimizerState(DIST_SHAPE, p) }
+  return { weights, opt: initOptimizerState(shape, p) }
 }
 
 /** Runs the same global batches through both backends at the same lrs; returns both final states and losses. */
@@ -54,10 +54,16 @@ export async function trainBoth(
 }
 
 /** Names and mismatch summaries of every state tensor outside atol + rtol·|want| (empty: identical within tolerance). */
-export function stateMismatches(got: ModelState, want: ModelState, atol: number, rtol: number): string[] {
-  const g = Object.fromEntries(stateTensors(DIST_SHAPE, got))
+export function stateMismatches(
+  got: ModelState,
+  want: ModelState,
+  atol: number,
+  rtol: number,
+  shape: ModelShape = DIST_SHAPE,
+): string[] {
+  const g = Object.fromEntries(stateTensors(shape, got))
   const out: string[] = []
-  for (const [name, w] of stateTensors(DIST_SHAPE, want)) {
+  for (const [name, w] of stateTensors(shape, want)) {
     const r = compareArrays(g[name], w, atol, rtol)
     if (!r.ok) out.push(`${name}: ${describeMismatch(r)}`)
   }
@@ -66,10 +72,10 @@ export function stateMismatches(got: ModelState, want: ModelState, atol: number,
 }
 
 /** Largest |got − want| over every state tensor (for the log line). */
-export function maxStateDiff(got: ModelState, want: ModelState): number {
-  const g = Object.fromEntries(stateTensors(DIST_SHAPE, got))
+export function maxStateDiff(got: ModelState, want: ModelState, shape: ModelShape = DIST_SHAPE): number {
+  const g = Object.fromEntries(stateTensors(shape, got))
   let max = 0
-  for (const [name, w] of stateTensors(DIST_SHAPE, want))
+  for (const [name, w] of stateTensors(shape, want))
     w.forEach((x, i) => {
       max = Math.max(max, Math.abs(g[name][i] - x))
     })

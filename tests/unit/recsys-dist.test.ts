@@ -115,6 +115,32 @@ describe('recommender across ranks (CPU reference, in-thread group) = one model 
     expect(ranks.collectives().find(s => s.op === 'allreduce')?.calls).toBe(10)
   })
 
+  test('R = 2 with a low-rank cross network (dcn): the cross tensors combine like the MLP tensors', async () => {
+    const p = parseRecsysParams({
+      batch_size: 16,
+      layers: [8, 4],
+      embedding_dim: 4,
+      lr: 0.01,
+      architecture: 'dcn',
+      cross_layers: 2,
+      cross_rank: 3,
+    })
+    const shape = { ...DIST_SHAPE, cross: { layers: 2, rank: 3 } }
+    const rng = new Rng(8)
+    const batches = Array.from({ length: 10 }, () => randomBatch(rng, 15))
+    const group = localGroup(2)
+    const ranks = new RanksBackend(
+      group.map(() => new RefRank(shape, p, startState(p, 3, shape))),
+      group,
+    )
+    const r = await trainBoth(new RefBackend(shape, p, startState(p, 3, shape)), ranks, batches, p)
+    console.log(
+      `recsys ranks vs single (dcn, 2 ranks): max |Δstate| ${maxStateDiff(r.ranks, r.single, shape).toExponential(2)}`,
+    )
+    expect(stateMismatches(r.ranks, r.single, ATOL, RTOL, shape)).toEqual([])
+    expect(r.single.weights.dense).toHaveLength(6 + 6)
+  })
+
   test('ranks whose weights differ diverge from the single model (the check can fail)', async () => {
     const p = parseRecsysParams({ batch_size: 16, layers: [8, 4], embedding_dim: 4, lr: 0.01 })
     const rng = new Rng(7)

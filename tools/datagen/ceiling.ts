@@ -1,6 +1,6 @@
 /**
  * The clicks table's "learnable ceiling" (bench/README.md, recommender quality): the hidden
- * logit is b + u·v + user bias + item/context/dense terms. With ~2 rows per user on average, a
+ * logit is b + u·v + user bias + item/context/dense/history terms. With ~2 rows per user on average, a
  * model cannot learn most users' vector u or bias, so beside the Bayes-optimal AUC (true
  * probabilities) we report the AUC of probabilities without the per-user terms:
  *   learnable: σ(logit − user terms + b), the terms replaced by their mean 0;

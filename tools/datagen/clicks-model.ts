@@ -1,7 +1,10 @@
 /**
  * The hidden model behind the `clicks` table. Legend: U = users (1e5), I = items (5e4),
- * D = latent dim (8). logit = b + u·v + user/item bias + categorical effects + dense terms;
- * label ~ Bernoulli(sigmoid(logit)). Only the features and labels are written, so a trainer
+ * D = latent dim (8), L = history length (0 … 10). logit = b + u·v + user/item bias + categorical
+ * effects + dense terms + history terms; label ~ Bernoulli(sigmoid(logit)). The history terms
+ * read the row's `history` column (the user's recently seen items): the mean affinity v_h·v of
+ * the candidate item to the history items and the mean bias of the history items; they are
+ * functions of the written features, so they count as learnable (ceiling.ts). Only the features and labels are written, so a trainer
  * has to recover the structure; the true probabilities give the Bayes-optimal AUC.
  */
 import type { Rng } from '../../src/util/rng.ts'
@@ -34,6 +37,13 @@ const SIGMA = [1, 0.5, 1.2, 0.8, 1.5, 0.3, 1, 0.7]
 /** Standard deviations of the hidden user vectors and user biases (their means are 0). */
 export const USER_VEC_SD = 0.6
 export const USER_BIAS_SD = 0.3
+/** Longest `history` list; lengths are uniform in 0 … HISTORY_MAX. */
+export const HISTORY_MAX = 10
+/** Fraction of rows whose `history` is null (no history known). */
+const HISTORY_NULL_RATE = 0.05
+/** Weights of the history terms: mean affinity v_h·v_item, and mean item bias of the history items. */
+export const HISTORY_AFFINITY = 1
+export const HISTORY_BIAS = 0.8
 /** Fraction of nulls per dense feature (missing-value handling gets exercised). */
 const NULL_RATE = [0, 0, 0.03, 0, 0, 0.1, 0, 0.01]
 
@@ -52,6 +62,7 @@ export const CLICKS_COLUMNS: ColumnSpec[] = [
     (_, k): ColumnSpec => ({ name: `dense_${k}`, type: k < 6 ? 'float' : 'double', nullable: true }),
   ),
   { name: 'emb', type: { type: 'array', elementType: 'float', containsNull: false }, nullable: false },
+  { name: 'history', type: { type: 'array', elementType: 'long', containsNull: false }, nullable: true },
   { name: 'label', type: 'integer', nullable: false },
 ]
 
@@ -68,6 +79,8 @@ export interface ClickBuffers {
   /** Dense feature values; NaN where missing. */
   dense: Float64Array
   emb: Float32Array
+  /** Item ids of each row's `history` (null: no history known). */
+  history: (Int32Array | null)[]
   /** Hidden logit of each row (intercept excluded). */
   logit: Float64Array
   /** The per-user part of `logit`: u·v + user bias (ceiling.ts removes it). */
@@ -90,6 +103,7 @@ export function clickBuffers(n: number): ClickBuffers {
     publisher: int(),
     dense: new Float64Array(n * 8),
     emb: new Float32Array(n * EMB_DIM),
+    history: new Array<Int32Array | null>(n).fill(null),
     logit: new Float64Array(n),
     userLogit: new Float64Array(n),
     userVar: new Float64Array(n),
@@ -152,9 +166,33 @@ export class ClicksModel {
     const dense = b.dense.subarray(i * 8, i * 8 + 8)
     for (let k = 0; k < 8; k++) dense[k] = rng.next() < NULL_RATE[k] ? NaN : Math.exp(MU[k] + SIGMA[k] * z[k])
     for (let d = 0; d < EMB_DIM; d++) b.emb[i * EMB_DIM + d] = this.itemVec[item * EMB_DIM + d] + 0.25 * rng.normal()
+    const history = rng.next() < HISTORY_NULL_RATE ? null : this.drawHistory(rng)
+    b.history[i] = history
     b.userLogit[i] = this.interaction(user, item) + this.userBias[user]
     b.userVar[i] = USER_VEC_SD ** 2 * this.itemNorm2(item) + USER_BIAS_SD ** 2
-    b.logit[i] = b.userLogit[i] + this.itemBias[item] + this.categoricalTerm(b, i) + denseTerm(z, dense)
+    b.logit[i] =
+      b.userLogit[i] +
+      this.itemBias[item] +
+      this.categoricalTerm(b, i) +
+      denseTerm(z, dense) +
+      this.historyTerm(item, history)
+  }
+
+  /** 0 … HISTORY_MAX recently seen items, drawn as the candidates are (Zipf over items). */
+  private drawHistory(rng: Rng): Int32Array {
+    return Int32Array.from({ length: rng.int(HISTORY_MAX + 1) }, () => this.items.sample(rng))
+  }
+
+  /** Mean over the history of HISTORY_AFFINITY·v_h·v_item + HISTORY_BIAS·bias_h; 0 for an empty or null history. */
+  private historyTerm(item: number, history: Int32Array | null): number {
+    if (!history || history.length === 0) return 0
+    let t = 0
+    for (const h of history) {
+      let dot = 0
+      for (let d = 0; d < EMB_DIM; d++) dot += this.itemVec[h * EMB_DIM + d] * this.itemVec[item * EMB_DIM + d]
+      t += HISTORY_AFFINITY * dot + HISTORY_BIAS * this.itemBias[h]
+    }
+    return t / history.length
   }
 
   /** Column value helpers: names as written to the table. */

@@ -18,7 +18,7 @@ import { rowsWhere, splitRange, takeRows } from './frame.ts'
 import type { Frame, GeneratorInfo, VersionReport } from './types.ts'
 
 /** Generator id in `_generator.json`; bump when the output changes so `ifMissing` regenerates. */
-export const CLICKS_GENERATOR = 'snaptrain datagen clicks 4'
+export const CLICKS_GENERATOR = 'snaptrain datagen clicks 5'
 /** Base rate the hidden model's intercept is calibrated to. */
 const TARGET_RATE = 0.08
 
@@ -126,6 +126,7 @@ function toFrame(model: ClicksModel, b: ClickBuffers, label: Int32Array): Frame 
     category: b.category,
     publisher: b.publisher,
     emb: { width: EMB_DIM, data: b.emb },
+    history: b.history.map(h => (h ? Array.from(h, v => BigInt(v)) : null)),
     label,
   }
   for (let k = 0; k < 8; k++) {

@@ -60,7 +60,7 @@ function columnElements(spec: ColumnSpec): SchemaElement[] {
     return [
       { name, repetition_type, converted_type: 'LIST', num_children: 1 },
       { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
-      { name: 'element', type: 'FLOAT', repetition_type: 'REQUIRED' },
+      { name: 'element', type: type.elementType === 'long' ? 'INT64' : 'FLOAT', repetition_type: 'REQUIRED' },
     ]
   }
   switch (type) {

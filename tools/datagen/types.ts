@@ -9,8 +9,8 @@ export type GenPrimitive = 'long' | 'integer' | 'float' | 'double' | 'string'
 /** One column of a generated table: its Delta type and whether it may hold nulls. */
 export interface ColumnSpec {
   name: string
-  /** A primitive, or a fixed-length array of floats (written as a Parquet 3-level LIST). */
-  type: GenPrimitive | { type: 'array'; elementType: 'float'; containsNull: false }
+  /** A primitive, or an array of floats (fixed length) or longs (any length), written as a Parquet 3-level LIST. */
+  type: GenPrimitive | { type: 'array'; elementType: 'float' | 'long'; containsNull: false }
   nullable: boolean
 }
 
@@ -24,7 +24,7 @@ export interface FloatVectors {
  * Column values in memory, one entry per row. long → BigInt64Array (or bigint[]),
  * integer → Int32Array or (number | null)[], float/double → Float32Array / Float64Array (in a
  * nullable column NaN marks null; the generator never produces NaN values) or (number | null)[],
- * string → (string | null)[], array<float> → FloatVectors. Typed and flat forms keep millions of
+ * string → (string | null)[], array<float> → FloatVectors, array<long> → (bigint[] | null)[]. Typed and flat forms keep millions of
  * rows out of the garbage collector's way; per-file JS arrays are made only when encoding.
  */
 export type ColumnValues =
@@ -35,6 +35,7 @@ export type ColumnValues =
   | (number | null)[]
   | (string | null)[]
   | (bigint | null)[]
+  | (bigint[] | null)[]
   | FloatVectors
 
 /** Columns by name, all of the same length `numRows`. */

@@ -18,6 +18,32 @@ export interface EmbeddingBackwardShape {
   positions: number
 }
 
+/**
+ * embedding_bag_forward: `b` = B rows × `k` = K bags, each pooled from its items' rows of `dim` =
+ * D floats in a table of `totalRows` = R rows.
+ */
+export interface EmbeddingBagForwardShape {
+  b: number
+  k: number
+  dim: number
+  totalRows: number
+}
+
+/**
+ * embedding_bag_backward: `items` = M item gradients of `dim` = D floats from the pooled
+ * gradients of `b` = B rows × `k` = K bags, read from rows of `stride` floats at column `offset`
+ * (bag k at offset + k·D); written from position `base` of dItems.
+ */
+export interface EmbeddingBagBackwardShape {
+  b: number
+  k: number
+  dim: number
+  items: number
+  stride: number
+  offset: number
+  base: number
+}
+
 /** adam: `params` = P elements of one dense tensor (weights, m, v, grads all of length P). */
 export interface AdamShape {
   params: number

@@ -77,14 +77,15 @@ export function matmulForwardTiledCall(
   return matmulTiledCall({ a: inp, b: weight, c: out }, { m: s.b, k: s.c, n: s.oc }, { transB: true }, constants)
 }
 
-/** Input gradient: `dinp` [B×C] = `dout` [B×OC] · `weight` [OC×C] (no transposes). */
+/** Input gradient: `dinp` [B×C] = `dout` [B×OC] · `weight` [OC×C] (no transposes), or += when `accumulate`. */
 export function matmulBackwardDinpTiledCall(
   buffers: MatmulBackwardDinpBuffers,
   s: MatmulShape,
+  accumulate = false,
   constants: { TILE?: number } = {},
 ): KernelCall<GemmShape> {
   const { dout, weight, dinp } = buffers
-  return matmulTiledCall({ a: dout, b: weight, c: dinp }, { m: s.b, k: s.oc, n: s.c }, {}, constants)
+  return matmulTiledCall({ a: dout, b: weight, c: dinp }, { m: s.b, k: s.oc, n: s.c }, { accumulate }, constants)
 }
 
 /** Weight gradient: `dweight` [OC×C] = `dout` [B×OC]ᵀ · `inp` [B×C] (a stored transposed), or += when `accumulate`. */

@@ -3,6 +3,7 @@
  * interchangeable, plus the CPU reference backend. B = batch rows.
  */
 import { initOptimizerState, initWeights } from './init.ts'
+import { denseTensors } from './layout.ts'
 import { meanLoss, modelBackward, modelForward } from './model-ref.ts'
 import { applyOptimizers } from './optimizer.ts'
 import type { ModelBatch, ModelShape, ModelWeights, OptimizerState, RecsysParams, StepLr } from './types.ts'
@@ -11,6 +12,16 @@ import type { ModelBatch, ModelShape, ModelWeights, OptimizerState, RecsysParams
 export interface ModelState {
   weights: ModelWeights
   opt: OptimizerState
+}
+
+/** A backend's cumulative step counters, ms (train-loop.ts LoopTiming takes differences). */
+export interface BackendTiming {
+  /** Host→device uploads of the steps. */
+  uploadMs: number
+  /** Steps waiting for the GPU (an input set still in use). */
+  waitMs: number
+  /** GPU time of the steps by timestamp queries, as far as read back; absent without 'timestamp-query'. */
+  gpuMs?: number
 }
 
 /** A trainable recommender. */
@@ -42,6 +53,8 @@ export interface RecsysBackend {
   restoreKeptWeights?(): Promise<boolean>
   /** Copies of the kept weights (for a checkpoint), undefined when none were kept. */
   keptWeights?(): Promise<ModelWeights | undefined>
+  /** Cumulative step counters (optional: the loop then reports uploads and GPU waits as 0). */
+  timing?(): BackendTiming
   /** Copies of the weights and optimizer state. */
   exportState(): Promise<ModelState>
   /** Replaces weights and optimizer state (same shape and optimizers). */
@@ -78,16 +91,14 @@ export class RefBackend implements RecsysBackend {
   }
 
   async firstNonFinite(): Promise<string | undefined> {
-    return firstNonFiniteTensor(this.state.weights.dense, this.state.weights.embeddings)
+    return firstNonFiniteTensor(this.shape, this.state.weights.dense, this.state.weights.embeddings)
   }
 
   async nonFiniteTensors(): Promise<string[]> {
     const { embeddings, dense } = this.state.weights
     const bad = (t: Float32Array): boolean => t.some(x => !Number.isFinite(x))
-    return [
-      ...(bad(embeddings) ? ['embeddings'] : []),
-      ...dense.flatMap((t, k) => (bad(t) ? [`${k % 2 === 0 ? 'w' : 'b'}${k >> 1}`] : [])),
-    ]
+    const names = denseTensors(this.shape).map(t => t.name)
+    return [...(bad(embeddings) ? ['embeddings'] : []), ...dense.flatMap((t, k) => (bad(t) ? [names[k]] : []))]
   }
 
   async keepWeights(w?: ModelWeights): Promise<void> {
@@ -147,9 +158,13 @@ export function createRefBackend(shape: ModelShape, params: RecsysParams): RefBa
   })
 }
 
-/** 'embeddings' (when given and not finite) or the `w{l}` / `b{l}` name of the first tensor (layout order) with a NaN or infinite element. */
-export function firstNonFiniteTensor(dense: readonly Float32Array[], embeddings?: Float32Array): string | undefined {
+/** 'embeddings' (when given and not finite) or the layout name (`c{k}.w`, `w{l}`, `b{l}`, …) of the first dense tensor of `shape` with a NaN or infinite element. */
+export function firstNonFiniteTensor(
+  shape: ModelShape,
+  dense: readonly Float32Array[],
+  embeddings?: Float32Array,
+): string | undefined {
   if (embeddings?.some(x => !Number.isFinite(x))) return 'embeddings'
   const k = dense.findIndex(t => t.some(x => !Number.isFinite(x)))
-  return k < 0 ? undefined : `${k % 2 === 0 ? 'w' : 'b'}${k >> 1}`
+  return k < 0 ? undefined : denseTensors(shape)[k].name
 }

@@ -3,6 +3,7 @@
  * (features.ts), the validation rows (a seeded per-row fraction, as GBDT's) featurized once, and
  * per-epoch training streams from the loader with a seeded shuffle and a resumable cursor.
  */
+import { concatBags, sliceBags } from './bags.ts'
 import { createLoader } from '../../data/loader.ts'
 import { noRowsError, planScan } from '../../data/plan.ts'
 import type { Batch, Cursor, ScanPlan } from '../../data/types.ts'
@@ -33,6 +34,8 @@ export interface EpochStream {
   batches(): AsyncIterable<ModelBatch>
   cursor(): Cursor
   close(): Promise<void>
+  /** Time spent featurizing this stream's batches so far, ms (optional: 0). */
+  featurizeMs?(): number
 }
 
 /** Where training batches come from (the loop knows nothing of tables). */
@@ -121,10 +124,16 @@ function openEpoch(
     workers: cfg.workers,
     http: cfg.http,
   })
+  let featurizeMs = 0
   async function* batches(): AsyncGenerator<ModelBatch> {
-    for await (const b of loader.batches()) yield featurize(layout, b, invert(mask(b)))
+    for await (const b of loader.batches()) {
+      const t = performance.now()
+      const m = featurize(layout, b, invert(mask(b)))
+      featurizeMs += performance.now() - t
+      yield m
+    }
   }
-  return { batches, cursor: () => loader.cursor(), close: () => loader.close() }
+  return { batches, cursor: () => loader.cursor(), close: () => loader.close(), featurizeMs: () => featurizeMs }
 }
 
 function invert(mask: Uint8Array | undefined): Uint8Array | undefined {
@@ -149,6 +158,7 @@ export function concatBatches(parts: ModelBatch[], layout: FeatureLayout): Model
     out.labels.set(b.labels, at)
     at += b.n
   }
+  Object.assign(out, concatBags(parts))
   if (parts.length && parts.every(b => b.groups)) {
     out.groups = new Float64Array(n)
     at = 0
@@ -165,13 +175,14 @@ export function sliceBatch(
   batch: ModelBatch,
   start: number,
   end: number,
-  layout: { sparse: number; dense: number },
+  layout: { sparse: number; dense: number; bags?: number },
 ): ModelBatch {
   return {
     n: end - start,
     rows: batch.rows.slice(start * layout.sparse, end * layout.sparse),
     dense: batch.dense.slice(start * layout.dense, end * layout.dense),
     labels: batch.labels.slice(start, end),
+    ...sliceBags(batch, start, end, layout.bags ?? 0),
   }
 }
 

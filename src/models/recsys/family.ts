@@ -21,8 +21,8 @@ import { addGroupColumn, classifyColumns, columnKind, featurize, tableMemory } f
 import { initOptimizerState, initWeights } from './init.ts'
 import { modelShapeOf, parameterCount } from './layout.ts'
 import { parseRecsysParams, RECSYS_PARAM_NAMES } from './params.ts'
-import { evaluationsUpTo, type MetricRow, type TrainLoopResult } from './train-loop.ts'
-import { trainWithRecovery, type DeviceSession } from './recovery.ts'
+import { evaluationsUpTo, zeroTiming, type MetricRow, type TrainLoopResult } from './train-loop.ts'
+import { trainWithRecovery, type DeviceSession, type RunTiming } from './recovery.ts'
 import type { DeviceSession as RunSession } from '../../run/device-loss.ts'
 import { checkRecsysMemory } from '../memory-budget.ts'
 import { checkLabels } from '../gbdt/objective.ts'
@@ -53,6 +53,20 @@ export interface RecsysTrainSummary extends TrainSummary, Partial<RanksSummary> 
   gauc: number | null
   /** Mean validation prediction / positive rate (null without validation rows). */
   calibration: number | null
+  /** Where the run's time went (RecsysTiming). */
+  timing: RecsysTiming
+}
+
+/**
+ * Where a run's time went, seconds: the feature-statistics pass (with planning and the
+ * validation rows' featurization; before train_seconds), then train_seconds = setup (device,
+ * model, weight upload) + the loop's split (train-loop.ts LoopTiming; loop_s its wall time) +
+ * checkpoint captures between segments + the final export (weights read back, model file).
+ */
+export interface RecsysTiming extends RunTiming {
+  stats_s: number
+  setup_s: number
+  export_s: number
 }
 
 /** The manifest with the recommender's extras. */
@@ -63,6 +77,8 @@ export interface RecsysManifest extends RunManifest {
   parameters: { embedding: number; dense: number }
   steps: number
   epochs: number
+  /** Where the run's time went (the summary's timing). */
+  timing: RecsysTiming
 }
 
 /** A finished run. */
@@ -82,6 +98,8 @@ export interface RecsysLoaded {
   source: TrainSource
   valid: ModelBatch
   layout: FeatureLayout
+  /** Seconds of planning, the feature-statistics pass and the validation rows (RecsysTiming.stats_s). */
+  statsSeconds?: number
 }
 
 /** What training returns: the loop's result, the live session (the family disposes it) and the model file. */
@@ -90,6 +108,8 @@ export interface RecsysTrained {
   adapter: string
   model: Uint8Array<ArrayBuffer>
   ranks?: RanksBackend
+  /** The time split of train (stats_s filled in by finish). */
+  timing?: Omit<RecsysTiming, 'stats_s'>
 }
 
 /** A device the caller owns (a sweep slot); absent cache: the CPU reference. */
@@ -124,13 +144,15 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
   deviceLoss: 'resume',
   paramNames: RECSYS_PARAM_NAMES,
   modelFile: () => 'model.bin',
+  modelExports: async model => (await import('./export.ts')).runExports(model as Uint8Array),
   describe(summary) {
     const r = summary as RecsysTrainSummary
     return (
       `${r.steps} steps (${r.epochs} epochs, ${r.rounds} evaluations) in ${r.train_seconds.toFixed(1)} s on ${r.adapter}; ` +
       `${Math.round(r.samples_per_second)} samples/s; auc ${r.auc ?? '-'} logloss ${r.logloss ?? '-'}` +
       `${(r.gauc ?? null) === null ? '' : ` gauc ${r.gauc}`} calibration ${r.calibration ?? '-'}` +
-      `${r.restored_best_step === null ? '' : ` (restore_best: weights of the evaluation at step ${r.restored_best_step})`}`
+      `${r.restored_best_step === null ? '' : ` (restore_best: weights of the evaluation at step ${r.restored_best_step})`}` +
+      (r.timing ? `; ${timingLine(r.timing)}` : '')
     )
   },
   params: recsysRunParams,
@@ -167,6 +189,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
     const world = rankCount(config)
     // In-thread ranks (CPU reference) split a global batch of R × B rows between them.
     const p = world > 1 && !input.rank ? { ...params, batch_size: world * params.batch_size } : params
+    const t0 = performance.now()
     const plan = await planRecsysTable(input.snapshot, config.table, config, params.gauc_group)
     input.onProgress({ kind: 'stage', message: `feature statistics over ${plan.stats.rows} rows` })
     const data = await openRecsysData(
@@ -187,6 +210,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
       loaded.validPlan = await planRecsysTable(input.validSnapshot!, config.validTable, config, params.gauc_group)
       loaded.valid = await readValidTable(loaded.validPlan, data, p, config.workers, httpFor(config, config.validTable))
     }
+    loaded.statsSeconds = (performance.now() - t0) / 1000
     input.onProgress({
       kind: 'stage',
       message: `${layout.sparse.length} embedding tables (${tableMemory(layout, params.embedding_dim).join('; ')}), ${layout.denseInputs} dense inputs, ${loaded.valid.n} validation rows`,
@@ -212,8 +236,17 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
     if (!slot && !ranked && kind === 'gpu' && hasWebGpu()) await checkRecsysMemory(shape, params, config.memoryBudget)
     const stepsPerEpoch = data.source.stepsPerEpoch
     const totalEvals = evaluationsUpTo(params.epochs * stepsPerEpoch, stepsPerEpoch, params.eval_every)
+    let setupMs = 0
+    const timedOpen = async <T>(f: () => Promise<T>): Promise<T> => {
+      const t = performance.now()
+      try {
+        return await f()
+      } finally {
+        setupMs += performance.now() - t
+      }
+    }
     // A lost device is rebuilt and the loop replays from the last checkpoint (recovery.ts), so rounds count by step.
-    const { loop, session } = await trainWithRecovery(
+    const { loop, session, timing } = await trainWithRecovery(
       {
         params: scaledParams(params, world),
         source: data.source,
@@ -232,11 +265,13 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
       {
         // A sweep slot's session has no `lost`: one segment, no rebuild (the sweep reruns the trial).
         open: (state, attempt) =>
-          slot
-            ? slotSession(slot, shape, params)
-            : ranked && attempt === 0
-              ? Promise.resolve(rankedSession(ranked))
-              : chooseBackend(kind, shape, params, state, d => input.hooks.onDevice?.(d, attempt)),
+          timedOpen(() =>
+            slot
+              ? slotSession(slot, shape, params)
+              : ranked && attempt === 0
+                ? Promise.resolve(rankedSession(ranked))
+                : chooseBackend(kind, shape, params, state, d => input.hooks.onDevice?.(d, attempt)),
+          ),
         checkpointEvery: input.hooks.checkpointEvery,
         maxRecoveries: input.hooks.maxRecoveries,
         onRecover: (step, reason) =>
@@ -247,6 +282,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
       },
     )
     try {
+      const t = performance.now()
       const model = encodeCheckpoint({
         shape,
         params,
@@ -254,7 +290,8 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
         loop: loop.state,
         state: await session.backend.exportState(),
       })
-      return { loop, adapter: session.adapter, model, ranks: ranked?.backend }
+      const split = { ...timing, setup_s: setupMs / 1000, export_s: (performance.now() - t) / 1000 }
+      return { loop, adapter: session.adapter, model, ranks: ranked?.backend, timing: split }
     } finally {
       session.dispose?.()
     }
@@ -273,6 +310,17 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
   finish(data, trained, params, input, seconds) {
     return withRanks(finishRecsys(data, trained, params, input.config, seconds), trained.ranks)
   },
+}
+
+/** The time split as one line: `time: stats 3.1 s, setup 0.4 s, input wait 1.2 s (featurize 0.3 s), …`. */
+export function timingLine(t: RecsysTiming): string {
+  const s = (x: number): string => `${x.toFixed(1)} s`
+  return (
+    `time: stats ${s(t.stats_s)}, setup ${s(t.setup_s)}, loop ${s(t.loop_s)} = input wait ${s(t.input_wait_s)} ` +
+    `(featurize ${s(t.featurize_s)}) + step ${s(t.step_s)} (upload ${s(t.upload_s)}, waiting for the GPU ${s(t.gpu_wait_s)}) + ` +
+    `eval ${s(t.eval_s)} + read-backs ${s(t.readback_s)}${t.gpu_s === undefined ? '' : ` (GPU step time ${s(t.gpu_s)}, timestamp queries)`}, ` +
+    `checkpoints ${s(t.checkpoint_s)}, export ${s(t.export_s)}`
+  )
 }
 
 /** A sweep slot's model: on the slot's device (its pipeline cache), else the CPU reference; fresh seeded weights. */
@@ -422,6 +470,10 @@ export function finishRecsys(
     epochs,
     steps: loop.state.step,
     restored_best_step: loop.restored?.step ?? null,
+    timing: {
+      stats_s: data.statsSeconds ?? 0,
+      ...(t.timing ?? { ...zeroTiming(), checkpoint_s: 0, setup_s: 0, export_s: 0 }),
+    },
   }
   const { layout, plan } = data
   const fields = plan.schema?.fields ?? []
@@ -435,6 +487,7 @@ export function finishRecsys(
       delta_type: deltaType(x.name),
     })),
     ...layout.lists.map(x => ({ name: x.name, type: `list[${x.length}]`, delta_type: deltaType(x.name) })),
+    ...(layout.bags ?? []).map(x => ({ name: x.name, type: `bag_${x.pooling}`, delta_type: deltaType(x.name) })),
   ]
   const used = new Set([config.label, ...features.map(x => x.name)])
   const skipped = config.features
@@ -456,15 +509,22 @@ export function finishRecsys(
       metrics,
       features,
       skipped,
-      categorical: Object.fromEntries(
-        layout.sparse.map(x => [
+      categorical: Object.fromEntries([
+        ...layout.sparse.map(x => [
           x.name,
           {
             codes: x.buckets,
             encoding: `hash32 of the value mod ${x.buckets} buckets (cardinality ${x.cardinality}); embedding rows ${x.tableOffset}…${x.tableOffset + x.buckets - 1}`,
           },
         ]),
-      ),
+        ...(layout.bags ?? []).map(x => [
+          x.name,
+          {
+            codes: x.buckets,
+            encoding: `hash_list: each item's hash32 mod ${x.buckets} buckets (cardinality ${x.cardinality}), ${x.pooling} of the items' embeddings; embedding rows ${x.tableOffset}…${x.tableOffset + x.buckets - 1}`,
+          },
+        ]),
+      ]),
     },
     summary,
     {
@@ -472,6 +532,7 @@ export function finishRecsys(
       parameters: parameterCount(modelShapeOf(layout, params)),
       steps: summary.steps,
       epochs: summary.epochs,
+      timing: summary.timing,
     },
   )
   return { model: t.model, manifest, metrics, summary }

@@ -2,13 +2,25 @@
  * Table columns → model inputs. Sparse: ids, strings, integers, booleans (hashed by the loader,
  * 'hash32'), one embedding table each, bucket = hash mod buckets. Dense: floats, normalised with
  * mean/std from one pass over the training rows (optional signed log1p first), NaN → 0 plus a
- * missing indicator when the column had nulls. Fixed-length arrays: copied, NaN → 0.
- * B = batch rows, S = sparse features, Cd = dense inputs.
+ * missing indicator when the column had nulls. Fixed-length arrays of floats: copied, NaN → 0.
+ * Arrays of ids, strings, integers or booleans: bags ('hash_list'), each item hashed as a scalar,
+ * one table each after the sparse tables, the items' embeddings pooled (sum or mean).
+ * B = batch rows, S = sparse features, K = bag features, M = bag items, Cd = dense inputs.
  */
 import { isValidRow } from '../gbdt/features.ts'
 import type { Batch, DecodeSpec, DecodedColumn, ScanPlan } from '../../data/types.ts'
 import type { DeltaType, StructField } from '../../table/types.ts'
-import type { DenseFeature, FeatureLayout, ListFeature, ModelBatch, RecsysParams, SparseFeature } from './types.ts'
+import type {
+  BagFeature,
+  BagPooling,
+  DenseFeature,
+  FeatureLayout,
+  HashedType,
+  ListFeature,
+  ModelBatch,
+  RecsysParams,
+  SparseFeature,
+} from './types.ts'
 
 /** Largest default bucket count (the issue's 2^18); distinct values are counted up to half of it. */
 export const MAX_DEFAULT_BUCKETS = 2 ** 18
@@ -20,23 +32,48 @@ export interface ColumnKinds {
   sparse: string[]
   dense: string[]
   lists: string[]
+  bags: string[]
   spec: DecodeSpec
+  /** Delta type of each sparse column and of each bag column's items (how its values hash). */
+  types?: Record<string, HashedType>
 }
 
 const SPARSE_TYPES = new Set(['string', 'binary', 'boolean', 'byte', 'short', 'integer', 'long'])
 
-/** 'sparse' | 'dense' | 'list', or undefined for a type the model cannot use (struct, map, …). */
-export function columnKind(type: DeltaType): 'sparse' | 'dense' | 'list' | undefined {
+/** What a column becomes: an embedding lookup, a dense input, a fixed-length dense list or a bag. */
+export type ColumnKind = 'sparse' | 'dense' | 'list' | 'bag'
+
+/**
+ * The column's kind, or undefined for a type the model cannot use (struct, map, arrays of
+ * anything but hashable scalars and floats). Arrays of hashable scalars (the sparse types) are
+ * bags; arrays of float, double or decimal are fixed-length dense lists.
+ */
+export function columnKind(type: DeltaType): ColumnKind | undefined {
   if (type === 'void') return undefined // NullType: only nulls, nothing to learn from
   if (typeof type === 'string') return SPARSE_TYPES.has(type) ? 'sparse' : 'dense'
-  // Numeric arrays only (decoded as fixed_list); arrays of strings have no fixed-width form.
-  if (
-    type.type === 'array' &&
-    typeof type.elementType === 'string' &&
-    !['string', 'binary', 'boolean'].includes(type.elementType)
-  )
-    return 'list'
-  return undefined
+  if (type.type !== 'array' || typeof type.elementType !== 'string') return undefined
+  if (SPARSE_TYPES.has(type.elementType)) return 'bag'
+  const e = type.elementType
+  return e === 'float' || e === 'double' || e.startsWith('decimal') ? 'list' : undefined
+}
+
+/** Why a column has no model input, for the error naming it. */
+function noInputReason(name: string, type: DeltaType): string {
+  if (typeof type === 'object' && type.type === 'array')
+    return `feature column '${name}': an array column with an element type that cannot be hashed (${JSON.stringify(type.elementType)}); bags take arrays of ${[...SPARSE_TYPES].join(', ')}, dense lists arrays of float, double or decimal`
+  return `feature column '${name}': type ${JSON.stringify(type)} has no model input`
+}
+
+const SPEC: Record<ColumnKind, 'hash32' | 'float32' | 'fixed_list' | 'hash_list'> = {
+  sparse: 'hash32',
+  dense: 'float32',
+  list: 'fixed_list',
+  bag: 'hash_list',
+}
+
+/** The loader encoding of a column kind. */
+export function kindEncoding(kind: ColumnKind): 'hash32' | 'float32' | 'fixed_list' | 'hash_list' {
+  return SPEC[kind]
 }
 
 /**
@@ -52,15 +89,18 @@ export function classifyColumns(
   const names = byName.size ? [...byName.keys()] : []
   if (!byName.has(label)) throw new RangeError(`label column '${label}' does not exist (columns: ${names.join(', ')})`)
   const chosen = features ?? names.filter(n => n !== label && columnKind(byName.get(n)!.type) !== undefined)
-  const out: ColumnKinds = { label, sparse: [], dense: [], lists: [], spec: { [label]: 'float32' } }
+  const types: Record<string, HashedType> = {}
+  const out: ColumnKinds = { label, sparse: [], dense: [], lists: [], bags: [], spec: { [label]: 'float32' }, types }
   for (const name of chosen) {
     const field = byName.get(name)
     if (!field) throw new RangeError(`feature column '${name}' does not exist (columns: ${names.join(', ')})`)
     if (name === label) throw new RangeError(`feature column '${name}' is the label`)
     const kind = columnKind(field.type)
-    if (!kind) throw new RangeError(`feature column '${name}': type ${JSON.stringify(field.type)} has no model input`)
-    out[kind === 'list' ? 'lists' : kind].push(name)
-    out.spec[name] = kind === 'sparse' ? 'hash32' : kind === 'dense' ? 'float32' : 'fixed_list'
+    if (!kind) throw new RangeError(noInputReason(name, field.type))
+    out[kind === 'list' ? 'lists' : kind === 'bag' ? 'bags' : kind].push(name)
+    out.spec[name] = SPEC[kind]
+    const hashed = typeof field.type === 'string' ? field.type : field.type.type === 'array' && field.type.elementType
+    if ((kind === 'sparse' || kind === 'bag') && typeof hashed === 'string') types[name] = hashed as HashedType
   }
   return out
 }
@@ -85,9 +125,10 @@ export function addGroupColumn(kinds: ColumnKinds, fields: readonly StructField[
   kinds.spec[group] = kind === 'sparse' ? 'hash32' : 'float32'
 }
 
-/** Running statistics of the training rows: distinct hashes, Welford moments, list lengths. */
+/** Running statistics of the training rows: distinct hashes (sparse values, bag items), Welford moments, list lengths. */
 export class FeatureStats {
   private readonly distinct: Set<number>[]
+  private readonly bagDistinct: Set<number>[]
   private readonly moments: { n: number; mean: number; m2: number; nulls: number }[]
   private readonly lengths = new Map<string, number>()
 
@@ -97,6 +138,7 @@ export class FeatureStats {
     private readonly log1p: ReadonlySet<string> = new Set(),
   ) {
     this.distinct = kinds.sparse.map(() => new Set<number>())
+    this.bagDistinct = kinds.bags.map(() => new Set<number>())
     this.moments = kinds.dense.map(() => ({ n: 0, mean: 0, m2: 0, nulls: 0 }))
   }
 
@@ -126,15 +168,35 @@ export class FeatureStats {
       }
     })
     for (const name of this.kinds.lists) this.lengths.set(name, column(batch, name).length ?? 0)
+    this.kinds.bags.forEach((name, k) => {
+      const { values, offsets } = bagColumn(batch, name),
+        set = this.bagDistinct[k]
+      for (let i = 0; i < batch.size && set.size < CARDINALITY_CAP; i++) {
+        if (keep && !keep[i]) continue
+        for (let j = offsets[i]; j < offsets[i + 1]; j++) set.add(values[j])
+      }
+    })
   }
 
-  /** The layout: buckets (params.buckets or min(2·cardinality, 2^18)), table offsets, normalisers. */
-  finish(p: Pick<RecsysParams, 'buckets' | 'embedding_dim'>): FeatureLayout {
+  /**
+   * The layout: buckets (params.buckets or min(2·cardinality, 2^18)), table offsets (sparse
+   * tables, then bag tables), normalisers, bag pooling. Throws RangeError naming a `pooling`
+   * column that is not a bag feature.
+   */
+  finish(p: Pick<RecsysParams, 'buckets' | 'embedding_dim'> & { pooling?: RecsysParams['pooling'] }): FeatureLayout {
     let offset = 0
     const sparse: SparseFeature[] = this.kinds.sparse.map((name, s) => {
       const cardinality = this.distinct[s].size
       const buckets = bucketsFor(name, cardinality, p.buckets)
-      const f = { name, cardinality, buckets, tableOffset: offset, bytes: buckets * p.embedding_dim * 4 }
+      const type = this.kinds.types?.[name]
+      const f = {
+        name,
+        ...(type ? { type } : {}),
+        cardinality,
+        buckets,
+        tableOffset: offset,
+        bytes: buckets * p.embedding_dim * 4,
+      }
       offset += buckets
       return f
     })
@@ -151,7 +213,23 @@ export class FeatureStats {
     })
     const lists: ListFeature[] = this.kinds.lists.map(name => ({ name, length: this.lengths.get(name) ?? 0 }))
     const denseInputs = dense.reduce((s, f) => s + (f.indicator ? 2 : 1), 0) + lists.reduce((s, f) => s + f.length, 0)
-    return { label: this.kinds.label, sparse, dense, lists, totalRows: offset, denseInputs }
+    const bags: BagFeature[] = this.kinds.bags.map((name, k) => {
+      const cardinality = this.bagDistinct[k].size
+      const buckets = bucketsFor(name, cardinality, p.buckets)
+      const type = this.kinds.types?.[name]
+      const f = {
+        name,
+        ...(type ? { type } : {}),
+        cardinality,
+        buckets,
+        tableOffset: offset,
+        bytes: buckets * p.embedding_dim * 4,
+      }
+      offset += buckets
+      return { ...f, pooling: poolingOf(name, p.pooling) }
+    })
+    checkPoolingColumns(p.pooling, this.kinds.bags)
+    return { label: this.kinds.label, sparse, dense, lists, bags, totalRows: offset, denseInputs }
   }
 }
 
@@ -160,6 +238,22 @@ function bucketsFor(name: string, cardinality: number, given: RecsysParams['buck
   if (typeof given === 'number') return given
   if (given && given[name] !== undefined) return given[name]
   return Math.max(1, Math.min(cardinality * 2, MAX_DEFAULT_BUCKETS))
+}
+
+function poolingOf(name: string, given: RecsysParams['pooling'] | undefined): BagPooling {
+  if (typeof given === 'string') return given
+  return given?.[name] ?? 'mean'
+}
+
+/** A per-column pooling must name bag features only (a typo would silently pool by the default). */
+function checkPoolingColumns(given: RecsysParams['pooling'] | undefined, bags: readonly string[]): void {
+  if (given === undefined || typeof given === 'string') return
+  for (const name of Object.keys(given)) {
+    if (!bags.includes(name))
+      throw new RangeError(
+        `pooling.${name}: column '${name}' is not a bag feature (bag features: ${bags.join(', ') || 'none'})`,
+      )
+  }
 }
 
 /** sign(x)·log1p(|x|): log1p for skewed non-negative columns, still defined for negatives. */
@@ -210,9 +304,38 @@ export function featurize(layout: FeatureLayout, batch: Batch, keep?: Uint8Array
     })
     k += f.length
   }
-  if (group === undefined) return { n, rows, dense, labels }
+  const out: ModelBatch = { n, rows, dense, labels, ...featurizeBags(layout.bags ?? [], batch, picked) }
+  if (group === undefined) return out
   const g = column(batch, group).values
-  return { n, rows, dense, labels, groups: Float64Array.from(picked, i => g[i]) }
+  return { ...out, groups: Float64Array.from(picked, i => g[i]) }
+}
+
+/** bagRows (global rows of the picked rows' items, row-major: row, bag, item) and bagOffsets [n·K + 1]; none when K = 0. */
+function featurizeBags(
+  bags: readonly BagFeature[],
+  batch: Batch,
+  picked: readonly number[],
+): Pick<ModelBatch, 'bagRows' | 'bagOffsets'> {
+  const K = bags.length
+  if (K === 0) return {}
+  const cols = bags.map(f => bagColumn(batch, f.name))
+  const bagOffsets = new Uint32Array(picked.length * K + 1)
+  picked.forEach((i, b) => {
+    for (let k = 0; k < K; k++) {
+      const o = cols[k].offsets
+      bagOffsets[b * K + k + 1] = bagOffsets[b * K + k] + o[i + 1] - o[i]
+    }
+  })
+  const bagRows = new Uint32Array(bagOffsets[picked.length * K])
+  picked.forEach((i, b) => {
+    for (let k = 0; k < K; k++) {
+      const { values, offsets } = cols[k],
+        f = bags[k]
+      let at = bagOffsets[b * K + k]
+      for (let j = offsets[i]; j < offsets[i + 1]; j++) bagRows[at++] = f.tableOffset + ((values[j] >>> 0) % f.buckets)
+    }
+  })
+  return { bagRows, bagOffsets }
 }
 
 function writeDense(out: Float32Array, at: number, f: DenseFeature, x: number): void {
@@ -232,12 +355,20 @@ export function validMask(plan: ScanPlan, batch: Batch, seed: number, fraction: 
   return mask
 }
 
-/** One line per embedding table: "name: buckets × D = bytes". */
+/** One line per embedding table (sparse, then bags): "name: buckets × D = bytes". */
 export function tableMemory(layout: FeatureLayout, dim: number): string[] {
-  return layout.sparse.map(
+  return [...layout.sparse, ...(layout.bags ?? [])].map(
     f =>
       `${f.name}: ${f.buckets} buckets (cardinality ${f.cardinality}) × ${dim} = ${(f.bytes / 2 ** 20).toFixed(2)} MiB`,
   )
+}
+
+/** A bag column: item hashes and offsets [size + 1] (the loader's 'hash_list'). */
+function bagColumn(batch: Batch, name: string): { values: Uint32Array; offsets: Uint32Array } {
+  const c = column(batch, name)
+  if (c.encoding !== 'hash_list' || !c.offsets)
+    throw new RangeError(`bag column '${name}': decoded as ${c.encoding}, expected hash_list`)
+  return { values: c.values as Uint32Array, offsets: c.offsets }
 }
 
 function column(batch: Batch, name: string): DecodedColumn {

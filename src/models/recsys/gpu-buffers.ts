@@ -2,11 +2,13 @@
  * GPU buffers of the recommender, allocated once for batches of up to B rows: weights and
  * optimizer state, two sets of input buffers (double-buffered uploads), activations, gradients
  * and the loss history read back at metrics time. B = batch, S = sparse features, D = dim,
- * R = total embedding rows, Cd = dense inputs, C0 = S·D + Cd.
+ * R = total embedding rows, Cd = dense inputs, K = bag features, P = B·S + bag items (lookup
+ * positions), C0 = (S + K)·D + Cd, Kc = cross layers, r = cross rank.
  */
 import { createBuffer } from '../../gpu/buffers.ts'
 import { reduceSumScratch } from '../../kernels/recsys/reduce_sum.ts'
-import { denseTensors, inputWidth, layerDims } from './layout.ts'
+import { bagCount, poolingCodes } from './bags.ts'
+import { crossOf, denseTensors, inputWidth, layerDims } from './layout.ts'
 import type { ModelShape, RecsysParams } from './types.ts'
 
 /** One set of per-batch inputs; `done` resolves when the last step that read it has finished. */
@@ -17,7 +19,39 @@ export interface InputSet {
   order: GPUBuffer
   segStart: GPUBuffer
   uniq: GPUBuffer
+  /** With bags: u32 [item capacity] item rows and u32 [B·K + 1] offsets (absent without bags). */
+  bagRows?: GPUBuffer
+  bagOffsets?: GPUBuffer
   done: Promise<unknown>
+}
+
+/**
+ * Buffers of the bag features (absent without any). The lookup-position buffers (each input
+ * set's order / segStart / uniq / bagRows, and demb, dRows) hold B·S + `capacity` positions and
+ * grow (growItemBuffers) when a batch brings more bag items.
+ */
+export interface BagBuffers {
+  /** u32 [K], 1 = mean (bags.ts poolingCodes). */
+  pooling: GPUBuffer
+  /** f32 [B × K·D] pooled bags, then f32 [B × (S + K)·D] the sparse embeddings followed by them. */
+  pooled: GPUBuffer
+  lookups: GPUBuffer
+  /** Bag items M the position buffers have room for. */
+  capacity: number
+}
+
+/** Activations and scratch of the cross network (absent without one). */
+export interface CrossBuffers {
+  /** x_1 … x_Kc, f32 [B × C0] each (x_Kc is the MLP's input). */
+  x: GPUBuffer[]
+  /** z_k = W_k x_k, f32 [B × C0] each. */
+  z: GPUBuffer[]
+  /** Low rank: t_k = V_k x_k, f32 [B × r] each (empty at full rank). */
+  t: GPUBuffer[]
+  /** Backward scratch: dz f32 [B × C0], dt f32 [B × r], and ∂L/∂x0 f32 [B × C0] (what concat_backward reads). */
+  dz: GPUBuffer
+  dt: GPUBuffer
+  dx0: GPUBuffer
 }
 
 /** Every buffer of the model. */
@@ -44,6 +78,9 @@ export interface ModelBuffers {
   gradA: GPUBuffer
   gradB: GPUBuffer
   dinp0: GPUBuffer
+  cross?: CrossBuffers
+  bags?: BagBuffers
+  /** f32 [P × D], P = B·S + bag item capacity: gradient of every lookup position. */
   demb: GPUBuffer
   dRows: GPUBuffer
   lossScratch: GPUBuffer[]
@@ -57,6 +94,7 @@ export function batchBufferBytes(shape: ModelShape, batch: number): Record<strin
   const widest = Math.max(1, ...shape.layers)
   return {
     embOut: batch * shape.sparse * shape.dim * 4,
+    lookups: batch * (shape.sparse + bagCount(shape)) * shape.dim * 4,
     inp: batch * inputWidth(shape) * 4,
     hidden: batch * widest * 4,
     dense: batch * shape.dense * 4,
@@ -97,13 +135,17 @@ export function createModelBuffers(device: GPUDevice, shape: ModelShape, p: Recs
   const tensors = denseTensors(shape)
   const dims = layerDims(shape)
   const widest = Math.max(1, ...shape.layers) // hidden activations and their gradients; C0 has its own
+  const K = bagCount(shape)
+  const items = K > 0 ? B * K : 0 // initial bag item capacity: one item per bag, grown on demand
+  const P = B * S + items
   const input = (k: number): InputSet => ({
     rows: f32(B * S, `rows${k}`),
     dense: f32(B * shape.dense, `dense${k}`),
     labels: f32(B, `labels${k}`),
-    order: f32(B * S, `order${k}`),
-    segStart: f32(B * S + 1, `segStart${k}`),
-    uniq: f32(B * S, `uniq${k}`),
+    order: f32(P, `order${k}`),
+    segStart: f32(P + 1, `segStart${k}`),
+    uniq: f32(P, `uniq${k}`),
+    ...(K > 0 ? { bagRows: f32(items, `bagRows${k}`), bagOffsets: f32(B * K + 1, `bagOffsets${k}`) } : {}),
     done: Promise.resolve(),
   })
   const rowwise = p.embedding_optimizer === 'rowwise_adam'
@@ -128,12 +170,94 @@ export function createModelBuffers(device: GPUDevice, shape: ModelShape, p: Recs
     gradA: f32(B * widest, 'gradA'),
     gradB: f32(B * widest, 'gradB'),
     dinp0: f32(B * inputWidth(shape), 'dinp0'),
-    demb: f32(B * S * D, 'demb'),
-    dRows: f32(B * S * D, 'dRows'),
+    cross: crossBuffers(shape, B, f32),
+    bags: K > 0 ? bagBuffers(device, shape, B, items, f32) : undefined,
+    demb: f32(P * D, 'demb'),
+    dRows: f32(P * D, 'dRows'),
     lossScratch: reduceSumScratch(B).map((n, i) => f32(n, `loss scratch ${i}`)),
     lossSum: f32(1, 'loss sum'),
     lossHistory: f32(lossHistorySlots(p), 'loss history'),
   }
+}
+
+function crossBuffers(
+  shape: ModelShape,
+  B: number,
+  f32: (n: number, label: string) => GPUBuffer,
+): CrossBuffers | undefined {
+  const { layers, rank } = crossOf(shape)
+  if (layers === 0) return undefined
+  const c0 = inputWidth(shape)
+  const each = (n: number, what: string): GPUBuffer[] => Array.from({ length: layers }, (_, k) => f32(n, `${what}${k}`))
+  return {
+    x: each(B * c0, 'cross x'),
+    z: each(B * c0, 'cross z'),
+    t: rank === 0 ? [] : each(B * rank, 'cross t'),
+    dz: f32(B * c0, 'cross dz'),
+    dt: f32(B * Math.max(rank, 1), 'cross dt'),
+    dx0: f32(B * c0, 'cross dx0'),
+  }
+}
+
+function bagBuffers(
+  device: GPUDevice,
+  shape: ModelShape,
+  B: number,
+  capacity: number,
+  f32: (n: number, label: string) => GPUBuffer,
+): BagBuffers {
+  const K = bagCount(shape),
+    D = shape.dim
+  const pooling = f32(K, 'bag pooling')
+  const codes = poolingCodes(shape)
+  device.queue.writeBuffer(pooling, 0, codes.buffer, codes.byteOffset, codes.byteLength)
+  return {
+    pooling,
+    pooled: f32(B * K * D, 'pooled bags'),
+    lookups: f32(B * (shape.sparse + K) * D, 'lookups'),
+    capacity,
+  }
+}
+
+/**
+ * Regrows the lookup-position buffers for `items` bag items per batch (at least doubling). The
+ * caller waits until no submitted step uses the input sets; demb and dRows may still be read by
+ * queued work, which keeps the destroyed buffers alive until it completes.
+ */
+export function growItemBuffers(
+  device: GPUDevice,
+  b: ModelBuffers,
+  shape: ModelShape,
+  batch: number,
+  items: number,
+): void {
+  const bags = b.bags
+  if (!bags || items <= bags.capacity) return
+  const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize)
+  const need = (batch * shape.sparse + items) * shape.dim * 4
+  if (need > limit)
+    throw new RangeError(
+      `a batch with ${items} bag items needs a ${need}-byte 'demb' buffer, over this adapter's limit of ${limit} bytes per buffer; lower batch_size or embedding_dim`,
+    )
+  bags.capacity = Math.min(
+    Math.max(items, 2 * bags.capacity),
+    Math.floor(limit / (shape.dim * 4)) - batch * shape.sparse,
+  )
+  const P = batch * shape.sparse + bags.capacity
+  const f32 = (n: number, label: string): GPUBuffer => createBuffer(device, n * 4, undefined, label)
+  const swap = (old: GPUBuffer, n: number): GPUBuffer => {
+    const label = old.label
+    old.destroy()
+    return f32(n, label)
+  }
+  for (const set of b.inputs) {
+    set.order = swap(set.order, P)
+    set.segStart = swap(set.segStart, P + 1)
+    set.uniq = swap(set.uniq, P)
+    set.bagRows = swap(set.bagRows!, bags.capacity)
+  }
+  b.demb = swap(b.demb, P * shape.dim)
+  b.dRows = swap(b.dRows, P * shape.dim)
 }
 
 /** Destroys every buffer. */
@@ -158,12 +282,14 @@ export function destroyModelBuffers(b: ModelBuffers): void {
     b.gradA,
     b.gradB,
     b.dinp0,
+    ...(b.bags ? [b.bags.pooling, b.bags.pooled, b.bags.lookups] : []),
+    ...(b.cross ? [...b.cross.x, ...b.cross.z, ...b.cross.t, b.cross.dz, b.cross.dt, b.cross.dx0] : []),
     b.demb,
     b.dRows,
     ...b.lossScratch,
     b.lossSum,
     b.lossHistory,
-    ...b.inputs.flatMap(s => [s.rows, s.dense, s.labels, s.order, s.segStart, s.uniq]),
+    ...b.inputs.flatMap(s => [s.rows, s.dense, s.labels, s.order, s.segStart, s.uniq, s.bagRows, s.bagOffsets]),
   ]
   all.forEach(x => x?.destroy())
 }

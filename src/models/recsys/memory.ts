@@ -13,6 +13,7 @@ import type { Batch, Cursor, ScanPlan } from '../../data/types.ts'
 import { concatBatches, planRecsysTable, type EpochStream, type TrainSource } from './data.ts'
 import { addGroupColumn, classifyColumns, featurize, FeatureStats, validMask, type ColumnKinds } from './features.ts'
 import type { FeatureLayout, ModelBatch, RecsysParams } from './types.ts'
+import { gatherBags } from './bags.ts'
 import { httpFor, type TrainConfig } from '../../run/config.ts'
 import type { RunInput } from '../../run/family.ts'
 
@@ -225,7 +226,7 @@ export function memorySource(
           if (train[r]) picked.push(r)
         }
         at = end
-        yield gatherRows(rows, Uint32Array.from(picked), S, Cd)
+        yield gatherRows(rows, Uint32Array.from(picked), S, Cd, layout.bags?.length ?? 0)
       }
     }
     return { batches, cursor: () => makeCursor(plan, assign, at), close: async () => {} }
@@ -233,13 +234,14 @@ export function memorySource(
   return { layout, stepsPerEpoch, open }
 }
 /** Rows `idx` of `b` as one batch. */
-function gatherRows(b: ModelBatch, idx: Uint32Array, S: number, Cd: number): ModelBatch {
+function gatherRows(b: ModelBatch, idx: Uint32Array, S: number, Cd: number, K: number): ModelBatch {
   const n = idx.length
   const out: ModelBatch = {
     n,
     rows: new Uint32Array(n * S),
     dense: new Float32Array(n * Cd),
     labels: new Float32Array(n),
+    ...gatherBags(b, idx, K),
   }
   for (let i = 0; i < n; i++) {
     const r = idx[i]

@@ -11,21 +11,25 @@
 import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { readBuffer } from '../../gpu/readback.ts'
 import { prepareKernel, type KernelCall } from '../../kernels/runner.ts'
-import type { ModelState } from './backend.ts'
+import type { BackendTiming, ModelState } from './backend.ts'
+import { StepGpuTimer } from './step-timer.ts'
 import type { CombinedGradients, RankGradients, RankModel } from './ranks.ts'
 import { GpuRecorder } from '../../gpu/recorder.ts'
 import {
   RankBuffers,
   createModelBuffers,
   destroyModelBuffers,
+  growItemBuffers,
   lossHistorySlots,
   type InputSet,
   type ModelBuffers,
 } from './gpu-buffers.ts'
 import { backwardCalls, forwardCalls, optimizerCalls, trainCalls, type MatmulVariant } from './gpu-step.ts'
 import { embeddingSegments } from './segments.ts'
+import { bagCount, bagItems, checkBags, lookupRows } from './bags.ts'
 import type { ModelBatch, ModelShape, ModelWeights, OptimizerState, RecsysParams, StepLr } from './types.ts'
 import { createBuffer } from '../../gpu/buffers.ts'
+import { isSoftware } from '../../gpu/device.ts'
 import { nonfiniteCountCall } from '../../kernels/recsys/nonfinite_count.ts'
 import { decodeNonFinite, type NonFiniteCount } from '../../kernels/recsys/layout.ts'
 import { denseTensors } from './layout.ts'
@@ -34,8 +38,23 @@ import { denseTensors } from './layout.ts'
 export interface GpuModelOptions {
   /** Largest batch (buffers are sized for it; default params.batch_size). */
   maxBatch?: number
-  /** Matmul kernels (default 'tiled'). */
+  /** Matmul kernels (default: defaultMatmul of the device). */
   matmul?: MatmulVariant
+}
+
+/**
+ * The matmul kernels a model on `device` uses by default: the naive ones on software adapters
+ * (SwiftShader: the tiled kernels' workgroup barriers made a clicks step, B 1024, 64-32, 4–5×
+ * slower there, bench/README.md "Where the recommender's time goes"), tiled on GPUs and where the
+ * device does not say its adapter. A rule, not a timing, so one adapter always trains the same model.
+ */
+export function defaultMatmul(device: GPUDevice): MatmulVariant {
+  const info = (device as { adapterInfo?: GPUAdapterInfo & { isFallbackAdapter?: boolean } }).adapterInfo
+  if (!info) return 'tiled'
+  const { vendor, architecture, description } = info
+  return isSoftware({ vendor, architecture, description, isFallbackAdapter: Boolean(info.isFallbackAdapter) })
+    ? 'naive'
+    : 'tiled'
 }
 
 /** The GPU backend of the training loop (and a rank of a multi-rank run). */
@@ -57,6 +76,7 @@ export class GpuModel implements RankModel {
     private readonly matmul: MatmulVariant,
   ) {
     this.calls = new GpuRecorder(cache, { label: 'recsys step' })
+    this.gpuTimer = StepGpuTimer.create(cache.device, lossHistorySlots(params))
   }
 
   /**
@@ -72,25 +92,46 @@ export class GpuModel implements RankModel {
   ): Promise<GpuModel> {
     const maxBatch = opts.maxBatch ?? params.batch_size
     const buffers = createModelBuffers(cache.device, shape, params, maxBatch)
-    const model = new GpuModel(cache, shape, params, buffers, maxBatch, opts.matmul ?? 'tiled')
+    const model = new GpuModel(cache, shape, params, buffers, maxBatch, opts.matmul ?? defaultMatmul(cache.device))
     await model.importState(state)
     return model
   }
 
   async step(batch: ModelBatch, lr: StepLr): Promise<void> {
     this.checkBatch(batch)
+    await this.reserveItems(batch)
+    const t0 = performance.now()
     if (this.pendingRows.length >= lossHistorySlots(this.params)) await this.drain()
     const input = this.buffers.inputs[this.steps % 2]
     await input.done // the step that last read this set has finished: safe to overwrite
-    const seg = embeddingSegments(batch.rows, this.shape.totalRows)
+    const t1 = performance.now()
+    const seg = embeddingSegments(lookupRows(this.shape, batch), this.shape.totalRows)
+    const t2 = performance.now()
     this.upload(input, batch, seg)
+    this.counters.waitMs += t1 - t0
+    this.counters.uploadMs += performance.now() - t2
     const t = this.steps + this.stepOffset + 1
     const calls = [
       ...forwardCalls(this.shape, this.buffers, input, batch.n, this.matmul),
-      ...trainCalls(this.shape, this.params, this.buffers, input, batch.n, seg.uniq.length, t, lr, this.matmul),
+      ...trainCalls(
+        this.shape,
+        this.params,
+        this.buffers,
+        input,
+        batch.n,
+        seg.uniq.length,
+        t,
+        lr,
+        this.matmul,
+        bagItems(batch),
+      ),
     ]
     const slot = this.pendingRows.length
-    this.submit(calls, enc => enc.copyBufferToBuffer(this.buffers.lossSum, 0, this.buffers.lossHistory, slot * 4, 4))
+    this.submit(
+      calls,
+      enc => enc.copyBufferToBuffer(this.buffers.lossSum, 0, this.buffers.lossHistory, slot * 4, 4),
+      this.gpuTimer?.writes(slot),
+    )
     input.done = this.cache.device.queue.onSubmittedWorkDone()
     this.pendingRows.push(batch.n)
     this.steps++
@@ -98,14 +139,15 @@ export class GpuModel implements RankModel {
 
   async gradients(batch: ModelBatch): Promise<RankGradients> {
     this.checkBatch(batch)
+    await this.reserveItems(batch)
     const input = await this.idleInput()
-    const seg = embeddingSegments(batch.rows, this.shape.totalRows)
+    const seg = embeddingSegments(lookupRows(this.shape, batch), this.shape.totalRows)
     this.upload(input, batch, seg)
     const U = seg.uniq.length
     this.rank ??= new RankBuffers(this.cache.device, this.buffers)
     const calls = [
       ...forwardCalls(this.shape, this.buffers, input, batch.n, this.matmul),
-      ...backwardCalls(this.shape, this.buffers, input, batch.n, U, 1, this.matmul),
+      ...backwardCalls(this.shape, this.buffers, input, batch.n, U, 1, this.matmul, bagItems(batch)),
     ]
     this.submit(calls, enc => this.rank!.encodeReadback(enc, this.buffers, U * this.shape.dim))
     const { lossSum, dense, dRows } = await this.rank.read(U * this.shape.dim)
@@ -121,6 +163,11 @@ export class GpuModel implements RankModel {
     this.steps++
   }
 
+  /** Uploads and GPU waits of the steps, and their timestamp-query GPU time where the device has it. */
+  timing(): BackendTiming {
+    return { ...this.counters, ...(this.gpuTimer ? { gpuMs: this.gpuTimer.totalMs } : {}) }
+  }
+
   async takeLosses(): Promise<number[]> {
     await this.drain()
     const out = this.drained
@@ -130,6 +177,7 @@ export class GpuModel implements RankModel {
 
   async predict(batch: ModelBatch): Promise<Float32Array> {
     this.checkBatch(batch)
+    await this.reserveItems(batch)
     const input = await this.idleInput()
     this.upload(input, batch)
     this.submit(forwardCalls(this.shape, this.buffers, input, batch.n, this.matmul))
@@ -207,6 +255,7 @@ export class GpuModel implements RankModel {
 
   destroy(): void {
     this.calls.destroy()
+    this.gpuTimer?.destroy()
     this.rank?.destroy()
     destroyModelBuffers(this.buffers)
     this.nonFinite?.destroy()
@@ -215,6 +264,8 @@ export class GpuModel implements RankModel {
 
   private nonFinite?: NonFiniteScan
   private shadow?: WeightShadow
+  private readonly gpuTimer?: StepGpuTimer
+  private readonly counters = { uploadMs: 0, waitMs: 0 }
 
   /** Adam's t = optimizer steps so far + 1; importState moves the count to the state's. */
   private stepOffset = 0
@@ -222,6 +273,20 @@ export class GpuModel implements RankModel {
   private checkBatch(batch: ModelBatch): void {
     if (!(batch.n >= 1 && batch.n <= this.maxBatch))
       throw new RangeError(`GpuModel: batch of ${batch.n} rows, expected 1 … ${this.maxBatch} (batch_size)`)
+    if (bagCount(this.shape) > 0) checkBags(batch, bagCount(this.shape))
+  }
+
+  /**
+   * Grows the lookup-position buffers when the batch has more bag items than they hold: waits
+   * for both input sets, and drops the rank read-back buffers (sized from dRows; made again).
+   */
+  private async reserveItems(batch: ModelBatch): Promise<void> {
+    const bags = this.buffers.bags
+    if (!bags || bagItems(batch) <= bags.capacity) return
+    await this.idleInput()
+    growItemBuffers(this.cache.device, this.buffers, this.shape, this.maxBatch, bagItems(batch))
+    this.rank?.destroy()
+    this.rank = undefined
   }
 
   private upload(
@@ -236,6 +301,10 @@ export class GpuModel implements RankModel {
     put(input.rows, batch.rows)
     put(input.dense, batch.dense)
     put(input.labels, batch.labels)
+    if (input.bagRows && batch.bagRows && batch.bagOffsets) {
+      put(input.bagRows, batch.bagRows)
+      put(input.bagOffsets!, batch.bagOffsets)
+    }
     if (seg) {
       put(input.uniq, seg.uniq)
       put(input.segStart, seg.segStart)
@@ -244,10 +313,14 @@ export class GpuModel implements RankModel {
   }
 
   /** Encodes `calls` in one compute pass (plus `after` copies) as one command buffer and submits it. */
-  private submit(calls: KernelCall<unknown>[], after?: (enc: GPUCommandEncoder) => void): void {
+  private submit(
+    calls: KernelCall<unknown>[],
+    after?: (enc: GPUCommandEncoder) => void,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): void {
     const device = this.cache.device
     const enc = device.createCommandEncoder({ label: 'recsys step' })
-    const pass = enc.beginComputePass({ label: 'recsys step' })
+    const pass = enc.beginComputePass({ label: 'recsys step', ...(timestampWrites ? { timestampWrites } : {}) })
     this.calls.encode(pass, calls)
     pass.end()
     after?.(enc)
@@ -258,7 +331,10 @@ export class GpuModel implements RankModel {
   private async drain(): Promise<void> {
     const n = this.pendingRows.length
     if (n === 0) return
-    const sums = await readBuffer(this.cache.device, this.buffers.lossHistory, Float32Array, n)
+    const [sums] = await Promise.all([
+      readBuffer(this.cache.device, this.buffers.lossHistory, Float32Array, n),
+      this.gpuTimer?.read(n),
+    ])
     this.pendingRows.forEach((rows, i) => this.drained.push(sums[i] / rows))
     this.pendingRows = []
   }

@@ -17,12 +17,16 @@ export const DEFAULT_RECSYS_PARAMS: Readonly<RecsysParams> = {
   batch_size: 4096,
   embedding_dim: 16,
   layers: [256, 128],
+  architecture: 'mlp',
+  cross_layers: 2,
+  cross_rank: 0,
   lr: 1e-3,
   optimizer: 'adam',
   embedding_optimizer: 'adagrad',
   embedding_lr: 0.05,
   weight_decay: 0,
   buckets: undefined,
+  pooling: 'mean',
   warmup_steps: 0,
   schedule: 'constant',
   seed: 0,
@@ -47,6 +51,9 @@ const INTS: ReadonlyArray<[keyof RecsysParams, number, number]> = [
   ['seed', 0, 2 ** 32 - 1],
   ['eval_every', 1, 1e9],
   ['early_stopping_rounds', 0, 1e6],
+  ['cross_layers', 1, 64],
+  // The upper bound C0 is the model's input width, known once the features are: layout.ts checkShape.
+  ['cross_rank', 0, 2 ** 20],
 ]
 /** Real parameters: [name, lower bound, lower open]. */
 const NUMS: ReadonlyArray<[keyof RecsysParams, number, boolean]> = [
@@ -60,6 +67,7 @@ const CHOICES: Partial<Record<keyof RecsysParams, readonly string[]>> = {
   schedule: ['constant', 'cosine', 'step'],
   lr_scaling: ['none', 'linear', 'sqrt'],
   early_stopping_metric: ['auc', 'logloss', 'gauc'],
+  architecture: ['mlp', 'dcn'],
 }
 /** Settable names (beta1/beta2/eps are fixed). */
 const KNOWN = new Set([
@@ -67,12 +75,16 @@ const KNOWN = new Set([
   'batch_size',
   'embedding_dim',
   'layers',
+  'architecture',
+  'cross_layers',
+  'cross_rank',
   'lr',
   'optimizer',
   'embedding_optimizer',
   'embedding_lr',
   'weight_decay',
   'buckets',
+  'pooling',
   'warmup_steps',
   'schedule',
   'seed',
@@ -90,7 +102,7 @@ export const RECSYS_PARAM_NAMES: readonly string[] = [...KNOWN]
 /**
  * Validates `raw` (parsed `--params` JSON) over the defaults. `embedding_lr` defaults to 0.05
  * for adagrad and to `lr` for rowwise_adam; `restore_best` to early_stopping_rounds > 0;
- * `weight_decay` needs optimizer 'adamw'.
+ * `weight_decay` needs optimizer 'adamw'; `cross_layers` and `cross_rank` other than the defaults need architecture 'dcn'.
  */
 export function parseRecsysParams(raw: unknown = {}): RecsysParams {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
@@ -112,8 +124,15 @@ export function parseRecsysParams(raw: unknown = {}): RecsysParams {
   p.layers = checkLayers(p.layers)
   p.log1p = checkNames('log1p', p.log1p)
   checkBuckets(p.buckets)
+  checkPooling(p.pooling)
   if (p.weight_decay > 0 && p.optimizer !== 'adamw')
     throw new RangeError(`weight_decay ${p.weight_decay} needs optimizer 'adamw' (got '${p.optimizer}')`)
+  // Like weight_decay, only a value other than the default is refused: parsed params (a run
+  // manifest's) parse again unchanged.
+  for (const name of ['cross_layers', 'cross_rank'] as const) {
+    if (p[name] !== DEFAULT_RECSYS_PARAMS[name] && p.architecture !== 'dcn')
+      throw new RangeError(`${name} ${p[name]} needs architecture 'dcn' (got '${p.architecture}')`)
+  }
   return p
 }
 
@@ -158,6 +177,23 @@ function checkNames(name: string, v: unknown): string[] {
   if (!Array.isArray(v) || !v.every(x => typeof x === 'string'))
     throw new RangeError(`${name} must be an array of column names, got ${JSON.stringify(v)}`)
   return [...v]
+}
+
+const POOLINGS = ['sum', 'mean']
+
+/** 'sum' | 'mean', or { column: 'sum' | 'mean' } (that the columns are bags is checked against the table, features.ts). */
+function checkPooling(v: unknown): void {
+  const choices = POOLINGS.map(a => `'${a}'`).join(', ')
+  if (typeof v === 'string') {
+    if (!POOLINGS.includes(v)) throw new RangeError(`pooling must be one of ${choices}, got ${JSON.stringify(v)}`)
+    return
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new RangeError(`pooling must be ${choices} or an object { column: ${choices} }, got ${JSON.stringify(v)}`)
+  for (const [col, x] of Object.entries(v)) {
+    if (!POOLINGS.includes(x as string))
+      throw new RangeError(`pooling.${col} must be one of ${choices}, got ${JSON.stringify(x)}`)
+  }
 }
 
 function checkBuckets(v: unknown): void {

@@ -16,7 +16,7 @@ import { modelColumn, type PredictConfig, type PredictResult } from '../gbdt/pre
 import { concatTensors } from './ranks.ts'
 import { decodeCheckpoint } from './checkpoint.ts'
 import { chooseBackend } from './family.ts'
-import { columnKind, featurize } from './features.ts'
+import { columnKind, featurize, kindEncoding, type ColumnKind } from './features.ts'
 import { predictAll } from './train-loop.ts'
 import type { FeatureLayout } from './types.ts'
 
@@ -62,13 +62,14 @@ function layoutSpec(
   layout: FeatureLayout,
   schema: StructType,
   table: string,
-): Record<string, 'hash32' | 'float32' | 'fixed_list'> {
-  const wanted: [string, 'sparse' | 'dense' | 'list'][] = [
+): Record<string, ReturnType<typeof kindEncoding>> {
+  const wanted: [string, ColumnKind][] = [
     ...layout.sparse.map(f => [f.name, 'sparse'] as [string, 'sparse']),
     ...layout.dense.map(f => [f.name, 'dense'] as [string, 'dense']),
     ...layout.lists.map(f => [f.name, 'list'] as [string, 'list']),
+    ...(layout.bags ?? []).map(f => [f.name, 'bag'] as [string, 'bag']),
   ]
-  const spec: Record<string, 'hash32' | 'float32' | 'fixed_list'> = {}
+  const spec: Record<string, ReturnType<typeof kindEncoding>> = {}
   for (const [name, kind] of wanted) {
     const field = modelColumn(schema, name, table)
     const has = columnKind(field.type)
@@ -76,7 +77,7 @@ function layoutSpec(
       throw new RangeError(
         `model feature ${name}: the model reads it as a ${kind} feature, the table's column is ${JSON.stringify(field.type)}`,
       )
-    spec[name] = kind === 'sparse' ? 'hash32' : kind === 'dense' ? 'float32' : 'fixed_list'
+    spec[name] = kindEncoding(kind)
   }
   return spec
 }

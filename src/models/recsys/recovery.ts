@@ -11,8 +11,11 @@
 import type { ModelState, RecsysBackend } from './backend.ts'
 import type { ModelWeights } from './types.ts'
 import {
+  addTiming,
   initialLoopState,
   trainLoop,
+  zeroTiming,
+  type LoopTiming,
   type LoopState,
   type MetricRow,
   type TrainLoopOptions,
@@ -46,6 +49,14 @@ interface Saved {
   metrics: MetricRow[]
   samples: number
   elapsedMs: number
+  /** The time split of the segments up to it (checkpoint captures in checkpoint_s). */
+  timing: RunTiming
+}
+
+/** The loop's time split over all segments plus the in-memory checkpoints taken between them. */
+export interface RunTiming extends LoopTiming {
+  /** Checkpoint captures between segments (weights and optimizer state read back). */
+  checkpoint_s: number
 }
 
 /** What trainWithRecovery returns: the loop's result over all segments, the live session, the rebuilds. */
@@ -53,9 +64,17 @@ export interface RecoveredRun {
   loop: TrainLoopResult
   session: DeviceSession
   recoveries: number
+  /** The loop's split summed over the segments that were kept, plus checkpoint captures. */
+  timing: RunTiming
 }
 
-const START: Saved = { loop: initialLoopState(), metrics: [], samples: 0, elapsedMs: 0 }
+const START: Saved = {
+  loop: initialLoopState(),
+  metrics: [],
+  samples: 0,
+  elapsedMs: 0,
+  timing: { ...zeroTiming(), checkpoint_s: 0 },
+}
 
 /**
  * trainLoop over `o` (its backend, resume and stopAtStep are set here) in checkpointed segments,
@@ -80,15 +99,21 @@ export async function trainWithRecovery(
       const saved = from ?? START
       const stopAt = session.lost ? (Math.floor(saved.loop.step / seg) + 1) * seg : undefined
       const r = await segment(o, session, saved, watch, stopAt)
+      const timing = { ...addTiming(saved.timing, r.timing), checkpoint_s: saved.timing.checkpoint_s }
       const kept = {
         loop: r.state,
         metrics: [...saved.metrics, ...r.metrics],
         samples: saved.samples + r.samples,
         elapsedMs: lastElapsed(r, saved),
       }
-      if (r.finished)
-        return { done: { ...r, metrics: kept.metrics, samples: kept.samples, restored: restoredRow(r, kept.metrics) } }
-      return { checkpoint: { ...kept, ...(await Promise.race([capture(session.backend), watch.failed])) } }
+      if (r.finished) {
+        const done = { ...r, metrics: kept.metrics, samples: kept.samples, restored: restoredRow(r, kept.metrics) }
+        return { done: { ...done, timing } }
+      }
+      const t = performance.now()
+      const captured = await Promise.race([capture(session.backend), watch.failed])
+      timing.checkpoint_s += (performance.now() - t) / 1000
+      return { checkpoint: { ...kept, timing, ...captured } }
     },
     onRecover: (from, reason) => rec.onRecover?.(from?.loop.step ?? 0, reason),
     exhausted: (reason, losses, kept) =>
@@ -98,7 +123,8 @@ export async function trainWithRecovery(
         kept?.loop.step ?? 0,
       ),
   })
-  return { loop: result, session, recoveries }
+  const timing = result.timing as RunTiming
+  return { loop: result, session, recoveries, timing: { ...timing, checkpoint_s: timing.checkpoint_s ?? 0 } }
 }
 
 /** One segment from `saved` on `session`'s backend, the backend guarded so a lost device stops it at the next call. */
@@ -180,6 +206,7 @@ function guard(b: RecsysBackend, watch: LostWatch): RecsysBackend {
       await b.importState(s)
     },
     destroy: () => b.destroy(),
+    ...(b.timing ? { timing: () => b.timing!() } : {}),
     // restore_best keeps weights in the backend across segments: forward only what it has.
     ...(b.keepWeights
       ? {

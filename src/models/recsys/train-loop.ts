@@ -5,12 +5,14 @@
  * the chosen validation metric (params.early_stopping_metric), and a stop-anywhere state (LoopState) that a
  * checkpoint stores so a resumed run continues exactly where this one stopped. With
  * params.restore_best, each improving evaluation keeps the weights (BestWeights below) and a
- * finished run ends holding the best evaluation's weights, not the last step's.
+ * finished run ends holding the best evaluation's weights, not the last step's. Every run reports
+ * where its wall time went (LoopTiming: input wait, featurize, steps, uploads, GPU waits,
+ * evaluation, read-backs, timestamp-query GPU time).
  */
 import type { Cursor } from '../../data/types.ts'
 import { maximizes, validMetrics } from './metrics.ts'
-import type { RecsysBackend } from './backend.ts'
-import { sliceBatch, type TrainSource } from './data.ts'
+import type { BackendTiming, RecsysBackend } from './backend.ts'
+import { sliceBatch, type EpochStream, type TrainSource } from './data.ts'
 import { stepLr } from './optimizer.ts'
 import type { ModelBatch, ModelWeights, RecsysParams } from './types.ts'
 
@@ -46,6 +48,53 @@ export interface MetricRow {
   elapsedMs: number
 }
 
+/**
+ * Where the loop's wall time went, seconds. input_wait + step + eval + readback ≈ loop (the rest
+ * is bookkeeping); featurize is part of input_wait, upload and gpu_wait part of step.
+ */
+export interface LoopTiming {
+  /** Wall time of the loop (first batch awaited → last evaluation done). */
+  loop_s: number
+  /** Awaiting the next training batch: the loader's gather and featurize (data.ts). */
+  input_wait_s: number
+  /** Of input_wait_s: featurize (hashed values → embedding rows, normalised dense inputs). */
+  featurize_s: number
+  /** backend.step: embedding segments, host→device uploads, encode, submit, waiting for a free input set. */
+  step_s: number
+  /** Of step_s: host→device uploads (writeBuffer; 0 for the CPU reference). */
+  upload_s: number
+  /** Of step_s: waiting for the GPU to finish the step that last used the input set (the GPU behind the host). */
+  gpu_wait_s: number
+  /** Validation predictions and their metrics, at each evaluation. */
+  eval_s: number
+  /** Loss read-backs and divergence scans at each evaluation (waiting out the steps still queued included). */
+  readback_s: number
+  /** GPU time of the training steps' compute passes by timestamp queries; absent without 'timestamp-query'. */
+  gpu_s?: number
+}
+
+/** All-zero timing. */
+export function zeroTiming(): LoopTiming {
+  return {
+    loop_s: 0,
+    input_wait_s: 0,
+    featurize_s: 0,
+    step_s: 0,
+    upload_s: 0,
+    gpu_wait_s: 0,
+    eval_s: 0,
+    readback_s: 0,
+  }
+}
+
+/** a + b, field by field (gpu_s present when either has it). */
+export function addTiming(a: LoopTiming, b: LoopTiming): LoopTiming {
+  const out = zeroTiming()
+  for (const k of Object.keys(out) as Array<keyof LoopTiming>) out[k] = (a[k] ?? 0) + (b[k] ?? 0)
+  if (a.gpu_s !== undefined || b.gpu_s !== undefined) out.gpu_s = (a.gpu_s ?? 0) + (b.gpu_s ?? 0)
+  return out
+}
+
 /** Options of trainLoop. */
 export interface TrainLoopOptions {
   params: RecsysParams
@@ -74,6 +123,8 @@ export interface TrainLoopResult {
   finished: boolean
   stoppedEarly: boolean
   samples: number
+  /** Where the wall time went. */
+  timing: LoopTiming
   /**
    * The metrics row whose weights the backend holds at the end: the best evaluation's when
    * restore_best put them back, else undefined (the last step's weights).
@@ -93,11 +144,12 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
   const totalSteps = p.epochs * o.source.stepsPerEpoch
   const metrics: MetricRow[] = []
   const t0 = performance.now()
+  const clock = new LoopClock(o.backend)
   let samples = 0,
     lastEval = state.step
   const best = p.restore_best && o.valid && o.valid.n > 0 ? new BestWeights(o.backend) : undefined
   const report = async (epoch: number): Promise<boolean> => {
-    const row = await measure(o, state, epoch, stepLr(Math.max(0, state.step - 1), p, totalSteps).dense, t0)
+    const row = await measure(o, state, epoch, stepLr(Math.max(0, state.step - 1), p, totalSteps).dense, t0, clock)
     lastEval = state.step
     metrics.push(row)
     o.onMetrics?.(row)
@@ -105,34 +157,78 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
     if (best && state.bestStep === row.step && state.badRounds === 0) await best.keep()
     return stop
   }
-  const done = async (stoppedEarly: boolean): Promise<TrainLoopResult> => ({
-    state,
-    metrics,
-    finished: true,
-    stoppedEarly,
-    samples,
-    restored: best ? await restoreBest(best, state, metrics, p.early_stopping_metric) : undefined,
-  })
+  const done = async (stoppedEarly: boolean): Promise<TrainLoopResult> => {
+    const restored = best ? await restoreBest(best, state, metrics, p.early_stopping_metric) : undefined
+    return { state, metrics, finished: true, stoppedEarly, samples, timing: clock.finish(), restored }
+  }
   for (; state.epoch < p.epochs; state.epoch++, state.cursor = undefined) {
     const stream = o.source.open(state.epoch, state.cursor)
+    const it = stream.batches()[Symbol.asyncIterator]()
     try {
-      for await (const batch of stream.batches()) {
+      for (;;) {
+        const next = await clock.time('input_wait_s', () => it.next())
+        if (next.done) break
+        const batch = next.value
         state.cursor = stream.cursor()
         if (batch.n === 0) continue
-        await o.backend.step(batch, stepLr(state.step, p, totalSteps))
+        await clock.time('step_s', () => o.backend.step(batch, stepLr(state.step, p, totalSteps)))
         state.step++
         samples += batch.n
         if (state.step % p.eval_every === 0 && (await report(state.epoch))) return await done(true)
         if (o.stopAtStep !== undefined && state.step >= o.stopAtStep)
-          return { state, metrics, finished: false, stoppedEarly: false, samples }
+          return { state, metrics, finished: false, stoppedEarly: false, samples, timing: clock.finish() }
       }
     } finally {
+      clock.addStream(stream)
+      await it.return?.()
       await stream.close()
     }
     if (await epochEnd(o.onEpochEnd, state, metrics, lastEval, report)) return await done(true)
   }
   if (state.step > lastEval) await report(p.epochs - 1)
   return done(false)
+}
+
+/**
+ * The loop's time split (LoopTiming): host spans by performance.now(), plus the backend's own
+ * counters (uploads, waits for the GPU, timestamp-query GPU time) and each epoch stream's
+ * featurize time, both taken as differences over the loop.
+ */
+class LoopClock {
+  private readonly t0 = performance.now()
+  private readonly acc = zeroTiming()
+  private readonly backendStart: BackendTiming | undefined
+
+  constructor(private readonly backend: RecsysBackend) {
+    this.backendStart = backend.timing?.()
+  }
+
+  /** Runs `f`, adding its wall time to `part`. */
+  async time<T>(part: 'input_wait_s' | 'step_s' | 'eval_s' | 'readback_s', f: () => Promise<T>): Promise<T> {
+    const t = performance.now()
+    try {
+      return await f()
+    } finally {
+      this.acc[part] += (performance.now() - t) / 1000
+    }
+  }
+
+  /** Adds a closed-over epoch stream's featurize time. */
+  addStream(stream: EpochStream): void {
+    this.acc.featurize_s += (stream.featurizeMs?.() ?? 0) / 1000
+  }
+
+  /** The split so far. */
+  finish(): LoopTiming {
+    const out = { ...this.acc, loop_s: (performance.now() - this.t0) / 1000 }
+    const now = this.backend.timing?.()
+    if (now && this.backendStart) {
+      out.upload_s = (now.uploadMs - this.backendStart.uploadMs) / 1000
+      out.gpu_wait_s = (now.waitMs - this.backendStart.waitMs) / 1000
+      if (now.gpuMs !== undefined) out.gpu_s = (now.gpuMs - (this.backendStart.gpuMs ?? 0)) / 1000
+    }
+    return out
+  }
 }
 
 /**
@@ -190,14 +286,20 @@ async function measure(
   epoch: number,
   lr: number,
   t0: number,
+  clock: LoopClock,
 ): Promise<MetricRow> {
-  const losses = await o.backend.takeLosses()
-  await refuseDivergence(o, state, losses)
+  const losses = await clock.time('readback_s', async () => {
+    const l = await o.backend.takeLosses()
+    await refuseDivergence(o, state, l)
+    return l
+  })
   const trainLoss = losses.length ? losses.reduce((s, l) => s + l, 0) / losses.length : NaN
   const row: MetricRow = { step: state.step, epoch, trainLoss, lr, elapsedMs: performance.now() - t0 }
-  if (o.valid && o.valid.n > 0) {
-    const probs = await predictAll(o.backend, o.valid)
-    const m = validMetrics(probs, o.valid.labels, o.valid.groups)
+  const valid = o.valid
+  if (valid && valid.n > 0) {
+    const m = await clock.time('eval_s', async () =>
+      validMetrics(await predictAll(o.backend, valid), valid.labels, valid.groups),
+    )
     row.validAuc = m.auc
     row.validLogloss = m.logloss
     row.validCalibration = m.calibration
@@ -229,7 +331,7 @@ async function refuseDivergence(o: TrainLoopOptions, state: LoopState, losses: n
 /** σ(logit) for every row of `data`, in chunks of the backend's largest batch. */
 export async function predictAll(backend: RecsysBackend, data: ModelBatch): Promise<Float32Array> {
   const out = new Float32Array(data.n)
-  const dims = { sparse: backend.shape.sparse, dense: backend.shape.dense }
+  const dims = { sparse: backend.shape.sparse, dense: backend.shape.dense, bags: backend.shape.bags }
   for (let start = 0; start < data.n; start += backend.maxBatch) {
     const end = Math.min(data.n, start + backend.maxBatch)
     out.set(await backend.predict(sliceBatch(data, start, end, dims)), start)

@@ -1,8 +1,9 @@
 /**
  * Types of the recommender: parameters, feature layout, model shape and state.
- * Legend: B = batch rows, S = sparse (embedding) features, D = embedding dim, R = total embedding
- * rows over all tables, Cd = dense inputs, C0 = S·D + Cd (MLP input), H_l = hidden width of layer l,
- * L = hidden layers.
+ * Legend: B = batch rows, S = sparse (embedding) features, K = bag (multi-hot list) features,
+ * M = bag items of a batch, D = embedding dim, R = total embedding rows over all tables,
+ * Cd = dense inputs, C0 = (S + K)·D + Cd (MLP input), H_l = hidden width of layer l, L = hidden layers,
+ * Kc = cross layers, r = cross rank.
  */
 
 /** Dense-weight optimizer: Adam (coupled L2 off) or AdamW (decoupled weight decay). */
@@ -11,6 +12,8 @@ export type DenseOptimizer = 'adam' | 'adamw'
 export type EmbeddingOptimizer = 'adagrad' | 'rowwise_adam'
 /** LR decay after warmup (optimizer.ts lrAt). */
 export type ScheduleName = 'constant' | 'cosine' | 'step'
+/** 'mlp': the MLP reads the concatenated inputs; 'dcn': a DCN-v2 cross network between them and the MLP. */
+export type Architecture = 'mlp' | 'dcn'
 
 /** Validated training parameters (names as in `--params`, snake_case like the issue). */
 export interface RecsysParams {
@@ -19,6 +22,12 @@ export interface RecsysParams {
   embedding_dim: number
   /** Hidden layer widths, input to output (the 1-logit output layer is added). */
   layers: number[]
+  /** 'dcn' puts `cross_layers` cross layers before the MLP (DCN-v2, stacked). */
+  architecture: Architecture
+  /** Kc, cross layers of 'dcn' (only with 'dcn'). */
+  cross_layers: number
+  /** r: 0 = full-rank cross weights [C0 × C0], else low-rank U V with 1 ≤ r ≤ C0 (only with 'dcn'). */
+  cross_rank: number
   lr: number
   optimizer: DenseOptimizer
   embedding_optimizer: EmbeddingOptimizer
@@ -26,8 +35,10 @@ export interface RecsysParams {
   embedding_lr: number
   /** AdamW decoupled weight decay of the dense weights (0 for 'adam'). */
   weight_decay: number
-  /** Buckets per sparse feature: one number for all, or per feature (others default). */
+  /** Buckets per sparse or bag feature: one number for all, or per feature (others default). */
   buckets?: number | Record<string, number>
+  /** Pooling of the bag features' item embeddings: one for all, or per bag column (others 'mean'). */
+  pooling: BagPooling | Record<string, BagPooling>
   warmup_steps: number
   schedule: ScheduleName
   seed: number
@@ -61,9 +72,17 @@ export interface RecsysParams {
   eps: number
 }
 
+/**
+ * Delta type of a hashed value (a sparse column, or a bag column's items): integers and booleans
+ * hash as int64 (8 little-endian bytes), strings by their UTF-8 bytes, binary by its bytes.
+ */
+export type HashedType = 'string' | 'binary' | 'boolean' | 'byte' | 'short' | 'integer' | 'long'
+
 /** How one sparse column maps to embedding rows. */
 export interface SparseFeature {
   name: string
+  /** The column's Delta type (absent in layouts written before it was recorded; ONNX export needs it). */
+  type?: HashedType
   /** Distinct values seen in the training data (capped, see features.ts). */
   cardinality: number
   buckets: number
@@ -83,6 +102,27 @@ export interface DenseFeature {
   indicator: boolean
 }
 
+/** How a bag's item embeddings become one vector: their sum or their mean (empty bag → zeros). */
+export type BagPooling = 'sum' | 'mean'
+
+/**
+ * A multi-hot list column (array of ids, strings, integers, booleans): each item hashed as a
+ * scalar value is, bucket = hash mod buckets, the row's items pooled into one D-vector.
+ */
+export interface BagFeature {
+  name: string
+  /** The items' Delta type (absent in layouts written before it was recorded; ONNX export needs it). */
+  type?: HashedType
+  /** Distinct items seen in the training data (capped like sparse cardinalities). */
+  cardinality: number
+  buckets: number
+  /** First global row of this feature's table (bag tables follow the sparse tables). */
+  tableOffset: number
+  /** Bytes of the table's weights (buckets · D · 4). */
+  bytes: number
+  pooling: BagPooling
+}
+
 /** A fixed-length array column copied as it is (NaN → 0), `length` inputs. */
 export interface ListFeature {
   name: string
@@ -95,7 +135,9 @@ export interface FeatureLayout {
   sparse: SparseFeature[]
   dense: DenseFeature[]
   lists: ListFeature[]
-  /** R = Σ buckets. */
+  /** Bag features, in MLP input order (absent in layouts written before bags existed: none). */
+  bags?: BagFeature[]
+  /** R = Σ buckets (sparse, then bag tables). */
   totalRows: number
   /** Cd = dense values + indicators + list elements. */
   denseInputs: number
@@ -111,6 +153,13 @@ export interface ModelBatch {
   dense: Float32Array<ArrayBuffer>
   /** f32 [B], 0/1. */
   labels: Float32Array<ArrayBuffer>
+  /**
+   * With K > 0 bag features: u32 [M] global embedding rows of every bag item, row-major (row b,
+   * bag k, its items in list order); absent when K = 0.
+   */
+  bagRows?: Uint32Array<ArrayBuffer>
+  /** u32 [B·K + 1]: the items of (row b, bag k) are bagRows[bagOffsets[b·K + k] .. bagOffsets[b·K + k + 1]). */
+  bagOffsets?: Uint32Array<ArrayBuffer>
   /** Validation rows with a gauc_group: [B] the group column's decoded value (hash or float) per row. */
   groups?: Float64Array<ArrayBuffer>
 }
@@ -119,6 +168,10 @@ export interface ModelBatch {
 export interface ModelShape {
   /** S */
   sparse: number
+  /** K: bag features, each one pooled D-vector of the MLP input (absent = 0). */
+  bags?: number
+  /** Pooling of each bag feature, [K] in layout order (absent: all 'mean'). */
+  pooling?: BagPooling[]
   /** D */
   dim: number
   /** R */
@@ -127,9 +180,25 @@ export interface ModelShape {
   dense: number
   /** Hidden widths H_0 … H_{L−1}. */
   layers: number[]
+  /**
+   * Cross network before the MLP: Kc = `layers` cross layers of rank `rank` (0 = full). Absent or
+   * layers 0: none ('mlp', and checkpoints written before the cross network existed).
+   */
+  cross?: CrossShape
 }
 
-/** A dense tensor of the MLP: `w{l}` [OC × C] or `b{l}` [OC]; the output layer is l = L. */
+/** Cross network sizes: Kc layers x_{k+1} = x0 ⊙ (W_k x_k + b_k) + x_k, W_k full or U_k V_k of rank r. */
+export interface CrossShape {
+  /** Kc (0 = no cross network). */
+  layers: number
+  /** r: 0 = full rank W_k [C0 × C0]; else V_k [r × C0], U_k [C0 × r]. */
+  rank: number
+}
+
+/**
+ * A dense tensor: cross `c{k}.w` [C0 × C0] (or `c{k}.v` [r × C0], `c{k}.u` [C0 × r]) and `c{k}.b` [C0];
+ * MLP `w{l}` [OC × C] or `b{l}` [OC], the output layer is l = L.
+ */
 export interface DenseTensor {
   name: string
   length: number
@@ -137,7 +206,7 @@ export interface DenseTensor {
   cols: number
 }
 
-/** Weights: embeddings f32 [R × D] and the MLP tensors in layout order. */
+/** Weights: embeddings f32 [R × D] and the dense tensors (cross, then MLP) in layout order. */
 export interface ModelWeights {
   embeddings: Float32Array<ArrayBuffer>
   dense: Float32Array<ArrayBuffer>[]

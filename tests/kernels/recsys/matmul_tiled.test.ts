@@ -32,15 +32,19 @@ async function forward(b: number, c: number, oc: number, constants: Tile = {}): 
   expectMatch(compareArrays(got.out, want, dotAtol(c), DOT_RTOL), `matmul_tiled forward B=${b} C=${c} OC=${oc}`)
 }
 
-async function dinp(b: number, c: number, oc: number, constants: Tile = {}): Promise<void> {
+async function dinp(b: number, c: number, oc: number, accumulate: boolean, constants: Tile = {}): Promise<void> {
   const s = { b, c, oc }
-  const { dout, weight } = randomArrays(shapeSeed(s) + 1, { dout: b * oc, weight: oc * c })
-  const want = new Float32Array(b * c)
-  matmulBackwardDinp(dout, weight, want, b, c, oc)
-  const got = await runOnGpu({ dout, weight, dinp: new Float32Array(b * c).fill(Number.NaN) }, ['dinp'], bufs =>
-    matmulBackwardDinpTiledCall(bufs, s, constants),
+  const { dout, weight, start } = randomArrays(shapeSeed(s) + 1, { dout: b * oc, weight: oc * c, start: b * c })
+  const want = start.slice()
+  matmulBackwardDinp(dout, weight, want, b, c, oc, accumulate)
+  const init = accumulate ? start : new Float32Array(b * c).fill(Number.NaN)
+  const got = await runOnGpu({ dout, weight, dinp: init }, ['dinp'], bufs =>
+    matmulBackwardDinpTiledCall(bufs, s, accumulate, constants),
   )
-  expectMatch(compareArrays(got.dinp, want, dotAtol(oc), DOT_RTOL), `matmul_tiled dinp B=${b} C=${c} OC=${oc}`)
+  expectMatch(
+    compareArrays(got.dinp, want, dotAtol(oc), DOT_RTOL),
+    `matmul_tiled dinp B=${b} C=${c} OC=${oc} accumulate=${accumulate}`,
+  )
 }
 
 async function dweight(b: number, c: number, oc: number, accumulate: boolean, constants: Tile = {}): Promise<void> {
@@ -91,8 +95,9 @@ describe("matmul_tiled, forward layout, matches matmul_forward's reference", () 
 })
 
 describe("matmul_tiled, dinp layout, matches matmul_backward_dinp's reference", () => {
-  test.each(MLP_SHAPES)('B=%i C=%i OC=%i', (b, c, oc) => dinp(b, c, oc))
-  test.each([4, 8, 16])('TILE = %i on 45×21×50 (no tile divides it)', TILE => dinp(45, 21, 50, { TILE }))
+  test.each(MLP_SHAPES)('B=%i C=%i OC=%i, overwrite', (b, c, oc) => dinp(b, c, oc, false))
+  test.each(MLP_SHAPES)('B=%i C=%i OC=%i, accumulate', (b, c, oc) => dinp(b, c, oc, true))
+  test.each([4, 8, 16])('TILE = %i on 45×21×50 (no tile divides it)', TILE => dinp(45, 21, 50, false, { TILE }))
 })
 
 describe("matmul_tiled, dweight layout, matches matmul_backward_dweight's reference", () => {

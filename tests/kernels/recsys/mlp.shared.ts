@@ -23,6 +23,17 @@ export const MLP_SHAPES: ReadonlyArray<readonly [number, number, number]> = [
   [257, 129, 65],
 ]
 
+/** Cross layer shapes [B, C0]: empty B, ones, widths not a multiple of 4 or 16, one row, a long column, a wide block. */
+export const CROSS_SHAPES = [
+  [0, 5],
+  [1, 1],
+  [1, 37],
+  [7, 13],
+  [33, 147],
+  [4096, 1],
+  [300, 64],
+] as const
+
 /** Seeded f32 arrays in [-1, 1) for each named length. */
 export function randomArrays<K extends string>(
   seed: number,

@@ -26,11 +26,11 @@ function randomBatch(rng: Rng, n: number): ModelBatch {
 }
 
 /** Fresh state with weights large enough that every path (and every ReLU) matters. */
-function startState(p: RecsysParams, seed: number): ModelState {
+function startState(p: RecsysParams, seed: number, shape: ModelShape = SHAPE): ModelState {
   const rng = new Rng(seed)
-  const weights = initWeights(SHAPE, seed)
+  const weights = initWeights(shape, seed)
   weights.embeddings.set(rng.floats(weights.embeddings.length, -0.5, 0.5))
-  return { weights, opt: initOptimizerState(SHAPE, p) }
+  return { weights, opt: initOptimizerState(shape, p) }
 }
 
 /**
@@ -72,6 +72,55 @@ describe('GPU recommender vs the CPU reference model', () => {
       expect(gs.opt.step).toBe(3)
       const g = Object.fromEntries(stateTensors(SHAPE, gs)),
         r = Object.fromEntries(stateTensors(SHAPE, rs))
+      for (const [name, a] of Object.entries(r)) {
+        if (a instanceof Uint32Array) expect([...g[name]], name).toEqual([...a])
+        else expectMatch(compareArrays(g[name] as Float32Array, a, ATOL, RTOL), name)
+      }
+      const probe = randomBatch(rng, 9)
+      expectMatch(compareArrays(await gpu.predict(probe), await ref.predict(probe), ATOL, RTOL), 'predict')
+    } finally {
+      gpu.destroy()
+    }
+  })
+
+  // C0 = 2·4 + 3 = 11: not a multiple of 4 or of the matmul tiles.
+  test.each([
+    ['full rank, 2 layers, tiled matmuls', { cross_layers: 2, cross_rank: 0 }, 'tiled'],
+    ['rank 3, 2 layers, naive matmuls', { cross_layers: 2, cross_rank: 3 }, 'naive'],
+    ['rank 1, 1 layer, tiled matmuls', { cross_layers: 1, cross_rank: 1 }, 'tiled'],
+  ] as const)('dcn, 3 steps (%s): losses and all state within atol 1e-6 + rtol 1e-4', async (_, cross, matmul) => {
+    const p = parseRecsysParams({
+      batch_size: 16,
+      layers: [8, 4],
+      embedding_dim: 4,
+      eval_every: 4,
+      lr: 0.01,
+      architecture: 'dcn',
+      ...cross,
+    })
+    const shape: ModelShape = { ...SHAPE, cross: { layers: p.cross_layers, rank: p.cross_rank } }
+    const rng = new Rng(6)
+    const batches = [randomBatch(rng, 16), randomBatch(rng, 1), randomBatch(rng, 11)]
+    const cache = await gpuCache()
+    const ref = new RefBackend(shape, p, startState(p, 4, shape))
+    const gpu = await checked(cache.device, () => GpuModel.create(cache, shape, p, startState(p, 4, shape), { matmul }))
+    try {
+      for (const [k, batch] of batches.entries()) {
+        const lr = { dense: (p.lr * (k + 1)) / 3, embedding: p.embedding_lr }
+        await ref.step(batch, lr)
+        await checked(cache.device, () => gpu.step(batch, lr))
+      }
+      const want = await ref.takeLosses(),
+        got = await gpu.takeLosses()
+      console.log(
+        `recsys dcn GPU vs ref (${_}): losses gpu ${got.map(x => x.toFixed(7)).join(' ')} ref ${want.map(x => x.toFixed(7)).join(' ')}`,
+      )
+      expectMatch(compareArrays(Float32Array.from(got), Float32Array.from(want), ATOL, RTOL), 'losses')
+      const g = Object.fromEntries(stateTensors(shape, await gpu.exportState())),
+        r = Object.fromEntries(stateTensors(shape, await ref.exportState()))
+      expect(Object.keys(r).filter(n => n.startsWith('c'))).toHaveLength(
+        cross.cross_rank === 0 ? 2 * cross.cross_layers : 3 * cross.cross_layers,
+      )
       for (const [name, a] of Object.entries(r)) {
         if (a instanceof Uint32Array) expect([...g[name]], name).toEqual([...a])
         else expectMatch(compareArrays(g[name] as Float32Array, a, ATOL, RTOL), name)

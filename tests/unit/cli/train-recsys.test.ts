@@ -1,7 +1,7 @@
 /**
  * `snaptrain train --model recsys` in-process (main with a captured io; the page in one headless
  * Chromium shared by the file, WebGPU): a small run on a generated ~21k-row clicks table writes model.bin (decodable
- * checkpoint), manifest.json and metrics.csv with the --json summary; bad parameters exit 2
+ * checkpoint), its ONNX export model.onnx, manifest.json and metrics.csv with the --json summary; bad parameters exit 2
  * before any browser starts; a missing feature, an id column with a null, a batch too large for
  * the adapter and a diverging lr exit 1 naming the column / parameter.
  */
@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseMetricsCsv } from '../../../src/run/manifest.ts'
+import { runExports } from '../../../src/models/recsys/export.ts'
 import { decodeCheckpoint } from '../../../src/models/recsys/checkpoint.ts'
 import { DeltaTableWriter } from '../../../tools/datagen/delta-writer.ts'
 import { runMain, shareAppPage } from '../../support/cli.ts'
@@ -84,7 +85,7 @@ const SMALL = {
 }
 
 describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
-  it('writes model.bin, manifest.json, metrics.csv and prints the summary', async () => {
+  it('writes model.bin, model.onnx, manifest.json, metrics.csv and prints the summary', async () => {
     const out = join(tmp, 'run')
     const r = await cli([
       'train',
@@ -126,8 +127,17 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
       'epochs',
       'steps',
       'restored_best_step',
+      'timing',
     ])
     expect(s.restored_best_step).toBeNull() // no early stopping: restore_best is off
+    // The time split: the loop's parts fit in its wall time, the loop in train_seconds.
+    const t = s.timing
+    expect(t.loop_s).toBeGreaterThan(0)
+    expect(t.loop_s).toBeLessThanOrEqual(s.train_seconds)
+    expect(t.input_wait_s + t.step_s + t.eval_s + t.readback_s).toBeLessThanOrEqual(t.loop_s)
+    expect(t.featurize_s).toBeLessThanOrEqual(t.input_wait_s)
+    expect(t.eval_s).toBeGreaterThan(0) // 3 evaluations of the validation rows
+    expect(t.stats_s).toBeGreaterThan(0)
     const rows = s.rows_train + s.rows_valid
     const gen = JSON.parse(readFileSync(join(TABLE, '_generator.json'), 'utf8'))
     expect(rows).toBe(gen.finalRows)
@@ -191,7 +201,11 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
     })
     expect(ck.state.weights.embeddings.length).toBe(ck.shape.totalRows * 4)
     expect(ck.state.weights.dense.every(t => t.every(Number.isFinite))).toBe(true)
-    expect(readdirSync(out).sort()).toEqual(['manifest.json', 'metrics.csv', 'model.bin'])
+    expect(readdirSync(out).sort()).toEqual(['manifest.json', 'metrics.csv', 'model.bin', 'model.onnx'])
+    // model.onnx is the export of model.bin (the one export path, models/recsys/export.ts).
+    expect(new Uint8Array(readFileSync(join(out, 'model.onnx')))).toEqual(
+      (await runExports(readFileSync(s.model_path)))['model.onnx'],
+    )
   }, 120_000)
 })
 

@@ -107,6 +107,11 @@ describe('snaptrain train: bad input', () => {
       ['--model', 'recsys', '--label', 'y', '--params', '{"max_depth":3}'],
       /unknown recsys parameter 'max_depth'/,
     ],
+    [
+      'recsys architecture',
+      ['--model', 'recsys', '--label', 'y', '--params', '{"architecture":"dlrm"}'],
+      /architecture must be one of 'mlp', 'dcn', got "dlrm"/,
+    ],
   ]
   for (const [name, args, message] of cases) {
     it(`${name} → exit ≠ 0 in < 10 s naming it`, async () => {

@@ -24,6 +24,7 @@ describe('defaultEncoding', () => {
     expect(defaultEncoding('boolean')).toBe('bool')
     expect(defaultEncoding('string')).toBe('hash32')
     expect(defaultEncoding({ type: 'array', elementType: 'float', containsNull: false })).toBe('fixed_list')
+    expect(defaultEncoding({ type: 'array', elementType: 'string', containsNull: true })).toBe('hash_list')
   })
 
   it('refuses nested types, naming the column', () => {
@@ -101,6 +102,34 @@ describe('decodeColumn', () => {
     const out = decodeColumn([{ rowStart: 0, data: [[1], [], null, [2, 3]] }], all(0, 4), 'var_list', ctx)
     expect(Array.from(out.offsets!)).toEqual([0, 1, 1, 1, 3])
     expect(Array.from(out.values)).toEqual([1, 2, 3])
+  })
+
+  it('hash_list: item hashes as hash32 computes them, null rows empty, null items skipped', () => {
+    const data = [['US', null, 'é'], [], null, [7n, -3n], [true]]
+    const sel = { start: 10, end: 15, live: Uint32Array.of(10, 11, 12, 13, 14) }
+    const out = decodeColumn([{ rowStart: 10, data }], sel, 'hash_list', ctx)
+    expect(out.encoding).toBe('hash_list')
+    expect(out.values).toBeInstanceOf(Uint32Array)
+    expect(Array.from(out.offsets!)).toEqual([0, 2, 2, 2, 4, 5])
+    const scalar = (values: unknown[]): number[] =>
+      Array.from(decodeColumn([{ rowStart: 0, data: values }], all(0, values.length), 'hash32', ctx).values)
+    expect(Array.from(out.values)).toEqual([
+      refString('US'),
+      refString('é'),
+      refInt64(7n),
+      refInt64(-3n),
+      ...scalar([true]),
+    ])
+    const picked = decodeColumn(
+      [{ rowStart: 10, data }],
+      { start: 10, end: 15, live: Uint32Array.of(13) },
+      'hash_list',
+      ctx,
+    )
+    expect(Array.from(picked.offsets!)).toEqual([0, 2])
+    expect(() => decodeColumn([{ rowStart: 0, data: ['x'] }], all(0, 1), 'hash_list', ctx)).toThrow(
+      /'col'.*expected a list.*file row 0/,
+    )
   })
 
   it('reports rows the chunks do not cover', () => {

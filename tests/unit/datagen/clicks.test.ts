@@ -96,7 +96,7 @@ describe('clicks table', () => {
       for (const name of Object.keys(rows[0])) {
         const vals = rows.map(r => r[name]).filter(v => v !== null && v !== undefined)
         expect(stats.nullCount[name], `${path} ${name}`).toBe(rows.length - vals.length)
-        if (name === 'emb') {
+        if (name === 'emb' || name === 'history') {
           expect(stats.minValues[name]).toBeUndefined()
           continue
         }
@@ -141,6 +141,21 @@ describe('clicks table', () => {
       expect(typeof r.user_id).toBe('bigint')
       expect([0, 1]).toContain(r.label)
     }
+  })
+
+  test('history reads back as lists of 0 … 10 int64 item ids, some rows null', async () => {
+    const rows = (await Promise.all([...liveFiles(commits, 2).keys()].map(p => fileRows(dir, p)))).flat()
+    const lists = rows.map(r => r.history as bigint[] | null)
+    const nulls = lists.filter(h => h === null).length
+    expect(nulls).toBeGreaterThan(0)
+    expect(nulls).toBeLessThan(0.1 * rows.length)
+    for (const h of lists) {
+      if (h === null) continue
+      expect(h.length).toBeLessThanOrEqual(10)
+      expect(h.every(v => typeof v === 'bigint' && v >= 0n)).toBe(true)
+    }
+    expect(lists.some(h => h?.length === 0)).toBe(true)
+    expect(lists.some(h => (h?.length ?? 0) >= 9)).toBe(true)
   })
 
   test('generator info reports a plausible Bayes AUC and base rate', () => {

@@ -89,7 +89,9 @@ describe('statistics and featurize', () => {
     const stats = new FeatureStats(kinds)
     stats.observe(batch())
     const layout = stats.finish({ embedding_dim: 4, buckets: undefined })
-    expect(layout.sparse).toEqual([{ name: 'user_id', cardinality: 3, buckets: 6, tableOffset: 0, bytes: 96 }])
+    expect(layout.sparse).toEqual([
+      { name: 'user_id', type: 'long', cardinality: 3, buckets: 6, tableOffset: 0, bytes: 96 },
+    ])
     const mean = 4,
       std = Math.sqrt(((1 - 4) ** 2 + (3 - 4) ** 2 + (8 - 4) ** 2) / 3)
     expect(layout.dense[0]).toMatchObject({ name: 'price', indicator: true, log1p: false })

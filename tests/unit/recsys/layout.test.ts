@@ -5,6 +5,7 @@ import {
   denseTensors,
   inputWidth,
   layerDims,
+  mlpTensorOffset,
   modelShapeOf,
   parameterCount,
 } from '../../../src/models/recsys/layout.ts'
@@ -47,7 +48,50 @@ describe('parameter layout', () => {
   test('modelShapeOf takes S, R and Cd from the feature layout', () => {
     expect(
       modelShapeOf({ sparse: [1, 2], totalRows: 40, denseInputs: 7 } as never, { embedding_dim: 4, layers: [8] }),
-    ).toEqual({ sparse: 2, dim: 4, totalRows: 40, dense: 7, layers: [8] })
+    ).toMatchObject({ sparse: 2, dim: 4, totalRows: 40, dense: 7, layers: [8], cross: { layers: 0, rank: 0 } })
+    const dcn = { embedding_dim: 4, layers: [8], architecture: 'dcn' as const, cross_layers: 3, cross_rank: 5 }
+    expect(modelShapeOf({ sparse: [1, 2], totalRows: 40, denseInputs: 7 } as never, dcn).cross).toEqual({
+      layers: 3,
+      rank: 5,
+    })
+  })
+
+  test('cross tensors come first: c{k}.w [C0 × C0] + c{k}.b (full), c{k}.v [r × C0] + c{k}.u [C0 × r] + c{k}.b (low rank)', () => {
+    const full = { ...SHAPE, layers: [8], cross: { layers: 2, rank: 0 } }
+    expect(denseTensors(full).map(t => [t.name, t.rows, t.cols])).toEqual([
+      ['c0.w', 53, 53],
+      ['c0.b', 53, 1],
+      ['c1.w', 53, 53],
+      ['c1.b', 53, 1],
+      ['w0', 8, 53],
+      ['b0', 8, 1],
+      ['w1', 1, 8],
+      ['b1', 1, 1],
+    ])
+    expect(mlpTensorOffset(full)).toBe(4)
+    expect(parameterCount(full).dense).toBe(2 * (53 * 53 + 53) + 8 * 53 + 8 + 8 + 1)
+    const low = { ...full, cross: { layers: 1, rank: 3 } }
+    expect(denseTensors(low).map(t => [t.name, t.rows, t.cols])).toEqual([
+      ['c0.v', 3, 53],
+      ['c0.u', 53, 3],
+      ['c0.b', 53, 1],
+      ['w0', 8, 53],
+      ['b0', 8, 1],
+      ['w1', 1, 8],
+      ['b1', 1, 1],
+    ])
+    expect(mlpTensorOffset(low)).toBe(3)
+    // No cross (absent, as in checkpoints written before it, or K = 0): the MLP's tensors only.
+    expect(denseTensors({ ...SHAPE, cross: { layers: 0, rank: 0 } })).toEqual(denseTensors(SHAPE))
+  })
+
+  test.each([
+    [{ layers: 1, rank: 54 }, /cross_rank must be 0 \(full rank\) or an integer in \[1, C0 = 53\].*got 54/],
+    [{ layers: 1, rank: 1.5 }, /cross_rank/],
+    [{ layers: -1, rank: 0 }, /cross_layers/],
+  ])('bad cross %j is refused naming the parameter', (cross, message) => {
+    expect(() => checkShape({ ...SHAPE, cross })).toThrow(RangeError)
+    expect(() => checkShape({ ...SHAPE, cross })).toThrow(message)
   })
 })
 
@@ -77,6 +121,21 @@ describe('seeded init', () => {
         expect(Math.max(...a.map(Math.abs))).toBeGreaterThan(bound * 0.9) // spread over the whole range
       }
     })
+  })
+
+  test('cross kernels ~ Glorot uniform U(±√(6 / (fan_in + fan_out))), cross biases 0; embeddings draw as without them', () => {
+    const shape = { ...SHAPE, cross: { layers: 2, rank: 4 } }
+    const w = initWeights(shape, 1)
+    denseTensors(shape).forEach((t, k) => {
+      const a = w.dense[k]
+      if (t.name.endsWith('.b')) expect(a.every(x => x === 0)).toBe(true)
+      else if (t.name.startsWith('c')) {
+        const bound = Math.sqrt(6 / (t.rows + t.cols))
+        expect(Math.max(...a.map(Math.abs))).toBeLessThanOrEqual(bound)
+        expect(Math.max(...a.map(Math.abs))).toBeGreaterThan(bound * 0.9)
+      }
+    })
+    expect(w.embeddings).toEqual(initWeights(SHAPE, 1).embeddings)
   })
 
   test('optimizer state: zeros of the chosen optimizers only', () => {

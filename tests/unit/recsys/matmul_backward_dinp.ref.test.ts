@@ -35,4 +35,19 @@ describe('matmulBackwardDinp reference', () => {
     matmulBackwardDinp(dout, weight, a, b, c, oc)
     expect(a.every(v => Math.abs(v) < 6)).toBe(true)
   })
+
+  test('accumulate adds the product to what dinp held', () => {
+    const rng = new Rng(10),
+      b = 3,
+      c = 5,
+      oc = 4
+    const dout = rng.floats(b * oc),
+      weight = rng.floats(oc * c),
+      start = rng.floats(b * c)
+    const product = new Float32Array(b * c)
+    matmulBackwardDinp(dout, weight, product, b, c, oc)
+    const acc = start.slice()
+    matmulBackwardDinp(dout, weight, acc, b, c, oc, true)
+    acc.forEach((v, i) => expect(v).toBe(Math.fround(start[i] + product[i])))
+  })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { DEFAULT_RECSYS_PARAMS, parseRecsysParams } from '../../../src/models/recsys/params.ts'
+import type { RecsysParams } from '../../../src/models/recsys/types.ts'
 
 describe('parseRecsysParams', () => {
   test('defaults are the issue’s', () => {
@@ -59,9 +60,25 @@ describe('parseRecsysParams', () => {
     [{ warmup_steps: 2.5 }, /warmup_steps/],
     [{ embeding_dim: 8 }, /unknown recsys parameter 'embeding_dim'/],
     [{ beta1: 0.5 }, /unknown recsys parameter 'beta1'/],
+    [{ architecture: 'dlrm' }, /architecture must be one of 'mlp', 'dcn', got "dlrm"/],
+    [{ architecture: 'dcn', cross_layers: 0 }, /cross_layers must be an integer in \[1, 64\], got 0/],
+    [{ architecture: 'dcn', cross_rank: -1 }, /cross_rank must be an integer/],
+    [{ cross_layers: 3 }, /cross_layers 3 needs architecture 'dcn' \(got 'mlp'\)/],
+    [{ cross_rank: 4 }, /cross_rank 4 needs architecture 'dcn'/],
   ])('%j → RangeError naming the parameter', (raw, message) => {
     expect(() => parseRecsysParams(raw)).toThrow(RangeError)
     expect(() => parseRecsysParams(raw)).toThrow(message)
+  })
+
+  test("architecture: 'mlp' by default; 'dcn' takes cross_layers (2) and cross_rank (0 = full); parsed params parse again", () => {
+    const mlp = parseRecsysParams({})
+    expect([mlp.architecture, mlp.cross_layers, mlp.cross_rank]).toEqual(['mlp', 2, 0])
+    // beta1, beta2 and eps are fixed, not settable: everything else parses back unchanged.
+    const settable = ({ beta1: _1, beta2: _2, eps: _3, ...rest }: RecsysParams) => rest
+    expect(parseRecsysParams(settable(mlp))).toEqual(mlp)
+    const dcn = parseRecsysParams({ architecture: 'dcn', cross_layers: 3, cross_rank: 8 })
+    expect([dcn.architecture, dcn.cross_layers, dcn.cross_rank]).toEqual(['dcn', 3, 8])
+    expect(parseRecsysParams(settable(dcn))).toEqual(dcn)
   })
 
   test('non-object params are refused', () => {

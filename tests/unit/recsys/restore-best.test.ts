@@ -92,7 +92,7 @@ describe('restore_best (CPU reference)', () => {
   test('a checkpoint keeps the best weights: stop after the best, resume ⇒ the same restored model as the uninterrupted run', {
     timeout: 30_000,
   }, async () => {
-    const { params, data, shape } = await setup({ early_stopping_rounds: 0, restore_best: true, epochs: 2 })
+    const { params, data, shape } = await setup({ early_stopping_rounds: 0, restore_best: true, epochs: 3 })
     const whole = createRefBackend(shape, params)
     const a = await trainLoop({ params, backend: whole, source: data.source, valid: data.valid })
     expect(a.restored).toBeDefined()

@@ -37,6 +37,7 @@ describe('recsys training loop (CPU reference on small generated clicks tables)'
       'publisher',
     ])
     expect(layout.lists).toEqual([{ name: 'emb', length: 8 }])
+    expect(layout.bags?.map(f => [f.name, f.pooling])).toEqual([['history', 'mean']])
     // dense_2, dense_5, dense_7 have nulls → indicator inputs: 8 values + 3 indicators + 8 list elements.
     expect(layout.denseInputs).toBe(19)
     const shape = modelShapeOf(layout, params)

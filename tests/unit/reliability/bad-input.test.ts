@@ -595,6 +595,31 @@ const CASES: Case[] = [
     code: 2,
     message: /--model .*cursor-good\.json/,
   },
+  // --- export ---
+  {
+    name: 'export: model file missing',
+    argv: () => ['export', '--model', join(tmp, 'nope.bin'), '--format', 'onnx'],
+    code: 2,
+    message: /--model .*nope\.bin: no such file/,
+  },
+  {
+    name: 'export: a GBDT model',
+    argv: () => ['export', '--model', MODEL_PATH(), '--format', 'safetensors'],
+    code: 2,
+    message: /--model .*model\.json: a GBDT \(XGBoost\) model; export takes a recommender model\.bin/,
+  },
+  {
+    name: 'export: a file that is no model',
+    argv: () => ['export', '--model', join(T.good, '_delta_log', '00000000000000000000.json'), '--format', 'onnx'],
+    code: 2,
+    message: /--model .*00000000000000000000\.json: not a recommender model file/,
+  },
+  {
+    name: 'export: unknown format',
+    argv: () => ['export', '--model', MODEL_PATH(), '--format', 'pt'],
+    code: 2,
+    message: /--format: expected one of onnx, safetensors, got 'pt'/,
+  },
   // --- cursors ---
   {
     name: 'scan --resume with a cursor of another table',
@@ -707,11 +732,12 @@ async function runCase(argv: string[]): Promise<{ code: number; err: string }> {
   return { code, err: err.join('\n') }
 }
 
-/** Output paths a case may write: --out DIR (train, sweep), --out FILE (predict). */
+/** Output paths a case may write: --out DIR (train, sweep), --out FILE (predict, export). */
 function outputs(argv: string[], i: number): string[] {
   const dir = join(tmp, 'out', String(i))
   if (argv[0] === 'train' || argv[0] === 'sweep') argv.push('--out', dir)
   if (argv[0] === 'predict') argv.push('--out', `${dir}.csv`)
+  if (argv[0] === 'export') argv.push('--out', `${dir}.json`)
   return [dir, `${dir}.csv`, `${dir}.json`]
 }
 

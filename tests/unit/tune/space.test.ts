@@ -58,6 +58,18 @@ describe('parseSpace', () => {
   it("checks the middle configuration over the sweep's fixed parameters", () => {
     const wd = { weight_decay: { type: 'loguniform', low: 1e-5, high: 1e-3 } }
     expect(searchDims(parseSpace(wd, MODEL_PARAMS.recsys, { optimizer: 'adamw' }))).toEqual(['weight_decay'])
+    const cross = {
+      architecture: 'dcn',
+      cross_layers: { type: 'int', low: 1, high: 4 },
+      cross_rank: { type: 'categorical', choices: [0, 8, 16] },
+    }
+    expect(searchDims(parseSpace(cross, MODEL_PARAMS.recsys))).toEqual(['cross_layers', 'cross_rank'])
+    expect(() => parseSpace({ ...cross, architecture: 'mlp' }, MODEL_PARAMS.recsys)).toThrow(
+      /space: .*cross_layers .* needs architecture 'dcn'/,
+    )
+    expect(() =>
+      parseSpace({ architecture: { type: 'categorical', choices: ['mlp', 'deep'] } }, MODEL_PARAMS.recsys),
+    ).toThrow(/space\.architecture: architecture must be one of 'mlp', 'dcn'/)
     expect(() =>
       parseSpace({ learning_rate: { type: 'uniform', low: 0.1, high: 0.2 } }, MODEL_PARAMS.gbdt, { eta: 0.3 }),
     ).toThrow(/learning_rate: given twice/)

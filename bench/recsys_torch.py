@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""The recommender's safetensors export in PyTorch: load model.safetensors + features.json into the
+"continue at scale" snippet's module (src/tune/torch-module.ts TORCH_MODULE, run as it is pasted),
+featurize the raw rows in Python per features.json, compare its predictions with
+`snaptrain predict --model model.bin` row by row, then continue training from the loaded weights
+(a warm start: the first loss is our model's loss, not a fresh model's ~0.69).
+
+Needs Debian's python3-torch (not a snaptrain dependency). Steps (each skipped when its output is
+there): generate a clicks table, `snaptrain train --model recsys` with a 20% validation split,
+`snaptrain export --format safetensors`, `snaptrain predict`, `snaptrain scan` (rows and their
+path:row ids, for the split). Usage: /usr/bin/python3 bench/recsys_torch.py [--work DIR] [--rows N]
+[--backend gpu|cpu] [--steps K] [--json]
+"""
+import argparse, json, math, os, subprocess, sys, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = ["node", os.path.join(ROOT, "bin", "snaptrain.js")]
+
+
+def sh(args, out=None):
+    """Runs a snaptrain command from the repository root; stdout to `out` when given."""
+    t0 = time.time()
+    with open(out, "w") if out else open(os.devnull, "w") as sink:
+        r = subprocess.run(CLI + args, cwd=ROOT, stdout=sink if out else subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        sys.exit("snaptrain %s failed (%d): %s" % (args[0], r.returncode, r.stderr.strip()[-2000:]))
+    print("  snaptrain %s: %.1f s" % (args[0], time.time() - t0), file=sys.stderr)
+
+
+def snippet_module():
+    """The snippet's PyTorch module: TORCH_MODULE's text, executed as a module namespace."""
+    code = "import('./src/tune/torch-module.ts').then(m => process.stdout.write(m.TORCH_MODULE))"
+    src = subprocess.run(["npx", "--no-install", "tsx", "-e", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    ns = {"__name__": "snaptrain_snippet"}
+    exec(compile(src, "torch-module.ts:TORCH_MODULE", "exec"), ns)
+    return ns
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--work", default=os.path.join(ROOT, "bench", "results", "recsys-torch"))
+    ap.add_argument("--rows", type=int, default=20000)
+    ap.add_argument("--backend", default="gpu", choices=["gpu", "cpu"])
+    ap.add_argument("--steps", type=int, default=30, help="warm-start training steps")
+    ap.add_argument("--params", default='{"epochs":2,"batch_size":512,"layers":[32,16],"embedding_dim":8,"lr":0.003}')
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    data, run = os.path.join(a.work, "data"), os.path.join(a.work, "run")
+    table = os.path.join(data, "clicks")
+    print("recsys_torch: %s" % a.work, file=sys.stderr)
+    if not os.path.exists(table):
+        sh(["data", "--out", data, "--rows", str(a.rows), "--marketing-rows", "500", "--tables", "clicks"])
+    if not os.path.exists(os.path.join(run, "model.bin")):
+        sh(["train", "--model", "recsys", "--table", table, "--label", "label", "--valid-fraction", "0.2", "--seed", "0",
+            "--params", a.params, "--backend", a.backend, "--out", run])
+    st = os.path.join(run, "model.safetensors")
+    sh(["export", "--model", os.path.join(run, "model.bin"), "--format", "safetensors", "--out", st])
+    preds_csv = os.path.join(run, "preds.csv")
+    sh(["predict", "--model", os.path.join(run, "model.bin"), "--table", table, "--out", preds_csv]
+       + (["--cpu"] if a.backend == "cpu" else []))
+    rows_path, ids_path = os.path.join(run, "rows.jsonl"), os.path.join(run, "ids.txt")
+    sh(["scan", "--table", table], rows_path)
+    sh(["scan", "--table", table, "--format", "ids"], ids_path)
+
+    m = snippet_module()
+    torch, np = m["torch"], m["np"]
+    torch.manual_seed(0)
+    torch.set_num_threads(min(4, os.cpu_count() or 1))
+    F = json.load(open(os.path.join(run, "features.json")))
+    manifest = json.load(open(os.path.join(run, "manifest.json")))
+    rows = [json.loads(l) for l in open(rows_path)]
+    columns = {k: [r.get(k) for r in rows] for k in rows[0]}
+    ids = [l.strip().rsplit(":", 1) for l in open(ids_path)]
+    ours = np.loadtxt(preds_csv, delimiter=",", skiprows=1, dtype=np.float64)
+    assert len(rows) == len(ids) == len(ours), (len(rows), len(ids), len(ours))
+
+    t0 = time.time()
+    X = m["featurize"](columns, F)
+    featurize_s = time.time() - t0
+    y = torch.tensor(columns[F["label"]], dtype=torch.float32)
+    model = m["Model"](F)
+    model.load_state_dict(m["read_safetensors"](st))  # strict: every name and shape must match
+    with torch.no_grad():
+        logits = model(*X).double().numpy()
+    probs = 1 / (1 + np.exp(-logits))
+    # snaptrain predict's logit is σ⁻¹ of the f32 probability (predict-run.ts), so a saturated row
+    # reads ±Infinity there: compare logits on the other rows, and the sign on those.
+    finite = np.isfinite(ours[:, 0])
+    d_logit = float(np.abs(logits - ours[:, 0])[finite].max())
+    infinite_agree = bool(np.all(np.sign(logits[~finite]) == np.sign(ours[~finite, 0])))
+    d_prob = float(np.abs(probs - ours[:, 1]).max())
+
+    # The run's validation rows: the seeded per-row split training used (GBDT's isValidRow).
+    seed, fraction = manifest["seed"], manifest["validation"]["fraction"]
+    valid = np.array([m["murmur3"](("%d\0%s\0%s" % (seed, p, r)).encode()) / 2**32 < fraction for p, r in ids])
+    assert valid.sum() == manifest["rows_valid"], (int(valid.sum()), manifest["rows_valid"])
+    vi, ti = torch.from_numpy(np.flatnonzero(valid)), torch.from_numpy(np.flatnonzero(~valid))
+    Xv, Xt = [t[vi] for t in X], [t[ti] for t in X]
+    p = np.clip(ours[valid, 1], 1e-7, 1 - 1e-7)
+    yv = y[vi].double().numpy()
+    ours_loss = float(-(yv * np.log(p) + (1 - yv) * np.log(1 - p)).mean())
+    manifest_loss = manifest["metrics"][-1].get("logloss") if manifest.get("metrics") else None
+    warm_valid = m["evaluate"](model, Xv, y[vi])
+    fresh = m["Model"](F)
+    fresh_valid = m["evaluate"](fresh, Xv, y[vi])
+    P = manifest["params"]
+    steps = dict(epochs=100, lr=P["lr"], batch_size=P["batch_size"], weight_decay=P.get("weight_decay", 0.0),
+                 max_steps=a.steps, seed=1)
+    t0 = time.time()
+    warm_losses = m["fit"](model, Xt, y[ti], **steps)
+    fit_s = time.time() - t0
+    fresh_losses = m["fit"](fresh, Xt, y[ti], **steps)
+    out = dict(
+        rows=len(rows), valid_rows=int(valid.sum()), backend=a.backend, torch=torch.__version__,
+        max_abs_diff_prediction=d_prob, max_abs_diff_logit=d_logit, infinite_logits=int((~finite).sum()),
+        valid_logloss_ours=ours_loss, valid_logloss_manifest=manifest_loss,
+        valid_logloss_torch_loaded=warm_valid, valid_logloss_torch_fresh=fresh_valid,
+        warm_first_losses=warm_losses[:5], warm_last_loss=warm_losses[-1],
+        fresh_first_losses=fresh_losses[:5], fresh_last_loss=fresh_losses[-1],
+        valid_logloss_after_warm_steps=m["evaluate"](model, Xv, y[vi]), steps=len(warm_losses),
+        featurize_seconds=featurize_s, fit_seconds=fit_s,
+    )
+    print("max |Δ| prediction %.3g (logit %.3g; %d saturated rows, same sign: %s) over %d rows"
+          % (d_prob, d_logit, (~finite).sum(), infinite_agree, len(rows)))
+    print("validation logloss: ours %.6f, torch loaded %.6f, torch fresh %.6f" % (ours_loss, warm_valid, fresh_valid))
+    print("first training losses: warm %s, fresh %s" % (
+        ", ".join("%.4f" % v for v in warm_losses[:3]), ", ".join("%.4f" % v for v in fresh_losses[:3])))
+    if a.json:
+        print(json.dumps(out))
+    ok = d_prob <= 1e-5 and infinite_agree and abs(warm_valid - ours_loss) <= 1e-4
+    if not ok:
+        sys.exit("FAIL: predictions or loaded loss differ from snaptrain's")
+
+
+if __name__ == "__main__":
+    main()
