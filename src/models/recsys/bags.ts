@@ -1,18 +1,14 @@
 /**
- * Bag (multi-hot list) features in the model: pooling their items' embeddings into the MLP
- * input, the items' gradients, and the batch operations that keep bagRows / bagOffsets in step
+ * Bag (multi-hot list) features in the model: their lookup positions and pooling codes, and the
+ * batch operations that keep bagRows / bagOffsets in step
  * with the rows. Bag items are embedding lookups like the sparse ones: their positions follow the
- * sparse positions (p = B·S + i for item i), so one segment grouping (segments.ts), one
+ * sparse positions (p = B·S + i for item i; the reference's pooling and item gradients are in
+ * model-ref.ts), so one segment grouping (segments.ts), one
  * embedding_backward and one row optimizer serve both.
  * B = batch rows, S = sparse features, K = bag features, M = bag items, D = embedding dim,
  * Cd = dense inputs, C0 = (S + K)·D + Cd, P = B·S + M lookup positions.
  */
-import { concatBackward } from '../../kernels/recsys/concat_backward.ref.ts'
-import { concatForward } from '../../kernels/recsys/concat_forward.ref.ts'
-import { embeddingBagBackward } from '../../kernels/recsys/embedding_bag_backward.ref.ts'
-import { embeddingBagForward } from '../../kernels/recsys/embedding_bag_forward.ref.ts'
-import { inputWidth } from './layout.ts'
-import type { ModelBatch, ModelShape, ModelWeights } from './types.ts'
+import type { ModelBatch, ModelShape } from './types.ts'
 
 /** K of a shape (0 without bags). */
 export function bagCount(shape: Pick<ModelShape, 'bags'>): number {
@@ -55,54 +51,6 @@ export function checkBags(batch: ModelBatch, K: number): void {
     throw new RangeError(`model batch: bagOffsets must run from 0 to bagRows.length ${bagRows.length}`)
   for (let i = 0; i < j; i++)
     if (bagOffsets[i + 1] < bagOffsets[i]) throw new RangeError(`model batch: bagOffsets[${i + 1}] < bagOffsets[${i}]`)
-}
-
-/**
- * The lookups' part of the MLP input, f32 [B × (S + K)·D]: `emb` (the S sparse embeddings per
- * row) followed by the K pooled bags (embedding_bag_forward, then concat). `emb` itself when K = 0.
- */
-export function withPooledBags(shape: ModelShape, w: ModelWeights, batch: ModelBatch, emb: Float32Array): Float32Array {
-  const K = bagCount(shape)
-  if (K === 0) return emb
-  const { n } = batch,
-    D = shape.dim,
-    e = shape.sparse * D
-  const pooled = new Float32Array(n * K * D)
-  embeddingBagForward(w.embeddings, batch.bagRows!, batch.bagOffsets!, poolingCodes(shape), pooled, {
-    b: n,
-    k: K,
-    dim: D,
-    totalRows: shape.totalRows,
-  })
-  const out = new Float32Array(n * (e + K * D))
-  concatForward(emb, pooled, out, n, e, K * D)
-  return out
-}
-
-/**
- * Gradients of every lookup position, f32 [P × D], from the MLP input's gradient `dinp`
- * [B × C0]: the sparse embeddings' slice (concat_backward), then each bag item's share of its
- * pooled gradient (embedding_bag_backward) from position B·S.
- */
-export function lookupGradients(shape: ModelShape, batch: ModelBatch, dinp: Float32Array): Float32Array {
-  const { n } = batch,
-    D = shape.dim,
-    K = bagCount(shape),
-    e = shape.sparse * D
-  const M = bagItems(batch)
-  const dpos = new Float32Array((n * shape.sparse + M) * D)
-  concatBackward(dinp, dpos, n, e, K * D + shape.dense)
-  if (K > 0)
-    embeddingBagBackward(dinp, batch.bagOffsets!, poolingCodes(shape), dpos, {
-      b: n,
-      k: K,
-      dim: D,
-      items: M,
-      stride: inputWidth(shape),
-      offset: e,
-      base: n * shape.sparse,
-    })
-  return dpos
 }
 
 /** The bags of `parts` one after another (undefined when the parts have none). */

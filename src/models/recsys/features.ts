@@ -185,8 +185,8 @@ export class FeatureStats {
    */
   finish(p: Pick<RecsysParams, 'buckets' | 'embedding_dim'> & { pooling?: RecsysParams['pooling'] }): FeatureLayout {
     let offset = 0
-    const sparse: SparseFeature[] = this.kinds.sparse.map((name, s) => {
-      const cardinality = this.distinct[s].size
+    // One embedding table of the stack: sparse tables first, then bag tables.
+    const table = (name: string, cardinality: number): SparseFeature => {
       const buckets = bucketsFor(name, cardinality, p.buckets)
       const type = this.kinds.types?.[name]
       const f = {
@@ -199,7 +199,8 @@ export class FeatureStats {
       }
       offset += buckets
       return f
-    })
+    }
+    const sparse = this.kinds.sparse.map((name, s) => table(name, this.distinct[s].size))
     const dense: DenseFeature[] = this.kinds.dense.map((name, j) => {
       const m = this.moments[j]
       const std = m.n > 1 ? Math.sqrt(m.m2 / m.n) : 0
@@ -213,21 +214,10 @@ export class FeatureStats {
     })
     const lists: ListFeature[] = this.kinds.lists.map(name => ({ name, length: this.lengths.get(name) ?? 0 }))
     const denseInputs = dense.reduce((s, f) => s + (f.indicator ? 2 : 1), 0) + lists.reduce((s, f) => s + f.length, 0)
-    const bags: BagFeature[] = this.kinds.bags.map((name, k) => {
-      const cardinality = this.bagDistinct[k].size
-      const buckets = bucketsFor(name, cardinality, p.buckets)
-      const type = this.kinds.types?.[name]
-      const f = {
-        name,
-        ...(type ? { type } : {}),
-        cardinality,
-        buckets,
-        tableOffset: offset,
-        bytes: buckets * p.embedding_dim * 4,
-      }
-      offset += buckets
-      return { ...f, pooling: poolingOf(name, p.pooling) }
-    })
+    const bags: BagFeature[] = this.kinds.bags.map((name, k) => ({
+      ...table(name, this.bagDistinct[k].size),
+      pooling: poolingOf(name, p.pooling),
+    }))
     checkPoolingColumns(p.pooling, this.kinds.bags)
     return { label: this.kinds.label, sparse, dense, lists, bags, totalRows: offset, denseInputs }
   }

@@ -11,16 +11,19 @@ import { bceLossBackward } from '../../kernels/recsys/bce_loss_backward.ref.ts'
 import { bceLossForward } from '../../kernels/recsys/bce_loss_forward.ref.ts'
 import { biasReluBackward } from '../../kernels/recsys/bias_relu_backward.ref.ts'
 import { biasReluForward } from '../../kernels/recsys/bias_relu_forward.ref.ts'
+import { concatBackward } from '../../kernels/recsys/concat_backward.ref.ts'
 import { concatForward } from '../../kernels/recsys/concat_forward.ref.ts'
 import { crossBackward } from '../../kernels/recsys/cross_backward.ref.ts'
 import { crossForward } from '../../kernels/recsys/cross_forward.ref.ts'
 import { embeddingBackward } from '../../kernels/recsys/embedding_backward.ref.ts'
+import { embeddingBagBackward } from '../../kernels/recsys/embedding_bag_backward.ref.ts'
+import { embeddingBagForward } from '../../kernels/recsys/embedding_bag_forward.ref.ts'
 import { embeddingForward } from '../../kernels/recsys/embedding_forward.ref.ts'
 import { matmulBackwardDinp } from '../../kernels/recsys/matmul_backward_dinp.ref.ts'
 import { matmulBackwardDweight } from '../../kernels/recsys/matmul_backward_dweight.ref.ts'
 import { matmulForward } from '../../kernels/recsys/matmul_forward.ref.ts'
 import { reduceSum } from '../../kernels/recsys/reduce_sum.ref.ts'
-import { bagCount, bagItems, lookupGradients, lookupRows, withPooledBags } from './bags.ts'
+import { bagCount, bagItems, lookupRows, poolingCodes } from './bags.ts'
 import { crossOf, denseTensors, inputWidth, layerDims, mlpTensorOffset } from './layout.ts'
 import { embeddingSegments, type EmbeddingSegments } from './segments.ts'
 import type { ModelBatch, ModelShape, ModelWeights } from './types.ts'
@@ -196,4 +199,52 @@ export function modelBackward(
 /** σ(logit) per row of `batch` (labels ignored), f32 [B]. */
 export function modelPredict(shape: ModelShape, w: ModelWeights, batch: ModelBatch): Float32Array {
   return modelForward(shape, w, batch).probs
+}
+
+/**
+ * Bags: the lookups' part of the MLP input, f32 [B × (S + K)·D]: `emb` (the S sparse embeddings per
+ * row) followed by the K pooled bags (embedding_bag_forward, then concat). `emb` itself when K = 0.
+ */
+export function withPooledBags(shape: ModelShape, w: ModelWeights, batch: ModelBatch, emb: Float32Array): Float32Array {
+  const K = bagCount(shape)
+  if (K === 0) return emb
+  const { n } = batch,
+    D = shape.dim,
+    e = shape.sparse * D
+  const pooled = new Float32Array(n * K * D)
+  embeddingBagForward(w.embeddings, batch.bagRows!, batch.bagOffsets!, poolingCodes(shape), pooled, {
+    b: n,
+    k: K,
+    dim: D,
+    totalRows: shape.totalRows,
+  })
+  const out = new Float32Array(n * (e + K * D))
+  concatForward(emb, pooled, out, n, e, K * D)
+  return out
+}
+
+/**
+ * Gradients of every lookup position, f32 [P × D], from the MLP input's gradient `dinp`
+ * [B × C0]: the sparse embeddings' slice (concat_backward), then each bag item's share of its
+ * pooled gradient (embedding_bag_backward) from position B·S.
+ */
+export function lookupGradients(shape: ModelShape, batch: ModelBatch, dinp: Float32Array): Float32Array {
+  const { n } = batch,
+    D = shape.dim,
+    K = bagCount(shape),
+    e = shape.sparse * D
+  const M = bagItems(batch)
+  const dpos = new Float32Array((n * shape.sparse + M) * D)
+  concatBackward(dinp, dpos, n, e, K * D + shape.dense)
+  if (K > 0)
+    embeddingBagBackward(dinp, batch.bagOffsets!, poolingCodes(shape), dpos, {
+      b: n,
+      k: K,
+      dim: D,
+      items: M,
+      stride: inputWidth(shape),
+      offset: e,
+      base: n * shape.sparse,
+    })
+  return dpos
 }

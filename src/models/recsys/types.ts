@@ -107,19 +107,11 @@ export type BagPooling = 'sum' | 'mean'
 
 /**
  * A multi-hot list column (array of ids, strings, integers, booleans): each item hashed as a
- * scalar value is, bucket = hash mod buckets, the row's items pooled into one D-vector.
+ * scalar value is, bucket = hash mod buckets, the row's items pooled into one D-vector. Its table
+ * fields are a sparse feature's (type = the items' type, cardinality = distinct items; bag tables
+ * follow the sparse tables in the stack).
  */
-export interface BagFeature {
-  name: string
-  /** The items' Delta type (absent in layouts written before it was recorded; ONNX export needs it). */
-  type?: HashedType
-  /** Distinct items seen in the training data (capped like sparse cardinalities). */
-  cardinality: number
-  buckets: number
-  /** First global row of this feature's table (bag tables follow the sparse tables). */
-  tableOffset: number
-  /** Bytes of the table's weights (buckets · D · 4). */
-  bytes: number
+export interface BagFeature extends SparseFeature {
   pooling: BagPooling
 }
 

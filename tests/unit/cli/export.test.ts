@@ -9,8 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createLoader } from '../../../src/data/loader.ts'
 import { planScan } from '../../../src/data/plan.ts'
@@ -19,8 +18,6 @@ import { exportModel, type ExportedModel } from '../../../src/models/recsys/expo
 import { featurize } from '../../../src/models/recsys/features.ts'
 import { modelPredict } from '../../../src/models/recsys/model-ref.ts'
 import { featuresJson } from '../../../src/models/recsys/safetensors.ts'
-import { runTraining } from '../../../src/run/pipeline.ts'
-import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { openSnapshot } from '../../../src/table/index.ts'
 import { newSweepState } from '../../../src/tune/sweep-state.ts'
 import { TORCH_MODULE } from '../../../src/tune/torch-module.ts'
@@ -28,9 +25,10 @@ import { sweepFile } from '../../../src/ui/sweep-files.ts'
 import { downloadsFor } from '../../../src/ui/sweep-result.ts'
 import type { SweepApi, SweepState } from '../../../src/ui/types.ts'
 import { runMain } from '../../support/cli.ts'
+import { tinyRecommender, type TinyRecommender } from '../../support/tiny-recommender.ts'
 
-const tmp = mkdtempSync(join(tmpdir(), 'snaptrain-export-'))
-let server: ServedDirectory
+let fixture: TinyRecommender
+let tmp: string
 let url: string
 let modelPath: string
 let ck: Checkpoint
@@ -40,36 +38,11 @@ const exported = (format: 'onnx' | 'safetensors'): Promise<ExportedModel> =>
   (expected[format] ??= exportModel(ck, format))
 
 beforeAll(async () => {
-  const gen = await runMain([
-    'data',
-    '--out',
-    join(tmp, 'data'),
-    '--rows',
-    '3000',
-    '--marketing-rows',
-    '500',
-    '--tables',
-    'clicks',
-  ])
-  expect(gen.code, gen.stderr).toBe(0)
-  server = await serveDirectory(join(tmp, 'data'))
-  url = `${server.url}clicks/`
-  const r = await runTraining({
-    table: url,
-    model: 'recsys',
-    label: 'label',
-    params: { epochs: 1, batch_size: 512, layers: [8], embedding_dim: 4, eval_every: 4, lr: 0.01, embedding_lr: 0.1 },
-    backend: 'cpu',
-    workers: 0,
-  })
-  modelPath = join(tmp, 'model.bin')
-  writeFileSync(modelPath, r.model as Uint8Array)
-  ck = decodeCheckpoint(new Uint8Array(r.model as Uint8Array))
+  fixture = await tinyRecommender('snaptrain-export-')
+  ;({ tmp, url, modelPath } = fixture)
+  ck = decodeCheckpoint(fixture.model)
 }, 60_000)
-afterAll(async () => {
-  await server?.close()
-  rmSync(tmp, { recursive: true, force: true })
-})
+afterAll(() => fixture?.close())
 
 describe('snaptrain export', () => {
   it('--format safetensors writes the weights and features.json beside them', async () => {

@@ -7,53 +7,31 @@
  * naming the column, the flag or the file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createLoader } from '../../../src/data/loader.ts'
 import { planScan } from '../../../src/data/plan.ts'
 import { decodeCheckpoint } from '../../../src/models/recsys/checkpoint.ts'
 import { featurize } from '../../../src/models/recsys/features.ts'
 import { modelPredict } from '../../../src/models/recsys/model-ref.ts'
-import { runTraining } from '../../../src/run/pipeline.ts'
-import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { openSnapshot } from '../../../src/table/index.ts'
 import { runMain, shareAppPage } from '../../support/cli.ts'
+import { tinyRecommender, type TinyRecommender } from '../../support/tiny-recommender.ts'
 
-const tmp = mkdtempSync(join(tmpdir(), 'snaptrain-predict-recsys-'))
-const TABLE = join(tmp, 'data', 'clicks')
-let server: ServedDirectory
+let fixture: TinyRecommender
+let tmp: string
+let TABLE: string
 let modelPath: string
 let reference: Float32Array
 let liveRows: number
 
 beforeAll(async () => {
-  const gen = await runMain([
-    'data',
-    '--out',
-    join(tmp, 'data'),
-    '--rows',
-    '3000',
-    '--marketing-rows',
-    '500',
-    '--tables',
-    'clicks',
-  ])
-  expect(gen.code, gen.stderr).toBe(0)
-  server = await serveDirectory(join(tmp, 'data'))
-  const url = `${server.url}clicks/`
-  const r = await runTraining({
-    table: url,
-    model: 'recsys',
-    label: 'label',
-    params: { epochs: 1, batch_size: 512, layers: [8], embedding_dim: 4, eval_every: 4, lr: 0.01, embedding_lr: 0.1 },
-    backend: 'cpu',
-    workers: 0,
-  })
-  modelPath = join(tmp, 'model.bin')
-  writeFileSync(modelPath, r.model as Uint8Array)
+  fixture = await tinyRecommender('snaptrain-predict-recsys-')
+  ;({ tmp, modelPath } = fixture)
+  TABLE = join(tmp, 'data', 'clicks')
+  const url = fixture.url
   // The reference model on the checkpoint's weights, over the table's rows in table order.
-  const ck = decodeCheckpoint(r.model as Uint8Array)
+  const ck = decodeCheckpoint(fixture.model)
   const snapshot = await openSnapshot(url)
   const plan = await planScan(snapshot, {})
   const spec: Record<string, 'hash32' | 'float32' | 'fixed_list'> = { label: 'float32' }
@@ -68,10 +46,7 @@ beforeAll(async () => {
   reference = Float32Array.from(parts)
   liveRows = plan.stats.rows
 }, 60_000)
-afterAll(async () => {
-  await server?.close()
-  rmSync(tmp, { recursive: true, force: true })
-})
+afterAll(() => fixture?.close())
 
 shareAppPage()
 

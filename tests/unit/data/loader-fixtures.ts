@@ -42,17 +42,22 @@ export async function openFixture(
 export function expectedColumn(rows: Row[], name: string, encoding: ColumnEncoding): number[] {
   const out: number[] = []
   const memo = new Map<unknown, number>() // the BigInt reference hash is slow; values repeat
+  const hash = (x: unknown): number => {
+    if (!memo.has(x))
+      memo.set(
+        x,
+        typeof x === 'bigint' ? refInt64(x) : typeof x === 'number' ? refInt64(BigInt(x)) : refString(String(x)),
+      )
+    return memo.get(x)!
+  }
   for (const row of rows) {
     const v = row[name]
     if (encoding === 'fixed_list') for (const x of v as unknown[]) out.push(x === null ? NaN : Math.fround(Number(x)))
-    else if (encoding === 'hash32') {
-      if (!memo.has(v))
-        memo.set(
-          v,
-          typeof v === 'bigint' ? refInt64(v) : typeof v === 'number' ? refInt64(BigInt(v)) : refString(String(v)),
-        )
-      out.push(memo.get(v)!)
-    } else if (encoding === 'float32') out.push(v === null ? NaN : Math.fround(asNumber(v)))
+    else if (encoding === 'hash_list') {
+      // The items' hashes, null rows and null items left out (offsets: expectedLengths).
+      for (const x of (v as unknown[] | null) ?? []) if (x !== null) out.push(hash(x))
+    } else if (encoding === 'hash32') out.push(hash(v))
+    else if (encoding === 'float32') out.push(v === null ? NaN : Math.fround(asNumber(v)))
     else if (encoding === 'bool') out.push(v ? 1 : 0)
     else out.push(Number(v))
   }
@@ -63,6 +68,19 @@ function asNumber(v: unknown): number {
   if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return Date.parse(v) / 86_400_000
   if (v instanceof Timestamp) return v.seconds()
   return Number(v)
+}
+
+/** Items per row of a hash_list column of `rows` (null rows and null items count 0). */
+export function expectedLengths(rows: Row[], name: string): number[] {
+  return rows.map(row => ((row[name] as unknown[] | null) ?? []).filter(x => x !== null).length)
+}
+
+/** Items per row of decoded hash_list / var_list columns (from their offsets), in order. */
+export function concatLengths(columns: DecodedColumn[]): number[] {
+  const out: number[] = []
+  for (const c of columns)
+    for (let i = 0; i + 1 < (c.offsets?.length ?? 0); i++) out.push(c.offsets![i + 1] - c.offsets![i])
+  return out
 }
 
 /** Index of the first element that differs (NaN equals NaN), or -1. */

@@ -84,7 +84,8 @@ async function bodyOf(fx: Fixture, file: PlanFile): Promise<ArrayBuffer> {
 }
 
 describe('fast column path vs hyparquet + decode.ts', () => {
-  it('clicks: every column takes the fast path, byte-identical (whole row groups and mid-group units)', async () => {
+  // Variable-length lists (hash_list: `history`) have no fast path yet; the general path decodes them.
+  it('clicks: every column but the variable-length list takes the fast path, byte-identical (whole row groups and mid-group units)', async () => {
     for (const maxUnitRows of [undefined, 3001]) {
       const fx = await openFixture(CLICKS, undefined, false, maxUnitRows)
       const buffers = new Map<string, Promise<ArrayBuffer>>()
@@ -94,14 +95,18 @@ describe('fast column path vs hyparquet + decode.ts', () => {
       for (const unit of fx.plan.units) {
         const file = fx.plan.files[unit.fileIndex]
         const columns = resolveColumns(fx.plan, file, {})
-        expect(decodeFastColumns(await wholeFile(await read(file)), file, unit, columns, compressors).size).toBe(
-          columns.length,
+        const got = decodeFastColumns(await wholeFile(await read(file)), file, unit, columns, compressors)
+        expect([...got.keys()].sort()).toEqual(
+          columns
+            .map(c => c.name)
+            .filter(n => n !== 'history')
+            .sort(),
         )
       }
       const units = fx.plan.units
       const sample = [units[1], units[units.length >> 1], units[units.length - 1]]
       const { fast, total } = await compareAll(fx, read, sample)
-      expect(fast).toBe(total)
+      expect(fast).toBe(total - sample.length)
     }
   }, 60_000)
 

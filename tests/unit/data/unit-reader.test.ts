@@ -6,6 +6,8 @@ import {
   GOLDEN,
   concatValues,
   expectedColumn,
+  concatLengths,
+  expectedLengths,
   firstMismatch,
   openFixture,
   type Fixture,
@@ -33,6 +35,9 @@ describe('readUnit on clicks', () => {
       const want = expectedColumn(fx.rows, name, columns[0].encoding)
       const at = firstMismatch(concatValues(columns), want)
       expect(at, `${name} (${columns[0].encoding}) differs at ${at}`).toBe(-1)
+      if (columns[0].encoding !== 'hash_list') continue
+      const row = firstMismatch(concatLengths(columns), expectedLengths(fx.rows, name))
+      expect(row, `${name}: item count differs at row ${row}`).toBe(-1)
     }
   })
 

@@ -155,10 +155,11 @@ describe('loadDataset (marketing)', () => {
 })
 
 describe('skipped columns on clicks', () => {
-  it('the array column emb is skipped with a reason', async () => {
+  it('the array columns emb and history are skipped with a reason', async () => {
     const snap = await openSnapshot(`${server.url}clicks/`)
     const sel = selectFeatures(snap.schema, 'label')
-    expect(sel.skipped.map(s => s.name)).toEqual(['emb'])
+    expect(sel.skipped.map(s => s.name)).toEqual(['emb', 'history'])
+    for (const s of sel.skipped) expect(s.reason, s.name).toMatch(/array/)
     expect(sel.features.map(f => f.name)).toContain('device')
   })
 })

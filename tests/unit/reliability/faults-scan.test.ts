@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { run } from '../../../src/cli/scan.ts'
 import { REPO } from '../../support/cli.ts'
@@ -13,6 +14,8 @@ import { startFaultServer, type FaultServer } from '../../support/fault-server.t
 import { FAULT_CASES } from './fault-cases.ts'
 
 const TABLE = join(REPO, 'public/tables/clicks')
+/** The table's live rows as its generator counted them. */
+const GENERATED_ROWS: number = JSON.parse(readFileSync(join(TABLE, '_generator.json'), 'utf8')).finalRows
 const ARGS = ['--columns', 'user_id,device,label']
 
 interface ScanOutcome {
@@ -57,7 +60,7 @@ describe('scan through injected faults', () => {
 
   it('fault-free baseline reads every row', () => {
     expect(clean.code).toBe(0)
-    expect(clean.rows).toBe(213_450)
+    expect(clean.rows).toBe(GENERATED_ROWS)
     expect(server.injected).toEqual([])
   })
 

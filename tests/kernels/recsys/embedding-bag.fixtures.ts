@@ -1,4 +1,8 @@
-import { describe, test } from 'vitest'
+/**
+ * Shared fixture of the embedding bag kernels' parity tests: random bags (a fifth empty, an optional
+ * huge bag) and one GPU-vs-reference check per kernel. B = rows, K = bag features, D = embedding
+ * dim, M = items, R = embedding rows.
+ */
 import { createBuffer, uploadBuffer } from '../../../src/gpu/buffers.ts'
 import { readBuffer } from '../../../src/gpu/readback.ts'
 import { embeddingBagBackwardCall } from '../../../src/kernels/recsys/embedding_bag_backward.ts'
@@ -21,8 +25,18 @@ function bags(rng: Rng, B: number, K: number, R: number, maxLen: number, huge = 
   return { rows, offsets, pooling: Uint32Array.from({ length: K }, (_, k) => k % 2) }
 }
 
-/** Forward and backward of one random batch, GPU vs reference (mean divides in both: f32-close, sums exact). */
-async function check(B: number, K: number, D: number, maxLen: number, huge = 0): Promise<void> {
+/**
+ * `kernel` (embedding_bag_forward or _backward) on one random batch of B rows × K bags of D floats,
+ * GPU vs reference (mean divides in both: f32-close, sums exact).
+ */
+export async function checkBag(
+  kernel: 'forward' | 'backward',
+  B: number,
+  K: number,
+  D: number,
+  maxLen: number,
+  huge = 0,
+): Promise<void> {
   const rng = new Rng(B * 131 + K * 7 + D + huge)
   const R = 300
   const { rows, offsets, pooling } = bags(rng, B, K, R, maxLen, huge)
@@ -51,46 +65,29 @@ async function check(B: number, K: number, D: number, maxLen: number, huge = 0):
     dItems: createBuffer(device, 4 * (base + M) * D),
   }
   try {
-    await checked(device, () =>
-      runKernel(
-        cache,
-        embeddingBagForwardCall(
-          { weights: b.weights, bagRows: b.bagRows, bagOffsets: b.bagOffsets, pooling: b.pooling, out: b.out },
-          fshape,
-        ),
-      ),
-    )
-    await checked(device, () =>
-      runKernel(
-        cache,
-        embeddingBagBackwardCall(
-          { dout: b.dout, bagOffsets: b.bagOffsets, pooling: b.pooling, dItems: b.dItems },
-          bshape,
-        ),
-      ),
-    )
     const what = `B=${B} K=${K} D=${D} M=${M}`
-    expectMatch(
-      compareArrays(await readBuffer(device, b.out, Float32Array, B * K * D), wantOut, 1e-6, 1e-6),
-      `embedding_bag_forward ${what}`,
-    )
-    expectMatch(
-      compareArrays(await readBuffer(device, b.dItems, Float32Array, (base + M) * D), wantItems, 1e-7, 1e-6),
-      `embedding_bag_backward ${what}`,
-    )
+    if (kernel === 'forward') {
+      const call = embeddingBagForwardCall(
+        { weights: b.weights, bagRows: b.bagRows, bagOffsets: b.bagOffsets, pooling: b.pooling, out: b.out },
+        fshape,
+      )
+      await checked(device, () => runKernel(cache, call))
+      expectMatch(
+        compareArrays(await readBuffer(device, b.out, Float32Array, B * K * D), wantOut, 1e-6, 1e-6),
+        `embedding_bag_forward ${what}`,
+      )
+    } else {
+      const call = embeddingBagBackwardCall(
+        { dout: b.dout, bagOffsets: b.bagOffsets, pooling: b.pooling, dItems: b.dItems },
+        bshape,
+      )
+      await checked(device, () => runKernel(cache, call))
+      expectMatch(
+        compareArrays(await readBuffer(device, b.dItems, Float32Array, (base + M) * D), wantItems, 1e-7, 1e-6),
+        `embedding_bag_backward ${what}`,
+      )
+    }
   } finally {
     Object.values(b).forEach(x => x.destroy())
   }
 }
-
-describe('embedding_bag_forward / embedding_bag_backward match their references', () => {
-  test.each([
-    [1, 1, 1, 3],
-    [1, 2, 16, 5],
-    [64, 3, 16, 8],
-    [257, 2, 17, 4],
-    [1000, 1, 3, 12],
-  ])('B = %i, K = %i, D = %i, lengths ≤ %i', (B, K, D, maxLen) => check(B, K, D, maxLen))
-  test('every bag empty (M = 0)', () => check(40, 2, 8, 0))
-  test('one huge bag (5000 items) among short ones', () => check(33, 2, 5, 3, 5000))
-})
