@@ -51,9 +51,19 @@ async function read({ unit, columns }: WasmRequest): Promise<WasmReply> {
   return { id: unit.id, rows, cols, convertMs: performance.now() - t1 }
 }
 
+/**
+ * The last read queued in this worker. Reads run one after another: with several in flight in one
+ * WASM instance, opens and reads failed now and then with footer errors ("Corrupt footer",
+ * "Required field version is missing"; parquet-wasm 0.8.0, 2026-12-01), so the peer overlaps
+ * reads across workers only.
+ */
+let queue: Promise<unknown> = Promise.resolve()
+
 self.onmessage = (e: MessageEvent<WasmRequest>) => {
   const id = e.data.unit.id
-  read(e.data).then(
+  const job = queue.then(() => read(e.data))
+  queue = job.catch(() => undefined)
+  job.then(
     reply => {
       const buffers = 'cols' in reply ? Object.values(reply.cols).map(c => c.buffer as ArrayBuffer) : []
       self.postMessage(reply, { transfer: buffers })
