@@ -3,6 +3,7 @@
  * huge bag) and one GPU-vs-reference check per kernel. B = rows, K = bag features, D = embedding
  * dim, M = items, R = embedding rows.
  */
+import { test } from 'vitest'
 import { createBuffer, uploadBuffer } from '../../../src/gpu/buffers.ts'
 import { readBuffer } from '../../../src/gpu/readback.ts'
 import { embeddingBagBackwardCall } from '../../../src/kernels/recsys/embedding_bag_backward.ts'
@@ -90,4 +91,20 @@ export async function checkBag(
   } finally {
     Object.values(b).forEach(x => x.destroy())
   }
+}
+
+/** The cases both bag kernels are checked on: [B, K, D, longest bag] random sizes, then the edges. */
+export const BAG_CASES: [number, number, number, number][] = [
+  [1, 1, 1, 3],
+  [1, 2, 16, 5],
+  [64, 3, 16, 8],
+  [257, 2, 17, 4],
+  [1000, 1, 3, 12],
+]
+
+/** The parity tests of `kernel` over BAG_CASES, every bag empty, and one huge bag. */
+export function bagParityTests(kernel: 'forward' | 'backward'): void {
+  test.each(BAG_CASES)('B = %i, K = %i, D = %i, lengths ≤ %i', (B, K, D, maxLen) => checkBag(kernel, B, K, D, maxLen))
+  test('every bag empty (M = 0)', () => checkBag(kernel, 40, 2, 8, 0))
+  test('one huge bag (5000 items) among short ones', () => checkBag(kernel, 33, 2, 5, 3, 5000))
 }

@@ -1,15 +1,5 @@
 /** embedding_bag_backward vs its reference (embedding-bag.fixtures.ts) on random and edge-sized bags. */
-import { describe, test } from 'vitest'
-import { checkBag } from './embedding-bag.fixtures.ts'
+import { describe } from 'vitest'
+import { bagParityTests } from './embedding-bag.fixtures.ts'
 
-describe('embedding_bag_backward matches its reference', () => {
-  test.each([
-    [1, 1, 1, 3],
-    [1, 2, 16, 5],
-    [64, 3, 16, 8],
-    [257, 2, 17, 4],
-    [1000, 1, 3, 12],
-  ])('B = %i, K = %i, D = %i, lengths ≤ %i', (B, K, D, maxLen) => checkBag('backward', B, K, D, maxLen))
-  test('every bag empty (M = 0)', () => checkBag('backward', 40, 2, 8, 0))
-  test('one huge bag (5000 items) among short ones', () => checkBag('backward', 33, 2, 5, 3, 5000))
-})
+describe('embedding_bag_backward matches its reference', () => bagParityTests('backward'))
