@@ -16,16 +16,57 @@ export interface CliIo {
    * `out`. Kept apart from `out` because messages are rewritten for the terminal and data must not be.
    */
   data?(text: string): void
+  /**
+   * The one updating progress line (stderr on a terminal), replaced by each call and cleared by
+   * `undefined`; absent where stderr is not a terminal, so piped output stays plain lines
+   * (progress.ts decides what to print either way).
+   */
+  status?(line: string | undefined): void
 }
 
-/** The process's stdout/stderr. */
-export function defaultIo(): CliIo {
-  return {
+/** The stderr the default io writes to: a stream, and whether it is an interactive terminal. */
+export interface ErrStream {
+  write(text: string): unknown
+  isTTY?: boolean
+  columns?: number
+}
+
+/** The process's stdout/stderr; a progress line on stderr where it is a terminal (`TERM` not `dumb`). */
+export function defaultIo(stderr: ErrStream = process.stderr, env: NodeJS.ProcessEnv = process.env): CliIo {
+  const io: CliIo = {
     out: line => {
       process.stdout.write(line + '\n')
     },
     err: line => {
-      process.stderr.write(line + '\n')
+      stderr.write(line + '\n')
+    },
+  }
+  if (!stderr.isTTY || env.TERM === 'dumb') return io
+  return { ...io, ...statusLine(stderr) }
+}
+
+/** Erase the terminal's current line and return to its start (ANSI EL 2 after CR). */
+const CLEAR_LINE = '\r\u001b[2K'
+
+/**
+ * `err` and `status` over one terminal stream: the status line is redrawn in place, cut to the
+ * terminal's width (a wrapped line could not be erased), and a message printed while it shows
+ * goes above it.
+ */
+export function statusLine(stderr: ErrStream): Required<Pick<CliIo, 'err' | 'status'>> {
+  let shown: string | undefined
+  const toWidth = (line: string) => {
+    // A pseudo-terminal without a size reports 0 columns.
+    const width = Math.max(20, (stderr.columns || 80) - 1)
+    return line.length > width ? `${line.slice(0, width - 1)}…` : line
+  }
+  return {
+    err: line => {
+      stderr.write(shown === undefined ? `${line}\n` : `${CLEAR_LINE}${line}\n${shown}`)
+    },
+    status: line => {
+      shown = line === undefined ? undefined : toWidth(line)
+      stderr.write(`${CLEAR_LINE}${shown ?? ''}`)
     },
   }
 }
@@ -39,6 +80,7 @@ export function safeIo(io: CliIo): CliIo {
     out: line => io.out(printable(line)),
     err: line => io.err(printable(line)),
     data: text => writeData(io, text),
+    ...(io.status ? { status: line => io.status?.(line === undefined ? undefined : printable(line)) } : {}),
   }
 }
 

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
 import { pageErrorMessage, pageTables, withAppPage, type Closers, type PageTable } from './page-run.ts'
+import { progress, type Progress } from './progress.ts'
 import { precheck } from './train.ts'
 import { loadFamily } from '../run/family.ts'
 import { fileStamp, writeOutputs, type OutputData } from './out-dir.ts'
@@ -229,15 +230,36 @@ export interface PageResult {
 
 async function runInPage(io: CliIo, seconds: number, config: SweepConfig): Promise<PageResult> {
   const closers: Closers = []
+  const shown = progress(io)
   return withAppPage(
     io,
     seconds,
     closers,
     page => page.evaluate<PageResult>(sweepScript(forPage(config, page.url()))),
-    line => {
-      const msg = progressLine(line)
-      if (msg) io.err(msg)
-    },
+    line => showProgress(shown, config, line),
+  ).finally(() => shown.end())
+}
+
+/**
+ * A page event on `shown`: stages (with their fraction), each finished trial as a line, and on a
+ * terminal the count of finished trials (of `--trials` where the strategy has that many) with
+ * the best metric so far.
+ */
+function showProgress(shown: Progress, config: SweepConfig, json: string): void {
+  const e = JSON.parse(json) as SweepEvent
+  if (e.kind === 'stage') return shown.stage(`sweep: ${e.message}`, e.fraction)
+  const msg = progressLine(json)
+  if (msg) shown.line(msg)
+  if (e.kind !== 'state') return
+  const s = e.state
+  const ended = s.trials.filter(t => t.status !== 'running' && t.status !== 'pending').length
+  const running = s.trials.length - ended - s.trials.filter(t => t.status === 'pending').length
+  const best = s.best ? `, best ${s.best.metric.toFixed(5)} (trial ${s.best.trial})` : ''
+  const total = config.trials !== undefined && config.trials >= s.trials.length ? config.trials : undefined
+  shown.step(
+    ended,
+    total,
+    `sweep: ${ended}${total === undefined ? '' : `/${total}`} trials done, ${running} running, ${s.stoppedEarly} stopped early${best}`,
   )
 }
 

@@ -14,6 +14,7 @@ import type { CliIo } from './io.ts'
 import { fileStamp, writeOutputs } from './out-dir.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
 import { pageErrorMessage, pageTables, withAppPage, type Closers, type PageTable } from './page-run.ts'
+import { progress, type Progress } from './progress.ts'
 import { openSnapshot } from '../table/index.ts'
 import { httpFor, type RunResult, type TrainConfig, type TrainProgress } from '../run/config.ts'
 import { loadFamily, type ModelFamily } from '../run/family.ts'
@@ -119,13 +120,14 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     const { table, valid } = await pageTables(f, tables)
     const config = await precheck({ ...trainConfig(f, table, valid), initModel }, family, params)
+    const shown = progress(io)
     const result = await withAppPage(
       io,
       f.timeout,
       closers,
       page => page.evaluate<RunResult>(trainScript(forPage(config, page.url()))),
-      line => io.err(progressLine(line)),
-    )
+      line => showProgress(shown, line),
+    ).finally(() => shown.end())
     await writeRun(io, f, family.modelFile(config), family, result)
     return 0
   } catch (e) {
@@ -235,14 +237,26 @@ export function trainScript(config: TrainConfig): string {
   return `window.snaptrain.train(${JSON.stringify(config)}, p => window.__snaptrainProgress(JSON.stringify(p)))`
 }
 
-/** One stderr line per progress event. */
+/** One stderr line per progress event (what a pipe gets). */
 export function progressLine(json: string): string {
   const p = JSON.parse(json) as TrainProgress
   if (p.kind === 'stage') return `train: ${p.message}`
+  return `${roundText(p)} (${(p.elapsedMs / 1000).toFixed(1)} s)`
+}
+
+/** `[k/N] auc=… logloss=…` of a round (or evaluation) event. */
+function roundText(p: Extract<TrainProgress, { kind: 'round' }>): string {
   const m = Object.entries(p.metrics)
     .map(([k, v]) => `${k}=${v.toFixed(6)}`)
     .join(' ')
-  return `[${p.round + 1}/${p.rounds}] ${m} (${(p.elapsedMs / 1000).toFixed(1)} s)`
+  return `[${p.round + 1}/${p.rounds}] ${m}`
+}
+
+/** A page progress event on `shown`: stages, then rounds (or evaluations) of a total. */
+function showProgress(shown: Progress, json: string): void {
+  const p = JSON.parse(json) as TrainProgress
+  if (p.kind === 'stage') shown.stage(`train: ${p.message}`, p.fraction)
+  else shown.step(p.round + 1, p.rounds, roundText(p), progressLine(json))
 }
 
 /**

@@ -72,7 +72,8 @@ export interface TrainConfig {
 
 /** Progress events: data stages, then one per evaluation (boosting round, or recsys evaluation). */
 export type TrainProgress =
-  | { kind: 'stage'; message: string }
+  /** `fraction` (0–1): how much of the stage is done, where it knows; such updates repeat its message. */
+  | { kind: 'stage'; message: string; fraction?: number }
   | { kind: 'round'; round: number; rounds: number; metrics: Record<string, number>; elapsedMs: number }
 
 /** The headline numbers (what `snaptrain train --json` prints); families add their own. */

@@ -55,13 +55,18 @@ export async function runTraining(
   if (rankCount(config) > 1 && !options.rank && family.onRankWorkers(config)) {
     return (await import('./ranks.ts')).runOnRanks(config, onProgress)
   }
-  onProgress({ kind: 'stage', message: `planning and loading ${config.table}` })
+  const loading = `planning and loading ${config.table}`
+  onProgress({ kind: 'stage', message: loading })
   const input: RunInput = {
     config,
     onProgress,
     rank: options.rank,
     hooks: options.hooks ?? {},
-    onRead: options.hooks?.onRead,
+    // The share of rows read so far, as the loading stage's fraction (a terminal's progress line).
+    onRead: (done, total) => {
+      options.hooks?.onRead?.(done, total)
+      if (total > 0 && done < total) onProgress({ kind: 'stage', message: loading, fraction: done / total })
+    },
     ...(await openTables(config)),
   }
   const data = await family.load(input, params)
