@@ -11,6 +11,8 @@ import { requireChrome, WEBGPU_ARGS } from './src/cli/browser.ts'
 export default defineConfig({
   test: {
     maxWorkers: 3,
+    // The page server serves dist/app and the CLI runs dist/cli: built first when stale.
+    globalSetup: ['tests/support/build-setup.ts'],
     projects: [
       {
         test: {

@@ -6,7 +6,7 @@
 import { scaleoutSvg } from './scaleout-plot.ts'
 import { scaleoutPoints } from './scaleout-rows.ts'
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { Page } from 'playwright-core'
 import { formatMarkdown, formatTable } from './format.ts'
@@ -16,7 +16,7 @@ import type { AdapterSummary } from '../src/gpu/types.ts'
 import type { CliIo } from '../src/cli/io.ts'
 import { launchBrowser } from '../src/cli/launch.ts'
 import { pollPage } from '../src/cli/page-run.ts'
-import { PROJECT_ROOT, startPageServer } from '../src/serve/page-server.ts'
+import { IN_CHECKOUT, PROJECT_ROOT, startPageServer } from '../src/serve/page-server.ts'
 import { fileStamp } from '../src/cli/out-dir.ts'
 import { withTimeout } from '../src/util/deadline.ts'
 import { prepareLoaderBench } from './cli-loader.ts'
@@ -36,7 +36,8 @@ export interface BenchArgs {
 const USAGE = `usage: snaptrain bench [--suite NAME|all] [--out FILE] [--quick] [--json] [--markdown] [--timeout SECONDS]
 
   --suite NAME   suite to run (default: device); 'all' runs every suite
-  --out FILE     results JSON (default: bench/results/<suite>-<date>.json)
+  --out FILE     results JSON (default: bench/results/<suite>-<date>.json in a checkout, else
+                 ./bench-results/<suite>-<date>.json)
   --quick        small sizes and few repeats (a smoke run, not a measurement)
   --json         print one JSON object {suite, rows, out} as the last line
   --markdown     print the table as Markdown (for bench/README.md)
@@ -95,7 +96,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const { rows, adapter } = await bounded(args.timeoutS, closers =>
     runInBrowser(suites, args.quick, commit, io, closers),
   )
-  const out = resolve(args.out ?? resolve(PROJECT_ROOT, 'bench', 'results', `${args.suite}-${fileStamp(date)}.json`))
+  const results = IN_CHECKOUT ? resolve(PROJECT_ROOT, 'bench', 'results') : resolve('bench-results')
+  const out = resolve(args.out ?? resolve(results, `${args.suite}-${fileStamp(date)}.json`))
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(
     out,
@@ -126,7 +128,9 @@ async function runInBrowser(
   // Delta tables are served for the open → first round row.
   const gbdt = suites.includes('gbdt') ? await prepareGbdtBench(quick, io) : undefined
   if (gbdt) closers.push(() => gbdt.close())
-  const server = await startPageServer({ hmr: false })
+  // Suites read the sample tables at /tables/: a checkout's, or those `snaptrain data` wrote to ./tables.
+  const local = !IN_CHECKOUT && existsSync('tables') ? [{ key: 'tables/', dir: resolve('tables') }] : undefined
+  const server = await startPageServer({ page: 'bench', tables: local })
   closers.push(() => server.close())
   const browser = await launchBrowser()
   closers.push(() => browser.close())
@@ -143,8 +147,9 @@ async function runInBrowser(
 
 /**
  * The page-side call as source text, on bench.html's `window.snaptrainBench` (bench/page.ts; the
- * app's `window.snaptrain` has no bench entry). tsx compiles this file with esbuild's keepNames, whose
- * `__name(...)` wrappers would break a function passed to page.evaluate (undefined in the page).
+ * app's `window.snaptrain` has no bench entry). Source text, not a function: a compiler's name
+ * helpers (tsx runs esbuild with keepNames, whose `__name(...)` wrappers are undefined in the
+ * page) would break a function passed to page.evaluate.
  */
 export function suiteScript(
   suite: string,

@@ -19,6 +19,9 @@ import type { SweepApi } from './sweep/api.ts'
 import type { ParamImportance } from './tune/importance.ts'
 import type { ShareAccess } from './sharing/access.ts'
 import type { TableAccess } from './storage/types.ts'
+import type { RunFile } from './run/artifacts.ts'
+import type { StoredRun, StoredRunData } from './run/store-idb.ts'
+import type { StoppedMark } from './run/stop.ts'
 
 /** A GBDT run's result: the XGBoost JSON model, its manifest, metrics per round, the summary. */
 export type TrainResult = RunResult<string, TrainSummary, RunManifest>
@@ -30,6 +33,15 @@ export type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArt
 
 export type { AdapterSummary, CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, TableEntry }
 export type { ShareAccess, TableAccess }
+export type { RunFile, StoredRun, StoredRunData, StoppedMark }
+
+/** Options of one `train` call in the page (not structured data: they do not cross page.evaluate). */
+export interface TrainRunOptions {
+  /** Aborted: the run ends after the round (GBDT) or step (recommender) in progress and resolves with what was trained, its manifest marked `stopped`. */
+  signal?: AbortSignal
+  /** Return the final model's validation scores and labels (`validation`: ROC, PR, confusion). */
+  validScores?: boolean
+}
 
 /**
  * How a table call reaches a governed table: `access` (a share's, from openProfile) makes every
@@ -124,13 +136,39 @@ export interface SnaptrainApi extends SweepApi {
    * {model (binary model file, checkpoint layout), manifest, metrics per evaluation, summary with
    * samples_per_second, epochs, steps}; `onProgress` hears the stages and every evaluation.
    */
-  train(config: RecsysTrainConfig, onProgress?: (p: TrainProgress) => void): Promise<RecsysTrainResult>
+  train(
+    config: RecsysTrainConfig,
+    onProgress?: (p: TrainProgress) => void,
+    options?: TrainRunOptions,
+  ): Promise<RecsysTrainResult>
   /**
    * Trains a model (GBDT) on a table: plan + loader → GPU backend → {model (XGBoost JSON string),
    * manifest, metrics per round, summary}. Relative table URLs resolve against the page;
    * `onProgress` hears the data stages and every boosting round. Throws naming the bad input.
    */
-  train(config: TrainConfig, onProgress?: (p: TrainProgress) => void): Promise<TrainResult>
+  train(config: TrainConfig, onProgress?: (p: TrainProgress) => void, options?: TrainRunOptions): Promise<TrainResult>
+  /**
+   * Stops every run of this page in progress after its current round or step: each resolves with
+   * the model and metrics trained so far, its manifest marked `stopped` ({at_round | at_step, reason:
+   * 'user'}). Returns how many runs were asked to stop (0: none was running).
+   */
+  stopTraining(): number
+  /**
+   * A run's files as `snaptrain train` writes them (src/run/artifacts.ts): the model file (model.json,
+   * model.ubj with `modelFormat` 'ubj', model.bin), manifest.json and metrics.csv, same bytes.
+   */
+  runFiles(
+    run: Pick<TrainResult | RecsysTrainResult, 'model' | 'manifest' | 'metrics'>,
+    modelFormat?: 'json' | 'ubj',
+  ): Promise<RunFile[]>
+  /** The runs kept in this browser (IndexedDB, src/run/store-idb.ts), newest first. */
+  listRuns(): Promise<StoredRun[]>
+  /** Keeps a run (and its model and validation scores) in the Runs list; resolves once durable. */
+  saveRun(run: StoredRun, data: StoredRunData): Promise<void>
+  /** A kept run's model and validation scores, or undefined. */
+  runData(id: string): Promise<StoredRunData | undefined>
+  /** Removes a kept run. */
+  deleteRun(id: string): Promise<void>
   /**
    * Margins and predictions of every live row of `config.table` (table order) with `config.model`:
    * an XGBoost model, or a recommender's model.bin (margins are then its logits).

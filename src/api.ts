@@ -26,7 +26,9 @@ import type {
   TableAccess,
   TrainConfig,
   TrainProgress,
+  TrainRunOptions,
 } from './api-types.ts'
+import type { RunStore } from './run/store-idb.ts'
 
 const ADAPTER_TIMEOUT_MS = 10_000
 /** The local sharing proxy's registration route (src/serve/sharing-proxy.ts), on the page's own origin. */
@@ -52,6 +54,15 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
     validTable: config.validTable && abs(config.validTable),
     ...accesses.option(config.access),
   })
+  const running = new Set<AbortController>()
+  let runStore: Promise<RunStore> | undefined
+  const runs = (): Promise<RunStore> => {
+    runStore ??= import('./run/store-idb.ts').then(m => m.RunStore.open())
+    runStore.catch(() => {
+      runStore = undefined // a later call tries again
+    })
+    return runStore
+  }
   const sweeps = lazySweepApi(c => ({
     ...c,
     table: abs(c.table),
@@ -70,8 +81,38 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
       return { ...opened, access: accesses.intern(opened.access) as ShareAccess }
     },
     listShares: (access, opts) => listShares(accesses.intern(access) as ShareAccess, opts),
-    train: (async (config: TrainConfig, onProgress?: (p: TrainProgress) => void) =>
-      (await import('./run/pipeline.ts')).runTraining(runConfig(config), onProgress)) as SnaptrainApi['train'],
+    train: (async (config: TrainConfig, onProgress?: (p: TrainProgress) => void, options: TrainRunOptions = {}) => {
+      // Every run of this page can be stopped by stopTraining (the CLI's Ctrl-C) as well as by its own signal.
+      const stop = new AbortController()
+      options.signal?.addEventListener('abort', () => stop.abort(), { once: true })
+      if (options.signal?.aborted) stop.abort()
+      running.add(stop)
+      try {
+        const { runTraining } = await import('./run/pipeline.ts')
+        return await runTraining(runConfig(config), onProgress, {
+          stop: stop.signal,
+          validScores: options.validScores,
+        })
+      } finally {
+        running.delete(stop)
+      }
+    }) as SnaptrainApi['train'],
+    stopTraining: () => {
+      for (const c of running) c.abort()
+      return running.size
+    },
+    runFiles: async (run, modelFormat) => {
+      const [{ loadFamily }, { runFiles }] = await Promise.all([
+        import('./run/family.ts'),
+        import('./run/artifacts.ts'),
+      ])
+      const family = await loadFamily(run.manifest.model)
+      return runFiles(family.modelFile({ table: '', label: '', modelFormat }), run)
+    },
+    listRuns: async () => (await runs()).list(),
+    saveRun: async (run, data) => (await runs()).put(run, data),
+    runData: async id => (await runs()).data(id),
+    deleteRun: async id => (await runs()).delete(id),
     predict: async config =>
       (await import('./models/predict.ts')).runPrediction({ ...config, table: abs(config.table) }),
     explain: async config =>

@@ -3,7 +3,13 @@ import type { Browser } from 'playwright-core'
 import { requireChrome, WEBGPU_ARGS } from './browser.ts'
 
 /** A headless browser with WebGPU enabled (software adapter where no GPU is present). */
-export async function launchBrowser(opts: { headless?: boolean } = {}): Promise<Browser> {
+export async function launchBrowser(opts: { headless?: boolean; handleSIGINT?: boolean } = {}): Promise<Browser> {
   const { chromium } = await import('playwright-core')
-  return chromium.launch({ executablePath: requireChrome(), args: [...WEBGPU_ARGS], headless: opts.headless ?? true })
+  return chromium.launch({
+    executablePath: requireChrome(),
+    args: [...WEBGPU_ARGS],
+    headless: opts.headless ?? true,
+    // false: the caller handles Ctrl-C (train stops its run); the browser still closes when the process exits.
+    handleSIGINT: opts.handleSIGINT ?? true,
+  })
 }

@@ -12,15 +12,15 @@ type CommandModule = { run: (argv: string[], io: CliIo) => Promise<number> }
 type Command = { summary: string; load: () => Promise<CommandModule> }
 
 /**
- * Loader of a checkout-only command: `bench` and `quality` live in bench/, `data` (the sample-table
- * generator) in tools/, beside src/ in a clone of the repository but not in the published package
- * (package.json `files`). These three lazy imports are the only edges from src/ into bench/ or
- * tools/ (tests/unit/dependencies.test.ts); without the folder the command fails naming it.
- * `root`: the repository root (tests point it elsewhere).
+ * Loader of a checkout-only command: `quality` reads the public data sets' CSVs in bench/data/,
+ * which are in a clone of the repository but not in the installed package (package.json
+ * `files`); without the folder the command fails naming it. `root`: the repository root (tests
+ * point it elsewhere). The lazy imports of bench/ and tools/ here are the only edges from src/
+ * into those folders (tests/unit/dependencies.test.ts); the build bundles them with the CLI.
  */
 export function checkoutOnly(
   command: string,
-  folder: 'bench' | 'tools',
+  folder: string,
   load: () => Promise<CommandModule>,
   root: URL = new URL('../../', import.meta.url),
 ): () => Promise<CommandModule> {
@@ -45,12 +45,12 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./shares.ts'),
   },
   data: {
-    summary: 'generate the sample Delta tables under public/tables (checkout only)',
-    load: checkoutOnly('data', 'tools', () => import('../../tools/datagen/cli.ts')),
+    summary: 'generate the sample Delta tables (clicks, marketing) under public/tables, or ./tables when installed',
+    load: () => import('../../tools/datagen/cli.ts'),
   },
   bench: {
-    summary: 'run benchmark suites in headless Chromium and write JSON results (checkout only)',
-    load: checkoutOnly('bench', 'bench', () => import('../../bench/cli.ts')),
+    summary: 'run benchmark suites in headless Chromium and write JSON results',
+    load: () => import('../../bench/cli.ts'),
   },
   train: {
     summary:
@@ -74,7 +74,11 @@ const COMMANDS: Record<string, Command> = {
   quality: {
     summary:
       'validation AUC vs XGBoost hist on the sample, HIGGS-like and public categorical tables; --categorical compares split kinds (bench/README.md; checkout only)',
-    load: checkoutOnly('quality', 'bench', () => import('../../bench/quality.ts')),
+    load: checkoutOnly('quality', 'bench/data', () => import('../../bench/quality.ts')),
+  },
+  serve: {
+    summary: 'serve the app with a local table (or a folder of tables) in its table list, until Ctrl-C',
+    load: () => import('./serve.ts'),
   },
 }
 

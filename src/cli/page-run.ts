@@ -1,7 +1,7 @@
 /**
  * Shared plumbing of the CLI commands that run their work in the page (train, predict): serve a
  * local table folder on loopback with CORS (the page is cross-origin isolated and lives on the
- * vite server's port), open the app page in headless Chromium, run one `window.snaptrain` call,
+ * page server's port), open the app page in headless Chromium, run one `window.snaptrain` call,
  * and close everything however it ends, under an overall timeout.
  */
 import { stat } from 'node:fs/promises'
@@ -90,10 +90,11 @@ export async function withAppPage<T>(
   closers: Closers,
   body: (page: Page) => Promise<T>,
   progress: (line: string) => void = line => io.err(line),
+  onInterrupt?: OnInterrupt,
 ): Promise<T> {
   try {
     return await withTimeout(
-      openAndRun(io, closers, body, progress),
+      openAndRun(io, closers, body, progress, onInterrupt),
       seconds * 1000,
       `timed out after ${seconds} s (raise --timeout)`,
     )
@@ -121,11 +122,18 @@ export function useAppPageHost(host: AppPageHost | undefined): void {
   sharedHost = host
 }
 
-/** A page server and a browser of this run's own, closed with it. */
-async function ownHost(closers: Closers): Promise<AppPageHost> {
-  const server = await startPageServer({ hmr: false })
+/**
+ * Ctrl-C while the page works: called on the first one with the page (train asks it to stop after
+ * the current round and keeps what was trained); a second Ctrl-C ends the process at once (130).
+ * Without it Playwright's own handler closes the browser and the command fails.
+ */
+export type OnInterrupt = (page: Page) => void
+
+/** A page server and a browser of this run's own, closed with it; `handleSIGINT` as launchBrowser's. */
+async function ownHost(closers: Closers, handleSIGINT = true): Promise<AppPageHost> {
+  const server = await startPageServer()
   closers.push(() => server.close())
-  const browser = await launchBrowser()
+  const browser = await launchBrowser({ handleSIGINT })
   closers.push(() => browser.close())
   return { url: server.url, newPage: () => browser.newPage() }
 }
@@ -135,8 +143,9 @@ async function openAndRun<T>(
   closers: Closers,
   body: (page: Page) => Promise<T>,
   progress: (line: string) => void,
+  onInterrupt: OnInterrupt | undefined,
 ): Promise<T> {
-  const host = sharedHost ?? (await ownHost(closers))
+  const host = sharedHost ?? (await ownHost(closers, onInterrupt === undefined))
   for (const table of pageServed) table.allowOrigin(new URL(host.url).origin)
   const page = await host.newPage()
   closers.push(() => page.close())
@@ -144,7 +153,18 @@ async function openAndRun<T>(
   await page.exposeFunction('__snaptrainProgress', progress)
   await page.goto(host.url, { timeout: 60_000 })
   await pollPage(page, 'Boolean(window.snaptrain && window.snaptrain.train)', 60_000)
-  return body(page)
+  if (!onInterrupt) return body(page)
+  let interrupts = 0
+  const interrupted = () => {
+    if (++interrupts > 1) process.exit(130)
+    onInterrupt(page)
+  }
+  process.on('SIGINT', interrupted)
+  try {
+    return await body(page)
+  } finally {
+    process.off('SIGINT', interrupted)
+  }
 }
 
 /** The message of an error thrown in the page (playwright prefixes its own context). */

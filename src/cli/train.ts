@@ -18,7 +18,8 @@ import { progress, type Progress } from './progress.ts'
 import { openSnapshot } from '../table/index.ts'
 import { httpFor, type RunResult, type TrainConfig, type TrainProgress } from '../run/config.ts'
 import { loadFamily, type ModelFamily } from '../run/family.ts'
-import { metricsCsv } from '../run/manifest.ts'
+import { runFiles } from '../run/artifacts.ts'
+import type { StoppedMark } from '../run/stop.ts'
 import type { RecsysTrainSummary } from '../models/recsys/family.ts'
 import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
 import { forPage } from './governed.ts'
@@ -127,6 +128,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       closers,
       page => page.evaluate<RunResult>(trainScript(forPage(config, page.url()))),
       line => showProgress(shown, line),
+      page => {
+        shown.line(
+          'train: Ctrl-C: stopping after the current round or step, keeping what was trained (Ctrl-C again quits at once, writing nothing)',
+        )
+        page.evaluate('window.snaptrain.stopTraining()').catch(() => undefined)
+      },
     ).finally(() => shown.end())
     await writeRun(io, f, family.modelFile(config), family, result)
     return 0
@@ -272,18 +279,27 @@ async function writeRun(io: CliIo, f: TrainFlags, modelFile: string, family: Mod
     io.err(`train: exports of the model not written: ${e.message}`)
     return {}
   })
-  const [modelPath, manifestPath] = writeOutputs(dir, {
-    [modelFile]: model,
-    'manifest.json': JSON.stringify(r.manifest, null, 2) + '\n',
-    'metrics.csv': metricsCsv(r.metrics),
-    ...(exports ?? {}),
-  })
-  io.err(`train: ${family.describe(r.summary)}; wrote ${dir}`)
+  const files = Object.fromEntries(runFiles(modelFile, r).map(f => [f.name, f.data]))
+  const [modelPath, manifestPath] = writeOutputs(dir, { ...files, ...(exports ?? {}) })
+  const stopped = (r.manifest as { stopped?: StoppedMark }).stopped
+  const mark = stopped
+    ? `stopped by the user after ${'at_round' in stopped ? `round ${stopped.at_round}` : `step ${stopped.at_step}`}; `
+    : ''
+  io.err(`train: ${mark}${family.describe(r.summary)}; wrote ${dir}`)
   if (f.json) {
     const { adapter, samples_per_second, epochs, steps, restored_best_step, timing, ...rest } =
       r.summary as RecsysTrainSummary
     const recsys = r.summary.model === 'recsys' ? { samples_per_second, epochs, steps, restored_best_step, timing } : {}
-    io.out(JSON.stringify({ ...rest, model_path: modelPath, manifest_path: manifestPath, adapter, ...recsys }))
+    io.out(
+      JSON.stringify({
+        ...rest,
+        model_path: modelPath,
+        manifest_path: manifestPath,
+        adapter,
+        ...recsys,
+        ...(stopped ? { stopped } : {}),
+      }),
+    )
   }
 }
 

@@ -105,6 +105,11 @@ export interface RunResult<
   manifest: F
   metrics: Array<Record<string, number>>
   summary: S
+  /**
+   * The final model's scores on the validation rows (probabilities, V of them) and their 0/1
+   * labels, when the run was asked for them (RunOptions.validScores) and has validation rows.
+   */
+  validation?: { labels: Float32Array; scores: Float32Array }
 }
 
 /**

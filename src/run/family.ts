@@ -9,6 +9,7 @@
 import type { Snapshot } from '../table/types.ts'
 import type { RankContext } from '../ranks/types.ts'
 import type { DeviceLossPolicy } from './device-loss.ts'
+import type { StopRequest } from './stop.ts'
 import type { ModelName, RunResult, TrainConfig, TrainProgress, TrainSummary } from './config.ts'
 
 /** An evaluation's metrics; the callback's 'stop' ends training after it (early stopping by the caller). */
@@ -45,6 +46,10 @@ export interface TrainInput {
   /** Set inside a rank worker (src/run/ranks.ts). */
   rank?: RankContext
   hooks: RunHooks
+  /** A user's Stop (stop.ts): asked after each round or step; 'stop' keeps what was trained. */
+  stop?: StopRequest
+  /** Set: the result carries the final model's validation scores (RunResult.validation). */
+  validScores?: boolean
 }
 
 /** What loading sees as well: the snapshots the pipeline opened once, at the run's pinned version. */

@@ -11,6 +11,7 @@ import { csvText } from '../util/csv.ts'
 import { redactUrl } from '../util/redact.ts'
 import { shareTableUrl } from '../sharing/shared-table.ts'
 import type { TrainConfig, TrainSummary } from './config.ts'
+import type { StoppedMark } from './stop.ts'
 
 /** The table side of a run: what was read, pinned. */
 export interface ManifestTable {
@@ -67,6 +68,12 @@ export interface RunManifest {
   ranks?: number
   collectives?: Array<{ op: string; calls: number; bytes: number; ms: number }>
   collective_transport?: string
+  /**
+   * Set when a user stopped the run (stop.ts): `{ at_round: k, reason: 'user' }` (GBDT: k rounds
+   * trained) or `{ at_step: k, reason: 'user' }` (recommender: k steps); the model and metrics are
+   * what was trained up to there. Absent for a run that ran to its end.
+   */
+  stopped?: StoppedMark
 }
 
 /**

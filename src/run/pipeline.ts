@@ -10,6 +10,7 @@ import type { RankContext } from '../ranks/types.ts'
 import { httpFor, rankCount, type RunResult, type TrainConfig, type TrainProgress } from './config.ts'
 import { loadFamily, type RunHooks, type RunInput } from './family.ts'
 import type { RunManifest } from './manifest.ts'
+import { StopRequest } from './stop.ts'
 import type { TrainSummary } from './config.ts'
 import type { RecsysTrainResult } from '../models/recsys/family.ts'
 
@@ -18,10 +19,14 @@ export type GbdtTrainResult = RunResult<string, TrainSummary, RunManifest>
 /** A GBDT run's result with modelFormat 'ubj': the model as UBJSON bytes. */
 export type GbdtUbjTrainResult = RunResult<Uint8Array<ArrayBuffer>, TrainSummary, RunManifest>
 
-/** Options of one run: inside a rank worker, the rank; test hooks. */
+/** Options of one run: inside a rank worker, the rank; test hooks; a user's Stop; validation scores. */
 export interface RunOptions {
   rank?: RankContext
   hooks?: RunHooks
+  /** Aborted: the run ends after the round or step in progress, keeping what was trained (stop.ts). */
+  stop?: AbortSignal
+  /** Return the final model's validation scores with the result (RunResult.validation: ROC, PR). */
+  validScores?: boolean
 }
 
 /** Trains one model; `onProgress` hears the data stages and every evaluation. Throws naming the bad input. */
@@ -62,6 +67,8 @@ export async function runTraining(
     onProgress,
     rank: options.rank,
     hooks: options.hooks ?? {},
+    ...(options.stop ? { stop: new StopRequest(options.stop) } : {}),
+    ...(options.validScores ? { validScores: true } : {}),
     // The share of rows read so far, as the loading stage's fraction (a terminal's progress line).
     onRead: (done, total) => {
       options.hooks?.onRead?.(done, total)
@@ -72,7 +79,9 @@ export async function runTraining(
   const data = await family.load(input, params)
   const t0 = performance.now()
   const trained = await family.train(data, params, input)
-  return family.finish(data, trained, params, input, (performance.now() - t0) / 1000)
+  const result = family.finish(data, trained, params, input, (performance.now() - t0) / 1000)
+  const stopped = input.stop?.mark(family.name === 'gbdt' ? 'round' : 'step')
+  return stopped ? { ...result, manifest: { ...result.manifest, stopped } } : result
 }
 
 /** The run's snapshots, each opened once: the training table and the validation table, if any. */

@@ -1,12 +1,12 @@
 /**
- * The Host check of every server snaptrain starts (the table server, the page's vite dev and
- * preview servers). A web page the user has open could point its own domain at 127.0.0.1 (DNS
+ * The Host check of every server snaptrain starts (the table server, the page server, the page's
+ * vite dev and preview servers). A web page the user has open could point its own domain at 127.0.0.1 (DNS
  * rebinding) and read a loopback server as same-origin for as long as it runs; its requests then
  * carry that domain in Host. Answering only our own names — loopback with our port, plus names
  * the user lists in SNAPTRAIN_ALLOWED_HOSTS — closes that door.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Connect, Plugin } from 'vite'
+import type { Plugin } from 'vite'
 
 /** Names a loopback server is reached by; each must come with the server's own port. */
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
@@ -52,11 +52,19 @@ export function refuseForeignHost(req: IncomingMessage, res: ServerResponse, ext
   return true
 }
 
+/** A connect-style middleware: `(req, res, next)`, `next(error)` passing an error on. */
+export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void
+
+/** refuseForeignHost as a middleware (SNAPTRAIN_ALLOWED_HOSTS plus `extra`), for vite and the page server. */
+export function hostCheckMiddleware(extra: readonly string[] = configuredHosts()): Middleware {
+  return (req, res, next) => {
+    if (!refuseForeignHost(req, res, extra)) next()
+  }
+}
+
 /** Vite plugin: refuseForeignHost in front of the dev and the preview server. */
 export function hostCheckPlugin(): Plugin {
-  const guard: Connect.NextHandleFunction = (req, res, next) => {
-    if (!refuseForeignHost(req, res)) next()
-  }
+  const guard = hostCheckMiddleware()
   return {
     name: 'snaptrain-host-check',
     configureServer: server => {

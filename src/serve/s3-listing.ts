@@ -216,7 +216,8 @@ async function entryStat(root: string, path: string): Promise<Stats | 'dir' | nu
 }
 
 /** One page of a listing: objects and rolled-up common prefixes, in key order. */
-interface Page {
+/** One page of a listing: its objects, rolled-up prefixes and the token of the next page. */
+export interface Page {
   contents: ListedObject[]
   commonPrefixes: string[]
   nextToken?: string
@@ -269,7 +270,8 @@ function decodeToken(token: string): string {
   return Buffer.from(token, 'base64url').toString('utf8')
 }
 
-function listingXml(page: Page, opts: ListOptions): string {
+/** The ListObjectsV2 XML of one page (`opts` as the request asked). */
+export function listingXml(page: Page, opts: ListOptions): string {
   const enc = (s: string) => xmlEscape(opts.encodingType === 'url' ? urlEncodeKey(s) : s)
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',

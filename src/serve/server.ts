@@ -65,10 +65,19 @@ const TYPES: Record<string, string> = {
   '.bin': 'application/octet-stream',
   '.xml': 'application/xml',
   '.txt': 'text/plain; charset=utf-8',
+  // The built app's files (the page server sends them with sendFile too).
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon',
+  '.png': 'image/png',
+  '.map': 'application/json',
 }
 
 /** Why a request is refused: the status and a short plain-text body. */
-class Refusal extends Error {
+export class Refusal extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -277,7 +286,11 @@ async function listing(
   res.end(method === 'HEAD' ? undefined : body)
 }
 
-function sendFile(file: string, st: Stats, req: IncomingMessage, res: ServerResponse, headOnly: boolean): void {
+/**
+ * Answers GET/HEAD of one file: ETag and Last-Modified (304 on If-None-Match), one byte range
+ * (206, or 416 when unsatisfiable; If-Range honoured), Content-Type by extension.
+ */
+export function sendFile(file: string, st: Stats, req: IncomingMessage, res: ServerResponse, headOnly: boolean): void {
   const etag = fileEtag(st)
   res.setHeader('ETag', etag)
   res.setHeader('Last-Modified', new Date(st.mtimeMs).toUTCString())
@@ -301,7 +314,8 @@ function sendFile(file: string, st: Stats, req: IncomingMessage, res: ServerResp
   stream.pipe(res)
 }
 
-function send(res: ServerResponse, status: number, message: string): void {
+/** A plain-text answer (the status and a one-line message); a started answer is cut off instead. */
+export function send(res: ServerResponse, status: number, message: string): void {
   if (res.headersSent) return void res.destroy()
   const body = Buffer.from(message + '\n', 'utf8')
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': body.length })

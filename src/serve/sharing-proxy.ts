@@ -15,6 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Plugin } from 'vite'
+import type { Middleware } from './host-check.ts'
 import { SharingAuth } from '../sharing/auth.ts'
 import { storageProxy } from './storage-proxy.ts'
 import { FILE_HEADERS, forward, passedHeaders, relay, relayError } from './relay.ts'
@@ -193,17 +194,22 @@ export const sharingProxy: SharingProxy = ((
   globalThis as { __snaptrainSharingProxy?: SharingProxy }
 ).__snaptrainSharingProxy ??= new SharingProxy())
 
-/** Vite plugin: the sharing and storage proxies on the dev server (`npm start`, and the CLI's page server). */
+/** The sharing and storage proxies as one middleware, for vite's dev server and the page server. */
+export function governedProxyMiddleware(): Middleware {
+  return (req, res, next) => {
+    sharingProxy
+      .handle(req, res)
+      .then(done => done || storageProxy.handle(req, res))
+      .then(done => done || next(), next)
+  }
+}
+
+/** Vite plugin: governedProxyMiddleware on the dev server (`npm start`). */
 export function governedProxyPlugin(): Plugin {
   return {
     name: 'snaptrain-governed-proxy',
     configureServer(server) {
-      server.middlewares.use((req, res, next) => {
-        sharingProxy
-          .handle(req, res)
-          .then(done => done || storageProxy.handle(req, res))
-          .then(done => done || next(), next)
-      })
+      server.middlewares.use(governedProxyMiddleware())
     },
   }
 }

@@ -1,15 +1,28 @@
 /**
- * Vite plugin: answers S3 ListObjectsV2 requests (`GET /?list-type=2&prefix=…`) at the server
- * root for the files under public/, so the page (and the Delta reader's listing client) can
- * discover the sample tables and their `_delta_log` exactly as they would on a bucket.
- * File bytes themselves are served by vite's static handler (sirv), which honours Range.
+ * Table discovery on snaptrain's page servers: answers S3 ListObjectsV2 requests
+ * (`GET /?list-type=2&prefix=…`) at the server root for local folders shown under key prefixes,
+ * so the page (and the Delta reader's listing client) can discover tables and their
+ * `_delta_log` exactly as they would on a bucket. One middleware for vite's dev server (public/ at
+ * the root) and the built app's page server (page-server.ts: the sample tables, or the folder of
+ * `snaptrain serve --table`). On the dev server, file bytes are served by vite's static handler
+ * (sirv), which honours Range; tableFilesMiddleware fixes what sirv gets wrong for tables.
  */
-import type { Connect, Plugin } from 'vite'
+import type { Plugin } from 'vite'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { realpath, stat } from 'node:fs/promises'
 import { resolve, sep } from 'node:path'
 import { parseRange } from './range.ts'
-import { renderListObjectsV2, type ListOptions } from './s3-listing.ts'
+import { listingXml, renderListObjectsV2, xmlEscape, type ListOptions } from './s3-listing.ts'
+import type { Middleware } from './host-check.ts'
+
+/**
+ * A local folder in the server root's listing: its keys appear under `key` ('' for the root
+ * itself, else a prefix ending in '/', e.g. 'tables/' or 'tables/clicks/').
+ */
+export interface ListedFolder {
+  key: string
+  dir: string
+}
 
 /** A ListObjectsV2 request on '/' (other list-type values and paths are left to vite). */
 export function listingOptions(url: string): ListOptions | undefined {
@@ -28,19 +41,53 @@ export function listingOptions(url: string): ListOptions | undefined {
   }
 }
 
-/** Connect middleware serving listings of `rootDir`; other requests go to `next`. */
-export function listingMiddleware(rootDir: string): Connect.NextHandleFunction {
-  return (req: IncomingMessage, res: ServerResponse, next: Connect.NextFunction) => {
+/**
+ * Middleware answering listings of `folders`; other requests go to `next`. A prefix inside a
+ * folder's key lists that folder (the longest key wins), its keys shown under the folder's key; a
+ * prefix above a folder's key (the page asking for the folders under 'tables/') is answered with
+ * the folders' keys rolled up at the delimiter, as a bucket holding only those folders would.
+ */
+export function listingMiddleware(folders: readonly ListedFolder[]): Middleware {
+  return (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => {
     const opts = req.method === 'GET' || req.method === 'HEAD' ? listingOptions(req.url ?? '/') : undefined
     if (!opts) return next()
     if (opts.maxKeys !== undefined && !(Number.isInteger(opts.maxKeys) && opts.maxKeys >= 0)) {
       return sendXml(res, 400, errorXml('InvalidArgument', `max-keys must be a non-negative integer`))
     }
-    renderListObjectsV2(rootDir, opts).then(
+    renderListing(folders, opts).then(
       xml => sendXml(res, 200, req.method === 'HEAD' ? '' : xml),
-      (e: unknown) => sendXml(res, 500, errorXml('InternalError', `listing ${rootDir} failed: ${String(e)}`)),
+      (e: unknown) => sendXml(res, 500, errorXml('InternalError', `listing failed: ${String(e)}`)),
     )
   }
+}
+
+/** The listing XML of `folders` for one request. */
+async function renderListing(folders: readonly ListedFolder[], opts: ListOptions): Promise<string> {
+  const prefix = opts.prefix ?? ''
+  const inside = folders.filter(f => prefix.startsWith(f.key)).sort((a, b) => b.key.length - a.key.length)[0]
+  if (inside) {
+    const strip = (k: string | undefined) =>
+      k === undefined ? undefined : k.startsWith(inside.key) ? k.slice(inside.key.length) : ''
+    const xml = await renderListObjectsV2(inside.dir, {
+      ...opts,
+      prefix: prefix.slice(inside.key.length),
+      startAfter: strip(opts.startAfter),
+    })
+    if (inside.key === '') return xml
+    const shown = xmlEscape(
+      opts.encodingType === 'url' ? inside.key.split('/').map(encodeURIComponent).join('/') : inside.key,
+    )
+    return xml.replace(/<(Key|Prefix)>/g, `<$1>${shown}`)
+  }
+  // Above every folder: only a delimited listing rolls their keys up (no delimiter: nothing here).
+  const rolled = opts.delimiter
+    ? folders
+        .filter(f => f.key.startsWith(prefix))
+        .map(f => f.key.slice(0, f.key.indexOf(opts.delimiter!, prefix.length) + opts.delimiter!.length))
+        .filter((k, i, all) => k.length > prefix.length && all.indexOf(k) === i && (opts.startAfter ?? '') < k)
+        .sort()
+    : []
+  return listingXml({ contents: [], commonPrefixes: rolled }, opts)
 }
 
 /**
@@ -52,8 +99,8 @@ export function listingMiddleware(rootDir: string): Connect.NextHandleFunction {
  *   rewritten to explicit offsets, because sirv reads them as `bytes=0-N` and serves the head.
  * - 403 for a symlink whose target lies outside `rootDir` (sirv would follow it).
  */
-export function tableFilesMiddleware(rootDir: string, prefix = '/tables/'): Connect.NextHandleFunction {
-  return (req: IncomingMessage, res: ServerResponse, next: Connect.NextFunction) => {
+export function tableFilesMiddleware(rootDir: string, prefix = '/tables/'): Middleware {
+  return (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => {
     const path = decodedPath(req.url ?? '/')
     if (path === undefined || !path.startsWith(prefix)) return next()
     const file = resolve(rootDir, `.${path}`)
@@ -101,26 +148,20 @@ function errorXml(code: string, message: string): string {
 }
 
 /**
- * The plugin: lists `config.publicDir` on the dev server and the build output on `vite preview`
- * (where public/ has been copied into outDir). Registered before vite's own middlewares, because
- * vite would otherwise answer '/' with index.html.
+ * The plugin: lists `config.publicDir` on the dev server (the built app has no tables in it: the
+ * page server lists them). Registered before vite's own middlewares, because vite would otherwise
+ * answer '/' with index.html.
  */
 export function tablesListingPlugin(): Plugin {
   let publicDir = ''
-  let outDir = ''
   return {
     name: 'snaptrain-tables-listing',
     configResolved(config) {
       publicDir = config.publicDir
-      outDir = resolve(config.root, config.build.outDir)
     },
     configureServer(server) {
-      server.middlewares.use(listingMiddleware(publicDir))
+      server.middlewares.use(listingMiddleware([{ key: '', dir: publicDir }]))
       server.middlewares.use(tableFilesMiddleware(publicDir))
-    },
-    configurePreviewServer(server) {
-      server.middlewares.use(listingMiddleware(outDir))
-      server.middlewares.use(tableFilesMiddleware(outDir))
     },
   }
 }

@@ -5,6 +5,8 @@
  * (`profile-open`, ShareController) adds the tables it may read, opened with its access. Under the open table a
  * single training run (`train-start`) or a sweep setup (`sweep-start`); the sweep on screen and
  * the stored sweeps (SweepController) below and in the side bar (`sweep-open`, `sweep-stop`, …).
+ * A single run can be stopped (`train-stop`); finished runs go to the Runs list (RunsController:
+ * `run-download`, `run-compare`, `run-delete`), two ticked runs are compared side by side.
  */
 import { LitElement, html, css } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
@@ -29,6 +31,11 @@ import type {
 import { EXPLAIN_ROWS, TrainController } from './train-controller.ts'
 import type { TrainStartDetail } from './train-panel.ts'
 import { SweepController } from './sweep-controller.ts'
+import { RunsController } from './runs-controller.ts'
+import type { RunDownloadDetail, RunFileKind } from './run-list.ts'
+import './run-list.ts'
+import './run-curves.ts'
+import './run-compare.ts'
 import { tableName } from './sweep-list.ts'
 import './sweep-list.ts'
 import './sweep-setup.ts'
@@ -91,7 +98,12 @@ export class StApp extends LitElement {
     commitsOf: url => this.commitsOf(url),
     accessOf: url => this.shares.accessFor(url),
   })
-  private readonly trainer = new TrainController(this, () => this.lib)
+  private readonly runs = new RunsController(this, () => this.lib)
+  private readonly trainer = new TrainController(
+    this,
+    () => this.lib,
+    (run, data) => void this.runs.keep(run, data),
+  )
   private readonly sweeper = new SweepController(
     this,
     () => this.lib,
@@ -117,6 +129,16 @@ export class StApp extends LitElement {
         <span class="muted">Delta tables → WebGPU training · v${(this.api ?? window.snaptrain)?.version ?? '?'}</span>
       </header>
       <main @table-select=${this.onTableSelect} @version-select=${this.onVersionSelect} @train-start=${this.onTrainStart}
+        @train-stop=${() => this.trainer.stop()}
+        @run-download=${(e: CustomEvent<RunDownloadDetail>) => {
+          void this.runs.download(e.detail.id, e.detail.file)
+        }}
+        @run-compare=${(e: CustomEvent<{ id: string; on: boolean }>) => {
+          void this.runs.toggle(e.detail.id, e.detail.on)
+        }}
+        @run-delete=${(e: CustomEvent<{ id: string }>) => {
+          void this.runs.remove(e.detail.id)
+        }}
         @profile-open=${(e: CustomEvent<ProfileOpenDetail>) => {
           void this.shares.open(e.detail)
         }}
@@ -139,6 +161,8 @@ export class StApp extends LitElement {
             .state=${this.shares.state} .error=${this.shares.error} .selected=${t.table?.url}></st-share-browser></section>
           <section><st-adapter-panel .adapter=${this.adapter} .state=${this.adapterState}
             .error=${this.adapterError}></st-adapter-panel></section>
+          <section><st-run-list .runs=${this.runs.runs} .compared=${this.runs.compared} .state=${this.runs.listState}
+            .error=${this.runs.error}></st-run-list></section>
           <section>${this.sweepList()}</section>
         </aside>
         <section>${
@@ -148,6 +172,11 @@ export class StApp extends LitElement {
             .previewRows=${this.previewRows}></st-table-view>${this.table.snapshot ? this.runBlock() : ''}`
             : html`<p class="muted">Choose a table to see its versions, schema and first rows.</p>`
         }</section>
+        ${
+          this.runs.comparison.length === 2
+            ? html`<section class="wide"><st-run-compare .runs=${this.runs.comparison}></st-run-compare></section>`
+            : ''
+        }
         ${this.sweeper.current ? html`<section class="wide">${this.sweepView()}</section>` : ''}
       </main>`
   }
@@ -210,7 +239,13 @@ export class StApp extends LitElement {
       tr = this.trainer
     if (!s) return ''
     return html`<div class="train"><st-train-panel .fields=${s.schema.fields} .state=${tr.state} .stage=${tr.stage}
-        .error=${tr.error} .result=${tr.result}></st-train-panel>
+        .error=${tr.error} .result=${tr.result} .progress=${tr.progressView} ?stopping=${tr.stopping}></st-train-panel>
+      ${tr.run && tr.state === 'ready' ? this.runFiles(tr.run.id, tr.run.modelFile) : ''}
+      ${
+        tr.validation && tr.state === 'ready'
+          ? html`<st-run-curves .series=${[{ name: 'this run', colour: '#2f6fde', ...tr.validation }]}></st-run-curves>`
+          : ''
+      }
       ${
         tr.history.length || tr.state === 'loading'
           ? html`<st-train-curve .history=${tr.history}
@@ -223,6 +258,14 @@ export class StApp extends LitElement {
           : html`<st-run-explanation .state=${tr.explainState} .error=${tr.explainError}
         .explanation=${tr.explanation} max-rows=${EXPLAIN_ROWS}></st-run-explanation>`
       }</div>`
+  }
+
+  /** Downloads of the finished run: the files `snaptrain train` writes, same bytes. */
+  private runFiles(id: string, modelFile: string) {
+    const button = (file: RunFileKind, name: string) =>
+      html`<button data-file=${file} @click=${() => void this.runs.download(id, file)}>${name}</button>`
+    return html`<div class="downloads">Download ${button('model', modelFile)} ${button('manifest', 'manifest.json')}
+      ${button('metrics', 'metrics.csv')}</div>`
   }
 
   private onTrainStart(e: CustomEvent<TrainStartDetail>) {

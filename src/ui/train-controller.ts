@@ -6,9 +6,18 @@
  * TableController, so st-app stays the only mediator; a newer run makes older answers be ignored.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit'
-import type { Explanation, SnaptrainApi, TableAccess, TrainConfig, TrainProgress } from '../api-types.ts'
+import type {
+  Explanation,
+  SnaptrainApi,
+  StoredRun,
+  StoredRunData,
+  TableAccess,
+  TrainConfig,
+  TrainProgress,
+} from '../api-types.ts'
+import type { RunResult } from '../run/config.ts'
 import { toErrorView } from './errors.ts'
-import type { TrainModel, TrainResultView, TrainStartDetail } from './train-panel.ts'
+import type { RunProgressView, TrainModel, TrainResultView, TrainStartDetail } from './train-panel.ts'
 import type { ErrorView, LoadState } from './types.ts'
 
 /** What is being trained on. */
@@ -37,13 +46,32 @@ export class TrainController implements ReactiveController {
   explainState: LoadState = 'idle'
   explainError?: ErrorView
   explanation?: Explanation
+  /** Rounds (or evaluations) done of the total, elapsed and estimated remaining time, while training. */
+  progressView?: RunProgressView
+  /** The user pressed Stop: the run ends after its current round or step. */
+  stopping = false
+  /** The finished run as kept in the Runs list, and its validation scores (the curves). */
+  run?: StoredRun
+  validation?: StoredRunData['validation']
   private ticket = 0
+  private abort?: AbortController
+  private startedAt = 0
 
   constructor(
     private readonly host: ReactiveControllerHost,
     private readonly api: () => SnaptrainApi,
+    /** Hears each finished run (st-app keeps it in the Runs list). */
+    private readonly onFinished: (run: StoredRun, data: StoredRunData) => void = () => {},
   ) {
     host.addController(this)
+  }
+
+  /** Stops the run in progress after its current round or step; what was trained is kept. */
+  stop(): void {
+    if (this.state !== 'loading' || !this.abort) return
+    this.stopping = true
+    this.abort.abort()
+    this.host.requestUpdate()
   }
 
   hostConnected(): void {}
@@ -51,7 +79,9 @@ export class TrainController implements ReactiveController {
   /** Forgets the last run (another table was opened). */
   reset(): void {
     this.ticket++
+    this.abort?.abort()
     Object.assign(this, { state: 'idle', stage: '', error: undefined, history: [], result: undefined })
+    Object.assign(this, { progressView: undefined, stopping: false, run: undefined, validation: undefined })
     Object.assign(this, { explainState: 'idle', explainError: undefined, explanation: undefined })
     this.host.requestUpdate()
   }
@@ -70,7 +100,14 @@ export class TrainController implements ReactiveController {
       explainState: 'idle',
       explainError: undefined,
       explanation: undefined,
+      progressView: undefined,
+      stopping: false,
+      run: undefined,
+      validation: undefined,
     })
+    this.abort?.abort()
+    const abort = (this.abort = new AbortController())
+    this.startedAt = performance.now()
     this.host.requestUpdate()
     try {
       const params = parseParamsText(form.params)
@@ -86,10 +123,13 @@ export class TrainController implements ReactiveController {
       const onProgress = (p: TrainProgress) => {
         if (ticket === this.ticket) this.progress(p)
       }
+      const options = { signal: abort.signal, validScores: true }
       const r =
         model === 'recsys'
-          ? await this.api().train({ ...config, model: 'recsys' }, onProgress)
-          : await this.api().train(config, onProgress)
+          ? await this.api().train({ ...config, model: 'recsys' }, onProgress, options)
+          : await this.api().train(config, onProgress, options)
+      if (ticket !== this.ticket) return
+      await this.keep(r, target, form.label, model)
       if (ticket !== this.ticket) return
       const s = r.summary
       this.result = {
@@ -102,6 +142,7 @@ export class TrainController implements ReactiveController {
         rowsValid: s.rows_valid,
         model,
       }
+      if (r.manifest.stopped) this.result.stopped = true
       if ('samples_per_second' in s)
         Object.assign(this.result, { samplesPerSecond: s.samples_per_second, epochs: s.epochs, steps: s.steps })
       this.state = 'ready'
@@ -111,6 +152,32 @@ export class TrainController implements ReactiveController {
       Object.assign(this, { state: 'error', error: toErrorView(`Training on table ${target.name}`, e) })
     }
     this.host.requestUpdate()
+  }
+
+  /** The finished run as the Runs list keeps it (its downloads and curves); a run the API cannot describe is not kept. */
+  private async keep(r: RunResult, target: TrainTarget, label: string, model: TrainModel): Promise<void> {
+    this.validation = r.validation
+    let modelFile: string
+    try {
+      modelFile = (await this.api().runFiles(r))[0].name
+    } catch (e) {
+      this.error = toErrorView(`Preparing the files of the run on ${target.name}`, e)
+      return
+    }
+    this.run = {
+      id: runId(),
+      createdAt: new Date().toISOString(),
+      table: { name: target.name, url: target.url, version: r.manifest.table?.version ?? target.version },
+      model,
+      label,
+      params: { ...r.manifest.params } as Record<string, unknown>,
+      summary: r.summary,
+      metrics: r.metrics,
+      manifest: r.manifest,
+      modelFile,
+      ...(r.manifest.stopped ? { stopped: r.manifest.stopped } : {}),
+    }
+    this.onFinished(this.run, { model: r.model, ...(r.validation ? { validation: r.validation } : {}) })
   }
 
   /** Importance and SHAP summary of a finished GBDT run; a failure is shown, the run's result stays. */
@@ -131,10 +198,19 @@ export class TrainController implements ReactiveController {
     if (p.kind === 'stage') this.stage = p.message
     else {
       this.history = [...this.history, p.metrics]
-      this.stage = `${this.model === 'recsys' ? 'evaluation' : 'round'} ${p.round + 1} / ${p.rounds}`
+      const unit = this.model === 'recsys' ? 'evaluation' : 'round'
+      this.stage = `${unit} ${p.round + 1} / ${p.rounds}`
+      const done = p.round + 1
+      const etaMs = done > 0 && p.rounds >= done ? (p.elapsedMs / done) * (p.rounds - done) : undefined
+      this.progressView = { unit, done, total: p.rounds, elapsedMs: performance.now() - this.startedAt, etaMs }
     }
     this.host.requestUpdate()
   }
+}
+
+/** A new run's id: time-ordered, unique in this browser. */
+function runId(): string {
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
 }
 
 /** The params textarea as an object; a clear error when it is not a JSON object. */

@@ -2,7 +2,8 @@
  * `<st-train-panel>`: the single-run training form for the open table — model (GBDT or the
  * embeddings + MLP recommender), label picker (numeric and boolean columns), validation share,
  * optional row filter, the model's parameters as JSON — with the run's progress, its error and
- * its result. Presentational: it fires `train-start` and st-app does the work.
+ * its result; while training, rounds done of the total, elapsed and estimated remaining time and a
+ * Stop button. Presentational: it fires `train-start` and `train-stop`, and st-app does the work.
  */
 import { LitElement, html, css, nothing } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
@@ -38,6 +39,30 @@ export interface TrainResultView {
   samplesPerSecond?: number
   epochs?: number
   steps?: number
+  /** The user stopped the run: the numbers are those of the rounds trained. */
+  stopped?: boolean
+}
+
+/** A run's progress: rounds (GBDT) or evaluations (recommender) done of the total, times in ms. */
+export interface RunProgressView {
+  unit: 'round' | 'evaluation'
+  done: number
+  total: number
+  /** Since Train was pressed. */
+  elapsedMs: number
+  /** Estimated from the time per round so far; undefined before the first. */
+  etaMs?: number
+}
+
+/** `3 / 20 rounds · 1.2 s elapsed · about 5 s left`. */
+export function progressText(p: RunProgressView): string {
+  const left = p.etaMs === undefined ? '' : ` · about ${seconds(p.etaMs)} left`
+  return `${p.done} / ${p.total} ${p.unit}s · ${seconds(p.elapsedMs)} elapsed${left}`
+}
+
+function seconds(ms: number): string {
+  const s = ms / 1000
+  return s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`
 }
 
 /** Parameters the form starts with: XGBoost's defaults but fewer rounds, so a first run is quick. */
@@ -86,6 +111,10 @@ export class StTrainPanel extends LitElement {
   @property() stage = ''
   @property({ attribute: false }) error?: ErrorView
   @property({ attribute: false }) result?: TrainResultView
+  /** Rounds done, elapsed and remaining time while training. */
+  @property({ attribute: false }) progress?: RunProgressView
+  /** Stop was pressed; the run ends after its current round or step. */
+  @property({ type: Boolean }) stopping = false
 
   @state() private model: TrainModel = 'gbdt'
   @state() private label = ''
@@ -126,7 +155,15 @@ export class StTrainPanel extends LitElement {
         }}></textarea>
         <div class="actions">
           <button type="submit" ?disabled=${busy || !label}>Train</button>
-          ${busy ? html`<span class="status" role="status">${this.stage}</span>` : nothing}
+          ${
+            busy
+              ? html`<button type="button" class="stop" ?disabled=${this.stopping} @click=${this.onStop}>${
+                  this.stopping ? 'Stopping…' : 'Stop'
+                }</button>
+            <span class="status" role="status">${this.stage}</span>
+            ${this.progress ? html`<span class="progress muted">${progressText(this.progress)}</span>` : nothing}`
+              : nothing
+          }
           ${this.result && !busy ? this.resultLine(this.result) : nothing}
         </div>
       </form>
@@ -140,7 +177,7 @@ export class StTrainPanel extends LitElement {
         ? `${r.rounds} evaluations (${r.epochs ?? '?'} epochs, ${r.steps ?? '?'} steps)`
         : `${r.rounds} rounds`
     const speed = r.samplesPerSecond === undefined ? '' : ` · ${Math.round(r.samplesPerSecond)} samples/s`
-    return html`<span class="result">${what} in ${r.seconds.toFixed(1)} s · AUC ${f(r.auc)} · logloss ${f(r.logloss)}${speed}
+    return html`<span class="result">${r.stopped ? html`<strong class="stopped">stopped</strong> after ` : ''}${what} in ${r.seconds.toFixed(1)} s · AUC ${f(r.auc)} · logloss ${f(r.logloss)}${speed}
       · ${r.rowsTrain} train / ${r.rowsValid} valid rows · <span class="muted">${r.adapter}</span></span>`
   }
 
@@ -148,6 +185,10 @@ export class StTrainPanel extends LitElement {
   private onModel(e: Event) {
     this.model = (e.target as HTMLSelectElement).value as TrainModel
     this.params = DEFAULT_PARAMS[this.model]
+  }
+
+  private onStop() {
+    this.dispatchEvent(new CustomEvent('train-stop', { bubbles: true, composed: true }))
   }
 
   private submit(e: Event, label: string) {
@@ -166,5 +207,8 @@ export class StTrainPanel extends LitElement {
 declare global {
   interface HTMLElementTagNameMap {
     'st-train-panel': StTrainPanel
+  }
+  interface HTMLElementEventMap {
+    'train-stop': CustomEvent<undefined>
   }
 }

@@ -4,6 +4,7 @@
  * their errors are tested in-process (tests/unit/cli, main with a captured io).
  */
 import { afterAll, describe, expect, it } from 'vitest'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -85,6 +86,55 @@ describe('snaptrain as a process', () => {
       model: 'gbdt',
       label: 'y',
     })
+  }, 160_000)
+
+  it('train and Ctrl-C: the run stops after the current round, its model, metrics and manifest (marked stopped) are written, exit 0', async () => {
+    const out = join(tmp, 'stopped')
+    const args = ['train', '--table', 'public/tables/marketing', '--label', 'y', '--features', 'age,balance,job']
+    args.push('--params', '{"num_round":400,"max_depth":6}', '--out', out, '--json')
+    const child = spawn(process.execPath, ['bin/snaptrain.js', ...args], {
+      cwd: REPO,
+      env: { ...process.env, SNAPTRAIN_DEBUG: '', SNAPTRAIN_BUILD_CHECK: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    let sent = false
+    child.stdout.on('data', d => {
+      stdout += d
+    })
+    child.stderr.on('data', d => {
+      stderr += d
+      // Interrupt once the third round is reported.
+      if (!sent && /\[3\/400\]/.test(stderr)) {
+        sent = true
+        child.kill('SIGINT')
+      }
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 150_000)
+    const code = await new Promise<number | null>(done => child.on('close', c => done(c)))
+    clearTimeout(timer)
+    expect(sent, stderr).toBe(true)
+    expect(code, stderr).toBe(0)
+    expect(stderr).toMatch(/Ctrl-C: stopping after the current round/)
+    const s = lastJson<{ rounds: number; stopped: { at_round: number; reason: string } }>({
+      code,
+      stdout,
+      stderr,
+      ms: 0,
+    })
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
+    expect(manifest.stopped).toEqual(s.stopped)
+    expect(manifest.stopped.reason).toBe('user')
+    expect(manifest.stopped.at_round).toBeGreaterThanOrEqual(3)
+    expect(manifest.stopped.at_round).toBeLessThan(400)
+    expect(stderr).toContain(`stopped by the user after round ${manifest.stopped.at_round}`)
+    const model = JSON.parse(readFileSync(join(out, 'model.json'), 'utf8'))
+    expect(model.learner.gradient_booster.model.trees).toHaveLength(manifest.stopped.at_round)
+    // metrics.csv: a header and one line per round trained.
+    expect(readFileSync(join(out, 'metrics.csv'), 'utf8').trim().split('\n')).toHaveLength(
+      manifest.stopped.at_round + 1,
+    )
   }, 160_000)
 
   it('sweep with zero trials: exit 2 before any browser, naming the flag', async () => {

@@ -21,7 +21,7 @@ import { generateSampleTables } from '../../tools/datagen/index.ts'
 const WAIT = { timeout: 60_000 }
 const tmp = mkdtempSync(join(tmpdir(), 'snaptrain-share-page-'))
 const TOKEN = 'page-test-token'
-const app = useApp({ hmr: false })
+const app = useApp()
 let proxied: SharingServer
 let direct: SharingServer
 

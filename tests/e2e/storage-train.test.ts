@@ -106,7 +106,7 @@ beforeAll(async () => {
     token: UC_TOKEN,
     credentialLifetimeS: VENDED_S,
   })
-  ;[server, browser] = await Promise.all([startPageServer({ hmr: false }), launchBrowser()])
+  ;[server, browser] = await Promise.all([startPageServer(), launchBrowser()])
   useAppPageHost({
     url: server.url,
     newPage: async () => {

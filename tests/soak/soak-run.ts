@@ -36,7 +36,7 @@ const TRAIN = `async (config) => {
 
 /** Opens the app page with the GPU tracker installed. */
 export async function openSoakPage(): Promise<SoakPage> {
-  const server: PageServer = await startPageServer({ hmr: false })
+  const server: PageServer = await startPageServer()
   let browser: Browser | undefined
   try {
     browser = await launchBrowser()

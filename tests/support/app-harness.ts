@@ -8,7 +8,7 @@ import { afterAll, beforeAll } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import type {} from '../../src/api-types.ts' // window.snaptrain typing inside page functions
 import { launchBrowser } from '../../src/cli/launch.ts'
-import { PROJECT_ROOT, startPageServer, type PageServer } from '../../src/serve/page-server.ts'
+import { PROJECT_ROOT, startPageServer, type PageServer, type PageServerOptions } from '../../src/serve/page-server.ts'
 
 /** Where e2e tests save screenshots and downloads. */
 export const ARTIFACTS = resolve(PROJECT_ROOT, 'tests', 'artifacts')
@@ -19,8 +19,8 @@ export interface AppHarness {
   browser: Browser
 }
 
-/** Registers beforeAll/afterAll hooks for the calling test file; `hmr` as startPageServer's. */
-export function useApp(opts: { hmr?: boolean } = { hmr: false }): AppHarness {
+/** Registers beforeAll/afterAll hooks for the calling test file; `opts` as startPageServer's. */
+export function useApp(opts: PageServerOptions = {}): AppHarness {
   const h = {} as AppHarness
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true })

@@ -53,7 +53,8 @@ export function runCli(
   return new Promise((done, reject) => {
     const child = spawn(process.execPath, [...nodeArgs, 'bin/snaptrain.js', ...args], {
       cwd: REPO,
-      env: { ...process.env, SNAPTRAIN_DEBUG: '', ...env },
+      // The run's build is the one the test setup made (tests/support/build-setup.ts).
+      env: { ...process.env, SNAPTRAIN_DEBUG: '', SNAPTRAIN_BUILD_CHECK: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''
@@ -126,7 +127,7 @@ export function shareAppPage(): void {
   let server: PageServer | undefined
   let browser: Browser | undefined
   beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startPageServer({ hmr: false }), launchBrowser()])
+    ;[server, browser] = await Promise.all([startPageServer(), launchBrowser()])
     useAppPageHost({ url: server.url, newPage: () => browser!.newPage() })
   }, 120_000)
   afterAll(async () => {

@@ -118,7 +118,7 @@ export function shareAppPageHoldingFirstFile(holdMs: number): { held: string[] }
   let server: PageServer | undefined
   let browser: Browser | undefined
   beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startPageServer({ hmr: false }), launchBrowser()])
+    ;[server, browser] = await Promise.all([startPageServer(), launchBrowser()])
     const newPage = async () => {
       const page = await browser!.newPage()
       let first = true

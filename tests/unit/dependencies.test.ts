@@ -1,11 +1,10 @@
 /**
- * What product code may reach at run time. Product code is what the published package ships and
- * runs: src/**, bin/** and vite.config.ts (the page server's config). Every bare package it imports
- * (static imports, re-exports, side-effect imports and dynamic `import()`; `import type` is erased)
- * must be a runtime dependency in package.json, never a devDependency. And src/ never imports the
- * benchmarks (bench/) or the sample-table generator (tools/): the only edges are the CLI's lazy
- * loads of its checkout-only commands (src/cli/main.ts: `bench`, `quality`, `data`), which the
- * published package, whose `files` leave both folders out, answers with an error naming the folder.
+ * What the published package runs and what it may import. The package ships the build (dist/: the
+ * app, the bench page and the CLI bundled by esbuild) and bin/; the bundle keeps as imports only
+ * the runtime `dependencies` of package.json (everything else, devDependencies included, is
+ * bundled at build time), and every dependency is one the bundle imports. src/ reaches bench/ and
+ * tools/ only through the CLI's lazy command loads (src/cli/main.ts: `bench`, `quality`, `data`),
+ * which the build bundles; `quality` needs bench/data/ at run time, so only a checkout runs it.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -23,7 +22,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
 }
 
 /** The only imports from src/ into bench/ or tools/: lazy, from the CLI's command table. */
-const CHECKOUT_COMMANDS = [
+const LAZY_COMMANDS = [
   { from: 'src/cli/main.ts', to: 'bench/cli.ts' },
   { from: 'src/cli/main.ts', to: 'bench/quality.ts' },
   { from: 'src/cli/main.ts', to: 'tools/datagen/cli.ts' },
@@ -98,60 +97,64 @@ function toolEdges(files: Map<string, string>): Array<{ from: string; to: string
     )
 }
 
-/** Product sources and their text. */
+/** Product sources and their text (what the build bundles). */
 function productFiles(): Map<string, string> {
   const files = [...sources('src'), ...sources('bin'), 'vite.config.ts']
   return new Map(files.map(f => [f, readFileSync(join(ROOT, f), 'utf8')]))
 }
 
-describe('product code and its dependencies', () => {
+/** Bare packages the built CLI (dist/cli/*.js) imports, node: built-ins left out. */
+function bundleImports(): Set<string> {
+  const dir = join(ROOT, 'dist', 'cli')
+  const out = new Set<string>()
+  for (const name of readdirSync(dir).filter(n => n.endsWith('.js'))) {
+    for (const i of importsOf(readFileSync(join(dir, name), 'utf8'))) {
+      const p = packageOf(i.spec)
+      if (p !== undefined) out.add(p)
+    }
+  }
+  return out
+}
+
+describe('the build and its dependencies', () => {
   const files = productFiles()
 
   it('reads every product module and finds their imports', () => {
     expect(files.size).toBeGreaterThan(200)
     const seen = new Set([...files.values()].flatMap(t => importsOf(t).map(i => packageOf(i.spec))))
-    for (const p of ['hyparquet', 'lit', 'comlink', 'vite', 'playwright-core', 'tsx', 'uplot', 'hyparquet-compressors'])
+    for (const p of ['hyparquet', 'lit', 'comlink', 'vite', 'playwright-core', 'uplot', 'hyparquet-compressors'])
       expect(seen, p).toContain(p)
   })
 
-  it('imports only runtime dependencies (devDependencies never)', () => {
-    expect(undeclaredPackages(files, pkg.dependencies ?? {})).toEqual([])
-    const dev = new Set(Object.keys(pkg.devDependencies ?? {}))
-    const offending = [...files].flatMap(([f, t]) =>
-      importsOf(t)
-        .filter(i => !i.typeOnly)
-        .map(i => packageOf(i.spec))
-        .filter((p): p is string => p !== undefined && dev.has(p))
-        .map(p => `${f} → ${p}`),
-    )
-    expect(offending).toEqual([])
+  it('the built CLI imports exactly the runtime dependencies (the rest is bundled)', () => {
+    const deps = Object.keys(pkg.dependencies ?? {}).sort()
+    expect([...bundleImports()].sort()).toEqual(deps)
+    // Product code imports nothing that is in neither list (bundled from node_modules at build time).
+    const declared = { ...pkg.dependencies, ...pkg.devDependencies }
+    expect(undeclaredPackages(files, declared)).toEqual([])
   })
 
-  it('keeps bench/ and tools/ out of src/, but for the lazy checkout-only commands', () => {
+  it('keeps bench/ and tools/ out of src/, but for the lazily loaded commands', () => {
     const edges = toolEdges(files)
     expect(edges.filter(e => !e.dynamic)).toEqual([])
-    expect(edges.map(({ from, to }) => ({ from, to })).sort((a, b) => a.to.localeCompare(b.to))).toEqual(
-      CHECKOUT_COMMANDS,
-    )
+    expect(edges.map(({ from, to }) => ({ from, to })).sort((a, b) => a.to.localeCompare(b.to))).toEqual(LAZY_COMMANDS)
   })
 
-  it('ships neither bench/ nor tools/ in the package, and everything product code imports', () => {
+  it('ships bin/ and the build, never the sources, tests or tables', () => {
     const shipped = pkg.files ?? []
     expect(shipped.length).toBeGreaterThan(0)
     const inPackage = (path: string): boolean =>
       path === 'package.json' || shipped.some(f => (f.endsWith('/') ? path.startsWith(f) : path === f))
-    for (const dir of ['bench/', 'tools/', 'tests/']) expect(inPackage(`${dir}x.ts`), dir).toBe(false)
-    for (const f of ['bin/snaptrain.js', 'src/cli/main.ts', 'index.html', 'vite.config.ts'])
+    for (const dir of ['src/', 'bench/', 'tools/', 'tests/', 'public/', 'shaders/', 'dist/demo/'])
+      expect(inPackage(`${dir}x.ts`), dir).toBe(false)
+    for (const f of ['bin/snaptrain.js', 'dist/cli/main.js', 'dist/app/index.html', 'dist/bench/bench.html'])
       expect(inPackage(f), f).toBe(true)
-    const allowed = new Set(CHECKOUT_COMMANDS.map(c => `${c.from} → ${c.to}`))
-    const missing = [...files].flatMap(([file, text]) =>
-      importsOf(text)
-        .filter(i => i.spec.startsWith('.'))
-        .map(i => relative(ROOT, resolve(ROOT, dirname(file), i.spec.split('?')[0])))
-        .filter(to => !inPackage(to) && !allowed.has(`${file} → ${to}`))
-        .map(to => `${file} → ${to}`),
+    // The launcher reaches tools/ only in a checkout (its build check); otherwise only the build.
+    const launcher = importsOf(readFileSync(join(ROOT, 'bin', 'snaptrain.js'), 'utf8')).filter(i =>
+      i.spec.startsWith('.'),
     )
-    expect(missing).toEqual([])
+    expect(launcher.map(i => i.spec).sort()).toEqual(['../dist/cli/main.js', '../tools/build/stale.mjs'])
+    expect(launcher.every(i => i.dynamic)).toBe(true)
   })
 
   it('the checks can fail', () => {
@@ -172,7 +175,7 @@ describe('product code and its dependencies', () => {
   })
 })
 
-describe('checkout-only commands', () => {
+describe('commands from bench/ and tools/', () => {
   const capture = (): CliIo & { outs: string[]; errs: string[] } => {
     const outs: string[] = [],
       errs: string[] = []
@@ -188,7 +191,7 @@ describe('checkout-only commands', () => {
     }
   }
 
-  it('load from bench/ and tools/ in a checkout', async () => {
+  it('load from bench/ and tools/', async () => {
     for (const [cmd, usage] of [
       ['bench', /--suite NAME/],
       ['data', /--if-missing/],
@@ -200,13 +203,13 @@ describe('checkout-only commands', () => {
     }
   })
 
-  it('fail naming the command and the missing folder where it is absent (an installed package)', async () => {
+  it('quality fails naming the command and the missing folder where it is absent (an installed package)', async () => {
     const root = mkdtempSync(join(tmpdir(), 'snaptrain-installed-'))
     try {
       let loaded = false
       const load = checkoutOnly(
-        'bench',
-        'bench',
+        'quality',
+        'bench/data',
         async () => {
           loaded = true
           return { run: async () => 0 }
@@ -214,7 +217,7 @@ describe('checkout-only commands', () => {
         pathToFileURL(root + '/'),
       )
       await expect(load()).rejects.toThrow(
-        /'snaptrain bench' needs a snaptrain source checkout: bench\/ is not part of the installed package/,
+        /'snaptrain quality' needs a snaptrain source checkout: bench\/data\/ is not part of the installed package/,
       )
       expect(loaded).toBe(false)
     } finally {

@@ -1,12 +1,13 @@
 /**
  * The loader with real module workers in Chromium, over the vite-served public/tables/clicks:
- * 1 and 2 workers deliver exactly the batches the in-process loader delivers.
+ * 1 and 2 workers deliver exactly the batches the in-process loader delivers, and so do 2 pooled
+ * workers reading the same plan again (their readers kept, not initialised anew).
  */
 import { expect, it } from 'vitest'
 import { createLoader } from '../../src/data/loader.ts'
 import { planScan } from '../../src/data/plan.ts'
 import { openSnapshot } from '../../src/table/index.ts'
-import type { Batch, LoaderStats } from '../../src/data/types.ts'
+import type { Batch, LoaderStats, ScanPlan } from '../../src/data/types.ts'
 import type { FetchLike } from '../../src/table/types.ts'
 
 const COLUMNS = ['user_id', 'item_id', 'country', 'dense_2', 'emb', 'label']
@@ -22,10 +23,13 @@ const devFetch: FetchLike = async (url, init) => {
   return html ? new Response('Not Found', { status: 404, statusText: 'Not Found' }) : res
 }
 
-async function run(workers: number): Promise<{ batches: Batch[]; stats: LoaderStats }> {
+async function run(
+  workers: number,
+  given?: ScanPlan,
+): Promise<{ batches: Batch[]; stats: LoaderStats; plan: ScanPlan }> {
   const tableUrl = new URL('/tables/clicks/', location.href).href
-  const snapshot = await openSnapshot(tableUrl, { fetch: devFetch })
-  const plan = await planScan(snapshot, { columns: COLUMNS, fetch: devFetch })
+  const plan =
+    given ?? (await planScan(await openSnapshot(tableUrl, { fetch: devFetch }), { columns: COLUMNS, fetch: devFetch }))
   const loader = createLoader(plan, {
     assign: { seed: 11, epoch: 2, worldSize: 1, rank: 0, shuffleBuffer: 8192 },
     batchSize: 4096,
@@ -36,7 +40,7 @@ async function run(workers: number): Promise<{ batches: Batch[]; stats: LoaderSt
   const batches: Batch[] = []
   try {
     for await (const batch of loader.batches()) batches.push(batch)
-    return { batches, stats: loader.stats() }
+    return { batches, stats: loader.stats(), plan }
   } finally {
     await loader.close()
   }
@@ -57,6 +61,8 @@ it('1 and 2 module workers deliver the same batches as the in-process loader', a
   const inProcess = await run(0)
   const one = await run(1)
   const two = await run(2)
+  // The same plan again: the pooled workers keep the reader they made for it (no second init).
+  const again = await run(2, two.plan)
   expect(two.stats.workers).toBe(2)
   expect(two.stats.unitsRead).toBeGreaterThan(2)
   // The generator's own count of the table's live rows (its _generator.json).
@@ -65,7 +71,7 @@ it('1 and 2 module workers deliver the same batches as the in-process loader', a
   expect(two.batches[0].columns.emb).toMatchObject({ encoding: 'fixed_list', length: 8 })
   expect(two.batches[0].columns.emb.values).toBeInstanceOf(Float32Array)
   const want = digest(inProcess.batches)
-  for (const other of [one, two]) {
+  for (const other of [one, two, again]) {
     const got = digest(other.batches)
     for (const key of Object.keys(want)) {
       const at = got[key].findIndex((v, i) => v !== want[key][i])

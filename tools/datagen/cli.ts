@@ -1,12 +1,13 @@
 /**
  * `snaptrain data`: writes the sample Delta tables (clicks, marketing) under public/tables so
- * the dev server, the tests and the benchmarks have real tables to read. `--if-missing` makes
+ * the dev server, the tests and the benchmarks have real tables to read (from the installed
+ * package: under ./tables, or --out). `--if-missing` makes
  * it a cheap no-op when the tables already match the requested seed and rows (npm start/test).
  */
 import { resolve } from 'node:path'
 import { parseCommand } from '../../src/cli/args.ts'
 import type { CliIo } from '../../src/cli/io.ts'
-import { PROJECT_ROOT } from '../../src/serve/page-server.ts'
+import { IN_CHECKOUT, SAMPLE_TABLES as SAMPLE_DIR } from '../../src/serve/page-server.ts'
 import {
   DEFAULT_CLICKS_ROWS,
   DEFAULT_MARKETING_ROWS,
@@ -40,7 +41,11 @@ const SPEC = {
       placeholder: 'S',
       help: 'seed; same seed ⇒ byte-identical files',
     },
-    out: { type: 'string', placeholder: 'dir', help: 'output folder (default public/tables in the project)' },
+    out: {
+      type: 'string',
+      placeholder: 'dir',
+      help: 'output folder (default public/tables in a checkout, else ./tables)',
+    },
     tables: { type: 'list', placeholder: 'a,b', help: `tables to write (default ${SAMPLE_TABLES.join(',')})` },
     'if-missing': { type: 'boolean', help: 'skip tables that exist with the same seed and rows' },
     json: { type: 'boolean', help: 'print a JSON summary as the last stdout line' },
@@ -57,7 +62,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.err(`snaptrain data: --tables: unknown table '${unknown}' (known: ${SAMPLE_TABLES.join(', ')})`)
     return 2
   }
-  const outDir = resolve(f.out ?? resolve(PROJECT_ROOT, 'public', 'tables'))
+  const outDir = resolve(f.out ?? (IN_CHECKOUT ? SAMPLE_DIR : 'tables'))
   const summary = await generateSampleTables({
     outDir,
     rows: f.rows,

@@ -54,6 +54,8 @@ export interface TrainOptions {
    * are numbered after them (init-model.ts). onRound still counts this run's rounds from 0.
    */
   initModel?: Booster
+  /** Hears each round's validation predictions (after the objective's transform, V values): the run's ROC. */
+  onValidScores?: (pred: Float32Array) => void
 }
 
 /** A node waiting for a decision, with its best split. */
@@ -110,7 +112,7 @@ export async function train(
       const tree = await growTree(b, p, cuts, sampler, round)
       await b.finishTree(tree)
       trees.push(tree)
-      const own = await evalRound(b, data, p)
+      const own = await evalRound(b, data, p, opts.onValidScores)
       const metrics = opts.shareMetrics ? await opts.shareMetrics(own) : own
       history.push(metrics)
       const asked = opts.onRound?.(round - first, metrics)
@@ -288,10 +290,16 @@ function expand(g: Growth, e: Entry): AppliedSplit {
 }
 
 /** Validation metrics of the current model (empty without a validation set). */
-async function evalRound(b: GbdtBackend, d: TrainData, p: GbdtParams): Promise<Record<string, number>> {
+async function evalRound(
+  b: GbdtBackend,
+  d: TrainData,
+  p: GbdtParams,
+  onScores?: (pred: Float32Array) => void,
+): Promise<Record<string, number>> {
   const margins = await b.validMargins()
   if (!margins || !d.valid) return {}
   const pred = margins.map(m => transform(p.objective, m))
+  onScores?.(Float32Array.from(pred))
   const out: Record<string, number> = {}
   for (const m of p.eval_metric) out[m] = evaluate(m, pred, d.valid.labels, d.valid.weights)
   return out

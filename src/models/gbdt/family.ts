@@ -60,6 +60,8 @@ export interface GbdtSlot {
 export interface GbdtTrained {
   booster: Booster
   adapter: string
+  /** The last round's validation predictions (V), when the run asked for them (TrainInput.validScores). */
+  validScores?: Float32Array
 }
 
 /**
@@ -246,8 +248,17 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
     const onRound = (round: number, metrics: Record<string, number>): 'stop' | undefined => {
       if (!input.rank || input.rank.rank === 0)
         input.onProgress({ kind: 'round', round, rounds: params.num_round, metrics, elapsedMs: performance.now() - t0 })
+      if (input.stop?.obey(round + 1)) return 'stop'
       return onEvaluation?.(round, metrics) === 'stop' ? 'stop' : undefined
     }
+    // The last round's validation predictions, kept only when the run asked (the page's ROC).
+    let scores: Float32Array | undefined
+    const onValidScores = input.validScores
+      ? (pred: Float32Array) => {
+          scores = pred
+        }
+      : undefined
+    const withScores = (t: GbdtTrained): GbdtTrained => (scores ? { ...t, validScores: scores } : t)
     if (input.rank) {
       const { factory, adapter } = await rankBackend(input.rank, input.config.backend)
       const booster = await trainShard(data.shard!, params, input.rank.coll, factory, { onRound })
@@ -265,13 +276,14 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
         ...data.binned,
         onRound,
         initModel: data.init?.booster,
+        onValidScores,
       })
-      return { booster, adapter: slot.cache ? 'sweep slot' : 'cpu (reference backend)' }
+      return withScores({ booster, adapter: slot.cache ? 'sweep slot' : 'cpu (reference backend)' })
     }
     // In the page, cuts and binned matrix are made in loader workers, off this thread (bin-workers.ts).
     const binned = data.binned ?? (await quantiseOffThread(data.dataset.data, params, input))
     // A lost GPU device is rebuilt and the (deterministic) boosting rerun: device-loss.ts.
-    return trainRecovering({
+    const trained = await trainRecovering({
       open: () => defaultBackend(input.config.backend ?? 'gpu'),
       numRound: params.num_round,
       maxRecoveries: input.hooks.maxRecoveries,
@@ -279,6 +291,7 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
         train(data.dataset.data, params, factory, {
           ...binned,
           initModel: data.init?.booster,
+          onValidScores,
           onRound: (round, m) => {
             done(round)
             return onRound(round, m)
@@ -290,6 +303,7 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
           message: `GPU device lost (${reason}) after ${rounds} rounds; rebuilt it and boosting again from round 0 (deterministic: the same trees)`,
         }),
     })
+    return withScores(trained)
   },
 
   async loadShared(input, fixed, onStage) {
@@ -323,7 +337,9 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
   },
 
   finish(data, trained, params, input, seconds) {
-    return finishGbdt(data.dataset, trained, params, input.config, seconds)
+    const run = finishGbdt(data.dataset, trained, params, input.config, seconds)
+    const labels = data.dataset.data.valid?.labels
+    return trained.validScores && labels ? { ...run, validation: { labels, scores: trained.validScores } } : run
   },
 }
 

@@ -21,7 +21,7 @@ import { addGroupColumn, classifyColumns, columnKind, featurize, tableMemory } f
 import { initOptimizerState, initWeights } from './init.ts'
 import { modelShapeOf, parameterCount } from './layout.ts'
 import { parseRecsysParams, RECSYS_PARAM_NAMES } from './params.ts'
-import { evaluationsUpTo, zeroTiming, type MetricRow, type TrainLoopResult } from './train-loop.ts'
+import { evaluationsUpTo, predictAll, zeroTiming, type MetricRow, type TrainLoopResult } from './train-loop.ts'
 import { trainWithRecovery, type DeviceSession, type RunTiming } from './recovery.ts'
 import type { DeviceSession as RunSession } from '../../run/device-loss.ts'
 import { checkRecsysMemory } from '../memory-budget.ts'
@@ -89,6 +89,8 @@ export interface RecsysTrainResult {
   /** One row per evaluation: step, epoch, train_loss, lr, auc, logloss, gauc, calibration (validation), elapsed_seconds. */
   metrics: Array<Record<string, number>>
   summary: RecsysTrainSummary
+  /** The final weights' validation scores and labels, when asked for (RunResult.validation). */
+  validation?: { labels: Float32Array; scores: Float32Array }
 }
 
 /** The loaded rows: the plans, the training source, the validation rows, the feature layout. */
@@ -110,6 +112,8 @@ export interface RecsysTrained {
   ranks?: RanksBackend
   /** The time split of train (stats_s filled in by finish). */
   timing?: Omit<RecsysTiming, 'stats_s'>
+  /** The final weights' validation predictions (V), when the run asked for them (TrainInput.validScores). */
+  validScores?: Float32Array
 }
 
 /** A device the caller owns (a sweep slot); absent cache: the CPU reference. */
@@ -261,6 +265,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
           }),
         onEpochEnd:
           onEvaluation && ((epoch, row) => (onEvaluation(epoch, progressMetrics(row)) === 'stop' ? 'stop' : undefined)),
+        ...(input.stop ? { shouldStop: (step: number) => input.stop!.obey(step) } : {}),
       },
       {
         // A sweep slot's session has no `lost`: one segment, no rebuild (the sweep reruns the trial).
@@ -291,7 +296,9 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
         state: await session.backend.exportState(),
       })
       const split = { ...timing, setup_s: setupMs / 1000, export_s: (performance.now() - t) / 1000 }
-      return { loop, adapter: session.adapter, model, ranks: ranked?.backend, timing: split }
+      const validScores =
+        input.validScores && data.valid.n > 0 ? await predictAll(session.backend, data.valid) : undefined
+      return { loop, adapter: session.adapter, model, ranks: ranked?.backend, timing: split, validScores }
     } finally {
       session.dispose?.()
     }
@@ -308,7 +315,9 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
   },
 
   finish(data, trained, params, input, seconds) {
-    return withRanks(finishRecsys(data, trained, params, input.config, seconds), trained.ranks)
+    const run = withRanks(finishRecsys(data, trained, params, input.config, seconds), trained.ranks)
+    const scores = trained.validScores
+    return scores ? { ...run, validation: { labels: data.valid.labels, scores } } : run
   },
 }
 

@@ -113,6 +113,11 @@ export interface TrainLoopOptions {
    * there when the epoch did not end on one); 'stop' ends training now (a sweep's rung said so).
    */
   onEpochEnd?: (epoch: number, row: MetricRow) => void | 'stop'
+  /**
+   * Asked after every step with the steps done; true ends training there (a user's Stop): the
+   * loop evaluates unless that step was just evaluated and returns finished, like early stopping.
+   */
+  shouldStop?: (step: number) => boolean
 }
 
 /** What trainLoop returns. */
@@ -175,6 +180,10 @@ export async function trainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
         state.step++
         samples += batch.n
         if (state.step % p.eval_every === 0 && (await report(state.epoch))) return await done(true)
+        if (o.shouldStop?.(state.step)) {
+          if (state.step > lastEval) await report(state.epoch)
+          return await done(true)
+        }
         if (o.stopAtStep !== undefined && state.step >= o.stopAtStep)
           return { state, metrics, finished: false, stoppedEarly: false, samples, timing: clock.finish() }
       }

@@ -56,7 +56,7 @@ test('listingOptions parses ListObjectsV2 queries at / only', () => {
 })
 
 test('listing middleware answers table folders and log files; passes other requests on', async () => {
-  const mw = listingMiddleware(root)
+  const mw = listingMiddleware([{ key: '', dir: root }])
   const tables = await call(mw, '/?list-type=2&prefix=tables/&delimiter=/')
   expect(tables).not.toBe('next')
   if (tables === 'next') return
@@ -69,6 +69,22 @@ test('listing middleware answers table folders and log files; passes other reque
   expect(await call(mw, '/?list-type=2', 'POST')).toBe('next')
   const bad = await call(mw, '/?list-type=2&max-keys=-1')
   expect(bad !== 'next' && bad.status).toBe(400)
+})
+
+test('a folder listed under a key: keys shown under it, the folders above it rolled up', async () => {
+  const mw = listingMiddleware([{ key: 'tables/t/', dir: join(root, 'tables', 't') }])
+  const found = await call(mw, '/?list-type=2&prefix=tables/&delimiter=/')
+  expect(found !== 'next' && found.body).toContain('<CommonPrefixes><Prefix>tables/t/</Prefix></CommonPrefixes>')
+  expect(found !== 'next' && found.body).toContain('<Prefix>tables/</Prefix>')
+  const top = await call(mw, '/?list-type=2&prefix=&delimiter=/')
+  expect(top !== 'next' && top.body).toContain('<CommonPrefixes><Prefix>tables/</Prefix></CommonPrefixes>')
+  const log = await call(mw, '/?list-type=2&prefix=tables/t/_delta_log/&delimiter=/')
+  expect(log !== 'next' && log.body).toContain('<Key>tables/t/_delta_log/00000000000000000000.json</Key>')
+  expect(log !== 'next' && log.body).toContain('<Prefix>tables/t/_delta_log/</Prefix>')
+  const encoded = await call(mw, '/?list-type=2&prefix=tables/t/&encoding-type=url')
+  expect(encoded !== 'next' && encoded.body).toContain('<Key>tables/t/a%20b%253A.parquet</Key>')
+  const other = await call(mw, '/?list-type=2&prefix=tables/u/&delimiter=/')
+  expect(other !== 'next' && other.body).toContain('<KeyCount>0</KeyCount>')
 })
 
 test('missing files under /tables/ get 404 instead of the SPA index.html; existing ones pass', async () => {

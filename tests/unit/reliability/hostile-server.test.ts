@@ -97,7 +97,7 @@ describe('every server answers only its own host names', () => {
   beforeAll(async () => {
     scanServer = await openTableLocation(table)
     trainServer = await pageTable(table)
-    page = await startPageServer({ hmr: false, logLevel: 'silent' })
+    page = await startPageServer()
   }, 30_000)
   afterAll(async () => {
     await scanServer?.close()
@@ -108,7 +108,7 @@ describe('every server answers only its own host names', () => {
   const servers = (): Array<[string, string, string]> => [
     ['scan table server', scanServer.url, '_delta_log/00000000000000000000.json'],
     ['train/predict/sweep table server', trainServer.url, '_delta_log/00000000000000000000.json'],
-    ['app page server (vite)', page.url, ''],
+    ['app page server', page.url, ''],
   ]
 
   for (const which of [0, 1, 2]) {

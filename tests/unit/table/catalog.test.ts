@@ -73,6 +73,58 @@ describe('listTables', () => {
   })
 })
 
+describe("listTables on a static host (no listing): the folder's index.json", () => {
+  /** A static host: the listing request gets the app page (query ignored), files by path, else 404. */
+  function staticFetch(files: Record<string, string>, seen: string[] = []): FetchLike {
+    return async url => {
+      seen.push(url)
+      const path = new URL(url).pathname
+      if (path === '/') return new Response('<!doctype html><title>app</title>')
+      return path in files ? new Response(files[path]) : new Response('not found', { status: 404 })
+    }
+  }
+
+  test('names the tables, sorted, with their URLs, after one listing request', async () => {
+    const seen: string[] = []
+    const index = JSON.stringify({ tables: [{ name: 'marketing' }, { name: 'clicks' }] })
+    const tables = await listTables('http://h:1/demo/tables/', {
+      fetch: staticFetch({ '/demo/tables/index.json': index }, seen),
+    })
+    expect(tables).toEqual([
+      { name: 'clicks', url: 'http://h:1/demo/tables/clicks/' },
+      { name: 'marketing', url: 'http://h:1/demo/tables/marketing/' },
+    ])
+    expect(seen).toEqual([
+      'http://h:1/?list-type=2&prefix=demo%2Ftables%2F&delimiter=%2F',
+      'http://h:1/demo/tables/index.json',
+    ])
+  })
+
+  test('a listing that 404s also falls back to the index', async () => {
+    const fetch: FetchLike = async url =>
+      url.endsWith('/index.json')
+        ? new Response(JSON.stringify({ tables: [{ name: 'a' }] }))
+        : new Response('no', { status: 404 })
+    expect(await listTables('http://h:1/t/', { fetch, attempts: 1 })).toEqual([{ name: 'a', url: 'http://h:1/t/a/' }])
+  })
+
+  test('no index either: the error names the listing URL and the index', async () => {
+    await expect(listTables('http://h:1/tables/', { fetch: staticFetch({}) })).rejects.toThrow(
+      /list-type=2.*not an S3 ListObjectsV2 response.*http:\/\/h:1\/tables\/index\.json: 404/,
+    )
+  })
+
+  test.each([
+    ['{"tables": "clicks"}', /index\.json: expected \{"tables"/],
+    ['{"tables": [{"name": "../x"}]}', /tables\[0\]\.name must be a folder name.*"\.\.\/x"/],
+    ['{"tables": [{"name": "a"}, {}]}', /tables\[1\]\.name must be a folder name/],
+    ['not json', /index\.json: not valid JSON/],
+  ])('a bad index %s is an error naming the file and entry', async (body, message) => {
+    const fetch = staticFetch({ '/tables/index.json': body })
+    await expect(listTables('http://h:1/tables/', { fetch })).rejects.toThrow(message)
+  })
+})
+
 test('parseListing unescapes XML entities and ignores a token when not truncated', () => {
   const xml =
     '<ListBucketResult><IsTruncated>false</IsTruncated><NextContinuationToken>x</NextContinuationToken>' +

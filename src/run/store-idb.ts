@@ -1,0 +1,113 @@
+/**
+ * The page's Runs list: single training runs kept in IndexedDB (database 'snaptrain-runs',
+ * separate from the sweeps' so neither schema waits on the other). Object store 'runs' (keyPath
+ * id) holds what the list and the comparison show — table, parameters, summary, metrics per
+ * round, manifest, the stopped mark — and 'data' (key = run id) the large parts: the model file
+ * and the validation scores. Writes resolve once their transaction completed with durability
+ * 'strict', so a run put before a reload is there after it.
+ */
+import type { TrainSummary } from './config.ts'
+import type { RunManifest } from './manifest.ts'
+import type { StoppedMark } from './stop.ts'
+
+/** Database name. */
+export const RUNS_IDB_NAME = 'snaptrain-runs'
+/** Schema version (1: stores 'runs' and 'data'). */
+export const RUNS_IDB_VERSION = 1
+const RUNS = 'runs'
+const DATA = 'data'
+
+/** A kept run, as the Runs list shows it. */
+export interface StoredRun {
+  id: string
+  /** ISO time the run finished. */
+  createdAt: string
+  /** The table: its short name, URL and the version trained on. */
+  table: { name: string; url: string; version?: number }
+  model: 'gbdt' | 'recsys'
+  label: string
+  /** The parameters as the run used them (the manifest's `params`). */
+  params: Record<string, unknown>
+  summary: TrainSummary
+  /** Metrics per round (GBDT) or evaluation (recommender): the learning curve, metrics.csv's rows. */
+  metrics: Array<Record<string, number>>
+  manifest: RunManifest
+  /** The model file's name (model.json, model.bin). */
+  modelFile: string
+  /** Set when a user stopped the run (the manifest's mark). */
+  stopped?: StoppedMark
+}
+
+/** A kept run's large parts. */
+export interface StoredRunData {
+  /** The model file's contents: XGBoost JSON text, or bytes (model.bin). */
+  model: string | Uint8Array<ArrayBuffer>
+  /** The final model's validation scores and labels (ROC, PR, confusion). */
+  validation?: { labels: Float32Array; scores: Float32Array }
+}
+
+/** The Runs list over IndexedDB; open with RunStore.open(). */
+export class RunStore {
+  private constructor(private readonly db: IDBDatabase) {
+    db.onversionchange = () => db.close()
+  }
+
+  /** Opens (creating on first use) database `name` from `factory` (default globalThis.indexedDB). */
+  static async open(name = RUNS_IDB_NAME, factory: IDBFactory = globalThis.indexedDB): Promise<RunStore> {
+    if (!factory) throw new Error('IndexedDB is not available in this context (runs cannot be kept)')
+    const req = factory.open(name, RUNS_IDB_VERSION)
+    req.onupgradeneeded = () => {
+      const db = req.result
+      if (!db.objectStoreNames.contains(RUNS)) db.createObjectStore(RUNS, { keyPath: 'id' })
+      if (!db.objectStoreNames.contains(DATA)) db.createObjectStore(DATA)
+    }
+    return new RunStore(await request(req, `open IndexedDB '${name}'`))
+  }
+
+  /** Keeps `run` and its data in one transaction; resolves once durable. */
+  async put(run: StoredRun, data: StoredRunData): Promise<void> {
+    await this.write(tx => {
+      tx.objectStore(RUNS).put(run)
+      tx.objectStore(DATA).put(data, run.id)
+    })
+  }
+
+  /** Every kept run, newest first. */
+  async list(): Promise<StoredRun[]> {
+    const all = (await request(this.db.transaction(RUNS).objectStore(RUNS).getAll(), 'list runs')) as StoredRun[]
+    return all.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
+  }
+
+  /** Run `id`'s data, or undefined. */
+  async data(id: string): Promise<StoredRunData | undefined> {
+    return (await request(this.db.transaction(DATA).objectStore(DATA).get(id), `get run ${id}`)) as
+      | StoredRunData
+      | undefined
+  }
+
+  /** Deletes run `id` and its data. */
+  async delete(id: string): Promise<void> {
+    await this.write(tx => {
+      tx.objectStore(RUNS).delete(id)
+      tx.objectStore(DATA).delete(id)
+    })
+  }
+
+  private write(fill: (tx: IDBTransaction) => void): Promise<void> {
+    const tx = this.db.transaction([RUNS, DATA], 'readwrite', { durability: 'strict' })
+    const done = new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve()
+      tx.onerror = () => reject(new Error(`IndexedDB write of runs failed: ${tx.error?.message ?? 'unknown error'}`))
+      tx.onabort = () => reject(new Error(`IndexedDB write of runs aborted: ${tx.error?.message ?? 'no reason given'}`))
+    })
+    fill(tx)
+    return done
+  }
+}
+
+function request<T>(req: IDBRequest<T>, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result)
+    req.onerror = () => reject(new Error(`${what}: ${req.error?.message ?? 'IndexedDB error'}`))
+  })
+}
