@@ -168,6 +168,13 @@ async function loaderRows(
         's',
         stats.map(t => (t.assembleMs ?? 0) / 1000),
       ),
+      valueRow(
+        ctx,
+        `${workload} loader thread waiting for units`,
+        'time per epoch',
+        's',
+        stats.map(t => t.waitMs / 1000),
+      ),
     )
   return [...out, ...wasmOut, ...vsWasm]
 }

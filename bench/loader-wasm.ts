@@ -4,12 +4,17 @@
  * (a row group's live rows) is read by HTTP Range requests in a worker, decoded to the loader's
  * typed columns there and transferred to this thread; reads go to the worker with the fewest in
  * flight, at most as many in flight as the loader prefetches (2 per worker + 2, at least 4).
+ *
+ * Why the files are opened ahead (every worker every file, one worker after another, before the
+ * first epoch): N workers opening one file together sent overlapping footer requests, which
+ * Chromium's HTTP cache now and then answered short (see the worker's fetch); opened one at a
+ * time they never overlap, and no timed epoch opens a file.
  */
 import type { ScanPlan } from '../src/data/types.ts'
 import { groupStartOf } from '../src/data/group-read.ts'
 import type { CsvColumnSpec } from './loader-csv.ts'
 import type { PeerColumn, WasmUnit } from './loader-arrow.ts'
-import type { WasmReply, WasmRequest } from './loader-wasm.worker.ts'
+import type { WasmOpenRequest, WasmReply, WasmRequest } from './loader-wasm.worker.ts'
 
 /** What one epoch of the peer delivered, and where its workers' time went. */
 export interface WasmEpoch {
@@ -30,6 +35,25 @@ export interface WasmPeer {
   /** Reads every unit once, in plan order; `onUnit` receives each unit's columns as they arrive. */
   epoch(onUnit?: (id: number, rows: number, cols: Record<string, PeerColumn>) => void): Promise<WasmEpoch>
   close(): void
+}
+
+/** Every worker opens every URL (footer reads), one worker after another. */
+async function openFiles(workers: readonly Worker[], files: WasmOpenRequest['open']): Promise<void> {
+  for (const [i, worker] of workers.entries()) {
+    await new Promise<void>((resolve, reject) => {
+      worker.onerror = e => reject(new Error(`wasm peer worker ${i}: ${e.message}`))
+      worker.onmessage = (e: MessageEvent<WasmReply>) => {
+        const r = e.data
+        if ('opened' in r) resolve()
+        else
+          reject(
+            new Error(`wasm peer worker ${i}, opening files: ${'openError' in r ? r.openError : 'unexpected reply'}`),
+          )
+      }
+      const request: WasmRequest = { open: files }
+      worker.postMessage(request)
+    })
+  }
 }
 
 /** The plan's units as the peer's workers read them. */
@@ -57,11 +81,22 @@ export function createWasmPeer(plan: ScanPlan, columns: readonly CsvColumnSpec[]
     inFlight: 0,
   }))
   const maxInFlight = Math.max(4, 2 * workers + 2)
+  const files = plan.files.map(f => ({ url: f.url, size: f.size }))
   let busy = false
+  let opened: Promise<void> | undefined
 
-  const epoch: WasmPeer['epoch'] = onUnit => {
+  const epoch: WasmPeer['epoch'] = async onUnit => {
     if (busy) throw new Error('wasm peer: one epoch at a time')
     busy = true
+    try {
+      await (opened ??= openFiles(
+        pool.map(p => p.worker),
+        files,
+      ))
+    } catch (e) {
+      busy = false
+      throw e
+    }
     const t0 = performance.now()
     const out: WasmEpoch = { rows: 0, bytes: 0, firstMs: -1, wallMs: 0, convertMs: 0 }
     return new Promise<WasmEpoch>((resolve, reject) => {
@@ -85,6 +120,7 @@ export function createWasmPeer(plan: ScanPlan, columns: readonly CsvColumnSpec[]
           slot.inFlight--
           if (failed) return
           const r = e.data
+          if (!('id' in r)) return // answers to opens come before the first epoch
           if ('error' in r) {
             failed = true
             reject(new Error(`wasm peer, unit ${r.id}: ${r.error}`))

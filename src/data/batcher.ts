@@ -44,14 +44,24 @@ function unitOf(units: ReadonlyArray<DecodedUnit | undefined>, id: number): Deco
 }
 
 /**
- * How a batch's rows map onto units, shared by all its columns: `slot[i]` = position of row i's
- * unit in `ids` (the batch's distinct units), and `runs` = starts of runs of consecutive rows of
- * one unit with consecutive indices, or undefined when the rows are mostly single (shuffled).
+ * How a batch's rows map onto units, shared by all its columns: `ids` = the batch's distinct units
+ * (slot s = ids[s]), `slot[i]` = row i's slot; then either `runs` = starts of runs of consecutive
+ * rows of one unit with consecutive indices (table order, unshuffled windows), or, when the rows
+ * are mostly single (shuffled), `groups`: the rows sorted by slot, so each column's gather reads
+ * one source array at a time.
  */
 interface Layout {
   ids: number[]
   slot: Uint32Array
   runs?: number[]
+  groups?: SlotGroups
+}
+
+/** Rows by slot: slot s holds batch rows pos[start[s] … start[s+1]), unit rows idx[…] (same k). */
+interface SlotGroups {
+  start: Uint32Array
+  pos: Uint32Array
+  idx: Uint32Array
 }
 
 function layoutOf(rows: BatchRows): Layout {
@@ -61,15 +71,42 @@ function layoutOf(rows: BatchRows): Layout {
   const slots = new Map<number, number>()
   const slot = new Uint32Array(n)
   const runs: number[] = []
+  // Block copies pay off only for long runs: collecting stops once runs average under 16 rows.
+  let long = true
+  let last = -1
+  let s = 0
   for (let i = 0; i < n; i++) {
     const u = unit[i]
-    let s = slots.get(u)
-    if (s === undefined) slots.set(u, (s = ids.push(u) - 1))
+    if (u !== last) {
+      let found = slots.get(u)
+      if (found === undefined) slots.set(u, (found = ids.push(u) - 1))
+      s = found
+      last = u
+    }
     slot[i] = s
-    if (i === 0 || u !== unit[i - 1] || index[i] !== index[i - 1] + 1) runs.push(i)
+    if (long && (i === 0 || u !== unit[i - 1] || index[i] !== index[i - 1] + 1)) {
+      runs.push(i)
+      long = runs.length * 16 <= n
+    }
   }
-  // Block copies pay off only for long runs (table order, unshuffled windows).
-  return { ids, slot, runs: runs.length * 16 <= n ? runs : undefined }
+  return long ? { ids, slot, runs } : { ids, slot, groups: groupBySlot(slot, index, ids.length) }
+}
+
+/** Counting sort of the batch's rows by slot (stable: ascending batch row within a slot). */
+function groupBySlot(slot: Uint32Array, index: Uint32Array, count: number): SlotGroups {
+  const n = slot.length
+  const start = new Uint32Array(count + 1)
+  for (let i = 0; i < n; i++) start[slot[i] + 1]++
+  for (let s = 0; s < count; s++) start[s + 1] += start[s]
+  const next = start.slice(0, count)
+  const pos = new Uint32Array(n)
+  const idx = new Uint32Array(n)
+  for (let i = 0; i < n; i++) {
+    const k = next[slot[i]]++
+    pos[k] = i
+    idx[k] = index[i]
+  }
+  return { start, pos, idx }
 }
 
 function gatherColumn(
@@ -93,8 +130,8 @@ function gatherColumn(
   })
   const dst = words ? asWords(out) : out
   if (layout.runs) copyRuns(dst, sources, rows, layout, width)
-  else if (width === 1) copySingles(dst, sources, rows.index, layout.slot)
-  else copyRows(dst, sources, rows.index, layout.slot, width)
+  else if (width === 1) copySingles(dst, sources, layout.groups!)
+  else copyRows(dst, sources, layout.groups!, width)
   const column: DecodedColumn = { name, encoding: template.encoding, values: out }
   if (template.encoding === 'fixed_list') column.length = width
   return column
@@ -118,16 +155,23 @@ function copyRuns(out: Elements, sources: Elements[], rows: BatchRows, layout: L
   }
 }
 
-/** out[i] = sources[slot[i]][index[i]] (scalar columns, shuffled rows). */
-function copySingles(out: Elements, sources: Elements[], index: Uint32Array, slot: Uint32Array): void {
-  for (let i = 0; i < index.length; i++) out[i] = sources[slot[i]][index[i]]
+/** out[pos[k]] = source[idx[k]], one source (slot) at a time (scalar columns, shuffled rows). */
+function copySingles(out: Elements, sources: Elements[], g: SlotGroups): void {
+  const { start, pos, idx } = g
+  for (let s = 0; s < sources.length; s++) {
+    const src = sources[s]
+    for (let k = start[s], end = start[s + 1]; k < end; k++) out[pos[k]] = src[idx[k]]
+  }
 }
 
-/** Row i's `w` elements from sources[slot[i]] at index[i]·w (list columns, shuffled rows). */
-function copyRows(out: Elements, sources: Elements[], index: Uint32Array, slot: Uint32Array, w: number): void {
-  for (let i = 0; i < index.length; i++) {
-    const src = sources[slot[i]]
-    for (let j = 0, o = i * w, a = index[i] * w; j < w; j++) out[o + j] = src[a + j]
+/** Row pos[k]'s `w` elements from its slot's source at idx[k]·w (list columns, shuffled rows). */
+function copyRows(out: Elements, sources: Elements[], g: SlotGroups, w: number): void {
+  const { start, pos, idx } = g
+  for (let s = 0; s < sources.length; s++) {
+    const src = sources[s]
+    for (let k = start[s], end = start[s + 1]; k < end; k++) {
+      for (let j = 0, o = pos[k] * w, a = idx[k] * w; j < w; j++) out[o + j] = src[a + j]
+    }
   }
 }
 

@@ -204,14 +204,24 @@ class Pump {
     if (position < this.limits.length) this.pump(position)
   }
 
-  /** Issues reads in order: every read needed before `end`, then more while within both bounds. */
+  /**
+   * Issues reads in order: every read needed before `end`, then more while within both bounds.
+   * Until the first batch is out, held reads stop at one per worker (or at the reads that batch
+   * needs, when those are more): its units then share the transport with few others (sent
+   * together with the full prefetch, 2 per worker + 2, the first batch came about three times
+   * later in the page), and every worker still has a unit to read.
+   */
   private pump(end: number): void {
+    const prefetch =
+      this.counts.batchesDelivered === 0
+        ? Math.min(this.limits.prefetch, Math.max(1, this.source.workers))
+        : this.limits.prefetch
     while (this.next < this.reads.length) {
       const read = this.reads[this.next]
       const fresh = !this.entries.has(read.unit)
       const estimate = fresh ? this.estimate(read.unit) : 0
       const needed = read.from < end
-      const full = this.held.length >= this.limits.prefetch || this.heldBytes + estimate > this.limits.memory
+      const full = this.held.length >= prefetch || this.heldBytes + estimate > this.limits.memory
       if (!needed && full) break
       if (fresh) this.start(read.unit, estimate)
       this.entries.get(read.unit)!.refs++

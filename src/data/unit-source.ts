@@ -55,10 +55,23 @@ export function workerSource(
   // the workers call it through a comlink proxy, one renewal for all of them.
   const workerHttp: WorkerHttpOptions = cloneable
   const workerResolver = resolver ? proxy(resolver) : undefined
+  // A trainer makes one loader per epoch over one plan: a pooled worker that last read this plan
+  // with these settings keeps its reader (footers, open files, resolved columns) instead of
+  // receiving the whole plan again. A resolver is a proxy per source, so those always re-init.
+  const settings = workerResolver ? undefined : JSON.stringify([spec, workerHttp])
   const start = (i: number): Slot => {
     const held = takeWorker(factory)
-    const ready = held.api.init(plan, spec, workerHttp, workerResolver)
-    ready.catch(() => {}) // observed by the first read
+    const warm = settings !== undefined && held.reads?.plan === plan && held.reads.settings === settings
+    const ready = warm ? Promise.resolve() : held.api.init(plan, spec, workerHttp, workerResolver)
+    if (!warm) {
+      held.reads = undefined
+      ready.then(
+        () => {
+          if (settings !== undefined) held.reads = { plan, settings }
+        },
+        () => {}, // observed by the first read
+      )
+    }
     return { held, inFlight: 0, ready, generation: 0, ...failure(held, i) }
   }
   const pool = Array.from({ length: count }, (_, i) => start(i))
@@ -132,6 +145,8 @@ interface HeldWorker {
   worker: Worker
   api: Remote<LoaderWorkerApi>
   timer?: ReturnType<typeof setTimeout>
+  /** The plan and settings (spec, HTTP options) its reader was initialised with, once that succeeded. */
+  reads?: { plan: ScanPlan; settings: string }
 }
 
 /**

@@ -9,6 +9,7 @@
 import type { TrainSummary } from './config.ts'
 import type { RunManifest } from './manifest.ts'
 import type { StoppedMark } from './stop.ts'
+import { openDatabase, request, writeTransaction } from '../util/idb.ts'
 
 /** Database name. */
 export const RUNS_IDB_NAME = 'snaptrain-runs'
@@ -48,25 +49,18 @@ export interface StoredRunData {
 
 /** The Runs list over IndexedDB; open with RunStore.open(). */
 export class RunStore {
-  private constructor(private readonly db: IDBDatabase) {
-    db.onversionchange = () => db.close()
-  }
+  private constructor(private readonly db: IDBDatabase) {}
 
   /** Opens (creating on first use) database `name` from `factory` (default globalThis.indexedDB). */
   static async open(name = RUNS_IDB_NAME, factory: IDBFactory = globalThis.indexedDB): Promise<RunStore> {
-    if (!factory) throw new Error('IndexedDB is not available in this context (runs cannot be kept)')
-    const req = factory.open(name, RUNS_IDB_VERSION)
-    req.onupgradeneeded = () => {
-      const db = req.result
-      if (!db.objectStoreNames.contains(RUNS)) db.createObjectStore(RUNS, { keyPath: 'id' })
-      if (!db.objectStoreNames.contains(DATA)) db.createObjectStore(DATA)
-    }
-    return new RunStore(await request(req, `open IndexedDB '${name}'`))
+    return new RunStore(
+      await openDatabase(name, RUNS_IDB_VERSION, [{ name: RUNS, keyPath: 'id' }, { name: DATA }], factory, 'runs'),
+    )
   }
 
   /** Keeps `run` and its data in one transaction; resolves once durable. */
   async put(run: StoredRun, data: StoredRunData): Promise<void> {
-    await this.write(tx => {
+    await writeTransaction(this.db, [RUNS, DATA], tx => {
       tx.objectStore(RUNS).put(run)
       tx.objectStore(DATA).put(data, run.id)
     })
@@ -87,27 +81,9 @@ export class RunStore {
 
   /** Deletes run `id` and its data. */
   async delete(id: string): Promise<void> {
-    await this.write(tx => {
+    await writeTransaction(this.db, [RUNS, DATA], tx => {
       tx.objectStore(RUNS).delete(id)
       tx.objectStore(DATA).delete(id)
     })
   }
-
-  private write(fill: (tx: IDBTransaction) => void): Promise<void> {
-    const tx = this.db.transaction([RUNS, DATA], 'readwrite', { durability: 'strict' })
-    const done = new Promise<void>((resolve, reject) => {
-      tx.oncomplete = () => resolve()
-      tx.onerror = () => reject(new Error(`IndexedDB write of runs failed: ${tx.error?.message ?? 'unknown error'}`))
-      tx.onabort = () => reject(new Error(`IndexedDB write of runs aborted: ${tx.error?.message ?? 'no reason given'}`))
-    })
-    fill(tx)
-    return done
-  }
-}
-
-function request<T>(req: IDBRequest<T>, what: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    req.onsuccess = () => resolve(req.result)
-    req.onerror = () => reject(new Error(`${what}: ${req.error?.message ?? 'IndexedDB error'}`))
-  })
 }

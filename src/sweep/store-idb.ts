@@ -5,6 +5,7 @@
  * put before a reload or a crash is there after it.
  */
 import type { SweepState, SweepStore, TrialArtifacts } from '../tune/types.ts'
+import { openDatabase, request, writeTransaction } from '../util/idb.ts'
 
 /** Database name. */
 export const IDB_NAME = 'snaptrain'
@@ -15,21 +16,12 @@ const ARTIFACTS = 'artifacts'
 
 /** IndexedDB SweepStore; open with IdbStore.open(). list() is ordered by createdAt, then id. */
 export class IdbStore implements SweepStore {
-  private constructor(private db: IDBDatabase) {
-    // Another tab upgrading the schema must not be blocked by this connection.
-    db.onversionchange = () => db.close()
-  }
+  private constructor(private db: IDBDatabase) {}
 
   /** Opens (creating on first use) database `name` from `factory` (default globalThis.indexedDB). */
   static async open(name = IDB_NAME, factory: IDBFactory = globalThis.indexedDB): Promise<IdbStore> {
-    if (!factory) throw new Error('IndexedDB is not available in this context (sweeps cannot be stored)')
-    const req = factory.open(name, IDB_VERSION)
-    req.onupgradeneeded = () => {
-      const db = req.result
-      if (!db.objectStoreNames.contains(SWEEPS)) db.createObjectStore(SWEEPS, { keyPath: 'id' })
-      if (!db.objectStoreNames.contains(ARTIFACTS)) db.createObjectStore(ARTIFACTS)
-    }
-    return new IdbStore(await request(req, `open IndexedDB '${name}'`))
+    const stores = [{ name: SWEEPS, keyPath: 'id' }, { name: ARTIFACTS }]
+    return new IdbStore(await openDatabase(name, IDB_VERSION, stores, factory, 'sweeps'))
   }
 
   /** Closes the connection (later calls fail). */
@@ -87,27 +79,11 @@ export class IdbStore implements SweepStore {
   }
 
   private write(stores: string[], fill: (tx: IDBTransaction) => void): Promise<void> {
-    const tx = this.db.transaction(stores, 'readwrite', { durability: 'strict' })
-    const done = new Promise<void>((resolve, reject) => {
-      tx.oncomplete = () => resolve()
-      tx.onerror = () =>
-        reject(new Error(`IndexedDB write to ${stores.join(', ')} failed: ${tx.error?.message ?? 'unknown error'}`))
-      tx.onabort = () =>
-        reject(new Error(`IndexedDB write to ${stores.join(', ')} aborted: ${tx.error?.message ?? 'no reason given'}`))
-    })
-    fill(tx)
-    return done
+    return writeTransaction(this.db, stores, fill)
   }
 }
 
 /** Keys starting with `prefix` ('\uffff' sorts after every character a key here uses). */
 function prefixRange(prefix: string): IDBKeyRange {
   return IDBKeyRange.bound(prefix, `${prefix}\uffff`)
-}
-
-function request<T>(req: IDBRequest<T>, what: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    req.onsuccess = () => resolve(req.result)
-    req.onerror = () => reject(new Error(`${what}: ${req.error?.message ?? 'IndexedDB error'}`))
-  })
 }

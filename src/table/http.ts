@@ -199,7 +199,16 @@ async function attemptOnce(
         ? null
         : await readBounded(url, res, bodyLimit(url, res, range, opts, memory), controller)
     if (range !== null && body !== null && res.ok) checkRangedAnswer(url, range, res, body.byteLength, memory)
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
+    const answer = new Response(body === null ? null : streamOf(body), {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    })
+    // The answer's arrayBuffer() is the buffer read above: a Response made from an ArrayBuffer
+    // copies it and arrayBuffer() copies it again (two copies of every data range); text() and
+    // the like read the stream, which holds the same memory.
+    if (body !== null) Object.defineProperty(answer, 'arrayBuffer', { value: () => Promise.resolve(body) })
+    return answer
   } catch (error) {
     if (timedOut) {
       throw new TableError(`${init.method ?? 'GET'} ${url}: timed out after ${timeoutMs} ms`, 'http', url)
@@ -209,6 +218,16 @@ async function attemptOnce(
     clearTimeout(timer)
     init.signal?.removeEventListener('abort', onCallerAbort)
   }
+}
+
+/** A one-chunk stream over `body` (no copy). */
+function streamOf(body: ArrayBuffer): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(new Uint8Array(body))
+      controller.close()
+    },
+  })
 }
 
 /** How many body bytes an answer may have, and why (named when it is exceeded). */

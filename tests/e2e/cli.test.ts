@@ -4,7 +4,6 @@
  * their errors are tested in-process (tests/unit/cli, main with a captured io).
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -92,37 +91,19 @@ describe('snaptrain as a process', () => {
     const out = join(tmp, 'stopped')
     const args = ['train', '--table', 'public/tables/marketing', '--label', 'y', '--features', 'age,balance,job']
     args.push('--params', '{"num_round":400,"max_depth":6}', '--out', out, '--json')
-    const child = spawn(process.execPath, ['bin/snaptrain.js', ...args], {
-      cwd: REPO,
-      env: { ...process.env, SNAPTRAIN_DEBUG: '', SNAPTRAIN_BUILD_CHECK: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
     let sent = false
-    child.stdout.on('data', d => {
-      stdout += d
-    })
-    child.stderr.on('data', d => {
-      stderr += d
+    const r = await runCli(args, {}, 150_000, [], (text, child) => {
       // Interrupt once the third round is reported.
-      if (!sent && /\[3\/400\]/.test(stderr)) {
+      if (!sent && /\[3\/400\]/.test(text)) {
         sent = true
         child.kill('SIGINT')
       }
     })
-    const timer = setTimeout(() => child.kill('SIGKILL'), 150_000)
-    const code = await new Promise<number | null>(done => child.on('close', c => done(c)))
-    clearTimeout(timer)
+    const { code, stderr } = r
     expect(sent, stderr).toBe(true)
     expect(code, stderr).toBe(0)
     expect(stderr).toMatch(/Ctrl-C: stopping after the current round/)
-    const s = lastJson<{ rounds: number; stopped: { at_round: number; reason: string } }>({
-      code,
-      stdout,
-      stderr,
-      ms: 0,
-    })
+    const s = lastJson<{ rounds: number; stopped: { at_round: number; reason: string } }>(r)
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
     expect(manifest.stopped).toEqual(s.stopped)
     expect(manifest.stopped.reason).toBe('user')

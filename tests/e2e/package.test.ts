@@ -10,48 +10,23 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { REPO } from '../support/cli.ts'
+import { type CliResult, REPO, runProcess } from '../support/cli.ts'
 
 let dir: string
 let installed: string
 
 /** Output of a finished process. */
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
+type Run = CliResult
 
 /** Runs `cmd args` in `cwd`; rejects (with both outputs) on a non-zero exit or after `killMs`. */
-function exec(cmd: string, args: string[], cwd: string, killMs = 120_000): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(cmd, args, {
-      cwd,
-      env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}`, SNAPTRAIN_DEBUG: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', d => {
-      stdout += d
-    })
-    child.stderr.on('data', d => {
-      stderr += d
-    })
-    const timer = setTimeout(() => child.kill('SIGKILL'), killMs)
-    child.on('error', fail)
-    child.on('close', code => {
-      clearTimeout(timer)
-      const r = { code, stdout, stderr }
-      if (code === 0) done(r)
-      else
-        fail(
-          new Error(
-            `${cmd} ${args.join(' ')} exited ${code}\nstdout: ${stdout.slice(-2000)}\nstderr: ${stderr.slice(-2000)}`,
-          ),
-        )
-    })
-  })
+async function exec(cmd: string, args: string[], cwd: string, killMs = 120_000): Promise<Run> {
+  const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}`, SNAPTRAIN_DEBUG: '' }
+  const r = await runProcess(cmd, args, { cwd, env, killMs })
+  if (r.code !== 0)
+    throw new Error(
+      `${cmd} ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout.slice(-2000)}\nstderr: ${r.stderr.slice(-2000)}`,
+    )
+  return r
 }
 
 /** The installed `snaptrain` (node_modules/.bin, as npx finds it). */

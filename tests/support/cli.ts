@@ -2,7 +2,7 @@
  * The CLI for tests: spawned for real (`node bin/snaptrain.js …` from the repo root: runCli,
  * runCliMeasured) for the few end-to-end runs, or in-process (runMain, shareAppPage) for the rest.
  */
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll } from 'vitest'
@@ -48,15 +48,30 @@ export function runCli(
   env: Record<string, string> = {},
   killMs = 20_000,
   nodeArgs: string[] = [],
+  onStderr?: (text: string, child: ChildProcess) => void,
+): Promise<CliResult> {
+  // The run's build is the one the test setup made (tests/support/build-setup.ts).
+  const vars = { ...process.env, SNAPTRAIN_DEBUG: '', SNAPTRAIN_BUILD_CHECK: '0', ...env }
+  return runProcess(process.execPath, [...nodeArgs, 'bin/snaptrain.js', ...args], {
+    cwd: REPO,
+    env: vars,
+    killMs,
+    onStderr,
+  })
+}
+
+/**
+ * Runs `cmd args` in `cwd` with `env`, collecting its output; SIGKILLed after `killMs`.
+ * `onStderr` hears the stderr so far with the child after each chunk (to signal it, say).
+ */
+export function runProcess(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; killMs: number; onStderr?: (text: string, child: ChildProcess) => void },
 ): Promise<CliResult> {
   const t0 = performance.now()
   return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, 'bin/snaptrain.js', ...args], {
-      cwd: REPO,
-      // The run's build is the one the test setup made (tests/support/build-setup.ts).
-      env: { ...process.env, SNAPTRAIN_DEBUG: '', SNAPTRAIN_BUILD_CHECK: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', d => {
@@ -64,8 +79,9 @@ export function runCli(
     })
     child.stderr.on('data', d => {
       stderr += d
+      opts.onStderr?.(stderr, child)
     })
-    const timer = setTimeout(() => child.kill('SIGKILL'), killMs)
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.killMs)
     child.on('error', reject)
     child.on('close', code => {
       clearTimeout(timer)
