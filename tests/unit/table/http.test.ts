@@ -151,3 +151,23 @@ describe('fetch helpers', () => {
     expect(fake.calls.map(c => c.method)).toEqual(['HEAD', 'GET'])
   })
 })
+
+describe('answers hand their body over without copies', () => {
+  it('arrayBuffer() is the buffer read (the same one each call); text() reads the same bytes', async () => {
+    const bytes = new TextEncoder().encode('0123456789')
+    const fake: FetchLike = async (_url, init) => {
+      const range = new Headers(init?.headers).get('Range')
+      expect(range).toBe('bytes=2-5')
+      return new Response(bytes.slice(2, 6), {
+        status: 206,
+        headers: { 'Content-Range': 'bytes 2-5/10', 'Content-Length': '4' },
+      })
+    }
+    const res = await retryingFetch({ fetch: fake })(URL_X, { headers: { Range: 'bytes=2-5' } })
+    const a = await res.arrayBuffer()
+    expect(new TextDecoder().decode(a)).toBe('2345')
+    expect(await res.arrayBuffer()).toBe(a)
+    expect(await res.text()).toBe('2345')
+    expect(new TextDecoder().decode(await fetchBytes(URL_X, { fetch: fake }, [2, 6]))).toBe('2345')
+  })
+})
