@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type CliResult, REPO, runProcess } from '../support/cli.ts'
+import { type CliResult, lastJson, REPO, runProcess } from '../support/cli.ts'
 
 let dir: string
 let installed: string
@@ -32,11 +32,6 @@ async function exec(cmd: string, args: string[], cwd: string, killMs = 120_000):
 /** The installed `snaptrain` (node_modules/.bin, as npx finds it). */
 function snaptrain(...args: string[]): Promise<Run> {
   return exec(join(dir, 'node_modules', '.bin', 'snaptrain'), args, dir)
-}
-
-/** The `--json` summary: the last stdout line. */
-function summary(r: Run): Record<string, unknown> {
-  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>
 }
 
 beforeAll(async () => {
@@ -94,7 +89,7 @@ describe('the installed package', () => {
   })
 
   it('data writes small sample tables; scan reads one', async () => {
-    const d = summary(
+    const d = lastJson(
       await snaptrain('data', '--out', 'tables', '--rows', '3000', '--marketing-rows', '2000', '--json'),
     )
     expect((d.tables as Array<{ dir: string }>).map(t => t.dir).sort()).toEqual(
@@ -105,30 +100,18 @@ describe('the installed package', () => {
     expect(Object.keys(JSON.parse(rows[0]!))).toContain('y')
   })
 
+  /** The training table and its flags, as train and sweep take them. */
+  const MARKETING = ['--table', 'tables/marketing', '--label', 'y', '--valid-fraction', '0.2']
+
   it('train (gbdt), predict, and sweep', async () => {
     const params = '{"num_round":3,"max_depth":3}'
-    const t = summary(
-      await snaptrain(
-        'train',
-        '--model',
-        'gbdt',
-        '--table',
-        'tables/marketing',
-        '--label',
-        'y',
-        '--valid-fraction',
-        '0.2',
-        '--params',
-        params,
-        '--out',
-        'runs/gbdt',
-        '--json',
-      ),
+    const t = lastJson(
+      await snaptrain('train', '--model', 'gbdt', ...MARKETING, '--params', params, '--out', 'runs/gbdt', '--json'),
     )
-    expect(t.rounds ?? t.num_round ?? t.trees, JSON.stringify(t)).toBe(3)
+    expect(t.rounds, JSON.stringify(t)).toBe(3)
     for (const f of ['model.json', 'manifest.json', 'metrics.csv'])
       expect(existsSync(join(dir, 'runs/gbdt', f)), f).toBe(true)
-    const p = summary(
+    const p = lastJson(
       await snaptrain(
         'predict',
         '--model',
@@ -142,17 +125,12 @@ describe('the installed package', () => {
     )
     expect(p.rows).toBe(2000)
     expect(readFileSync(join(dir, 'preds.csv'), 'utf8').trim().split('\n')).toHaveLength(2001)
-    const s = summary(
+    const s = lastJson(
       await snaptrain(
         'sweep',
         '--model',
         'gbdt',
-        '--table',
-        'tables/marketing',
-        '--label',
-        'y',
-        '--valid-fraction',
-        '0.2',
+        ...MARKETING,
         '--strategy',
         'random',
         '--trials',
@@ -188,7 +166,7 @@ describe('the installed package', () => {
       '--json',
     )
     expect(existsSync(join(dir, 'runs/recsys/model.bin'))).toBe(true)
-    const e = summary(
+    const e = lastJson(
       await snaptrain(
         'export',
         '--model',
@@ -204,7 +182,7 @@ describe('the installed package', () => {
   })
 
   it('bench runs the bench page (device suite, quick)', async () => {
-    const b = summary(await snaptrain('bench', '--suite', 'device', '--quick', '--out', 'bench.json', '--json'))
+    const b = lastJson(await snaptrain('bench', '--suite', 'device', '--quick', '--out', 'bench.json', '--json'))
     expect((b.rows as unknown[]).length).toBeGreaterThan(0)
     expect(JSON.parse(readFileSync(join(dir, 'bench.json'), 'utf8')).suite).toBe('device')
   })
