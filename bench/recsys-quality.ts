@@ -12,6 +12,7 @@ import { basename, dirname, resolve } from 'node:path'
 import type { RecsysTrainResult } from '../src/models/recsys/family.ts'
 import { runTraining } from '../src/run/pipeline.ts'
 import { serveDirectory } from '../src/serve/server.ts'
+import { CLICKS_COLUMNS } from '../tools/datagen/clicks-model.ts'
 
 /** The parameters tuned on the old clicks table (bench/README.md, "Recommender quality on clicks"). */
 const TUNED = {
@@ -27,18 +28,7 @@ const TUNED = {
 }
 
 /** Columns of clicks but the label and the multi-hot history (the emb list stays, as before). */
-const NO_HISTORY = [
-  'user_id',
-  'item_id',
-  'device',
-  'country',
-  'ad_format',
-  'hour',
-  'category',
-  'publisher',
-  ...Array.from({ length: 8 }, (_, k) => `dense_${k}`),
-  'emb',
-]
+const NO_HISTORY = CLICKS_COLUMNS.map(c => c.name).filter(name => name !== 'label' && name !== 'history')
 
 interface Config {
   name: string

@@ -4,14 +4,13 @@
  * page server's port), open the app page in headless Chromium, run one `window.snaptrain` call,
  * and close everything however it ends, under an overall timeout.
  */
-import { stat } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
 import type { Page } from 'playwright-core'
 import type { CliIo } from './io.ts'
 import { launchBrowser } from './launch.ts'
 import { startPageServer } from '../serve/page-server.ts'
 import { serveDirectory, type ServedDirectory } from '../serve/server.ts'
-import { localizeUrls, TableArgError } from './table-url.ts'
+import { localizeUrls, requireFolder } from './table-url.ts'
 import { governedTable, isGovernedInput } from './governed.ts'
 import type { TableAccess } from '../storage/types.ts'
 import { withTimeout } from '../util/deadline.ts'
@@ -61,8 +60,7 @@ export async function pageTable(input: string, flag = '--table', cwd = process.c
     return { url: input.endsWith('/') ? input : `${input}/`, localize: m => m, close: async () => {} }
   }
   const dir = resolve(cwd, input)
-  const st = await stat(dir).catch(() => null)
-  if (!st?.isDirectory()) throw new TableArgError(`${flag}: ${dir}: ${st ? 'not a folder' : 'no such folder'}`)
+  await requireFolder(dir, flag)
   const parent = dirname(dir)
   const server = await serveDirectory(dir, { cors: [], mount: basename(dir) })
   pageServed.add(server)

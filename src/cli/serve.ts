@@ -6,12 +6,11 @@
  * URL and runs until SIGINT or SIGTERM; loopback unless --host names another interface.
  */
 import { existsSync } from 'node:fs'
-import { stat } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { parseCommand } from './args.ts'
 import type { CommandSpec, FlagSpec } from './args.ts'
 import type { CliIo } from './io.ts'
-import { TableArgError } from './table-url.ts'
+import { requireFolder } from './table-url.ts'
 import { startPageServer, type PageServer } from '../serve/page-server.ts'
 import type { ListedFolder } from '../serve/vite-tables-plugin.ts'
 
@@ -43,8 +42,7 @@ const SPEC = {
  * name, any other folder as a folder of tables. Throws TableArgError naming `--table`.
  */
 export async function tableFolders(dir: string): Promise<ListedFolder[]> {
-  const st = await stat(dir).catch(() => null)
-  if (!st?.isDirectory()) throw new TableArgError(`--table: ${dir}: ${st ? 'not a folder' : 'no such folder'}`)
+  await requireFolder(dir)
   if (existsSync(join(dir, '_delta_log'))) return [{ key: `tables/${basename(dir)}/`, dir }]
   return [{ key: 'tables/', dir }]
 }

@@ -27,6 +27,12 @@ export interface TableLocation {
 /** Thrown when `--table` names neither an http(s) URL nor an existing folder. */
 export class TableArgError extends Error {}
 
+/** Throws TableArgError naming `flag` and `dir` unless `dir` is a folder. */
+export async function requireFolder(dir: string, flag = '--table'): Promise<void> {
+  const st = await stat(dir).catch(() => null)
+  if (!st?.isDirectory()) throw new TableArgError(`${flag}: ${dir}: ${st ? 'not a folder' : 'no such folder'}`)
+}
+
 /**
  * Resolves `--table`. A folder is mounted under its own (%-encoded) name, e.g.
  * http://127.0.0.1:PORT/delta/, keeping names readable in messages; only that folder is served
@@ -41,8 +47,7 @@ export async function openTableLocation(input: string, cwd = process.cwd()): Pro
     throw new TableArgError(`--table: unsupported URL scheme in '${input}' (use an http(s) URL or a local folder)`)
   }
   const dir = resolve(cwd, input.startsWith('file:') ? fileURLToPath(input) : input)
-  const st = await stat(dir).catch(() => null)
-  if (!st?.isDirectory()) throw new TableArgError(`--table: ${dir}: ${st ? 'not a folder' : 'no such folder'}`)
+  await requireFolder(dir)
   const parent = dirname(dir)
   const name = basename(dir)
   const server = await serveDirectory(dir, name ? { mount: name } : {})

@@ -80,7 +80,7 @@ export async function runTraining(
   const t0 = performance.now()
   const trained = await family.train(data, params, input)
   const result = family.finish(data, trained, params, input, (performance.now() - t0) / 1000)
-  const stopped = input.stop?.mark(family.name === 'gbdt' ? 'round' : 'step')
+  const stopped = input.stop?.mark()
   return stopped ? { ...result, manifest: { ...result.manifest, stopped } } : result
 }
 

@@ -9,23 +9,30 @@
 /** How a manifest records a stopped run: rounds (GBDT) or steps (recommender) done, and why. */
 export type StoppedMark = { at_round: number; reason: 'user' } | { at_step: number; reason: 'user' }
 
-/** The stop request of one run; `at` is set once a family obeyed it. */
+/** The stop request of one run; `at` (and its unit) is set once a family obeyed it. */
 export class StopRequest {
   /** Rounds (GBDT) or steps (recommender) done when the run stopped; undefined while it has not. */
   at?: number
+  private unit: 'round' | 'step' = 'round'
 
   constructor(readonly signal: AbortSignal) {}
 
-  /** True when asked to stop; the first call that says so records `done` (rounds or steps done so far). */
-  obey(done: number): boolean {
+  /**
+   * True when asked to stop; the first call that says so records `done`, the rounds or steps
+   * (`unit`, the family's) done so far.
+   */
+  obey(done: number, unit: 'round' | 'step'): boolean {
     if (!this.signal.aborted) return false
-    this.at ??= done
+    if (this.at === undefined) {
+      this.at = done
+      this.unit = unit
+    }
     return true
   }
 
-  /** The manifest's mark, in the family's unit; undefined when the run was not stopped. */
-  mark(unit: 'round' | 'step'): StoppedMark | undefined {
+  /** The manifest's mark, in the unit the family obeyed in; undefined when the run was not stopped. */
+  mark(): StoppedMark | undefined {
     if (this.at === undefined) return undefined
-    return unit === 'round' ? { at_round: this.at, reason: 'user' } : { at_step: this.at, reason: 'user' }
+    return this.unit === 'round' ? { at_round: this.at, reason: 'user' } : { at_step: this.at, reason: 'user' }
   }
 }

@@ -299,7 +299,7 @@ async function evalRound(
   const margins = await b.validMargins()
   if (!margins || !d.valid) return {}
   const pred = margins.map(m => transform(p.objective, m))
-  onScores?.(Float32Array.from(pred))
+  onScores?.(pred)
   const out: Record<string, number> = {}
   for (const m of p.eval_metric) out[m] = evaluate(m, pred, d.valid.labels, d.valid.weights)
   return out

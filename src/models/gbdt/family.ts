@@ -248,7 +248,7 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
     const onRound = (round: number, metrics: Record<string, number>): 'stop' | undefined => {
       if (!input.rank || input.rank.rank === 0)
         input.onProgress({ kind: 'round', round, rounds: params.num_round, metrics, elapsedMs: performance.now() - t0 })
-      if (input.stop?.obey(round + 1)) return 'stop'
+      if (input.stop?.obey(round + 1, 'round')) return 'stop'
       return onEvaluation?.(round, metrics) === 'stop' ? 'stop' : undefined
     }
     // The last round's validation predictions, kept only when the run asked (the page's ROC).

@@ -265,7 +265,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
           }),
         onEpochEnd:
           onEvaluation && ((epoch, row) => (onEvaluation(epoch, progressMetrics(row)) === 'stop' ? 'stop' : undefined)),
-        ...(input.stop ? { shouldStop: (step: number) => input.stop!.obey(step) } : {}),
+        ...(input.stop ? { shouldStop: (step: number) => input.stop!.obey(step, 'step') } : {}),
       },
       {
         // A sweep slot's session has no `lost`: one segment, no rebuild (the sweep reruns the trial).
