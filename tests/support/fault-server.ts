@@ -9,7 +9,8 @@
  * Deterministic: a rule faults the n-th request to each matching path (`nth`, 1-based) or each
  * request with probability `rate`, drawn from Rng(seed, path, n); the same seed and request
  * sequence per path inject the same faults. CORS and CORP are open so the app page (another
- * loopback origin, cross-origin isolated) can read through it too.
+ * loopback origin, cross-origin isolated) can read through it too. With `perRun`, each run gets
+ * its own mount, so one run's late requests cannot shift the next run's counts.
  */
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -74,6 +75,13 @@ export interface FaultServerOptions {
   seed?: number
   /** Requests must carry this Authorization header value, else 401 (tests of credentials). */
   requireAuthorization?: string
+  /**
+   * Each `configure()` mounts the table afresh at `/<name>~N/` (see `tableUrl`): requests a
+   * finished run still has under way (a sibling read that outlived the failure) reach the old
+   * mount, where they are served unfaulted and uncounted, so they cannot take the next run's
+   * `nth` fault.
+   */
+  perRun?: boolean
 }
 
 /** One request the server saw. */
@@ -93,10 +101,10 @@ export interface InjectedFault {
   page: boolean
 }
 
-/** A running fault server. `tableUrl` is the table's root URL (ends with '/'). */
+/** A running fault server. `tableUrl` is the table's root URL (ends with '/'; per run with `perRun`). */
 export interface FaultServer {
   url: string
-  tableUrl: string
+  readonly tableUrl: string
   requests: SeenRequest[]
   injected: InjectedFault[]
   /** Replaces the rules and forgets request counts and replaced files. */
@@ -112,7 +120,10 @@ interface FileVersion {
 
 interface State {
   root: string
-  mount: string
+  /** The folder's name; the current mount is `mountOf(state)`. */
+  name: string
+  /** configure() calls so far (with `perRun`, the mount's suffix). */
+  runs: number
   rules: FaultRule[]
   seed: number
   counts: Map<string, number>
@@ -127,7 +138,8 @@ export async function startFaultServer(tableDir: string, opts: FaultServerOption
   const root = await realpath(tableDir)
   const state: State = {
     root,
-    mount: basename(root),
+    name: basename(root),
+    runs: 0,
     rules: opts.rules ?? [],
     seed: opts.seed ?? 0,
     counts: new Map(),
@@ -156,10 +168,13 @@ export async function startFaultServer(tableDir: string, opts: FaultServerOption
   const url = `http://127.0.0.1:${addr.port}/`
   return {
     url,
-    tableUrl: `${url}${encodeURIComponent(state.mount)}/`,
+    get tableUrl() {
+      return `${url}${encodeURIComponent(mountOf(state))}/`
+    },
     requests: state.requests,
     injected: state.injected,
     configure(rules, seed) {
+      state.runs++
       state.rules = rules
       state.seed = seed ?? state.seed
       state.counts.clear()
@@ -198,7 +213,13 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     return void res.writeHead(401, { 'Content-Length': 0 }).end()
   }
   if (target.searchParams.get('list-type') === '2') return listing(state, target, res)
-  const rel = relativePath(state, target.pathname)
+  const earlier = earlierRun(state, target.pathname)
+  if (earlier !== undefined) {
+    const file = await onDisk(state, earlier)
+    if (!file) return void res.writeHead(404, { 'Content-Length': 0 }).end()
+    return answer(req, res, file, method === 'HEAD')
+  }
+  const rel = relativePath(mountOf(state), target.pathname)
   if (rel === undefined) return void res.writeHead(404, { 'Content-Length': 0 }).end()
   const file = await currentVersion(state, rel)
   if (!file) return void res.writeHead(404, { 'Content-Length': 0 }).end()
@@ -218,17 +239,34 @@ function preflight(res: ServerResponse): void {
   res.writeHead(204).end()
 }
 
-/** The path below the mount, decoded; undefined when outside it or escaping it. */
-function relativePath(state: State, pathname: string): string | undefined {
-  const prefix = `/${encodeURIComponent(state.mount)}/`
+/** Where the table is mounted now: its folder's name, then `~N` per run with `perRun`. */
+function mountOf(state: State): string {
+  return state.opts.perRun ? `${state.name}~${state.runs}` : state.name
+}
+
+/** The path below an earlier run's mount (`perRun`; served as on disk); undefined for anything else. */
+function earlierRun(state: State, pathname: string): string | undefined {
+  if (!state.opts.perRun) return undefined
+  for (let run = 0; run < state.runs; run++) {
+    const rel = relativePath(`${state.name}~${run}`, pathname)
+    if (rel !== undefined) return rel
+  }
+  return undefined
+}
+
+/** The path below `mount`, decoded; undefined when outside it or escaping it. */
+function relativePath(mount: string, pathname: string): string | undefined {
+  const prefix = `/${encodeURIComponent(mount)}/`
   if (!pathname.startsWith(prefix)) return undefined
   const rel = decodeURIComponent(pathname.slice(prefix.length))
   return rel.split('/').some(s => s === '..' || s === '') ? undefined : rel
 }
 
 async function currentVersion(state: State, rel: string): Promise<FileVersion | undefined> {
-  const replaced = state.replaced.get(rel)
-  if (replaced) return replaced
+  return state.replaced.get(rel) ?? onDisk(state, rel)
+}
+
+async function onDisk(state: State, rel: string): Promise<FileVersion | undefined> {
   const path = join(state.root, ...rel.split('/'))
   if (!path.startsWith(state.root + sep)) return undefined
   const st = await stat(path).catch(() => null)
@@ -275,7 +313,7 @@ function draw(seed: number, rel: string, n: number): number {
 
 async function listing(state: State, target: URL, res: ServerResponse): Promise<void> {
   const q = target.searchParams
-  const mountPrefix = `${state.mount}/`
+  const mountPrefix = `${mountOf(state)}/`
   const prefix = q.get('prefix') ?? ''
   if (!prefix.startsWith(mountPrefix)) return void res.writeHead(404, { 'Content-Length': 0 }).end()
   const xml = await renderListObjectsV2(state.root, {

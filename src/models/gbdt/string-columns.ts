@@ -10,6 +10,7 @@ import { compressors } from '../../data/codecs.ts'
 import { resolveColumns, type ColumnSource } from '../../data/unit-columns.ts'
 import type { ScanPlan, Unit } from '../../data/types.ts'
 import { retryingFetch } from '../../table/http.ts'
+import { FileMemory } from '../../table/range-check.ts'
 import { TableError, type HttpOptions } from '../../table/types.ts'
 
 /** Values of one parquet column chunk: file rows [rowStart, rowStart + data.length). */
@@ -29,16 +30,18 @@ export async function readStringColumns(
 ): Promise<Map<string, (string | null)[]>> {
   const out = new Map(names.map(n => [n, [] as (string | null)[]]))
   if (names.length === 0) return out
-  const fetch = retryingFetch(http, plan.tableUrl) as typeof globalThis.fetch
+  // As the loader's reader: checked against the log's size and the validator the planner saw.
+  const memory = new FileMemory()
+  const fetch = retryingFetch(http, plan.tableUrl, memory) as typeof globalThis.fetch
   const buffers = new Map<number, AsyncBuffer>()
   for (const unit of plan.units) {
     const file = plan.files[unit.fileIndex]
     let buffer = buffers.get(unit.fileIndex)
-    if (!buffer)
-      buffers.set(
-        unit.fileIndex,
-        (buffer = cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))),
-      )
+    if (!buffer) {
+      memory.expect(file.url, { size: file.size, ...file.validator })
+      buffer = cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))
+      buffers.set(unit.fileIndex, buffer)
+    }
     const sources = resolveColumns(plan, file, {}).filter(s => names.includes(s.name))
     const chunks = await readChunks(buffer, plan, unit, sources)
     for (const s of sources) appendLive(out.get(s.name)!, s, chunks.get(s.name) ?? [], unit, file.url)

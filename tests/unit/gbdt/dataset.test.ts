@@ -9,6 +9,8 @@ import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.
 import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
 import { openSnapshot, readRows } from '../../../src/table/index.ts'
 import { loadDataset } from '../../../src/models/gbdt/dataset.ts'
+import { readStringColumns } from '../../../src/models/gbdt/string-columns.ts'
+import { planScan } from '../../../src/data/plan.ts'
 import { buildDictionary, encodeCategorical, isValidRow, selectFeatures } from '../../../src/models/gbdt/features.ts'
 import type { StructType } from '../../../src/table/types.ts'
 
@@ -161,5 +163,19 @@ describe('skipped columns on clicks', () => {
     expect(sel.skipped.map(s => s.name)).toEqual(['emb', 'history'])
     for (const s of sel.skipped) expect(s.reason, s.name).toMatch(/array/)
     expect(sel.features.map(f => f.name)).toContain('device')
+  })
+})
+
+describe('readStringColumns', () => {
+  it('checks its reads against the validator the planner saw (a file rewritten since fails)', async () => {
+    const plan = await planScan(await openSnapshot(url), { columns: ['job'] })
+    const jobs = await readStringColumns(plan, ['job'])
+    expect(jobs.get('job')!.length).toBe(plan.stats.rows)
+    expect(plan.files[0].validator?.etag).toBeDefined()
+    // As if the file had been rewritten after planning: the planner saw another ETag.
+    const stale = { ...plan, files: plan.files.map(f => ({ ...f, validator: { ...f.validator, etag: '"stale"' } })) }
+    await expect(readStringColumns(stale, ['job'])).rejects.toThrow(
+      /marketing\/part-[^ ]+\.parquet: file changed while reading \(ETag was "stale"/,
+    )
   })
 })

@@ -129,7 +129,7 @@ describe('train through injected faults', () => {
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'snaptrain-faults-'))
     for (const w of [GBDT, RECSYS]) {
-      servers.set(w.name, await startFaultServer(join(REPO, w.table)))
+      servers.set(w.name, await startFaultServer(join(REPO, w.table), { perRun: true }))
       const run = await train(w, [])
       clean.set(w.name, run)
       timings.push(`${w.name}\tfault-free\t${run.r.code === 0 ? 'ok' : 'FAILED'}\t${Math.round(run.r.ms)}`)

@@ -46,4 +46,18 @@ describe('commit helpers', () => {
     expect(out).toEqual([50, 10, 40, 20, 30])
     expect(peak).toBe(2)
   })
+
+  it('mapLimit starts no item after the first failure', async () => {
+    const started: number[] = []
+    const run = mapLimit([1, 2, 3, 4, 5, 6], 2, async n => {
+      started.push(n)
+      await new Promise(r => setTimeout(r, n === 2 ? 1 : 20))
+      if (n === 2) throw new Error('item 2 failed')
+      return n
+    })
+    await expect(run).rejects.toThrow('item 2 failed')
+    // 1 and 2 start together; 2 fails before 1 ends, so nothing after them starts.
+    await new Promise(r => setTimeout(r, 60))
+    expect(started).toEqual([1, 2])
+  })
 })
