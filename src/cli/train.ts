@@ -251,19 +251,28 @@ export function progressLine(json: string): string {
   return `${roundText(p)} (${(p.elapsedMs / 1000).toFixed(1)} s)`
 }
 
-/** `[k/N] auc=… logloss=…` of a round (or evaluation) event. */
+/** `[k/N] auc=… logloss=…` of a round event; `[step k/N] …` of a recommender's evaluation. */
 function roundText(p: Extract<TrainProgress, { kind: 'round' }>): string {
   const m = Object.entries(p.metrics)
     .map(([k, v]) => `${k}=${v.toFixed(6)}`)
     .join(' ')
-  return `[${p.round + 1}/${p.rounds}] ${m}`
+  const { done, total } = progressOf(p)
+  return `[${p.steps ? 'step ' : ''}${done}/${total}] ${m}`
 }
 
-/** A page progress event on `shown`: stages, then rounds (or evaluations) of a total. */
+/** Rounds (GBDT) or steps (the recommender) done of the run's total. */
+function progressOf(p: Extract<TrainProgress, { kind: 'round' }>): { done: number; total: number } {
+  return p.steps ?? { done: p.round + 1, total: p.rounds }
+}
+
+/** A page progress event on `shown`: stages, then rounds (or steps) of a total. */
 function showProgress(shown: Progress, json: string): void {
   const p = JSON.parse(json) as TrainProgress
   if (p.kind === 'stage') shown.stage(`train: ${p.message}`, p.fraction)
-  else shown.step(p.round + 1, p.rounds, roundText(p), progressLine(json))
+  else {
+    const { done, total } = progressOf(p)
+    shown.step(done, total, roundText(p), progressLine(json))
+  }
 }
 
 /**

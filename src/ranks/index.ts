@@ -17,6 +17,10 @@
  *    `group.close()`; `liveRankWorkers()` counts rank workers not yet terminated.
  * 3. Without workers (Node unit tests): `localGroup(R)` gives R in-thread Collectives with the same
  *    rank-order sums; run the same job code on each with Promise.all.
+ * 4. A user's Stop: `runRanks(…, { stop: signal })` (or `group.stop()`) asks every rank; a job
+ *    that can stop carries `ctx.stop.vote` in a collective it makes each round or step and calls
+ *    `ctx.stop.agree(votes)` with what came back, then ends where `ctx.stop.signal` is aborted —
+ *    the same round on every rank (stop-vote.ts).
  *
  * Transport: a MessageChannel star — each rank posts its contribution to the coordinator's hub
  * (hub.ts), which combines in rank order and answers every rank; in a cross-origin isolated page
@@ -41,4 +45,5 @@ export type {
 export { localGroup } from './local-group.ts'
 export { RankGroup, runRanks, liveRankWorkers, DEFAULT_RANK_TIMEOUT_MS } from './rank-group.ts'
 export { combineStats } from './stats.ts'
+export { StopVote } from './stop-vote.ts'
 export { reduceArrays } from './reduce.ts'

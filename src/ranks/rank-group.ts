@@ -60,6 +60,8 @@ export class RankGroup {
     if (!Number.isInteger(world) || world < 1) throw new RangeError(`ranks must be an integer ≥ 1, got ${world}`)
     const group = new RankGroup(world, opts, factory)
     await group.race(Promise.all(group.ranks.map((_, r) => group.init(r))), 'start')
+    if (opts.stop?.aborted) group.stop()
+    else opts.stop?.addEventListener('abort', () => group.stop(), { once: true })
     return group
   }
 
@@ -143,6 +145,12 @@ export class RankGroup {
       ms: performance.now() - t0,
       transport: this.transport,
     }
+  }
+
+  /** Asks every rank to stop (the user's Stop): the job stops them at one round or step (stop-vote.ts). */
+  stop(): void {
+    if (this.terminated) return
+    for (const { api } of this.ranks) api.stop().catch(() => undefined) // a failed rank fails the run anyway
   }
 
   /** Terminates rank `rank`'s worker as a crash would (tests): the run fails naming it. */

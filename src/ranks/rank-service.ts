@@ -6,6 +6,7 @@
 import type { CollectiveStats, RankContext, RankJob } from './types.ts'
 import type { RankInit, RankWorkerApi } from '../workers/rank.api.ts'
 import { PortCollective } from './port-collective.ts'
+import { StopVote } from './stop-vote.ts'
 import { loadRankJob } from './jobs.ts'
 import { withTimeout } from '../util/deadline.ts'
 
@@ -13,6 +14,8 @@ import { withTimeout } from '../util/deadline.ts'
 export function createRankService(loadJob: (name: string) => Promise<RankJob> = loadRankJob): RankWorkerApi {
   let coll: PortCollective | undefined
   let init: RankInit | undefined
+  // One vote per worker (a group runs one job): a stop asked before run() still counts.
+  const stop = new StopVote()
   const gpu = rankDevice(message => coll?.fatal(message))
   return {
     init(i: RankInit): void {
@@ -31,10 +34,12 @@ export function createRankService(loadJob: (name: string) => Promise<RankJob> = 
         device: () => gpu.device(timeoutMs),
         adapterLabel: () => gpu.label,
         progress: ev => c.progress(ev),
+        stop,
       }
       const value = await (await loadJob(job)).run(ctx, config)
       return { value, stats: c.stats() }
     },
+    stop: () => stop.ask(),
     loseDevice: () => gpu.lose(),
   }
 }

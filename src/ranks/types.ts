@@ -5,6 +5,8 @@
  * deterministic for a given R.
  */
 
+import type { StopVote } from './stop-vote.ts'
+
 /** Element arrays a collective moves. */
 export type CollectiveArray = Int32Array | Uint32Array | Float32Array | Float64Array
 
@@ -53,6 +55,8 @@ export interface RankContext {
   adapterLabel(): string
   /** Sends a structured-cloneable progress event to the coordinator's onProgress(rank, event). */
   progress(event: unknown): void
+  /** The user's Stop as this rank sees it: its vote, and the ranks' agreed signal (stop-vote.ts). */
+  readonly stop: StopVote
 }
 
 /** A module a rank worker can run (registered by name with registerRankJob, src/ranks/jobs.ts). */
@@ -71,6 +75,8 @@ export interface RankGroupOptions {
    * cross-origin isolated, else messages; 'message' = always the MessageChannel star.
    */
   transport?: 'auto' | 'message'
+  /** Aborted: every rank is asked to stop; the job decides where, together (stop-vote.ts). */
+  stop?: AbortSignal
 }
 
 /** A finished run of a job on every rank. */

@@ -70,11 +70,22 @@ export interface TrainConfig {
   http?: Omit<HttpOptions, 'headers' | 'allowOrigins'>
 }
 
-/** Progress events: data stages, then one per evaluation (boosting round, or recsys evaluation). */
+/**
+ * Progress events: data stages, then one per evaluation (boosting round, or recsys evaluation).
+ * `steps` (the recommender): optimizer steps done of the run's total, the unit a Stop and an
+ * estimate count in (evaluations come every eval_every steps).
+ */
 export type TrainProgress =
   /** `fraction` (0–1): how much of the stage is done, where it knows; such updates repeat its message. */
   | { kind: 'stage'; message: string; fraction?: number }
-  | { kind: 'round'; round: number; rounds: number; metrics: Record<string, number>; elapsedMs: number }
+  | {
+      kind: 'round'
+      round: number
+      rounds: number
+      metrics: Record<string, number>
+      elapsedMs: number
+      steps?: { done: number; total: number }
+    }
 
 /** The headline numbers (what `snaptrain train --json` prints); families add their own. */
 export interface TrainSummary {

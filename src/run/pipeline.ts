@@ -58,7 +58,7 @@ export async function runTraining(
   const family = await loadFamily(config.model)
   const params = family.params(config)
   if (rankCount(config) > 1 && !options.rank && family.onRankWorkers(config)) {
-    return (await import('./ranks.ts')).runOnRanks(config, onProgress)
+    return (await import('./ranks.ts')).runOnRanks(config, onProgress, { stop: options.stop })
   }
   const loading = `planning and loading ${config.table}`
   onProgress({ kind: 'stage', message: loading })

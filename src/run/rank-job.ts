@@ -15,7 +15,8 @@ export const trainRankJob: RankJob<TrainConfig, RankRunResult> = {
     const result = await runTraining(
       { ...config, shard: { rank: ctx.rank, worldSize: ctx.world }, workers: 0 },
       p => ctx.progress(p),
-      { rank: ctx },
+      // The ranks' agreed stop (stop-vote.ts): each rank's StopRequest fires at the same round or step.
+      { rank: ctx, stop: ctx.stop.signal },
     )
     const s = result.summary as { samples_per_second?: number }
     // A recommender checkpoint holds this rank's own cursor: only GBDT models are equal across ranks.

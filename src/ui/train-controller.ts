@@ -198,11 +198,12 @@ export class TrainController implements ReactiveController {
     if (p.kind === 'stage') this.stage = p.message
     else {
       this.history = [...this.history, p.metrics]
-      const unit = this.model === 'recsys' ? 'evaluation' : 'round'
-      this.stage = `${unit} ${p.round + 1} / ${p.rounds}`
-      const done = p.round + 1
-      const etaMs = done > 0 && p.rounds >= done ? (p.elapsedMs / done) * (p.rounds - done) : undefined
-      this.progressView = { unit, done, total: p.rounds, elapsedMs: performance.now() - this.startedAt, etaMs }
+      // The recommender counts steps (what Stop obeys and the estimate divides); GBDT rounds.
+      const unit = p.steps ? 'step' : 'round'
+      const { done, total } = p.steps ?? { done: p.round + 1, total: p.rounds }
+      this.stage = `${unit} ${done} / ${total}`
+      const etaMs = done > 0 && total >= done ? (p.elapsedMs / done) * (total - done) : undefined
+      this.progressView = { unit, done, total, elapsedMs: performance.now() - this.startedAt, etaMs }
     }
     this.host.requestUpdate()
   }

@@ -43,9 +43,9 @@ export interface TrainResultView {
   stopped?: boolean
 }
 
-/** A run's progress: rounds (GBDT) or evaluations (recommender) done of the total, times in ms. */
+/** A run's progress: rounds (GBDT) or steps (recommender) done of the total, times in ms. */
 export interface RunProgressView {
-  unit: 'round' | 'evaluation'
+  unit: 'round' | 'step'
   done: number
   total: number
   /** Since Train was pressed. */

@@ -21,6 +21,8 @@ export interface RankWorkerApi {
   init(init: RankInit): void
   /** Runs job `job` (a name registered in src/ranks/jobs.ts) with `config`; its value and this rank's collective totals. */
   run(job: string, config: unknown): Promise<{ value: unknown; stats: CollectiveStats[] }>
+  /** The user's Stop: the running job (or the next) is asked to stop (src/ranks/stop-vote.ts). */
+  stop(): void
   /** Test hook: destroys this rank's GPU device as if it were lost (no-op without one). */
   loseDevice(): Promise<void>
 }

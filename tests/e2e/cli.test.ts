@@ -87,36 +87,40 @@ describe('snaptrain as a process', () => {
     })
   }, 160_000)
 
-  it('train and Ctrl-C: the run stops after the current round, its model, metrics and manifest (marked stopped) are written, exit 0', async () => {
-    const out = join(tmp, 'stopped')
-    const args = ['train', '--table', 'public/tables/marketing', '--label', 'y', '--features', 'age,balance,job']
-    args.push('--params', '{"num_round":400,"max_depth":6}', '--out', out, '--json')
-    let sent = false
-    const r = await runCli(args, {}, 150_000, [], (text, child) => {
-      // Interrupt once the third round is reported.
-      if (!sent && /\[3\/400\]/.test(text)) {
-        sent = true
-        child.kill('SIGINT')
-      }
-    })
-    const { code, stderr } = r
-    expect(sent, stderr).toBe(true)
-    expect(code, stderr).toBe(0)
-    expect(stderr).toMatch(/Ctrl-C: stopping after the current round/)
-    const s = lastJson<{ rounds: number; stopped: { at_round: number; reason: string } }>(r)
-    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
-    expect(manifest.stopped).toEqual(s.stopped)
-    expect(manifest.stopped.reason).toBe('user')
-    expect(manifest.stopped.at_round).toBeGreaterThanOrEqual(3)
-    expect(manifest.stopped.at_round).toBeLessThan(400)
-    expect(stderr).toContain(`stopped by the user after round ${manifest.stopped.at_round}`)
-    const model = JSON.parse(readFileSync(join(out, 'model.json'), 'utf8'))
-    expect(model.learner.gradient_booster.model.trees).toHaveLength(manifest.stopped.at_round)
-    // metrics.csv: a header and one line per round trained.
-    expect(readFileSync(join(out, 'metrics.csv'), 'utf8').trim().split('\n')).toHaveLength(
-      manifest.stopped.at_round + 1,
-    )
-  }, 160_000)
+  for (const ranks of [1, 2]) {
+    it(`train${ranks > 1 ? ` --ranks ${ranks}` : ''} and Ctrl-C: the run stops after the current round, its model, metrics and manifest (marked stopped) are written, exit 0`, async () => {
+      const out = join(tmp, `stopped-${ranks}`)
+      const args = ['train', '--table', 'public/tables/marketing', '--label', 'y', '--features', 'age,balance,job']
+      args.push('--params', '{"num_round":400,"max_depth":6}', '--out', out, '--json')
+      if (ranks > 1) args.push('--ranks', String(ranks))
+      let sent = false
+      const r = await runCli(args, {}, 150_000, [], (text, child) => {
+        // Interrupt once the third round is reported.
+        if (!sent && /\[3\/400\]/.test(text)) {
+          sent = true
+          child.kill('SIGINT')
+        }
+      })
+      const { code, stderr } = r
+      expect(sent, stderr).toBe(true)
+      expect(code, stderr).toBe(0)
+      expect(stderr).toMatch(/Ctrl-C: stopping after the current round/)
+      const s = lastJson<{ rounds: number; stopped: { at_round: number; reason: string } }>(r)
+      const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
+      expect(manifest.stopped).toEqual(s.stopped)
+      expect(manifest.stopped.reason).toBe('user')
+      expect(manifest.stopped.at_round).toBeGreaterThanOrEqual(3)
+      expect(manifest.stopped.at_round).toBeLessThan(400)
+      expect(stderr).toContain(`stopped by the user after round ${manifest.stopped.at_round}`)
+      const model = JSON.parse(readFileSync(join(out, 'model.json'), 'utf8'))
+      expect(model.learner.gradient_booster.model.trees).toHaveLength(manifest.stopped.at_round)
+      // metrics.csv: a header and one line per round trained.
+      expect(readFileSync(join(out, 'metrics.csv'), 'utf8').trim().split('\n')).toHaveLength(
+        manifest.stopped.at_round + 1,
+      )
+      if (ranks > 1) expect(manifest.ranks).toBe(ranks)
+    }, 160_000)
+  }
 
   it('sweep with zero trials: exit 2 before any browser, naming the flag', async () => {
     const r = await runCli([

@@ -2,11 +2,12 @@
  * GBDT across real rank workers in Chromium, each on its own WebGPU device: the XGBoost JSON model
  * from R = 2, 3, 4 ranks is byte-identical to the single-device R = 1 model (subsample and
  * colsample_bytree 0.8, missing values, a validation set), and a rank killed mid-training ends the
- * run naming it, in under 10 s, with no rank worker left.
+ * run naming it, in under 10 s, with no rank worker left; a Stop asked of the group stops every
+ * rank after the same round.
  */
 import { afterEach, expect, it } from 'vitest'
 import { liveRankWorkers, RankGroup } from '../../src/ranks/index.ts'
-import { trainOnRanks } from '../../src/models/gbdt/ranks.ts'
+import { trainOnRanks, type GbdtRankResult } from '../../src/models/gbdt/ranks.ts'
 import { train, type TrainData } from '../../src/models/gbdt/driver.ts'
 import { createGpuBackend } from '../../src/models/gbdt/gpu-backend.ts'
 import { parseParams } from '../../src/models/gbdt/params.ts'
@@ -64,4 +65,30 @@ it('a rank killed mid-training ends the run naming it within 10 s, with no worke
   expect(performance.now() - killedAt).toBeLessThan(10_000)
   expect(liveRankWorkers()).toBe(0)
   group.close()
+})
+
+it("a user's Stop reaches every rank: both stop after the same round, with byte-identical models", async () => {
+  const stop = new AbortController()
+  const group = await RankGroup.start(2, {
+    stop: stop.signal,
+    onProgress: (_rank, ev) => {
+      if ((ev as { round: number }).round === 1) stop.abort()
+    },
+  })
+  try {
+    const run = await group.run<GbdtRankResult>('gbdt', {
+      data: data(),
+      params: { ...PARAMS, num_round: 50 },
+      histogramKernel: 'storage',
+    })
+    const [a, b] = run.results
+    expect(b.digest).toBe(a.digest)
+    const trees = JSON.parse(a.model!).learner.gradient_booster.model.trees.length
+    // Asked after round 1 (index): the vote rides the next round's metrics broadcast, so round 2 or 3 is the last.
+    expect(trees).toBeGreaterThanOrEqual(2)
+    expect(trees).toBeLessThan(50)
+    expect(run.stats[0].find(s => s.op === 'broadcast')!.calls).toBeLessThan(50)
+  } finally {
+    group.close()
+  }
 })

@@ -261,7 +261,10 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
     const withScores = (t: GbdtTrained): GbdtTrained => (scores ? { ...t, validScores: scores } : t)
     if (input.rank) {
       const { factory, adapter } = await rankBackend(input.rank, input.config.backend)
-      const booster = await trainShard(data.shard!, params, input.rank.coll, factory, { onRound })
+      const booster = await trainShard(data.shard!, params, input.rank.coll, factory, {
+        onRound,
+        stop: input.rank.stop,
+      })
       return { booster, adapter: `${adapter} × ${input.rank.world} ranks` }
     }
     if (slot) {

@@ -6,6 +6,7 @@
  * Table runs with `--ranks` go through the one run on every rank (src/run/ranks.ts).
  * N = training rows, R = ranks, F = features.
  */
+import type { StopVote } from '../../ranks/stop-vote.ts'
 import type { Collective, CollectiveStats, RankContext, RankJob } from '../../ranks/types.ts'
 import type { BackendFactory, BackendReduce } from './backend.ts'
 import { categoricalOf, train, type TrainData } from './driver.ts'
@@ -72,7 +73,13 @@ export function shardOf(data: TrainData, world: number, rank: number): Shard {
 
 /** Options of a rank's run. */
 export interface ShardOptions {
-  onRound?: (round: number, metrics: Record<string, number>) => void
+  /** After each round (metrics shared by rank 0); 'stop' ends training there. */
+  onRound?: (round: number, metrics: Record<string, number>) => void | 'stop'
+  /**
+   * The user's Stop on ranks: rank 0's vote travels with its metrics broadcast each round, so
+   * every rank's `stop.signal` aborts after the same round (check it in onRound).
+   */
+  stop?: StopVote
 }
 
 /**
@@ -97,7 +104,13 @@ export async function trainShard(
   const baseScore = p.base_score ?? (await globalBaseScore(p, data, coll))
   const reduce: BackendReduce = { max: v => coll.allreduceMax(v), sum: v => coll.allreduceSum(v) }
   const factory: BackendFactory = setup => backend({ ...setup, rowOffset: lo, reduce })
-  return train(data, p, factory, { cuts, baseScore, shareMetrics: m => coll.broadcast(m, 0), onRound: opts.onRound })
+  const shareMetrics = async (own: Record<string, number>): Promise<Record<string, number>> => {
+    if (!opts.stop) return coll.broadcast(own, 0)
+    const shared = await coll.broadcast({ metrics: own, stop: opts.stop.vote }, 0)
+    opts.stop.agree(shared.stop)
+    return shared.metrics
+  }
+  return train(data, p, factory, { cuts, baseScore, shareMetrics, onRound: opts.onRound })
 }
 
 /**
@@ -445,10 +458,14 @@ async function memoryRank(ctx: RankContext, c: GbdtRankConfig): Promise<GbdtRank
   if (!c.data) throw new RangeError('gbdt rank job: give the data (table runs use the train job)')
   const p = parseParams(c.params ?? {})
   const { factory, adapter } = await rankBackend(ctx, c.backend, c.histogramKernel)
-  const onRound = (round: number, metrics: Record<string, number>): void => {
+  const onRound = (round: number, metrics: Record<string, number>): 'stop' | undefined => {
     if (ctx.rank === 0) ctx.progress({ kind: 'round', round, rounds: p.num_round, metrics, elapsedMs: 0 })
+    return ctx.stop.signal.aborted ? 'stop' : undefined
   }
-  const booster = await trainShard(shardOf(c.data, ctx.world, ctx.rank), p, ctx.coll, factory, { onRound })
+  const booster = await trainShard(shardOf(c.data, ctx.world, ctx.rank), p, ctx.coll, factory, {
+    onRound,
+    stop: ctx.stop,
+  })
   const model = toXGBoostJsonString(booster)
   return { digest: hashString(model), model: ctx.rank === 0 ? model : undefined, adapter }
 }

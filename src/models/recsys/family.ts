@@ -262,6 +262,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
             rounds: totalEvals,
             metrics: progressMetrics(row),
             elapsedMs: row.elapsedMs,
+            steps: { done: row.step, total: params.epochs * stepsPerEpoch },
           }),
         onEpochEnd:
           onEvaluation && ((epoch, row) => (onEvaluation(epoch, progressMetrics(row)) === 'stop' ? 'stop' : undefined)),

@@ -4,6 +4,7 @@
  * rank, the backend that steps R ranks as one, and the backend a `--ranks` run trains on (GPU:
  * one GpuModel per rank worker; CPU reference: R RefRanks in this thread). R = ranks.
  */
+import type { StopVote } from '../../ranks/stop-vote.ts'
 import { RefBackend, cloneState, type ModelState, type RecsysBackend } from './backend.ts'
 import type { ModelBatch, ModelShape, RecsysParams, StepLr } from './types.ts'
 import type { Collective, CollectiveStats, RankContext } from '../../ranks/types.ts'
@@ -93,17 +94,30 @@ export function scaledParams(p: RecsysParams, world: number): RecsysParams {
  * P = dense parameters, U = distinct rows, D = embedding dim.
  */
 
-/** What a rank ships in the allgather: everything but the dense gradients. */
-type SparsePart = Pick<RankGradients, 'n' | 'lossSum' | 'rows' | 'dRows'>
+/** What a rank ships in the allgather: everything but the dense gradients, and its stop vote. */
+type SparsePart = Pick<RankGradients, 'n' | 'lossSum' | 'rows' | 'dRows'> & { stop?: true }
 
 /**
  * The global-batch gradients from this rank's `g`; every rank must call it in the same step.
  * Resolves to the same values on every rank. With world 1 no collective traffic is needed but
  * the same arithmetic runs (so R = 1 through this path equals a plain step up to the division).
+ * `stop`: the user's Stop travels with the allgather, so every rank agrees after the same step.
  */
-export async function combineGradients(coll: Collective, g: RankGradients, dim: number): Promise<CombinedGradients> {
-  const part: SparsePart = { n: g.n, lossSum: g.lossSum, rows: g.rows, dRows: g.dRows }
+export async function combineGradients(
+  coll: Collective,
+  g: RankGradients,
+  dim: number,
+  stop?: StopVote,
+): Promise<CombinedGradients> {
+  const part: SparsePart = {
+    n: g.n,
+    lossSum: g.lossSum,
+    rows: g.rows,
+    dRows: g.dRows,
+    ...(stop?.vote ? { stop: true } : {}),
+  }
   const parts = coll.world === 1 ? [part] : await coll.allgather(part)
+  stop?.agree(parts.map(p => p.stop === true))
   const dense = coll.world === 1 ? g.dense.slice() : await coll.allreduceSum(g.dense)
   const n = parts.reduce((s, p) => s + p.n, 0)
   const merged = mergeRowGradients(parts, dim)
@@ -234,9 +248,15 @@ export function splitTensors(flat: Float32Array, lengths: readonly number[]): Fl
  */
 
 /** One training step of one rank: local gradients → combined over ranks → update. Resolves to the global mean loss. */
-export async function rankStep(model: RankModel, coll: Collective, batch: ModelBatch, lr: StepLr): Promise<number> {
+export async function rankStep(
+  model: RankModel,
+  coll: Collective,
+  batch: ModelBatch,
+  lr: StepLr,
+  stop?: StopVote,
+): Promise<number> {
   const local = batch.n > 0 ? await model.gradients(batch) : emptyGradients(model.shape)
-  const combined = await combineGradients(coll, local, model.shape.dim)
+  const combined = await combineGradients(coll, local, model.shape.dim, stop)
   await model.applyGradients(combined, lr)
   return combined.loss
 }
@@ -265,10 +285,11 @@ export class RanksBackend implements RecsysBackend {
   private losses: number[] = []
   readonly maxBatch: number
 
-  /** `ranks[r]` talks through `group[r]`; all start from the same state. */
+  /** `ranks[r]` talks through `group[r]`; all start from the same state. `stop`: a rank worker's vote (stop-vote.ts). */
   constructor(
     private readonly ranks: RankModel[],
     private readonly group: Collective[],
+    private readonly stop?: StopVote,
   ) {
     if (ranks.length !== group.length || ranks.length < 1)
       throw new RangeError(`RanksBackend: ${ranks.length} models for ${group.length} collectives`)
@@ -286,7 +307,7 @@ export class RanksBackend implements RecsysBackend {
 
   async step(batch: ModelBatch, lr: StepLr): Promise<void> {
     const parts = splitBatch(batch, this.ranks.length, this.shape)
-    const losses = await Promise.all(this.ranks.map((m, r) => rankStep(m, this.group[r], parts[r], lr)))
+    const losses = await Promise.all(this.ranks.map((m, r) => rankStep(m, this.group[r], parts[r], lr, this.stop)))
     this.losses.push(losses[0])
   }
 
@@ -370,7 +391,10 @@ export async function ranksBackend(
   ])
   const device = await rank.device()
   const model = await GpuModel.create(new PipelineCache(device), shape, params, state)
-  return { backend: new RanksBackend([model], [rank.coll]), adapter: `${rank.adapterLabel()} × ${world} rank workers` }
+  return {
+    backend: new RanksBackend([model], [rank.coll], rank.stop),
+    adapter: `${rank.adapterLabel()} × ${world} rank workers`,
+  }
 }
 
 /** `result` with `ranks` and rank 0's collective totals in its summary when `ranks` ran it (else as is). */

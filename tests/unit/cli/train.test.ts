@@ -130,6 +130,10 @@ describe('train helpers', () => {
     expect(
       progressLine(JSON.stringify({ kind: 'round', round: 1, rounds: 10, metrics: { auc: 0.5 }, elapsedMs: 1500 })),
     ).toBe('[2/10] auc=0.500000 (1.5 s)')
+    const evaluation = { kind: 'round', round: 1, rounds: 4, metrics: { train_loss: 0.25 }, elapsedMs: 500 }
+    expect(progressLine(JSON.stringify({ ...evaluation, steps: { done: 20, total: 40 } }))).toBe(
+      '[step 20/40] train_loss=0.250000 (0.5 s)',
+    )
     expect(progressLine(JSON.stringify({ kind: 'stage', message: 'x' }))).toBe('train: x')
     expect(trainScript({ table: 'u', label: 'y' })).toMatch(/^window\.snaptrain\.train\(\{"table":"u","label":"y"\}/)
   })

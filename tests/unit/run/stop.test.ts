@@ -52,6 +52,7 @@ describe('stop after the current round or step', () => {
 
   it('recommender: stopped at the first evaluation ends at that step, marked at_step', async () => {
     const stop = new AbortController()
+    const steps: Array<{ done: number; total: number } | undefined> = []
     const r = await runTraining(
       {
         ...BASE,
@@ -60,11 +61,17 @@ describe('stop after the current round or step', () => {
         http: { fetch: fileFetch(TABLES) },
       },
       p => {
-        if (p.kind === 'round') stop.abort()
+        if (p.kind !== 'round') return
+        steps.push(p.steps)
+        stop.abort()
       },
       { stop: stop.signal, validScores: true },
     )
     expect(r.manifest.stopped).toEqual({ at_step: 3, reason: 'user' })
+    // Progress counts steps, the unit the stop obeyed: 3 done of 2 epochs' worth.
+    expect(steps[0]?.done).toBe(3)
+    expect(steps[0]!.total % 2).toBe(0)
+    expect(steps[0]!.total).toBeGreaterThan(3)
     expect(r.summary.steps).toBe(3)
     expect(r.metrics).toHaveLength(1)
     expect(thresholdCurves(r.validation!.scores, r.validation!.labels).auc).toBeCloseTo(r.summary.auc!, 12)
