@@ -1,10 +1,14 @@
 /**
- * `<st-line-chart .lines=${lines}>`: a small SVG line chart for curves that are not a time
- * series — ROC (false → true positive rate), precision–recall, learning curves of several runs
- * overlaid — with a legend. Presentational; the owner thins long curves (src/run/roc.ts thinCurve).
+ * `<st-line-chart .lines=${lines}>`: a small line chart for curves that are not a time series —
+ * ROC (false → true positive rate), precision–recall, learning curves of several runs overlaid —
+ * with a legend. Drawn with uPlot in faceted mode (`mode: 2`: each line has its own xs) through
+ * plot.ts PlotSlot. Presentational; the owner thins long curves (src/run/roc.ts thinCurve).
+ * Reflects `data-lines` (the solid lines drawn) for tests.
  */
-import { LitElement, html, css, svg, nothing } from 'lit'
+import { LitElement, html, css, nothing, type PropertyValues } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
+import uPlot from 'uplot'
+import { PlotSlot, plotStyles, type FacetedData } from './plot.ts'
 import { baseStyles } from './styles.ts'
 
 /** One line: its legend name, colour and points; `marker`: one highlighted point (a threshold). */
@@ -14,24 +18,81 @@ export interface ChartLine {
   xs: number[]
   ys: number[]
   marker?: { x: number; y: number }
-  /** Dashed (a reference line, e.g. the ROC diagonal). */
+  /** Dashed (a reference line, e.g. the ROC diagonal); left out of the legend. */
   dashed?: boolean
 }
 
-const W = 300,
-  H = 220,
-  PAD = { l: 40, r: 8, t: 8, b: 32 }
+const HEIGHT = 240,
+  MAX_WIDTH = 360
+
+/** Class of the series whose legend rows are hidden (reference lines, markers); see the styles. */
+const UNLISTED = 'unlisted'
+
+/** The line's points where both coordinates are finite; the line is drawn straight across the rest. */
+function finitePoints(l: ChartLine): [number[], number[]] {
+  const xs: number[] = [],
+    ys: number[] = []
+  l.xs.forEach((x, i) => {
+    const y = l.ys[i]
+    if (!Number.isFinite(x) || y === undefined || !Number.isFinite(y)) return
+    xs.push(x)
+    ys.push(y)
+  })
+  return [xs, ys]
+}
+
+/** uPlot series of one line: a straight-segment path without points; a dashed one thin and unlisted. */
+function lineSeries(l: ChartLine): uPlot.Series {
+  const base = { label: l.name, stroke: l.colour, paths: uPlot.paths.linear!(), points: { show: false } }
+  return l.dashed ? { ...base, width: 1, dash: [4, 3], class: UNLISTED } : { ...base, width: 2 }
+}
+
+/** uPlot series of a line's marker (the line is series `lineIdx`): one visible point, shown with its line. */
+function markerSeries(l: ChartLine, lineIdx: number): uPlot.Series {
+  return {
+    label: `${l.name} marker`,
+    stroke: l.colour,
+    class: UNLISTED,
+    paths: () => null,
+    // `filter` names the point: faceted mode has no shared index window to draw points from.
+    points: {
+      show: u => u.series[lineIdx]!.show !== false,
+      filter: (_u, _i, show) => (show ? [0] : null),
+      size: 8,
+      fill: l.colour,
+      stroke: l.colour,
+    },
+  }
+}
+
+/** uPlot series and faceted data of `lines`: each line, then its marker (if any) right after it. */
+function facets(lines: readonly ChartLine[]): { series: uPlot.Series[]; data: FacetedData } {
+  const series: uPlot.Series[] = [{}],
+    data: FacetedData = [null]
+  for (const l of lines) {
+    series.push(lineSeries(l))
+    data.push(finitePoints(l))
+    if (!l.marker) continue
+    series.push(markerSeries(l, series.length - 1))
+    data.push([[l.marker.x], [l.marker.y]])
+  }
+  return { series, data }
+}
+
+/** A linear scale: fixed to `domain` when given, else ranged on the data. */
+function scale(domain?: [number, number]): uPlot.Scale {
+  return domain ? { time: false, auto: false, range: domain } : { time: false }
+}
 
 @customElement('st-line-chart')
 export class StLineChart extends LitElement {
   static styles = [
     baseStyles,
+    plotStyles,
     css`
-    svg { width: 100%; max-width: 360px; height: auto; overflow: visible; }
-    .axis { stroke: #9aa3b2; stroke-width: 1; }
-    text { font-size: 10px; fill: var(--st-muted, #5b6473); }
-    .legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 12px; }
-    .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; }
+    .plot { max-width: ${MAX_WIDTH}px; min-height: ${HEIGHT}px; }
+    .u-legend { font-size: 12px; }
+    .u-legend tr.unlisted { display: none; }
   `,
   ]
 
@@ -43,50 +104,45 @@ export class StLineChart extends LitElement {
   @property({ attribute: false }) xDomain?: [number, number]
   @property({ attribute: false }) yDomain?: [number, number]
 
+  private readonly chart = new PlotSlot()
+
   render() {
+    return html`${this.heading ? html`<h2>${this.heading}</h2>` : nothing}
+      <div class="plot" role="figure" aria-label=${this.heading || `${this.yLabel} by ${this.xLabel}`}></div>`
+  }
+
+  protected updated(changed: PropertyValues<this>): void {
+    const inputs = ['lines', 'xLabel', 'yLabel', 'xDomain', 'yDomain'] as const
+    if (!inputs.some(k => changed.has(k))) return
     const drawn = this.lines.filter(l => l.xs.length > 0)
     this.dataset.lines = String(drawn.filter(l => !l.dashed).length)
-    const [x0, x1] = this.xDomain ?? range(drawn.flatMap(l => l.xs))
-    const [y0, y1] = this.yDomain ?? range(drawn.flatMap(l => l.ys))
-    const sx = (x: number) => PAD.l + ((x - x0) / (x1 - x0 || 1)) * (W - PAD.l - PAD.r)
-    const sy = (y: number) => H - PAD.b - ((y - y0) / (y1 - y0 || 1)) * (H - PAD.t - PAD.b)
-    const path = (l: ChartLine) =>
-      l.xs
-        .map((x, i) => [x, l.ys[i]] as const)
-        .filter(([, y]) => Number.isFinite(y))
-        .map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`)
-        .join(' ')
-    return html`${this.heading ? html`<h2>${this.heading}</h2>` : nothing}
-      <svg viewBox="0 0 ${W} ${H}" role="img" aria-label=${this.heading || `${this.yLabel} by ${this.xLabel}`}>
-        ${svg`<line class="axis" x1=${PAD.l} y1=${H - PAD.b} x2=${W - PAD.r} y2=${H - PAD.b}></line>
-          <line class="axis" x1=${PAD.l} y1=${PAD.t} x2=${PAD.l} y2=${H - PAD.b}></line>
-          <text x=${PAD.l} y=${H - PAD.b + 12} text-anchor="middle">${fmt(x0)}</text>
-          <text x=${W - PAD.r} y=${H - PAD.b + 12} text-anchor="end">${fmt(x1)}</text>
-          <text x=${(PAD.l + W - PAD.r) / 2} y=${H - 4} text-anchor="middle">${this.xLabel}</text>
-          <text x=${PAD.l - 4} y=${H - PAD.b} text-anchor="end">${fmt(y0)}</text>
-          <text x=${PAD.l - 4} y=${PAD.t + 8} text-anchor="end">${fmt(y1)}</text>
-          <text x=${10} y=${(PAD.t + H - PAD.b) / 2} text-anchor="middle"
-            transform="rotate(-90 10 ${(PAD.t + H - PAD.b) / 2})">${this.yLabel}</text>`}
-        ${drawn.map(
-          l => svg`<polyline fill="none" stroke=${l.colour} stroke-width=${l.dashed ? 1 : 2}
-            stroke-dasharray=${l.dashed ? '4 3' : 'none'} points=${path(l)}></polyline>
-            ${l.marker ? svg`<circle cx=${sx(l.marker.x)} cy=${sy(l.marker.y)} r="4" fill=${l.colour}></circle>` : nothing}`,
-        )}
-      </svg>
-      <div class="legend">${drawn
-        .filter(l => !l.dashed)
-        .map(l => html`<span><span class="swatch" style="background:${l.colour}"></span>${l.name}</span>`)}</div>`
+    if (drawn.length === 0) return this.chart.clear()
+    const { series, data } = facets(drawn)
+    this.chart.draw(
+      this.renderRoot.querySelector<HTMLElement>('.plot')!,
+      {
+        mode: 2,
+        width: Math.min(MAX_WIDTH, this.clientWidth || MAX_WIDTH),
+        height: HEIGHT,
+        legend: { live: false },
+        scales: { x: scale(this.xDomain), y: scale(this.yDomain) },
+        series,
+        axes: [{ label: this.xLabel }, { label: this.yLabel }],
+      },
+      data,
+    )
   }
-}
 
-function range(vs: number[]): [number, number] {
-  const finite = vs.filter(Number.isFinite)
-  if (finite.length === 0) return [0, 1]
-  return [Math.min(...finite), Math.max(...finite)]
-}
+  connectedCallback(): void {
+    super.connectedCallback()
+    // Moved in the page: draw again what disconnecting cleared.
+    if (this.hasUpdated) this.requestUpdate('lines')
+  }
 
-function fmt(v: number): string {
-  return Math.abs(v) >= 100 ? v.toFixed(0) : Number(v.toPrecision(3)).toString()
+  disconnectedCallback(): void {
+    super.disconnectedCallback()
+    this.chart.clear()
+  }
 }
 
 declare global {

@@ -1,12 +1,16 @@
 /**
- * The one place the sweep charts create uPlot instances: (re)builds a plot in a component's
- * shadow root and destroys the previous one, so every chart component stays presentational and
- * leak-free. uPlot's stylesheet is exported for the components' static styles.
+ * The one place the app's charts (sweeps, the training curve, st-line-chart) create uPlot
+ * instances: (re)builds a plot in a component's shadow root and destroys the previous one, so
+ * every chart component stays presentational and leak-free. uPlot's stylesheet is exported for
+ * the components' static styles.
  */
 import { unsafeCSS } from 'lit'
 import uPlot from 'uplot'
 import uPlotCss from 'uplot/dist/uPlot.min.css?inline'
 import type { Columns } from './sweep-chart-data.ts'
+
+/** Data of a faceted plot (uPlot `mode: 2`): no shared x column, then each series' own [xs, ys]. */
+export type FacetedData = [null, ...Array<[number[], number[]]>]
 
 /** uPlot's CSS as a Lit style (legend, cursor, axes). */
 export const plotStyles = unsafeCSS(uPlotCss)
@@ -15,13 +19,15 @@ export const plotStyles = unsafeCSS(uPlotCss)
 export class PlotSlot {
   plot?: uPlot
 
-  /** Replaces the plot in `target` with one built from `opts` and `data`. */
-  draw(target: HTMLElement, opts: uPlot.Options, data: Columns): uPlot {
+  /** Replaces the plot in `target` with one built from `opts` and `data` (faceted when `opts.mode` is 2). */
+  draw(target: HTMLElement, opts: uPlot.Options, data: Columns | FacetedData): uPlot {
     this.clear()
+    // uPlot's typings model only aligned data; the faceted form is passed through as is.
     this.plot = new uPlot(opts, data as uPlot.AlignedData, target)
     return this.plot
   }
 
+  /** Destroys the plot, if any. */
   clear(): void {
     this.plot?.destroy()
     this.plot = undefined

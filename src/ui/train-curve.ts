@@ -1,12 +1,13 @@
 /**
  * `<st-train-curve .history=${rounds}>`: the live validation curve of one training run, drawn
- * with uPlot: AUC on the left axis, loss-like metrics (logloss, error, rmse) on the right, one
+ * with uPlot (plot.ts PlotSlot): AUC on the left axis, loss-like metrics (logloss, error, rmse) on the right, one
  * point per boosting round. Presentational: the owner appends rounds to `history` as they come.
  */
-import { LitElement, html, css, unsafeCSS, type PropertyValues } from 'lit'
+import { LitElement, html, css, type PropertyValues } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
-import uPlot from 'uplot'
-import uPlotCss from 'uplot/dist/uPlot.min.css?inline'
+import type uPlot from 'uplot'
+import { PlotSlot, plotStyles } from './plot.ts'
+import type { Columns } from './sweep-chart-data.ts'
 import { baseStyles } from './styles.ts'
 
 /** Colours per metric (the legend shows the names). */
@@ -33,7 +34,7 @@ function seriesOf(metric: string): uPlot.Series {
 export class StTrainCurve extends LitElement {
   static styles = [
     baseStyles,
-    unsafeCSS(uPlotCss),
+    plotStyles,
     css`
     .plot { min-height: 260px; }
     .empty { color: var(--st-muted, #5b6473); }
@@ -47,7 +48,7 @@ export class StTrainCurve extends LitElement {
   /** What one point is: 'round' (GBDT) or 'evaluation' (recommender, every eval_every steps). */
   @property({ attribute: 'x-label' }) xLabel = 'round'
 
-  private plot?: uPlot
+  private readonly chart = new PlotSlot()
   private metrics: string[] = []
 
   render() {
@@ -68,23 +69,21 @@ export class StTrainCurve extends LitElement {
       changed.has('xLabel')
     )
       this.rebuild(metrics)
-    else this.plot?.setData(this.data())
+    else this.chart.plot?.setData(this.data() as uPlot.AlignedData)
   }
 
   disconnectedCallback(): void {
     super.disconnectedCallback()
-    this.plot?.destroy()
-    this.plot = undefined
+    this.chart.clear()
   }
 
-  private data(): uPlot.AlignedData {
+  private data(): Columns {
     const x = this.history.map((_, r) => r + 1)
     return [x, ...this.metrics.map(k => this.history.map(m => m[k] ?? null))]
   }
 
   private rebuild(metrics: string[]): void {
-    this.plot?.destroy()
-    this.plot = undefined
+    this.chart.clear()
     this.metrics = metrics
     if (this.history.length === 0) return
     const target = this.renderRoot.querySelector<HTMLElement>('.plot')!
@@ -99,7 +98,7 @@ export class StTrainCurve extends LitElement {
         { scale: 'loss', side: 1, label: 'loss', grid: { show: false } },
       ],
     }
-    this.plot = new uPlot(opts, this.data(), target)
+    this.chart.draw(target, opts, this.data())
   }
 }
 
