@@ -45,5 +45,4 @@ export type {
 export { localGroup } from './local-group.ts'
 export { RankGroup, runRanks, liveRankWorkers, DEFAULT_RANK_TIMEOUT_MS } from './rank-group.ts'
 export { combineStats } from './stats.ts'
-export { StopVote } from './stop-vote.ts'
 export { reduceArrays } from './reduce.ts'

@@ -105,9 +105,13 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
       out,
       '--json',
     ])
-    expect(r.err).toMatch(/\[3\/3\] train_loss=\d\.\d+ auc=0\.\d+ logloss=/)
+    // Progress counts optimizer steps: the last evaluation is at the last step of the epoch.
+    const steps = [...r.err.matchAll(/\[step (\d+)\/(\d+)\] train_loss=\d\.\d+ auc=0\.\d+ logloss=/g)]
+    expect(steps.length, r.err).toBe(3)
+    expect(steps.at(-1)![1]).toBe(steps.at(-1)![2])
     expect(r.code).toBe(0)
     const s = JSON.parse(r.out.trim().split('\n').pop()!)
+    expect(Number(steps.at(-1)![2])).toBe(s.steps)
     expect(Object.keys(s)).toEqual([
       'model',
       'auc',
