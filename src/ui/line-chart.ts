@@ -105,6 +105,15 @@ export class StLineChart extends LitElement {
   @property({ attribute: false }) yDomain?: [number, number]
 
   private readonly chart = new PlotSlot()
+  /** Follows the element's width (the chart narrows with its column, up to MAX_WIDTH). */
+  private readonly resize = new ResizeObserver(() => {
+    const width = this.width()
+    if (this.chart.plot && this.chart.plot.width !== width) this.chart.plot.setSize({ width, height: HEIGHT })
+  })
+
+  private width(): number {
+    return Math.min(MAX_WIDTH, this.clientWidth || MAX_WIDTH)
+  }
 
   render() {
     return html`${this.heading ? html`<h2>${this.heading}</h2>` : nothing}
@@ -122,7 +131,7 @@ export class StLineChart extends LitElement {
       this.renderRoot.querySelector<HTMLElement>('.plot')!,
       {
         mode: 2,
-        width: Math.min(MAX_WIDTH, this.clientWidth || MAX_WIDTH),
+        width: this.width(),
         height: HEIGHT,
         legend: { live: false },
         scales: { x: scale(this.xDomain), y: scale(this.yDomain) },
@@ -135,12 +144,14 @@ export class StLineChart extends LitElement {
 
   connectedCallback(): void {
     super.connectedCallback()
+    this.resize.observe(this)
     // Moved in the page: draw again what disconnecting cleared.
     if (this.hasUpdated) this.requestUpdate('lines')
   }
 
   disconnectedCallback(): void {
     super.disconnectedCallback()
+    this.resize.disconnect()
     this.chart.clear()
   }
 }

@@ -1,16 +1,18 @@
 /**
  * The single run's components: the train panel's progress line and Stop (`train-stop`), the Runs
  * list's events (download, compare, delete) on user action only, the curves' confusion matrix
- * following the threshold, and the comparison's parameter diff and overlaid curves.
+ * following the threshold, the comparison's parameter diff and overlaid curves, and the line
+ * chart following its column's width.
  */
 import { afterEach, expect, test } from 'vitest'
 import '../../src/ui/train-panel.ts'
 import '../../src/ui/run-list.ts'
 import '../../src/ui/run-curves.ts'
 import '../../src/ui/run-compare.ts'
+import '../../src/ui/line-chart.ts'
 import { progressText } from '../../src/ui/train-panel.ts'
 import type { StoredRun } from '../../src/api-types.ts'
-import { cleanup, fixture, record, textOf } from './fixture.ts'
+import { cleanup, fixture, record, textOf, waitFor } from './fixture.ts'
 
 afterEach(cleanup)
 
@@ -96,4 +98,20 @@ test('compare: differing parameters marked, learning curves of both runs', async
   }
   await chart.updateComplete
   expect(chart.dataset.lines).toBe('2')
+})
+
+test('line chart: drawn at its column width (at most 360 px) and redrawn when the column changes', async () => {
+  const column = document.createElement('div')
+  column.style.width = '240px'
+  document.body.append(column)
+  const chart = document.createElement('st-line-chart')
+  chart.lines = [{ name: 'a', colour: '#111', xs: [0, 0.5, 1], ys: [0, 0.8, 1] }]
+  column.append(chart)
+  await chart.updateComplete
+  const plotWidth = () => (chart.shadowRoot!.querySelector('.uplot') as HTMLElement | null)?.offsetWidth
+  expect(await waitFor(() => plotWidth())).toBe(240)
+  column.style.width = '300px'
+  await waitFor(() => plotWidth() === 300)
+  column.style.width = '900px'
+  await waitFor(() => plotWidth() === 360)
 })
