@@ -1,7 +1,8 @@
 /**
  * `<st-train-curve .history=${rounds}>`: the live validation curve of one training run, drawn
- * with uPlot (plot.ts PlotSlot): AUC on the left axis, loss-like metrics (logloss, error, rmse) on the right, one
- * point per boosting round. Presentational: the owner appends rounds to `history` as they come.
+ * with uPlot (plot.ts PlotSlot): AUC on the left axis, loss-like metrics (logloss, error, rmse)
+ * on the right, one point per boosting round (the recommender: per evaluation). Presentational:
+ * the owner appends rounds to `history` as they come.
  */
 import { LitElement, html, css, type PropertyValues } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
