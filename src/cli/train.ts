@@ -17,6 +17,7 @@ import { pageErrorMessage, pageTables, withAppPage, type Closers, type PageTable
 import { progress, type Progress } from './progress.ts'
 import { openSnapshot } from '../table/index.ts'
 import { httpFor, type RunResult, type TrainConfig, type TrainProgress } from '../run/config.ts'
+import { progressDone } from '../run/progress.ts'
 import { loadFamily, type ModelFamily } from '../run/family.ts'
 import { runFiles } from '../run/artifacts.ts'
 import type { StoppedMark } from '../run/stop.ts'
@@ -256,13 +257,8 @@ function roundText(p: Extract<TrainProgress, { kind: 'round' }>): string {
   const m = Object.entries(p.metrics)
     .map(([k, v]) => `${k}=${v.toFixed(6)}`)
     .join(' ')
-  const { done, total } = progressOf(p)
+  const { done, total } = progressDone(p)
   return `[${p.steps ? 'step ' : ''}${done}/${total}] ${m}`
-}
-
-/** Rounds (GBDT) or steps (the recommender) done of the run's total. */
-function progressOf(p: Extract<TrainProgress, { kind: 'round' }>): { done: number; total: number } {
-  return p.steps ?? { done: p.round + 1, total: p.rounds }
 }
 
 /** A page progress event on `shown`: stages, then rounds (or steps) of a total. */
@@ -270,7 +266,7 @@ function showProgress(shown: Progress, json: string): void {
   const p = JSON.parse(json) as TrainProgress
   if (p.kind === 'stage') shown.stage(`train: ${p.message}`, p.fraction)
   else {
-    const { done, total } = progressOf(p)
+    const { done, total } = progressDone(p)
     shown.step(done, total, roundText(p), progressLine(json))
   }
 }

@@ -15,7 +15,7 @@ import { fetchGroup, groupStartOf, readGroupColumns } from './group-read.ts'
 import type { UnitBytes } from './unit-bytes.ts'
 import { resolveColumns, type ColumnSource, type RawTimestamp } from './unit-columns.ts'
 import { decodeFastColumns } from './unit-fast.ts'
-import type { DecodeSpec, DecodedColumn, DecodedUnit, ScanPlan, Unit } from './types.ts'
+import type { DecodeSpec, DecodedColumn, DecodedUnit, PlanFile, ScanPlan, Unit } from './types.ts'
 
 /**
  * Numbers instead of Dates: dates as day numbers, timestamps as seconds since the epoch (what
@@ -44,6 +44,19 @@ export interface UnitReader {
   stats(): UnitReaderStats
 }
 
+/**
+ * A planned file's AsyncBuffer whose reads (through `fetch`, made with `memory`) are checked
+ * against the log's size and the validator the planner saw: a file rewritten since fails.
+ */
+export function openPlannedFile(
+  file: PlanFile,
+  fetch: typeof globalThis.fetch,
+  memory: FileMemory,
+): Promise<AsyncBuffer> {
+  memory.expect(file.url, { size: file.size, ...file.validator })
+  return asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch })
+}
+
 /** Row groups whose fetched bytes are kept for the next unit (units cut from one large group). */
 const GROUP_CACHE = 2
 
@@ -64,9 +77,7 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
   async function fileBuffer(index: number): Promise<AsyncBuffer> {
     let buffer = files.get(index)
     if (!buffer) {
-      const file = plan.files[index]
-      memory.expect(file.url, { size: file.size, ...file.validator })
-      buffer = await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch })
+      buffer = await openPlannedFile(plan.files[index], fetch, memory)
       files.set(index, buffer)
     }
     return buffer

@@ -16,6 +16,7 @@ import type {
   TrainProgress,
 } from '../api-types.ts'
 import type { RunResult } from '../run/config.ts'
+import { progressDone } from '../run/progress.ts'
 import { toErrorView } from './errors.ts'
 import type { RunProgressView, TrainModel, TrainResultView, TrainStartDetail } from './train-panel.ts'
 import type { ErrorView, LoadState } from './types.ts'
@@ -200,7 +201,7 @@ export class TrainController implements ReactiveController {
       this.history = [...this.history, p.metrics]
       // The recommender counts steps (what Stop obeys and the estimate divides); GBDT rounds.
       const unit = p.steps ? 'step' : 'round'
-      const { done, total } = p.steps ?? { done: p.round + 1, total: p.rounds }
+      const { done, total } = progressDone(p)
       this.stage = `${unit} ${done} / ${total}`
       const etaMs = done > 0 && total >= done ? (p.elapsedMs / done) * (total - done) : undefined
       this.progressView = { unit, done, total, elapsedMs: performance.now() - this.startedAt, etaMs }

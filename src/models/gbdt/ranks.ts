@@ -105,9 +105,8 @@ export async function trainShard(
   const reduce: BackendReduce = { max: v => coll.allreduceMax(v), sum: v => coll.allreduceSum(v) }
   const factory: BackendFactory = setup => backend({ ...setup, rowOffset: lo, reduce })
   const shareMetrics = async (own: Record<string, number>): Promise<Record<string, number>> => {
-    if (!opts.stop) return coll.broadcast(own, 0)
-    const shared = await coll.broadcast({ metrics: own, stop: opts.stop.vote }, 0)
-    opts.stop.agree(shared.stop)
+    const shared = await coll.broadcast({ metrics: own, stop: opts.stop?.vote ?? false }, 0)
+    opts.stop?.agree(shared.stop)
     return shared.metrics
   }
   return train(data, p, factory, { cuts, baseScore, shareMetrics, onRound: opts.onRound })

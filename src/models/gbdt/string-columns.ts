@@ -5,9 +5,10 @@
  * hyparquet directly: same units, same live-row masks, same column mapping as the loader.
  * N = live rows of the plan.
  */
-import { asyncBufferFromUrl, cachedAsyncBuffer, parquetRead, type AsyncBuffer } from 'hyparquet'
+import { cachedAsyncBuffer, parquetRead, type AsyncBuffer } from 'hyparquet'
 import { compressors } from '../../data/codecs.ts'
 import { resolveColumns, type ColumnSource } from '../../data/unit-columns.ts'
+import { openPlannedFile } from '../../data/unit-reader.ts'
 import type { ScanPlan, Unit } from '../../data/types.ts'
 import { retryingFetch } from '../../table/http.ts'
 import { FileMemory } from '../../table/range-check.ts'
@@ -38,8 +39,7 @@ export async function readStringColumns(
     const file = plan.files[unit.fileIndex]
     let buffer = buffers.get(unit.fileIndex)
     if (!buffer) {
-      memory.expect(file.url, { size: file.size, ...file.validator })
-      buffer = cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))
+      buffer = cachedAsyncBuffer(await openPlannedFile(file, fetch, memory))
       buffers.set(unit.fileIndex, buffer)
     }
     const sources = resolveColumns(plan, file, {}).filter(s => names.includes(s.name))

@@ -95,7 +95,7 @@ export function scaledParams(p: RecsysParams, world: number): RecsysParams {
  */
 
 /** What a rank ships in the allgather: everything but the dense gradients, and its stop vote. */
-type SparsePart = Pick<RankGradients, 'n' | 'lossSum' | 'rows' | 'dRows'> & { stop?: true }
+type SparsePart = Pick<RankGradients, 'n' | 'lossSum' | 'rows' | 'dRows'> & { stop: boolean }
 
 /**
  * The global-batch gradients from this rank's `g`; every rank must call it in the same step.
@@ -109,15 +109,9 @@ export async function combineGradients(
   dim: number,
   stop?: StopVote,
 ): Promise<CombinedGradients> {
-  const part: SparsePart = {
-    n: g.n,
-    lossSum: g.lossSum,
-    rows: g.rows,
-    dRows: g.dRows,
-    ...(stop?.vote ? { stop: true } : {}),
-  }
+  const part: SparsePart = { n: g.n, lossSum: g.lossSum, rows: g.rows, dRows: g.dRows, stop: stop?.vote ?? false }
   const parts = coll.world === 1 ? [part] : await coll.allgather(part)
-  stop?.agree(parts.map(p => p.stop === true))
+  stop?.agree(parts.map(p => p.stop))
   const dense = coll.world === 1 ? g.dense.slice() : await coll.allreduceSum(g.dense)
   const n = parts.reduce((s, p) => s + p.n, 0)
   const merged = mergeRowGradients(parts, dim)
