@@ -1,4 +1,4 @@
-import { cpSync, readdirSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { defineConfig, type Plugin } from 'vite'
 import { tablesListingPlugin } from './src/serve/vite-tables-plugin.ts'
@@ -21,6 +21,8 @@ function publicWithoutTables(): Plugin {
       outDir = resolve(config.root, config.build.outDir)
     },
     writeBundle() {
+      // A fresh clone has no public/ (it holds only the generated, git-ignored sample tables).
+      if (!existsSync(publicDir)) return
       for (const name of readdirSync(publicDir)) {
         if (name !== 'tables') cpSync(join(publicDir, name), join(outDir, name), { recursive: true })
       }

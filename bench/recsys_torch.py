@@ -7,11 +7,11 @@ featurize the raw rows in Python per features.json, compare its predictions with
 
 Needs Debian's python3-torch (not a snaptrain dependency). Steps (each skipped when its output is
 there): generate a clicks table, `snaptrain train --model recsys` with a 20% validation split,
-`snaptrain export --format safetensors`, `snaptrain predict`, `snaptrain scan` (rows and their
-path:row ids, for the split). Usage: /usr/bin/python3 bench/recsys_torch.py [--work DIR] [--rows N]
+`snaptrain export --format safetensors`, `snaptrain predict`, `snaptrain scan` (the rows, whose
+values give the split: README "The validation split and row identity"). Usage: /usr/bin/python3 bench/recsys_torch.py [--work DIR] [--rows N]
 [--backend gpu|cpu] [--steps K] [--json]
 """
-import argparse, json, math, os, subprocess, sys, time
+import argparse, json, math, os, struct, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLI = ["node", os.path.join(ROOT, "bin", "snaptrain.js")]
@@ -25,6 +25,42 @@ def sh(args, out=None):
     if r.returncode != 0:
         sys.exit("snaptrain %s failed (%d): %s" % (args[0], r.returncode, r.stderr.strip()[-2000:]))
     print("  snaptrain %s: %.1f s" % (args[0], time.time() - t0), file=sys.stderr)
+
+
+def murmur3(data, seed=0):
+    """MurmurHash3 x86_32 of bytes (unsigned), with a seed."""
+    M = 0xFFFFFFFF
+    h, n = seed, len(data)
+    for i in range(0, n, 4):  # 4-byte blocks, then the 1-3 tail bytes (no rotate-multiply for the tail)
+        k = int.from_bytes(data[i:i + 4], "little") * 0xCC9E2D51 & M
+        k = ((k << 15) | (k >> 17)) * 0x1B873593 & M
+        h ^= k
+        if i + 4 <= n:
+            h = ((h << 13) | (h >> 19)) & M
+            h = (h * 5 + 0xE6546B64) & M
+    h ^= n
+    h = (h ^ (h >> 16)) * 0x85EBCA6B & M
+    h = (h ^ (h >> 13)) * 0xC2B2AE35 & M
+    return h ^ (h >> 16)
+
+
+def key_value_hash(v):
+    """A key column value's hash (README "The validation split and row identity"); null is 0xFFFFFFFF."""
+    if v is None:
+        return 0xFFFFFFFF
+    if isinstance(v, str):
+        return murmur3(v.encode("utf-8"))
+    if isinstance(v, float) and math.isnan(v):
+        return murmur3(struct.pack("<Q", 0x7FF8000000000000))
+    if isinstance(v, float) and not (v.is_integer() and abs(v) < 2**53):
+        return murmur3(struct.pack("<d", v))
+    return murmur3(struct.pack("<q", int(v)))
+
+
+def is_valid_row(values, seed, fraction):
+    """Whether the row with these key values is held out by the seeded split (seed, fraction)."""
+    key = murmur3(b"".join(struct.pack("<I", key_value_hash(v)) for v in values))
+    return murmur3(struct.pack("<qq", seed, key), 0x9747B28C) / 2**32 < fraction
 
 
 def snippet_module():
@@ -58,9 +94,8 @@ def main():
     preds_csv = os.path.join(run, "preds.csv")
     sh(["predict", "--model", os.path.join(run, "model.bin"), "--table", table, "--out", preds_csv]
        + (["--cpu"] if a.backend == "cpu" else []))
-    rows_path, ids_path = os.path.join(run, "rows.jsonl"), os.path.join(run, "ids.txt")
+    rows_path = os.path.join(run, "rows.jsonl")
     sh(["scan", "--table", table], rows_path)
-    sh(["scan", "--table", table, "--format", "ids"], ids_path)
 
     m = snippet_module()
     torch, np = m["torch"], m["np"]
@@ -70,9 +105,8 @@ def main():
     manifest = json.load(open(os.path.join(run, "manifest.json")))
     rows = [json.loads(l) for l in open(rows_path)]
     columns = {k: [r.get(k) for r in rows] for k in rows[0]}
-    ids = [l.strip().rsplit(":", 1) for l in open(ids_path)]
     ours = np.loadtxt(preds_csv, delimiter=",", skiprows=1, dtype=np.float64)
-    assert len(rows) == len(ids) == len(ours), (len(rows), len(ids), len(ours))
+    assert len(rows) == len(ours), (len(rows), len(ours))
 
     t0 = time.time()
     X = m["featurize"](columns, F)
@@ -90,9 +124,11 @@ def main():
     infinite_agree = bool(np.all(np.sign(logits[~finite]) == np.sign(ours[~finite, 0])))
     d_prob = float(np.abs(probs - ours[:, 1]).max())
 
-    # The run's validation rows: the seeded per-row split training used (GBDT's isValidRow).
+    # The run's validation rows: the seeded split by row key training used (src/data/row-key.ts), whose
+    # default key columns are the label and the features, list columns left out, sorted by name.
     seed, fraction = manifest["seed"], manifest["validation"]["fraction"]
-    valid = np.array([m["murmur3"](("%d\0%s\0%s" % (seed, p, r)).encode()) / 2**32 < fraction for p, r in ids])
+    keys = sorted(k for k in rows[0] if not isinstance(rows[0][k], list))
+    valid = np.array([is_valid_row([r.get(k) for k in keys], seed, fraction) for r in rows])
     assert valid.sum() == manifest["rows_valid"], (int(valid.sum()), manifest["rows_valid"])
     vi, ti = torch.from_numpy(np.flatnonzero(valid)), torch.from_numpy(np.flatnonzero(~valid))
     Xv, Xt = [t[vi] for t in X], [t[ti] for t in X]

@@ -43,8 +43,8 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
   const governed = <T extends HttpOptions & AccessOption>(url: string, opts?: T): Omit<T, 'access'> | undefined => {
     if (!opts?.access) return opts
     const { access, ...rest } = opts
-    const { fetch, timeoutMs, attempts, backoffMs } = rest
-    const http = { fetch, timeoutMs, attempts, backoffMs }
+    const { fetch, timeoutMs, attempts, backoffMs, allowOrigins, allowInsecureHttp } = rest
+    const http = { fetch, timeoutMs, attempts, backoffMs, allowOrigins, allowInsecureHttp }
     return { ...rest, resolver: tableResolver(url, accesses.intern(access), { http }) }
   }
   /** A run's config with its table URLs resolved and its access interned (train and explain read the same rows). */

@@ -86,8 +86,15 @@ export async function readAwsCredentials(env: AwsEnv = process.env, home = homed
   throw new Error(`no AWS credentials: AWS_ACCESS_KEY_ID is not set; ${notes.join('; ')}`)
 }
 
+/**
+ * The profile names for an error, leaving out any that does not look like one (over 64 characters,
+ * or with `/`, `+`, `=`, spaces…): a key pasted between brackets is a secret, not a name.
+ */
 function listed(names: string[]): string {
-  return names.length ? names.join(', ') : 'none'
+  const shown = names.filter(n => /^[\w.@-]{1,64}$/.test(n))
+  const hidden = names.length - shown.length
+  const rest = hidden ? `${hidden} other section${hidden > 1 ? 's' : ''} not shown` : ''
+  return [...shown, ...(rest ? [rest] : [])].join(', ') || 'none'
 }
 
 function fromEnvironment(env: AwsEnv): S3Credentials {

@@ -27,7 +27,7 @@ export const ALLOW_ORIGIN_FLAG = {
   'allow-origin': {
     type: 'list',
     placeholder: 'ORIGIN',
-    help: "only read the table's files from its own origin and these (repeat or comma-separate, e.g. https://bucket.example.com); default: any http(s) origin",
+    help: "only send requests to the table's own origin and these: data files, a share's pre-signed URLs, redirects (repeat or comma-separate, e.g. https://bucket.example.com); default: any http(s) origin",
   },
 } as const
 
@@ -56,6 +56,31 @@ export function allowOrigins(flags: { 'allow-origin'?: string[] }): string[] | u
   })
 }
 
+/** `--allow-insecure-http`: credentials may cross plain http:// to a host that is not loopback (scan, train, predict, sweep, shares). */
+export const INSECURE_HTTP_FLAG = {
+  'allow-insecure-http': {
+    type: 'boolean',
+    help: 'send tokens, signatures and pre-signed URLs over plain http:// to hosts that are not loopback (refused by default; for a network you trust)',
+  },
+} as const
+
+/** HttpOptions of `--allow-insecure-http`: `{ allowInsecureHttp: true }` when given, else none. */
+export function insecureHttp(flags: { 'allow-insecure-http'?: boolean }): { allowInsecureHttp?: true } {
+  return flags['allow-insecure-http'] ? { allowInsecureHttp: true } : {}
+}
+
+/**
+ * The HTTP options `--allow-origin` and `--allow-insecure-http` set, for a governed table's own
+ * requests (a catalog, a share's API) and its local proxies (governed.ts).
+ */
+export function networkOptions(flags: { 'allow-origin'?: string[]; 'allow-insecure-http'?: boolean }): {
+  allowOrigins?: string[]
+  allowInsecureHttp?: true
+} {
+  const origins = allowOrigins(flags)
+  return { ...(origins ? { allowOrigins: origins } : {}), ...insecureHttp(flags) }
+}
+
 /** Table, version, label, features, filter and validation flags (CommandSpec flag entries). */
 export const DATA_FLAGS = {
   table: {
@@ -81,8 +106,14 @@ export const DATA_FLAGS = {
   'valid-fraction': {
     type: 'number',
     placeholder: 'f',
-    help: 'hold out this share of rows, by a seeded hash of (seed, file, row)',
+    help: "hold out this share of rows, by a seeded hash of each row's values in the split-key columns",
+  },
+  'split-key': {
+    type: 'list',
+    placeholder: 'a,b',
+    help: 'columns whose values identify a row for --valid-fraction (default: the label and the features)',
   },
   ...TOKEN_FLAG,
   ...ALLOW_ORIGIN_FLAG,
+  ...INSECURE_HTTP_FLAG,
 } as const

@@ -13,6 +13,7 @@ import { isShareAddress, shareTableUrl, shareCoordinatesOf } from '../sharing/in
 import { openTableAccess, tableResolver } from '../storage/access.ts'
 import { isS3Location } from '../storage/s3-location.ts'
 import type { TableAccess } from '../storage/types.ts'
+import type { HttpOptions } from '../table/types.ts'
 import { sharingProxy } from '../serve/sharing-proxy.ts'
 import { storageProxy } from '../serve/storage-proxy.ts'
 import { awsS3Access, awsSettings } from './aws-credentials.ts'
@@ -33,10 +34,23 @@ export function isGovernedInput(input: string): boolean {
   return isShareAddress(input) || isS3Location(input) || /^uc:/i.test(input)
 }
 
-/** Opens the governed table `input` names (checks its profile or credentials; for a catalog, asks where it is). */
-export async function governedTable(input: string, flag: string, env = process.env): Promise<GovernedTable> {
+/** The HTTP options a command's flags set for its governed tables' own requests and proxies. */
+export type GovernedHttp = Pick<HttpOptions, 'allowOrigins' | 'allowInsecureHttp' | 'timeoutMs'>
+
+/**
+ * Opens the governed table `input` names (checks its profile or credentials; for a catalog, asks
+ * where it is, with `http`'s allow-list and plain-HTTP opt-in).
+ */
+export async function governedTable(
+  input: string,
+  flag: string,
+  env = process.env,
+  http: GovernedHttp = {},
+): Promise<GovernedTable> {
   if (isShareAddress(input)) {
     const shared = await sharedTableArg(input, flag)
+    // The run's one session (cached per access) talks to the server with the command's allow-list and opt-in.
+    tableResolver(shared.url, shared.access, { http })
     return { url: shared.url, display: shared.display, access: shared.access }
   }
   if (isS3Location(input)) {
@@ -44,7 +58,7 @@ export async function governedTable(input: string, flag: string, env = process.e
     const access = await awsS3Access(aws)
     const { tableUrl } = await openTableAccess(access, input)
     // The cached resolver renews through the AWS settings (re-reading env and files), not the snapshot taken now.
-    tableResolver(tableUrl, access, { provider: aws.provider })
+    tableResolver(tableUrl, access, { provider: aws.provider, http })
     return { url: tableUrl, display: input, access }
   }
   const table = input.slice(3)
@@ -62,8 +76,9 @@ export async function governedTable(input: string, flag: string, env = process.e
     ...(aws?.region ? { region: aws.region } : {}),
     ...(aws?.endpoint ? { s3Endpoint: aws.endpoint } : {}),
   }
-  // Where the table is comes from the catalog; the run's resolver (httpFor) vends its own credentials.
-  const { tableUrl } = await openTableAccess(access)
+  // Where the table is comes from the catalog; the run's resolver (cached here, reached by httpFor) vends credentials.
+  const { tableUrl } = await openTableAccess(access, undefined, { http })
+  tableResolver(tableUrl, access, { http })
   return { url: tableUrl, display: input, access }
 }
 
@@ -72,8 +87,15 @@ const pageViews = new WeakMap<TableAccess, Map<string, { table: string; access?:
 /**
  * The governed table as the page on `origin` reads it: a share through the sharing proxy (a
  * proxied profile, no token), signed storage through the storage proxy (a plain HTTP table).
+ * The proxies send with `http`: what the page may reach is what the run's flags allow, checked
+ * on the URLs the proxies actually fetch (pre-signed URLs, redirects).
  */
-export function pageView(url: string, access: TableAccess, origin: string): { table: string; access?: TableAccess } {
+export function pageView(
+  url: string,
+  access: TableAccess,
+  origin: string,
+  http: GovernedHttp = {},
+): { table: string; access?: TableAccess } {
   let byUrl = pageViews.get(access)
   if (!byUrl) pageViews.set(access, (byUrl = new Map()))
   const known = byUrl.get(`${origin} ${url}`)
@@ -81,7 +103,7 @@ export function pageView(url: string, access: TableAccess, origin: string): { ta
   let view: { table: string; access?: TableAccess }
   if (access.kind === 'share') {
     if (access.profile.shareCredentialsVersion === 0) return { table: url, access }
-    const id = sharingProxy.register(access.profile, access.source)
+    const id = sharingProxy.register(access.profile, access.source, http)
     const endpoint = sharingProxy.endpoint(origin, id)
     const coords = shareCoordinatesOf(url, access.profile.endpoint)
     view = {
@@ -93,22 +115,39 @@ export function pageView(url: string, access: TableAccess, origin: string): { ta
       },
     }
   } else {
-    view = { table: storageProxy.tableUrl(origin, storageProxy.register(url, tableResolver(url, access))) }
+    const id = storageProxy.register(url, tableResolver(url, access, { http }), http)
+    view = { table: storageProxy.tableUrl(origin, id) }
   }
   byUrl.set(`${origin} ${url}`, view)
   return view
 }
 
 /** A governed table as a TableLocation (scan): nothing to serve or close. */
-export async function governedLocation(input: string, flag = '--table'): Promise<TableLocation> {
-  const t = await governedTable(input, flag)
+export async function governedLocation(
+  input: string,
+  flag = '--table',
+  http: GovernedHttp = {},
+): Promise<TableLocation> {
+  const t = await governedTable(input, flag, process.env, http)
   return { url: t.url, display: t.display, access: t.access, localize: m => m, close: async () => {} }
 }
 
-/** `config` as the page at `pageUrl` runs it: a governed table replaced by its page view. */
-export function forPage<C extends { table: string; access?: TableAccess }>(config: C, pageUrl: string): C {
+/**
+ * `config` as the page at `pageUrl` runs it: a governed table replaced by its page view, whose
+ * proxies send with `http` (default: the config's allow-list and plain-HTTP opt-in).
+ */
+export function forPage<
+  C extends { table: string; access?: TableAccess; allowOrigins?: string[]; http?: { allowInsecureHttp?: boolean } },
+>(config: C, pageUrl: string, http: GovernedHttp = configHttp(config)): C {
   if (!config.access) return config
-  const view = pageView(config.table, config.access, new URL(pageUrl).origin)
+  const view = pageView(config.table, config.access, new URL(pageUrl).origin, http)
   const { access: _unused, ...rest } = config
   return { ...rest, table: view.table, ...(view.access ? { access: view.access } : {}) } as C
+}
+
+function configHttp(config: { allowOrigins?: string[]; http?: { allowInsecureHttp?: boolean } }): GovernedHttp {
+  return {
+    ...(config.allowOrigins ? { allowOrigins: config.allowOrigins } : {}),
+    ...(config.http?.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+  }
 }

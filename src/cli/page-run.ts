@@ -11,7 +11,8 @@ import { launchBrowser } from './launch.ts'
 import { startPageServer } from '../serve/page-server.ts'
 import { serveDirectory, type ServedDirectory } from '../serve/server.ts'
 import { localizeUrls, requireFolder } from './table-url.ts'
-import { governedTable, isGovernedInput } from './governed.ts'
+import { governedTable, isGovernedInput, type GovernedHttp } from './governed.ts'
+import { networkOptions } from './data-flags.ts'
 import type { TableAccess } from '../storage/types.ts'
 import { withTimeout } from '../util/deadline.ts'
 
@@ -37,12 +38,13 @@ const pageServed = new Set<ServedDirectory>()
  * second one fails.
  */
 export async function pageTables(
-  f: { table: string; 'valid-table'?: string },
+  f: { table: string; 'valid-table'?: string; 'allow-origin'?: string[]; 'allow-insecure-http'?: boolean },
   into: PageTable[],
 ): Promise<{ table: PageTable; valid?: PageTable }> {
-  const table = await pageTable(f.table)
+  const http = networkOptions(f)
+  const table = await pageTable(f.table, '--table', process.cwd(), http)
   into.push(table)
-  const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table') : undefined
+  const valid = f['valid-table'] ? await pageTable(f['valid-table'], '--valid-table', process.cwd(), http) : undefined
   if (valid) into.push(valid)
   return { table, valid }
 }
@@ -51,9 +53,14 @@ export async function pageTables(
  * `--table` for the page: an http(s) URL as is; a folder mounted under its own name (siblings
  * unreachable), CORS open only to the app page's origin (added when the page server starts).
  */
-export async function pageTable(input: string, flag = '--table', cwd = process.cwd()): Promise<PageTable> {
+export async function pageTable(
+  input: string,
+  flag = '--table',
+  cwd = process.cwd(),
+  http: GovernedHttp = {},
+): Promise<PageTable> {
   if (isGovernedInput(input)) {
-    const t = await governedTable(input, flag)
+    const t = await governedTable(input, flag, process.env, http)
     return { url: t.url, path: t.display, access: t.access, localize: m => m, close: async () => {} }
   }
   if (/^https?:\/\//i.test(input)) {
@@ -129,7 +136,9 @@ export type OnInterrupt = (page: Page) => void
 
 /** A page server and a browser of this run's own, closed with it; `handleSIGINT` as launchBrowser's. */
 async function ownHost(closers: Closers, handleSIGINT = true): Promise<AppPageHost> {
-  const server = await startPageServer()
+  // No sample tables: the run's table comes from its own table server (or a proxy), so this
+  // server holds the app and nothing a page that got past its host check could read.
+  const server = await startPageServer({ tables: [] })
   closers.push(() => server.close())
   const browser = await launchBrowser({ handleSIGINT })
   closers.push(() => browser.close())

@@ -15,7 +15,15 @@ import type { CliIo } from './io.ts'
 import { parseCommand, type CommandSpec, type FlagSpec } from './args.ts'
 import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { atomicWrite } from './train.ts'
-import { ALLOW_ORIGIN_FLAG, allowOrigins, TOKEN_FLAG, tokenHeaders } from './data-flags.ts'
+import {
+  ALLOW_ORIGIN_FLAG,
+  allowOrigins,
+  INSECURE_HTTP_FLAG,
+  insecureHttp,
+  networkOptions,
+  TOKEN_FLAG,
+  tokenHeaders,
+} from './data-flags.ts'
 import { forPage } from './governed.ts'
 import { csvText } from '../util/csv.ts'
 import { readModelFile } from './model-file.ts'
@@ -61,6 +69,7 @@ const SPEC = {
     },
     ...TOKEN_FLAG,
     ...ALLOW_ORIGIN_FLAG,
+    ...INSECURE_HTTP_FLAG,
   },
 } as const satisfies CommandSpec<Record<string, FlagSpec>>
 
@@ -81,7 +90,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const closers: Closers = []
   let table: PageTable | undefined
   try {
-    table = await pageTable(f.table)
+    table = await pageTable(f.table, '--table', process.cwd(), networkOptions(f))
     const config: PredictConfig = {
       model,
       table: table.url,
@@ -90,6 +99,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       contribs: f.contribs,
       headers: tokenHeaders(f),
       allowOrigins: origins,
+      ...(f['allow-insecure-http'] ? { http: insecureHttp(f) } : {}),
       ...(table.access ? { access: table.access } : {}),
     }
     const r = await withAppPage(io, f.timeout, closers, page =>

@@ -17,8 +17,9 @@ import type { TableLocation } from './table-url.ts'
 import { rowToCsvLine, rowToJsonLine, csvRecord } from './format.ts'
 import { openSnapshot, scanFile } from '../table/index.ts'
 import { FilterError } from '../data/filter-parse.ts'
+import { filesInTableOrder } from '../data/plan.ts'
 import { dataScan, startPoint, wantsDataPath, type StartPoint } from './scan-data.ts'
-import { ALLOW_ORIGIN_FLAG, allowOrigins } from './data-flags.ts'
+import { ALLOW_ORIGIN_FLAG, allowOrigins, INSECURE_HTTP_FLAG, insecureHttp } from './data-flags.ts'
 import type { HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, StructField } from '../table/index.ts'
 import type { CsvOptions } from '../util/csv.ts'
 
@@ -104,6 +105,7 @@ const SPEC = {
       help: "bearer token sent (Authorization header) to the table's origin only (prefer $SNAPTRAIN_TOKEN: argv is visible to other users)",
     },
     ...ALLOW_ORIGIN_FLAG,
+    ...INSECURE_HTTP_FLAG,
     'csv-formula-guard': {
       type: 'boolean',
       help: "with --format csv: write text cells starting with = + - @ tab or CR (numbers excepted) with a leading ' so spreadsheets do not run them (changes the data; default off)",
@@ -158,10 +160,15 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     }
     const start = wantsDataPath(flags) ? await startPoint(flags) : undefined
     if (start?.cursor) open.version = start.cursor.version
-    location = isGovernedInput(flags.table) ? await governedLocation(flags.table) : await openTableLocation(flags.table)
-    if (location.access) {
-      open.resolver = tableResolver(location.url, location.access, { http: { timeoutMs: open.timeoutMs } })
+    const governed = {
+      timeoutMs: open.timeoutMs,
+      allowOrigins: open.allowOrigins,
+      allowInsecureHttp: open.allowInsecureHttp,
     }
+    location = isGovernedInput(flags.table)
+      ? await governedLocation(flags.table, '--table', governed)
+      : await openTableLocation(flags.table)
+    if (location.access) open.resolver = tableResolver(location.url, location.access, { http: governed })
     return await scan(location, flags, open, io, start)
   } catch (e) {
     if (e instanceof UsageError || e instanceof TableArgError || e instanceof FilterError) return usage(io, e.message)
@@ -232,10 +239,11 @@ function watchStdout(): { readonly closed: boolean } {
 /**
  * HTTP options: the timeout (see timeoutOption), from `--token` or `SNAPTRAIN_TOKEN` an
  * `Authorization: Bearer` header that the reader sends to the table's origin only (http.ts), and
- * the `--allow-origin` list of other origins the table's files may come from.
+ * the `--allow-origin` list of other origins the table's requests may go to, and
+ * `--allow-insecure-http`.
  */
 export function httpOptions(
-  flags: { 'timeout-ms'?: number; token?: string; 'allow-origin'?: string[] },
+  flags: { 'timeout-ms'?: number; token?: string; 'allow-origin'?: string[]; 'allow-insecure-http'?: boolean },
   env = process.env,
 ): HttpOptions {
   const token = flags.token ?? (env.SNAPTRAIN_TOKEN || undefined)
@@ -244,12 +252,14 @@ export function httpOptions(
     ...timeoutOption(flags, env),
     ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}),
     ...(origins ? { allowOrigins: origins } : {}),
+    ...insecureHttp(flags),
   }
 }
 
 /** The HTTP options of the row reads (the open options minus version, timestamp, warnings). */
 function readHttp(open: OpenOptions): HttpOptions {
-  return { timeoutMs: open.timeoutMs, headers: open.headers, allowOrigins: open.allowOrigins, resolver: open.resolver }
+  const { timeoutMs, headers, allowOrigins, allowInsecureHttp, resolver } = open
+  return { timeoutMs, headers, allowOrigins, allowInsecureHttp, resolver }
 }
 
 /** `--timeout-ms`, else `SNAPTRAIN_HTTP_TIMEOUT_MS`, else the reader's default. */
@@ -291,15 +301,15 @@ export function selectFields(
 }
 
 /**
- * The snapshot's live rows as they are decoded, one row group at a time. Same rows and order as
- * rows.ts `readRows`, which collects them all into one array; streaming keeps a 200k-row table
- * from being held in memory twice (rows, then text).
+ * The snapshot's live rows as they are decoded, one row group at a time, in table order (the
+ * files as a plan orders them, plan.ts filesInTableOrder), so they line up with `--format ids`
+ * and `predict`. Streaming keeps a 200k-row table from being held in memory twice (rows, then text).
  */
 export async function* streamRows(snapshot: Snapshot, opts: ReadOptions): AsyncGenerator<Row> {
   let remaining = opts.limit ?? Infinity
-  for (const file of snapshot.files) {
+  for (const { file, validator } of await filesInTableOrder(snapshot, opts)) {
     if (remaining <= 0) return
-    for await (const batch of scanFile(snapshot, file, { ...opts, limit: remaining })) {
+    for await (const batch of scanFile(snapshot, file, { ...opts, limit: remaining }, undefined, validator)) {
       remaining -= batch.length
       yield* batch
     }

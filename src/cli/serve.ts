@@ -29,7 +29,7 @@ const SPEC = {
       type: 'string',
       default: '127.0.0.1',
       placeholder: 'H',
-      help: 'interface to bind (loopback unless given; its name is answered too, more with SNAPTRAIN_ALLOWED_HOSTS)',
+      help: 'interface to bind (loopback unless given; its name is answered too, with the port; more names with SNAPTRAIN_ALLOWED_HOSTS)',
     },
   },
   notes: `examples:

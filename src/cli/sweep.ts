@@ -18,10 +18,11 @@ import { loadFamily } from '../run/family.ts'
 import { fileStamp, writeOutputs, type OutputData } from './out-dir.ts'
 import { STRATEGY_NAMES } from '../tune/strategy.ts'
 import { planSweep, sweepGaucGroup } from '../sweep/plan.ts'
-import { trialsCsv } from '../tune/export.ts'
+import { exportSweep, importSweep, trialsCsv } from '../tune/export.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
-import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
-import { forPage } from './governed.ts'
+import { allowOrigins, DATA_FLAGS, insecureHttp, networkOptions, tokenHeaders } from './data-flags.ts'
+import { forPage, type GovernedHttp } from './governed.ts'
+import { tableAddress } from './table-url.ts'
 
 const SPEC = {
   name: 'sweep',
@@ -131,7 +132,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       ...config,
       table: table.url,
       tablePath: table.path,
+      tableAddress: tableAddress(table),
       validTable: valid?.url,
+      validTablePath: valid?.path,
+      validTableAddress: valid && tableAddress(valid),
       headers: tokenHeaders(f),
       ...(table.access ? { access: table.access } : {}),
     }
@@ -150,6 +154,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       headers: pageConfig.headers,
       access: pageConfig.access,
       allowOrigins,
+      http: insecureHttp(f),
       validTable: pageConfig.validTable,
       validVersion,
     }
@@ -160,7 +165,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     )
     pageConfig.version = pinned.version
     pageConfig.validVersion = pinned.validVersion
-    const result = await runInPage(io, f.timeout, pageConfig)
+    const result = namedSweep(await runInPage(io, f.timeout, pageConfig, networkOptions(f)))
     writeSweep(io, f, result, (performance.now() - t0) / 1000)
     return result.state.status === 'finished' ? 0 : 1
   } catch (e) {
@@ -178,6 +183,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 export function checkFlags(f: SweepFlags): SweepConfig {
   if (f['valid-table'] && f['valid-fraction'] !== undefined)
     throw new Error('--valid-table and --valid-fraction: give at most one')
+  if (f['split-key'].length && f['valid-table']) throw new Error('--split-key: not with --valid-table')
   const config: SweepConfig = {
     model: f.model,
     table: f.table,
@@ -188,6 +194,7 @@ export function checkFlags(f: SweepFlags): SweepConfig {
     validTable: f['valid-table'],
     validVersion: f['valid-version'],
     validFraction: f['valid-fraction'],
+    splitKey: f['split-key'].length ? f['split-key'] : undefined,
     space: f.space ? readSpace(f.space) : undefined,
     strategy: f.strategy as StrategyName,
     trials: f.trials,
@@ -228,16 +235,37 @@ export interface PageResult {
   best?: TrialArtifacts
 }
 
-async function runInPage(io: CliIo, seconds: number, config: SweepConfig): Promise<PageResult> {
+async function runInPage(io: CliIo, seconds: number, config: SweepConfig, http: GovernedHttp): Promise<PageResult> {
   const closers: Closers = []
   const shown = progress(io)
   return withAppPage(
     io,
     seconds,
     closers,
-    page => page.evaluate<PageResult>(sweepScript(forPage(config, page.url()))),
+    page => page.evaluate<PageResult>(sweepScript(forPage(config, page.url(), http))),
     line => showProgress(shown, config, line),
   ).finally(() => shown.end())
+}
+
+/**
+ * The page's result with its sweep's tables named by their addresses (sweep.json and the state):
+ * the page read them at this process's loopback URLs, whose ports mean nothing after the run.
+ */
+export function namedSweep(r: PageResult): PageResult {
+  const stored = importSweep(r.exported)
+  return {
+    ...r,
+    state: { ...r.state, config: namedConfig(r.state.config) },
+    exported: exportSweep({ ...stored, config: namedConfig(stored.config) }),
+  }
+}
+
+function namedConfig({ tableAddress, validTableAddress, ...c }: SweepConfig): SweepConfig {
+  return {
+    ...c,
+    table: tableAddress ?? c.table,
+    ...(c.validTable !== undefined ? { validTable: validTableAddress ?? c.validTable } : {}),
+  }
 }
 
 /**

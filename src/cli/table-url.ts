@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { serveDirectory } from '../serve/server.ts'
 import type { TableAccess } from '../storage/types.ts'
 
@@ -53,6 +53,17 @@ export async function openTableLocation(input: string, cwd = process.cwd()): Pro
   const server = await serveDirectory(dir, name ? { mount: name } : {})
   const url = server.url + (name ? encodeURIComponent(name) + '/' : '')
   return { url, display: dir, localize: m => localizeUrls(m, server.url, parent), close: () => server.close() }
+}
+
+/**
+ * The address a run records for a table it opened (TrainConfig.tableAddress), never this
+ * process's loopback URL for it: a governed table as the user named it (`s3://…`, `uc:…`; a share
+ * as its REST URL at its own server, `path` keeping the profile), a folder as its `file:` URL, an
+ * http(s) URL as given.
+ */
+export function tableAddress(t: { url: string; path?: string; access?: TableAccess }): string {
+  if (t.access) return t.access.kind === 'share' || !t.path ? t.url : t.path
+  return t.path ? `${pathToFileURL(t.path).href}/` : t.url
 }
 
 /**

@@ -22,8 +22,9 @@ import { loadFamily, type ModelFamily } from '../run/family.ts'
 import { runFiles } from '../run/artifacts.ts'
 import type { StoppedMark } from '../run/stop.ts'
 import type { RecsysTrainSummary } from '../models/recsys/family.ts'
-import { allowOrigins, DATA_FLAGS, tokenHeaders } from './data-flags.ts'
+import { allowOrigins, DATA_FLAGS, insecureHttp, tokenHeaders } from './data-flags.ts'
 import { forPage } from './governed.ts'
+import { tableAddress } from './table-url.ts'
 import { readModelFile } from './model-file.ts'
 import { MODEL_FORMATS } from '../models/gbdt/model-file.ts'
 
@@ -180,6 +181,7 @@ export function checkCommonFlags(f: TrainFlags): Record<string, unknown> {
   if (f['valid-table'] && f['valid-fraction'] !== undefined)
     throw new Error('--valid-table and --valid-fraction: give at most one')
   if (f['valid-version'] !== undefined && !f['valid-table']) throw new Error('--valid-version: needs --valid-table')
+  if (f['split-key'].length && f['valid-fraction'] === undefined) throw new Error('--split-key: needs --valid-fraction')
   allowOrigins(f) // a bad origin is a usage error (exit 2), found before any table is served
   const fr = f['valid-fraction']
   if (fr !== undefined && !(fr > 0 && fr < 1)) throw new Error(`--valid-fraction: must be in (0, 1), got ${fr}`)
@@ -201,14 +203,17 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
     model: f.model,
     table: table.url,
     tablePath: table.path,
+    tableAddress: tableAddress(table),
     version: f.version,
     label: f.label,
     features: f.features.length ? f.features : undefined,
     filter: f.filter,
     validTable: valid?.url,
     validTablePath: valid?.path,
+    validTableAddress: valid && tableAddress(valid),
     validVersion: f['valid-version'],
     validFraction: f['valid-fraction'],
+    splitKey: f['split-key'].length ? f['split-key'] : undefined,
     params: JSON.parse(f.params) as Record<string, unknown>,
     ...(f['model-format'] ? { modelFormat: f['model-format'] } : {}),
     seed: f.seed,
@@ -217,6 +222,7 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
     ranks: f.ranks,
     headers: tokenHeaders(f),
     allowOrigins: allowOrigins(f),
+    ...(f['allow-insecure-http'] ? { http: insecureHttp(f) } : {}),
     ...(table.access ? { access: table.access } : {}),
   }
 }

@@ -34,7 +34,19 @@ export function gatherBatch(
   }
   const batch: Batch = { size, position, epoch, columns }
   if (ids) batch.ids = { unit: rows.unit.slice(), row: fileRowsOf(plan, rows) }
+  if (plan.rowKey) batch.keys = gatherKeys(units, rows)
   return batch
+}
+
+/** The row key of each batch row, from its unit's keys. */
+function gatherKeys(units: ReadonlyArray<DecodedUnit | undefined>, rows: BatchRows): Uint32Array {
+  const out = new Uint32Array(rows.unit.length)
+  for (let i = 0; i < out.length; i++) {
+    const keys = unitOf(units, rows.unit[i]).keys
+    if (!keys) throw new Error(`unit ${rows.unit[i]} was decoded without row keys (loader bug)`)
+    out[i] = keys[rows.index[i]]
+  }
+  return out
 }
 
 function unitOf(units: ReadonlyArray<DecodedUnit | undefined>, id: number): DecodedUnit {
@@ -235,14 +247,14 @@ function fileRowsOf(plan: ScanPlan, rows: BatchRows): Uint32Array {
 
 /** Bytes held by a decoded unit's typed arrays. */
 export function unitBytes(unit: DecodedUnit): number {
-  let bytes = unit.rowIds?.byteLength ?? 0
+  let bytes = (unit.rowIds?.byteLength ?? 0) + (unit.keys?.byteLength ?? 0)
   for (const c of Object.values(unit.columns)) bytes += c.values.byteLength + (c.offsets?.byteLength ?? 0)
   return bytes
 }
 
 /** Bytes held by a batch's typed arrays. */
 export function batchBytes(batch: Batch): number {
-  let bytes = batch.ids ? batch.ids.unit.byteLength + batch.ids.row.byteLength : 0
+  let bytes = (batch.ids ? batch.ids.unit.byteLength + batch.ids.row.byteLength : 0) + (batch.keys?.byteLength ?? 0)
   for (const c of Object.values(batch.columns)) bytes += c.values.byteLength + (c.offsets?.byteLength ?? 0)
   return bytes
 }

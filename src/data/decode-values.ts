@@ -87,7 +87,19 @@ export function toHash(v: unknown): number {
   throw new ValueError(`cannot hash ${describe(v)}`)
 }
 
+/**
+ * The row-key hash of one value (src/data/row-key.ts): toHash, with null → `nullHash` instead of
+ * an error. Typed partition values (date and decimal strings, Timestamps) are first brought to
+ * the numbers a data column's parser yields, so a partition column keys as a data column would.
+ */
+export function toKeyHash(v: unknown, nullHash: number, numeric = false): number {
+  if (v === null || v === undefined) return nullHash
+  return toHash(numeric && typeof v !== 'number' && typeof v !== 'bigint' ? toFloat(v) : v)
+}
+
 function hashNumber(v: number): number {
+  // One NaN: a payload read from the file must not change the hash.
+  if (Number.isNaN(v)) return hashFloat(NaN)
   return Number.isSafeInteger(v) ? hashInteger(v) : hashFloat(v)
 }
 

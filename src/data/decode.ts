@@ -100,6 +100,26 @@ export function decodeColumn(
 }
 
 /**
+ * Row-key value hashes (src/data/row-key.ts) of the selected rows of one column: hash32's hash of
+ * each value, with a null given `nullHash` instead of refused. Throws like decodeColumn, naming
+ * column, file and row.
+ */
+export function decodeKeyColumn(
+  chunks: readonly ColumnChunk[],
+  sel: RowSelection,
+  ctx: DecodeContext,
+  nullHash: number,
+): Uint32Array {
+  const n = sel.live ? sel.live.length : sel.end - sel.start
+  const sorted = [...chunks].sort((a, b) => a.rowStart - b.rowStart)
+  try {
+    return gatherHash(spansOf(sorted, sel, ctx), sel, n, nullHash)
+  } catch (error) {
+    throw located(error, ctx)
+  }
+}
+
+/**
  * A column whose every row holds the same value (partition column, or null for a column the file
  * predates), decoded like a chunk of identical values.
  */
@@ -232,8 +252,11 @@ function gatherWith<T extends Uint8Array | Uint32Array>(
   return out
 }
 
-/** hash32 with fast paths: int64 chunks hash their two 32-bit words; strings go through a memo. */
-function gatherHash(spans: Span[], sel: RowSelection, n: number): Uint32Array {
+/**
+ * hash32 with fast paths: int64 chunks hash their two 32-bit words; strings go through a memo.
+ * With `nullHash` (row keys) a null gets that value instead of an error.
+ */
+function gatherHash(spans: Span[], sel: RowSelection, n: number, nullHash?: number): Uint32Array {
   const out = new Uint32Array(n)
   const memo = new Map<string, number>() // dictionary-encoded strings repeat; hashing each once
   for (const { data, base, k0, k1 } of spans) {
@@ -247,7 +270,9 @@ function gatherHash(spans: Span[], sel: RowSelection, n: number): Uint32Array {
     }
     for (let k = k0; k < k1; k++) {
       const v = data[(sel.live ? sel.live[k] : sel.start + k) - base]
-      out[k] = typeof v === 'string' ? memoHash(memo, v) : guard(() => toHash(v), sel, k)
+      if (typeof v === 'string') out[k] = memoHash(memo, v)
+      else if (nullHash !== undefined && (v === null || v === undefined)) out[k] = nullHash
+      else out[k] = guard(() => toHash(v), sel, k)
     }
   }
   return out

@@ -50,5 +50,6 @@ export function transferables(unit: DecodedUnit): ArrayBuffer[] {
     if (c.offsets) buffers.add(c.offsets.buffer as ArrayBuffer)
   }
   if (unit.rowIds) buffers.add(unit.rowIds.buffer as ArrayBuffer)
+  if (unit.keys) buffers.add(unit.keys.buffer as ArrayBuffer)
   return [...buffers]
 }

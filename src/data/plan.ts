@@ -8,12 +8,14 @@
 import type { AsyncBuffer, FileMetaData } from 'hyparquet'
 import { loadDeletionVector } from '../table/deletion-vector.ts'
 import { fileValidator, openFile, readFooter, schemaField } from '../table/rows.ts'
-import { TableError, type AddFile, type Snapshot } from '../table/types.ts'
+import { TableError, type AddFile, type HttpOptions, type Snapshot } from '../table/types.ts'
+import type { FileValidator } from '../table/range-check.ts'
 import { planDigest } from './digest.ts'
 import { filterColumns, parseFilter } from './filter-parse.ts'
 import { evalFilter, mayMatch, mustMatch } from './filter-eval.ts'
 import { readFilterRows } from './filter-columns.ts'
 import { deltaFileStats, filePartitionValues, rowGroupStats, withPartitions } from './range-stats.ts'
+import { fnv1a, hashString } from '../util/hash.ts'
 import { mapLimit } from '../util/map-limit.ts'
 import { cutRange, DEFAULT_MAX_UNIT_ROWS, filterLive, liveAfterDeletes, makeUnit } from './units.ts'
 import type {
@@ -165,7 +167,64 @@ async function planRowGroup(
   ranges.forEach((range, i) => plan.units.push(makeUnit(0, 0, rowGroup, range, masks[i])))
 }
 
-/** Numbers files and units in table order (files sorted by path, row groups ascending) and adds stats + digest. */
+/**
+ * A fingerprint of a file's content from its parsed Parquet footer (row groups, column chunk
+ * sizes, offsets and statistics, key-value metadata): the same bytes give the same fingerprint
+ * whether they were read from a folder, signed storage or a share's pre-signed URL.
+ */
+export function footerFingerprint(metadata: FileMetaData): string {
+  const text = JSON.stringify(metadata, (_key, value: unknown) =>
+    typeof value === 'bigint' ? `${value}n` : value instanceof Uint8Array ? Array.from(value) : value,
+  )
+  const hex = (h: number) => h.toString(16).padStart(8, '0')
+  return hex(hashString(text)) + hex(fnv1a(text))
+}
+
+/**
+ * Table order of the plan's files: by footer fingerprint, then size, then path (only byte-equal
+ * files tie on the first two, and their rows are the same whichever comes first). Never by path
+ * alone: a share's files have no Delta path, and row order decides GBDT's sums and the shuffle.
+ */
+function tableOrder(plans: FilePlan[]): FilePlan[] {
+  return inTableOrder(plans.map(plan => ({ item: plan, ...plan.file })))
+}
+
+/** `files` sorted into table order (tableOrder) from each one's footer, path and size. */
+function inTableOrder<T>(files: { item: T; metadata: FileMetaData; size: number; path: string }[]): T[] {
+  const keyed = files.map(f => ({ ...f, fingerprint: footerFingerprint(f.metadata) }))
+  keyed.sort((a, b) => {
+    if (a.fingerprint !== b.fingerprint) return a.fingerprint < b.fingerprint ? -1 : 1
+    if (a.size !== b.size) return a.size - b.size
+    return a.path < b.path ? -1 : a.path > b.path ? 1 : 0
+  })
+  return keyed.map(k => k.item)
+}
+
+/**
+ * The snapshot's live files in table order, as a plan numbers them: what a reader without a plan
+ * (`snaptrain scan`'s row stream) follows, so its rows line up with `--format ids`, predict and
+ * training. Reads every file's footer first; each file's validator (ETag, Last-Modified) lets the
+ * later read refuse a file replaced since. Throws TableError naming the file.
+ */
+export async function filesInTableOrder(
+  snapshot: Snapshot,
+  http: HttpOptions = {},
+): Promise<{ file: AddFile; validator?: FileValidator }[]> {
+  const read = await mapLimit(snapshot.files, FILE_CONCURRENCY, async file => {
+    const buffer = await openFile(file, http, snapshot.tableUrl)
+    return { metadata: await readFooter(buffer, file.url), validator: fileValidator(buffer) }
+  })
+  return inTableOrder(
+    snapshot.files.map((file, i) => ({
+      item: { file, validator: read[i].validator },
+      metadata: read[i].metadata,
+      size: file.size,
+      path: file.path,
+    })),
+  )
+}
+
+/** Numbers files and units in table order (files by tableOrder, row groups ascending) and adds stats + digest. */
 function assemble(
   snapshot: Snapshot,
   opts: PlanOptions,
@@ -183,7 +242,7 @@ function assemble(
     rowsBeforeFilter: 0,
     rows: 0,
   }
-  const ordered = [...plans].sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0))
+  const ordered = tableOrder(plans)
   for (const plan of ordered) {
     stats.rowGroupsTotal += plan.rowGroupsTotal
     stats.rowGroupsPruned += plan.rowGroupsPruned

@@ -25,7 +25,9 @@ export function permutation(n: number, seed32: number): Uint32Array {
 /**
  * The epoch's unit order: unit ids, length plan.units.length. Table order (ids ascending) without
  * a seed; otherwise a permutation seeded by (seed, epoch), so every epoch reshuffles and the same
- * (seed, epoch) always gives the same order.
+ * (seed, epoch) always gives the same order. Unit ids follow the plan's table order, which comes
+ * from the files' footers, not their paths (plan.ts), so a share, signed storage and the folder
+ * shuffle alike.
  */
 export function unitOrder(plan: ScanPlan, seed: number | undefined, epoch: number): Uint32Array {
   const n = plan.units.length

@@ -3,9 +3,10 @@
  * assignment → cursor → decoded columnar batches. This file is the contract between the planner,
  * the assignment/shuffle/cursor modules, the decoders and the loader workers.
  *
- * Row identity: (file path as in the log, file-relative row index in the parquet file). Every
- * module speaks of rows by (unit id, index into the unit's live rows), which maps to identity
- * through the unit.
+ * Row position: (file path as in the log, file-relative row index in the parquet file). Every
+ * module speaks of rows by (unit id, index into the unit's live rows), which maps to a position
+ * through the unit. The seeded validation split does not use positions (a share's files have no
+ * Delta path): it keys rows by their values (row-key.ts).
  */
 import type { FileMetaData } from 'hyparquet'
 import type { HttpOptions, ShareOrigin, StructField } from '../table/types.ts'
@@ -92,7 +93,7 @@ export interface PlanFile {
  * live row count is known before any feature column is read.
  */
 export interface Unit {
-  /** Index in plan.units (table order: files by path, then row group, then row range). */
+  /** Index in plan.units (table order: files by footer fingerprint (plan.ts), then row group, then row range). */
   id: number
   fileIndex: number
   rowGroup: number
@@ -143,6 +144,12 @@ export interface ScanPlan {
   digest: string
   /** A shared table's coordinates and the server's ids of the plan's files (never URLs or tokens). */
   share?: ShareOrigin
+  /**
+   * Key columns of the row key (src/data/row-key.ts), set by a run that splits off validation
+   * rows: the unit reader then reads them too and every batch carries Batch.keys. Not part of the
+   * digest: it changes no delivered row.
+   */
+  rowKey?: StructField[]
 }
 
 /** How epochs are cut into ranks and ordered. */
@@ -216,6 +223,8 @@ export interface Batch {
   columns: Record<string, DecodedColumn>
   /** Row identities, when asked for: unit id and file-relative row index per row. */
   ids?: { unit: Uint32Array; row: Uint32Array }
+  /** Row keys (src/data/row-key.ts), when the plan has rowKey columns. */
+  keys?: Uint32Array
 }
 
 /** Column decoding requests: logical column → encoding (default chosen from the Delta type). */
@@ -296,6 +305,8 @@ export interface DecodedUnit {
   columns: Record<string, DecodedColumn>
   /** File-relative row index of each row, when asked for. */
   rowIds?: Uint32Array
+  /** Row key of each row, when the plan has rowKey columns (src/data/row-key.ts). */
+  keys?: Uint32Array
   timing: UnitTiming
 }
 

@@ -7,9 +7,10 @@
 import { asyncBufferFromUrl, type AsyncBuffer, type ParquetParsers } from 'hyparquet'
 import { retryingFetch } from '../table/http.ts'
 import { FileMemory } from '../table/range-check.ts'
-import { TableError, type HttpOptions } from '../table/types.ts'
-import { decodeColumn, decodeConstant, type ColumnChunk, type RowSelection } from './decode.ts'
-import { rawTimestampSeconds } from './decode-values.ts'
+import { TableError, type HttpOptions, type StructField } from '../table/types.ts'
+import { decodeColumn, decodeConstant, decodeKeyColumn, type ColumnChunk, type RowSelection } from './decode.ts'
+import { rawTimestampSeconds, toKeyHash } from './decode-values.ts'
+import { combineKeys, NULL_KEY_HASH } from './row-key.ts'
 import { compressors } from './codecs.ts'
 import { fetchGroup, groupStartOf, readGroupColumns } from './group-read.ts'
 import type { UnitBytes } from './unit-bytes.ts'
@@ -89,6 +90,21 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
     return resolved
   }
 
+  // The key columns resolve as delivered columns would (column mapping, partition values).
+  const keyPlan: ScanPlan | undefined = plan.rowKey && {
+    ...plan,
+    columns: plan.rowKey.map(f => f.name),
+    schema: plan.schema && { ...plan.schema, fields: plan.rowKey },
+  }
+  const keySpec: DecodeSpec = Object.fromEntries((plan.rowKey ?? []).map(f => [f.name, 'hash32' as const]))
+  const keySources = new Map<number, ColumnSource[]>()
+  function keysOf(index: number): ColumnSource[] {
+    if (!keyPlan) return []
+    let resolved = keySources.get(index)
+    if (!resolved) keySources.set(index, (resolved = resolveColumns(keyPlan, plan.files[index], keySpec)))
+    return resolved
+  }
+
   /** The unit's bytes, shared with the previous unit when it read the same row group. */
   async function groupBytes(unit: Unit, names: Set<string>): Promise<{ bytes: UnitBytes; fresh: boolean }> {
     const key = `${unit.fileIndex}:${unit.rowGroup}`
@@ -107,7 +123,8 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
     if (!unit) throw new RangeError(`unit ${unitId} is not in the plan (it has ${plan.units.length} units)`)
     const file = plan.files[unit.fileIndex]
     const columns = columnsOf(unit.fileIndex)
-    const names = new Set(columns.flatMap(c => (c.kind === 'parquet' ? [c.parquetName] : [])))
+    const keyColumns = keysOf(unit.fileIndex)
+    const names = new Set([...columns, ...keyColumns].flatMap(c => (c.kind === 'parquet' ? [c.parquetName] : [])))
     const requested = performance.now()
     const { bytes, fresh } = names.size ? await groupBytes(unit, names) : { bytes: undefined, fresh: false }
     const t0 = performance.now()
@@ -115,7 +132,10 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
     const waited = Math.max(0, t0 - Math.max(requested, workEnd))
     const fast = bytes ? decodeFastColumns(bytes, file, unit, columns, compressors) : new Map<string, DecodedColumn>()
     const general = [
-      ...new Set(columns.flatMap(c => (c.kind === 'parquet' && !fast.has(c.name) ? [c.parquetName] : []))),
+      ...new Set([
+        ...columns.flatMap(c => (c.kind === 'parquet' && !fast.has(c.name) ? [c.parquetName] : [])),
+        ...keyColumns.flatMap(c => (c.kind === 'parquet' ? [c.parquetName] : [])),
+      ]),
     ]
     const chunks = bytes && general.length ? decodeChunks(bytes, plan, unit, general) : new Map<string, ColumnChunk[]>()
     const sel: RowSelection = { start: unit.rowStart, end: unit.rowEnd, live: unit.live }
@@ -128,15 +148,42 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
           ? decodeColumn(inSeconds(chunks.get(c.parquetName) ?? [], c.rawTimestamp), sel, c.encoding, ctx)
           : decodeConstant(c.value, sel, c.encoding, ctx))
     }
+    const keys = plan.rowKey ? rowKeys(keyColumns, plan.rowKey, chunks, sel, file.url, unit.liveRows) : undefined
     workEnd = performance.now()
     const timing = { fetchMs: waited, decodeMs: workEnd - t0, bytes: fresh ? bytes!.bytes : 0 }
     count(totals, unit, timing)
     const out: DecodedUnit = { unitId, rows: unit.liveRows, columns: decoded, timing }
     if (opts.ids) out.rowIds = unit.live ? unit.live.slice() : rangeIds(unit)
+    if (keys) out.keys = keys
     return out
   }
 
   return { read, stats: () => ({ ...totals }) }
+}
+
+/** Numeric Delta types whose partition values arrive as strings or Timestamps (row keys hash their numbers). */
+const NUMERIC_PARTITION = /^(date|timestamp|timestamp_ntz|decimal\(.*\)|float|double|long|integer|short|byte)$/
+
+/** The row key of each selected row (src/data/row-key.ts) from the key columns' chunks or constants. */
+function rowKeys(
+  sources: ColumnSource[],
+  fields: StructField[],
+  chunks: Map<string, ColumnChunk[]>,
+  sel: RowSelection,
+  url: string,
+  n: number,
+): Uint32Array {
+  const hashes = sources.map((c, i) => {
+    if (c.kind === 'parquet')
+      return decodeKeyColumn(
+        inSeconds(chunks.get(c.parquetName) ?? [], c.rawTimestamp),
+        sel,
+        { column: c.name, url },
+        NULL_KEY_HASH,
+      )
+    return new Uint32Array(n).fill(toKeyHash(c.value, NULL_KEY_HASH, NUMERIC_PARTITION.test(String(fields[i].type))))
+  })
+  return combineKeys(hashes, n)
 }
 
 /** Chunks of a raw timestamp column in seconds, as the parsers deliver annotated ones. */

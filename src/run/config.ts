@@ -20,8 +20,17 @@ export interface TrainConfig {
   model?: string
   /** Table root URL (relative URLs are resolved by the caller). */
   table: string
-  /** Local folder the CLI served `table` from, for the manifest. */
+  /**
+   * How the user named the table, for the manifest: the absolute path of the folder the CLI
+   * served `table` from, or a governed table's `s3://…`, `uc:…`, `<profile>#share.schema.table`.
+   */
   tablePath?: string
+  /**
+   * The table's address for the manifest's `table.url` when `table` is this process's own URL for
+   * it (a loopback server's or proxy's, whose port means nothing after the run): a folder's
+   * `file:` URL, `s3://…`, `uc:…`, a share's REST URL at its server (manifest.ts).
+   */
+  tableAddress?: string
   /** Table version; the CLI pins it (its Node precheck opened the snapshot) so every read agrees. */
   version?: number
   label: string
@@ -29,8 +38,15 @@ export interface TrainConfig {
   filter?: string
   validTable?: string
   validTablePath?: string
+  /** `tableAddress` of `validTable`. */
+  validTableAddress?: string
   validVersion?: number
   validFraction?: number
+  /**
+   * Key columns of the seeded validation split (--split-key): a row's key hashes its values in
+   * these columns, in this order (src/data/row-key.ts); default the label and the feature columns.
+   */
+  splitKey?: string[]
   /** The family's parameters as given (validated by the family). */
   params?: Record<string, unknown>
   /**

@@ -1,11 +1,13 @@
 /**
  * The run manifest: everything needed to say what a model was trained on and how — the pinned
- * table (URL, version, plan digest and file list), columns, filter, seed, parameters, per-round
- * metrics, adapter and snaptrain version — plus metrics.csv. Shared parts of the two families'
- * manifests are built once here (runManifest); each family adds its features, categorical codes
- * and extras. Plain JSON data, written by the CLI next to the model.
+ * table (the user's address, version, digest of what was read and file list), columns, filter,
+ * seed, parameters, per-round metrics, adapter and snaptrain version — plus metrics.csv. Shared
+ * parts of the two families' manifests are built once here (runManifest); each family adds its
+ * features, categorical codes and extras. Plain JSON data, written by the CLI next to the model.
  */
 import { version as SNAPTRAIN_VERSION } from '../../package.json'
+import { planDigest } from '../data/digest.ts'
+import { footerFingerprint } from '../data/plan.ts'
 import type { ScanPlan } from '../data/types.ts'
 import { csvText } from '../util/csv.ts'
 import { redactUrl } from '../util/redact.ts'
@@ -13,14 +15,30 @@ import { shareTableUrl } from '../sharing/shared-table.ts'
 import type { TrainConfig, TrainSummary } from './config.ts'
 import type { StoppedMark } from './stop.ts'
 
-/** The table side of a run: what was read, pinned. */
+/**
+ * The table side of a run: what was read, pinned, named as the user named it. Never a port of
+ * this process (the loopback server of a folder, the proxies of governed tables) nor a
+ * credential: two runs on the same table version record the same `url` and `digest`.
+ */
 export interface ManifestTable {
-  /** Table root URL the reader opened (a local folder served on loopback shows its path in `path`). */
+  /**
+   * The table's address, independent of this process: a folder's `file:` URL, the http(s) URL
+   * given (query values redacted), `s3://…`, `uc:…`, or a share's REST URL at its server; a run
+   * started in the page records the URL the page was given.
+   */
   url: string
-  /** Local folder, when the CLI served one. */
+  /**
+   * How the user named the table on the command line: a folder's absolute path, `s3://…`, `uc:…`,
+   * `<profile>#share.schema.table`.
+   */
   path?: string
   version: number
-  /** ScanPlan.digest: table URL, version, files, columns, filter and live rows. */
+  /**
+   * The identity of what was read (tableDigest): version, columns, filter, label, each file's
+   * content (footer fingerprint, size, partition values) and each unit's live rows — neither the
+   * address nor a file's path or URL, so a folder, a bucket and a share of one table version give
+   * the same digest.
+   */
   digest: string
   files: Array<{ path: string; size: number }>
   rows: number
@@ -32,6 +50,8 @@ export interface ManifestTable {
     table: string
     format: string
     file_ids: Record<string, string>
+    /** Why `version` is the whole pin: the sharing protocol gives a snapshot no commit time. */
+    note: string
   }
 }
 
@@ -76,21 +96,49 @@ export interface RunManifest {
   stopped?: StoppedMark
 }
 
+/** `share.note` of a manifest: a share's snapshot is pinned by its version alone. */
+export const SHARE_VERSION_NOTE =
+  'pinned by version: the sharing protocol gives a latest snapshot no commit time; re-read it with --version'
+
+/** What a manifest table is named by: the user's address and how they typed it (both absent in a page run). */
+export interface TableNaming {
+  address?: string
+  path?: string
+}
+
 /**
  * The pinned description of a plan's table. URLs are redacted (util/redact.ts): a signed URL's
- * signature or a password in the URL must not end up in a file people share.
+ * signature or a password in the URL must not end up in a file people share. `named.address`
+ * replaces the URL the reader opened, which in the CLI is a loopback server's or proxy's.
  */
-export function manifestTable(plan: ScanPlan, path?: string): ManifestTable {
+export function manifestTable(plan: ScanPlan, named: TableNaming = {}): ManifestTable {
+  // A share read through the local proxy records the server's own address of the table.
+  const url = plan.share ? shareTableUrl(plan.share.endpoint, plan.share) : (named.address ?? plan.tableUrl)
   return {
-    // A share read through the local proxy records the server's own address of the table.
-    url: redactUrl(plan.share ? shareTableUrl(plan.share.endpoint, plan.share) : plan.tableUrl),
-    ...(path ? { path } : {}),
+    url: redactUrl(url),
+    ...(named.path ? { path: named.path } : {}),
     version: plan.version,
-    digest: plan.digest,
+    digest: tableDigest(plan),
     files: plan.files.map(f => ({ path: redactUrl(f.path), size: f.size })),
     rows: plan.stats.rows,
     ...(plan.share ? { share: shareBlock(plan.share) } : {}),
   }
+}
+
+/**
+ * The plan's digest (data/digest.ts) over what it reads, each file named by its content rather
+ * than by where it was read: the plan's own digest hashes the URL it opened (a new loopback port
+ * on every CLI run) and the files' paths, which a share derives from its pre-signed URLs.
+ */
+export function tableDigest(plan: ScanPlan): string {
+  const files = plan.files.map(f => ({ path: fileIdentity(f), size: f.size }))
+  return planDigest({ ...plan, tableUrl: '', files })
+}
+
+/** A file by its footer's fingerprint and its partition values (which live in the log, not the file). */
+function fileIdentity(f: ScanPlan['files'][number]): string {
+  const partitions = JSON.stringify(f.partitionValues ?? {}, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))
+  return `${footerFingerprint(f.metadata)} ${partitions}`
 }
 
 function shareBlock(s: NonNullable<ScanPlan['share']>): NonNullable<ManifestTable['share']> {
@@ -101,6 +149,7 @@ function shareBlock(s: NonNullable<ScanPlan['share']>): NonNullable<ManifestTabl
     table: s.table,
     format: s.format,
     file_ids: s.fileIds,
+    note: SHARE_VERSION_NOTE,
   }
 }
 
@@ -125,7 +174,10 @@ export function runManifest<E extends object>(
   extras?: E,
 ): RunManifest & E {
   const validation: RunManifest['validation'] = parts.validPlan
-    ? { kind: 'table', table: manifestTable(parts.validPlan, config.validTablePath) }
+    ? {
+        kind: 'table',
+        table: manifestTable(parts.validPlan, { address: config.validTableAddress, path: config.validTablePath }),
+      }
     : config.validFraction !== undefined
       ? { kind: 'fraction', fraction: config.validFraction, rows: s.rows_valid }
       : { kind: 'none' }
@@ -134,7 +186,7 @@ export function runManifest<E extends object>(
     model: parts.model,
     snaptrain_version: SNAPTRAIN_VERSION,
     created: new Date().toISOString(),
-    table: manifestTable(parts.plan, config.tablePath),
+    table: manifestTable(parts.plan, { address: config.tableAddress, path: config.tablePath }),
     validation,
     columns: parts.plan.columns,
     label: config.label,

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CONTENT_SECURITY_POLICY } from './csp.ts'
-import { configuredHosts, hostCheckMiddleware, type Middleware } from './host-check.ts'
+import { hostCheckMiddleware, type Middleware } from './host-check.ts'
 import { Refusal, resolveInside, send, sendFile } from './server.ts'
 import { governedProxyMiddleware } from './sharing-proxy.ts'
 import { listingMiddleware, type ListedFolder } from './vite-tables-plugin.ts'
@@ -51,7 +51,7 @@ export interface PageServerOptions {
    * /tables/ when there are any (in a checkout), as on the dev server.
    */
   tables?: readonly ListedFolder[]
-  /** Interface to bind; default '127.0.0.1'. Another name is answered by the host check too. */
+  /** Interface to bind; default '127.0.0.1'. Another name is answered by the host check too, with the port. */
   host?: string
   /** TCP port; default 0 (a free one). */
   port?: number
@@ -81,7 +81,7 @@ export async function startPageServer(opts: PageServerOptions = {}): Promise<Pag
   const tables = await Promise.all(given.map(async t => ({ key: t.key, dir: await realpath(t.dir) })))
   const host = opts.host ?? '127.0.0.1'
   const chain: Middleware[] = [
-    hostCheckMiddleware([...configuredHosts(), host.toLowerCase()]),
+    hostCheckMiddleware({ bind: host }),
     (_req, res, next) => {
       for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value)
       next()

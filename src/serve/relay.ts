@@ -25,12 +25,17 @@ export const FILE_HEADERS = [
   'accept-ranges',
 ]
 
+/** What a proxy forwards with: a table's resolver, and the run's allow-list and plain-HTTP opt-in. */
+export type ForwardOptions = Pick<HttpOptions, 'resolver' | 'allowOrigins' | 'allowInsecureHttp'>
+
 /**
- * One upstream request for a proxy: `send()` with a single attempt and FORWARD_TIMEOUT_MS.
+ * One upstream request for a proxy: `send()` with a single attempt and FORWARD_TIMEOUT_MS, so the
+ * proxied URL (a pre-signed URL, a redirect) passes the same checks as a request of the reader;
+ * `home` is the upstream origin the user named (the bucket, the sharing endpoint), always allowed.
  * Throws a TableError (redact it with relayError before it reaches the page).
  */
-export function forward(url: string, init: RequestInit, opts: Pick<HttpOptions, 'resolver'> = {}): Promise<Response> {
-  return send(url, init, { ...opts, attempts: 1, timeoutMs: FORWARD_TIMEOUT_MS })
+export function forward(url: string, init: RequestInit, opts: ForwardOptions = {}, home?: string): Promise<Response> {
+  return send(url, init, { ...opts, attempts: 1, timeoutMs: FORWARD_TIMEOUT_MS }, home)
 }
 
 /** The headers of `upstream` named in `names` (lower case), those present. */

@@ -17,7 +17,7 @@ import { extname, isAbsolute, join, sep } from 'node:path'
 import { fileEtag, renderListObjectsV2, xmlEscape } from './s3-listing.ts'
 import { parseRange } from './range.ts'
 import { DATA_CSP } from './csp.ts'
-import { configuredHosts, refuseForeignHost } from './host-check.ts'
+import { hostGuard } from './host-check.ts'
 
 /** Options of `serveDirectory`. */
 export interface ServeOptions {
@@ -37,7 +37,7 @@ export interface ServeOptions {
   mount?: string
   /**
    * Host names answered besides loopback with the server's port (any port with these); added to
-   * SNAPTRAIN_ALLOWED_HOSTS. `host`, when given, is answered too.
+   * SNAPTRAIN_ALLOWED_HOSTS. `host`, when given, is answered too, with the server's port only.
    */
   allowedHosts?: readonly string[]
 }
@@ -99,11 +99,9 @@ export async function serveDirectory(rootDir: string, opts: ServeOptions = {}): 
     mount: opts.mount,
     origins: opts.cors === true ? '*' : opts.cors ? new Set(opts.cors) : undefined,
   }
-  const hosts = [...configuredHosts(), ...(opts.allowedHosts ?? []), ...(opts.host ? [opts.host] : [])].map(h =>
-    h.toLowerCase(),
-  )
+  const refused = hostGuard({ bind: opts.host, allowedHosts: opts.allowedHosts })
   const server = createServer((req, res) => {
-    if (refuseForeignHost(req, res, hosts)) return
+    if (refused(req, res)) return
     handle(served, req, res).catch(e => send(res, e instanceof Refusal ? e.status : 500, (e as Error).message))
   })
   const host = opts.host ?? '127.0.0.1'

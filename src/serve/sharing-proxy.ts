@@ -18,7 +18,7 @@ import type { Plugin } from 'vite'
 import type { Middleware } from './host-check.ts'
 import { SharingAuth } from '../sharing/auth.ts'
 import { storageProxy } from './storage-proxy.ts'
-import { FILE_HEADERS, forward, passedHeaders, relay, relayError } from './relay.ts'
+import { FILE_HEADERS, forward, passedHeaders, relay, relayError, type ForwardOptions } from './relay.ts'
 import { parseProfile, type BearerProfile, type OAuthProfile } from '../sharing/profile.ts'
 
 const PREFIX = '/__snaptrain/sharing/'
@@ -30,6 +30,8 @@ const MAX_PROFILE_BYTES = 64 * 1024
 interface Registered {
   profile: BearerProfile | OAuthProfile
   auth: SharingAuth
+  /** The run's allow-list and plain-HTTP opt-in, for the API calls and the pre-signed URLs fetched. */
+  http: ForwardOptions
   /** Pre-signed URLs handed out, by number. */
   urls: string[]
 }
@@ -39,9 +41,9 @@ export class SharingProxy {
   private profiles = new Map<string, Registered>()
 
   /** Registers a parsed profile; returns its id (the CLI's way in: the profile never reaches the page). */
-  register(profile: BearerProfile | OAuthProfile, source: string): string {
+  register(profile: BearerProfile | OAuthProfile, source: string, http: Omit<ForwardOptions, 'resolver'> = {}): string {
     const id = crypto.randomUUID()
-    this.profiles.set(id, { profile, auth: new SharingAuth(profile, source), urls: [] })
+    this.profiles.set(id, { profile, auth: new SharingAuth(profile, source, http), urls: [], http })
     return id
   }
 
@@ -57,8 +59,10 @@ export class SharingProxy {
     try {
       await this.route(req, res, url)
     } catch (error) {
-      if (!res.headersSent) reply(res, 502, { errorCode: 'PROXY_ERROR', message: relayError(error) })
-      else res.destroy()
+      if (res.headersSent) res.destroy()
+      else if (error instanceof BodyTooLarge)
+        reply(res, 413, { errorCode: 'REQUEST_TOO_LARGE', message: error.message })
+      else reply(res, 502, { errorCode: 'PROXY_ERROR', message: relayError(error) })
     }
     return true
   }
@@ -102,6 +106,9 @@ export class SharingProxy {
     id: string,
     path: string,
   ): Promise<void> {
+    // Only the protocol's routes (all under `shares`) get the profile's token, whatever path the page asks for.
+    if (!/^shares(?:[/?]|$)/.test(path))
+      return reply(res, 404, { errorCode: 'RESOURCE_DOES_NOT_EXIST', message: 'not a Delta Sharing route' })
     const headers: Record<string, string> = {}
     for (const name of ['content-type', 'delta-sharing-capabilities', 'accept']) {
       const value = req.headers[name]
@@ -111,11 +118,8 @@ export class SharingProxy {
     if (authorization) headers.authorization = authorization
     const method = req.method ?? 'GET'
     const body = method === 'POST' ? await readBody(req, 1024 * 1024) : undefined
-    const upstream = await forward(`${entry.profile.endpoint}${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body } : {}),
-    })
+    const init = { method, headers, ...(body !== undefined ? { body } : {}) }
+    const upstream = await forward(`${entry.profile.endpoint}${path}`, init, entry.http, entry.profile.endpoint)
     if (upstream.status === 401) entry.auth.invalidate()
     const out = passedHeaders(upstream, API_HEADERS)
     let text = await upstream.text()
@@ -139,7 +143,8 @@ export class SharingProxy {
     if (!signed)
       return reply(res, 404, { errorCode: 'RESOURCE_DOES_NOT_EXIST', message: 'not a URL this proxy handed out' })
     const range = req.headers.range
-    const upstream = await forward(signed, { headers: typeof range === 'string' ? { range } : {} })
+    const init: RequestInit = { headers: typeof range === 'string' ? { range } : {} }
+    const upstream = await forward(signed, init, entry.http, entry.profile.endpoint)
     await relay(res, upstream, FILE_HEADERS)
   }
 }
@@ -174,15 +179,27 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body))
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > limit) throw new Error(`request body over ${limit} bytes`)
-    chunks.push(chunk as Buffer)
-  }
-  return Buffer.concat(chunks).toString('utf8')
+/** A request body from the page past its bound (answered 413; nothing is forwarded). */
+class BodyTooLarge extends Error {}
+
+/**
+ * The page's request body as text, refused (BodyTooLarge) the moment it grows past `limit` bytes.
+ * Why not `for await`: leaving that loop destroys the request and its socket before the 413 is
+ * written; the rest of an oversized body is read and dropped instead, so the answer arrives.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      if (size > limit) return
+      size += chunk.length
+      if (size > limit) reject(new BodyTooLarge(`request body over ${limit} bytes`))
+      else chunks.push(chunk)
+    })
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    req.on('error', reject)
+  })
 }
 
 /**

@@ -7,17 +7,20 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { UrlResolver } from '../table/types.ts'
-import { FILE_HEADERS, forward, relay, relayError } from './relay.ts'
+import { FILE_HEADERS, forward, relay, relayError, type ForwardOptions } from './relay.ts'
 
 const PREFIX = '/__snaptrain/storage/'
 /** The registered tables of one server process. */
 export class StorageProxy {
-  private tables = new Map<string, { root: string; resolver: UrlResolver }>()
+  private tables = new Map<string, { root: string; resolver: UrlResolver; http: ForwardOptions }>()
 
-  /** Registers a table root (ending in '/') and its resolver; returns the id. */
-  register(root: string, resolver: UrlResolver): string {
+  /**
+   * Registers a table root (ending in '/') and its resolver; returns the id. `http`: the run's
+   * allow-list and plain-HTTP opt-in, applied to every request forwarded for it.
+   */
+  register(root: string, resolver: UrlResolver, http: Omit<ForwardOptions, 'resolver'> = {}): string {
     const id = crypto.randomUUID()
-    this.tables.set(id, { root, resolver })
+    this.tables.set(id, { root, resolver, http: { ...http, resolver } })
     return id
   }
 
@@ -42,7 +45,7 @@ export class StorageProxy {
       const range = req.headers.range
       // One attempt here: the page's reader retries, times out and checks ranges itself.
       const init: RequestInit = { method, headers: typeof range === 'string' ? { Range: range } : {} }
-      await relay(res, await forward(target, init, { resolver: table.resolver }), FILE_HEADERS, method)
+      await relay(res, await forward(target, init, table.http, table.root), FILE_HEADERS, method)
     } catch (error) {
       if (!res.headersSent) answer(res, 502, relayError(error))
       else res.destroy()
@@ -69,7 +72,7 @@ export class StorageProxy {
     const query = new URLSearchParams(url.searchParams)
     query.set('prefix', tablePrefix + rest.slice(slash + 1))
     try {
-      const upstream = await forward(`${root.origin}/?${query}`, {}, { resolver: table.resolver })
+      const upstream = await forward(`${root.origin}/?${query}`, {}, table.http, table.root)
       const ours = xmlText(`${PREFIX.slice(1)}${id}/`)
       const theirs = xmlText(tablePrefix)
       const xml = (await upstream.text())

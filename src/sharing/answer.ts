@@ -2,10 +2,17 @@
  * A share's query answer as Delta log actions: the Delta format's actions as they are, the parquet
  * format's files as add actions, and every pre-signed URL (data files and deletion vectors)
  * replaced by a stable URL under the table's address, with the map back to the signed URLs.
+ *
+ * A file is identified by the share's file `id`, never by its URL: two files whose URLs differ only
+ * in the query string are two files (a server may serve `…/get?file=a` and `…/get?file=b`), so
+ * where their stable paths would coincide each gets a folder of its id. An answer that lists an id
+ * twice, or one URL under two ids, or whose files still collapse to fewer paths than it listed, is
+ * refused.
  */
 import { toAction, type Action } from '../table/actions.ts'
 import { resolveFileUrl } from '../table/replay.ts'
 import { TableError } from '../table/types.ts'
+import { escapeName } from './names.ts'
 import { sharingError, type QueryAnswer } from './rest.ts'
 
 /** A pre-signed URL and when it stops working (ms since epoch; Infinity when the server did not say). */
@@ -14,10 +21,16 @@ export interface SignedUrl {
   expiresAt: number
 }
 
+/** A signed URL with what it is: the data file or the deletion vector of the file with share id `id`. */
+export interface IdentifiedUrl extends SignedUrl {
+  id: string
+  part: 'data' | 'dv'
+}
+
 /** The answer as log actions with stable URLs, plus the URL map and the server's file ids. */
 export interface MappedAnswer {
   actions: Action[]
-  urls: Map<string, SignedUrl>
+  urls: Map<string, IdentifiedUrl>
   fileIds: Record<string, string>
   timestamp: number
 }
@@ -32,22 +45,45 @@ export function mapAnswer(answer: QueryAnswer, root: string, name: string): Mapp
   const location = typeof answer.metaData.location === 'string' ? answer.metaData.location : undefined
   const actions: Action[] = [toAction('protocol', protocol, fail), toAction('metaData', metaData, fail)]
   const signed = answer.files.map(file => signedFile(file, delta, fail))
-  const paths = stablePaths(
-    signed.flatMap(f => [f.url, ...(f.dvUrl ? [f.dvUrl] : [])]),
-    location,
-  )
-  const urls = new Map<string, SignedUrl>()
+  const seen = new Set<string>()
+  const byUrl = new Map<string, string>()
+  for (const f of signed) {
+    if (seen.has(f.id)) throw fail(`file id '${escapeName(f.id)}' is listed twice; its rows would be read twice`)
+    seen.add(f.id)
+    // The same URL under two ids is one object listed twice (its signature is not named: it is a credential).
+    const other = byUrl.get(f.url)
+    if (other !== undefined) {
+      throw fail(
+        `files '${escapeName(other)}' and '${escapeName(f.id)}' have the same URL; its rows would be read twice`,
+      )
+    }
+    byUrl.set(f.url, f.id)
+  }
+  const parts: IdentifiedUrl[] = signed.flatMap(f => [
+    { url: f.url, expiresAt: f.expiresAt, id: f.id, part: 'data' as const },
+    ...(f.dvUrl ? [{ url: f.dvUrl, expiresAt: f.expiresAt, id: f.id, part: 'dv' as const }] : []),
+  ])
+  const paths = stablePaths(parts, location)
+  const urls = new Map<string, IdentifiedUrl>()
   const fileIds: Record<string, string> = {}
   // The files' version time where the server gives one (version and timestamp queries); else unknown.
   let timestamp = Number.NaN
   for (const f of signed) {
-    const path = paths.get(f.url)!
-    urls.set(resolveFileUrl(root, path), { url: f.url, expiresAt: f.expiresAt })
+    const path = paths.get(partKey(f.id, 'data'))!
+    const stable = resolveFileUrl(root, path)
+    const other = urls.get(stable)
+    if (other) {
+      throw fail(
+        `files '${escapeName(other.id)}' and '${escapeName(f.id)}' resolve to the same path ${path}; ` +
+          'the table would read fewer files than the share listed',
+      )
+    }
+    urls.set(stable, { url: f.url, expiresAt: f.expiresAt, id: f.id, part: 'data' })
     fileIds[path] = f.id
     const add: Record<string, unknown> = { ...f.add, path }
     if (f.dvUrl) {
-      const dvUrl = resolveFileUrl(root, paths.get(f.dvUrl)!)
-      urls.set(dvUrl, { url: f.dvUrl, expiresAt: f.expiresAt })
+      const dvUrl = resolveFileUrl(root, paths.get(partKey(f.id, 'dv'))!)
+      urls.set(dvUrl, { url: f.dvUrl, expiresAt: f.expiresAt, id: f.id, part: 'dv' })
       add.deletionVector = { ...(f.add.deletionVector as object), storageType: 'p', pathOrInlineDv: dvUrl }
     }
     actions.push(toAction('add', add, fail))
@@ -122,22 +158,38 @@ function refuseParquetFormatFor(metaData: Record<string, unknown>, name: string)
   }
 }
 
+/** The key of a file's data or deletion-vector URL in stablePaths' answer. */
+export function partKey(id: string, part: 'data' | 'dv'): string {
+  return `${part}\u0000${id}`
+}
+
 /**
- * Stable table-relative paths for the answer's URLs. With the table's `location` (e.g.
- * `s3://bucket/prefix/table`), a URL whose path continues it (virtual-hosted `/prefix/table/…` or
- * path-style `/bucket/prefix/table/…`) keeps the rest: the table's own relative paths, so files
- * sort as they do read directly. Otherwise the rest after the URLs' common folder.
+ * Stable table-relative paths for the answer's URLs (by partKey). With the table's `location`
+ * (e.g. `s3://bucket/prefix/table`), a URL whose path continues it (virtual-hosted
+ * `/prefix/table/…` or path-style `/bucket/prefix/table/…`) keeps the rest: the table's own
+ * relative paths, so files sort as they do read directly. Otherwise the rest after the URLs'
+ * common folder. Where two files' URLs give one path (they differ in the query string alone, or a
+ * deletion vector is shared), each takes a folder of its id: `…/id-<id>/name`.
  */
-function stablePaths(urls: string[], location: string | undefined): Map<string, string> {
-  const pathnames = urls.map(u => new URL(u).pathname)
+function stablePaths(parts: IdentifiedUrl[], location: string | undefined): Map<string, string> {
+  const pathnames = parts.map(p => new URL(p.url).pathname)
   const prefixes = locationPrefixes(location)
   const common = commonFolder(pathnames)
-  const out = new Map<string, string>()
-  urls.forEach((url, i) => {
+  const derived = parts.map((_, i) => {
     const segments = pathnames[i].split('/')
     // Anywhere in the path, not only at its start: a local proxy serves the same path under its own folder.
     const at = prefixes.map(p => [indexOfRun(segments, p), p.length]).find(([k]) => k >= 0)
-    out.set(url, deltaPath(at ? segments.slice(at[0] + at[1]).join('/') : pathnames[i].slice(common.length)))
+    return deltaPath(at ? segments.slice(at[0] + at[1]).join('/') : pathnames[i].slice(common.length))
+  })
+  const uses = new Map<string, number>()
+  for (const path of derived) uses.set(path, (uses.get(path) ?? 0) + 1)
+  const out = new Map<string, string>()
+  parts.forEach((p, i) => {
+    const path = derived[i]
+    const slash = path.lastIndexOf('/') + 1
+    // Why the `id-` prefix: an id of `..` encodes to itself and would be resolved away.
+    const own = `${path.slice(0, slash)}id-${encodeURIComponent(p.id)}/${path.slice(slash)}`
+    out.set(partKey(p.id, p.part), uses.get(path)! > 1 ? own : path)
   })
   return out
 }

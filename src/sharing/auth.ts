@@ -66,6 +66,8 @@ export class SharingAuth {
         body: body.toString(),
       },
       { ...this.http, resolver: undefined, headers: undefined },
+      // The profile names the token endpoint as it names the sharing endpoint: an allow-list need not repeat it.
+      p.tokenEndpoint,
     )
     if (!res.ok) {
       const error = await explainedStatusError('POST', p.tokenEndpoint, res)

@@ -9,6 +9,7 @@ export type { ShareCoordinates, SharedTableEntry, QueryRequest, QueryAnswer } fr
 export { SharedTableSession, shareTableUrl } from './shared-table.ts'
 export type { ShareOpenOptions } from './shared-table.ts'
 export { isShareAddress, parseShareAddress, parseCoordinates } from './address.ts'
+export { escapeName, pathSegment } from './names.ts'
 export type { ShareAddress } from './address.ts'
 export { shareSession, shareCoordinatesOf } from './access.ts'
 export type { ShareAccess } from './access.ts'

@@ -6,8 +6,10 @@
  * the sharing endpoint only.
  */
 import { explainedStatusError, send } from '../table/http.ts'
-import { TableError, type HttpOptions } from '../table/types.ts'
+import { TableError, type HttpOptions, type ShareAnswerLimits } from '../table/types.ts'
 import { SharingAuth } from './auth.ts'
+import { Pager, shareLimits } from './limits.ts'
+import { escapeName, pathSegment } from './names.ts'
 import type { SharingProfile } from './profile.ts'
 
 /** A table's coordinates on its server. */
@@ -48,8 +50,6 @@ export interface QueryAnswer {
   minUrlExpirationTimestamp?: number
 }
 
-/** Pages a list or query call follows before giving up on a runaway server. */
-const MAX_PAGES = 10_000
 /** The capabilities this reader asks for: Delta actions, with the reader features it implements. */
 const CAPABILITIES = 'responseformat=delta;readerfeatures=deletionvectors,columnmapping'
 
@@ -57,11 +57,12 @@ const CAPABILITIES = 'responseformat=delta;readerfeatures=deletionvectors,column
 export class SharingClient {
   readonly endpoint: string
   private readonly auth: SharingAuth
+  private readonly limits: Required<ShareAnswerLimits>
 
   /**
    * @param profile parsed profile (profile.ts)
    * @param source the profile's name in errors (a path, "the chosen profile")
-   * @param http timeouts, attempts and the injected fetch
+   * @param http timeouts, attempts, the injected fetch and the bounds of one answer (`shareLimits`)
    */
   constructor(
     readonly profile: SharingProfile,
@@ -70,21 +71,24 @@ export class SharingClient {
   ) {
     this.endpoint = profile.endpoint
     this.auth = new SharingAuth(profile, source, http)
+    this.limits = shareLimits(http.shareLimits)
   }
 
   /** Every share the profile may read. */
   async listShares(): Promise<Array<{ name: string; id?: string }>> {
-    return (await this.list('shares')).map(item => ({ name: text(item.name), ...optionalId(item) }))
+    return (await this.list('shares', 'shares', 'share')).map(item => ({ name: text(item.name), ...optionalId(item) }))
   }
 
   /** The schemas of a share. */
   async listSchemas(share: string): Promise<Array<{ name: string; share: string }>> {
-    return (await this.list(`shares/${seg(share)}/schemas`)).map(item => ({ name: text(item.name), share }))
+    const items = await this.list(`shares/${pathSegment(share, 'share')}/schemas`, 'schemas', 'schema')
+    return items.map(item => ({ name: text(item.name), share }))
   }
 
   /** The tables of one schema of a share. */
   async listTables(share: string, schema: string): Promise<SharedTableEntry[]> {
-    const items = await this.list(`shares/${seg(share)}/schemas/${seg(schema)}/tables`)
+    const path = `shares/${pathSegment(share, 'share')}/schemas/${pathSegment(schema, 'schema')}/tables`
+    const items = await this.list(path, 'tables', 'table')
     return items.map(item => ({ share, schema, table: text(item.name), ...optionalId(item) }))
   }
 
@@ -107,14 +111,22 @@ export class SharingClient {
    */
   async query(t: ShareCoordinates, req: QueryRequest): Promise<QueryAnswer> {
     const name = this.describe(t)
+    const path = `${tablePath(t)}/query`
+    const pager = new Pager(`${name}: query`, `${this.endpoint}${path}`, this.limits, {
+      plural: 'files',
+      key: 'file id',
+    })
     let answer: QueryAnswer | undefined
     let pageToken: string | undefined
-    for (let page = 0; page < MAX_PAGES; page++) {
+    for (let page = 0; ; page++) {
+      pager.next()
       // Later pages carry the page token instead of the refresh fields (as the Spark client sends them).
       const { includeRefreshToken: _i, refreshToken: _r, ...rest } = req
       const body = pageToken ? { ...rest, pageToken } : req
-      const res = await this.request('POST', `${tablePath(t)}/query`, body, t)
-      const part = parseAnswer(await res.text(), res, name)
+      const res = await this.request('POST', path, body, t)
+      const part = parseAnswer(await pager.read(res), res, name)
+      // A file's identity is its id (PROTOCOL.md): listed twice, its rows would be read twice.
+      pager.take(part.answer.files.map(f => (typeof f.id === 'string' ? f.id : '')).filter(id => id !== ''))
       if (!answer) answer = part.answer
       else {
         if (part.answer.version !== answer.version) {
@@ -132,30 +144,38 @@ export class SharingClient {
       if (part.answer.refreshToken) answer.refreshToken = part.answer.refreshToken
       pageToken = part.nextPageToken
       if (!pageToken) return answer
+      pager.token(pageToken)
     }
-    throw sharingError(`${name}: the query did not end after ${MAX_PAGES} pages`, this.endpoint)
   }
 
   /** "share.schema.table on <endpoint>", for errors. */
   describe(t: ShareCoordinates): string {
-    return `${t.share}.${t.schema}.${t.table} on ${this.endpoint}`
+    return `${escapeName(t.share)}.${escapeName(t.schema)}.${escapeName(t.table)} on ${this.endpoint}`
   }
 
-  /** All items of a paged list call. */
-  private async list(path: string): Promise<Record<string, unknown>[]> {
+  /**
+   * All items of a paged list call, under the same bounds as a query; an item is keyed by its
+   * name (a repeated name is refused).
+   */
+  private async list(path: string, plural: string, kind: string): Promise<Record<string, unknown>[]> {
+    const what = `${this.endpoint}${path}`
+    const pager = new Pager(what, what, this.limits, { plural, key: `${kind} name` })
     const items: Record<string, unknown>[] = []
     let token: string | undefined
-    for (let page = 0; page < MAX_PAGES; page++) {
+    for (;;) {
+      pager.next()
       const q = token ? `?${new URLSearchParams({ pageToken: token })}` : ''
       const res = await this.request('GET', `${path}${q}`)
-      const json = (await res.json().catch(() => undefined)) as { items?: unknown; nextPageToken?: unknown } | undefined
-      if (!json || typeof json !== 'object')
-        throw sharingError(`${this.endpoint}${path}: the answer is not a JSON object`, this.endpoint)
-      if (Array.isArray(json.items)) items.push(...(json.items as Record<string, unknown>[]))
+      const json = parseJson(await pager.read(res)) as { items?: unknown; nextPageToken?: unknown } | undefined
+      if (!json || typeof json !== 'object' || Array.isArray(json))
+        throw sharingError(`${what}: the answer is not a JSON object`, this.endpoint)
+      const page = Array.isArray(json.items) ? (json.items as Record<string, unknown>[]) : []
+      pager.take(page.map(item => text(item?.name)))
+      items.push(...page)
       token = typeof json.nextPageToken === 'string' && json.nextPageToken ? json.nextPageToken : undefined
       if (!token) return items
+      pager.token(token)
     }
-    throw sharingError(`${this.endpoint}${path}: more than ${MAX_PAGES} pages`, this.endpoint)
   }
 
   /**
@@ -189,14 +209,13 @@ const HINTS: Record<number, string> = {
   404: ' — not shared with this profile (check share, schema and table names)',
 }
 
-/** Percent-encodes one path segment. */
-function seg(name: string): string {
-  return encodeURIComponent(name)
-}
-
-/** `shares/{share}/schemas/{schema}/tables/{table}` */
+/**
+ * `shares/{share}/schemas/{schema}/tables/{table}`, each name one encoded segment.
+ *
+ * @throws TableError for a name that cannot be a segment (names.ts pathSegment)
+ */
 export function tablePath(t: ShareCoordinates): string {
-  return `shares/${seg(t.share)}/schemas/${seg(t.schema)}/tables/${seg(t.table)}`
+  return `shares/${pathSegment(t.share, 'share')}/schemas/${pathSegment(t.schema, 'schema')}/tables/${pathSegment(t.table, 'table')}`
 }
 
 function versionHeader(res: Response, name: string): number {
@@ -260,6 +279,14 @@ function respondedFormat(header: string | null): 'delta' | 'parquet' {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body)
+  } catch {
+    return undefined
+  }
 }
 
 function text(v: unknown): string {

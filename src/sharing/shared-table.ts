@@ -6,7 +6,7 @@
  * expire and on an "expired" refusal, so the rows a run reads do not depend on URL lifetimes.
  */
 import { newReplayState, applyActions } from '../table/replay.ts'
-import { mapAnswer, type SignedUrl } from './answer.ts'
+import { mapAnswer, partKey, type IdentifiedUrl, type SignedUrl } from './answer.ts'
 import { assemble } from '../table/snapshot.ts'
 import { parseSchema } from '../table/schema.ts'
 import { parseFilter } from '../data/filter-parse.ts'
@@ -53,7 +53,7 @@ async function querySnapshot(
   t: ShareCoordinates,
   root: string,
   opts: ShareOpenOptions,
-): Promise<{ snapshot: Snapshot; urls: Map<string, SignedUrl>; renewBy: RenewBy }> {
+): Promise<{ snapshot: Snapshot; urls: Map<string, IdentifiedUrl>; renewBy: RenewBy }> {
   const name = client.describe(t)
   if (opts.version !== undefined && opts.timestamp !== undefined) {
     throw new TableError(`${name}: give a version or a timestamp, not both`, 'version-not-found')
@@ -78,6 +78,13 @@ async function querySnapshot(
   const mapped = mapAnswer(answer, root, name)
   const state = newReplayState()
   applyActions(state, mapped.actions)
+  // The last guard of file identity: rows of a file that replay merged into another would be lost.
+  if (state.files.size !== answer.files.length) {
+    throw sharingError(
+      `${name}: the share listed ${answer.files.length} files, which are ${state.files.size} distinct files; ` +
+        'the table is refused, not read',
+    )
+  }
   const snapshot = assemble(root, answer.version, state, mapped.timestamp)
   const p = client.profile
   const endpoint = p.shareCredentialsVersion === 0 && p.upstream ? p.upstream : client.endpoint
@@ -144,7 +151,7 @@ interface RenewBy {
 export class SharedTableSession implements UrlResolver {
   /** The table's stable address (shareTableUrl). */
   readonly root: string
-  private urls = new Map<string, SignedUrl & { version: number }>()
+  private urls = new Map<string, IdentifiedUrl & { version: number }>()
   private renewBy = new Map<number, RenewBy>()
   private renewing = new Map<number, Promise<void>>()
   private issuedAt = new Map<number, number>()
@@ -184,7 +191,7 @@ export class SharedTableSession implements UrlResolver {
     return [{ version: snapshot.version, timestamp: snapshot.timestamp }]
   }
 
-  private take(urls: Map<string, SignedUrl>, version: number): void {
+  private take(urls: Map<string, IdentifiedUrl>, version: number): void {
     for (const [stable, signed] of urls) this.urls.set(stable, { ...signed, version })
   }
 
@@ -258,14 +265,19 @@ export class SharedTableSession implements UrlResolver {
     if (answer.version !== version) {
       throw sharingError(`${name}: renewing the file URLs answered version ${answer.version}, the run reads ${version}`)
     }
-    const mapped = mapAnswer(answer, this.root, name)
-    const missing = [...this.urls].filter(([k, v]) => v.version === version && !mapped.urls.has(k))
+    // Matched by file id, not by stable URL: a renewal may list more files (no hints), which can
+    // change the paths that collide and so the stable paths of the files that did.
+    const renewed = new Map<string, IdentifiedUrl>()
+    for (const signed of mapAnswer(answer, this.root, name).urls.values())
+      renewed.set(partKey(signed.id, signed.part), signed)
+    const mine = [...this.urls].filter(([, v]) => v.version === version)
+    const missing = mine.filter(([, v]) => !renewed.has(partKey(v.id, v.part)))
     if (missing.length) {
       throw sharingError(
         `${name}: renewing the file URLs left out ${missing.length} file(s) of version ${version}, e.g. ${missing[0][0]}`,
       )
     }
-    this.take(mapped.urls, version)
+    this.take(new Map(mine.map(([stable, v]) => [stable, renewed.get(partKey(v.id, v.part))!])), version)
     this.issuedAt.set(version, issued)
     if (answer.refreshToken) this.renewBy.set(version, { version, refreshToken: answer.refreshToken })
     this.renewals++

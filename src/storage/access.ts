@@ -21,7 +21,7 @@ export interface AccessOptions {
    */
   provider?: CredentialProvider
   /** fetch and timeouts (ms) for the catalog's own requests. */
-  http?: Pick<HttpOptions, 'fetch' | 'timeoutMs' | 'attempts' | 'backoffMs'>
+  http?: Pick<HttpOptions, 'fetch' | 'timeoutMs' | 'attempts' | 'backoffMs' | 'allowOrigins' | 'allowInsecureHttp'>
   /** Clock, ms since the epoch. */
   now?: () => number
 }

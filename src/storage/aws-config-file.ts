@@ -44,7 +44,8 @@ export function parseAwsIni(text: string, file: string): IniSections {
     if (at <= 0) throw new Error(`${where}: expected '[section]' or 'key = value'`)
     const key = line.slice(0, at).trim().toLowerCase()
     const value = line.slice(at + 1).trim()
-    if (!section) throw new Error(`${where}: setting '${key}' comes before any [section]`)
+    // Only a key this reader knows is named: a secret pasted above the first section reads as a key.
+    if (!section) throw new Error(`${where}: ${knownKey(key)} comes before any [section]`)
     const indented = /^\s/.test(raw)
     if (!indented) parent = undefined
     if (value === '' && !indented) {
@@ -54,6 +55,26 @@ export function parseAwsIni(text: string, file: string): IniSections {
     section[parent ? `${parent}.${key}` : key] = value
   })
   return sections
+}
+
+/** Settings named in errors; any other key is text of the file that may be a secret. */
+const KNOWN_KEYS = new Set([
+  'aws_access_key_id',
+  'aws_secret_access_key',
+  'aws_session_token',
+  'aws_security_token',
+  'region',
+  'endpoint_url',
+  'output',
+  'role_arn',
+  'source_profile',
+  'sso_session',
+  'credential_process',
+])
+
+/** "setting 'region'" for a key above, "a setting" for any other. */
+function knownKey(key: string): string {
+  return KNOWN_KEYS.has(key) ? `setting '${key}'` : 'a setting'
 }
 
 /** A line without its comment: whole-line '#'/';', or '#'/';' after whitespace. */

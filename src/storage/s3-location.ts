@@ -109,3 +109,18 @@ export function s3Region(url: string): string | undefined {
   if (m) return m[1]
   return /(?:^|\.)s3\.amazonaws\.com$/.test(host) ? DEFAULT_REGION : undefined
 }
+
+/**
+ * `url` with its AWS S3 host moved to `region`, same bucket and key (`<bucket>.s3.<region>.amazonaws.com`,
+ * dualstack and `.cn` kept), or undefined when `url` is not on an AWS S3 host or `region` is not a
+ * region name. Why computed, never taken from the redirect: S3 names a bucket's own region with
+ * `x-amz-bucket-region`, and the only endpoint a signed request may move to is this one.
+ */
+export function s3RegionalUrl(url: string, region: string): string | undefined {
+  if (!/^[a-z]{2}(?:-[a-z]+)+-\d+$/.test(region) || s3Region(url) === undefined) return undefined
+  const u = new URL(url)
+  const m = /^(?:(.+)\.)?s3(?:[.-](dualstack\.)?[a-z]{2}(?:-[a-z]+)+-\d+)?\.amazonaws\.com(\.cn)?$/.exec(u.hostname)
+  if (!m) return undefined
+  u.hostname = `${m[1] ? `${m[1]}.` : ''}s3.${m[2] ?? ''}${region}.amazonaws.com${m[3] ?? ''}`
+  return u.href
+}

@@ -9,7 +9,7 @@
 import { AwsV4Signer } from 'aws4fetch'
 import { TableError, type ResolvedRequest, type UrlResolver } from '../table/types.ts'
 import { RenewingCredentials } from './renewing-credentials.ts'
-import { s3Region } from './s3-location.ts'
+import { s3Region, s3RegionalUrl } from './s3-location.ts'
 import { SigningLedger } from './signing-ledger.ts'
 import type { CredentialProvider } from './types.ts'
 
@@ -40,6 +40,8 @@ export interface S3ResolverOptions {
 export class S3Resolver implements UrlResolver {
   private readonly origin: string
   private readonly region: string
+  /** Where the bucket answers when S3 said it lives in another region (redirected); else the table's origin. */
+  private target?: { origin: string; region: string }
   private readonly table: string
   private readonly credentials: RenewingCredentials
   private readonly ledger: SigningLedger
@@ -88,16 +90,17 @@ export class S3Resolver implements UrlResolver {
     }
     const held = await this.credentials.current()
     this.ledger.signed(url, held.generation)
+    const sent = this.target ? this.target.origin + url.slice(this.origin.length) : url
     if (this.keys.size > MAX_SIGNING_KEYS) this.keys.clear() // one key per secret and day: renewals add up
     const signer = new AwsV4Signer({
       method: verb,
-      url,
+      url: sent,
       headers: amzHeaders(headers),
       accessKeyId: held.credentials.accessKeyId,
       secretAccessKey: held.credentials.secretAccessKey,
       sessionToken: held.credentials.sessionToken,
       service: 's3',
-      region: this.region,
+      region: this.target?.region ?? this.region,
       cache: this.keys,
       datetime: amzDate(this.now()),
     })
@@ -106,7 +109,27 @@ export class S3Resolver implements UrlResolver {
     signed.headers.forEach((value, name) => {
       out[name] = value
     })
-    return { url, headers: out }
+    return { url: sent, headers: out }
+  }
+
+  /**
+   * Follows S3's answer that the bucket lives in another region (a 301 PermanentRedirect or 307
+   * TemporaryRedirect with `x-amz-bucket-region`): from then on
+   * every request is signed for that region and sent to the bucket's endpoint there. Only on AWS
+   * hosts, and only to the endpoint computed from the table's own host (same bucket, same
+   * provider): a Location or `<Endpoint>` naming anything else refuses the redirect (false).
+   */
+  async redirected(url: string, _status: number, headers: Record<string, string>, body: string): Promise<boolean> {
+    const region = headers['x-amz-bucket-region']
+    const moved = region ? s3RegionalUrl(`${this.origin}/`, region) : undefined
+    if (!region || !moved || originOf(url) !== this.origin) return false
+    const origin = new URL(moved).origin
+    const named = headers.location ?? xmlText(body, 'Endpoint')
+    if (named !== undefined && originOf(/^https?:\/\//i.test(named) ? named : `https://${named}`) !== origin)
+      return false
+    if (this.target?.origin === origin) return false // already there: asking again would loop
+    this.target = { origin, region }
+    return true
   }
 
   /**

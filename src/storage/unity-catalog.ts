@@ -29,7 +29,7 @@ export interface UnityCatalogOptions {
   /** Region of the table's bucket, for its AWS URL; default us-east-1. */
   region?: string
   /** The catalog requests' fetch, timeout (ms, default 10 000) and attempts; see HttpOptions. */
-  http?: Pick<HttpOptions, 'fetch' | 'timeoutMs' | 'attempts' | 'backoffMs'>
+  http?: Pick<HttpOptions, 'fetch' | 'timeoutMs' | 'attempts' | 'backoffMs' | 'allowOrigins' | 'allowInsecureHttp'>
 }
 
 /** A catalog table opened for reading. */
@@ -157,7 +157,8 @@ class CatalogClient {
     }
     let res: Response
     try {
-      res = await send(url, init, this.opts.http ?? {})
+      // The catalog the user named is the calls' own origin: an allow-list need not repeat it.
+      res = await send(url, init, this.opts.http ?? {}, this.base)
     } catch (error) {
       throw this.error(`${method} ${path} failed: ${this.scrub((error as Error).message)}`, 'http')
     }

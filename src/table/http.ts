@@ -1,10 +1,12 @@
 /**
  * HTTP for the Delta reader: one fetch wrapper with a per-request timeout, bounded retries of
- * transient failures, and errors that name the URL. Runs unchanged in Node, browsers and workers
- * (only `fetch`, `AbortController`, `Headers`, `Response`).
+ * transient failures, errors that name the URL, and the one place that decides where a request
+ * and its credentials may go (the allow-list, redirects, no secret over plain HTTP). Runs
+ * unchanged in Node, browsers and workers (only `fetch`, `AbortController`, `Headers`, `Response`).
  */
 import { TableError, type FetchLike, type HttpOptions } from './types.ts'
 import { checkRangedAnswer, FatalResponseError, FileMemory, requestedRange } from './range-check.ts'
+import { redactUrls } from '../util/redact.ts'
 
 const DEFAULT_TIMEOUT_MS = 10_000
 /**
@@ -76,7 +78,9 @@ function errorReason(body: string): string | undefined {
 /**
  * Send one request with timeout and retries; returns the final response even when it is a 4xx
  * (callers that probe for files need the 404). Throws TableError('http') for 5xx after the last
- * attempt, for timeouts and for network errors.
+ * attempt, for timeouts and for network errors; TableError('access') for a request refused
+ * before it leaves (a secret over plain HTTP, a redirect a signed request may not take; see
+ * following), and for an origin outside `opts.allowOrigins` TableError('http') naming it.
  *
  * Why the body is read here: a timeout that stopped at the headers would let a stalled body hang
  * the reader forever, and a connection dropped mid-body is as transient as a 503, so it is retried
@@ -89,13 +93,12 @@ export async function send(
   tableUrl?: string,
   memory = new FileMemory(),
 ): Promise<Response> {
-  checkOrigin(url, opts, tableUrl)
-  // With an allow-list a redirect could lead anywhere, so it fails instead of being followed.
-  if (opts.allowOrigins) init = { ...init, redirect: 'error' }
+  checkOrigin(url, url, opts, tableUrl)
   const attempts = Math.max(1, opts.attempts ?? DEFAULT_ATTEMPTS)
   const method = init?.method ?? 'GET'
   let lastError: TableError | undefined
   let renewals = 0
+  let moves = 0
   let waitMs: number | undefined
   for (let attempt = 1; attempt <= attempts; attempt++) {
     if (attempt > 1) await sleep(waitMs ?? backoff(attempt - 1, opts.backoffMs ?? DEFAULT_BACKOFF_MS))
@@ -104,7 +107,20 @@ export async function send(
       // A governed table's credentials are the resolver's; extra headers would follow its URLs anywhere.
       const request = opts.resolver ? { ...init } : withHeaders(url, init, opts, tableUrl)
       const target = opts.resolver ? await resolved(url, request, opts.resolver) : { url, init: request }
-      const res = await attemptOnce(url, target, opts, memory)
+      const signed = opts.resolver !== undefined || hasSignedQuery(target.url)
+      const res = await following(url, target, signed, opts, tableUrl, memory)
+      if (signed && REDIRECT_STATUSES.has(res.status)) {
+        // An S3 bucket answering from its own region is the one redirect a signed request may take: the
+        // resolver re-signs for that endpoint (same bucket, same provider) and the request goes again.
+        if (moves < MAX_RENEWALS && (await movedBy(opts.resolver, url, res))) {
+          moves++
+          attempt--
+          lastError = undefined
+          waitMs = 0
+          continue
+        }
+        throw await redirectRefused(method, url, res)
+      }
       if (opts.resolver && isRefusal(res) && renewals < MAX_RENEWALS) {
         // A governed table's URL or credentials expired: renewed ones make the same request valid again.
         if (await opts.resolver.rejected(url, res.status, await res.clone().text())) {
@@ -136,6 +152,153 @@ export async function send(
 
 /** Renewals of a governed table's URLs or credentials one request may ask for before its refusal stands. */
 const MAX_RENEWALS = 3
+
+/** Redirect hops one request follows; a table's files have no need of long chains. */
+const MAX_REDIRECTS = 10
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
+/** Request headers that carry credentials (or a signature over them): never sent to another origin. */
+const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|x-amz-.*|x-goog-.*|x-ms-.*)$/i
+/** Query parameters that make a URL a credential: S3, GCS and other pre-signed URLs (`…-Signature`), Azure SAS, CloudFront. */
+const SIGNED_QUERY = /^(sig|(.+-)?signature|x-amz-credential|x-amz-security-token|x-goog-credential)$/i
+
+/**
+ * Sends `target` and follows its redirects here rather than in fetch, at most MAX_REDIRECTS hops,
+ * so that every hop passes the same checks as the first request (guard: the allow-list, no secret
+ * over plain HTTP) and a hop to another origin loses every credential header, as curl and
+ * requests drop `Authorization`. A signed request's redirect is handed back unfollowed: send()
+ * refuses it, since the bytes of another origin are not the table's (or lets the resolver re-sign).
+ *
+ * Why fetch follows by itself when nothing needs guarding: in a browser `redirect: 'manual'` yields
+ * an opaque answer that hides where it leads, so only guarded requests pay that price (attemptOnce).
+ */
+async function following(
+  url: string,
+  target: { url: string; init: RequestInit },
+  signed: boolean,
+  opts: HttpOptions,
+  tableUrl: string | undefined,
+  memory: FileMemory,
+): Promise<Response> {
+  const home = originOf(target.url)
+  const guarded = signed || opts.allowOrigins !== undefined || carriedSecret(target) !== undefined
+  const redirect: RequestRedirect = target.init.redirect ?? (guarded ? 'manual' : 'follow')
+  let hop: { url: string; init: RequestInit } = { url: target.url, init: { ...target.init, redirect } }
+  for (let hops = 0; ; hops++) {
+    guard(url, hop, opts, tableUrl)
+    const res = await attemptOnce(url, hop, opts, memory)
+    const location = REDIRECT_STATUSES.has(res.status) ? res.headers.get('Location') : null
+    if (signed || location === null) return res
+    if (hops === MAX_REDIRECTS) {
+      throw new TableError(
+        `${hop.init.method ?? 'GET'} ${redactUrls(url)}: more than ${MAX_REDIRECTS} redirects`,
+        'access',
+        url,
+      )
+    }
+    hop = redirectHop(hop, location, res.status, home, opts)
+  }
+}
+
+/** The request a redirect asks for: 303 (and 301/302 after a POST) become a GET; credentials stay home. */
+function redirectHop(
+  hop: { url: string; init: RequestInit },
+  location: string,
+  status: number,
+  home: string,
+  opts: HttpOptions,
+): { url: string; init: RequestInit } {
+  const next = new URL(location, hop.url).href
+  const headers = new Headers(hop.init.headers)
+  if (originOf(next) !== home) {
+    const own = new Set(Object.keys(opts.headers ?? {}).map(name => name.toLowerCase()))
+    const names: string[] = []
+    headers.forEach((_value, name) => names.push(name))
+    for (const name of names) if (CREDENTIAL_HEADER.test(name) || own.has(name)) headers.delete(name)
+  }
+  const method = hop.init.method ?? 'GET'
+  if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
+    headers.delete('content-type')
+    const { body: _body, ...rest } = hop.init
+    return { url: next, init: { ...rest, method: method === 'HEAD' ? 'HEAD' : 'GET', headers } }
+  }
+  return { url: next, init: { ...hop.init, headers } }
+}
+
+/**
+ * Checks the request about to leave (after the resolver, and at each redirect hop): an http(s) URL,
+ * an allowed origin, and no credential in clear over the network.
+ */
+function guard(url: string, hop: { url: string; init: RequestInit }, opts: HttpOptions, tableUrl?: string): void {
+  const target = new URL(hop.url)
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new TableError(`${redactUrls(url)}: not sent: its request leads to a ${target.protocol} URL`, 'access', url)
+  }
+  checkOrigin(hop.url, url, opts, tableUrl)
+  const secret = carriedSecret(hop)
+  if (secret && target.protocol === 'http:' && !isLoopback(target.hostname) && !opts.allowInsecureHttp) {
+    throw new TableError(
+      `${redactUrls(url)}: not sent: ${secret} would cross the network in clear to ${target.origin} (plain http, not ` +
+        'loopback); use https, or allow it with --allow-insecure-http / allowInsecureHttp on a network you trust',
+      'access',
+      url,
+    )
+  }
+}
+
+/** What credential a request carries, in words, or undefined. */
+function carriedSecret(hop: { url: string; init: RequestInit }): string | undefined {
+  let header: string | undefined
+  new Headers(hop.init.headers).forEach((_value, name) => {
+    if (!header && /^(authorization|proxy-authorization|cookie|x-amz-security-token)$/i.test(name)) header = name
+  })
+  if (header) return `its ${header} header`
+  return hasSignedQuery(hop.url) ? 'its signed URL' : undefined
+}
+
+/** Whether `url`'s query carries a signature (a pre-signed URL is itself a credential). */
+function hasSignedQuery(url: string): boolean {
+  try {
+    for (const name of new URL(url).searchParams.keys()) if (SIGNED_QUERY.test(name)) return true
+  } catch {
+    return false
+  }
+  return false
+}
+
+/** 127.0.0.0/8, [::1] and localhost: traffic that never leaves the machine. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase()
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host)
+}
+
+/** Asks the resolver whether a redirect moved the table (an S3 region); a worker's proxy without the hook says no. */
+async function movedBy(resolver: HttpOptions['resolver'], url: string, res: Response): Promise<boolean> {
+  if (!resolver?.redirected) return false
+  const headers: Record<string, string> = {}
+  res.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  const body = await res.clone().text()
+  return resolver.redirected(url, res.status, headers, body).catch(() => false)
+}
+
+/** The refusal of a signed request's redirect: names the origin it led to, never the URL it carried. */
+async function redirectRefused(method: string, url: string, res: Response): Promise<TableError> {
+  const location = res.headers.get('Location')
+  let where = 'no Location'
+  try {
+    if (location !== null) where = new URL(location, url).origin
+  } catch {
+    where = 'an invalid Location'
+  }
+  const reason = errorReason(await res.text().catch(() => ''))
+  return new TableError(
+    `${method} ${redactUrls(url)}: storage answered ${res.status} redirecting to ${where}${reason ? ` (${reason})` : ''}; ` +
+      "a signed request is not followed elsewhere (its credentials and bytes belong to the table's storage)",
+    'access',
+    url,
+  )
+}
 
 /** Answers a resolver is told of: unauthenticated, forbidden, and S3's 400 ExpiredToken. */
 function isRefusal(res: Response): boolean {
@@ -193,6 +356,15 @@ async function attemptOnce(
   const base = opts.fetch ?? globalThis.fetch
   try {
     const res = await base(target.url, { ...init, signal: controller.signal })
+    if (res.type === 'opaqueredirect') {
+      // A browser hides where a manual redirect leads, so a guarded request cannot be checked there.
+      throw new TableError(
+        `${init.method ?? 'GET'} ${redactUrls(url)}: answered with a redirect, which the page does not follow for a request ` +
+          'that carries credentials or is limited by an allow-list',
+        'access',
+        url,
+      )
+    }
     const range = rangeOf(init)
     const body =
       (init.method ?? 'GET') === 'HEAD' || NULL_BODY_STATUSES.has(res.status)
@@ -357,17 +529,20 @@ function sameOrigin(a: string, b: string): boolean {
 }
 
 /**
- * Refuses `url` unless its origin is the table's or one of `opts.allowOrigins` (no list: any).
- * Why here: every request of the reader passes send(), so a log that names a file on another
- * host (loopback included) cannot reach it by any path.
+ * Refuses `sent` (the URL a request for `url` actually goes to) unless its origin is the table's or
+ * one of `opts.allowOrigins` (no list: any). Why here: every request passes send() — the reader's,
+ * the proxies', the sharing and catalog APIs' — and is checked as sent (after the resolver, at each
+ * redirect), so neither a log nor a share's pre-signed URLs can reach another host by any path.
  */
-function checkOrigin(url: string, opts: HttpOptions, tableUrl?: string): void {
+function checkOrigin(sent: string, url: string, opts: HttpOptions, tableUrl?: string): void {
   if (!opts.allowOrigins) return
   const allowed = [...(tableUrl ? [tableUrl] : []), ...opts.allowOrigins].map(originOf)
-  const origin = originOf(url)
+  const origin = originOf(sent)
   if (origin !== 'null' && allowed.includes(origin)) return
-  throw new TableError(
-    `${url}: origin ${origin} is not allowed (allowed: ${allowed.join(', ')}; ` +
+  // A request sent elsewhere than `url` (a pre-signed URL, a redirect) is named by its origin only: its URL may be a credential.
+  const via = sent === url ? '' : ` (its request goes to ${origin})`
+  throw new FatalResponseError(
+    `${redactUrls(url)}${via}: origin ${origin} is not allowed (allowed: ${allowed.join(', ')}; ` +
       'add it with --allow-origin / allowOrigins)',
     'http',
     url,

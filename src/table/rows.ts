@@ -101,10 +101,11 @@ export async function* scanFile(
   file: AddFile,
   opts: ReadOptions = {},
   deleted?: readonly number[],
+  expected?: FileValidator,
 ): AsyncGenerator<Row[]> {
   let remaining = opts.limit ?? Infinity
   const fields = selectFields(snapshot, opts.columns)
-  const buffer = await openFile(file, opts, snapshot.tableUrl)
+  const buffer = await openFile(file, opts, snapshot.tableUrl, expected)
   const metadata = await readFooter(buffer, file.url)
   const plans = planColumns(snapshot, file, fields, schemaIndex(metadata).tree)
   const partitionRow = partitionValues(snapshot, file, plans)
@@ -157,10 +158,16 @@ export function schemaField(schema: StructType, name: string): StructField | und
  * AsyncBuffer over the file URL with the size from the log (no HEAD request). Every request
  * goes through retryingFetch, so it has a timeout, retries and names the URL when it fails.
  */
-export async function openFile(file: AddFile, opts: HttpOptions, tableUrl: string): Promise<AsyncBuffer> {
+export async function openFile(
+  file: AddFile,
+  opts: HttpOptions,
+  tableUrl: string,
+  expected?: FileValidator,
+): Promise<AsyncBuffer> {
   const memory = new FileMemory()
   // The log's size is what the file must have; a different one is a rewritten file (range-check.ts).
-  memory.expect(file.url, { size: file.size })
+  // `expected`: what an earlier read of the file saw, so a file replaced in between fails as changed.
+  memory.expect(file.url, { ...expected, size: file.size })
   const fetch = retryingFetch(opts, tableUrl, memory) as typeof globalThis.fetch
   const buffer = cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))
   opened.set(buffer, () => memory.known(file.url))

@@ -20,11 +20,18 @@ export interface HttpOptions {
   /** Extra request headers (e.g. Authorization), sent only to the table's origin. */
   headers?: Record<string, string>
   /**
-   * Origins (`https://host[:port]`) besides the table's own that its files (data files, deletion
-   * vectors, checkpoint parts) may come from; a request anywhere else is refused before it is
-   * sent, and redirects are not followed. Default: no list, any origin the log names.
+   * Origins (`https://host[:port]`) besides the table's own that its requests may go to: data
+   * files, deletion vectors and checkpoint parts the log names, a share's pre-signed URLs (as
+   * resolved, not the reader's stable URLs), every redirect hop. A request anywhere else is
+   * refused before it is sent. Default: no list, any origin.
    */
   allowOrigins?: string[]
+  /**
+   * Send credentials (an Authorization header, a session token, a pre-signed URL) over plain
+   * `http://` to a host that is not loopback. Default false: such a request is refused naming
+   * the endpoint (loopback — 127.0.0.0/8, localhost, [::1] — is always allowed).
+   */
+  allowInsecureHttp?: boolean
   /**
    * Largest whole-file answer (bytes) where the log does not give the file's size: commits,
    * `_last_checkpoint`, JSON checkpoints, listing pages. Default 256 MiB (in Node also
@@ -32,11 +39,26 @@ export interface HttpOptions {
    */
   maxLogBytes?: number
   /**
+   * Delta Sharing: bounds on one answer of the sharing server (a query's pages, or a list call's);
+   * defaults fit a table of a million files (src/sharing/limits.ts).
+   */
+  shareLimits?: ShareAnswerLimits
+  /**
    * Governed tables: turns the reader's stable URLs (as in the Snapshot) into the request sent now
    * (a share's current pre-signed URL, a SigV4-signed storage request). Every request of the reader
    * passes it; error messages name the stable URL, never the signed one.
    */
   resolver?: UrlResolver
+}
+
+/** Bounds on one Delta Sharing answer, all its pages together; past one, the answer is refused naming it. */
+export interface ShareAnswerLimits {
+  /** Pages (default 100 000; in Node also `SNAPTRAIN_SHARE_MAX_PAGES`). */
+  pages?: number
+  /** Files of a query, items of a list call (default 2 000 000; `SNAPTRAIN_SHARE_MAX_FILES`). */
+  files?: number
+  /** Body bytes (default 4 GiB; `SNAPTRAIN_SHARE_MAX_BYTES`). */
+  bytes?: number
 }
 
 /** The request to send for a stable URL: where, and with which extra headers. */
@@ -61,6 +83,13 @@ export interface UrlResolver {
    * true when it renewed what the request needs (URLs, credentials) so it should be sent again.
    */
   rejected(url: string, status: number, body: string): Promise<boolean>
+  /**
+   * Told of a redirect answer (3xx) to a resolved request (`headers` lower-case, `body` its first
+   * 64 KiB as text); resolves true when the resolver now sends `url` where the redirect says (an
+   * S3 bucket's own region: same bucket, same provider), so the request should be resolved and
+   * sent again. Absent, or false: the redirect is refused and nothing is sent to where it leads.
+   */
+  redirected?(url: string, status: number, headers: Record<string, string>, body: string): Promise<boolean>
   /**
    * A resolver that is the table's source (a Delta Sharing session: the server answers the
    * snapshot, there is no log to read) opens its snapshots itself; openSnapshot defers to it.

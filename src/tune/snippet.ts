@@ -86,7 +86,7 @@ function sparkSnippet(state: SweepState, t: SnippetTable): string {
     'for c in CATEGORICAL:',
     '    df = StringIndexer(inputCol=c, outputCol=c + "_code", handleInvalid="keep").fit(df).transform(df)',
     'FEATURES = NUMERIC + [c + "_code" for c in CATEGORICAL]',
-    `df = df.withColumn("is_valid", F.rand(seed=${state.config.seed ?? 0}) < ${state.config.validFraction ?? 0.2})`,
+    ...splitLines(state, t),
     '',
     'clf = SparkXGBClassifier(',
     '    features_col=FEATURES,',
@@ -101,6 +101,35 @@ function sparkSnippet(state: SweepState, t: SnippetTable): string {
     'model.get_booster().save_model("model.json")',
     '',
   ].join('\n')
+}
+
+/**
+ * The sweep's validation rows in Spark: the seeded split by row key (src/data/row-key.ts, README
+ * "The validation split and row identity") as a Python UDF over the key columns, so the snippet
+ * validates on the rows snaptrain held out.
+ */
+function splitLines(state: SweepState, t: SnippetTable): string[] {
+  const key = state.config.splitKey ?? [state.config.label, ...t.features.map(f => f.name)].sort()
+  return [
+    "# snaptrain's validation rows: a seeded hash of each row's key-column values (pip install mmh3).",
+    'import datetime, decimal, math, struct, mmh3',
+    `KEY, SEED, FRACTION = ${py(key)}, ${state.config.seed ?? 0}, ${state.config.validFraction ?? 0.2}`,
+    'def _hash(x):',
+    '    if x is None: return 0xFFFFFFFF',
+    '    if isinstance(x, str): x = x.encode()',
+    '    if isinstance(x, (bytes, bytearray)): return mmh3.hash(bytes(x), 0, signed=False)',
+    '    if isinstance(x, datetime.datetime): x = x.timestamp()',
+    '    elif isinstance(x, datetime.date): x = (x - datetime.date(1970, 1, 1)).days',
+    '    if isinstance(x, decimal.Decimal): x = float(x)',
+    '    if isinstance(x, float) and math.isnan(x): return mmh3.hash(struct.pack("<Q", 0x7FF8000000000000), 0, signed=False)',
+    '    if isinstance(x, float) and not (x.is_integer() and abs(x) < 2**53): return mmh3.hash(struct.pack("<d", x), 0, signed=False)',
+    '    return mmh3.hash(struct.pack("<q", int(x)), 0, signed=False)',
+    '@F.udf("boolean")',
+    'def is_valid(*values):',
+    '    k = mmh3.hash(b"".join(struct.pack("<I", _hash(v)) for v in values), 0, signed=False)',
+    '    return mmh3.hash(struct.pack("<qq", SEED, k), 0x9747B28C, signed=False) / 2**32 < FRACTION',
+    'df = df.withColumn("is_valid", is_valid(*[F.col(c) for c in KEY]))',
+  ]
 }
 
 function torchSnippet(state: SweepState, t: SnippetTable): string {

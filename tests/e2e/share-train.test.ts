@@ -6,13 +6,16 @@
  * server's file URLs live 3 s and the page's first file request is held longer, so a URL expires
  * mid-run on any machine and the page must renew it. The shared run writes byte-identical model
  * files and the same metrics; no file request carries the token; the manifest records the share
- * (endpoint, coordinates, file ids), never the token or a URL signature.
+ * (endpoint, coordinates, file ids, the note that it is pinned by version) and the folder run's
+ * digest, never the token, a URL signature or the local proxy.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseMetricsCsv } from '../../src/run/manifest.ts'
+import { pathToFileURL } from 'node:url'
+import { parseMetricsCsv, SHARE_VERSION_NOTE } from '../../src/run/manifest.ts'
+import { importSweep } from '../../src/tune/export.ts'
 import { runMain } from '../support/cli.ts'
 import {
   authorizedFileRequests,
@@ -113,7 +116,13 @@ function expectShareManifest(pair: Pair, table: string): void {
     table,
     format: 'delta',
     file_ids: Object.fromEntries(paths.map((p: string) => [p, expect.stringMatching(/^[0-9a-f]{40}$/)])),
+    note: SHARE_VERSION_NOTE,
   })
+  // Named as the user named it (never by the local sharing proxy), the same digest as the folder's.
+  expect(m.table.path).toBe(`${profile}#demo.public.${table}`)
+  expect(text).not.toContain('__snaptrain')
+  expect(direct.table.url).toBe(`${pathToFileURL(join(DATA, table)).href}/`)
+  expect(m.table.digest).toBe(direct.table.digest)
   expect(m.table.version).toBe(direct.table.version)
   expect(m.table.rows).toBe(direct.table.rows)
   expect(m.metrics.map(withoutTime)).toEqual(direct.metrics.map(withoutTime))
@@ -193,6 +202,9 @@ describe('snaptrain sweep through a share whose URLs expire mid-run', () => {
     expect(bytes(pair.shared, 'model.json').equals(bytes(pair.direct, 'model.json'))).toBe(true)
     expectRenewedWithoutToken(pair.log, 'demo.public.marketing')
     expectShareManifest(pair, 'marketing')
+    const sweep = importSweep(readFileSync(join(pair.shared, 'sweep.json'), 'utf8'))
+    expect(sweep.config.table).toBe(`${server.endpoint}shares/demo/schemas/public/tables/marketing/`)
+    expect(sweep.config.tablePath).toBe(`${profile}#demo.public.marketing`)
   })
 })
 

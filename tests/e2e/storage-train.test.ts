@@ -3,7 +3,8 @@
  * page server and headless Chromium for the file): `train --model gbdt` and `train --model recsys`
  * through Unity Catalog with vended credentials, and `sweep` through `s3://` with the shared
  * credentials file, each against the SigV4-verifying S3 test server, give the same model, metrics
- * and trials as the same runs on the table's folder. The page reads the table through the CLI's
+ * and trials as the same runs on the table's folder, and manifests and sweep.json that name the table
+ * as the user did (`uc:…`, `s3://…`) with the folder run's digest. The page reads the table through the CLI's
  * local storage proxy and finds its log by listing `_delta_log/` through it (no probing); no key,
  * secret, session token or catalog token reaches the page (none of its requests carries one, none
  * goes to the S3 or catalog server) or any output.
@@ -15,6 +16,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import type { Browser, Route } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { launchBrowser } from '../../src/cli/launch.ts'
@@ -305,14 +307,17 @@ describe('train through Unity Catalog, the vended credentials expiring mid-run',
     const metrics = (await readFile(join(run.governed, 'metrics.csv'), 'utf8')).trim().split(/\r?\n/)
     expect(metrics).toHaveLength(4) // a header and three rounds, with the validation AUC
     expect(metrics[0]).toMatch(/auc/)
-    // The manifests differ only where they name the table and the run's time.
+    // The manifests differ only where they name the table (as the user did, never by the local
+    // proxy's port) and the run's time; the digest of what was read is the same.
     const manifest = async (out: string) => {
       const { created, train_seconds, table, ...rest } = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'))
-      const { url, path, digest, ...snapshot } = table
-      return { path, manifest: { ...rest, table: snapshot } }
+      const { url, path, ...snapshot } = table
+      return { url, path, manifest: { ...rest, table: snapshot } }
     }
     const [want, got] = [await manifest(run.folder), await manifest(run.governed)]
     expect(got.path).toBe('uc:main.web.marketing')
+    expect(got.url).toBe('uc:main.web.marketing')
+    expect(want.url).toBe(`${pathToFileURL(join(bucket, 'tables', 'marketing')).href}/`)
     expect(got.manifest).toEqual(want.manifest)
     expect(got.manifest.table.rows).toBe(6281)
     // Vended keys live 2 s: on a loaded machine a request signed in time may arrive after expiry,
@@ -397,5 +402,13 @@ describe('sweep through s3://, the credentials expiring mid-run', () => {
     }
     expectListedLog('marketing', 1)
     await expectNoSecrets(run.r, run.governed, ['sweep.json', 'trials.csv', 'model.json', 'manifest.json'])
+    // The sweep and its best trial name the table as the user did, never by the proxy's URL.
+    const address = `s3://${s3.bucket}/tables/marketing`
+    const stored = importSweep(await readFile(join(run.governed, 'sweep.json'), 'utf8'))
+    expect(stored.config).toMatchObject({ table: address, tablePath: address })
+    const best = JSON.parse(await readFile(join(run.governed, 'manifest.json'), 'utf8'))
+    const folder = JSON.parse(await readFile(join(run.folder, 'manifest.json'), 'utf8'))
+    expect(best.table).toMatchObject({ url: address, path: address, digest: folder.table.digest })
+    for (const text of [JSON.stringify(stored), JSON.stringify(best)]) expect(text).not.toContain('__snaptrain')
   })
 })

@@ -8,7 +8,8 @@
  */
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { useApp } from '../support/app-harness.ts'
 import type { TrainResult } from '../../src/api-types.ts'
@@ -87,6 +88,9 @@ test('snaptrain train --ranks 2 --json reports collectives and writes the R = 1 
   expect(s.ranks).toBe(2)
   expect(s.collectives.map(c => c.op)).toEqual(expect.arrayContaining(['allreduce', 'broadcast', 'allgather']))
   expect(readFileSync(join(dir, 'r2', 'model.json'), 'utf8')).toBe(pageModel)
+  // Rank 0's manifest names the folder, not the loopback server the ranks read it from.
+  const m = JSON.parse(readFileSync(join(dir, 'r2', 'manifest.json'), 'utf8'))
+  expect(m.table.url).toBe(`${pathToFileURL(resolve('public/tables/marketing')).href}/`)
   console.log(JSON.stringify(s.collectives))
 })
 

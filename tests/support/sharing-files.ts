@@ -22,8 +22,14 @@ import {
 
 /** `<origin>/files/<share>.<schema>.<table>/<path, each segment %-encoded>?X-Sharing-Expires=<ms>&X-Sharing-Signature=<hex>`. */
 export function presign(ctx: Context, key: string, rel: string, expires: number): string {
-  const path = [key, ...rel.split('/')].map(encodeURIComponent).join('/')
+  const path = [key, ...prefixOf(ctx, rel), ...rel.split('/')].map(encodeURIComponent).join('/')
   return `${ctx.origin}${FILES}${path}?X-Sharing-Expires=${expires}&X-Sharing-Signature=${signature(ctx, key, rel, String(expires))}`
+}
+
+/** The folders of the `filePrefix` option before a file's path: the prefix, then a folder of the path's digest. */
+function prefixOf(ctx: Context, rel: string): string[] {
+  const prefix = ctx.opts.filePrefix
+  return prefix ? [...prefix.split('/'), hmac(ctx.secret, `folder\n${rel}`).slice(0, 12)] : []
 }
 
 /** Signs the decoded path, so a client that re-encodes a URL differently still matches. */
@@ -46,8 +52,12 @@ export async function serveFile(ctx: Context, req: IncomingMessage, url: URL): P
       'header should be specified'
     return s3Error(400, 'InvalidArgument', message)
   }
-  const [key, ...segments] = url.pathname.slice(FILES.length).split('/').map(safeDecode)
+  const [key, ...all] = url.pathname.slice(FILES.length).split('/').map(safeDecode)
+  const folders = ctx.opts.filePrefix ? ctx.opts.filePrefix.split('/').length + 1 : 0
+  const segments = all.slice(folders)
   const rel = segments.join('/')
+  if (all.slice(0, folders).join('/') !== prefixOf(ctx, rel).join('/'))
+    return s3Error(404, 'NoSuchKey', 'The specified key does not exist.')
   const expires = url.searchParams.get('X-Sharing-Expires')
   const given = url.searchParams.get('X-Sharing-Signature')
   if (!expires || !given) {

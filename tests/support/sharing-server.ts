@@ -72,6 +72,12 @@ export interface SharingServerOptions {
   oauth?: { clientId: string; clientSecret: string; tokenLifetimeS?: number; scope?: string }
   /** Lifetime of pre-signed file URLs in seconds (default 3600; fractions allowed). */
   urlLifetimeS?: number
+  /**
+   * Serve the files under this path prefix and a folder per file, `/files/<table>/<prefix>/<digest
+   * of the path>/<path>`, as an object store serves a shared table whose files live elsewhere: a
+   * client sees neither the table's relative paths nor their order (default: the relative paths).
+   */
+  filePrefix?: string
   /** maxResults of list calls and maxFiles of queries when the client gives none (default 100). */
   pageSize?: number
   /**

@@ -8,13 +8,15 @@
  * - dist/demo: the static demo (tools/build/demo.mjs `buildDemo`), from dist/app.
  * Each part is built into a staging folder and moved into place when done, so a test or CLI run
  * reading dist/ meanwhile sees the old build or the new one, never half of one. `--if-stale`
- * builds only when the sources changed since the last build (stale.mjs).
+ * builds only when the sources changed since the last build (stale.mjs; dist/cli/build.json is
+ * its stamp). A build prints one line per part it wrote and nothing else; it needs no public/
+ * (a fresh clone has none: it holds only the generated sample tables).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { STAMP, staleBuild } from './stale.mjs'
+import { STAMP, sourceFiles, staleBuild, writeStamp } from './stale.mjs'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
@@ -60,15 +62,16 @@ async function buildCli(outDir) {
   return [...imported].sort()
 }
 
-/** vite build with `configFile` into `outDir`. */
-async function buildPage(configFile, outDir) {
-  // Package conditions follow NODE_ENV, not the mode: unset (or 'test', from vitest) it would
-  // resolve Lit's development build, which warns in the console that it is in dev mode.
-  process.env.NODE_ENV = 'production'
-  const { build } = await import('vite')
-  await build({
-    root: ROOT,
-    configFile: join(ROOT, configFile),
+/**
+ * What `npm run build` sets over a page's vite config (exported for the test of its output): a
+ * production build into `outDir` that prints only what it wrote.
+ * @param {string} outDir
+ */
+export function pageBuildOptions(outDir) {
+  // Rolldown's timing report (`[PLUGIN_TIMINGS]`, which plugins took most of a build over 3 s) is
+  // printed as a warning whenever the machine is loaded; it says nothing about the output.
+  const checks = { bundlerTimings: false }
+  return {
     mode: 'production',
     logLevel: 'warn',
     build: {
@@ -77,13 +80,25 @@ async function buildPage(configFile, outDir) {
       // The pages are loaded from loopback or a static host once; one large chunk is fine.
       chunkSizeWarningLimit: 10_000,
       rollupOptions: {
+        checks,
         // A module imported both ways stays in its chunk: expected here (shared by app and workers).
         onLog(level, log, handler) {
           if (log.code !== 'INEFFECTIVE_DYNAMIC_IMPORT') handler(level, log)
         },
       },
     },
-  })
+    // Each worker is bundled by a rolldown run of its own, which reads only these options.
+    worker: { rolldownOptions: { checks } },
+  }
+}
+
+/** vite build with `configFile` into `outDir`. */
+async function buildPage(configFile, outDir) {
+  // Package conditions follow NODE_ENV, not the mode: unset (or 'test', from vitest) it would
+  // resolve Lit's development build, which warns in the console that it is in dev mode.
+  process.env.NODE_ENV = 'production'
+  const { build } = await import('vite')
+  await build({ root: ROOT, configFile: join(ROOT, configFile), ...pageBuildOptions(outDir) })
 }
 
 /** Replaces `dist/<name>` by the staged folder. */
@@ -107,6 +122,8 @@ function swapIn(staged, name) {
 /** Builds dist/{app,bench,cli} and then dist/demo; `log` gets one line per part. */
 export async function build(log = line => console.error(line)) {
   const startedAt = Date.now()
+  // The sources as the build starts to read them: a file changed, added or removed later makes it stale.
+  const sources = sourceFiles(ROOT)
   const staging = join(ROOT, 'dist', `.staging-${process.pid}`)
   rmSync(staging, { recursive: true, force: true })
   mkdirSync(staging, { recursive: true })
@@ -121,7 +138,7 @@ export async function build(log = line => console.error(line)) {
     await buildPage('vite.bench.config.ts', join(staging, 'bench'))
     lap('dist/bench')
     const imports = await buildCli(join(staging, 'cli'))
-    writeFileSync(join(staging, 'cli', 'build.json'), `${JSON.stringify({ startedAt, imports }, null, 2)}\n`)
+    writeStamp(join(staging, 'cli', 'build.json'), startedAt, sources, { imports })
     lap(`dist/cli (imports ${imports.join(', ') || 'nothing'} at run time)`)
     for (const name of ['app', 'bench', 'cli']) swapIn(join(staging, name), name)
   } finally {

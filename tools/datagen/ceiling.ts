@@ -8,10 +8,11 @@
  *              (the terms integrated out over a random user; the Bayes rule without user identity).
  * Not a strict upper bound: users are Zipf-distributed, so the frequent users' terms are learnable.
  */
-import { isValidRow } from '../../src/models/gbdt/features.ts'
+import { toKeyHash } from '../../src/data/decode-values.ts'
+import { combineKeys, isValidKey, NULL_KEY_HASH, rowKeyFields } from '../../src/data/row-key.ts'
 import { auc } from '../../src/models/gbdt/metrics.ts'
 import { sigmoid } from './logistic.ts'
-import type { CeilingAucs, LearnableCeiling } from './types.ts'
+import type { CeilingAucs, ColumnSpec, Frame, LearnableCeiling } from './types.ts'
 
 /** Per row (frame order): the three probabilities the ceiling compares. */
 export interface CeilingProbs {
@@ -80,18 +81,39 @@ export function ceilingAucs(p: CeilingProbs, label: ArrayLike<number>, rows: Arr
   }
 }
 
-/** The ceiling over all live rows and over each split's validation rows (isValidRow of file path and row in file). */
+/**
+ * The row key (src/data/row-key.ts) of every frame row with the trainers' default key columns:
+ * the scalar columns of `specs` (every column is the label or a feature), sorted by name.
+ */
+export function frameRowKeys(frame: Frame, specs: readonly ColumnSpec[]): Uint32Array {
+  const fields = specs.map(s => ({ name: s.name, type: s.type, nullable: s.nullable, metadata: {} }))
+  const keyFields = rowKeyFields(
+    { type: 'struct', fields },
+    fields.map(f => f.name),
+  )
+  const hashes = keyFields.map(f => {
+    const values = frame.columns[f.name] as ArrayLike<unknown>
+    // The writer stores a float column's NaN markers as nulls (parquet.ts), so they key as nulls.
+    return Uint32Array.from({ length: frame.numRows }, (_, i) =>
+      toKeyHash(Number.isNaN(values[i]) ? null : values[i], NULL_KEY_HASH),
+    )
+  })
+  return combineKeys(hashes, frame.numRows)
+}
+
+/** The ceiling over all live rows and over each split's validation rows (isValidKey of each row's key). */
 export function learnableCeiling(
   p: CeilingProbs,
   label: ArrayLike<number>,
   live: LiveRows[],
+  keys: Uint32Array,
   splits = CEILING_SPLITS,
 ): LearnableCeiling {
   const all = Int32Array.from(live.flatMap(f => Array.from(f.rows)))
   return {
     ...ceilingAucs(p, label, all),
     splits: splits.map(s => {
-      const valid = live.flatMap(f => Array.from(f.rows).filter((_, j) => isValidRow(s.seed, f.path, j, s.fraction)))
+      const valid = all.filter(i => isValidKey(s.seed, keys[i], s.fraction))
       return { ...s, ...ceilingAucs(p, label, valid) }
     }),
   }

@@ -9,7 +9,7 @@
 import { Rng } from '../../src/util/rng.ts'
 import { auc } from '../../src/models/gbdt/metrics.ts'
 import { interceptFor, sigmoid } from './logistic.ts'
-import { ceilingProbs, learnableCeiling, type CeilingProbs } from './ceiling.ts'
+import { ceilingProbs, frameRowKeys, learnableCeiling, type CeilingProbs } from './ceiling.ts'
 import { CLICKS_COLUMNS, ClicksModel, EMB_DIM, clickBuffers } from './clicks-model.ts'
 import type { ClickBuffers } from './clicks-model.ts'
 import { DeltaTableWriter } from './delta-writer.ts'
@@ -273,6 +273,7 @@ function clicksInfo(
       ceiling,
       label,
       live.map(f => ({ path: f.layout.path, rows: f.rows })),
+      frameRowKeys(frame, CLICKS_COLUMNS),
     ),
     labelColumn: 'label',
     distinct: { user_id: distinct('user_id'), item_id: distinct('item_id') },

@@ -149,7 +149,7 @@ export interface CeilingAucs {
 
 /**
  * The clicks "learnable ceiling": AUCs with the per-user hidden terms removed, over all final rows
- * and over the validation rows of `--valid-fraction f --seed s` splits (the trainers' isValidRow).
+ * and over the validation rows of `--valid-fraction f --seed s` splits (the trainers' split by row key, src/data/row-key.ts).
  * Not a strict bound: users are Zipf-distributed, so a model can learn frequent users' terms.
  */
 export interface LearnableCeiling extends CeilingAucs {

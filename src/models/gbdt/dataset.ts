@@ -6,18 +6,12 @@
  */
 import { createLoader } from '../../data/loader.ts'
 import { noRowsError, planScan } from '../../data/plan.ts'
+import { rowKeyFields, validMaskOfKeys } from '../../data/row-key.ts'
 import type { DecodeSpec, ScanPlan } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
-import type { HttpOptions, Snapshot } from '../../table/types.ts'
+import type { HttpOptions, Snapshot, StructField } from '../../table/types.ts'
 import type { TrainData } from './driver.ts'
-import {
-  buildDictionary,
-  encodeCategorical,
-  isValidRow,
-  selectFeatures,
-  type FeatureSpec,
-  type SkippedColumn,
-} from './features.ts'
+import { buildDictionary, encodeCategorical, selectFeatures, type FeatureSpec, type SkippedColumn } from './features.ts'
 import { readStringColumns } from './string-columns.ts'
 
 /** What to train on. */
@@ -35,8 +29,10 @@ export interface DatasetConfig {
   filter?: string
   /** Validation table (same columns); exclusive with validFraction. */
   validTable?: { url: string; version?: number; http?: HttpOptions; snapshot?: Snapshot }
-  /** Share of rows, in (0, 1), held out by isValidRow(seed, path, row). */
+  /** Share of rows, in (0, 1), held out by their row keys (src/data/row-key.ts). */
   validFraction?: number
+  /** Key columns of the split (--split-key); default the label and the features (row-key.ts rowKeyFields). */
+  splitKey?: string[]
   seed: number
   /** Loader workers (0 = read on this thread). */
   workers?: number
@@ -56,9 +52,11 @@ export interface TableColumns {
   columns: Float32Array[]
   /** Labels as float32 (NaN = null), when a label was read. */
   labels?: Float32Array
-  /** File path and file-relative row index of each row (for the seeded split). */
+  /** File path and file-relative row index of each row (for error messages). */
   paths: string[]
   rows: Uint32Array
+  /** Row key of each row (the seeded split), when the read was given key columns. */
+  keys?: Uint32Array
 }
 
 /** A training set ready for the driver, with what the manifest records. */
@@ -83,7 +81,8 @@ export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
   }
   const snapshot = cfg.snapshot ?? (await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http }))
   const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features)
-  const table = await readTable(snapshot, features, cfg.dictionaries, cfg)
+  const rowKey = splitKeyFields(cfg, snapshot, features)
+  const table = await readTable(snapshot, features, cfg.dictionaries, { ...cfg, rowKey })
   if (table.plan.stats.rows === 0) {
     throw noRowsError(cfg.filter, cfg.tableUrl, snapshot.version)
   }
@@ -130,9 +129,7 @@ function splitByFraction(
   const fraction = cfg.validFraction
   if (fraction === undefined)
     return { ...base, data: trainData(cfg, base.features, table), rowsTrain: table.rows.length, rowsValid: 0 }
-  const n = table.rows.length
-  const isValid = new Uint8Array(n)
-  for (let i = 0; i < n; i++) isValid[i] = isValidRow(cfg.seed, table.paths[i], table.rows[i], fraction) ? 1 : 0
+  const isValid = validMaskOfKeys(table.keys!, cfg.seed, fraction)
   const pick = (want: number) => (a: Float32Array) => a.filter((_, i) => isValid[i] === want)
   const labels = requireLabels(cfg.label, table)
   const train = { columns: table.columns.map(pick(0)), labels: pick(0)(labels) }
@@ -150,6 +147,16 @@ function splitByFraction(
       valid: valid.labels.length > 0 ? valid : undefined,
     },
   }
+}
+
+/** Key columns of the run's seeded split (none without a validation fraction). Throws naming a --split-key column. */
+export function splitKeyFields(
+  cfg: Pick<DatasetConfig, 'validFraction' | 'splitKey' | 'label'>,
+  snapshot: Snapshot,
+  features: FeatureSpec[],
+): StructField[] | undefined {
+  if (cfg.validFraction === undefined) return undefined
+  return rowKeyFields(snapshot.schema, [cfg.label, ...features.map(f => f.name)], cfg.splitKey)
 }
 
 /** Labels with nulls refused (naming the column, the file and the row). */
@@ -173,8 +180,10 @@ export async function readTable(
     filter?: string
     workers?: number
     http?: HttpOptions
-    restrict?: (plan: ScanPlan) => ScanPlan
+    restrict?: (plan: ScanPlan) => ScanPlan | Promise<ScanPlan>
     onProgress?: DatasetConfig['onProgress']
+    /** Key columns: each row's key is read too (TableColumns.keys). */
+    rowKey?: StructField[]
   },
 ): Promise<TableColumns & { dictionaries: Record<string, string[]> }> {
   const numeric = features.filter(f => f.kind === 'numeric').map(f => f.name)
@@ -183,9 +192,10 @@ export async function readTable(
   const floats = [...numeric, ...(cfg.label ? [cfg.label] : [])]
   // The loader decodes every column its plan delivers, so it gets the numeric ones only; the
   // string reader gets the same units (same filter, deletion vectors) with the string columns.
-  const planned = await planScan(snapshot, { columns: floats, filter: cfg.filter, ...cfg.http })
+  const scanned = await planScan(snapshot, { columns: floats, filter: cfg.filter, ...cfg.http })
+  const planned = cfg.rowKey ? { ...scanned, rowKey: cfg.rowKey } : scanned
   // A rank (ranks.ts loadRankDataset) reads only some units: the same plan with fewer units.
-  const plan = cfg.restrict ? cfg.restrict(planned) : planned
+  const plan = cfg.restrict ? await cfg.restrict(planned) : planned
   const read = await readFloats(plan, floats, cfg)
   const text = await readStringColumns(withColumns(plan, snapshot, strings), strings, cfg.http)
   const dicts: Record<string, string[]> = {}
@@ -200,6 +210,7 @@ export async function readTable(
     labels: cfg.label ? read.values.get(cfg.label) : undefined,
     paths: read.paths,
     rows: read.rows,
+    keys: read.keys,
     dictionaries: dicts,
   }
 }
@@ -219,15 +230,16 @@ async function readFloats(
   plan: ScanPlan,
   names: string[],
   cfg: { workers?: number; http?: HttpOptions; onProgress?: DatasetConfig['onProgress'] },
-): Promise<{ values: Map<string, Float32Array>; paths: string[]; rows: Uint32Array }> {
+): Promise<{ values: Map<string, Float32Array>; paths: string[]; rows: Uint32Array; keys?: Uint32Array }> {
   const n = plan.stats.rows
   const values = new Map(names.map(name => [name, new Float32Array(n)]))
   const paths = new Array<string>(n),
-    rows = new Uint32Array(n)
+    rows = new Uint32Array(n),
+    keys = plan.rowKey ? new Uint32Array(n) : undefined
   cfg.onProgress?.(0, n)
-  if (n === 0 || names.length === 0) {
+  if (n === 0 || (names.length === 0 && !keys)) {
     cfg.onProgress?.(n, n)
-    return { values, paths, rows }
+    return { values, paths, rows, keys }
   }
   const spec: DecodeSpec = Object.fromEntries(names.map(name => [name, 'float32' as const]))
   const loader = createLoader(plan, {
@@ -243,6 +255,7 @@ async function readFloats(
   try {
     for await (const batch of loader.batches()) {
       for (const name of names) values.get(name)!.set(batch.columns[name].values as Float32Array, at)
+      if (keys) keys.set(batch.keys!, at)
       for (let i = 0; i < batch.size; i++) {
         const unit = batch.ids!.unit[i]
         if (unit < lastUnit)
@@ -258,5 +271,5 @@ async function readFloats(
     await loader.close()
   }
   if (at !== n) throw new Error(`loader delivered ${at} rows, the plan has ${n}`)
-  return { values, paths, rows }
+  return { values, paths, rows, keys }
 }

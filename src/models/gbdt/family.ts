@@ -31,6 +31,7 @@ import { runManifest, type RunManifest } from '../../run/manifest.ts'
 import type { ModelFamily, RunInput, StageListener, TrialSpec } from '../../run/family.ts'
 import { binColumns } from './bin-progress.ts'
 import { BIN_WORKERS, binOffThread, canBinOffThread } from './bin-workers.ts'
+import { rowKeyFields } from '../../data/row-key.ts'
 
 /** GBDT parameter names a space may set: XGBoost's canonical names and the accepted aliases. */
 export const GBDT_PARAM_NAMES: readonly string[] = [
@@ -114,6 +115,7 @@ function datasetConfig(input: RunInput, seed: number, init?: InitModel): Dataset
         }
       : undefined,
     validFraction: config.validFraction,
+    splitKey: config.splitKey,
     seed,
     workers: config.workers,
     http: httpFor(config, config.table),
@@ -194,6 +196,7 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
   async precheck(snapshot, config, params) {
     if (config.initModel !== undefined) checkInitModel(readInitModel(config.initModel), snapshot, config, params)
     const { features } = selectFeatures(snapshot.schema, config.label, config.features)
+    if (config.splitKey) rowKeyFields(snapshot.schema, [], config.splitKey) // names the bad --split-key column
     categoricalFlags(
       features.map(f => f.name),
       features.map(f => f.xgbType),

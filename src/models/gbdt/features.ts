@@ -1,11 +1,10 @@
 /**
  * Which table columns become GBDT features, and how: numeric and boolean columns as float32
  * (NaN = null), strings as codes of a per-column dictionary (categoricals), everything else
- * skipped with the reason. Also the seeded validation split. Pure functions: the CLI validates
+ * skipped with the reason (the seeded validation split keys rows by value: src/data/row-key.ts). Pure functions: the CLI validates
  * with them before a browser starts, and the page uses the same ones.
  */
 import type { StructField, StructType } from '../../table/types.ts'
-import { hashString } from '../../util/hash.ts'
 import type { GbdtParams } from './types.ts'
 
 /** How a column is turned into a feature. */
@@ -147,12 +146,4 @@ export function encodeCategorical(values: ReadonlyArray<string | null>, dictiona
     out[i] = code === undefined ? NaN : code
   }
   return out
-}
-
-/**
- * True when the row goes to the validation set: a pure function of (seed, file path, row index
- * in the file), so the split is the same in every run, worker count and filter.
- */
-export function isValidRow(seed: number, path: string, row: number, fraction: number): boolean {
-  return hashString(`${seed}\u0000${path}\u0000${row}`) / 2 ** 32 < fraction
 }

@@ -8,7 +8,7 @@
  */
 import type { TableAccess } from '../../storage/types.ts'
 import { openSnapshot } from '../../table/index.ts'
-import type { StructField, StructType } from '../../table/types.ts'
+import type { HttpOptions, StructField, StructType } from '../../table/types.ts'
 import { readTable } from './dataset.ts'
 import { featureOf, type FeatureSpec } from './features.ts'
 import { categoriesOf } from './model-attributes.ts'
@@ -39,6 +39,8 @@ export interface PredictConfig {
   headers?: Record<string, string>
   /** Origins besides the table's own that its files may come from (HttpOptions.allowOrigins); default any. */
   allowOrigins?: string[]
+  /** HttpOptions.allowInsecureHttp for the table's requests (`--allow-insecure-http`). */
+  http?: Pick<HttpOptions, 'allowInsecureHttp'>
   /** A governed table's access (run/config.ts TrainConfig.access); never returned. */
   access?: TableAccess
 }

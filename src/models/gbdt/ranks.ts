@@ -17,8 +17,10 @@ import { checkCategoryCodes, cutsFromSketches, hasMissing, type CategoricalFeatu
 import type { ScanPlan } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import { noRowsError } from '../../data/plan.ts'
-import { readTable, type Dataset, type DatasetConfig } from './dataset.ts'
-import { buildDictionary, isValidRow, selectFeatures, type FeatureSpec } from './features.ts'
+import { readTable, splitKeyFields, type Dataset, type DatasetConfig } from './dataset.ts'
+import { buildDictionary, selectFeatures, type FeatureSpec } from './features.ts'
+import { isValidKey } from '../../data/row-key.ts'
+import { readUnitKeys } from '../../data/row-keys-read.ts'
 import { createCpuBackend } from './cpu-backend.ts'
 import { parseParams } from './params.ts'
 import { toXGBoostJsonString } from './xgboost-json.ts'
@@ -193,15 +195,23 @@ export interface RowCounts {
   valid: (unit: number, i: number) => boolean
 }
 
-/** Counts of the plan's rows by unit; `fraction` = validation share (undefined: every row trains). */
-export function rowCounts(plan: ScanPlan, seed: number, fraction: number | undefined): RowCounts {
+/**
+ * Counts of the plan's rows by unit; `fraction` = validation share (undefined: every row trains),
+ * `keys` = each unit's row keys (src/data/row-keys-read.ts; needed with a fraction).
+ */
+export function rowCounts(
+  plan: ScanPlan,
+  seed: number,
+  fraction: number | undefined,
+  keys?: readonly Uint32Array[],
+): RowCounts {
   const U = plan.units.length,
     trainBefore = new Float64Array(U + 1),
     validBefore = new Float64Array(U + 1)
   const valid = (u: number, i: number): boolean => {
     if (fraction === undefined) return false
-    const unit = plan.units[u]
-    return isValidRow(seed, plan.files[unit.fileIndex].path, unit.live ? unit.live[i] : unit.rowStart + i, fraction)
+    if (!keys) throw new TypeError("rowCounts: a validation fraction needs the units' row keys")
+    return isValidKey(seed, keys[u][i], fraction)
   }
   for (let u = 0; u < U; u++) {
     let v = 0
@@ -238,9 +248,12 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
   let full: ScanPlan | undefined,
     counts: RowCounts | undefined,
     span: [number, number] = [0, 0]
-  const restrict = (plan: ScanPlan): ScanPlan => {
+  const rowKey = splitKeyFields(cfg, snapshot, features)
+  // Every rank reads the key columns of every unit: which units hold its rows depends on the split.
+  const restrict = async (plan: ScanPlan): Promise<ScanPlan> => {
     full = plan
-    counts = rowCounts(plan, cfg.seed, cfg.validFraction)
+    const keys = rowKey && (await readUnitKeys(plan, rowKey, { workers: cfg.workers, http: cfg.http }))
+    counts = rowCounts(plan, cfg.seed, cfg.validFraction, keys)
     span = rankUnits(counts, coll)
     const units = plan.units.slice(span[0], span[1]).map((u, id) => ({ ...u, id }))
     return { ...plan, units, stats: { ...plan.stats, rows: units.reduce((s, u) => s + u.liveRows, 0) } }

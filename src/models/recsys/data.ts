@@ -6,6 +6,7 @@
 import { concatBags, sliceBags } from './bags.ts'
 import { createLoader } from '../../data/loader.ts'
 import { noRowsError, planScan } from '../../data/plan.ts'
+import { rowKeyFields } from '../../data/row-key.ts'
 import type { Batch, Cursor, ScanPlan } from '../../data/types.ts'
 import type { Snapshot } from '../../table/types.ts'
 import { httpFor, type TrainConfig } from '../../run/config.ts'
@@ -67,14 +68,21 @@ export async function openRecsysData(cfg: RecsysDataConfig, p: RecsysParams): Pr
   for (const c of p.log1p)
     if (!kinds.dense.includes(c))
       throw new RangeError(`log1p: '${c}' is not a dense feature column (dense: ${kinds.dense.join(', ')})`)
-  const mask = (b: Batch): Uint8Array | undefined =>
-    cfg.validFraction === undefined ? undefined : validMask(cfg.plan, b, p.seed, cfg.validFraction)
+  // The first pass reads the key columns and keeps each row's side; later passes and the epochs
+  // look it up by row identity instead of decoding the key columns again.
+  const fraction = cfg.validFraction
+  const split = fraction === undefined ? undefined : new SplitMasks(cfg.plan)
+  const mask = (b: Batch): Uint8Array | undefined => split?.of(b)
+  const keyed = { ...cfg, plan: withSplitKey(cfg.plan, kinds, fraction) }
   const stats = new FeatureStats(kinds, new Set(p.log1p))
-  await scan(cfg, kinds, p, b => stats.observe(b, invert(mask(b))))
+  await scan(keyed, kinds, p, b => {
+    const m = fraction === undefined ? undefined : validMask(b, p.seed, fraction)
+    if (m) split!.record(b, m)
+    stats.observe(b, invert(m))
+  })
   const layout = stats.finish(p)
   const valid: ModelBatch[] = []
-  if (cfg.validFraction !== undefined)
-    await scan(cfg, kinds, p, b => valid.push(featurize(layout, b, mask(b), p.gauc_group)))
+  if (fraction !== undefined) await scan(cfg, kinds, p, b => valid.push(featurize(layout, b, mask(b), p.gauc_group)))
   const stepsPerEpoch = Math.ceil(Math.floor(cfg.plan.stats.rows / (cfg.shard?.worldSize ?? 1)) / p.batch_size)
   const source: TrainSource = {
     layout,
@@ -84,7 +92,36 @@ export async function openRecsysData(cfg: RecsysDataConfig, p: RecsysParams): Pr
   return { source, valid: concatBatches(valid, layout), kinds }
 }
 
-/** Table-order pass over every row (ids on, for the validation split). */
+/**
+ * The validation side of every row (1 = held out), by unit and file row: recorded from the row
+ * keys of one pass, then looked up by the loader's row ids.
+ */
+class SplitMasks {
+  private readonly byUnit: Uint8Array[]
+
+  constructor(private readonly plan: ScanPlan) {
+    this.byUnit = plan.units.map(u => new Uint8Array(u.rowEnd - u.rowStart))
+  }
+
+  record(b: Batch, mask: Uint8Array): void {
+    const { unit, row } = idsOf(b)
+    for (let i = 0; i < b.size; i++) this.byUnit[unit[i]][row[i] - this.plan.units[unit[i]].rowStart] = mask[i]
+  }
+
+  of(b: Batch): Uint8Array {
+    const { unit, row } = idsOf(b)
+    const out = new Uint8Array(b.size)
+    for (let i = 0; i < b.size; i++) out[i] = this.byUnit[unit[i]][row[i] - this.plan.units[unit[i]].rowStart]
+    return out
+  }
+}
+
+function idsOf(b: Batch): NonNullable<Batch['ids']> {
+  if (!b.ids) throw new TypeError('recsys data: the split needs row ids (createLoader { ids: true })')
+  return b.ids
+}
+
+/** Table-order pass over every row (with row ids; row keys come with the plan's rowKey). */
 async function scan(
   cfg: RecsysDataConfig,
   kinds: ColumnKinds,
@@ -188,7 +225,8 @@ export function sliceBatch(
 
 /**
  * Plans every column (or label + features + the gauc `group` column) of `snapshot` (the table at
- * `url`) with the run's filter; refuses a plan with no rows.
+ * `url`) with the run's filter; refuses a plan with no rows. With a validation fraction and
+ * --split-key the plan carries those key columns (rowKey; the default key is withSplitKey's).
  */
 export async function planRecsysTable(
   snapshot: Snapshot,
@@ -205,5 +243,17 @@ export async function planRecsysTable(
     ...httpFor(config, url),
   })
   if (plan.stats.rows === 0) throw noRowsError(config.filter, url, snapshot.version)
-  return plan
+  const keyed = config.validFraction !== undefined && !config.validTable && config.splitKey?.length
+  return keyed ? { ...plan, rowKey: rowKeyFields(snapshot.schema, [], config.splitKey) } : plan
+}
+
+/**
+ * The plan with the key columns of the seeded split when there is one: those it has (--split-key,
+ * set by planRecsysTable, which sees every column of the table), else the label and the feature
+ * columns (row-key.ts rowKeyFields).
+ */
+export function withSplitKey(plan: ScanPlan, kinds: ColumnKinds, fraction: number | undefined): ScanPlan {
+  if (fraction === undefined || plan.rowKey) return plan
+  const used = [kinds.label, ...kinds.sparse, ...kinds.dense, ...kinds.lists, ...kinds.bags]
+  return { ...plan, rowKey: rowKeyFields({ type: 'struct', fields: plan.schema?.fields ?? [] }, used) }
 }

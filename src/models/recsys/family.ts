@@ -29,6 +29,7 @@ import { checkLabels } from '../gbdt/objective.ts'
 import { readLabels } from '../gbdt/family.ts'
 import { ranksBackend, scaledParams, withRanks, type RanksBackend, type RanksSummary } from './ranks.ts'
 import type { FeatureLayout, ModelBatch, ModelShape, RecsysParams } from './types.ts'
+import { rowKeyFields } from '../../data/row-key.ts'
 
 /** Why calibration is reported but never optimised (the sweep's metric check says so). */
 export { CALIBRATION_NOT_A_TARGET } from './metrics.ts'
@@ -170,6 +171,7 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
    */
   async precheck(snapshot, config, params) {
     const kinds = classifyColumns(snapshot.schema.fields, config.label, config.features)
+    if (config.splitKey) rowKeyFields(snapshot.schema, [], config.splitKey) // names the bad --split-key column
     try {
       addGroupColumn(kinds, snapshot.schema.fields, params.gauc_group)
     } catch (e) {

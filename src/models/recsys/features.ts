@@ -7,8 +7,8 @@
  * one table each after the sparse tables, the items' embeddings pooled (sum or mean).
  * B = batch rows, S = sparse features, K = bag features, M = bag items, Cd = dense inputs.
  */
-import { isValidRow } from '../gbdt/features.ts'
-import type { Batch, DecodeSpec, DecodedColumn, ScanPlan } from '../../data/types.ts'
+import { validMaskOfKeys } from '../../data/row-key.ts'
+import type { Batch, DecodeSpec, DecodedColumn } from '../../data/types.ts'
 import type { DeltaType, StructField } from '../../table/types.ts'
 import type {
   BagFeature,
@@ -334,15 +334,13 @@ function writeDense(out: Float32Array, at: number, f: DenseFeature, x: number): 
   if (f.indicator) out[at + 1] = missing ? 1 : 0
 }
 
-/** 1 for the rows of `batch` held out for validation (seeded per-row split as GBDT's), else 0. Needs batch.ids. */
-export function validMask(plan: ScanPlan, batch: Batch, seed: number, fraction: number): Uint8Array {
-  if (!batch.ids) throw new TypeError('validMask: the loader must deliver row ids (createLoader { ids: true })')
-  const mask = new Uint8Array(batch.size)
-  for (let i = 0; i < batch.size; i++) {
-    const path = plan.files[plan.units[batch.ids.unit[i]].fileIndex].path
-    mask[i] = isValidRow(seed, path, batch.ids.row[i], fraction) ? 1 : 0
-  }
-  return mask
+/**
+ * 1 for the rows of `batch` held out for validation (the seeded split by row key, as GBDT's), else
+ * 0. Needs batch.keys: the loader's plan must carry the key columns (withSplitKey).
+ */
+export function validMask(batch: Batch, seed: number, fraction: number): Uint8Array {
+  if (!batch.keys) throw new TypeError('validMask: the loader must deliver row keys (a plan with rowKey)')
+  return validMaskOfKeys(batch.keys, seed, fraction)
 }
 
 /** One line per embedding table (sparse, then bags): "name: buckets × D = bytes". */

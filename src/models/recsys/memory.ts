@@ -10,7 +10,7 @@ import { makeCursor } from '../../data/cursor.ts'
 import { createLoader } from '../../data/loader.ts'
 import { rankStream } from '../../data/stream.ts'
 import type { Batch, Cursor, ScanPlan } from '../../data/types.ts'
-import { concatBatches, planRecsysTable, type EpochStream, type TrainSource } from './data.ts'
+import { concatBatches, planRecsysTable, withSplitKey, type EpochStream, type TrainSource } from './data.ts'
 import { addGroupColumn, classifyColumns, featurize, FeatureStats, validMask, type ColumnKinds } from './features.ts'
 import type { FeatureLayout, ModelBatch, RecsysParams } from './types.ts'
 import { gatherBags } from './bags.ts'
@@ -53,9 +53,11 @@ export async function loadRecsysTable(
 ): Promise<RecsysTable> {
   const c = input.config
   const fraction = c.validFraction
-  const plan = await planRecsysTable(input.snapshot, c.table, c, group)
-  const kinds = classifyColumns(plan.schema?.fields ?? [], c.label, c.features)
-  addGroupColumn(kinds, plan.schema?.fields ?? [], group)
+  const planned = await planRecsysTable(input.snapshot, c.table, c, group)
+  const kinds = classifyColumns(planned.schema?.fields ?? [], c.label, c.features)
+  addGroupColumn(kinds, planned.schema?.fields ?? [], group)
+  // Row keys come with the batches, for the seeded split (validMask).
+  const plan = withSplitKey(planned, kinds, fraction)
   onStage(`decoding ${plan.stats.rows} rows of ${c.table}`)
   const say = (what: string) => (done: number, total: number) =>
     onStage(`decoding ${what}: ${done} of ${total} rows`, total > 0 ? done / total : 1)
@@ -79,7 +81,7 @@ export async function loadRecsysTable(
       // The split is seeded by the trial's seed, as `snaptrain train` seeds it.
       const key = JSON.stringify([p.buckets ?? null, [...p.log1p].sort(), p.embedding_dim, p.seed])
       let hit = byLayout.get(key)
-      if (!hit) byLayout.set(key, (hit = featurizeParts(plan, parts, validParts, kinds, p, fraction)))
+      if (!hit) byLayout.set(key, (hit = featurizeParts(parts, validParts, kinds, p, fraction)))
       return {
         source: memorySource(plan, hit.all, hit.train, unitStart, hit.layout, p.batch_size, p.seed),
         valid: hit.valid,
@@ -157,7 +159,6 @@ interface Featurized {
  * them (data.ts): the same seeded split, the same row order of the statistics pass.
  */
 function featurizeParts(
-  plan: ScanPlan,
   parts: Part[],
   validParts: Part[],
   kinds: ColumnKinds,
@@ -165,7 +166,7 @@ function featurizeParts(
   fraction: number | undefined,
 ): Featurized {
   const masks = parts.map(({ batch }) =>
-    fraction === undefined ? new Uint8Array(batch.size) : validMask(plan, batch, p.seed, fraction),
+    fraction === undefined ? new Uint8Array(batch.size) : validMask(batch, p.seed, fraction),
   )
   const stats = new FeatureStats(kinds, new Set(p.log1p))
   parts.forEach(({ batch }, i) =>

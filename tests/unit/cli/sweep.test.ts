@@ -8,7 +8,8 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { lastJson, runMain, shareAppPage } from '../../support/cli.ts'
 import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
 import { importSweep } from '../../../src/tune/export.ts'
@@ -123,11 +124,12 @@ describe('snaptrain sweep (marketing, age < 30, random, 2 trials × 2 rounds)', 
     const csv = readFileSync(join(out, 'trials.csv'), 'utf8').trim().split('\r\n')
     expect(csv).toHaveLength(3)
     expect(fromXGBoostJson(readFileSync(join(out, 'model.json'), 'utf8')).trees).toHaveLength(2)
-    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))).toMatchObject({
-      trial: s.best!.trial,
-      filter: 'age < 30',
-      seed: 3,
-    })
+    const best = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
+    expect(best).toMatchObject({ trial: s.best!.trial, filter: 'age < 30', seed: 3 })
+    // The folder as the user named it, never the loopback server the page read it from.
+    const address = `${pathToFileURL(resolve(TABLE)).href}/`
+    expect(state.config).toMatchObject({ table: address, tablePath: resolve(TABLE) })
+    expect(best.table).toMatchObject({ url: address, path: resolve(TABLE) })
   }, 180_000)
 })
 

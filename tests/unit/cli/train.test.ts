@@ -1,6 +1,7 @@
 /**
  * `snaptrain train` in-process (main with a captured io; the page in one headless Chromium shared
- * by the file, WebGPU): a small run on marketing writes the three files with the --json summary,
+ * by the file, WebGPU): a small run on marketing writes the three files with the --json summary
+ * (a second run on the same folder records the same table: its file: URL and digest, no port),
  * and bad inputs exit non-zero in under 10 s with a message naming the label, parameter or filter
  * (most before any browser). The spawned CLI's exit codes and output: tests/e2e/cli.test.ts.
  */
@@ -8,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
 import { parseMetricsCsv } from '../../../src/run/manifest.ts'
 import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
@@ -15,6 +17,8 @@ import { progressLine, trainScript } from '../../../src/cli/train.ts'
 import { runMain, shareAppPage } from '../../support/cli.ts'
 
 const TABLE = 'public/tables/marketing'
+/** A short run on the reference backend. */
+const ONE_ROUND = ['--params', '{"num_round":1,"max_depth":2}', '--backend', 'cpu']
 const tmp = mkdtempSync(join(tmpdir(), 'snaptrain-train-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
@@ -86,6 +90,16 @@ describe('snaptrain train (marketing, 5 rounds)', () => {
     expect(m.snaptrain_version).toMatch(/^\d+\.\d+\.\d+/)
     expect(fromXGBoostJson(readFileSync(join(out, 'model.json'), 'utf8')).trees).toHaveLength(5)
     expect(existsSync(join(out, 'model.json.tmp-' + process.pid))).toBe(false)
+
+    // The same folder again (named by its absolute path, its server on another port): the
+    // manifest names the same table, by the folder, never by a loopback port.
+    const again = join(tmp, 'again')
+    const r2 = await cli(['train', '--table', join(PROJECT_ROOT, TABLE), '--label', 'y', '--out', again, ...ONE_ROUND])
+    expect(r2.code, r2.err).toBe(0)
+    const m2 = JSON.parse(readFileSync(join(again, 'manifest.json'), 'utf8'))
+    expect(m.table.url).toBe(`${pathToFileURL(join(PROJECT_ROOT, TABLE)).href}/`)
+    expect(m2.table).toEqual(m.table)
+    expect(JSON.stringify(m2.table)).not.toMatch(/127\.0\.0\.1|localhost|:\d{2,5}\//)
   }, 120_000)
 })
 

@@ -34,8 +34,29 @@ export async function openFixture(
   const snapshot = await openSnapshot(BASE, { fetch })
   const plan = await planScan(snapshot, { fetch, columns, maxUnitRows })
   if (!plan.schema) throw new Error('planScan returned no plan.schema (the unit reader needs it for column mapping)')
-  const rows = withRows ? await readRows(snapshot, { fetch, columns: plan.columns }) : []
+  const rows = withRows ? inPlanOrder(await readRows(snapshot, { fetch, columns: plan.columns }), snapshot, plan) : []
   return { fetch, snapshot, plan, rows }
+}
+
+/**
+ * readRows' rows (the log's files in path order) in the plan's table order (files by footer
+ * fingerprint, plan.ts): cut per file by the plan's live row counts, then put in plan.files order.
+ */
+export function inPlanOrder(rows: Row[], snapshot: Snapshot, plan: ScanPlan): Row[] {
+  const live = new Map<string, number>()
+  for (const unit of plan.units) {
+    const path = plan.files[unit.fileIndex].path
+    live.set(path, (live.get(path) ?? 0) + unit.liveRows)
+  }
+  const byPath = new Map<string, Row[]>()
+  let at = 0
+  for (const file of snapshot.files) {
+    const n = live.get(file.path) ?? 0
+    byPath.set(file.path, rows.slice(at, at + n))
+    at += n
+  }
+  if (at !== rows.length) throw new Error(`inPlanOrder: the plan has ${at} live rows, readRows gave ${rows.length}`)
+  return plan.files.flatMap(f => byPath.get(f.path) ?? [])
 }
 
 /** Expected typed values of one column of `rows`, encoded independently of src/data/decode*. */

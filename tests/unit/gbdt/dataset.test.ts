@@ -11,7 +11,8 @@ import { openSnapshot, readRows } from '../../../src/table/index.ts'
 import { loadDataset } from '../../../src/models/gbdt/dataset.ts'
 import { readStringColumns } from '../../../src/models/gbdt/string-columns.ts'
 import { planScan } from '../../../src/data/plan.ts'
-import { buildDictionary, encodeCategorical, isValidRow, selectFeatures } from '../../../src/models/gbdt/features.ts'
+import { buildDictionary, encodeCategorical, selectFeatures } from '../../../src/models/gbdt/features.ts'
+import { isValidKey } from '../../../src/data/row-key.ts'
 import type { StructType } from '../../../src/table/types.ts'
 
 let server: ServedDirectory
@@ -66,14 +67,14 @@ describe('categorical codes and the split', () => {
     expect(dict).toEqual(['a', 'b', 'c'])
     expect(Array.from(encodeCategorical(['c', 'zz', null, 'a'], dict))).toEqual([2, NaN, NaN, 0])
   })
-  it('isValidRow is a pure function of (seed, path, row) with about the asked share', () => {
+  it('isValidKey is a pure function of (seed, key) with about the asked share', () => {
     let hits = 0
-    for (let r = 0; r < 20_000; r++) hits += isValidRow(3, 'f.parquet', r, 0.2) ? 1 : 0
+    for (let k = 0; k < 20_000; k++) hits += isValidKey(3, Math.imul(k, 0x9e3779b1) >>> 0, 0.2) ? 1 : 0
     expect(hits / 20_000).toBeGreaterThan(0.18)
     expect(hits / 20_000).toBeLessThan(0.22)
-    expect(isValidRow(3, 'f.parquet', 17, 0.2)).toBe(isValidRow(3, 'f.parquet', 17, 0.2))
-    const a = Array.from({ length: 200 }, (_, r) => isValidRow(3, 'f', r, 0.5))
-    const b = Array.from({ length: 200 }, (_, r) => isValidRow(4, 'f', r, 0.5))
+    expect(isValidKey(3, 17, 0.2)).toBe(isValidKey(3, 17, 0.2))
+    const a = Array.from({ length: 200 }, (_, k) => isValidKey(3, k, 0.5))
+    const b = Array.from({ length: 200 }, (_, k) => isValidKey(4, k, 0.5))
     expect(a).not.toEqual(b)
   })
 })

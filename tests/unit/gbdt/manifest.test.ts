@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
-import { manifestTable, metricsCsv, parseMetricsCsv } from '../../../src/run/manifest.ts'
+import { manifestTable, metricsCsv, parseMetricsCsv, tableDigest } from '../../../src/run/manifest.ts'
 import { withAttributes, categoriesOf, CATEGORIES_ATTRIBUTE } from '../../../src/models/gbdt/model-attributes.ts'
 import { runTraining } from '../../../src/run/pipeline.ts'
 import { runParams } from '../../../src/models/gbdt/family.ts'
@@ -46,18 +46,19 @@ describe('manifestTable', () => {
       version: 3,
       digest: 'abc',
       columns: [],
-      files: [{ path: 'a.parquet', size: 10 }],
+      files: [{ path: 'a.parquet', size: 10, metadata: { num_rows: 5n }, partitionValues: {} }],
       units: [],
       stats: { rows: 5 },
     } as unknown as ScanPlan
-    expect(manifestTable(plan, '/data/t')).toEqual({
-      url: 'http://h/t/',
+    expect(manifestTable(plan, { address: 'file:///data/t/', path: '/data/t' })).toEqual({
+      url: 'file:///data/t/',
       path: '/data/t',
       version: 3,
-      digest: 'abc',
+      digest: tableDigest(plan),
       files: [{ path: 'a.parquet', size: 10 }],
       rows: 5,
     })
+    expect(manifestTable(plan).url).toBe('http://h/t/')
   })
 })
 

@@ -71,6 +71,9 @@ const foreign = (port: string) => [
   `evil.example:${port}`,
   `127.0.0.2:${port}`,
   'localhost:1',
+  '127.0.0.1:1',
+  '[::1]:1',
+  '127.0.0.1',
   `localhost.evil.example:${port}`,
 ]
 /** The server's own names. */
@@ -87,6 +90,12 @@ describe('Host check: the one function', () => {
     expect(hostAllowed('my.box:9999', 8080, ['my.box'])).toBe(true)
     expect(hostAllowed(undefined, 8080, [])).toBe(false)
     expect(hostAllowed('a:b:c', 8080, [])).toBe(false)
+    // The interface a server binds is its own name: with its port only, as loopback names.
+    expect(hostAllowed('box.lan:8080', 8080, [], 'box.lan')).toBe(true)
+    expect(hostAllowed('box.lan:1', 8080, [], 'box.lan')).toBe(false)
+    expect(hostAllowed('[fe80::1]:8080', 8080, [], 'fe80::1')).toBe(true)
+    expect(hostAllowed('127.0.0.1:1', 8080, [], '127.0.0.1')).toBe(false)
+    expect(hostAllowed('0.0.0.0:8080', 8080, [], '0.0.0.0')).toBe(false)
   })
 })
 

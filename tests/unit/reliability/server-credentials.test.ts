@@ -82,7 +82,8 @@ describe('manifests', () => {
       tableUrl: 'https://acct.blob.core.windows.net/c/t/?sv=2024&sig=SECRETSIG&se=2030',
       version: 3,
       digest: 'd',
-      files: [{ path: 'https://x.test/p.parquet?token=SECRETTOK', size: 10 }],
+      files: [{ path: 'https://x.test/p.parquet?token=SECRETTOK', size: 10, metadata: {}, partitionValues: {} }],
+      units: [],
       stats: { rows: 7 },
     } as unknown as ScanPlan
     const text = JSON.stringify(manifestTable(plan))

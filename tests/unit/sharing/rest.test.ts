@@ -174,13 +174,13 @@ function fakeQuery(pages: Array<{ version: string | null; lines: unknown[]; raw?
     if (p.version !== null) headers['Delta-Table-Version'] = p.version
     return new Response(p.raw ?? p.lines.map(l => `${JSON.stringify(l)}\n`).join(''), { headers })
   }
-  const profile = profileOf({ shareCredentialsVersion: 1, endpoint: 'http://sharing.test/ds', bearerToken: 't' })
+  const profile = profileOf({ shareCredentialsVersion: 1, endpoint: 'https://sharing.test/ds', bearerToken: 't' })
   return new SharingClient(profile, 'fake', { fetch, attempts: 1 }).query(LETTERS_T, {})
 }
 
 describe('SharingClient: answers it refuses', () => {
   const head = [{ protocol: { deltaProtocol: { minReaderVersion: 1 } } }, { metaData: { deltaMetadata: {} } }]
-  const name = 'retail.sales.letters on http://sharing.test/ds/'
+  const name = 'retail.sales.letters on https://sharing.test/ds/'
 
   it('an end-of-stream error message, a page of another version, a missing line or header', async () => {
     const failed = [...head, { endStreamAction: { errorMessage: 'storage unavailable' } }]
@@ -238,7 +238,7 @@ describe('SharingAuth: OAuth client credentials', () => {
 
     let issued = 0
     const fetch: FetchLike = async () => Response.json({ access_token: `t${++issued}`, expires_in: 10 })
-    const short = profileOf({ ...server.profile({ version: 2 }), tokenEndpoint: 'http://login.test/token' })
+    const short = profileOf({ ...server.profile({ version: 2 }), tokenEndpoint: 'https://login.test/token' })
     const halfLife = new SharingAuth(short, 'short', { fetch })
     expect(await halfLife.header(t0)).toBe('Bearer t1')
     expect(await halfLife.header(t0 + 4_999)).toBe('Bearer t1')
@@ -267,7 +267,7 @@ describe('SharingAuth: OAuth client credentials', () => {
       `profile wrong.share: the token endpoint refused the client: POST ${server.origin}/oauth/token: 401 Unauthorized (invalid_client)`,
     )
     const fetch: FetchLike = async () => Response.json({ access_token: 'x' })
-    const odd = profileOf({ ...server.profile({ version: 2 }), tokenEndpoint: 'http://login.test/token' })
+    const odd = profileOf({ ...server.profile({ version: 2 }), tokenEndpoint: 'https://login.test/token' })
     await expect(new SharingAuth(odd, 'odd', { fetch }).header()).rejects.toThrow(
       'did not answer an access_token with a positive expires_in',
     )

@@ -5,7 +5,7 @@ import { fetchText } from '../../../src/table/http.ts'
 import { TableError } from '../../../src/table/types.ts'
 import { fakeS3 } from './fake-s3.ts'
 
-const STORAGE = 'http://bucket.storage.test'
+const STORAGE = 'https://bucket.storage.test'
 const EXPIRED = '<Error><Code>ExpiredToken</Code></Error>'
 
 describe('TableAccess', () => {

@@ -123,6 +123,24 @@ describe('readAwsCredentials', () => {
       `${credentialsFile()}:3: expected '[section]' or 'key = value'`,
     )
   })
+
+  it('never quotes a session token pasted above the first section, in any case', async () => {
+    // A session token ends in '=', so its line reads as a key; the message must not name that key.
+    const token = 'IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQDexampleTOKEN+abc/def=='
+    await writeFile(credentialsFile(), `${token}\n[default]\naws_access_key_id = A\naws_secret_access_key = B\n`)
+    const text = await message(readAwsCredentials({}, home))
+    expect(text).toBe(`${credentialsFile()}:1: a setting comes before any [section]`)
+    expect(text.toLowerCase()).not.toContain(token.slice(0, 20).toLowerCase())
+    await writeFile(credentialsFile(), `region = eu-west-1\n[default]\n`)
+    expect(await message(readAwsCredentials({}, home))).toContain(":1: setting 'region' comes before any [section]")
+  })
+
+  it('leaves a key pasted between brackets out of the profiles it lists', async () => {
+    await writeFile(credentialsFile(), `[default]\naws_access_key_id = A\naws_secret_access_key = B\n[${SECRET}]\n`)
+    expect(await message(readAwsCredentials({ AWS_PROFILE: 'prod' }, home))).toContain(
+      "has no profile 'prod' (it has: default, 1 other section not shown)",
+    )
+  })
 })
 
 describe('awsSettings', () => {

@@ -5,7 +5,7 @@ import { fetchBytes, fetchText } from '../../../src/table/http.ts'
 import { TableError } from '../../../src/table/types.ts'
 import { fakeS3, verify } from './fake-s3.ts'
 
-const TABLE = 'http://bucket.storage.test/tables/clicks/'
+const TABLE = 'https://bucket.storage.test/tables/clicks/'
 const FILE = `${TABLE}part-0.parquet`
 const EXPIRED = '<Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message></Error>'
 const T0 = Date.UTC(2025, 0, 1)
@@ -210,7 +210,7 @@ describe('through the reader’s HTTP layer', () => {
   function world(lifetimeMs: number, tell: boolean) {
     const clock = { t: T0 }
     const now = () => clock.t
-    const s3 = fakeS3('http://bucket.storage.test', objects, now)
+    const s3 = fakeS3('https://bucket.storage.test', objects, now)
     let calls = 0
     const provider: CredentialProvider = async () => {
       calls++
@@ -223,7 +223,7 @@ describe('through the reader’s HTTP layer', () => {
 
   it('the fake checks signatures', async () => {
     const clock = { t: T0 }
-    const s3 = fakeS3('http://bucket.storage.test', objects, () => clock.t)
+    const s3 = fakeS3('https://bucket.storage.test', objects, () => clock.t)
     const creds = s3.issue(10_000)
     const resolver = new S3Resolver({ tableUrl: TABLE, provider: async () => creds, now: () => clock.t })
     const headers = new Headers((await resolver.resolve(FILE, 'GET', {})).headers)
@@ -265,7 +265,7 @@ describe('through the reader’s HTTP layer', () => {
 
   it('gives a clear error when renewing keeps failing', async () => {
     const clock = { t: T0 }
-    const s3 = fakeS3('http://bucket.storage.test', objects, () => clock.t)
+    const s3 = fakeS3('https://bucket.storage.test', objects, () => clock.t)
     let calls = 0
     const provider: CredentialProvider = async () => {
       if (++calls > 1) throw new Error('catalog unreachable')

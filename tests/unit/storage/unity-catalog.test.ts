@@ -8,7 +8,7 @@ import { TableError } from '../../../src/table/types.ts'
 import { fakeS3 } from './fake-s3.ts'
 
 const TOKEN = 'dapi-uc-token-0123456789'
-const STORAGE = 'http://bucket.storage.test'
+const STORAGE = 'https://bucket.storage.test'
 
 /** A Unity-Catalog-like server: tables by full name, one token, READ grants per table. */
 interface UcServer {

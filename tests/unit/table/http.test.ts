@@ -109,9 +109,9 @@ describe('retryingFetch', () => {
 
   it('sends extra headers only to the table origin', async () => {
     const fake = scripted([200])
-    const fetch = retryingFetch({ fetch: fake, headers: { Authorization: 'Bearer t' } }, 'http://h.test/t/')
-    await fetch(URL_X)
-    await fetch('http://other.test/y')
+    const fetch = retryingFetch({ fetch: fake, headers: { Authorization: 'Bearer t' } }, 'https://h.test/t/')
+    await fetch('https://h.test/t/x.parquet')
+    await fetch('https://other.test/y')
     expect(new Headers(fake.calls[0].headers).get('Authorization')).toBe('Bearer t')
     expect(new Headers(fake.calls[1].headers).get('Authorization')).toBeNull()
   })
