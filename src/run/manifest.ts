@@ -8,6 +8,7 @@
 import { version as SNAPTRAIN_VERSION } from '../../package.json'
 import { planDigest } from '../data/digest.ts'
 import { footerFingerprint } from '../data/plan.ts'
+import { rowKeyFields } from '../data/row-key.ts'
 import type { ScanPlan } from '../data/types.ts'
 import { csvText } from '../util/csv.ts'
 import { redactUrl } from '../util/redact.ts'
@@ -63,8 +64,8 @@ export interface RunManifest {
   created: string
   table: ManifestTable
   /** Validation: seeded fraction of the table, a second table, or none. */
-  validation:
-    | { kind: 'fraction'; fraction: number; rows: number }
+  validation: /** `key`: the row key's columns in key order (src/data/row-key.ts), what another engine hashes to pick the same rows. */
+    | { kind: 'fraction'; fraction: number; rows: number; key: string[] }
     | { kind: 'table'; table: ManifestTable }
     | { kind: 'none' }
   columns: string[]
@@ -157,6 +158,8 @@ function shareBlock(s: NonNullable<ScanPlan['share']>): NonNullable<ManifestTabl
 export interface ManifestParts {
   model: string
   plan: ScanPlan
+  /** Key columns of the validation split, when the plan read does not carry them (its rowKey). */
+  splitKey?: string[]
   validPlan?: ScanPlan
   features: RunManifest['features']
   skipped: RunManifest['skipped_columns']
@@ -164,6 +167,18 @@ export interface ManifestParts {
   seed: number
   params: object
   metrics: RunManifest['metrics']
+}
+
+/**
+ * The split's key columns: the family's word, else the plan's row key, else the run's --split-key,
+ * else the default rule (row-key.ts rowKeyFields over the label and the features).
+ */
+function splitKeyNames(config: TrainConfig, parts: ManifestParts): string[] {
+  if (parts.splitKey) return parts.splitKey
+  if (parts.plan.rowKey) return parts.plan.rowKey.map(f => f.name)
+  if (config.splitKey) return config.splitKey
+  const schema = { type: 'struct' as const, fields: parts.plan.schema?.fields ?? [] }
+  return rowKeyFields(schema, [config.label, ...parts.features.map(f => f.name)]).map(f => f.name)
 }
 
 /** The run's one manifest: the pinned tables, what was trained and how, the summary's numbers; `extras` last. */
@@ -179,7 +194,7 @@ export function runManifest<E extends object>(
         table: manifestTable(parts.validPlan, { address: config.validTableAddress, path: config.validTablePath }),
       }
     : config.validFraction !== undefined
-      ? { kind: 'fraction', fraction: config.validFraction, rows: s.rows_valid }
+      ? { kind: 'fraction', fraction: config.validFraction, rows: s.rows_valid, key: splitKeyNames(config, parts) }
       : { kind: 'none' }
   return {
     kind: 'snaptrain-run',

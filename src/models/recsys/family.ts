@@ -16,7 +16,14 @@ import type { ModelFamily, TrialSpec } from '../../run/family.ts'
 import { loadRecsysTable, type RecsysTable } from './memory.ts'
 import { createRefBackend, type ModelState } from './backend.ts'
 import { encodeCheckpoint } from './checkpoint.ts'
-import { concatBatches, openRecsysData, planRecsysTable, type RecsysData, type TrainSource } from './data.ts'
+import {
+  concatBatches,
+  openRecsysData,
+  planRecsysTable,
+  withSplitKey,
+  type RecsysData,
+  type TrainSource,
+} from './data.ts'
 import { addGroupColumn, classifyColumns, columnKind, featurize, tableMemory } from './features.ts'
 import { initOptimizerState, initWeights } from './init.ts'
 import { modelShapeOf, parameterCount } from './layout.ts'
@@ -97,6 +104,8 @@ export interface RecsysTrainResult {
 /** The loaded rows: the plans, the training source, the validation rows, the feature layout. */
 export interface RecsysLoaded {
   plan: ScanPlan
+  /** Key columns of the validation split (row-key.ts), when a fraction is split off. */
+  splitKey?: string[]
   validPlan?: ScanPlan
   source: TrainSource
   valid: ModelBatch
@@ -211,7 +220,8 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
       p,
     )
     const layout = data.source.layout
-    const loaded: RecsysLoaded = { plan, source: data.source, valid: data.valid, layout }
+    const splitKey = withSplitKey(plan, data.kinds, config.validFraction).rowKey?.map(f => f.name)
+    const loaded: RecsysLoaded = { plan, source: data.source, valid: data.valid, layout, splitKey }
     if (config.validTable) {
       loaded.validPlan = await planRecsysTable(input.validSnapshot!, config.validTable, config, params.gauc_group)
       loaded.valid = await readValidTable(loaded.validPlan, data, p, config.workers, httpFor(config, config.validTable))
@@ -516,6 +526,7 @@ export function finishRecsys(
       model: 'recsys',
       plan,
       validPlan: data.validPlan,
+      splitKey: data.splitKey,
       seed: params.seed,
       params,
       metrics,

@@ -187,7 +187,10 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
     expect(m.table).toMatchObject({ path: TABLE, version: 2, rows })
     expect(m.table.url).toBe(`${pathToFileURL(TABLE).href}/`) // the folder, not the loopback server's port
     expect(m.table.digest).toMatch(/^[0-9a-f]{8,}$/)
-    expect(m.validation).toEqual({ kind: 'fraction', fraction: 0.2, rows: s.rows_valid })
+    // The default row key: the label and every scalar feature by name (list and bag columns have no key form).
+    const scalar = m.features.filter((f: { type: string }) => !/^(list|bag)/.test(f.type))
+    const key = [...scalar.map((f: { name: string }) => f.name), 'label'].sort()
+    expect(m.validation).toEqual({ kind: 'fraction', fraction: 0.2, rows: s.rows_valid, key })
     expect(m.params).toMatchObject({ ...SMALL, seed: 3, optimizer: 'adam', embedding_optimizer: 'adagrad' })
     expect(m.features.find((f: { name: string }) => f.name === 'user_id')).toMatchObject({
       type: 'embedding',

@@ -112,7 +112,9 @@ describe('runTraining (CPU backend, in Node)', () => {
     expect(m.table).toMatchObject({ path: '/x/marketing', version: 0, rows: 45_000 })
     expect(m.table.digest).toMatch(/^[0-9a-f]+$/)
     expect(m.table.files).toHaveLength(2)
-    expect(m.validation).toEqual({ kind: 'fraction', fraction: 0.2, rows: r.summary.rows_valid })
+    // The default row key: the label and every (scalar) feature, by name.
+    const key = [...m.features.map(f => f.name), 'y'].sort()
+    expect(m.validation).toEqual({ kind: 'fraction', fraction: 0.2, rows: r.summary.rows_valid, key })
     expect(m.seed).toBe(5)
     expect(m.params).toMatchObject({ num_round: 3, max_depth: 3, seed: 5 })
     expect(m.metrics).toHaveLength(3)
