@@ -8,7 +8,6 @@
 import { version as SNAPTRAIN_VERSION } from '../../package.json'
 import { planDigest } from '../data/digest.ts'
 import { footerFingerprint } from '../data/plan.ts'
-import { rowKeyFields } from '../data/row-key.ts'
 import type { ScanPlan } from '../data/types.ts'
 import { csvText } from '../util/csv.ts'
 import { redactUrl } from '../util/redact.ts'
@@ -169,16 +168,11 @@ export interface ManifestParts {
   metrics: RunManifest['metrics']
 }
 
-/**
- * The split's key columns: the family's word, else the plan's row key, else the run's --split-key,
- * else the default rule (row-key.ts rowKeyFields over the label and the features).
- */
-function splitKeyNames(config: TrainConfig, parts: ManifestParts): string[] {
-  if (parts.splitKey) return parts.splitKey
-  if (parts.plan.rowKey) return parts.plan.rowKey.map(f => f.name)
-  if (config.splitKey) return config.splitKey
-  const schema = { type: 'struct' as const, fields: parts.plan.schema?.fields ?? [] }
-  return rowKeyFields(schema, [config.label, ...parts.features.map(f => f.name)]).map(f => f.name)
+/** The split's key columns: the family's word, else the row key of the plan it read (set whenever a fraction is split off). */
+function splitKeyNames(parts: ManifestParts): string[] {
+  const key = parts.splitKey ?? parts.plan.rowKey?.map(f => f.name)
+  if (!key) throw new Error('manifest: a run split by fraction names no row key')
+  return key
 }
 
 /** The run's one manifest: the pinned tables, what was trained and how, the summary's numbers; `extras` last. */
@@ -194,7 +188,7 @@ export function runManifest<E extends object>(
         table: manifestTable(parts.validPlan, { address: config.validTableAddress, path: config.validTablePath }),
       }
     : config.validFraction !== undefined
-      ? { kind: 'fraction', fraction: config.validFraction, rows: s.rows_valid, key: splitKeyNames(config, parts) }
+      ? { kind: 'fraction', fraction: config.validFraction, rows: s.rows_valid, key: splitKeyNames(parts) }
       : { kind: 'none' }
   return {
     kind: 'snaptrain-run',

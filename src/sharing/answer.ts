@@ -12,7 +12,7 @@
 import { toAction, type Action } from '../table/actions.ts'
 import { resolveFileUrl } from '../table/replay.ts'
 import { TableError } from '../table/types.ts'
-import { escapeName } from './names.ts'
+import { quotedName } from './names.ts'
 import { sharingError, type QueryAnswer } from './rest.ts'
 
 /** A pre-signed URL and when it stops working (ms since epoch; Infinity when the server did not say). */
@@ -48,13 +48,13 @@ export function mapAnswer(answer: QueryAnswer, root: string, name: string): Mapp
   const seen = new Set<string>()
   const byUrl = new Map<string, string>()
   for (const f of signed) {
-    if (seen.has(f.id)) throw fail(`file id '${escapeName(f.id)}' is listed twice; its rows would be read twice`)
+    if (seen.has(f.id)) throw fail(`file id '${quotedName(f.id)}' is listed twice; its rows would be read twice`)
     seen.add(f.id)
     // The same URL under two ids is one object listed twice (its signature is not named: it is a credential).
     const other = byUrl.get(f.url)
     if (other !== undefined) {
       throw fail(
-        `files '${escapeName(other)}' and '${escapeName(f.id)}' have the same URL; its rows would be read twice`,
+        `files '${quotedName(other)}' and '${quotedName(f.id)}' have the same URL; its rows would be read twice`,
       )
     }
     byUrl.set(f.url, f.id)
@@ -74,7 +74,7 @@ export function mapAnswer(answer: QueryAnswer, root: string, name: string): Mapp
     const other = urls.get(stable)
     if (other) {
       throw fail(
-        `files '${escapeName(other.id)}' and '${escapeName(f.id)}' resolve to the same path ${path}; ` +
+        `files '${quotedName(other.id)}' and '${quotedName(f.id)}' resolve to the same path ${path}; ` +
           'the table would read fewer files than the share listed',
       )
     }

@@ -4,14 +4,15 @@
  * being followed for minutes into gigabytes. One page's body is already bounded by the reader's
  * log-file cap (table/http.ts); these bound the sum.
  */
+import { envPositiveInt } from '../table/http.ts'
 import { TableError, type ShareAnswerLimits } from '../table/types.ts'
-import { escapeName } from './names.ts'
+import { quotedName } from './names.ts'
 
 /**
  * Defaults that fit a table of a million files: servers page at 1 000 files or more (the reference
  * server's default), a file line with its statistics and pre-signed URL is 1–2 KiB.
  */
-export const DEFAULT_SHARE_LIMITS: Required<ShareAnswerLimits> = {
+const DEFAULT_SHARE_LIMITS: Required<ShareAnswerLimits> = {
   pages: 100_000,
   files: 2_000_000,
   bytes: 4 * 2 ** 30,
@@ -25,17 +26,11 @@ const ENV: Record<keyof ShareAnswerLimits, string> = {
 
 /** Each bound from `given`, else its environment variable (Node), else its default. */
 export function shareLimits(given: ShareAnswerLimits = {}): Required<ShareAnswerLimits> {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {}
   const pick = (key: keyof ShareAnswerLimits): number => {
-    const value = given[key] ?? positive(env[ENV[key]])
+    const value = given[key] ?? envPositiveInt(ENV[key])
     return value !== undefined && Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_SHARE_LIMITS[key]
   }
   return { pages: pick('pages'), files: pick('files'), bytes: pick('bytes') }
-}
-
-function positive(raw: string | undefined): number | undefined {
-  const n = raw === undefined ? NaN : Number(raw)
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined
 }
 
 /**
@@ -84,7 +79,7 @@ export class Pager {
       const first = this.items.get(key)
       if (first !== undefined) {
         throw new TableError(
-          `${this.what}: page ${this.page} of the answer lists ${this.itemKind.key} '${escapeName(key)}' again ` +
+          `${this.what}: page ${this.page} of the answer lists ${this.itemKind.key} '${quotedName(key)}' again ` +
             `(first on page ${first}); a server that repeats items is refused, not read`,
           'sharing',
           this.url,

@@ -17,6 +17,15 @@ export function escapeName(name: string): string {
   return name.replace(UNPRINTABLE, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
+/** Longest name an error quotes whole: a server may send names of any length, an error line stays short. */
+const QUOTED_CHARS = 200
+
+/** escapeName for an error line: at most QUOTED_CHARS characters of `name`, then how many more it has. */
+export function quotedName(name: string): string {
+  if (name.length <= QUOTED_CHARS) return escapeName(name)
+  return `${escapeName(name.slice(0, QUOTED_CHARS))}… (${name.length} characters)`
+}
+
 /**
  * `name` as one REST path segment (`encodeURIComponent`). Refused, naming it escaped: an empty
  * name, `.` and `..` (fetch's URL parser resolves them, and `..` encodes to itself, so the request
@@ -27,7 +36,7 @@ export function escapeName(name: string): string {
  */
 export function pathSegment(name: string, what: string): string {
   const refuse = (why: string) =>
-    new TableError(`${what} name '${escapeName(name)}' ${why}; it cannot be sent as a path segment`, 'sharing')
+    new TableError(`${what} name '${quotedName(name)}' ${why}; it cannot be sent as a path segment`, 'sharing')
   if (name === '' || name === '.' || name === '..') throw refuse(name ? 'is a dot segment' : 'is empty')
   if (name.includes('/')) throw refuse("holds a '/'")
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) throw refuse('holds a control character')

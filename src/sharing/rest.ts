@@ -9,7 +9,7 @@ import { explainedStatusError, send } from '../table/http.ts'
 import { TableError, type HttpOptions, type ShareAnswerLimits } from '../table/types.ts'
 import { SharingAuth } from './auth.ts'
 import { Pager, shareLimits } from './limits.ts'
-import { escapeName, pathSegment } from './names.ts'
+import { pathSegment, quotedName } from './names.ts'
 import type { SharingProfile } from './profile.ts'
 
 /** A table's coordinates on its server. */
@@ -150,7 +150,7 @@ export class SharingClient {
 
   /** "share.schema.table on <endpoint>", for errors. */
   describe(t: ShareCoordinates): string {
-    return `${escapeName(t.share)}.${escapeName(t.schema)}.${escapeName(t.table)} on ${this.endpoint}`
+    return `${quotedName(t.share)}.${quotedName(t.schema)}.${quotedName(t.table)} on ${this.endpoint}`
   }
 
   /**

@@ -424,14 +424,16 @@ function bodyLimit(url: string, res: Response, range: string | null, opts: HttpO
   }
   const size = memory.known(url)?.size
   if (size !== undefined) return { bytes: size, why: 'the file size in the log' }
-  const cap = opts.maxLogBytes ?? envMaxLogBytes() ?? DEFAULT_MAX_LOG_BYTES
+  const cap = opts.maxLogBytes ?? envPositiveInt('SNAPTRAIN_MAX_LOG_BYTES') ?? DEFAULT_MAX_LOG_BYTES
   return { bytes: cap, why: 'the log-file cap (maxLogBytes / SNAPTRAIN_MAX_LOG_BYTES)' }
 }
 
-/** `SNAPTRAIN_MAX_LOG_BYTES` where there is an environment (Node), else undefined. */
-function envMaxLogBytes(): number | undefined {
-  const raw = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
-    ?.SNAPTRAIN_MAX_LOG_BYTES
+/**
+ * A positive whole number from the environment variable `name` where there is an environment
+ * (Node), else undefined (also in the page, and for a value that is not one).
+ */
+export function envPositiveInt(name: string): number | undefined {
+  const raw = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name]
   const n = raw === undefined ? NaN : Number(raw)
   return Number.isSafeInteger(n) && n > 0 ? n : undefined
 }

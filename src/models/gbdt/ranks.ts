@@ -265,7 +265,7 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
     http: cfg.http,
     restrict,
   })
-  const plan = { ...table.plan, units: full!.units, stats: full!.stats }
+  const plan = { ...table.plan, units: full!.units, stats: full!.stats, ...(rowKey ? { rowKey } : {}) }
   if (plan.stats.rows === 0) throw noRowsError(cfg.filter, cfg.tableUrl, snapshot.version)
   const dictionaries = await globalDictionaries(table.dictionaries, coll)
   remapCodes(features, table.columns, table.dictionaries, dictionaries)

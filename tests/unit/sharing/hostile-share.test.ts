@@ -190,6 +190,17 @@ describe('names: a share, schema or table name is one path segment', () => {
     expect(server!.log).toEqual([])
   })
 
+  it('quotes at most 200 characters of a long name in an error, saying how long it is', async () => {
+    await start()
+    const name = `${'n'.repeat(5000)}/`
+    const error = await client()
+      .listSchemas(name)
+      .catch((e: Error) => e)
+    expect((error as Error).message).toContain(`share name '${'n'.repeat(200)}… (5001 characters)' holds a '/'`)
+    expect((error as Error).message.length).toBeLessThan(400)
+    expect(server!.log).toEqual([])
+  })
+
   it('sends other names as one encoded segment each, never leaving /shares/', async () => {
     await start()
     const c = client()
