@@ -24,7 +24,8 @@ import { allowOrigins, DATA_FLAGS, insecureHttp, networkOptions, tokenHeaders } 
 import { forPage, type GovernedHttp } from './governed.ts'
 import { tableAddress } from './table-url.ts'
 
-const SPEC = {
+/** The flags of `snaptrain sweep`. */
+export const SPEC = {
   name: 'sweep',
   summary:
     'Sweep hyperparameters (grid, random, Hyperband, ASHA, TPE, BOHB) on a Delta table in headless Chromium (WebGPU); writes trials.csv, sweep.json and the best model.',
@@ -205,6 +206,8 @@ export function checkFlags(f: SweepFlags): SweepConfig {
     eta: f.eta,
     metric: f.metric,
     allowOrigins: allowOrigins(f),
+    // The page's reads of the table obey --allow-insecure-http as the Node precheck does.
+    ...(f['allow-insecure-http'] ? { http: insecureHttp(f) } : {}),
   }
   const plan = planSweep(config)
   if (plan.errors.length) throw new Error(plan.errors.join('; '))

@@ -37,6 +37,7 @@ export function dataKey(c: SweepConfig): string {
     c.splitKey ?? null,
     c.seed ?? 0,
     c.allowOrigins ?? null,
+    c.http?.allowInsecureHttp ?? null,
     sweepGaucGroup(c) ?? null,
   ])
 }
@@ -73,7 +74,7 @@ export function sweepRunConfig(c: SweepConfig, read: ReadOptions = {}): TrainCon
     headers: headers ?? c.headers,
     allowOrigins: c.allowOrigins ?? http.allowOrigins,
     ...((read.access ?? c.access) ? { access: read.access ?? c.access } : {}),
-    http,
+    http: { ...c.http, ...http },
   }
 }
 

@@ -157,6 +157,7 @@ export type SweepData = Pick<
   | 'splitKey'
   | 'headers'
   | 'allowOrigins'
+  | 'http'
   | 'access'
 >
 

@@ -19,6 +19,9 @@ import { S3Resolver } from '../../../src/storage/s3-resolver.ts'
 import { openUnityCatalogTable } from '../../../src/storage/unity-catalog.ts'
 import { isLoopback, send } from '../../../src/table/http.ts'
 import { TableError, type FetchLike, type HttpOptions } from '../../../src/table/types.ts'
+import { parseArgs } from '../../../src/cli/args.ts'
+import { checkFlags, SPEC as SWEEP_SPEC } from '../../../src/cli/sweep.ts'
+import { dataKey, sweepRunConfig } from '../../../src/sweep/data-cache.ts'
 import { runMain } from '../../support/cli.ts'
 import { conformanceTable, writeProfile } from '../../support/share-fixture.ts'
 import { startSharingServer, type SharingServer } from '../../support/sharing-server.ts'
@@ -223,5 +226,15 @@ describe('snaptrain scan of a share whose endpoint is plain http://', () => {
       const r = await runMain([cmd, '--help'])
       expect(r.stdout + r.stderr, cmd).toContain('--allow-insecure-http')
     }
+  })
+
+  it("sweep: the opt-in reaches the trials' reads in the page, not only the Node precheck", () => {
+    const argv = ['--table', 'http://data.example/t/', '--label', 'y', '--model', 'gbdt', '--strategy', 'random']
+    const plain = checkFlags(parseArgs(argv, SWEEP_SPEC).values)
+    const opted = checkFlags(parseArgs([...argv, '--allow-insecure-http'], SWEEP_SPEC).values)
+    expect(sweepRunConfig(plain, { workers: 0 }).http?.allowInsecureHttp).toBeUndefined()
+    const run = sweepRunConfig(opted, { workers: 0, http: { timeoutMs: 5 } })
+    expect(run.http).toEqual({ allowInsecureHttp: true, timeoutMs: 5 })
+    expect(dataKey(opted)).not.toBe(dataKey(plain)) // data loaded without the opt-in is not reused with it
   })
 })
