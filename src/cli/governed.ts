@@ -134,13 +134,13 @@ export async function governedLocation(
 
 /**
  * `config` as the page at `pageUrl` runs it: a governed table replaced by its page view, whose
- * proxies send with `http` (default: the config's allow-list and plain-HTTP opt-in).
+ * proxies send with the config's allow-list and plain-HTTP opt-in (what the command's flags set).
  */
 export function forPage<
   C extends { table: string; access?: TableAccess; allowOrigins?: string[]; http?: { allowInsecureHttp?: boolean } },
->(config: C, pageUrl: string, http: GovernedHttp = configHttp(config)): C {
+>(config: C, pageUrl: string): C {
   if (!config.access) return config
-  const view = pageView(config.table, config.access, new URL(pageUrl).origin, http)
+  const view = pageView(config.table, config.access, new URL(pageUrl).origin, configHttp(config))
   const { access: _unused, ...rest } = config
   return { ...rest, table: view.table, ...(view.access ? { access: view.access } : {}) } as C
 }

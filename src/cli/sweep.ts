@@ -20,8 +20,8 @@ import { STRATEGY_NAMES } from '../tune/strategy.ts'
 import { planSweep, sweepGaucGroup } from '../sweep/plan.ts'
 import { exportSweep, importSweep, trialsCsv } from '../tune/export.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
-import { allowOrigins, DATA_FLAGS, insecureHttp, networkOptions, tokenHeaders } from './data-flags.ts'
-import { forPage, type GovernedHttp } from './governed.ts'
+import { allowOrigins, DATA_FLAGS, insecureHttp, tokenHeaders } from './data-flags.ts'
+import { forPage } from './governed.ts'
 import { tableAddress } from './table-url.ts'
 
 /** The flags of `snaptrain sweep`. */
@@ -166,7 +166,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     )
     pageConfig.version = pinned.version
     pageConfig.validVersion = pinned.validVersion
-    const result = namedSweep(await runInPage(io, f.timeout, pageConfig, networkOptions(f)))
+    const result = namedSweep(await runInPage(io, f.timeout, pageConfig))
     writeSweep(io, f, result, (performance.now() - t0) / 1000)
     return result.state.status === 'finished' ? 0 : 1
   } catch (e) {
@@ -238,14 +238,14 @@ export interface PageResult {
   best?: TrialArtifacts
 }
 
-async function runInPage(io: CliIo, seconds: number, config: SweepConfig, http: GovernedHttp): Promise<PageResult> {
+async function runInPage(io: CliIo, seconds: number, config: SweepConfig): Promise<PageResult> {
   const closers: Closers = []
   const shown = progress(io)
   return withAppPage(
     io,
     seconds,
     closers,
-    page => page.evaluate<PageResult>(sweepScript(forPage(config, page.url(), http))),
+    page => page.evaluate<PageResult>(sweepScript(forPage(config, page.url()))),
     line => showProgress(shown, config, line),
   ).finally(() => shown.end())
 }
