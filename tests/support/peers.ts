@@ -19,3 +19,23 @@ export const runXgboostTests = hasXgboost || process.env.CI === 'true'
 export function requireXgboost(): void {
   if (!hasXgboost) throw new Error(`${PYTHON} cannot import xgboost: install Debian's python3-xgboost (.ci/run does)`)
 }
+
+/**
+ * A Python peer by the modules it imports (e.g. ['xgboost', 'dask', 'distributed'] for XGBoost on
+ * Dask, ['torch'], ['optuna']): `run` is true where it is there or under CI=true (where its absence
+ * is a failure), `require()` throws the reason as the first line of each test.
+ */
+export function pythonPeer(modules: readonly string[]): { available: boolean; run: boolean; require(): void } {
+  const available =
+    spawnSync(PYTHON, ['-c', `import ${modules.join(', ')}`], { timeout: 60_000 }).status === 0
+  return {
+    available,
+    run: available || process.env.CI === 'true',
+    require() {
+      if (!available)
+        throw new Error(
+          `${PYTHON} cannot import ${modules.join(', ')}: install Debian's python3-xgboost python3-distributed python3-dask python3-torch python3-optuna (.ci/run does)`,
+        )
+    },
+  }
+}
