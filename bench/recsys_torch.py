@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The recommender's safetensors export in PyTorch: load model.safetensors + features.json into the
-"continue at scale" snippet's module (src/tune/torch-module.ts TORCH_MODULE, run as it is pasted),
+PyTorch module of the continue bundle's torch_ddp.py (src/continue/torch-module.ts TORCH_MODULE, run as it is pasted),
 featurize the raw rows in Python per features.json, compare its predictions with
 `snaptrain predict --model model.bin` row by row, then continue training from the loaded weights
 (a warm start: the first loss is our model's loss, not a fresh model's ~0.69).
@@ -64,8 +64,8 @@ def is_valid_row(values, seed, fraction):
 
 
 def snippet_module():
-    """The snippet's PyTorch module: TORCH_MODULE's text, executed as a module namespace."""
-    code = "import('./src/tune/torch-module.ts').then(m => process.stdout.write(m.TORCH_MODULE))"
+    """The continue bundle's PyTorch module: TORCH_MODULE's text (what torch_ddp.py pastes), executed as a module namespace."""
+    code = "import('./src/continue/torch-module.ts').then(m => process.stdout.write(m.TORCH_MODULE))"
     src = subprocess.run(["npx", "--no-install", "tsx", "-e", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     ns = {"__name__": "snaptrain_snippet"}
     exec(compile(src, "torch-module.ts:TORCH_MODULE", "exec"), ns)

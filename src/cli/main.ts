@@ -62,6 +62,11 @@ const COMMANDS: Record<string, Command> = {
       'predict a table with a GBDT model.json/.ubj (margin,prediction per row) or a recommender model.bin (logit,prediction)',
     load: () => import('./predict.ts'),
   },
+  continue: {
+    summary:
+      'write the continue bundle of a train or sweep folder: continue.json, the model, jobs for XGBoost on Dask/Spark or PyTorch DDP',
+    load: () => import('./continue.ts'),
+  },
   export: {
     summary: 'convert a recommender model.bin to ONNX or safetensors + features.json (PyTorch), in Node',
     load: () => import('./export.ts'),

@@ -4,7 +4,8 @@
  * (model, manifest.json, metrics.csv) is staged the same way as a group: into a sibling temp
  * folder renamed into place when the output folder is new, else as temp names inside it, renamed
  * only once every file is written. On failure the temps are removed, so `--out` holds either the
- * previous contents or the complete new run, never a partial one.
+ * previous contents or the complete new run, never a partial one. A name may hold sub-folders
+ * (`continue/continue.json`): each part a plain name, the folders created in the group.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -41,16 +42,26 @@ export function atomicWrite(path: string, data: OutputData): void {
 export function writeOutputs(dir: string, files: Record<string, OutputData>): string[] {
   const names = Object.keys(files)
   for (const n of names)
-    if (n.includes('/') || n.includes(TEMP_MARK)) throw new RangeError(`output file name '${n}': must be a plain name`)
+    if (
+      n.split('/').some(part => !part || part === '.' || part === '..' || part.includes('\\')) ||
+      n.includes(TEMP_MARK)
+    )
+      throw new RangeError(`output file name '${n}': must be plain names joined by /`)
   if (!existsSync(dir)) {
     writeFreshDir(dir, files)
     return names.map(n => join(dir, n))
   }
   const temps = names.map(n => tempPath(join(dir, n)))
+  const made: string[] = [] // sub-folders this group created: removed again on failure
   try {
-    names.forEach((n, i) => writeFileSync(temps[i], files[n]))
+    names.forEach((n, i) => {
+      const first = mkdirSync(dirname(temps[i]), { recursive: true })
+      if (first) made.push(first)
+      writeFileSync(temps[i], files[n])
+    })
   } catch (e) {
     for (const t of temps) rmSync(t, { force: true })
+    for (const d of made.reverse()) rmSync(d, { recursive: true, force: true })
     throw e
   }
   names.forEach((n, i) => renameSync(temps[i], join(dir, n)))
@@ -63,7 +74,10 @@ function writeFreshDir(dir: string, files: Record<string, OutputData>): void {
   const stage = tempPath(dir)
   try {
     mkdirSync(stage)
-    for (const [n, data] of Object.entries(files)) writeFileSync(join(stage, n), data)
+    for (const [n, data] of Object.entries(files)) {
+      mkdirSync(dirname(join(stage, n)), { recursive: true })
+      writeFileSync(join(stage, n), data)
+    }
     renameSync(stage, dir)
   } catch (e) {
     rmSync(stage, { recursive: true, force: true })
@@ -71,9 +85,11 @@ function writeFreshDir(dir: string, files: Record<string, OutputData>): void {
   }
 }
 
-/** Names in `dir` (and of siblings of `dir`) that are leftover temps of this module: for tests. */
+/** Names in `dir` (its sub-folders too) and of siblings of `dir` that are leftover temps of this module: for tests. */
 export function leftoverTemps(dir: string): string[] {
-  const inside = existsSync(dir) ? readdirSync(dir).filter(n => n.includes(TEMP_MARK)) : []
+  const inside = existsSync(dir)
+    ? readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(n => n.includes(TEMP_MARK))
+    : []
   const base = dir.split('/').pop()!
   const parent = dirname(dir)
   const beside = existsSync(parent) ? readdirSync(parent).filter(n => n.startsWith(base + TEMP_MARK)) : []

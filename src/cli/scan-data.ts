@@ -10,13 +10,14 @@ import { planScan } from '../data/plan.ts'
 import { rankStream } from '../data/stream.ts'
 import { assignFromCursor, checkCursor, cursorToJson, makeCursor, parseCursor } from '../data/cursor.ts'
 import { planDigest } from '../data/digest.ts'
-import type { AssignOptions, Cursor, RankStreamView, ScanPlan } from '../data/types.ts'
-import type { HttpOptions, Snapshot } from '../table/types.ts'
+import type { AssignOptions, Cursor, RankStreamView, ScanPlan, ShardMode } from '../data/types.ts'
+import type { HttpOptions, Snapshot, StructField } from '../table/types.ts'
 import type { CsvOptions } from '../util/csv.ts'
 import { UsageError } from './args.ts'
 import { csvRecord, rowToCsvLine, rowToJsonLine } from './format.ts'
 import { writeData, type CliIo } from './io.ts'
 import { createRowSource } from './scan-rows.ts'
+import { NpyWriter, stdoutSink } from './scan-npy.ts'
 import type { TableLocation } from './table-url.ts'
 
 /** The scan flags the data path reads (names as on the command line). */
@@ -27,11 +28,11 @@ export interface DataFlags {
   seed?: number
   epoch?: number
   'shuffle-buffer'?: number
-  mode?: 'drop_last' | 'pad'
+  mode?: ShardMode
   resume?: string
   'stop-after'?: number
   'cursor-out'?: string
-  format?: 'ids' | 'jsonl' | 'csv'
+  format?: 'ids' | 'jsonl' | 'csv' | 'npy'
   version?: number
   timestamp?: string
   limit?: number
@@ -193,20 +194,22 @@ async function writeStream(
   stream: RankStreamView,
   from: number,
   to: number,
-  format: 'ids' | 'jsonl' | 'csv' | 'none',
+  format: 'ids' | 'jsonl' | 'csv' | 'npy' | 'none',
   snapshot: Snapshot,
   columns: string[],
   http: HttpOptions,
   { io, stdout, csv }: { io: CliIo; stdout: { readonly closed: boolean }; csv: CsvOptions },
 ): Promise<number> {
   if (format === 'none') return to - from // --json alone: nothing to print, the count is known
-  const source = format === 'jsonl' || format === 'csv' ? createRowSource(snapshot, plan, columns, http) : undefined
+  const source = format === 'ids' ? undefined : createRowSource(snapshot, plan, columns, http)
+  const npy = format === 'npy' ? new NpyWriter(fieldsOf(snapshot, columns), stdoutSink(stdout)) : undefined
   if (format === 'csv') writeData(io, csvRecord(columns, csv))
   let p = from
   while (p < to && !stdout.closed) {
     const q = Math.min(to, p + CHUNK_ROWS)
     const { unit, index } = stream.rowsAt(p, q)
     if (format === 'ids') writeData(io, idLines(plan, unit, index))
+    else if (npy) npy.push(await source!.rowsFor(unit, index))
     else if (source) {
       const rows = await source.rowsFor(unit, index)
       writeData(
@@ -216,7 +219,13 @@ async function writeStream(
     }
     p = q
   }
+  npy?.end()
   return p - from
+}
+
+/** The schema fields of `columns` (names already checked by the caller), in that order. */
+function fieldsOf(snapshot: Snapshot, columns: string[]): StructField[] {
+  return columns.map(name => snapshot.schema.fields.find(f => f.name === name)!)
 }
 
 /** `path:row` lines for rows (unit, live index), joined with newlines. */

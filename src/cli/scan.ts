@@ -1,6 +1,6 @@
 /**
- * `snaptrain scan`: open a Delta table snapshot over HTTP and print its rows (JSONL or CSV), or
- * with `--json` a one-line summary {table, version, files, rows, columns, rows_dropped, …}. Rows
+ * `snaptrain scan`: open a Delta table snapshot over HTTP and print its rows (JSONL, CSV, or a
+ * binary stream of NumPy .npy records, scan-npy.ts), or with `--json` a one-line summary {table, version, files, rows, columns, rows_dropped, …}. Rows
  * are written in chunks as they are read, never all held as text at once. The data-path flags
  * (filter, shards, seed, epoch, cursors, `--format ids`) go through a scan plan and one shard's
  * epoch stream (scan-data.ts); without them the plain file-order scan below runs. Any failure →
@@ -19,6 +19,7 @@ import { openSnapshot, scanFile } from '../table/index.ts'
 import { FilterError } from '../data/filter-parse.ts'
 import { filesInTableOrder } from '../data/plan.ts'
 import { dataScan, startPoint, wantsDataPath, type StartPoint } from './scan-data.ts'
+import { NpyWriter, stdoutSink } from './scan-npy.ts'
 import { ALLOW_ORIGIN_FLAG, allowOrigins, INSECURE_HTTP_FLAG, insecureHttp } from './data-flags.ts'
 import type { HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, StructField } from '../table/index.ts'
 import type { CsvOptions } from '../util/csv.ts'
@@ -43,9 +44,9 @@ const SPEC = {
     limit: { type: 'int', min: 0, placeholder: 'n', help: 'stop after n rows' },
     format: {
       type: 'string',
-      choices: ['jsonl', 'csv', 'ids'],
-      placeholder: 'jsonl|csv|ids',
-      help: 'row output: jsonl (default), csv, or ids (one path:row identity per line, in delivery order)',
+      choices: ['jsonl', 'csv', 'ids', 'npy'],
+      placeholder: 'jsonl|csv|ids|npy',
+      help: 'row output: jsonl (default), csv, ids (one path:row identity per line, in delivery order), or npy (binary columns for numpy, see below)',
     },
     json: {
       type: 'boolean',
@@ -73,9 +74,9 @@ const SPEC = {
     },
     mode: {
       type: 'string',
-      choices: ['drop_last', 'pad'],
-      placeholder: 'drop_last|pad',
-      help: 'equal shard sizes by dropping the tail (default) or repeating rows',
+      choices: ['drop_last', 'pad', 'all'],
+      placeholder: 'drop_last|pad|all',
+      help: 'equal shard sizes by dropping the tail (default) or repeating rows, or all: every row in exactly one shard (sizes differ by at most one)',
     },
     resume: {
       type: 'string',
@@ -128,12 +129,24 @@ drops nothing, so an unsharded scan delivers every live row. --resume needs the 
 --columns and --filter (the cursor's plan digest checks them); a cursor for another table,
 version or plan exits 1 with the reason. --json then adds rows (delivered by this run),
 rows_dropped, rows_padded, files_pruned, row_groups_pruned, position and stream_rows.
+--shards K --shard r --mode all (no --seed) cuts the table order into K contiguous shards that
+hold every row exactly once: shard 0's rows, then shard 1's, … are the unsharded scan's rows.
+
+--format npy: a stream of NumPy .npy (1.0) records that numpy reads without pyarrow (a continue
+bundle's snaptrain_continue.py reads a worker's shard this way). Per batch of up to 65 536 rows:
+a uint8 record of UTF-8 JSON {"format":"snaptrain-npy","version":1,"rows":n,"columns":[{name,
+type,encoding}]}, then per column: float64 + uint8 validity (float, double, decimal; null NaN);
+int64 + validity (integers, boolean 0/1, date as days, timestamp as µs since the epoch); bytes: int64
+offsets (n+1) + uint8 bytes + validity (string UTF-8, binary); list: int64 offsets + validity +
+the items as one more column. An empty scan writes one 0-row batch. Structs and maps are refused.
+Arrow IPC is not offered (it would need pyarrow on the reading side, which npy avoids).
 
 examples:
   snaptrain scan --table public/tables/clicks --limit 5
   snaptrain scan --table public/tables/clicks --shards 4 --shard 1 --seed 7 --format ids --json
   snaptrain scan --table public/tables/clicks --seed 7 --stop-after 1000 --cursor-out c.json --format ids
   snaptrain scan --table public/tables/clicks --resume c.json --format ids
+  snaptrain scan --table public/tables/marketing --version 0 --shards 3 --shard 1 --mode all --format npy
   snaptrain scan --table http://localhost:5173/tables/clicks/ --version 0 --json`,
 } as const satisfies CommandSpec<Record<string, FlagSpec>>
 
@@ -150,6 +163,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const flags = parsed.values
   if (flags.version !== undefined && flags.timestamp !== undefined)
     return usage(io, '--version and --timestamp: give at most one')
+  if (flags.format === 'npy' && flags.json)
+    return usage(io, '--format npy writes binary records to stdout; --json cannot follow them')
   let location: TableLocation | undefined
   try {
     // Flag checks first: a usage error should not wait for a server or the network.
@@ -208,8 +223,12 @@ async function scan(
   }
   const printRows = !flags.json || flags.format !== undefined
   const rows = streamRows(snapshot, { ...readHttp(open), columns: names, limit: flags.limit })
-  const format = printRows ? (flags.format === 'csv' ? 'csv' : 'jsonl') : 'none'
-  const count = await writeRows(rows, names, format, io, stdout, { formulaGuard: flags['csv-formula-guard'] })
+  const count =
+    flags.format === 'npy'
+      ? await writeNpy(rows, fields, stdout)
+      : await writeRows(rows, names, printRows ? (flags.format === 'csv' ? 'csv' : 'jsonl') : 'none', io, stdout, {
+          formulaGuard: flags['csv-formula-guard'],
+        })
   // Nothing is pruned or dropped on the plain path; the fields are there so --json has one shape.
   const plain = { rows_dropped: 0, rows_padded: 0, files_pruned: 0, row_groups_pruned: 0 }
   if (flags.json && !stdout.closed) io.out(JSON.stringify({ ...summary(location, snapshot, fields, count), ...plain }))
@@ -314,6 +333,25 @@ export async function* streamRows(snapshot: Snapshot, opts: ReadOptions): AsyncG
       yield* batch
     }
   }
+}
+
+/** Writes rows as npy batches (scan-npy.ts) as they arrive; returns the number of rows. */
+async function writeNpy(rows: AsyncIterable<Row>, fields: StructField[], stdout: { closed: boolean }): Promise<number> {
+  const writer = new NpyWriter(fields, stdoutSink(stdout))
+  let count = 0
+  let batch: Row[] = []
+  for await (const row of rows) {
+    if (stdout.closed) break
+    count++
+    batch.push(row)
+    if (batch.length >= CHUNK_ROWS) {
+      writer.push(batch)
+      batch = []
+    }
+  }
+  writer.push(batch)
+  writer.end()
+  return count
 }
 
 /** Writes rows as they arrive in chunks of CHUNK_ROWS lines; returns the number of rows. */

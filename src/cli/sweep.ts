@@ -4,10 +4,13 @@
  * browser starts; the page refuses a parallelism above its adapter's limit before loading data),
  * checks the label and filter against the table, then runs the sweep in the app page
  * (window.snaptrain.sweep, one GPUDevice per parallel trial, stored in that page's IndexedDB).
- * One stderr line per finished trial; DIR gets trials.csv, sweep.json and the best model
- * (model.json / model.bin + manifest.json), each written to a temp name and renamed.
+ * One stderr line per finished trial; DIR gets trials.csv, sweep.json, optuna-journal.log, the
+ * best model (model.json / model.bin + manifest.json) and its continue bundle (continue/), each
+ * written to a temp name and renamed.
+ * `--optuna-journal FILE` appends the same journal to FILE; `--warm-start-journal FILE` seeds the
+ * strategy with a journal's finished trials (tune/optuna.ts).
  */
-import { readFileSync } from 'node:fs'
+import { appendFileSync, closeSync, existsSync, openSync, readFileSync, unlinkSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
@@ -19,6 +22,10 @@ import { fileStamp, writeOutputs, type OutputData } from './out-dir.ts'
 import { STRATEGY_NAMES } from '../tune/strategy.ts'
 import { planSweep, sweepGaucGroup } from '../sweep/plan.ts'
 import { exportSweep, importSweep, trialsCsv } from '../tune/export.ts'
+import { OPTUNA_JOURNAL_FILE, optunaJournal, readJournal, warmStartFromJournal } from '../tune/optuna.ts'
+import { minimizes } from '../tune/sweep-state.ts'
+import { sweepBestFiles } from '../continue/sweep-bundle.ts'
+import type { RunManifest } from '../run/manifest.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
 import { allowOrigins, DATA_FLAGS, insecureHttp, tokenHeaders } from './data-flags.ts'
 import { forPage } from './governed.ts'
@@ -28,7 +35,7 @@ import { tableAddress } from './table-url.ts'
 export const SPEC = {
   name: 'sweep',
   summary:
-    'Sweep hyperparameters (grid, random, Hyperband, ASHA, TPE, BOHB) on a Delta table in headless Chromium (WebGPU); writes trials.csv, sweep.json and the best model.',
+    'Sweep hyperparameters (grid, random, Hyperband, ASHA, TPE, BOHB) on a Delta table in headless Chromium (WebGPU); writes trials.csv, sweep.json, an Optuna journal and the best model.',
   flags: {
     ...DATA_FLAGS,
     model: {
@@ -89,11 +96,31 @@ export const SPEC = {
       type: 'boolean',
       help: "trials.csv: write text cells starting with = + - @ tab or CR (numbers excepted) with a leading ' so spreadsheets do not run them (default off)",
     },
+    'optuna-journal': {
+      type: 'string',
+      placeholder: 'FILE',
+      help: `append the sweep to FILE as an Optuna journal (JournalFileStorage; study = the sweep id), creating FILE; DIR always gets ${OPTUNA_JOURNAL_FILE} too`,
+    },
+    'warm-start-journal': {
+      type: 'string',
+      placeholder: 'FILE',
+      help: "warm-start from an Optuna journal's finished (COMPLETE) trials: the first trial is their best configuration, TPE and BOHB also fit them",
+    },
+    'warm-start-study': {
+      type: 'string',
+      placeholder: 'NAME',
+      help: 'the study of --warm-start-journal to read (default: its only study)',
+    },
   },
   notes: `examples:
   snaptrain sweep --table public/tables/marketing --label y --model gbdt --strategy hyperband --trials 27 --json
   snaptrain sweep --table public/tables/marketing --label y --model gbdt --strategy random --trials 10 \\
     --space space.json --max-resource 30 --parallel 2 --out runs/sweep1
+  snaptrain sweep --table public/tables/marketing --label y --model gbdt --strategy tpe --trials 20 \\
+    --warm-start-journal runs/sweep1/${OPTUNA_JOURNAL_FILE} --optuna-journal optuna.log
+
+Optuna: load the journal with optuna.load_study(study_name=<sweep id>,
+storage=JournalStorage(JournalFileStorage(FILE))), or optuna-dashboard on the same storage.
 
 A space file maps parameter names to domains: {"eta": {"type": "loguniform", "low": 0.01, "high": 0.3},
 "max_depth": {"type": "int", "low": 2, "high": 8}, "colsample_bytree": {"type": "uniform", "low": 0.5, "high": 1},
@@ -111,6 +138,8 @@ export interface SweepSummary {
   gpu_seconds: number
   gpu_seconds_full_budget: number
   wall_seconds: number
+  /** Only for a warm-started sweep: the journal's study and how many of its trials seeded it. */
+  warm_start?: { journal: string; study: string; seeded: number; best_value: number }
 }
 
 /** Runs `snaptrain sweep`; resolves to the exit code (0 ok, 1 data/run error, 2 usage error). */
@@ -167,7 +196,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     pageConfig.version = pinned.version
     pageConfig.validVersion = pinned.validVersion
     const result = namedSweep(await runInPage(io, f.timeout, pageConfig))
-    writeSweep(io, f, result, (performance.now() - t0) / 1000)
+    await writeSweep(io, f, result, (performance.now() - t0) / 1000)
     return result.state.status === 'finished' ? 0 : 1
   } catch (e) {
     io.err(`snaptrain sweep: ${tables.reduce((m, t) => t.localize(m), pageErrorMessage(e))}`)
@@ -209,21 +238,46 @@ export function checkFlags(f: SweepFlags): SweepConfig {
     // The page's reads of the table obey --allow-insecure-http as the Node precheck does.
     ...(f['allow-insecure-http'] ? { http: insecureHttp(f) } : {}),
   }
+  if (f['warm-start-study'] !== undefined && !f['warm-start-journal'])
+    throw new Error('--warm-start-study: needs --warm-start-journal')
+  if (f['warm-start-journal']) {
+    const text = readText('--warm-start-journal', f['warm-start-journal'])
+    try {
+      config.warmStart = warmStartFromJournal(text, config, {
+        journal: f['warm-start-journal'],
+        study: f['warm-start-study'],
+      })
+    } catch (e) {
+      throw new Error(`--warm-start-journal: ${(e as Error).message}`)
+    }
+  }
+  // An existing --optuna-journal FILE must be a journal now, not after the sweep ran.
+  if (f['optuna-journal'] && existsSync(f['optuna-journal'])) {
+    try {
+      readJournal(readText('--optuna-journal', f['optuna-journal']), f['optuna-journal'])
+    } catch (e) {
+      throw new Error(`--optuna-journal: ${(e as Error).message}`)
+    }
+  }
   const plan = planSweep(config)
   if (plan.errors.length) throw new Error(plan.errors.join('; '))
   return config
 }
 
-/** The space file as JSON; throws naming the file. */
-function readSpace(path: string): Record<string, unknown> {
-  let text: string
+/** A file's text; throws naming the flag and the file. */
+function readText(flag: string, path: string): string {
   try {
-    text = readFileSync(path, 'utf8')
+    return readFileSync(path, 'utf8')
   } catch (e) {
     throw new Error(
-      `--space: cannot read ${resolve(path)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      `${flag}: cannot read ${resolve(path)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
     )
   }
+}
+
+/** The space file as JSON; throws naming the file. */
+function readSpace(path: string): Record<string, unknown> {
+  const text = readText('--space', path)
   try {
     return JSON.parse(text) as Record<string, unknown>
   } catch (e) {
@@ -334,32 +388,89 @@ export function sweepSummary(s: SweepState, wallSeconds: number): SweepSummary {
     gpu_seconds: s.gpuSeconds,
     gpu_seconds_full_budget: s.gpuSecondsFullBudget,
     wall_seconds: wallSeconds,
+    ...(s.config.warmStart
+      ? {
+          warm_start: {
+            journal: s.config.warmStart.journal,
+            study: s.config.warmStart.study,
+            seeded: s.config.warmStart.trials.length,
+            best_value: bestPriorValue(s),
+          },
+        }
+      : {}),
   }
+}
+
+/** The best metric among a warm-started sweep's prior trials (by the sweep's direction). */
+function bestPriorValue(s: SweepState): number {
+  const values = s.config.warmStart!.trials.map(t => t.metric)
+  return minimizes(s.config) ? Math.min(...values) : Math.max(...values)
 }
 
 /**
  * The files of DIR by name: trials.csv (tune/export.ts `trialsCsv`, the function the page's
- * download uses too), sweep.json, and the best trial's model and manifest when there is one.
+ * download uses too), sweep.json, optuna-journal.log (tune/optuna.ts `optunaJournal`, the page's
+ * download too), and the best trial's model, manifest and continue bundle (continue/*) when there is one.
  */
 export function sweepOutputFiles(f: Pick<SweepFlags, 'csv-formula-guard'>, r: PageResult): Record<string, OutputData> {
   const files: Record<string, OutputData> = {
     'trials.csv': trialsCsv(r.state.trials, { formulaGuard: f['csv-formula-guard'] }),
     'sweep.json': r.exported + '\n',
+    [OPTUNA_JOURNAL_FILE]: optunaJournal(r.state),
   }
   if (r.best?.model) {
     if (r.state.config.model === 'gbdt') files['model.json'] = r.best.model
     else files['model.bin'] = Buffer.from(r.best.model, 'base64')
   }
-  if (r.best?.manifest) files['manifest.json'] = JSON.stringify(r.best.manifest, null, 2) + '\n'
+  if (r.best?.manifest && r.best.model) {
+    // The best trial's continue bundle in DIR/continue/, the manifest linked to it (src/continue/sweep-bundle.ts).
+    const best = sweepBestFiles(r.state, r.best)
+    files['manifest.json'] = best.manifest
+    for (const b of best.bundle) files[b.name] = b.data
+  } else if (r.best?.manifest) files['manifest.json'] = JSON.stringify(r.best.manifest, null, 2) + '\n'
   return files
 }
 
-function writeSweep(io: CliIo, f: SweepFlags, r: PageResult, wallSeconds: number): void {
+/**
+ * Appends `state` to the Optuna journal `path` (created when missing) under Optuna's own lock
+ * (`<path>.lock`, created exclusively: JournalFileOpenLock and JournalFileSymlinkLock both take
+ * that name), so an Optuna process writing the same journal never interleaves with us.
+ */
+async function appendJournal(path: string, state: SweepState): Promise<void> {
+  const lock = `${path}.lock`
+  for (let wait = 1; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      closeSync(openSync(lock, 'wx'))
+      break
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new Error(`--optuna-journal: cannot lock ${resolve(lock)} (${(e as Error).message})`)
+      await new Promise(done => setTimeout(done, wait))
+    }
+  }
+  try {
+    const existing = existsSync(path) ? readFileSync(path, 'utf8') : ''
+    appendFileSync(path, optunaJournal(state, existing))
+  } catch (e) {
+    throw new Error(`--optuna-journal ${resolve(path)}: ${(e as Error).message}`)
+  } finally {
+    unlinkSync(lock)
+  }
+}
+
+async function writeSweep(io: CliIo, f: SweepFlags, r: PageResult, wallSeconds: number): Promise<void> {
   const dir = resolve(f.out ?? join('runs', `sweep-${fileStamp(new Date().toISOString())}`))
   const files = sweepOutputFiles(f, r)
+  const best = files['manifest.json'] ? (JSON.parse(String(files['manifest.json'])) as RunManifest) : undefined
+  if (best?.continue_error) io.err(`sweep: continue bundle not written: ${best.continue_error}`)
   // One group: DIR holds the previous run or this whole one, never a mix (out-dir.ts).
   writeOutputs(dir, files)
+  if (f['optuna-journal']) await appendJournal(f['optuna-journal'], r.state)
   const s = sweepSummary(r.state, wallSeconds)
+  if (s.warm_start)
+    io.err(
+      `sweep: warm-started from ${s.warm_start.seeded} finished trials of study ${s.warm_start.study} in ${s.warm_start.journal} (best ${f.metric} ${s.warm_start.best_value.toFixed(5)}: trial 0 ran its configuration)`,
+    )
   io.err(
     `sweep: ${r.state.status}: ${s.trials} trials (${s.stopped_early} stopped early), best ${s.best ? `trial ${s.best.trial} ${f.metric} ${s.best.metric.toFixed(5)}` : '-'}; ` +
       `${s.gpu_seconds.toFixed(1)} GPU-s (full budget ${s.gpu_seconds_full_budget.toFixed(1)}), ${wallSeconds.toFixed(1)} s wall; wrote ${dir}`,

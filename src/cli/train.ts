@@ -5,8 +5,8 @@
  * (window.snaptrain.train: the one run, src/run/pipeline.ts, WebGPU), printing one progress line
  * per round on stderr, and writes DIR/model.json (--model-format ubj: model.ubj, UBJSON; --init-model
  * continues a model file; recsys: model.bin, the checkpoint layout of
- * src/models/recsys/checkpoint.ts, and model.onnx, its ONNX export), DIR/manifest.json and DIR/metrics.csv (each to a temp name,
- * then renamed). With --json the last stdout line is the run summary. `--model` picks the family
+ * src/models/recsys/checkpoint.ts, and model.onnx, its ONNX export), DIR/manifest.json, DIR/metrics.csv
+ * and the continue bundle DIR/continue/ (src/continue/bundle.ts), as one group (temp names, then renamed). With --json the last stdout line is the run summary. `--model` picks the family
  * (src/run/family.ts); the command is the same for both.
  */
 import { join, resolve } from 'node:path'
@@ -31,7 +31,7 @@ import { MODEL_FORMATS } from '../models/gbdt/model-file.ts'
 const SPEC = {
   name: 'train',
   summary:
-    'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json or model.ubj (recsys: model.bin and model.onnx), manifest.json, metrics.csv.',
+    'Train a model on a Delta table in headless Chromium (WebGPU) and write model.json or model.ubj (recsys: model.bin and model.onnx), manifest.json, metrics.csv and the continue bundle continue/.',
   flags: {
     model: {
       type: 'string',
@@ -94,6 +94,10 @@ the same XGBoost model and XGBoost's Booster.load_model reads either. --init-mod
 model (XGBoost's xgb_model): the table needs the model's feature columns; string columns are coded
 with the model's dictionaries; rounds, and subsample/colsample draws, are numbered after its trees,
 so 10 rounds continued by 5 equal one 15-round run.
+
+Continue bundle: DIR/continue/ holds continue.json (pinned table, label, features and encodings,
+validation split, params, seed, rounds/steps done), the model and jobs for XGBoost on Dask and Spark
+(gbdt) or PyTorch DDP (recsys); 'snaptrain continue --run DIR' writes it again (README "Continue at scale").
 
 Categorical (string) features are numeric codes of a per-column dictionary of the training
 values sorted by value; the dictionaries are stored in model.json (learner.attributes
@@ -278,8 +282,8 @@ function showProgress(shown: Progress, json: string): void {
 }
 
 /**
- * Writes the model file, manifest.json, metrics.csv and the family's exports of the model
- * (recsys: model.onnx) as one group (temp names + rename) and prints the summary.
+ * Writes the model file, manifest.json, metrics.csv, the continue bundle and the family's exports
+ * of the model (recsys: model.onnx) as one group (temp names + rename) and prints the summary.
  */
 async function writeRun(io: CliIo, f: TrainFlags, modelFile: string, family: ModelFamily, r: RunResult): Promise<void> {
   const dir = resolve(f.out ?? join('runs', fileStamp(new Date().toISOString())))
@@ -290,7 +294,11 @@ async function writeRun(io: CliIo, f: TrainFlags, modelFile: string, family: Mod
     io.err(`train: exports of the model not written: ${e.message}`)
     return {}
   })
+  // The continue bundle (continue/*) is among the run's files; one that cannot be made is reported
+  // (the manifest says why in continue_error) and the model, manifest and metrics are written all the same.
   const files = Object.fromEntries(runFiles(modelFile, r).map(f => [f.name, f.data]))
+  const linked = JSON.parse(String(files['manifest.json'])) as { continue_error?: string }
+  if (linked.continue_error) io.err(`train: continue bundle not written: ${linked.continue_error}`)
   const [modelPath, manifestPath] = writeOutputs(dir, { ...files, ...(exports ?? {}) })
   const stopped = (r.manifest as { stopped?: StoppedMark }).stopped
   const mark = stopped

@@ -5,9 +5,11 @@
  * The epoch's global sequence is the live rows of the units concatenated in the epoch's unit order
  * (N rows). Rank r takes the contiguous positions [r·per, (r+1)·per) of it: contiguous, so a rank
  * reads few units (each unit is a range read). Equal counts come from dropping the sequence's tail
- * (`drop_last`, PyTorch DistributedSampler's drop_last) or repeating its head (`pad`).
+ * (`drop_last`, PyTorch DistributedSampler's drop_last) or repeating its head (`pad`); `all` keeps
+ * every row exactly once (numpy's array_split: the first N mod worldSize ranks get one row more),
+ * for readers that must see the whole table across their shards (a Dask worker's partition).
  */
-import type { AssignOptions, RankSegment, RankStream, ScanPlan } from './types.ts'
+import type { AssignOptions, RankSegment, RankStream, ScanPlan, ShardMode } from './types.ts'
 import { unitOrder } from './shuffle.ts'
 
 /** Default rows per shuffle window: large enough to mix across unit boundaries, 64 KiB of ids. */
@@ -19,7 +21,7 @@ export interface ResolvedAssign {
   epoch: number
   worldSize: number
   rank: number
-  mode: 'drop_last' | 'pad'
+  mode: ShardMode
   shuffleBuffer: number
 }
 
@@ -37,7 +39,7 @@ export function resolveAssign(opts: AssignOptions): ResolvedAssign {
   if (!isIntAtLeast(rank, 0) || rank >= worldSize) {
     throw bad('rank', rank, `an integer in [0, ${worldSize}) (worldSize ${worldSize})`)
   }
-  if (mode !== 'drop_last' && mode !== 'pad') throw bad('mode', mode, "'drop_last' or 'pad'")
+  if (mode !== 'drop_last' && mode !== 'pad' && mode !== 'all') throw bad('mode', mode, "'drop_last', 'pad' or 'all'")
   if (!isIntAtLeast(shuffleBuffer, 0)) throw bad('shuffleBuffer', shuffleBuffer, 'an integer ≥ 0')
   return { seed, epoch, worldSize, rank, mode, shuffleBuffer }
 }
@@ -63,8 +65,18 @@ export interface RankSplit extends Omit<RankStream, 'shuffleBuffer'> {
   offset: number
 }
 
-/** Cut N rows into `worldSize` equal shares; `rank`'s share starts at rank·length. */
-export function rankSplit(rows: number, worldSize: number, rank: number, mode: 'drop_last' | 'pad'): RankSplit {
+/** Cut N rows into `worldSize` equal shares (`rank`'s starts at rank·length), or for `all` into shares of ⌊N/worldSize⌋ or one more. */
+export function rankSplit(rows: number, worldSize: number, rank: number, mode: ShardMode): RankSplit {
+  if (mode === 'all') {
+    const base = Math.floor(rows / worldSize)
+    const extra = rows - base * worldSize
+    return {
+      length: base + (rank < extra ? 1 : 0),
+      offset: rank * base + Math.min(rank, extra),
+      rowsDropped: 0,
+      rowsPadded: 0,
+    }
+  }
   const per = mode === 'pad' ? Math.ceil(rows / worldSize) : Math.floor(rows / worldSize)
   const total = per * worldSize
   return {

@@ -70,7 +70,7 @@ const FIELD_RULES: [keyof Cursor, (v: unknown, r: Fields) => boolean, (r: Fields
   ['epoch', v => isInt(v, 0), () => 'an integer ≥ 0'],
   ['worldSize', v => isInt(v, 1), () => 'an integer ≥ 1'],
   ['rank', (v, r) => isInt(v, 0) && (v as number) < (r.worldSize as number), r => `an integer in [0, ${r.worldSize})`],
-  ['mode', v => v === 'drop_last' || v === 'pad', () => '"drop_last" or "pad"'],
+  ['mode', v => v === 'drop_last' || v === 'pad' || v === 'all', () => '"drop_last", "pad" or "all"'],
   ['shuffleBuffer', v => isInt(v, 0), () => 'an integer ≥ 0'],
   ['position', v => isInt(v, 0), () => 'an integer ≥ 0'],
 ]

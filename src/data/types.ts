@@ -152,6 +152,9 @@ export interface ScanPlan {
   rowKey?: StructField[]
 }
 
+/** How an epoch is cut into ranks: `drop_last` and `pad` give equal counts, `all` keeps every row once. */
+export type ShardMode = 'drop_last' | 'pad' | 'all'
+
 /** How epochs are cut into ranks and ordered. */
 export interface AssignOptions {
   /** Shuffle seed; undefined = no shuffling (table order). */
@@ -159,8 +162,11 @@ export interface AssignOptions {
   epoch: number
   worldSize: number
   rank: number
-  /** Equal per-rank counts by dropping the tail (default) or repeating rows from the start. */
-  mode?: 'drop_last' | 'pad'
+  /**
+   * Equal per-rank counts by dropping the tail (default) or repeating rows from the start, or
+   * `all`: every row exactly once, the first N mod worldSize ranks one row longer.
+   */
+  mode?: ShardMode
   /** Rows per shuffle window within a rank's stream (default 16 384; 0 = unit order only). */
   shuffleBuffer?: number
 }
@@ -185,7 +191,7 @@ export interface Cursor {
   epoch: number
   worldSize: number
   rank: number
-  mode: 'drop_last' | 'pad'
+  mode: ShardMode
   shuffleBuffer: number
   /** Rows of this rank's epoch stream already delivered. */
   position: number

@@ -94,6 +94,13 @@ export interface RunManifest {
    * what was trained up to there. Absent for a run that ran to its end.
    */
   stopped?: StoppedMark
+  /**
+   * The continue bundle beside the model (src/continue/bundle.ts): its continue.json, relative to
+   * the run's folder. Set where the bundle is written (`snaptrain train`, `sweep`, `continue`, the page's files).
+   */
+  continue?: string
+  /** Why no continue bundle could be made for this run (then `continue` is absent); nothing else is lost. */
+  continue_error?: string
 }
 
 /** `share.note` of a manifest: a share's snapshot is pinned by its version alone. */

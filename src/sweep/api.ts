@@ -1,6 +1,6 @@
 /**
  * The sweep part of window.snaptrain: start, resume, stop, list, export/import, artifacts, plan
- * and the "continue at scale" snippet, over one IndexedDB store per page and one data cache.
+ * and the best trial's continue bundle, over one IndexedDB store per page and one data cache.
  * Sweeps running in this page are tracked so stopSweep can abort them; a sweep stored as
  * 'running' by a page that is gone is simply marked stopped.
  */
@@ -9,7 +9,8 @@ import { defaultSpace } from '../tune/defaults.ts'
 import { exportSweep as exportJson, importSweep as importJson } from '../tune/export.ts'
 import { sweepImportance, type ParamImportance } from '../tune/importance.ts'
 import { replaySweep } from '../tune/replay.ts'
-import { continueSnippet, snippetTable } from '../tune/snippet.ts'
+import { sweepBundleFiles } from '../continue/sweep-bundle.ts'
+import type { RunFile } from '../run/artifacts.ts'
 import { IdbStore } from './store-idb.ts'
 import { newSweepId } from '../tune/sweep-state.ts'
 import { planSweep, prepareSweep, type SweepPlan } from './plan.ts'
@@ -50,8 +51,13 @@ export interface SweepApi {
   defaultSpace(model: SweepModel): Record<string, unknown>
   /** What `config` would run (trials, brackets, resource units vs full budget) and every error in it; runs nothing. */
   planSweep(config: SweepConfig): SweepPlan
-  /** Python that continues the best configuration at scale: XGBoost on Spark (gbdt) or PyTorch (recsys), same table version. */
-  continueSnippet(id: string): Promise<string>
+  /**
+   * The continue bundle of the best trial (src/continue/bundle.ts): the files `snaptrain sweep`
+   * writes into DIR/continue/, named `continue/<name>` — continue.json, the runtime, the model and
+   * the jobs (XGBoost on Dask and Spark, or PyTorch DDP). Throws naming the sweep when no trial
+   * finished or the bundle cannot be made.
+   */
+  sweepContinueFiles(id: string): Promise<RunFile[]>
   /**
    * Importance of each searched parameter of `state` (fANOVA main effects on a small seeded forest,
    * importance.ts: share of the metric's variance in [0, 1]), highest first; undefined until 8
@@ -159,10 +165,10 @@ export function createSweepApi(o: SweepApiOptions = {}): SweepApi {
     defaultSpace,
     planSweep: config => planSweep(resolve(config)),
     sweepImportance: state => sweepImportance(state),
-    async continueSnippet(id) {
+    async sweepContinueFiles(id) {
       const s = await stored(id)
       const a = s.best && (await (await store()).getArtifacts(id, s.best.trial))
-      return continueSnippet(s, snippetTable(s, a?.manifest))
+      return sweepBundleFiles(s, a)
     },
   }
 }

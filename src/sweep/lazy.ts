@@ -23,7 +23,7 @@ export function lazySweepApi(resolve: (c: SweepConfig) => SweepConfig): SweepApi
     exportSweep: async id => (await load()).exportSweep(id),
     importSweep: async json => (await load()).importSweep(json),
     sweepArtifacts: async (id, trial) => (await load()).sweepArtifacts(id, trial),
-    continueSnippet: async id => (await load()).continueSnippet(id),
+    sweepContinueFiles: async id => (await load()).sweepContinueFiles(id),
     defaultSpace,
     planSweep: config => planSweep(resolve(config)),
     sweepImportance: state => sweepImportance(state),

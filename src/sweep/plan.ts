@@ -7,7 +7,7 @@ import type { AdapterSummary } from '../gpu/types.ts'
 import { adapterLabel, isSoftware } from '../gpu/device.ts'
 import { fullBudgetSeconds, planCost, reachedResource } from '../tune/cost.ts'
 import { DEFAULT_TRIALS, defaultSpace } from '../tune/defaults.ts'
-import { parseSpace } from '../tune/space.ts'
+import { checkConfig, parseSpace } from '../tune/space.ts'
 import { MODEL_PARAMS } from './model-params.ts'
 import { CALIBRATION_NOT_A_TARGET } from '../models/recsys/family.ts'
 import { createStrategy, resolveStrategyOptions } from '../tune/strategy.ts'
@@ -50,6 +50,10 @@ export function prepareSweep(config: SweepConfig): PreparedSweep {
   if (config.parallel !== undefined && !(Number.isInteger(config.parallel) && config.parallel >= 1))
     throw new RangeError(`parallel: must be an integer ≥ 1, got ${config.parallel}`)
   const space = parseSpace(config.space ?? defaultSpace(config.model), MODEL_PARAMS[config.model])
+  // A warm start's trials were checked when read (tune/optuna.ts); a stored or hand-made config is checked again here.
+  config.warmStart?.trials.forEach(t =>
+    checkConfig(space, t.config, `warmStart ${config.warmStart!.study} trial ${t.number}`),
+  )
   const options = resolveStrategyOptions(config.model, {
     strategy: config.strategy,
     trials: config.trials,
@@ -58,6 +62,7 @@ export function prepareSweep(config: SweepConfig): PreparedSweep {
     maxResource: config.maxResource,
     eta: config.eta,
     direction: config.metric === 'logloss' ? 'minimize' : 'maximize',
+    prior: config.warmStart?.trials,
   })
   return { space, options, strategy: createStrategy(space, options) }
 }

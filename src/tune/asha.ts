@@ -6,10 +6,18 @@
  * before it, i.e. only the top 1/η go on. Ties continue; the first trial at a rung always
  * continues. Paper symbols: r = minResource, R = maxResource, η = eta, s = 0.
  */
-import type { Bracket, SearchSpace, Strategy, StrategyOptions, StrategyWait, TrialRequest } from './types.ts'
+import type {
+  Bracket,
+  SearchSpace,
+  Strategy,
+  StrategyOptions,
+  StrategyWait,
+  TrialConfig,
+  TrialRequest,
+} from './types.ts'
 import { Rng } from '../util/rng.ts'
 import { sample, withoutParams } from './space.ts'
-import { BookedStrategy, score } from './book.ts'
+import { BookedStrategy, bestPrior, score } from './book.ts'
 import { DEFAULT_TRIALS } from './defaults.ts'
 
 /** Rung boundaries r·η^k below R (rounded), ascending: where ASHA decides. */
@@ -35,6 +43,8 @@ export class AshaStrategy extends BookedStrategy implements Strategy {
   private rungs: number[]
   /** Per rung: trial id → score (higher is better) recorded there. */
   private recorded: Map<number, number>[]
+  /** The best prior configuration (warm start): the first trial. */
+  private first: TrialConfig | undefined
 
   /** `space` already without the resource parameter. */
   constructor(
@@ -45,13 +55,17 @@ export class AshaStrategy extends BookedStrategy implements Strategy {
     this.rng = new Rng(o.seed)
     this.rungs = ashaRungs(o.minResource, o.maxResource, o.eta)
     this.recorded = this.rungs.map(() => new Map())
+    this.first = bestPrior(o.prior, o.direction, o.resourceParam ? [o.resourceParam] : [])
   }
 
-  /** A new configuration at R until `trials` were issued; then 'wait' while any runs, then 'done'. */
+  /**
+   * A new configuration at R until `trials` were issued (warm-started, the best prior one first);
+   * then 'wait' while any runs, then 'done'.
+   */
   next(): TrialRequest | StrategyWait {
     if (this.book.issued < this.o.trials) {
       return this.book.issue({
-        config: sample(this.space, this.rng),
+        config: (this.book.issued === 0 && this.first) || sample(this.space, this.rng),
         resource: this.o.maxResource,
         bracket: 0,
         rung: 0,

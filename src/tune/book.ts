@@ -2,7 +2,7 @@
  * The trials a strategy issued and what it heard about them: ids, last reported metric, final
  * status. Shared by every strategy so that ids, metrics and failure handling agree.
  */
-import type { TrialConfig, TrialRequest } from './types.ts'
+import type { PriorTrial, TrialConfig, TrialRequest } from './types.ts'
 
 /** What a strategy knows of one trial. */
 export interface BookEntry {
@@ -84,6 +84,25 @@ export class TrialBook {
         resource: Math.max(e.lastResource, e.status === 'completed' ? e.req.resource : 0),
       }))
   }
+}
+
+/**
+ * The configuration a warm-started strategy issues first: the best prior trial by `direction`
+ * (ties: the earlier one), without `drop` (the resource parameter a rung strategy sets itself).
+ */
+export function bestPrior(
+  prior: readonly PriorTrial[] | undefined,
+  direction: 'maximize' | 'minimize',
+  drop: readonly string[] = [],
+): TrialConfig | undefined {
+  let best: PriorTrial | undefined
+  for (const p of prior ?? []) if (!best || score(p.metric, direction) > score(best.metric, direction)) best = p
+  return best && Object.fromEntries(Object.entries(best.config).filter(([k]) => !drop.includes(k)))
+}
+
+/** Prior trials as observations (TPE / BOHB fit them with their own); a prior without a resource counts at `maxResource`. */
+export function priorObservations(prior: readonly PriorTrial[] | undefined, maxResource: number): Observation[] {
+  return (prior ?? []).map(p => ({ config: p.config, metric: p.metric, resource: p.resource ?? maxResource }))
 }
 
 /** Metric as a score where higher is better; missing / NaN scores lowest. */

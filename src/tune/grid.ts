@@ -5,6 +5,7 @@
 import type { ParamDomain, SearchSpace, StrategyOptions, TrialConfig } from './types.ts'
 import { searchDims } from './space.ts'
 import { FlatStrategy, resourceFrom } from './flat.ts'
+import { bestPrior } from './book.ts'
 
 /**
  * Grid values of one domain: `points` evenly spaced values for continuous domains (log-spaced for
@@ -51,10 +52,15 @@ export function grid(space: SearchSpace, points: number, limit = Infinity): Tria
   return Array.from({ length: n }, (_, i) => gridConfig(space, points, i))
 }
 
-/** Grid strategy: min(trials, grid size) configurations (gridPoints default 3), each at its full resource. */
+/**
+ * Grid strategy: min(trials, grid size) configurations (gridPoints default 3), each at its full
+ * resource. Warm-started, the best prior configuration comes first, then the grid (one more
+ * configuration, still capped at `trials`).
+ */
 export function createGrid(space: SearchSpace, o: StrategyOptions): FlatStrategy {
   const points = o.gridPoints ?? 3
-  const total = Math.min(o.trials ?? Infinity, gridSize(space, points))
+  const first = bestPrior(o.prior, o.direction)
+  const total = Math.min(o.trials ?? Infinity, gridSize(space, points) + (first ? 1 : 0))
   if (!Number.isFinite(total))
     throw new RangeError(
       `gridPoints: the grid of this space is too large (${gridSize(space, points)} points); set trials`,
@@ -63,7 +69,7 @@ export function createGrid(space: SearchSpace, o: StrategyOptions): FlatStrategy
     'grid',
     total,
     o.maxResource,
-    i => gridConfig(space, points, i),
+    i => (first ? (i === 0 ? first : gridConfig(space, points, i - 1)) : gridConfig(space, points, i)),
     resourceFrom(o.resourceParam, o.maxResource),
   )
 }

@@ -19,7 +19,7 @@ import type {
 import { bracketSeed } from '../util/hash.ts'
 import { Rng } from '../util/rng.ts'
 import { sample, withoutParams } from './space.ts'
-import { BookedStrategy, score, type TrialBook } from './book.ts'
+import { BookedStrategy, bestPrior, score, type TrialBook } from './book.ts'
 
 /** s_max = ⌊log_η(R/r)⌋, computed by multiplication so that exact powers are not lost to rounding. */
 export function hyperbandSMax(minResource: number, maxResource: number, eta: number): number {
@@ -146,13 +146,32 @@ export class HyperbandStrategy extends BookedStrategy implements Strategy {
 }
 
 /**
+ * `sampler` with the best prior configuration (resource parameter dropped) as its first answer:
+ * a warm-started Hyperband or BOHB starts its first bracket from it.
+ */
+export function priorFirst(sampler: BracketSampler, o: StrategyOptions): BracketSampler {
+  let first = bestPrior(o.prior, o.direction, o.resourceParam ? [o.resourceParam] : [])
+  return (bracket, book) => {
+    const c = first ?? sampler(bracket, book)
+    first = undefined
+    return c
+  }
+}
+
+/**
  * Hyperband over `space` (its `resourceParam` dropped: the rung resource replaces it). Each
  * bracket draws its configurations from its own seeded stream, so the same seed gives the same
- * configurations per bracket whatever the order trials finish in.
+ * configurations per bracket whatever the order trials finish in. Warm-started, the first
+ * configuration of the first bracket is the best prior one.
  */
 export function createHyperband(space: SearchSpace, o: StrategyOptions): HyperbandStrategy {
   const sp = o.resourceParam ? withoutParams(space, [o.resourceParam]) : space
   const brackets = hyperbandPlan(o.minResource, o.maxResource, o.eta, o.trials)
   const rngs = new Map(brackets.map(b => [b.index, new Rng(bracketSeed(o.seed, b.index))]))
-  return new HyperbandStrategy('hyperband', brackets, s => sample(sp, rngs.get(s)!), o.direction)
+  return new HyperbandStrategy(
+    'hyperband',
+    brackets,
+    priorFirst(s => sample(sp, rngs.get(s)!), o),
+    o.direction,
+  )
 }

@@ -23,6 +23,10 @@
  *   sweepImportance(state, opts?): the same over a sweep's space and trials (what the page shows)
  * Files
  *   exportSweep(state): string; importSweep(text): SweepState; trialsCsv(trials): string (RFC 4180, CRLF)
+ * Optuna
+ *   optunaJournal(state, existing?): string — the sweep as a JournalFileStorage log (appended after `existing`)
+ *   readJournal(text, source?): JournalStudy[]; warmStartFromJournal(text, config, {journal, study?}): WarmStart
+ *   (config.warmStart → StrategyOptions.prior: every strategy's first trial is the best prior; TPE/BOHB fit them)
  */
 export type * from './types.ts'
 export {
@@ -47,4 +51,12 @@ export { bestTrial, bestSoFar, type BestPoint } from './best.ts'
 export { parameterImportance, sweepImportance, type ParamImportance, type ImportanceOptions } from './importance.ts'
 export { exportSweep, importSweep, trialsCsv, TRIAL_COLUMNS, SWEEP_FORMAT, SWEEP_FORMAT_VERSION } from './export.ts'
 export { csvField } from '../util/csv.ts'
+export {
+  optunaJournal,
+  readJournal,
+  warmStartFromJournal,
+  OPTUNA_JOURNAL_FILE,
+  type JournalStudy,
+  type JournalTrial,
+} from './optuna.ts'
 export type { Observation } from './book.ts'

@@ -99,6 +99,48 @@ function checkModelConfig(model: ModelParamCheck, config: TrialConfig): void {
   }
 }
 
+/**
+ * Checks a configuration from elsewhere (a prior trial) against `space`: every parameter must be
+ * in the space with a value its domain holds (a fixed one: that value), and every searchable
+ * parameter must be there. Throws RangeError `<at>.<name>: …`.
+ */
+export function checkConfig(space: SearchSpace, config: TrialConfig, at: string): void {
+  const fail = (name: string, msg: string): never => {
+    throw new RangeError(`${at}.${name}: ${msg}`)
+  }
+  for (const [name, v] of Object.entries(config)) {
+    const d = space[name]
+    if (!d) fail(name, `not in the sweep's space (space: ${Object.keys(space).join(', ') || 'empty'})`)
+    const why = outsideDomain(d, v)
+    if (why) fail(name, why)
+  }
+  for (const name of searchDims(space)) if (!(name in config)) fail(name, 'missing: the sweep searches it')
+}
+
+/** Why `v` is not a value of `d`, or undefined when it is. */
+function outsideDomain(d: ParamDomain, v: unknown): string | undefined {
+  const got = JSON.stringify(v)
+  switch (d.type) {
+    case 'fixed':
+      return got === JSON.stringify(d.value)
+        ? undefined
+        : `fixed at ${JSON.stringify(d.value)} in the space, got ${got}`
+    case 'categorical':
+      return choiceIndex(d.choices, v) >= 0
+        ? undefined
+        : `${got} is not one of the choices ${JSON.stringify(d.choices)}`
+    case 'int':
+    case 'uniform':
+    case 'loguniform': {
+      if (d.type === 'int' && !Number.isInteger(v)) return `must be an integer, got ${got}`
+      if (typeof v !== 'number' || !Number.isFinite(v)) return `must be a finite number, got ${got}`
+      // A journal written elsewhere may round a bound in its last digit.
+      const eps = 1e-9 * Math.max(1, Math.abs(d.low), Math.abs(d.high))
+      return v >= d.low - eps && v <= d.high + eps ? undefined : `${v} is outside [${d.low}, ${d.high}]`
+    }
+  }
+}
+
 /** Searchable (non-fixed) parameter names, sorted: the unit cube's coordinate order. */
 export function searchDims(space: SearchSpace): string[] {
   return Object.keys(space)

@@ -17,7 +17,7 @@ export const STRATEGY_NAMES: readonly StrategyName[] = ['grid', 'random', 'hyper
 /**
  * Throws RangeError when an option is out of range: unknown strategy, trials not a positive
  * integer, minResource not an integer ≥ 1, maxResource < minResource, eta < 2, gridPoints < 1,
- * seed not an integer, direction not maximize/minimize.
+ * seed not an integer, direction not maximize/minimize, a prior trial without a config or a finite metric.
  */
 export function validateStrategyOptions(o: StrategyOptions): void {
   const bad = (name: string, must: string, v: unknown): never => {
@@ -35,6 +35,12 @@ export function validateStrategyOptions(o: StrategyOptions): void {
     bad('gridPoints', 'an integer ≥ 1', o.gridPoints)
   if (o.direction !== 'maximize' && o.direction !== 'minimize')
     bad('direction', "'maximize' or 'minimize'", o.direction)
+  if (o.prior !== undefined && !Array.isArray(o.prior)) bad('prior', 'an array of trials', o.prior)
+  o.prior?.forEach((p, i) => {
+    if (typeof p?.config !== 'object' || p.config === null || Array.isArray(p.config))
+      bad(`prior[${i}].config`, 'an object of parameters', p?.config)
+    if (!Number.isFinite(p.metric)) bad(`prior[${i}].metric`, 'a finite number', p.metric)
+  })
 }
 
 /**
@@ -57,6 +63,7 @@ export function resolveStrategyOptions(
   }
   if (p.trials !== undefined) o.trials = p.trials
   if (p.gridPoints !== undefined) o.gridPoints = p.gridPoints
+  if (p.prior !== undefined) o.prior = p.prior
   validateStrategyOptions(o)
   return o
 }

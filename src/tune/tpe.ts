@@ -9,7 +9,7 @@
 import type { ParamDomain, SearchSpace, StrategyOptions, TrialConfig } from './types.ts'
 import { Rng } from '../util/rng.ts'
 import { choiceIndex, decode, encodeDim, sample, searchDims } from './space.ts'
-import { score, type Observation } from './book.ts'
+import { bestPrior, priorObservations, score, type Observation } from './book.ts'
 import { categoricalSample, fitCategorical, fitParzen, parzenLogPdf, parzenSample, type Parzen } from './parzen.ts'
 import { FlatStrategy, resourceFrom } from './flat.ts'
 import { DEFAULT_TRIALS } from './defaults.ts'
@@ -82,11 +82,17 @@ function ratio(m: DimModel, u: number): number {
   return Math.log(m.l[u]) - Math.log(m.g[u])
 }
 
-/** TPE strategy: `trials` (default DEFAULT_TRIALS) configurations, each at its full resource. */
+/**
+ * TPE strategy: `trials` (default DEFAULT_TRIALS) configurations, each at its full resource.
+ * Warm-started, the first is the best prior configuration and the prior trials join the finished
+ * ones TPE fits (so its model starts from them, past the random start-up when there are enough).
+ */
 export function createTpe(space: SearchSpace, o: StrategyOptions, tpe: TpeOptions = {}): FlatStrategy {
   const rng = new Rng(o.seed)
-  const propose = (_: number, book: { observations(): Observation[] }): TrialConfig =>
-    tpeSuggest(space, book.observations(), o.direction, rng, tpe)
+  const first = bestPrior(o.prior, o.direction)
+  const prior = priorObservations(o.prior, o.maxResource)
+  const propose = (i: number, book: { observations(): Observation[] }): TrialConfig =>
+    i === 0 && first ? first : tpeSuggest(space, [...prior, ...book.observations()], o.direction, rng, tpe)
   return new FlatStrategy(
     'tpe',
     o.trials ?? DEFAULT_TRIALS,

@@ -58,6 +58,31 @@ export interface StrategyOptions {
    * not search it); Hyperband, ASHA and BOHB drop it from the space and request rung resources.
    */
   resourceParam?: string
+  /**
+   * Finished trials of an earlier study (a warm start): the strategy's first trial is the best of
+   * them (by `direction`); TPE and BOHB also fit their model on them. Configurations as in the space.
+   */
+  prior?: readonly PriorTrial[]
+}
+
+/** A finished trial of an earlier study a sweep is warm-started from (an Optuna journal's COMPLETE trial). */
+export interface PriorTrial {
+  /** Its number in the earlier study. */
+  number: number
+  /** Its parameters, checked against the sweep's space, with the space's fixed values filled in. */
+  config: TrialConfig
+  metric: number
+  /** The last step it reported (rounds / epochs), when it reported any. */
+  resource?: number
+}
+
+/** Where a sweep's prior trials come from (SweepConfig.warmStart), and the trials. */
+export interface WarmStart {
+  /** The journal as the user named it (a file name). */
+  journal: string
+  /** The study in that journal. */
+  study: string
+  trials: PriorTrial[]
 }
 
 /** One rung of a successive-halving bracket: `n` configurations run at `resource`. */
@@ -182,6 +207,8 @@ export interface SweepConfig extends SweepData {
   /** 'auc' (default) or 'gauc' (recsys, with a fixed gauc_group) maximised, 'logloss' minimised. */
   metric?: 'auc' | 'logloss' | 'gauc'
   name?: string
+  /** Seeded from an earlier study's finished trials (src/tune/optuna.ts `warmStartFromJournal`). */
+  warmStart?: WarmStart
 }
 
 /** The best trial so far. */

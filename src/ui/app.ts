@@ -191,7 +191,7 @@ export class StApp extends LitElement {
     const sw = this.sweeper,
       s = sw.current!
     return html`<st-sweep-view .state=${s} .stage=${sw.stage} ?active=${sw.active.has(s.id)} .error=${sw.error}
-      .snippet=${sw.snippet} .importance=${sw.importance} .importanceError=${sw.importanceError}></st-sweep-view>`
+      .importance=${sw.importance} .importanceError=${sw.importanceError}></st-sweep-view>`
   }
 
   /** Tabs (single run | sweep) and the chosen block under the open snapshot. */
@@ -260,12 +260,12 @@ export class StApp extends LitElement {
       }</div>`
   }
 
-  /** Downloads of the finished run: the files `snaptrain train` writes, same bytes. */
+  /** Downloads of the finished run: the files `snaptrain train` writes, same bytes (continue.zip: its continue/ folder). */
   private runFiles(id: string, modelFile: string) {
     const button = (file: RunFileKind, name: string) =>
       html`<button data-file=${file} @click=${() => void this.runs.download(id, file)}>${name}</button>`
     return html`<div class="downloads">Download ${button('model', modelFile)} ${button('manifest', 'manifest.json')}
-      ${button('metrics', 'metrics.csv')}</div>`
+      ${button('metrics', 'metrics.csv')} ${button('continue', 'continue.zip')}</div>`
   }
 
   private onTrainStart(e: CustomEvent<TrainStartDetail>) {

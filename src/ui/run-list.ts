@@ -12,7 +12,7 @@ import type { ErrorView, LoadState } from './types.ts'
 import './error-view.ts'
 
 /** Which file of a run to download. */
-export type RunFileKind = 'model' | 'manifest' | 'metrics'
+export type RunFileKind = 'model' | 'manifest' | 'metrics' | 'continue'
 
 /** Detail of `run-download`. */
 export interface RunDownloadDetail {
@@ -68,6 +68,7 @@ export class StRunList extends LitElement {
         <button data-file="model" @click=${() => this.fire('run-download', { id: r.id, file: 'model' })}>${r.modelFile}</button>
         <button data-file="manifest" @click=${() => this.fire('run-download', { id: r.id, file: 'manifest' })}>manifest.json</button>
         <button data-file="metrics" @click=${() => this.fire('run-download', { id: r.id, file: 'metrics' })}>metrics.csv</button>
+        <button data-file="continue" @click=${() => this.fire('run-download', { id: r.id, file: 'continue' })}>continue.zip</button>
         <button class="delete" @click=${() => this.fire('run-delete', { id: r.id })}>Delete</button>
       </span>
     </li>`

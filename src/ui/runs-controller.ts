@@ -1,7 +1,7 @@
 /**
  * The Runs list of the app shell: keeps each finished single run (window.snaptrain.saveRun, in
  * IndexedDB), lists them after a reload, deletes them, downloads a run's files (the CLI's bytes:
- * api.runFiles) and loads the two runs ticked for the comparison. A ReactiveController like
+ * api.runFiles; the continue bundle as one continue.zip of the CLI's continue/ folder) and loads the two runs ticked for the comparison. A ReactiveController like
  * TrainController, so st-app stays the one mediator. Runs of this page session stay in memory as
  * well, so their downloads work even where IndexedDB is refused.
  */
@@ -12,10 +12,12 @@ import { trialColour } from './plot.ts'
 import type { ComparedRun } from './run-compare.ts'
 import type { RunFileKind } from './run-list.ts'
 import { downloadFile } from './sweep-files.ts'
+import { bundleZip, CONTINUE_ZIP } from '../continue/zip.ts'
+import type { RunFile } from '../run/artifacts.ts'
 import type { ErrorView, LoadState } from './types.ts'
 
 /** The file of each kind, by name, as runFiles lists them (model first). */
-const FILE_INDEX: Record<RunFileKind, number> = { model: 0, manifest: 1, metrics: 2 }
+const FILE_INDEX: Record<Exclude<RunFileKind, 'continue'>, number> = { model: 0, manifest: 1, metrics: 2 }
 
 /** The kept runs and the comparison; read its fields in the host's render(). */
 export class RunsController implements ReactiveController {
@@ -87,6 +89,10 @@ export class RunsController implements ReactiveController {
     try {
       const { run, data } = await this.runWithData(id)
       const files = await this.api().runFiles({ model: data.model, manifest: run.manifest, metrics: run.metrics })
+      if (kind === 'continue') {
+        downloadFile({ name: CONTINUE_ZIP, blob: new Blob([continueZip(files)], { type: 'application/zip' }) })
+        return
+      }
       const f = files[FILE_INDEX[kind]]
       const type =
         kind === 'metrics' ? 'text/csv' : typeof f.data === 'string' ? 'application/json' : 'application/octet-stream'
@@ -127,4 +133,12 @@ export class RunsController implements ReactiveController {
     if (!run || !data) throw new Error(`run ${id}: not kept in this browser`)
     return { run, data }
   }
+}
+
+/** The zip of a run's continue/ files; throws with the manifest's reason when the bundle could not be made. */
+function continueZip(files: RunFile[]): Uint8Array<ArrayBuffer> {
+  const bundle = files.filter(f => f.name.startsWith('continue/'))
+  if (bundle.length) return bundleZip(bundle)
+  const why = (JSON.parse(String(files[1].data)) as { continue_error?: string }).continue_error
+  throw new Error(`no continue bundle for this run: ${why ?? 'none was made'}`)
 }

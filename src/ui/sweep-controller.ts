@@ -36,7 +36,7 @@ const SWEEP_METHODS: ReadonlyArray<keyof SweepApi> = [
   'sweepArtifacts',
   'defaultSpace',
   'planSweep',
-  'continueSnippet',
+  'sweepContinueFiles',
   'sweepImportance',
 ]
 
@@ -61,8 +61,6 @@ export class SweepController implements ReactiveController {
   current?: SweepState
   /** Error of the last action on the current sweep (start, stop, resume, download …). */
   error?: ErrorView
-  /** continueSnippet of the current sweep, once fetched. */
-  snippet = ''
   /** A config for the setup form to refill (Clone and edit). */
   cloneOf?: SweepConfig
   /** Ids of sweeps this page runs now. */
@@ -222,7 +220,6 @@ export class SweepController implements ReactiveController {
       this.stages.delete(id)
     }
     await this.refresh()
-    if (this.current?.id === id) await this.loadSnippet(this.current)
   }
 
   private onEvent(id: string, e: SweepEvent): void {
@@ -242,15 +239,7 @@ export class SweepController implements ReactiveController {
   }
 
   private show(s: SweepState): void {
-    Object.assign(this, { current: s, error: undefined, snippet: '' })
-    this.update()
-    if (!this.active.has(s.id)) void this.loadSnippet(s)
-  }
-
-  private async loadSnippet(s: SweepState): Promise<void> {
-    if (!s.best || !this.lib) return
-    const text = await this.lib.continueSnippet(s.id).catch(() => '')
-    if (this.current?.id === s.id) this.snippet = text
+    Object.assign(this, { current: s, error: undefined })
     this.update()
   }
 

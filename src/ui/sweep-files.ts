@@ -3,26 +3,23 @@
  * best params JSON, the best trial's model (XGBoost JSON or UBJSON for GBDT, the binary model file
  * for the recommender, which also converts to ONNX and to safetensors + features.json) and run
  * manifest, trials CSV (tune/export.ts `trialsCsv`: byte for byte the file
- * `snaptrain sweep` writes), the continue-at-scale snippet, the whole sweep as JSON — and saving
+ * `snaptrain sweep` writes), the best trial's continue bundle as continue.zip (the files of `snaptrain
+ * sweep`'s DIR/continue/, src/continue/zip.ts), the whole sweep as JSON, the sweep as
+ * an Optuna journal (tune/optuna.ts `optunaJournal`, as `snaptrain sweep` writes it) — and saving
  * one as a Blob download with its file name.
  */
 import { trialsCsv } from '../tune/export.ts'
+import { OPTUNA_JOURNAL_FILE, optunaJournal } from '../tune/optuna.ts'
 import { decodeModel, encodeModel } from '../models/gbdt/model-file.ts'
 import { exportModelFile } from '../models/recsys/export.ts'
+import { fromBase64 } from '../continue/sweep-bundle.ts'
+import { bundleZip, CONTINUE_ZIP } from '../continue/zip.ts'
 import type { SweepApi, SweepDownloadKind, SweepState } from './types.ts'
 
 /** A file to save: name and contents. */
 export interface DownloadFile {
   name: string
   blob: Blob
-}
-
-/** base64 → bytes (the recommender's model is stored as base64). */
-function fromBase64(b64: string): Uint8Array<ArrayBuffer> {
-  const bin = atob(b64)
-  const out = new Uint8Array(bin.length)
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i)
-  return out
 }
 
 const json = (v: unknown) => new Blob([JSON.stringify(v, null, 2) + '\n'], { type: 'application/json' })
@@ -89,13 +86,16 @@ export async function sweepFile(lib: SweepApi, s: SweepState, kind: SweepDownloa
     }
     case 'csv':
       return { name: `${base}-trials.csv`, blob: new Blob([trialsCsv(s.trials)], { type: 'text/csv' }) }
-    case 'snippet':
+    case 'continue':
       return {
-        name: `${base}-continue.py`,
-        blob: new Blob([await lib.continueSnippet(s.id)], { type: 'text/x-python' }),
+        name: `${base}-${CONTINUE_ZIP}`,
+        blob: new Blob([bundleZip(await lib.sweepContinueFiles(s.id))], { type: 'application/zip' }),
       }
     case 'sweep':
       return { name: `${base}.json`, blob: new Blob([await lib.exportSweep(s.id)], { type: 'application/json' }) }
+    case 'optuna':
+      // The text `snaptrain sweep` writes as DIR/optuna-journal.log (tune/optuna.ts).
+      return { name: `${base}-${OPTUNA_JOURNAL_FILE}`, blob: new Blob([optunaJournal(s)], { type: 'text/plain' }) }
   }
 }
 

@@ -1,11 +1,11 @@
 /**
- * `<st-sweep-result .state=${s} .snippet=${text}>`: the best configuration of a sweep — trial,
+ * `<st-sweep-result .state=${s}>`: the best configuration of a sweep — trial,
  * metric, parameters — with download buttons (params JSON, model — for the recommender also as
  * ONNX and safetensors + features.json —, run manifest, trials CSV,
- * the "continue at scale" snippet, the whole sweep as JSON). Fires `sweep-download`
+ * the best trial's continue bundle as continue.zip, the whole sweep as JSON, the sweep as an Optuna journal). Fires `sweep-download`
  * (SweepDownloadDetail); the owner fetches and saves the file.
  */
-import { LitElement, html, css, nothing } from 'lit'
+import { LitElement, html, css } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
 import { formatNumber } from './format.ts'
 import { baseStyles } from './styles.ts'
@@ -21,8 +21,9 @@ export const DOWNLOADS: ReadonlyArray<[SweepDownloadKind, string]> = [
   ['features', 'features.json'],
   ['manifest', 'Manifest'],
   ['csv', 'Trials CSV'],
-  ['snippet', 'Continue-at-scale snippet'],
+  ['continue', 'Continue bundle (continue.zip)'],
   ['sweep', 'Sweep JSON'],
+  ['optuna', 'Optuna journal'],
 ]
 
 /** Downloads of one family only: GBDT's UBJSON model; the recommender's ONNX and safetensors exports. */
@@ -54,8 +55,6 @@ export class StSweepResult extends LitElement {
   ]
 
   @property({ attribute: false }) state?: SweepState
-  /** The continueSnippet text for this sweep, once fetched. */
-  @property() snippet = ''
 
   render() {
     const s = this.state
@@ -71,7 +70,6 @@ export class StSweepResult extends LitElement {
         ([kind, label]) => html`<button data-download=${kind}
         @click=${() => this.download(s.id, kind)}>⤓ ${label}</button>`,
       )}</div>
-      ${this.snippet ? html`<details><summary>Continue at scale</summary><pre class="snippet mono">${this.snippet}</pre></details>` : nothing}
     </div>`
   }
 

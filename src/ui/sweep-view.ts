@@ -57,7 +57,6 @@ export class StSweepView extends LitElement {
   /** True while this page runs the sweep (Stop shown instead of Resume). */
   @property({ type: Boolean }) active = false
   @property({ attribute: false }) error?: ErrorView
-  @property() snippet = ''
   /** Chart width in CSS px. */
   @property({ type: Number }) chartWidth = 560
 
@@ -76,7 +75,7 @@ export class StSweepView extends LitElement {
       }
       ${this.error ? html`<st-error-view .error=${this.error}></st-error-view>` : nothing}
       ${s.error ? html`<st-error-view .error=${{ context: 'The sweep', message: s.error, causes: [] }}></st-error-view>` : nothing}
-      <st-sweep-result .state=${s} .snippet=${this.snippet}></st-sweep-result>
+      <st-sweep-result .state=${s}></st-sweep-result>
       <div><h2>Trials</h2><st-trial-table .trials=${s.trials} .metricLabel=${metric}></st-trial-table></div>
       <div class="charts">
         <st-sweep-curves .trials=${s.trials} .best=${s.best?.trial} .resourceLabel=${resource} .metricLabel=${metric} .width=${this.chartWidth}></st-sweep-curves>

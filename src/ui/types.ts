@@ -95,7 +95,7 @@ export type SweepApi = Pick<
   | 'sweepArtifacts'
   | 'defaultSpace'
   | 'planSweep'
-  | 'continueSnippet'
+  | 'sweepContinueFiles'
   | 'sweepImportance'
 >
 
@@ -121,8 +121,9 @@ export type SweepDownloadKind =
   | 'features'
   | 'manifest'
   | 'csv'
-  | 'snippet'
+  | 'continue'
   | 'sweep'
+  | 'optuna'
 
 /** Detail of the sweep events that name one sweep (`sweep-open`, `sweep-stop`, `sweep-resume`, …). */
 export interface SweepIdDetail {

@@ -50,7 +50,17 @@ it('runs an ASHA recsys sweep: per-epoch curves, every trial measured, the best 
   expect(stages.filter(m => /^decoding \d+ rows/.test(m))).toHaveLength(1)
   const art = await api.sweepArtifacts(s.id, s.best!.trial)
   expect(atob(art!.model!).slice(0, 8)).toBe('SNAPRCK1')
-  expect(await api.continueSnippet(s.id)).toMatch(
-    /import numpy as np, torch[\s\S]*DeltaTable\(TABLE, version=VERSION\)/,
+  // The best trial's continue bundle: weights, optimizer state and the DDP job, continue.json naming the trial.
+  const bundle = await api.sweepContinueFiles(s.id)
+  expect(bundle.map(f => f.name)).toEqual(
+    [
+      'continue.json',
+      'snaptrain_continue.py',
+      'features.json',
+      'model.safetensors',
+      'optimizer.safetensors',
+      'torch_ddp.py',
+    ].map(n => `continue/${n}`),
   )
+  expect(JSON.parse(String(bundle[0]!.data)).source).toEqual({ kind: 'sweep', sweep_id: s.id, trial: s.best!.trial })
 }, 60_000)

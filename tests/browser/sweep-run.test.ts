@@ -79,7 +79,19 @@ it('runs a Hyperband sweep on two devices: every trial measured, best model stor
   const art = await api.sweepArtifacts(s.id, s.best!.trial)
   expect(fromXGBoostJson(art!.model!).trees.length).toBe(s.trials[s.best!.trial].curve.at(-1)!.resource)
   expect((await api.getSweep(s.id))!.trials.map(t => t.status)).toEqual(s.trials.map(t => t.status))
-  expect(await api.continueSnippet(s.id)).toMatch(/SparkXGBClassifier[\s\S]*versionAsOf/)
+  // The best trial's continue bundle: the model it stored, the jobs, continue.json naming the sweep and trial.
+  const bundle = await api.sweepContinueFiles(s.id)
+  expect(bundle.map(f => f.name)).toEqual(
+    ['continue.json', 'snaptrain_continue.py', 'model.json', 'xgboost_dask.py', 'xgboost_spark.py'].map(
+      n => `continue/${n}`,
+    ),
+  )
+  expect(bundle[2]!.data).toBe(art!.model)
+  const spec = JSON.parse(String(bundle[0]!.data))
+  expect([spec.source, spec.done]).toEqual([
+    { kind: 'sweep', sweep_id: s.id, trial: s.best!.trial },
+    { rounds: fromXGBoostJson(art!.model!).trees.length },
+  ])
 }, 60_000)
 
 it('a device destroyed mid-trial fails that trial with the cause; the sweep finishes on a new device', async () => {

@@ -79,7 +79,7 @@ describe('snaptrain as a process', () => {
       model_path: join(out, 'model.json'),
       manifest_path: join(out, 'manifest.json'),
     })
-    expect(readdirSync(out).sort()).toEqual(['manifest.json', 'metrics.csv', 'model.json'])
+    expect(readdirSync(out).sort()).toEqual(['continue', 'manifest.json', 'metrics.csv', 'model.json'])
     expect(JSON.parse(readFileSync(s.manifest_path, 'utf8'))).toMatchObject({
       kind: 'snaptrain-run',
       model: 'gbdt',

@@ -3,14 +3,15 @@
  * with the Stop button (kept, its manifest marked stopped, its model holding the rounds done),
  * one run to its end whose model, manifest.json and metrics.csv downloaded from the page equal
  * what `snaptrain train` writes for the same configuration (manifest minus the fields listed in
- * RUN_SPECIFIC); the ROC's area is the run's AUC; the Runs list survives a reload and compares
+ * RUN_SPECIFIC), and its continue.zip the CLI's continue/ folder (the table's address aside); the ROC's area is the run's AUC; the Runs list survives a reload and compares
  * the two runs; the page logs no console error or warning throughout. Then the recommender's stop
  * through window.snaptrain.stopTraining. Screenshot to tests/artifacts/single-run-compare.png (git-ignored).
  */
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { unzipSync } from 'fflate'
 import type { Download, Page } from 'playwright-core'
 import { ARTIFACTS, openApp, until, useApp } from '../support/app-harness.ts'
 import { runMain } from '../support/cli.ts'
@@ -69,7 +70,7 @@ async function finished(page: Page): Promise<string> {
   return text
 }
 
-async function download(page: Page, file: 'model' | 'manifest' | 'metrics'): Promise<Buffer> {
+async function download(page: Page, file: 'model' | 'manifest' | 'metrics' | 'continue'): Promise<Buffer> {
   const [d] = await Promise.all([
     page.waitForEvent('download', WAIT) as Promise<Download>,
     page.locator(`st-app .downloads button[data-file=${file}]`).click(),
@@ -164,6 +165,20 @@ test('stop one run, finish another, download the CLI bytes, keep both across a r
     ]),
   ) as RunManifest['table']
   expect(`${JSON.stringify(aligned, null, 2)}\n`).toBe(readFileSync(join(out, 'manifest.json'), 'utf8'))
+  // continue.zip: the CLI's continue/ folder, file for file; only the table's address (the page's URL) differs.
+  const zip = unzipSync(await download(page, 'continue'))
+  const cliBundle = readdirSync(join(out, 'continue')).sort()
+  expect(Object.keys(zip).sort()).toEqual(cliBundle.map(n => `continue/${n}`))
+  for (const n of ['model.json', 'snaptrain_continue.py'])
+    expect(Buffer.from(zip[`continue/${n}`]).equals(readFileSync(join(out, 'continue', n))), n).toBe(true)
+  const pageSpec = JSON.parse(new TextDecoder().decode(zip['continue/continue.json']))
+  const cliSpec = JSON.parse(readFileSync(join(out, 'continue', 'continue.json'), 'utf8'))
+  for (const spec of [pageSpec, cliSpec]) {
+    delete spec.table.url
+    delete spec.table.path
+    spec.scan.args[1] = 'TABLE'
+  }
+  expect(pageSpec).toEqual(cliSpec)
 
   // The ROC of the validation rows has the run's AUC as its area; the threshold moves the confusion matrix.
   const curves = page.locator('st-app st-run-curves')

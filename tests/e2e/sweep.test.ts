@@ -8,6 +8,7 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { unzipSync } from 'fflate'
 import { expect, test } from 'vitest'
 import type { Page } from 'playwright-core'
 import { ARTIFACTS, openApp, until, useApp } from '../support/app-harness.ts'
@@ -26,7 +27,12 @@ const SPACE = {
 
 /** The app's sweep view element (page side). */
 type ViewEl = HTMLElement & {
-  state?: { id: string; status: string; trials: Array<{ id: number; metric?: number; curve: unknown[] }> }
+  state?: {
+    id: string
+    status: string
+    trials: Array<{ id: number; metric?: number; curve: unknown[] }>
+    best?: { trial: number }
+  }
   active: boolean
   error?: { message: string; causes: string[] }
 }
@@ -108,7 +114,7 @@ test('a small Hyperband sweep on marketing: live view, best card, downloads, sti
   await page.screenshot({ path: resolve(ARTIFACTS, 'sweep-finished.png'), fullPage: true })
 
   const saved = new Map<string, string>()
-  for (const kind of ['params', 'model', 'model-ubj', 'manifest', 'csv', 'snippet', 'sweep']) {
+  for (const kind of ['params', 'model', 'model-ubj', 'manifest', 'csv', 'continue', 'sweep', 'optuna']) {
     const [download] = await Promise.all([
       page.waitForEvent('download', WAIT),
       view.locator(`st-sweep-result button[data-download="${kind}"]`).click(),
@@ -126,6 +132,15 @@ test('a small Hyperband sweep on marketing: live view, best card, downloads, sti
   const ubj = fromXGBoostJson(decodeModel(readFileSync(saved.get('model-ubj')!)))
   expect(saved.get('model-ubj')).toMatch(/\.ubj$/)
   expect(toXGBoostJsonString(ubj)).toBe(toXGBoostJsonString(json))
+  // continue.zip: the best trial's bundle, its model the model download, continue.json naming the sweep.
+  const bundle = unzipSync(readFileSync(saved.get('continue')!))
+  const text = (name: string) => new TextDecoder().decode(bundle[`continue/${name}`])
+  expect(text('model.json')).toBe(readFileSync(saved.get('model')!, 'utf8'))
+  expect(JSON.parse(text('continue.json')).source).toEqual({
+    kind: 'sweep',
+    sweep_id: state.id,
+    trial: state.best!.trial,
+  })
 
   await page.reload(WAIT)
   const item = page.locator(`st-sweep-list li[data-sweep="${state.id}"] button.open`)

@@ -26,8 +26,7 @@ export function requireXgboost(): void {
  * is a failure), `require()` throws the reason as the first line of each test.
  */
 export function pythonPeer(modules: readonly string[]): { available: boolean; run: boolean; require(): void } {
-  const available =
-    spawnSync(PYTHON, ['-c', `import ${modules.join(', ')}`], { timeout: 60_000 }).status === 0
+  const available = spawnSync(PYTHON, ['-c', `import ${modules.join(', ')}`], { timeout: 60_000 }).status === 0
   return {
     available,
     run: available || process.env.CI === 'true',

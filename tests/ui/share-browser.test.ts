@@ -143,7 +143,7 @@ function fakeApi(over: Partial<SnaptrainApi> = {}) {
         'exportSweep',
         'importSweep',
         'sweepArtifacts',
-        'continueSnippet',
+        'sweepContinueFiles',
       ].map(m => [m, none]),
     ),
     defaultSpace: () => ({}),

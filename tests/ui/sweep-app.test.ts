@@ -3,6 +3,7 @@ import '../../src/ui/app.ts'
 import type { SnaptrainApi, Snapshot, TrainConfig, TrainProgress } from '../../src/api-types.ts'
 import type { SweepApi, SweepConfig, SweepEvent, SweepState } from '../../src/ui/types.ts'
 import { cleanup, textOf, waitFor } from './fixture.ts'
+import { readJournal } from '../../src/tune/optuna.ts'
 import { CONFIG, importanceOf, sweepState, trial, trials } from './sweep-fakes.ts'
 
 afterEach(() => {
@@ -59,7 +60,7 @@ function fakeApi(
       resourceTotal: 40,
       resourceFullBudget: 117,
     }),
-    continueSnippet: async id => `# continue sweep ${id} with xgboost.spark\n`,
+    sweepContinueFiles: async id => [{ name: 'continue/continue.json', data: `{"sweep":"${id}"}\n` }],
     sweepImportance: s => {
       asked.push(s.trials.length)
       return importanceOf(s)
@@ -134,7 +135,7 @@ test('stored sweeps are listed; opening one shows its trials, curves and best ca
   item.click()
   await waitFor(() => deep('st-app >>> st-sweep-view >>> st-trial-table >>> tr[data-trial="1"]'))
   expect(deep('st-app >>> st-sweep-view >>> st-sweep-curves')!.dataset.series).toBe('2')
-  await waitFor(() => textOf(deep('st-app >>> st-sweep-view >>> st-sweep-result')!).includes('continue sweep old'))
+  await waitFor(() => textOf(deep('st-app >>> st-sweep-view >>> st-sweep-result')!).includes('continue.zip'))
 })
 
 test('parameter importance comes from window.snaptrain.sweepImportance, asked once per state', async () => {
@@ -193,7 +194,7 @@ test('start from the setup form: live events fill the view; downloads save named
     saved.push({ name: this.download, text: fetch(this.href).then(r => r.text()) })
   })
   const card = await waitFor(() => deep('st-app >>> st-sweep-view >>> st-sweep-result'))
-  const kinds = ['params', 'model', 'model-ubj', 'manifest', 'csv', 'snippet', 'sweep']
+  const kinds = ['params', 'model', 'model-ubj', 'manifest', 'csv', 'continue', 'sweep', 'optuna']
   for (const kind of kinds) {
     ;(card.shadowRoot!.querySelector(`button[data-download=${kind}]`) as HTMLButtonElement).click()
     await waitFor(() => saved.length === kinds.indexOf(kind) + 1)
@@ -205,11 +206,17 @@ test('start from the setup form: live events fill the view; downloads save named
     'sweep-ID-trial0-model.ubj',
     'sweep-ID-trial0-manifest.json',
     'sweep-ID-trials.csv',
-    'sweep-ID-continue.py',
+    'sweep-ID-continue.zip',
     'sweep-ID.json',
+    'sweep-ID-optuna-journal.log',
   ])
   expect(JSON.parse(await saved[0]!.text)).toEqual({ eta: 0.1 })
   expect((await saved[4]!.text).trim().split('\n')).toHaveLength(3)
+  // The journal download: one study (this sweep) and one CREATE_TRIAL per trial (tune/optuna.ts).
+  const journal = readJournal(await saved[kinds.indexOf('optuna')]!.text)
+  expect(journal.map(s => s.name)).toEqual([id])
+  const shown = (deep('st-app >>> st-sweep-view') as unknown as { state: SweepState }).state
+  expect(journal[0]!.trials).toHaveLength(shown.trials.length)
 })
 
 test('a sweep that fails shows the error with its cause, and no spinner stays', async () => {

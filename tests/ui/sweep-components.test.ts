@@ -117,7 +117,7 @@ test('sweep view: header, result card downloads, buttons fire their events, erro
   const kinds = [...card.shadowRoot!.querySelectorAll<HTMLElement>('button[data-download]')].map(
     b => b.dataset.download,
   )
-  expect(kinds).toEqual(['params', 'model', 'model-ubj', 'manifest', 'csv', 'snippet', 'sweep'])
+  expect(kinds).toEqual(['params', 'model', 'model-ubj', 'manifest', 'csv', 'continue', 'sweep', 'optuna'])
   q(card, 'button[data-download=model]').click()
   expect(downloads).toEqual([{ id: 's1', kind: 'model' }])
   expect(q(el, 'button.resume')).toBeNull() // finished: nothing to resume

@@ -120,7 +120,7 @@ describe('src/ import graph', () => {
     // row-quantise: the loader workers' share of a GBDT run's quantisation (data/loader-service.ts);
     // model-file: the CLI reads and checks JSON / UBJSON model files; explain-run: the page's explain;
     // models/predict: the one prediction entry point of both families; recsys/export: the recommender's
-    // model file as ONNX / safetensors (snaptrain export, the page's downloads).
+    // model file as ONNX / safetensors (snaptrain export, the page's downloads) and the continue bundle's PyTorch files.
     const allowed =
       /^models\/(gbdt|recsys)\/family\.ts$|^models\/gbdt\/(predict-run|xgboost-json|model-attributes|model-file|row-quantise|explain-run)\.ts$|^models\/recsys\/export\.ts$|^models\/(rank-jobs|memory-budget|predict)\.ts$/
     const leaks = [...graph]

@@ -6,7 +6,8 @@
  * page's downloads.
  */
 import { decodeCheckpoint, type Checkpoint } from './checkpoint.ts'
-import { encodeSafetensors, featuresJson } from './safetensors.ts'
+import { encodeOptimizerSafetensors } from './optimizer-safetensors.ts'
+import { encodeSafetensors, featuresJsonText } from './safetensors.ts'
 
 /** What a checkpoint exports to. */
 export type ExportFormat = 'onnx' | 'safetensors'
@@ -24,8 +25,7 @@ export interface ExportedModel {
 /** `ck` as `format` (the ONNX encoder loads on first use); throws RangeError naming an unknown format. */
 export async function exportModel(ck: Checkpoint, format: ExportFormat): Promise<ExportedModel> {
   if (format === 'onnx') return { model: (await import('./onnx.ts')).encodeOnnx(ck) }
-  if (format === 'safetensors')
-    return { model: encodeSafetensors(ck), features: `${JSON.stringify(featuresJson(ck), null, 2)}\n` }
+  if (format === 'safetensors') return { model: encodeSafetensors(ck), features: featuresJsonText(ck) }
   throw new RangeError(`export format '${format}': unknown (known: ${EXPORT_FORMATS.join(', ')})`)
 }
 
@@ -40,4 +40,37 @@ export function exportModelFile(bytes: Uint8Array, format: ExportFormat, source 
 /** The files a training run writes beside model.bin: model.onnx. */
 export async function runExports(model: Uint8Array): Promise<Record<string, Uint8Array>> {
   return { 'model.onnx': (await exportModelFile(model, 'onnx')).model }
+}
+
+/**
+ * What a continue bundle (src/continue/) needs of a recommender model file: its inputs by kind in
+ * the model's input order (sparse, bags, dense, lists), the optimizer step and epoch reached, and
+ * the PyTorch files — features.json, the weights and the optimizer state as safetensors
+ * (optimizer-safetensors.ts). Throws naming `source` for a file that is not a checkpoint.
+ */
+export interface ContinueExport {
+  inputs: Array<{ name: string; kind: 'sparse' | 'bag' | 'dense' | 'list' }>
+  step: number
+  epoch: number
+  features: string
+  weights: Uint8Array
+  optimizer: Uint8Array
+}
+
+export function continueExport(bytes: Uint8Array, source = 'model.bin'): ContinueExport {
+  const ck = decodeCheckpoint(bytes, source)
+  const l = ck.layout
+  return {
+    inputs: [
+      ...l.sparse.map(x => ({ name: x.name, kind: 'sparse' as const })),
+      ...(l.bags ?? []).map(x => ({ name: x.name, kind: 'bag' as const })),
+      ...l.dense.map(x => ({ name: x.name, kind: 'dense' as const })),
+      ...l.lists.map(x => ({ name: x.name, kind: 'list' as const })),
+    ],
+    step: ck.state.opt.step,
+    epoch: ck.loop.epoch,
+    features: featuresJsonText(ck),
+    weights: encodeSafetensors(ck),
+    optimizer: encodeOptimizerSafetensors(ck),
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * The recommender's weights as safetensors (`model.safetensors`) and its feature pipeline as
  * `features.json`, for PyTorch: the tensors are named after the state_dict of the module in the
- * "continue at scale" snippet (src/tune/torch-module.ts TORCH_MODULE), so `load_state_dict` takes them
+ * "continue at scale" PyTorch job (src/continue/torch-module.ts TORCH_MODULE), so `load_state_dict` takes them
  * as they are. S = sparse features, K = bag features, D = embedding dim, Cd = dense inputs,
  * C0 = (S + K)·D + Cd, r = cross rank, OC/C = a layer's output/input width.
  * Tensors: `emb.{i}.weight` [buckets_i × D] and `bag.{k}.weight` [buckets_k × D] (each feature's
@@ -71,15 +71,32 @@ export function exportTensors(ck: Checkpoint): ExportTensor[] {
 
 /** model.safetensors of `ck` (layout in the module comment); metadata holds features.json too. */
 export function encodeSafetensors(ck: Checkpoint): Uint8Array<ArrayBuffer> {
+  return writeSafetensors(exportTensors(ck), { features: JSON.stringify(featuresJson(ck)) })
+}
+
+/** One tensor of a safetensors file: F32 values, or I64 (counts: optimizer steps). */
+export interface SafetensorsTensor {
+  name: string
+  shape: number[]
+  data: Float32Array | BigInt64Array
+}
+
+/**
+ * A safetensors file of `tensors` in order (module comment), `metadata` (string values) beside
+ * format 'pt' and producer 'snaptrain' in __metadata__. The one writer of model.safetensors and
+ * optimizer.safetensors (optimizer-safetensors.ts).
+ */
+export function writeSafetensors(
+  tensors: readonly SafetensorsTensor[],
+  metadata: Record<string, string>,
+): Uint8Array<ArrayBuffer> {
   if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1)
     throw new Error('safetensors export needs a little-endian platform')
-  const tensors = exportTensors(ck)
-  const header: Record<string, unknown> = {
-    __metadata__: { format: 'pt', producer: 'snaptrain', features: JSON.stringify(featuresJson(ck)) },
-  }
+  const header: Record<string, unknown> = { __metadata__: { format: 'pt', producer: 'snaptrain', ...metadata } }
   let offset = 0
   for (const t of tensors) {
-    header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + t.data.byteLength] }
+    const dtype = t.data instanceof BigInt64Array ? 'I64' : 'F32'
+    header[t.name] = { dtype, shape: t.shape, data_offsets: [offset, offset + t.data.byteLength] }
     offset += t.data.byteLength
   }
   let json = JSON.stringify(header)
@@ -98,6 +115,11 @@ export function encodeSafetensors(ck: Checkpoint): Uint8Array<ArrayBuffer> {
     at += t.data.byteLength
   }
   return bytes
+}
+
+/** features.json's text of `ck` (featuresJson, indented, one trailing newline): the file every export writes. */
+export function featuresJsonText(ck: Checkpoint): string {
+  return `${JSON.stringify(featuresJson(ck), null, 2)}\n`
 }
 
 /**

@@ -3,10 +3,11 @@
  * shared by the file): bad input (invalid space, zero trials, parallel
  * above the limit, unknown label) exits non-zero before any browser starts, naming the cause;
  * one small real random sweep on marketing (filtered, 2 trials × 2 rounds) writes trials.csv,
- * sweep.json and the best model, with the --json summary as the last stdout line.
+ * sweep.json, the best model and its continue bundle (`snaptrain continue` on the folder writes the
+ * same bytes), with the --json summary as the last stdout line.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -130,6 +131,24 @@ describe('snaptrain sweep (marketing, age < 30, random, 2 trials × 2 rounds)', 
     const address = `${pathToFileURL(resolve(TABLE)).href}/`
     expect(state.config).toMatchObject({ table: address, tablePath: resolve(TABLE) })
     expect(best.table).toMatchObject({ url: address, path: resolve(TABLE) })
+    // The best trial's continue bundle beside it, linked from its manifest; `snaptrain continue` writes the same bytes.
+    expect(best.continue, `${best.continue_error} ${r.stderr}`).toBe('continue/continue.json')
+    const spec = JSON.parse(readFileSync(join(out, 'continue', 'continue.json'), 'utf8'))
+    expect(spec).toMatchObject({
+      source: { kind: 'sweep', sweep_id: state.id, trial: s.best!.trial },
+      done: { rounds: 2 },
+      filter: 'age < 30',
+      seed: 3,
+    })
+    expect(readFileSync(join(out, 'continue', 'model.json'), 'utf8')).toBe(
+      readFileSync(join(out, 'model.json'), 'utf8'),
+    )
+    const again = await runMain(['continue', '--run', out, '--out', join(tmp, 'again')])
+    expect(again.code, again.stderr).toBe(0)
+    const names = readdirSync(join(out, 'continue')).sort()
+    expect(readdirSync(join(tmp, 'again')).sort()).toEqual(names)
+    for (const n of names)
+      expect(readFileSync(join(tmp, 'again', n)).equals(readFileSync(join(out, 'continue', n))), n).toBe(true)
   }, 180_000)
 })
 

@@ -209,7 +209,7 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
     })
     expect(ck.state.weights.embeddings.length).toBe(ck.shape.totalRows * 4)
     expect(ck.state.weights.dense.every(t => t.every(Number.isFinite))).toBe(true)
-    expect(readdirSync(out).sort()).toEqual(['manifest.json', 'metrics.csv', 'model.bin', 'model.onnx'])
+    expect(readdirSync(out).sort()).toEqual(['continue', 'manifest.json', 'metrics.csv', 'model.bin', 'model.onnx'])
     // model.onnx is the export of model.bin (the one export path, models/recsys/export.ts).
     expect(new Uint8Array(readFileSync(join(out, 'model.onnx')))).toEqual(
       (await runExports(readFileSync(s.model_path)))['model.onnx'],

@@ -48,6 +48,22 @@ describe('writeOutputs', () => {
     expect(leftoverTemps(dir)).toEqual([])
   })
 
+  it('names with sub-folders (a continue bundle) are written in the same group, new folder or existing', () => {
+    const dir = join(tmp, 'runs', 'e')
+    writeOutputs(dir, { 'model.json': '{}', 'continue/continue.json': '{"a":1}\n' })
+    expect(readFileSync(join(dir, 'continue', 'continue.json'), 'utf8')).toBe('{"a":1}\n')
+    writeOutputs(dir, { 'model.json': '{"b":2}', 'continue/continue.json': '{"b":2}\n' })
+    expect(readFileSync(join(dir, 'continue', 'continue.json'), 'utf8')).toBe('{"b":2}\n')
+    expect(leftoverTemps(dir)).toEqual([])
+    // A failure half-way into an existing folder removes the sub-folder it created, and its temps.
+    const old = join(tmp, 'runs', 'f')
+    mkdirSync(old, { recursive: true })
+    writeFileSync(join(old, 'model.json'), 'old model')
+    expect(() => writeOutputs(old, { 'model.json': 'new', 'continue/x.py': 'x', 'continue/y': POISON })).toThrow()
+    expect(readdirSync(old)).toEqual(['model.json'])
+    expect(() => writeOutputs(old, { 'continue/../x': '' })).toThrow(/plain name/)
+  })
+
   it('refuses names that are paths or look like temps', () => {
     expect(() => writeOutputs(join(tmp, 'd'), { '../x': '' })).toThrow(/plain name/)
     expect(() => writeOutputs(join(tmp, 'd'), { 'a.tmp-1': '' })).toThrow(/plain name/)

@@ -23,6 +23,8 @@ it('re-exports the engine API', () => {
     'exportSweep',
     'importSweep',
     'trialsCsv',
+    'optunaJournal',
+    'warmStartFromJournal',
     'grid',
     'sample',
     'encode',

@@ -1,0 +1,306 @@
+/**
+ * The recommender's PyTorch module as Python source, shared by the continue bundle's DDP job
+ * (torch-ddp.ts pastes it whole into torch_ddp.py) and bench/recsys_torch.py (runs this same text):
+ * raw column values → model inputs exactly as snaptrain featurizes them (features.json: MurmurHash3
+ * x86_32 buckets, signed log1p, mean/std, missing indicators, fixed-length lists, pooled bags), the
+ * training rows' feature statistics for a cold start (feature_stats per process, merge_stats over
+ * processes, features_from: features.ts FeatureStats), the embeddings + cross + MLP module whose
+ * state_dict names are the tensors of model.safetensors (models/recsys/safetensors.ts), snaptrain's
+ * init, and a safetensors reader/writer (F32, I64). N = rows, S = sparse features, Cd = dense inputs,
+ * D = embedding dim, L = longest bag. Needs numpy and torch (featurize needs numpy only).
+ */
+
+/** Python source: imports, murmur3, hash_value, feature_stats, merge_stats, features_from, featurize, Cross, Model, init_like_snaptrain, read/write_safetensors, evaluate, fit. */
+export const TORCH_MODULE = `import json, math, os, struct
+import numpy as np, torch, torch.nn as nn
+
+M32 = 0xFFFFFFFF
+# features.ts: distinct values are counted up to half of the 2^18 default bucket cap.
+CARDINALITY_CAP, MAX_DEFAULT_BUCKETS = 2**17, 2**18
+
+
+def murmur3(data):
+    """MurmurHash3 x86_32, seed 0, of bytes (unsigned result)."""
+    h, n = 0, len(data)
+    for i in range(0, n, 4):  # 4-byte blocks, then the 1-3 tail bytes (no rotate-multiply for the tail)
+        k = int.from_bytes(data[i:i + 4], "little") * 0xCC9E2D51 & M32
+        k = ((k << 15) | (k >> 17)) * 0x1B873593 & M32
+        h ^= k
+        if i + 4 <= n:
+            h = ((h << 13) | (h >> 19)) & M32
+            h = (h * 5 + 0xE6546B64) & M32
+    h ^= n
+    h = (h ^ (h >> 16)) * 0x85EBCA6B & M32
+    h = (h ^ (h >> 13)) * 0xC2B2AE35 & M32
+    return h ^ (h >> 16)
+
+
+def hash_value(v):
+    """snaptrain's value hash: strings by UTF-8, integers (and integer-valued floats, booleans) as int64 LE."""
+    if isinstance(v, str):
+        return murmur3(v.encode("utf-8"))
+    if isinstance(v, (bytes, bytearray)):
+        return murmur3(bytes(v))
+    if isinstance(v, (float, np.floating)) and not (float(v).is_integer() and abs(v) < 2**53):
+        return murmur3(struct.pack("<d", float(v)))
+    return murmur3((int(v) & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little"))
+
+
+def _values(columns, name):
+    """A column as a Python list (numpy, masked, pandas or a list): a masked (null) value is None."""
+    if name not in columns:
+        raise KeyError("column '%s' is not among the rows read (%s)" % (name, ", ".join(columns)))
+    c = columns[name]
+    return c.tolist() if hasattr(c, "tolist") else list(c)
+
+
+def _float(v):
+    """A value as the float32 the loader decodes it to; None and NaN are null."""
+    return math.nan if v is None else float(np.float32(v))
+
+
+def _buckets(name, distinct, params):
+    b = params.get("buckets")
+    if isinstance(b, int):
+        return b
+    return (b or {}).get(name, max(1, min(2 * distinct, MAX_DEFAULT_BUCKETS)))
+
+
+def _ids(name, values):
+    """A sparse column's values; a null is refused as snaptrain's loader refuses it."""
+    if any(v is None for v in values):
+        raise ValueError("sparse column '%s': a null value (snaptrain's embedding ids have no null)" % name)
+    return values
+
+
+def feature_stats(columns, kinds, params):
+    """Statistics of training rows as snaptrain gathers them (features.ts FeatureStats): distinct hashes of
+    each sparse column and of each bag's items (capped), moments of each dense column (after signed log1p
+    where asked), each list's length. kinds = {sparse, bags, dense, lists: [column names]}. Partial
+    statistics of several row sets combine with merge_stats."""
+    log1p, out = set(params.get("log1p", [])), dict(sparse={}, bags={}, dense={}, lists={})
+    for name in kinds["sparse"]:
+        out["sparse"][name] = set(list({hash_value(v) for v in set(_ids(name, _values(columns, name)))})[:CARDINALITY_CAP])
+    for name in kinds["bags"]:
+        seen = {hash_value(v) for row in _values(columns, name) if row is not None for v in row if v is not None}
+        out["bags"][name] = set(list(seen)[:CARDINALITY_CAP])
+    for name in kinds["dense"]:
+        x = np.array([_float(v) for v in _values(columns, name)], np.float64)
+        t = x[~np.isnan(x)]
+        t = np.sign(t) * np.log1p(np.abs(t)) if name in log1p else t
+        mean = float(t.mean()) if len(t) else 0.0
+        out["dense"][name] = (len(t), mean, float(((t - mean) ** 2).sum()), int(np.isnan(x).sum()))
+    for name in kinds["lists"]:
+        out["lists"][name] = next((len(v) for v in _values(columns, name) if v is not None), 0)
+    return out
+
+
+def merge_stats(parts):
+    """One feature_stats of the rows of all \`parts\` (in order): distinct sets united, moments combined
+    (Chan et al.), the first non-zero list length."""
+    out = dict(sparse={}, bags={}, dense={}, lists={})
+    for p in parts:
+        for kind in ("sparse", "bags"):
+            for name, s in p[kind].items():
+                out[kind].setdefault(name, set()).update(s)
+        for name, (n, mean, m2, nulls) in p["dense"].items():
+            n0, mean0, m20, nulls0 = out["dense"].get(name, (0, 0.0, 0.0, 0))
+            total = n0 + n
+            delta = mean - mean0
+            out["dense"][name] = (total, mean0 + delta * n / total if total else 0.0,
+                                  m20 + m2 + delta * delta * n0 * n / total if total else 0.0, nulls0 + nulls)
+        for name, length in p["lists"].items():
+            out["lists"][name] = out["lists"].get(name) or length
+    return out
+
+
+def features_from(stats, kinds, label, params):
+    """features.json for a fresh start from the training rows' feature_stats, as snaptrain derives it
+    (features.ts finish): columns sparse, bags, dense, lists; buckets min(2 x distinct, 2^18) or params'."""
+    d, cols, offset = params.get("embedding_dim", 16), [], 0
+    for kind, names in (("sparse", kinds["sparse"]), ("bag", kinds["bags"])):
+        for name in names:
+            seen = min(len(stats["sparse" if kind == "sparse" else "bags"][name]), CARDINALITY_CAP)
+            c = dict(name=name, kind=kind, buckets=_buckets(name, seen, params), cardinality=seen, table_offset=offset)
+            if kind == "bag":
+                pooling = params.get("pooling", "mean")
+                c["pooling"] = pooling if isinstance(pooling, str) else pooling.get(name, "mean")
+            offset += c["buckets"]
+            cols.append(c)
+    for name in kinds["dense"]:
+        n, mean, m2, nulls = stats["dense"][name]
+        std = math.sqrt(m2 / n) if n > 1 else 0.0
+        cols.append(dict(name=name, kind="dense", log1p=name in set(params.get("log1p", [])),
+                         mean=mean if n else 0.0, std=std if std > 0 else 1.0, indicator=nulls > 0))
+    for name in kinds["lists"]:
+        cols.append(dict(name=name, kind="list", length=stats["lists"][name]))
+    width = sum(d if c["kind"] in ("sparse", "bag") else 2 if c.get("indicator") else c.get("length", 1)
+                for c in cols)
+    dcn = params.get("architecture") == "dcn"
+    cross = dict(layers=params.get("cross_layers", 2) if dcn else 0, rank=params.get("cross_rank", 0) if dcn else 0)
+    return dict(label=label, columns=cols, model=dict(embedding_dim=d, input_width=width, cross=cross,
+                                                      layers=params.get("layers", [256, 128]), total_rows=offset))
+
+
+def _hashed(memo, v, buckets):
+    if v not in memo:
+        memo[v] = hash_value(v) % buckets
+    return memo[v]
+
+
+def featurize(columns, F):
+    """Raw values (name -> sequence; a DataFrame works) -> the model's inputs [x_s, x_d, bag items, bag weights, ...]:
+    x_s int64 [N x S] row of each table, x_d float32 [N x Cd], per bag items int64 [N x L] and pooling weights [N x L]
+    (weight 0: no item)."""
+    cols = F["columns"]
+    n = len(_values(columns, cols[0]["name"]))
+    sparse = [c for c in cols if c["kind"] == "sparse"]
+    x_s = np.zeros((n, len(sparse)), np.int64)
+    for i, c in enumerate(sparse):
+        memo = {}
+        x_s[:, i] = [_hashed(memo, v, c["buckets"]) for v in _ids(c["name"], _values(columns, c["name"]))]
+    parts, bags = [], []
+    for c in cols:
+        if c["kind"] == "bag":
+            memo = {}
+            rows = [[_hashed(memo, v, c["buckets"]) for v in row if v is not None] if row is not None else []
+                    for row in _values(columns, c["name"])]
+            idx = np.zeros((n, max([1] + [len(r) for r in rows])), np.int64)
+            w = np.zeros(idx.shape, np.float32)
+            for r, items in enumerate(rows):
+                idx[r, :len(items)] = items
+                w[r, :len(items)] = 1.0 if c["pooling"] == "sum" else 1.0 / max(1, len(items))
+            bags += [torch.from_numpy(idx), torch.from_numpy(w)]
+        elif c["kind"] == "dense":
+            x = np.array([_float(v) for v in _values(columns, c["name"])])
+            missing = np.isnan(x)
+            t = np.sign(x) * np.log1p(np.abs(x)) if c["log1p"] else x
+            parts.append(np.where(missing, 0.0, (t - c["mean"]) / c["std"]))
+            if c["indicator"]:
+                parts.append(missing.astype(np.float64))
+        elif c["kind"] == "list":
+            for e in range(c["length"]):
+                x = np.array([_float(v[e]) if v is not None and e < len(v) else math.nan
+                              for v in _values(columns, c["name"])])
+                parts.append(np.where(np.isnan(x), 0.0, x))
+    x_d = np.stack(parts, 1).astype(np.float32) if parts else np.zeros((n, 0), np.float32)
+    return [torch.from_numpy(x_s), torch.from_numpy(x_d)] + bags
+
+
+class Cross(nn.Module):
+    """One DCN-v2 cross layer: x0 * (W x + b) + x, W full (w) or low rank (u after v)."""
+
+    def __init__(self, width, rank):
+        super().__init__()
+        if rank == 0:
+            self.w = nn.Linear(width, width)
+        else:
+            self.v, self.u = nn.Linear(width, rank, bias=False), nn.Linear(rank, width)
+
+    def forward(self, x0, x):
+        return x0 * (self.w(x) if hasattr(self, "w") else self.u(self.v(x))) + x
+
+
+class Model(nn.Module):
+    """Embeddings (one table per sparse and bag feature) + cross layers + MLP, features.json's model."""
+
+    def __init__(self, F):
+        super().__init__()
+        m, d = F["model"], F["model"]["embedding_dim"]
+        self.emb = nn.ModuleList(nn.Embedding(c["buckets"], d) for c in F["columns"] if c["kind"] == "sparse")
+        self.bag = nn.ModuleList(nn.Embedding(c["buckets"], d) for c in F["columns"] if c["kind"] == "bag")
+        cross = m.get("cross") or dict(layers=0, rank=0)
+        self.cross = nn.ModuleList(Cross(m["input_width"], cross["rank"]) for _ in range(cross["layers"]))
+        width, layers = m["input_width"], []
+        for h in m["layers"]:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.mlp = nn.Sequential(*layers, nn.Linear(width, 1))
+
+    def forward(self, s, d, *bags):
+        """Logits [N] of featurize's inputs: sparse rows s [N x S], dense d [N x Cd], (items, weights) per bag."""
+        pooled = [(e(bags[2 * k]) * bags[2 * k + 1].unsqueeze(2)).sum(1) for k, e in enumerate(self.bag)]
+        x0 = torch.cat([e(s[:, i]) for i, e in enumerate(self.emb)] + pooled + [d], 1)
+        x = x0
+        for layer in self.cross:
+            x = layer(x0, x)
+        return self.mlp(x).squeeze(1)
+
+
+def init_like_snaptrain(model, seed):
+    """A fresh model initialised as snaptrain's init.ts (not its random stream): embeddings N(0, 0.01^2),
+    MLP weights U(+-1/sqrt(C)), cross kernels Glorot uniform, biases 0."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.startswith(("emb.", "bag.")):
+                p.copy_(torch.randn(p.shape, generator=g) * 0.01)
+            elif name.endswith("bias"):
+                p.zero_()
+            elif name.startswith("cross."):
+                bound = math.sqrt(6 / (p.shape[0] + p.shape[1]))
+                p.copy_(torch.rand(p.shape, generator=g) * 2 * bound - bound)
+            else:
+                bound = 1 / math.sqrt(p.shape[1])
+                p.copy_(torch.rand(p.shape, generator=g) * 2 * bound - bound)
+    return model
+
+
+SAFETENSORS_DTYPES = {"F32": "<f4", "I64": "<i8"}
+
+
+def read_safetensors(path, metadata=False):
+    """name -> tensor of a safetensors file (F32 and I64, read here), and its __metadata__ with metadata=True."""
+    raw = open(path, "rb").read()
+    n = int.from_bytes(raw[:8], "little")
+    head = json.loads(raw[8:8 + n])
+    out = {}
+    for k, t in head.items():
+        if k == "__metadata__":
+            continue
+        if t["dtype"] not in SAFETENSORS_DTYPES:
+            raise ValueError("%s: tensor %s has dtype %s (expected F32 or I64)" % (path, k, t["dtype"]))
+        dt = np.dtype(SAFETENSORS_DTYPES[t["dtype"]])
+        b, e = t["data_offsets"]
+        out[k] = torch.from_numpy(np.frombuffer(raw, dt, (e - b) // dt.itemsize, 8 + n + b).reshape(t["shape"]).copy())
+    return (out, head.get("__metadata__", {})) if metadata else out
+
+
+def write_safetensors(path, tensors, metadata):
+    """A safetensors file of name -> tensor (float32 as F32, int64 as I64) with string metadata."""
+    header, blobs, offset = {"__metadata__": dict(format="pt", producer="snaptrain", **metadata)}, [], 0
+    for name, t in tensors.items():
+        a = t.detach().cpu().contiguous().numpy()
+        dtype = "I64" if a.dtype == np.int64 else "F32"
+        blob = a.astype("<i8" if dtype == "I64" else "<f4").tobytes()
+        header[name] = dict(dtype=dtype, shape=list(a.shape), data_offsets=[offset, offset + len(blob)])
+        blobs.append(blob)
+        offset += len(blob)
+    head = json.dumps(header).encode("utf-8")
+    head += b" " * ((8 - (8 + len(head)) % 8) % 8)
+    with open(path + ".tmp", "wb") as f:
+        f.write(len(head).to_bytes(8, "little") + head + b"".join(blobs))
+    os.replace(path + ".tmp", path)
+
+
+def evaluate(model, X, y):
+    """Mean binary cross-entropy of the model on all rows of inputs X (featurize's list)."""
+    with torch.no_grad():
+        return float(nn.functional.binary_cross_entropy_with_logits(model(*X), y))
+
+
+def fit(model, X, y, epochs, lr, batch_size, weight_decay=0.0, max_steps=None, seed=0):
+    """AdamW over shuffled batches of inputs X; returns each step's loss (before its update)."""
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    g, losses = torch.Generator().manual_seed(seed), []
+    for epoch in range(epochs):
+        for idx in torch.randperm(len(y), generator=g).split(batch_size):
+            if max_steps is not None and len(losses) >= max_steps:
+                return losses
+            loss = nn.functional.binary_cross_entropy_with_logits(model(*[t[idx] for t in X]), y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(float(loss))
+    return losses
+`
