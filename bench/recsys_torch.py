@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The recommender's safetensors export in PyTorch: load model.safetensors + features.json into the
-PyTorch module of the continue bundle's torch_ddp.py (src/continue/torch-module.ts TORCH_MODULE, run as it is pasted),
+PyTorch module of the continue bundle's torch_ddp.py (src/continue/torch-module.ts TORCH_MODULE, run as it is pasted,
+with the bundle's runtime snaptrain_continue.py written into --work for it to import: src/continue/runtime-py.ts),
 featurize the raw rows in Python per features.json, compare its predictions with
 `snaptrain predict --model model.bin` row by row, then continue training from the loaded weights
 (a warm start: the first loss is our model's loss, not a fresh model's ~0.69).
@@ -11,7 +12,7 @@ there): generate a clicks table, `snaptrain train --model recsys` with a 20% val
 values give the split: README "The validation split and row identity"). Usage: /usr/bin/python3 bench/recsys_torch.py [--work DIR] [--rows N]
 [--backend gpu|cpu] [--steps K] [--json]
 """
-import argparse, json, math, os, struct, subprocess, sys, time
+import argparse, json, os, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLI = ["node", os.path.join(ROOT, "bin", "snaptrain.js")]
@@ -27,48 +28,18 @@ def sh(args, out=None):
     print("  snaptrain %s: %.1f s" % (args[0], time.time() - t0), file=sys.stderr)
 
 
-def murmur3(data, seed=0):
-    """MurmurHash3 x86_32 of bytes (unsigned), with a seed."""
-    M = 0xFFFFFFFF
-    h, n = seed, len(data)
-    for i in range(0, n, 4):  # 4-byte blocks, then the 1-3 tail bytes (no rotate-multiply for the tail)
-        k = int.from_bytes(data[i:i + 4], "little") * 0xCC9E2D51 & M
-        k = ((k << 15) | (k >> 17)) * 0x1B873593 & M
-        h ^= k
-        if i + 4 <= n:
-            h = ((h << 13) | (h >> 19)) & M
-            h = (h * 5 + 0xE6546B64) & M
-    h ^= n
-    h = (h ^ (h >> 16)) * 0x85EBCA6B & M
-    h = (h ^ (h >> 13)) * 0xC2B2AE35 & M
-    return h ^ (h >> 16)
-
-
-def key_value_hash(v):
-    """A key column value's hash (README "The validation split and row identity"); null is 0xFFFFFFFF."""
-    if v is None:
-        return 0xFFFFFFFF
-    if isinstance(v, str):
-        return murmur3(v.encode("utf-8"))
-    if isinstance(v, float) and math.isnan(v):
-        return murmur3(struct.pack("<Q", 0x7FF8000000000000))
-    if isinstance(v, float) and not (v.is_integer() and abs(v) < 2**53):
-        return murmur3(struct.pack("<d", v))
-    return murmur3(struct.pack("<q", int(v)))
-
-
-def is_valid_row(values, seed, fraction):
-    """Whether the row with these key values is held out by the seeded split (seed, fraction)."""
-    key = murmur3(b"".join(struct.pack("<I", key_value_hash(v)) for v in values))
-    return murmur3(struct.pack("<qq", seed, key), 0x9747B28C) / 2**32 < fraction
-
-
-def snippet_module():
-    """The continue bundle's PyTorch module: TORCH_MODULE's text (what torch_ddp.py pastes), executed as a module namespace."""
-    code = "import('./src/continue/torch-module.ts').then(m => process.stdout.write(m.TORCH_MODULE))"
-    src = subprocess.run(["npx", "--no-install", "tsx", "-e", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+def snippet_module(work):
+    """The continue bundle's PyTorch module: TORCH_MODULE's text (what torch_ddp.py pastes), executed as a module
+    namespace, after the bundle's runtime (CONTINUE_RUNTIME_PY) is written to work/snaptrain_continue.py for it to import."""
+    code = ("Promise.all([import('./src/continue/torch-module.ts'), import('./src/continue/runtime-py.ts')])"
+            ".then(([m, r]) => process.stdout.write(JSON.stringify([m.TORCH_MODULE, r.CONTINUE_RUNTIME_PY])))")
+    out = subprocess.run(["npx", "--no-install", "tsx", "-e", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    module, runtime = json.loads(out)
+    with open(os.path.join(work, "snaptrain_continue.py"), "w") as f:
+        f.write(runtime)
+    sys.path.insert(0, work)
     ns = {"__name__": "snaptrain_snippet"}
-    exec(compile(src, "torch-module.ts:TORCH_MODULE", "exec"), ns)
+    exec(compile(module, "torch-module.ts:TORCH_MODULE", "exec"), ns)
     return ns
 
 
@@ -97,7 +68,8 @@ def main():
     rows_path = os.path.join(run, "rows.jsonl")
     sh(["scan", "--table", table], rows_path)
 
-    m = snippet_module()
+    m = snippet_module(a.work)
+    sc = m["sc"]
     torch, np = m["torch"], m["np"]
     torch.manual_seed(0)
     torch.set_num_threads(min(4, os.cpu_count() or 1))
@@ -124,11 +96,11 @@ def main():
     infinite_agree = bool(np.all(np.sign(logits[~finite]) == np.sign(ours[~finite, 0])))
     d_prob = float(np.abs(probs - ours[:, 1]).max())
 
-    # The run's validation rows: the seeded split by row key training used (src/data/row-key.ts), whose
-    # default key columns are the label and the features, list columns left out, sorted by name.
-    seed, fraction = manifest["seed"], manifest["validation"]["fraction"]
+    # The run's validation rows: the seeded split by row key training used (src/data/row-key.ts; the runtime's
+    # validation_mask), whose default key columns are the label and the features, list columns left out, sorted by name.
     keys = sorted(k for k in rows[0] if not isinstance(rows[0][k], list))
-    valid = np.array([is_valid_row([r.get(k) for k in keys], seed, fraction) for r in rows])
+    split = dict(kind="fraction", fraction=manifest["validation"]["fraction"], seed=manifest["seed"], key=keys)
+    valid = sc.validation_mask(dict(validation=split), {k: columns[k] for k in keys})
     assert valid.sum() == manifest["rows_valid"], (int(valid.sum()), manifest["rows_valid"])
     vi, ti = torch.from_numpy(np.flatnonzero(valid)), torch.from_numpy(np.flatnonzero(~valid))
     Xv, Xt = [t[vi] for t in X], [t[ti] for t in X]

@@ -67,6 +67,9 @@ Requirements: Python >= 3.8, numpy >= 1.20, xgboost >= 1.7 with its dask module,
 distributed (>= 2022.2); optional: deltalake (--reader delta). Without a Delta reader each worker
 reads its own shard of the pinned version through \`snaptrain scan --format npy\` ($SNAPTRAIN,
 default 'snaptrain'; e.g. SNAPTRAIN="npx snaptrain"): no copy of the table is written anywhere.
+A model with categorical splits continues with them: its 'c' features (the model file's
+feature_types) reach XGBoost as codes, the index in the model's dictionary, in a DaskDMatrix with
+feature_types and enable_categorical=True (xgboost.dask 1.7 takes that from dask arrays).
 
 Usage: python3 xgboost_dask.py [--rounds N] [--scheduler ADDR | --workers K]
                                [--reader snaptrain|delta] [--out model.json] [--valid-keys FILE]
@@ -375,6 +378,10 @@ def main():
     booster = xgboost.Booster()
     booster.load_model(os.path.join(HERE, spec["files"]["model"]))
     binary = PARAMS.get("objective", "").startswith("binary:")
+    # The model's feature names (XGBoost refuses to continue a named model on unnamed data) and,
+    # for a model with categorical splits, its 'c' types: the estimator then builds its DMatrix
+    # with enable_categorical=True (xgboost.spark has no enable_categorical param of its own).
+    names, types = sc.feature_names(spec), sc.feature_types(spec)
     estimator = (SparkXGBClassifier if binary else SparkXGBRegressor)(
         features_col="features",
         label_col="label",
@@ -382,6 +389,8 @@ def main():
         num_workers=args.workers,
         n_estimators=args.rounds,
         xgb_model=booster,
+        feature_names=names,
+        feature_types=types if "c" in types else None,
         **{k: v for k, v in PARAMS.items() if k not in ("tree_method",)},
     )
     model = estimator.fit(encoded)
@@ -397,7 +406,8 @@ def main():
             b.load_model(bytearray(booster_bytes))
             for pdf in it:
                 x = np.stack(pdf["features"].to_numpy()) if len(pdf) else np.empty((0, len(spec["features"])), np.float32)
-                yield pd.DataFrame({"label": pdf["label"], "p": b.predict(xgboost.DMatrix(x))})
+                d = xgboost.DMatrix(x, feature_names=names, feature_types=types, enable_categorical="c" in types)
+                yield pd.DataFrame({"label": pdf["label"], "p": b.predict(d)})
         return apply
 
     valid = encoded.where("is_valid")

@@ -420,7 +420,10 @@ def _column_type(spec, cols, name):
 
 
 def value_hashes(values, type_name=None, float_nulls=None):
-    """Row-key value hash v of each value of a column (src/data/row-key.ts), uint32."""
+    """Value hash v of each value of a column (src/data/row-key.ts; the recommender's hash32 ids and bag items are
+    the same hash), uint32. Numbers in numpy arrays are hashed vectorised (a masked value, and NaN in a float
+    array unless float_nulls says which are null, -> NULL_KEY_HASH); Python objects (a list, an object, str or
+    bytes array: str, bytes, bool, int, float, None -> NULL_KEY_HASH; NaN is a value here) once per distinct value."""
     if isinstance(values, np.ma.MaskedArray):
         data = values.data.astype(np.int64)
         if type_name in ("timestamp", "timestamp_ntz"):
@@ -428,28 +431,56 @@ def value_hashes(values, type_name=None, float_nulls=None):
         else:
             h = murmur3_words(_int64_words(data))
         return np.where(np.ma.getmaskarray(values), _U32(NULL_KEY_HASH), h).astype(np.uint32)
-    values = np.asarray(values)
+    if not isinstance(values, np.ndarray):  # a pandas Series as its numpy array; a list as its Python objects
+        values = values.to_numpy() if hasattr(values, "to_numpy") else _objects(values)
+    if values.dtype == object and len(values) and isinstance(values[0], (int, np.integer)):
+        ints = np.asarray(values.tolist())  # integers (and booleans) only: hashed vectorised, as int64
+        values = ints if ints.dtype.kind in "iub" else values
     if values.dtype.kind in "fiub":
         x = values.astype(np.float64)
         h = murmur3_words(_int64_words(values.astype(np.int64))) if values.dtype.kind in "iub" else _number_hash(x)
         nulls = float_nulls if float_nulls is not None else (np.isnan(x) if values.dtype.kind == "f" else None)
         return h if nulls is None else np.where(nulls, _U32(NULL_KEY_HASH), h).astype(np.uint32)
-    cache = {}
-    out = np.empty(len(values), dtype=np.uint32)
-    for i, v in enumerate(values):
-        h = cache.get(v)
-        if h is None:
-            if v is None:
-                h = NULL_KEY_HASH
-            elif isinstance(v, str):
-                h = murmur3_bytes(v.encode("utf-8", "replace"))
-            elif isinstance(v, (bytes, bytearray)):
-                h = murmur3_bytes(bytes(v))
-            else:
-                raise TypeError("row key: cannot hash %r (a key column holds scalars)" % (v,))
-            cache[v] = h
-        out[i] = h
+    return _object_hashes(values)
+
+
+def _objects(values):
+    """A 1-d object array of a sequence's values as they are (no numpy type guessing)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
     return out
+
+
+def _object_hashes(values):
+    """value_hashes of Python objects: each distinct value hashed once (strings and bytes one by one, numbers
+    vectorised as int64 or float64 values)."""
+    try:
+        memo = dict.fromkeys(values)
+    except TypeError:
+        bad = next(v for v in values if not isinstance(v, (str, bytes, bool, int, float, np.generic, type(None))))
+        raise TypeError("value hash: cannot hash %s %r (a key or id column holds scalars)" % (type(bad).__name__, bad))
+    distinct = list(memo)
+    h = np.empty(len(distinct), dtype=np.uint32)
+    ints, floats = [], []
+    for j, v in enumerate(distinct):
+        if v is None:
+            h[j] = NULL_KEY_HASH
+        elif isinstance(v, str):
+            h[j] = murmur3_bytes(v.encode("utf-8", "replace"))
+        elif isinstance(v, bytes):
+            h[j] = murmur3_bytes(v)
+        elif isinstance(v, (bool, int, np.bool_, np.integer)):
+            ints.append(j)
+        elif isinstance(v, (float, np.floating)):
+            floats.append(j)
+        else:
+            raise TypeError("value hash: cannot hash %s %r (a key or id column holds scalars)" % (type(v).__name__, v))
+    if ints:
+        h[ints] = murmur3_words(_int64_words(np.array([int(distinct[j]) for j in ints], dtype=np.int64)))
+    if floats:
+        h[floats] = _number_hash(np.array([distinct[j] for j in floats], dtype=np.float64))
+    memo.update(zip(distinct, h.tolist()))
+    return np.fromiter(map(memo.__getitem__, values), dtype=np.uint32, count=len(values))
 
 
 def row_keys(spec, cols):
@@ -501,8 +532,10 @@ def feature_names(spec):
 
 def feature_types(spec):
     """XGBoost feature types, 'q' or 'c', in model order: the model file's own where it names them
-    ('c' for natively categorical features), else 'c' for categorical features when the params
-    enable categorical splits."""
+    ('c' for natively categorical features), else 'c' for categorical features (and the integer
+    columns of params 'categorical') when the params enable categorical splits. XGBoost takes 'c'
+    features as codes (float, NaN = missing) with enable_categorical=True: gbdt_matrix's codes,
+    i.e. the index in the model's dictionary, or the integer column's own value."""
     model = spec.get("files", {}).get("model")
     if model and model.endswith(".json") and "_dir" in spec:
         path = os.path.join(spec["_dir"], model)
@@ -511,8 +544,10 @@ def feature_types(spec):
                 types = json.load(f).get("learner", {}).get("feature_types") or []
             if len(types) == len(spec["features"]):
                 return ["c" if t == "c" else "q" for t in types]
-    native = bool(spec.get("params", {}).get("enable_categorical"))
-    return ["c" if native and f["kind"] == "categorical" else "q" for f in spec["features"]]
+    params = spec.get("params", {})
+    native = bool(params.get("enable_categorical"))
+    listed = set(params.get("categorical") or [])
+    return ["c" if native and (f["kind"] == "categorical" or f["name"] in listed) else "q" for f in spec["features"]]
 
 
 def _numeric(values, type_name):

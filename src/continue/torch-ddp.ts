@@ -12,18 +12,24 @@
  * [--cold] [--reader snaptrain|delta] [--out DIR]`.
  */
 import { TORCH_MODULE } from './torch-module.ts'
-import type { ContinueSpec } from './spec.ts'
+import { CONTINUE_RUNTIME, type ContinueSpec } from './spec.ts'
 
 /** File name of the job inside a bundle. */
 export const TORCH_DDP_JOB = 'torch_ddp.py'
 
 /** The requirements, checked before anything else is imported. */
-const REQUIREMENTS = `import sys
+const REQUIREMENTS = `import os, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # the bundle's shared runtime ${CONTINUE_RUNTIME}, which the module imports
 
 
 def _require():
-    """Python >= 3.8, numpy, torch >= 1.13 (with torch.distributed), or a message saying what is missing."""
+    """Python >= 3.8, numpy, torch >= 1.13 (with torch.distributed), the bundle's runtime beside this file, or a
+    message saying what is missing."""
     problems = []
+    if not os.path.exists(os.path.join(HERE, "${CONTINUE_RUNTIME}")):
+        problems.append("${CONTINUE_RUNTIME} beside it (the bundle's shared runtime; copy the whole bundle folder)")
     if sys.version_info < (3, 8):
         problems.append("Python >= 3.8 (this is %s)" % sys.version.split()[0])
     try:
@@ -84,10 +90,7 @@ import argparse, sys, time
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import snaptrain_continue as sc  # noqa: E402  (the bundle's shared runtime: shards, split, label, metrics)
-
+# sc: the bundle's shared runtime (imported by the module above): shards, split, label, metrics, value hashes.
 ADAGRAD_EPS = 1e-10  # PyTorch Adagrad's default eps, snaptrain's embedding Adagrad (optimizer.ts)
 DEFAULT_PARAMS = dict(epochs=1, batch_size=4096, embedding_dim=16, layers=[256, 128], architecture="mlp", cross_layers=2,
                       cross_rank=0, lr=1e-3, optimizer="adam", embedding_optimizer="adagrad", weight_decay=0.0,

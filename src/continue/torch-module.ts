@@ -1,62 +1,76 @@
 /**
  * The recommender's PyTorch module as Python source, shared by the continue bundle's DDP job
  * (torch-ddp.ts pastes it whole into torch_ddp.py) and bench/recsys_torch.py (runs this same text):
- * raw column values → model inputs exactly as snaptrain featurizes them (features.json: MurmurHash3
- * x86_32 buckets, signed log1p, mean/std, missing indicators, fixed-length lists, pooled bags), the
+ * raw column values → model inputs exactly as snaptrain featurizes them (features.json: value hash
+ * mod buckets, signed log1p, mean/std, missing indicators, fixed-length lists, pooled bags), the
  * training rows' feature statistics for a cold start (feature_stats per process, merge_stats over
  * processes, features_from: features.ts FeatureStats), the embeddings + cross + MLP module whose
  * state_dict names are the tensors of model.safetensors (models/recsys/safetensors.ts), snaptrain's
  * init, and a safetensors reader/writer (F32, I64). N = rows, S = sparse features, Cd = dense inputs,
- * D = embedding dim, L = longest bag. Needs numpy and torch (featurize needs numpy only).
+ * D = embedding dim, L = longest bag. Needs numpy and torch (featurize needs numpy only), and the
+ * bundle's runtime snaptrain_continue.py (runtime-py.ts) importable — beside torch_ddp.py, or on
+ * sys.path (the bench writes it beside its work folder): the value hashes of ids and bag items are its
+ * value_hashes (src/data/row-key.ts's value hash, which is the loader's hash32), vectorised over a column.
  */
 
-/** Python source: imports, murmur3, hash_value, feature_stats, merge_stats, features_from, featurize, Cross, Model, init_like_snaptrain, read/write_safetensors, evaluate, fit. */
-export const TORCH_MODULE = `import json, math, os, struct
+/** Python source: imports (numpy, torch, snaptrain_continue as sc), feature_stats, merge_stats, features_from, featurize, Cross, Model, init_like_snaptrain, read/write_safetensors, evaluate, fit. */
+export const TORCH_MODULE = `import json, math, os
 import numpy as np, torch, torch.nn as nn
+import snaptrain_continue as sc  # the bundle's shared runtime: value hashes (the row keys' and ids' one hash)
 
-M32 = 0xFFFFFFFF
 # features.ts: distinct values are counted up to half of the 2^18 default bucket cap.
 CARDINALITY_CAP, MAX_DEFAULT_BUCKETS = 2**17, 2**18
 
 
-def murmur3(data):
-    """MurmurHash3 x86_32, seed 0, of bytes (unsigned result)."""
-    h, n = 0, len(data)
-    for i in range(0, n, 4):  # 4-byte blocks, then the 1-3 tail bytes (no rotate-multiply for the tail)
-        k = int.from_bytes(data[i:i + 4], "little") * 0xCC9E2D51 & M32
-        k = ((k << 15) | (k >> 17)) * 0x1B873593 & M32
-        h ^= k
-        if i + 4 <= n:
-            h = ((h << 13) | (h >> 19)) & M32
-            h = (h * 5 + 0xE6546B64) & M32
-    h ^= n
-    h = (h ^ (h >> 16)) * 0x85EBCA6B & M32
-    h = (h ^ (h >> 13)) * 0xC2B2AE35 & M32
-    return h ^ (h >> 16)
-
-
-def hash_value(v):
-    """snaptrain's value hash: strings by UTF-8, integers (and integer-valued floats, booleans) as int64 LE."""
-    if isinstance(v, str):
-        return murmur3(v.encode("utf-8"))
-    if isinstance(v, (bytes, bytearray)):
-        return murmur3(bytes(v))
-    if isinstance(v, (float, np.floating)) and not (float(v).is_integer() and abs(v) < 2**53):
-        return murmur3(struct.pack("<d", float(v)))
-    return murmur3((int(v) & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little"))
+def _column(columns, name):
+    if name not in columns:
+        raise KeyError("column '%s' is not among the rows read (%s)" % (name, ", ".join(columns)))
+    return columns[name]
 
 
 def _values(columns, name):
     """A column as a Python list (numpy, masked, pandas or a list): a masked (null) value is None."""
-    if name not in columns:
-        raise KeyError("column '%s' is not among the rows read (%s)" % (name, ", ".join(columns)))
-    c = columns[name]
+    c = _column(columns, name)
     return c.tolist() if hasattr(c, "tolist") else list(c)
 
 
-def _float(v):
-    """A value as the float32 the loader decodes it to; None and NaN are null."""
-    return math.nan if v is None else float(np.float32(v))
+def _hashes(values):
+    """snaptrain's value hash of each value (uint32 numpy): sc.value_hashes, numbers vectorised, Python objects
+    once per distinct value; a float's NaN is hashed as a value (null ids are refused before)."""
+    if type(values) is np.ndarray and values.dtype.kind == "f":
+        return sc.value_hashes(values, float_nulls=np.zeros(len(values), bool))
+    return sc.value_hashes(values)
+
+
+def _first_distinct(h):
+    """The distinct hashes in first-seen order, capped (features.ts adds them row by row up to the cap)."""
+    u, first = np.unique(h, return_index=True)
+    return set(u[np.argsort(first, kind="stable")][:CARDINALITY_CAP].tolist())
+
+
+def _floats(columns, name):
+    """A column as the float32 values the loader decodes it to, in float64 [N]; None, masked and NaN are null (NaN)."""
+    c = _column(columns, name)
+    if isinstance(c, np.ma.MaskedArray):
+        return np.where(np.ma.getmaskarray(c), math.nan, c.data.astype(np.float32).astype(np.float64))
+    x = c if isinstance(c, np.ndarray) and c.dtype.kind in "fiub" else np.array(_values(columns, name), np.float64)
+    return x.astype(np.float32).astype(np.float64)
+
+
+def _list_floats(columns, name, length):
+    """A list column's first \`length\` elements as float32 values in float64 [N x length]; missing and null: NaN."""
+    rows = _values(columns, name)
+    try:
+        x = np.array(rows, np.float64)  # every row a list of \`length\` numbers (None -> NaN)
+    except (TypeError, ValueError):
+        x = None
+    if x is None or x.shape != (len(rows), length):
+        x = np.full((len(rows), length), math.nan)
+        for r, v in enumerate(rows):
+            if v is not None and len(v):
+                v = v[:length]
+                x[r, :len(v)] = np.array(v, np.float64)
+    return x.astype(np.float32).astype(np.float64)
 
 
 def _buckets(name, distinct, params):
@@ -66,11 +80,30 @@ def _buckets(name, distinct, params):
     return (b or {}).get(name, max(1, min(2 * distinct, MAX_DEFAULT_BUCKETS)))
 
 
-def _ids(name, values):
-    """A sparse column's values; a null is refused as snaptrain's loader refuses it."""
-    if any(v is None for v in values):
+def _ids(columns, name):
+    """A sparse column's value hashes (uint32); a null is refused as snaptrain's loader refuses it."""
+    c = _column(columns, name)
+    if not isinstance(c, np.ndarray):
+        c = c.tolist() if hasattr(c, "tolist") else list(c)
+    if isinstance(c, np.ma.MaskedArray):
+        null = np.ma.getmaskarray(c).any()
+    else:
+        null = (not isinstance(c, np.ndarray) or c.dtype == object) and None in list(c)
+    if null:
         raise ValueError("sparse column '%s': a null value (snaptrain's embedding ids have no null)" % name)
-    return values
+    return _hashes(c)
+
+
+def _bag(columns, name):
+    """A bag column's item hashes (uint32, row after row; null rows and null items dropped) and items per row."""
+    rows = _values(columns, name)
+    lengths = np.array([0 if r is None else len(r) for r in rows], np.int64)
+    items = [v for r in rows if r is not None for v in r]
+    if None in items:
+        keep = np.array([v is not None for v in items])
+        lengths = np.bincount(np.repeat(np.arange(len(rows)), lengths)[keep], minlength=len(rows))
+        items = [v for v in items if v is not None]
+    return _hashes(items), lengths
 
 
 def feature_stats(columns, kinds, params):
@@ -80,12 +113,11 @@ def feature_stats(columns, kinds, params):
     statistics of several row sets combine with merge_stats."""
     log1p, out = set(params.get("log1p", [])), dict(sparse={}, bags={}, dense={}, lists={})
     for name in kinds["sparse"]:
-        out["sparse"][name] = set(list({hash_value(v) for v in set(_ids(name, _values(columns, name)))})[:CARDINALITY_CAP])
+        out["sparse"][name] = _first_distinct(_ids(columns, name))
     for name in kinds["bags"]:
-        seen = {hash_value(v) for row in _values(columns, name) if row is not None for v in row if v is not None}
-        out["bags"][name] = set(list(seen)[:CARDINALITY_CAP])
+        out["bags"][name] = _first_distinct(_bag(columns, name)[0])
     for name in kinds["dense"]:
-        x = np.array([_float(v) for v in _values(columns, name)], np.float64)
+        x = _floats(columns, name)
         t = x[~np.isnan(x)]
         t = np.sign(t) * np.log1p(np.abs(t)) if name in log1p else t
         mean = float(t.mean()) if len(t) else 0.0
@@ -142,47 +174,37 @@ def features_from(stats, kinds, label, params):
                                                       layers=params.get("layers", [256, 128]), total_rows=offset))
 
 
-def _hashed(memo, v, buckets):
-    if v not in memo:
-        memo[v] = hash_value(v) % buckets
-    return memo[v]
-
-
 def featurize(columns, F):
     """Raw values (name -> sequence; a DataFrame works) -> the model's inputs [x_s, x_d, bag items, bag weights, ...]:
     x_s int64 [N x S] row of each table, x_d float32 [N x Cd], per bag items int64 [N x L] and pooling weights [N x L]
     (weight 0: no item)."""
     cols = F["columns"]
-    n = len(_values(columns, cols[0]["name"]))
+    n = len(_column(columns, cols[0]["name"]))
     sparse = [c for c in cols if c["kind"] == "sparse"]
     x_s = np.zeros((n, len(sparse)), np.int64)
     for i, c in enumerate(sparse):
-        memo = {}
-        x_s[:, i] = [_hashed(memo, v, c["buckets"]) for v in _ids(c["name"], _values(columns, c["name"]))]
+        x_s[:, i] = _ids(columns, c["name"]).astype(np.int64) % c["buckets"]
     parts, bags = [], []
     for c in cols:
         if c["kind"] == "bag":
-            memo = {}
-            rows = [[_hashed(memo, v, c["buckets"]) for v in row if v is not None] if row is not None else []
-                    for row in _values(columns, c["name"])]
-            idx = np.zeros((n, max([1] + [len(r) for r in rows])), np.int64)
+            h, lengths = _bag(columns, c["name"])
+            idx = np.zeros((n, max(1, int(lengths.max(initial=0)))), np.int64)
             w = np.zeros(idx.shape, np.float32)
-            for r, items in enumerate(rows):
-                idx[r, :len(items)] = items
-                w[r, :len(items)] = 1.0 if c["pooling"] == "sum" else 1.0 / max(1, len(items))
+            row = np.repeat(np.arange(n), lengths)
+            at = np.arange(len(h)) - np.repeat(np.cumsum(lengths) - lengths, lengths)  # item's place in its row
+            idx[row, at] = h.astype(np.int64) % c["buckets"]
+            w[row, at] = 1.0 if c["pooling"] == "sum" else np.repeat(1.0 / np.maximum(1, lengths), lengths)
             bags += [torch.from_numpy(idx), torch.from_numpy(w)]
         elif c["kind"] == "dense":
-            x = np.array([_float(v) for v in _values(columns, c["name"])])
+            x = _floats(columns, c["name"])
             missing = np.isnan(x)
             t = np.sign(x) * np.log1p(np.abs(x)) if c["log1p"] else x
             parts.append(np.where(missing, 0.0, (t - c["mean"]) / c["std"]))
             if c["indicator"]:
                 parts.append(missing.astype(np.float64))
         elif c["kind"] == "list":
-            for e in range(c["length"]):
-                x = np.array([_float(v[e]) if v is not None and e < len(v) else math.nan
-                              for v in _values(columns, c["name"])])
-                parts.append(np.where(np.isnan(x), 0.0, x))
+            x = _list_floats(columns, c["name"], c["length"])
+            parts += list(np.where(np.isnan(x), 0.0, x).T)
     x_d = np.stack(parts, 1).astype(np.float32) if parts else np.zeros((n, 0), np.float32)
     return [torch.from_numpy(x_s), torch.from_numpy(x_d)] + bags
 

@@ -20,6 +20,8 @@ import { modelPredict } from '../../../src/models/recsys/model-ref.ts'
 import { featuresJson } from '../../../src/models/recsys/safetensors.ts'
 import { openSnapshot } from '../../../src/table/index.ts'
 import { newSweepState } from '../../../src/tune/sweep-state.ts'
+import { CONTINUE_RUNTIME_PY } from '../../../src/continue/runtime-py.ts'
+import { CONTINUE_RUNTIME } from '../../../src/continue/spec.ts'
 import { TORCH_MODULE } from '../../../src/continue/torch-module.ts'
 import { sweepFile } from '../../../src/ui/sweep-files.ts'
 import { downloadsFor } from '../../../src/ui/sweep-result.ts'
@@ -118,8 +120,8 @@ const PYTHON = '/usr/bin/python3'
 const hasNumpy = existsSync(PYTHON) && spawnSync(PYTHON, ['-c', 'import numpy'], { timeout: 10_000 }).status === 0
 
 /**
- * The snippet module without torch: featurize() needs numpy only, so torch is a stub whose
- * from_numpy is the identity; a numpy forward reads model.safetensors by features.json.
+ * The snippet module without torch: featurize() needs numpy (and the bundle's runtime beside it) only,
+ * so torch is a stub whose from_numpy is the identity; a numpy forward reads model.safetensors by features.json.
  */
 const NUMPY_FORWARD = `
 import json, sys, types
@@ -158,6 +160,7 @@ describe.skipIf(!hasNumpy)('the snippet featurize + a numpy forward over model.s
     expect(rows.code, rows.stderr).toBe(0)
     writeFileSync(join(dir, 'rows.jsonl'), rows.stdout)
     writeFileSync(join(dir, 'module.py'), TORCH_MODULE)
+    writeFileSync(join(dir, CONTINUE_RUNTIME), CONTINUE_RUNTIME_PY) // the module imports the bundle's runtime (value hashes)
     writeFileSync(join(dir, 'forward.py'), NUMPY_FORWARD)
     const py = spawnSync(
       PYTHON,
