@@ -30,10 +30,12 @@ export interface BenchArgs {
   json: boolean
   markdown: boolean
   timeoutS: number
+  /** Folder served at /tables/ (the suites' clicks and marketing tables) instead of the sample tables. */
+  tables?: string
   help: boolean
 }
 
-const USAGE = `usage: snaptrain bench [--suite NAME|all] [--out FILE] [--quick] [--json] [--markdown] [--timeout SECONDS]
+const USAGE = `usage: snaptrain bench [--suite NAME|all] [--out FILE] [--quick] [--json] [--markdown] [--timeout SECONDS] [--tables DIR]
 
   --suite NAME   suite to run (default: device); 'all' runs every suite
   --out FILE     results JSON (default: bench/results/<suite>-<date>.json in a checkout, else
@@ -42,6 +44,9 @@ const USAGE = `usage: snaptrain bench [--suite NAME|all] [--out FILE] [--quick] 
   --json         print one JSON object {suite, rows, out} as the last line
   --markdown     print the table as Markdown (for bench/README.md)
   --timeout S    give up after S seconds (default 900)
+  --tables DIR   serve DIR at /tables/ for the suites that read clicks / marketing (recsys, sweep,
+                 scaleout), e.g. a small table from \`snaptrain data --rows 3000\`; default: the
+                 checkout's public/tables (outside a checkout: ./tables)
 
 suites:
 ${SUITE_NAMES.map(n => `  ${n.padEnd(10)}${SUITES[n]}`).join('\n')}`
@@ -61,6 +66,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     if (flag === '--suite') a.suite = value()
     else if (flag === '--out') a.out = value()
     else if (flag === '--timeout') a.timeoutS = positive(flag, value())
+    else if (flag === '--tables') a.tables = value()
     else if (flag === '--quick') a.quick = true
     else if (flag === '--json') a.json = true
     else if (flag === '--markdown') a.markdown = true
@@ -82,6 +88,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     args = parseBenchArgs(argv)
     if (!args.help) assertSuiteName(args.suite, true)
+    if (args.tables !== undefined && !['clicks', 'marketing'].some(t => existsSync(resolve(args.tables!, t))))
+      throw new Error(`bench: --tables ${args.tables}: no clicks or marketing table in that folder`)
   } catch (e) {
     io.err(`snaptrain: ${(e as Error).message}\n${USAGE}`)
     return 2
@@ -94,7 +102,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const commit = gitCommit()
   const date = new Date().toISOString()
   const { rows, adapter } = await bounded(args.timeoutS, closers =>
-    runInBrowser(suites, args.quick, commit, io, closers),
+    runInBrowser(suites, args.quick, commit, io, closers, args.tables),
   )
   const results = IN_CHECKOUT ? resolve(PROJECT_ROOT, 'bench', 'results') : resolve('bench-results')
   const out = resolve(args.out ?? resolve(results, `${args.suite}-${fileStamp(date)}.json`))
@@ -120,6 +128,7 @@ async function runInBrowser(
   commit: string,
   io: CliIo,
   closers: Closers,
+  tables?: string,
 ): Promise<{ rows: BenchRow[]; adapter?: AdapterSummary }> {
   // The loader suite's table, CSV export and their servers are prepared in Node first.
   const loader = suites.includes('loader') ? await prepareLoaderBench(quick, io) : undefined
@@ -128,8 +137,9 @@ async function runInBrowser(
   // Delta tables are served for the open → first round row.
   const gbdt = suites.includes('gbdt') ? await prepareGbdtBench(quick, io) : undefined
   if (gbdt) closers.push(() => gbdt.close())
-  // Suites read the sample tables at /tables/: a checkout's, or those `snaptrain data` wrote to ./tables.
-  const local = !IN_CHECKOUT && existsSync('tables') ? [{ key: 'tables/', dir: resolve('tables') }] : undefined
+  // Suites read the sample tables at /tables/: --tables DIR, else a checkout's, else those `snaptrain data` wrote to ./tables.
+  const dir = tables ?? (!IN_CHECKOUT && existsSync('tables') ? 'tables' : undefined)
+  const local = dir === undefined ? undefined : [{ key: 'tables/', dir: resolve(dir) }]
   const server = await startPageServer({ page: 'bench', tables: local })
   closers.push(() => server.close())
   const browser = await launchBrowser()

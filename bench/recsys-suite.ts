@@ -57,13 +57,11 @@ export async function runRecsysSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const plan = await planScan(await openSnapshot(tableUrl))
   const data = await openRecsysData({ plan, label: 'label', validFraction: 0.1, workers: 2 }, params)
   const shape = modelShapeOf(data.source.layout, params)
-  const valid = sliceBatch(data.valid, 0, Math.min(z.validRows, data.valid.n), {
-    sparse: shape.sparse,
-    dense: shape.dense,
-  })
+  // Sliced with the model's shape, bags included (clicks' `history` is a bag feature).
+  const valid = sliceBatch(data.valid, 0, Math.min(z.validRows, data.valid.n), shape)
   const init = initWeights(shape, params.seed)
   ctx.progress(
-    `ours: ${z.warmup}+${z.steps} steps, B=${z.batch}, R=${shape.totalRows}, S=${shape.sparse}, Cd=${shape.dense}`,
+    `ours: ${z.warmup}+${z.steps} steps, B=${z.batch}, R=${shape.totalRows}, S=${shape.sparse}, K=${shape.bags ?? 0}, Cd=${shape.dense}`,
   )
   const ours = await runOurs(ctx, shape, params, init, data.source.open(0), z, valid)
   ctx.progress(`TF.js: same ${ours.batches.length} batches`)
@@ -207,10 +205,7 @@ async function validAuc(
 ): Promise<number> {
   const probs = new Float32Array(valid.n)
   for (let s = 0; s < valid.n; s += batch) {
-    probs.set(
-      await predict(sliceBatch(valid, s, Math.min(valid.n, s + batch), { sparse: shape.sparse, dense: shape.dense })),
-      s,
-    )
+    probs.set(await predict(sliceBatch(valid, s, Math.min(valid.n, s + batch), shape)), s)
   }
   return auc(probs, valid.labels)
 }

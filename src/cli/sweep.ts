@@ -22,8 +22,7 @@ import { fileStamp, writeOutputs, type OutputData } from './out-dir.ts'
 import { STRATEGY_NAMES } from '../tune/strategy.ts'
 import { planSweep, sweepGaucGroup } from '../sweep/plan.ts'
 import { exportSweep, importSweep, trialsCsv } from '../tune/export.ts'
-import { OPTUNA_JOURNAL_FILE, optunaJournal, readJournal, warmStartFromJournal } from '../tune/optuna.ts'
-import { minimizes } from '../tune/sweep-state.ts'
+import { OPTUNA_JOURNAL_FILE, optunaJournal, readJournal, warmStartBest, warmStartFromJournal } from '../tune/optuna.ts'
 import { sweepBestFiles } from '../continue/sweep-bundle.ts'
 import type { RunManifest } from '../run/manifest.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
@@ -394,17 +393,11 @@ export function sweepSummary(s: SweepState, wallSeconds: number): SweepSummary {
             journal: s.config.warmStart.journal,
             study: s.config.warmStart.study,
             seeded: s.config.warmStart.trials.length,
-            best_value: bestPriorValue(s),
+            best_value: warmStartBest(s.config.warmStart!, s.config),
           },
         }
       : {}),
   }
-}
-
-/** The best metric among a warm-started sweep's prior trials (by the sweep's direction). */
-function bestPriorValue(s: SweepState): number {
-  const values = s.config.warmStart!.trials.map(t => t.metric)
-  return minimizes(s.config) ? Math.min(...values) : Math.max(...values)
 }
 
 /**

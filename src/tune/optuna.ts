@@ -462,7 +462,7 @@ function pickStudy(studies: JournalStudy[], o: WarmStartOptions): JournalStudy {
   throw new RangeError(
     studies.length === 0
       ? `${o.journal}: holds no study`
-      : `${o.journal}: holds ${studies.length} studies (${names}); name one (--warm-start-study)`,
+      : `${o.journal}: holds ${studies.length} studies (${names}); name the study to seed from`,
   )
 }
 
@@ -495,4 +495,10 @@ function spaceValue(d: ParamDomain | undefined, v: unknown): unknown {
   } catch {
     return v
   }
+}
+
+/** The best metric among a warm start's trials, by the sweep's direction (the CLI's summary and the page's form line). */
+export function warmStartBest(w: WarmStart, config: SweepConfig): number {
+  const values = w.trials.map(t => t.metric)
+  return minimizes(config) ? Math.min(...values) : Math.max(...values)
 }

@@ -2,8 +2,11 @@
  * The sweep setup form as data: what the user typed (SweepForm, all text where the user types
  * numbers, so half-typed input is kept as is) and its conversion to a SweepConfig with the
  * form-level errors (bad JSON, a number that is not one, no features) named by field. The
- * engine's own validation (planSweep) runs on the result.
+ * engine's own validation (planSweep) runs on the result. A warm start is an uploaded Optuna
+ * journal, read with tune/optuna.ts `warmStartFromJournal` as `snaptrain sweep --warm-start-journal`.
  */
+import { warmStartBest, warmStartFromJournal } from '../tune/optuna.ts'
+import type { WarmStart } from '../tune/types.ts'
 import type { StrategyName, SweepConfig, SweepModel } from './types.ts'
 
 /** What the setup form holds. */
@@ -27,6 +30,10 @@ export interface SweepForm {
   maxResource: string
   eta: string
   metric: NonNullable<SweepConfig['metric']>
+  /** An uploaded Optuna journal to warm-start from: its file name and text. */
+  journal?: { name: string; text: string }
+  /** The journal's study to read ('' = its only study). */
+  journalStudy: string
 }
 
 /** The table a sweep runs on. */
@@ -67,6 +74,7 @@ export function defaultForm(
     maxResource: '',
     eta: '',
     metric: 'auc',
+    journalStudy: '',
   }
 }
 
@@ -91,6 +99,8 @@ export function formFromConfig(c: SweepConfig, allFeatures: string[], space: Rec
     maxResource: txt(c.maxResource),
     eta: txt(c.eta),
     metric: c.metric ?? 'auc',
+    // The journal's text is not in the config: a clone is warm-started only from a journal uploaded again.
+    journalStudy: '',
   }
 }
 
@@ -155,5 +165,22 @@ export function draftConfig(
     name: form.name.trim() || undefined,
   }
   for (const k of Object.keys(config) as Array<keyof SweepConfig>) if (config[k] === undefined) delete config[k]
+  if (form.journal && !errors.length) {
+    try {
+      config.warmStart = warmStartFromJournal(form.journal.text, config, {
+        journal: form.journal.name,
+        study: form.journalStudy || undefined,
+      })
+    } catch (e) {
+      errors.push(`warm start: ${(e as Error).message}`)
+    }
+  }
   return errors.length ? { errors } : { config, errors }
+}
+
+/** The line the form shows for a warm start: how many trials seed the sweep and the best of their values. */
+export function warmStartLine(w: WarmStart, config: SweepConfig): string {
+  const best = warmStartBest(w, config)
+  const n = w.trials.length
+  return `seeded ${n} trial${n === 1 ? '' : 's'} from study ${JSON.stringify(w.study)} of ${w.journal}, best value ${best.toFixed(5)} (${config.metric ?? 'auc'}); the first trial runs its configuration`
 }

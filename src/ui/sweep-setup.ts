@@ -2,8 +2,10 @@
  * `<st-sweep-setup .fields=${schema} .table=${t} .spaceOf=${defaultSpace} .planner=${planSweep}>`:
  * the sweep form — label, features (all by default), filter, validation share or table, model,
  * the search space as JSON (the model's defaults filled in), strategy and its knobs (η, min/max
- * resource), trials, parallelism, seed — validated as you type (form errors here, the engine's
- * through `planner`) with what the plan will cost. Fires `sweep-start` (SweepConfig) on submit.
+ * resource), trials, parallelism, seed, a warm start from an Optuna journal (with its study when it
+ * holds several; "seeded N trials, best value V" once read) — validated as you type (form errors
+ * here, the engine's through `planner`) with what the plan will cost. Fires `sweep-start`
+ * (SweepConfig) on submit.
  * `initial` (set by the owner for Clone and edit) refills the form.
  */
 import { LitElement, html, css, nothing } from 'lit'
@@ -16,7 +18,9 @@ import {
   STRATEGIES,
   type SweepForm,
   type SweepTableRef,
+  warmStartLine,
 } from './sweep-draft.ts'
+import { readJournal } from '../tune/optuna.ts'
 import { labelCandidates } from './train-panel.ts'
 import type { StructField, SweepConfig, SweepModel, SweepPlanView } from './types.ts'
 
@@ -40,7 +44,7 @@ export class StSweepSetup extends LitElement {
     .knobs { display: flex; flex-wrap: wrap; gap: 6px 14px; }
     .knobs input { width: 5em; }
     ul.errors { color: var(--st-error, #c62828); margin: 0; padding-left: 18px; }
-    .cost { font-variant-numeric: tabular-nums; }
+    .cost, .seeded { font-variant-numeric: tabular-nums; }
   `,
   ]
 
@@ -101,7 +105,9 @@ export class StSweepSetup extends LitElement {
       <label for="space">Search space</label>
       <textarea id="space" spellcheck="false" .value=${f.spaceText} @input=${this.text('spaceText')}></textarea>
       <span>Strategy</span>${this.knobs(f)}
+      <label for="warm-journal">Warm start from an Optuna journal</label>${this.warmStart(f)}
       <label for="name">Name</label><input id="name" placeholder="optional" .value=${f.name} @input=${this.text('name')}>
+      ${config?.warmStart && !all.length ? html`<div class="full seeded" data-seeded=${config.warmStart.trials.length}>Warm start: ${warmStartLine(config.warmStart, config)}</div>` : nothing}
       <div class="full">${
         all.length
           ? html`<ul class="errors" role="alert">${all.map(e => html`<li>${e}</li>`)}</ul>`
@@ -140,6 +146,47 @@ export class StSweepSetup extends LitElement {
         }</select></div>`
   }
 
+  /** The journal file input, what is loaded (with a clear button) and, for a journal of several studies, the study to read. */
+  private warmStart(f: SweepForm) {
+    const studies = f.journal ? this.studyNames(f.journal) : []
+    return html`<span>
+      <input id="warm-journal" type="file" accept=".log,.jsonl,.txt,text/plain" @change=${this.loadJournal}>
+      ${f.journal ? html`<span class="journal">${f.journal.name}</span> <button type="button" class="clear-journal" @click=${() => this.set({ journal: undefined, journalStudy: '' })}>no warm start</button>` : nothing}
+      ${
+        studies.length > 1
+          ? html`<label>study <select id="warm-study" @change=${this.text('journalStudy')}>
+              <option value="" ?selected=${f.journalStudy === ''}>choose one of ${studies.length}</option>
+              ${studies.map(n => html`<option value=${n} ?selected=${n === f.journalStudy}>${n}</option>`)}</select></label>`
+          : nothing
+      }</span>`
+  }
+
+  private async loadJournal(e: Event) {
+    const input = e.target as HTMLInputElement
+    const file = input.files?.[0]
+    if (!file) return
+    const text = await file.text()
+    // The same file chosen again fires change again.
+    input.value = ''
+    this.set({ journal: { name: file.name, text }, journalStudy: '' })
+  }
+
+  /** The study names of journal `j`; none when it does not read (draftConfig reports why). */
+  private studyNames(j: { name: string; text: string }): string[] {
+    if (this.studiesOf?.text !== j.text) {
+      let names: string[] = []
+      try {
+        names = readJournal(j.text, j.name).map(s => s.name)
+      } catch {
+        // draftConfig's warm start reads it again and shows the error.
+      }
+      this.studiesOf = { text: j.text, names }
+    }
+    return this.studiesOf.names
+  }
+
+  private studiesOf?: { text: string; names: string[] }
+
   /** True when `f`'s label and features are columns of the current schema (another version of the same table). */
   private fits(f: SweepForm): boolean {
     const cols = new Set(this.columns)
@@ -173,12 +220,17 @@ export class StSweepSetup extends LitElement {
   private reset(model: SweepModel) {
     const label =
       labelCandidates(this.fields).find(l => l === this.form?.label) ?? labelCandidates(this.fields)[0] ?? ''
-    this.form = defaultForm(
-      model,
-      this.space(model),
-      label,
-      this.columns.filter(c => c !== label),
-    )
+    // An uploaded journal stays: it is checked against the new model's space and metric.
+    this.form = {
+      ...defaultForm(
+        model,
+        this.space(model),
+        label,
+        this.columns.filter(c => c !== label),
+      ),
+      journal: this.form?.journal,
+      journalStudy: this.form?.journalStudy ?? '',
+    }
   }
 
   private set(part: Partial<SweepForm>) {

@@ -3,7 +3,9 @@ import '../../src/ui/app.ts'
 import type { SnaptrainApi, Snapshot, TrainConfig, TrainProgress } from '../../src/api-types.ts'
 import type { SweepApi, SweepConfig, SweepEvent, SweepState } from '../../src/ui/types.ts'
 import { cleanup, textOf, waitFor } from './fixture.ts'
-import { readJournal } from '../../src/tune/optuna.ts'
+import { optunaJournal, readJournal } from '../../src/tune/optuna.ts'
+import { prepareSweep } from '../../src/sweep/plan.ts'
+import type { TrialRequest } from '../../src/tune/types.ts'
 import { CONFIG, importanceOf, sweepState, trial, trials } from './sweep-fakes.ts'
 
 afterEach(() => {
@@ -318,4 +320,84 @@ test('resume from the list; clone-and-edit refills the setup form with the sweep
   expect(JSON.parse((setup.shadowRoot!.querySelector('textarea') as HTMLTextAreaElement).value)).toEqual(CONFIG.space)
   // The clone opened the sweep's table (the form needs its schema).
   expect(textOf(deep('st-app >>> st-table-view')!)).toContain('http://h/tables/m/')
+})
+
+/** Chooses `text` as file `name` in file input `input` (what a user's pick does). */
+function upload(input: HTMLInputElement, name: string, text: string): void {
+  const files = new DataTransfer()
+  files.items.add(new File([text], name, { type: 'text/plain' }))
+  input.files = files.files
+  input.dispatchEvent(new Event('change'))
+}
+
+test('warm start from an uploaded Optuna journal: a bad one is named and starts nothing; the study is chosen, the space checked, the first trial is the best', async () => {
+  const started: Array<{ config: SweepConfig; first: TrialRequest }> = []
+  const { api, calls } = fakeApi(async (config, on, id) => {
+    // The engine's own strategy (src/sweep/plan.ts, what window.snaptrain.sweep runs): its first request.
+    const first = prepareSweep(config).strategy.next() as TrialRequest
+    started.push({ config, first })
+    const t = trial(first.id, 'completed', first.config, 0.9)
+    on({ kind: 'trial', trial: t })
+    return { ...sweepState(id, [t]), config }
+  })
+  await mount(api)
+  ;(await waitFor(() => deep('st-app >>> st-table-list >>> button[data-table=m]'))).click()
+  ;(await waitFor(() => deep('st-app >>> button[data-mode=sweep]'))).click()
+  const setup = await waitFor(() => deep('st-app >>> st-sweep-setup'))
+  const root = setup.shadowRoot!
+  const q = <T extends Element>(sel: string) => root.querySelector(sel) as T | null
+  await waitFor(() => q('button[type=submit]:not([disabled])'))
+
+  // A journal that is not one: the error names the file and line, nothing can start.
+  upload(
+    q<HTMLInputElement>('input#warm-journal')!,
+    'bad.log',
+    '{"op_code": 0, "study_name": "s", "directions": [2]}\nnot json\n{}\n',
+  )
+  await waitFor(() => textOf(setup).includes('warm start: bad.log line 2: not JSON'))
+  expect(q('.seeded')).toBeNull()
+  expect(q<HTMLButtonElement>('button[type=submit]')!.disabled).toBe(true)
+  q<HTMLButtonElement>('button[type=submit]')!.click()
+  await new Promise(r => setTimeout(r, 50))
+  expect(calls).toEqual([])
+
+  // Two studies written by optunaJournal (snaptrain's own journal writer): trials 1 (auc 0.85) is prev's best.
+  const prev = sweepState('prev', [
+    trial(0, 'completed', { eta: 0.1, max_depth: 4 }, 0.8),
+    trial(1, 'completed', { eta: 0.05, max_depth: 6 }, 0.85),
+    trial(2, 'stopped', { eta: 0.2, max_depth: 3 }, 0.9, 1),
+    trial(3, 'failed', { eta: 0.3, max_depth: 2 }, undefined),
+  ])
+  const other = sweepState('other', [trial(0, 'completed', { eta: 0.02, max_depth: 7 }, 0.7)])
+  const prevLines = optunaJournal(prev)
+  const journal = prevLines + optunaJournal(other, prevLines)
+  upload(q<HTMLInputElement>('input#warm-journal')!, 'optuna.log', journal)
+  const study = await waitFor(() => q<HTMLSelectElement>('select#warm-study'))
+  expect([...study.options].map(o => o.value)).toEqual(['', 'prev', 'other'])
+  expect(textOf(setup)).toContain('warm start: optuna.log: holds 2 studies ("prev", "other")')
+  study.value = 'prev'
+  study.dispatchEvent(new Event('change'))
+  // The form's space searches eta only: the journal's max_depth is named as outside it.
+  await waitFor(() => textOf(setup).includes('warm start: optuna.log: study "prev", trial 0: params.max_depth'))
+  expect(q<HTMLButtonElement>('button[type=submit]')!.disabled).toBe(true)
+  const space = q<HTMLTextAreaElement>('textarea#space')!
+  space.value = JSON.stringify(CONFIG.space)
+  space.dispatchEvent(new Event('input'))
+  const seeded = await waitFor(() => q<HTMLElement>('.seeded'))
+  // COMPLETE trials only (the stopped one is PRUNED, the failed FAIL in the journal): 2, best 0.85.
+  expect(seeded.dataset.seeded).toBe('2')
+  expect(textOf(seeded)).toContain('seeded 2 trials from study "prev" of optuna.log, best value 0.85000 (auc)')
+  expect(q('ul.errors')).toBeNull()
+
+  q<HTMLButtonElement>('button[type=submit]')!.click()
+  await waitFor(() => started.length === 1)
+  expect(calls).toEqual(['sweep hyperband'])
+  const { config, first } = started[0]!
+  expect(config.warmStart).toMatchObject({ journal: 'optuna.log', study: 'prev' })
+  expect(config.warmStart!.trials.map(t => [t.number, t.metric])).toEqual([
+    [0, 0.8],
+    [1, 0.85],
+  ])
+  expect(first.config).toEqual({ eta: 0.05, max_depth: 6 })
+  await waitFor(() => deep('st-app >>> st-sweep-view >>> st-trial-table >>> tr[data-trial="0"]'))
 })

@@ -325,7 +325,7 @@ describe('reading journals: errors name the journal, study, trial and parameter'
       [1, 'other'],
     ])
     expect(() => warmStartFromJournal(two, CONFIG, { journal: 'j.log' })).toThrow(
-      `j.log: holds 2 studies ("${s.id}", "other"); name one (--warm-start-study)`,
+      `j.log: holds 2 studies ("${s.id}", "other"); name the study to seed from`,
     )
     expect(warmStartFromJournal(two, CONFIG, { journal: 'j.log', study: 'other' }).study).toBe('other')
     expect(() => warmStartFromJournal(two, CONFIG, { journal: 'j.log', study: 'nope' })).toThrow(
