@@ -4,7 +4,7 @@
  * public/tables), serves it and its CSV export on loopback servers with CORS (the page is
  * cross-origin isolated), and times the export step: read the latest version, write ONE CSV.
  */
-import { stat } from 'node:fs/promises'
+import { mkdir, stat } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { generateSampleTables } from '../tools/datagen/index.ts'
 import { openSnapshot } from '../src/table/index.ts'
@@ -50,6 +50,8 @@ export async function prepareLoaderBench(quick: boolean, io: CliIo): Promise<Pre
     })
   }
   const tables = await serveDirectory(dirname(tableDir), { cors: true })
+  // A fresh clone has no bench/tables yet: the CSV peer's file is exported into it below.
+  await mkdir(dirname(csvPath), { recursive: true })
   const csvs = await serveDirectory(dirname(csvPath), { cors: true }).catch(async e => {
     await tables.close()
     throw e

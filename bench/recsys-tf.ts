@@ -46,7 +46,8 @@ export interface TfRecsys {
 export async function createTfRecsys(shape: ModelShape, init: ModelWeights, o: TfOptimizers): Promise<TfRecsys> {
   if (!(await tf.setBackend('webgpu'))) throw new Error('TF.js: the webgpu backend did not initialise')
   await tf.ready()
-  if (crossOf(shape).layers > 0) throw new Error('TF.js peer: the recsys bench compares MLP models only (no cross layers)')
+  if (crossOf(shape).layers > 0)
+    throw new Error('TF.js peer: the recsys bench compares MLP models only (no cross layers)')
   const emb = tf.variable(tf.tensor2d(init.embeddings, [shape.totalRows, shape.dim]), true)
   const mlp = buildMlp(shape)
   mlp.setWeights(initialTensors(shape, init))

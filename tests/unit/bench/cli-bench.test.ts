@@ -49,6 +49,13 @@ describe('snaptrain bench arguments', () => {
     expect(() => assertSuiteName('device')).not.toThrow()
     expect(() => assertSuiteName('all')).toThrow(/'all'/)
   })
+  test('--tables DIR: parsed, and a folder without clicks or marketing is exit 2 naming it, no browser started', async () => {
+    expect(parseBenchArgs(['--suite', 'recsys', '--tables', 'some/dir']).tables).toBe('some/dir')
+    expect(() => parseBenchArgs(['--tables'])).toThrow(/--tables needs a value/)
+    const io = captureIo()
+    expect(await run(['--suite', 'recsys', '--tables', 'no/such/folder'], io)).toBe(2)
+    expect(io.errs.join('\n')).toMatch(/--tables no\/such\/folder: no clicks or marketing table in that folder/)
+  })
   test('--help prints usage with the suite list', async () => {
     const io = captureIo()
     expect(await run(['--help'], io)).toBe(0)
