@@ -43,6 +43,31 @@ def snippet_module(work):
     return ns
 
 
+def evaluate(model, X, y):
+    """Mean binary cross-entropy of the model on all rows of inputs X (featurize's list)."""
+    import torch
+    with torch.no_grad():
+        return float(torch.nn.functional.binary_cross_entropy_with_logits(model(*X), y))
+
+
+def fit(model, X, y, epochs, lr, batch_size, weight_decay=0.0, max_steps=None, seed=0):
+    """Plain torch AdamW over shuffled batches of inputs X (the bench's warm- vs fresh-start check; the bundle's
+    torch_ddp.py trains with snaptrain's own optimizer instead); returns each step's loss (before its update)."""
+    import torch
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    g, losses = torch.Generator().manual_seed(seed), []
+    for epoch in range(epochs):
+        for idx in torch.randperm(len(y), generator=g).split(batch_size):
+            if max_steps is not None and len(losses) >= max_steps:
+                return losses
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(model(*[t[idx] for t in X]), y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(float(loss))
+    return losses
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "results", "recsys-torch"))
@@ -108,16 +133,16 @@ def main():
     yv = y[vi].double().numpy()
     ours_loss = float(-(yv * np.log(p) + (1 - yv) * np.log(1 - p)).mean())
     manifest_loss = manifest["metrics"][-1].get("logloss") if manifest.get("metrics") else None
-    warm_valid = m["evaluate"](model, Xv, y[vi])
+    warm_valid = evaluate(model, Xv, y[vi])
     fresh = m["Model"](F)
-    fresh_valid = m["evaluate"](fresh, Xv, y[vi])
+    fresh_valid = evaluate(fresh, Xv, y[vi])
     P = manifest["params"]
     steps = dict(epochs=100, lr=P["lr"], batch_size=P["batch_size"], weight_decay=P.get("weight_decay", 0.0),
                  max_steps=a.steps, seed=1)
     t0 = time.time()
-    warm_losses = m["fit"](model, Xt, y[ti], **steps)
+    warm_losses = fit(model, Xt, y[ti], **steps)
     fit_s = time.time() - t0
-    fresh_losses = m["fit"](fresh, Xt, y[ti], **steps)
+    fresh_losses = fit(fresh, Xt, y[ti], **steps)
     out = dict(
         rows=len(rows), valid_rows=int(valid.sum()), backend=a.backend, torch=torch.__version__,
         max_abs_diff_prediction=d_prob, max_abs_diff_logit=d_logit, infinite_logits=int((~finite).sum()),
@@ -125,7 +150,7 @@ def main():
         valid_logloss_torch_loaded=warm_valid, valid_logloss_torch_fresh=fresh_valid,
         warm_first_losses=warm_losses[:5], warm_last_loss=warm_losses[-1],
         fresh_first_losses=fresh_losses[:5], fresh_last_loss=fresh_losses[-1],
-        valid_logloss_after_warm_steps=m["evaluate"](model, Xv, y[vi]), steps=len(warm_losses),
+        valid_logloss_after_warm_steps=evaluate(model, Xv, y[vi]), steps=len(warm_losses),
         featurize_seconds=featurize_s, fit_seconds=fit_s,
     )
     print("max |Δ| prediction %.3g (logit %.3g; %d saturated rows, same sign: %s) over %d rows"

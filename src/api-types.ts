@@ -155,7 +155,8 @@ export interface SnaptrainApi extends SweepApi {
   stopTraining(): number
   /**
    * A run's files as `snaptrain train` writes them (src/run/artifacts.ts): the model file (model.json,
-   * model.ubj with `modelFormat` 'ubj', model.bin), manifest.json and metrics.csv, same bytes.
+   * model.ubj with `modelFormat` 'ubj', model.bin), manifest.json, metrics.csv and the continue
+   * bundle's files (`continue/…`), same bytes.
    */
   runFiles(
     run: Pick<TrainResult | RecsysTrainResult, 'model' | 'manifest' | 'metrics'>,

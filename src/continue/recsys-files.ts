@@ -27,7 +27,7 @@ export function recsysContinueFiles(
   spec: ContinueSpec,
 ): Array<{ name: string; data: string | Uint8Array }> {
   if (spec.family !== 'recsys') throw new RangeError(`continue bundle: a ${spec.family} spec has no recommender files`)
-  const x = continueExport(checkpointBytes, 'model.bin')
+  const x = continueExport(checkpointBytes, 'model.bin').files()
   return [
     { name: spec.files.features ?? RECSYS_FILES.features, data: x.features },
     { name: spec.files.weights ?? RECSYS_FILES.weights, data: x.weights },

@@ -13,7 +13,7 @@
  * value_hashes (src/data/row-key.ts's value hash, which is the loader's hash32), vectorised over a column.
  */
 
-/** Python source: imports (numpy, torch, snaptrain_continue as sc), feature_stats, merge_stats, features_from, featurize, Cross, Model, init_like_snaptrain, read/write_safetensors, evaluate, fit. */
+/** Python source: imports (numpy, torch, snaptrain_continue as sc), feature_stats, merge_stats, features_from, featurize, Cross, Model, init_like_snaptrain, read/write_safetensors. */
 export const TORCH_MODULE = `import json, math, os
 import numpy as np, torch, torch.nn as nn
 import snaptrain_continue as sc  # the bundle's shared runtime: value hashes (the row keys' and ids' one hash)
@@ -303,26 +303,4 @@ def write_safetensors(path, tensors, metadata):
     with open(path + ".tmp", "wb") as f:
         f.write(len(head).to_bytes(8, "little") + head + b"".join(blobs))
     os.replace(path + ".tmp", path)
-
-
-def evaluate(model, X, y):
-    """Mean binary cross-entropy of the model on all rows of inputs X (featurize's list)."""
-    with torch.no_grad():
-        return float(nn.functional.binary_cross_entropy_with_logits(model(*X), y))
-
-
-def fit(model, X, y, epochs, lr, batch_size, weight_decay=0.0, max_steps=None, seed=0):
-    """AdamW over shuffled batches of inputs X; returns each step's loss (before its update)."""
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    g, losses = torch.Generator().manual_seed(seed), []
-    for epoch in range(epochs):
-        for idx in torch.randperm(len(y), generator=g).split(batch_size):
-            if max_steps is not None and len(losses) >= max_steps:
-                return losses
-            loss = nn.functional.binary_cross_entropy_with_logits(model(*[t[idx] for t in X]), y[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            losses.append(float(loss))
-    return losses
 `

@@ -44,17 +44,16 @@ export async function runExports(model: Uint8Array): Promise<Record<string, Uint
 
 /**
  * What a continue bundle (src/continue/) needs of a recommender model file: its inputs by kind in
- * the model's input order (sparse, bags, dense, lists), the optimizer step and epoch reached, and
- * the PyTorch files — features.json, the weights and the optimizer state as safetensors
- * (optimizer-safetensors.ts). Throws naming `source` for a file that is not a checkpoint.
+ * the model's input order (sparse, bags, dense, lists), the optimizer step and epoch reached, and,
+ * encoded only when asked for (the bundle's description needs none of them), the PyTorch files —
+ * features.json, the weights and the optimizer state as safetensors (optimizer-safetensors.ts).
+ * Throws naming `source` for a file that is not a checkpoint.
  */
 export interface ContinueExport {
   inputs: Array<{ name: string; kind: 'sparse' | 'bag' | 'dense' | 'list' }>
   step: number
   epoch: number
-  features: string
-  weights: Uint8Array
-  optimizer: Uint8Array
+  files(): { features: string; weights: Uint8Array; optimizer: Uint8Array }
 }
 
 export function continueExport(bytes: Uint8Array, source = 'model.bin'): ContinueExport {
@@ -69,8 +68,10 @@ export function continueExport(bytes: Uint8Array, source = 'model.bin'): Continu
     ],
     step: ck.state.opt.step,
     epoch: ck.loop.epoch,
-    features: featuresJsonText(ck),
-    weights: encodeSafetensors(ck),
-    optimizer: encodeOptimizerSafetensors(ck),
+    files: () => ({
+      features: featuresJsonText(ck),
+      weights: encodeSafetensors(ck),
+      optimizer: encodeOptimizerSafetensors(ck),
+    }),
   }
 }
