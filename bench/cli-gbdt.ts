@@ -20,11 +20,10 @@ import type { ColumnSpec, Frame } from '../tools/datagen/types.ts'
 import type { GbdtBenchInput, GbdtPeerResult, GbdtSize, GbdtTableUrls } from './gbdt-types.ts'
 import {
   GBDT_PEER_THREADS,
-  GBDT_SIZES,
-  GBDT_SIZES_QUICK,
   GBDT_TABLE_LABEL,
   GBDT_TRAIN_SEED,
   GBDT_VALID_SEED,
+  gbdtSizes,
   validRows,
 } from './gbdt-types.ts'
 import { estimateBaseScore } from '../src/models/gbdt/objective.ts'
@@ -51,8 +50,13 @@ export interface PreparedGbdtBench {
  * Writes (when missing) and serves the Delta tables of every size, then runs the peer for every
  * size; never throws for a missing Python or xgboost (the peer rows are skipped, the tables stay).
  */
-export async function prepareGbdtBench(quick: boolean, io: CliIo, root = PROJECT_ROOT): Promise<PreparedGbdtBench> {
-  const sizes = quick ? GBDT_SIZES_QUICK : GBDT_SIZES
+export async function prepareGbdtBench(
+  quick: boolean,
+  io: CliIo,
+  rows?: number,
+  root = PROJECT_ROOT,
+): Promise<PreparedGbdtBench> {
+  const sizes = gbdtSizes(quick, rows)
   const dir = join(root, 'bench', 'tables', 'gbdt')
   for (const size of sizes) await writeDeltaTables(size, dir, io)
   const server = await serveDirectory(dir, { cors: true })

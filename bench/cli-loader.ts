@@ -1,10 +1,12 @@
 /**
  * Node-side preparation of `snaptrain bench --suite loader`: makes sure the clicks table exists
  * (1,000,000 rows under bench/tables/, generated when missing; --quick uses the 200k sample in
- * public/tables), serves it and its CSV export on loopback servers with CORS (the page is
- * cross-origin isolated), and times the export step: read the latest version, write ONE CSV.
+ * public/tables; `--tables DIR` the clicks table in DIR, its CSV in a temporary folder removed at
+ * the end), serves it and its CSV export on loopback servers with CORS (the page is cross-origin
+ * isolated), and times the export step: read the latest version, write ONE CSV.
  */
-import { mkdir, stat } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { generateSampleTables } from '../tools/datagen/index.ts'
 import { openSnapshot } from '../src/table/index.ts'
@@ -36,8 +38,31 @@ export interface PreparedLoaderBench {
   close(): Promise<void>
 }
 
-/** Generates the table if missing (saying so on stderr), serves it, exports and times the CSV. */
-export async function prepareLoaderBench(quick: boolean, io: CliIo): Promise<PreparedLoaderBench> {
+/**
+ * Generates the table if missing (saying so on stderr), serves it, exports and times the CSV.
+ * With `tables` (`--tables DIR`) it reads DIR/clicks as it is (throws naming DIR when it has none)
+ * and exports the CSV into a temporary folder that `close` removes.
+ */
+export async function prepareLoaderBench(quick: boolean, io: CliIo, tables?: string): Promise<PreparedLoaderBench> {
+  if (tables !== undefined) {
+    const tableDir = resolve(tables, 'clicks')
+    if (!(await stat(join(tableDir, '_delta_log')).catch(() => null)))
+      throw new Error(
+        `bench: --tables ${tables}: no clicks table (${tableDir}/_delta_log), which the loader suite reads`,
+      )
+    const tmp = await mkdtemp(join(tmpdir(), 'snaptrain-bench-loader-'))
+    const prepared = await serveAndExport(tableDir, join(tmp, 'clicks.csv'), io).catch(async e => {
+      await rm(tmp, { recursive: true, force: true })
+      throw e
+    })
+    return {
+      input: prepared.input,
+      close: async () => {
+        await prepared.close()
+        await rm(tmp, { recursive: true, force: true })
+      },
+    }
+  }
   const { tableDir, rows, csvPath } = loaderBenchPaths(quick)
   if (!(await stat(join(tableDir, '_delta_log')).catch(() => null))) {
     io.err(`loader: ${tableDir} is missing; generating clicks with ${rows} rows (seed 42), once`)
@@ -49,6 +74,11 @@ export async function prepareLoaderBench(quick: boolean, io: CliIo): Promise<Pre
       log: s => io.err(`loader: ${s}`),
     })
   }
+  return serveAndExport(tableDir, csvPath, io)
+}
+
+/** Serves `tableDir` (as clicks/) and the folder of `csvPath`, exports the latest version to `csvPath`, timed. */
+async function serveAndExport(tableDir: string, csvPath: string, io: CliIo): Promise<PreparedLoaderBench> {
   const tables = await serveDirectory(dirname(tableDir), { cors: true })
   // A fresh clone has no bench/tables yet: the CSV peer's file is exported into it below.
   await mkdir(dirname(csvPath), { recursive: true })

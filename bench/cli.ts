@@ -1,7 +1,8 @@
 /**
- * `snaptrain bench [--suite NAME|all] [--out FILE] [--quick] [--json] [--markdown] [--timeout S]`:
- * serves the bench page, runs suites in headless Chromium (WebGPU), prints a table and writes
- * the rows as JSON. Browser and server are always closed, and an overall timeout bounds the run.
+ * `snaptrain bench [--suite NAME|all] [--out FILE] [--quick] [--json] [--markdown] [--timeout S]
+ * [--tables DIR] [--rows N]`: serves the bench page, runs suites in headless Chromium (WebGPU) —
+ * `all` runs every suite in one page, one after another — prints a table and writes the rows as
+ * JSON. Browser and server are always closed, and an overall timeout bounds the run.
  */
 import { scaleoutSvg } from './scaleout-plot.ts'
 import { scaleoutPoints } from './scaleout-rows.ts'
@@ -21,6 +22,7 @@ import { fileStamp } from '../src/cli/out-dir.ts'
 import { withTimeout } from '../src/util/deadline.ts'
 import { prepareLoaderBench } from './cli-loader.ts'
 import { prepareGbdtBench } from './cli-gbdt.ts'
+import { GBDT_MIN_ROWS } from './gbdt-types.ts'
 
 /** Parsed `snaptrain bench` options. */
 export interface BenchArgs {
@@ -32,10 +34,12 @@ export interface BenchArgs {
   timeoutS: number
   /** Folder served at /tables/ (the suites' clicks and marketing tables) instead of the sample tables. */
   tables?: string
+  /** Training rows of the gbdt suite's synthetic data (one size instead of the preset's). */
+  rows?: number
   help: boolean
 }
 
-const USAGE = `usage: snaptrain bench [--suite NAME|all] [--out FILE] [--quick] [--json] [--markdown] [--timeout SECONDS] [--tables DIR]
+const USAGE = `usage: snaptrain bench [--suite NAME|all] [--out FILE] [--quick] [--json] [--markdown] [--timeout SECONDS] [--tables DIR] [--rows N]
 
   --suite NAME   suite to run (default: device); 'all' runs every suite
   --out FILE     results JSON (default: bench/results/<suite>-<date>.json in a checkout, else
@@ -44,9 +48,13 @@ const USAGE = `usage: snaptrain bench [--suite NAME|all] [--out FILE] [--quick] 
   --json         print one JSON object {suite, rows, out} as the last line
   --markdown     print the table as Markdown (for bench/README.md)
   --timeout S    give up after S seconds (default 900)
-  --tables DIR   serve DIR at /tables/ for the suites that read clicks / marketing (recsys, sweep,
-                 scaleout), e.g. a small table from \`snaptrain data --rows 3000\`; default: the
-                 checkout's public/tables (outside a checkout: ./tables)
+  --tables DIR   serve DIR at /tables/ for the suites that read clicks / marketing (loader, recsys,
+                 sweep, scaleout), e.g. small tables from \`snaptrain data --rows 3000
+                 --marketing-rows 3000\`; default: the checkout's public/tables (outside a
+                 checkout: ./tables), and for the loader suite bench/tables' 1M-row clicks
+  --rows N       training rows of the gbdt suite's synthetic data: one size of N rows (>= ${GBDT_MIN_ROWS})
+                 instead of 100k and 1M (--quick: 20k); with --quick --tables DIR every suite
+                 runs on a tiny table (tests/e2e/bench-suites.test.ts)
 
 suites:
 ${SUITE_NAMES.map(n => `  ${n.padEnd(10)}${SUITES[n]}`).join('\n')}`
@@ -67,6 +75,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else if (flag === '--out') a.out = value()
     else if (flag === '--timeout') a.timeoutS = positive(flag, value())
     else if (flag === '--tables') a.tables = value()
+    else if (flag === '--rows') a.rows = rowCount(flag, value())
     else if (flag === '--quick') a.quick = true
     else if (flag === '--json') a.json = true
     else if (flag === '--markdown') a.markdown = true
@@ -74,6 +83,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     else throw new Error(`bench: unknown option '${argv[i]}'`)
   }
   return a
+}
+
+function rowCount(flag: string, v: string): number {
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < GBDT_MIN_ROWS)
+    throw new Error(`bench: ${flag} must be an integer >= ${GBDT_MIN_ROWS} (rows), got '${v}'`)
+  return n
 }
 
 function positive(flag: string, v: string): number {
@@ -101,15 +117,17 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const suites = args.suite === 'all' ? [...SUITE_NAMES] : [args.suite]
   const commit = gitCommit()
   const date = new Date().toISOString()
-  const { rows, adapter } = await bounded(args.timeoutS, closers =>
-    runInBrowser(suites, args.quick, commit, io, closers, args.tables),
-  )
+  const { rows, adapter } = await bounded(args.timeoutS, closers => runInBrowser(suites, args, commit, io, closers))
   const results = IN_CHECKOUT ? resolve(PROJECT_ROOT, 'bench', 'results') : resolve('bench-results')
   const out = resolve(args.out ?? resolve(results, `${args.suite}-${fileStamp(date)}.json`))
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(
     out,
-    JSON.stringify({ suite: args.suite, commit, date, quick: args.quick, adapter, rows }, null, 2) + '\n',
+    JSON.stringify(
+      { suite: args.suite, commit, date, quick: args.quick, gbdt_rows: args.rows, adapter, rows },
+      null,
+      2,
+    ) + '\n',
   )
   // The scale-out suite's plot (bench/README.md "Scale-out"), drawn in Node from the rows.
   if (suites.includes('scaleout')) writeFileSync(out.replace(/\.json$/, '') + '.svg', scaleoutSvg(scaleoutPoints(rows)))
@@ -124,18 +142,18 @@ type Closers = Array<() => Promise<void>>
 
 async function runInBrowser(
   suites: string[],
-  quick: boolean,
+  args: BenchArgs,
   commit: string,
   io: CliIo,
   closers: Closers,
-  tables?: string,
 ): Promise<{ rows: BenchRow[]; adapter?: AdapterSummary }> {
+  const { quick, tables } = args
   // The loader suite's table, CSV export and their servers are prepared in Node first.
-  const loader = suites.includes('loader') ? await prepareLoaderBench(quick, io) : undefined
+  const loader = suites.includes('loader') ? await prepareLoaderBench(quick, io, tables) : undefined
   if (loader) closers.push(() => loader.close())
   // The gbdt suite's XGBoost peer runs in Node before the browser, on the same seeded rows; its
   // Delta tables are served for the open → first round row.
-  const gbdt = suites.includes('gbdt') ? await prepareGbdtBench(quick, io) : undefined
+  const gbdt = suites.includes('gbdt') ? await prepareGbdtBench(quick, io, args.rows) : undefined
   if (gbdt) closers.push(() => gbdt.close())
   // Suites read the sample tables at /tables/: --tables DIR, else a checkout's, else those `snaptrain data` wrote to ./tables.
   const dir = tables ?? (!IN_CHECKOUT && existsSync('tables') ? 'tables' : undefined)
@@ -149,7 +167,11 @@ async function runInBrowser(
   const rows: BenchRow[] = []
   for (const suite of suites) {
     const extra =
-      suite === 'loader' && loader ? { loader: loader.input } : suite === 'gbdt' && gbdt ? { gbdt: gbdt.input } : {}
+      suite === 'loader' && loader
+        ? { loader: loader.input }
+        : suite === 'gbdt' && gbdt
+          ? { gbdt: gbdt.input, gbdtRows: args.rows }
+          : {}
     rows.push(...(await page.evaluate<BenchRow[]>(suiteScript(suite, quick, commit, extra))))
   }
   return { rows, adapter }

@@ -1,6 +1,6 @@
 /**
  * The `gbdt` suite: XGBoost-`hist` training on seeded HIGGS-like data (100k and 1M rows × 28
- * features, tools/datagen/synthetic.ts) through the driver and the GPU backend — seconds per round,
+ * features, tools/datagen/synthetic.ts; `--rows N`: one size of N rows) through the driver and the GPU backend — seconds per round,
  * time per stage, histogram throughput against the storage-atomic ceiling measured in the same
  * run, and XGBoost hist (2 threads) on the same rows, measured by the CLI before the browser starts.
  */
@@ -21,11 +21,10 @@ import { StageClock, timedBackend } from './gbdt-stages.ts'
 import type { GbdtSize, GbdtTableUrls } from './gbdt-types.ts'
 import {
   GBDT_BENCH_PARAMS,
-  GBDT_SIZES,
-  GBDT_SIZES_QUICK,
   GBDT_TABLE_LABEL,
   GBDT_TRAIN_SEED,
   GBDT_VALID_SEED,
+  gbdtSizes,
   validRows,
 } from './gbdt-types.ts'
 import type { BenchRow, SuiteContext } from './types.ts'
@@ -38,7 +37,7 @@ import type { BenchRow, SuiteContext } from './types.ts'
 export async function runGbdtSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const rows: BenchRow[] = []
   if (ctx.gbdt?.peerNote) ctx.progress(`no XGBoost peer rows: ${ctx.gbdt.peerNote}`)
-  for (const size of ctx.quick ? GBDT_SIZES_QUICK : GBDT_SIZES) rows.push(...(await sizeRows(ctx, size)))
+  for (const size of gbdtSizes(ctx.quick, ctx.gbdtRows)) rows.push(...(await sizeRows(ctx, size)))
   return rows
 }
 

@@ -18,6 +18,22 @@ export const GBDT_SIZES: readonly GbdtSize[] = [
 /** --quick: one small size, for smoke tests. */
 export const GBDT_SIZES_QUICK: readonly GbdtSize[] = [{ rows: 20_000, rounds: 3 }]
 
+/** Fewest training rows `--rows` accepts (validation = rows / 10 must hold both classes). */
+export const GBDT_MIN_ROWS = 100
+
+/**
+ * The sizes a run measures: the full or quick preset, or with `rows` (`--rows N`) one size of
+ * that many training rows at the preset's rounds for its first size (10, --quick 3). The CLI (the
+ * XGBoost peer and the Delta tables) and the page call it with the same arguments.
+ */
+export function gbdtSizes(quick: boolean, rows?: number): readonly GbdtSize[] {
+  const preset = quick ? GBDT_SIZES_QUICK : GBDT_SIZES
+  if (rows === undefined) return preset
+  if (!Number.isInteger(rows) || rows < GBDT_MIN_ROWS)
+    throw new RangeError(`gbdt bench: rows must be an integer ≥ ${GBDT_MIN_ROWS}, got ${rows}`)
+  return [{ rows, rounds: preset[0].rounds }]
+}
+
 /** Seeds of the synthetic training and validation tables (tools/datagen/synthetic.ts). */
 export const GBDT_TRAIN_SEED = 42
 export const GBDT_VALID_SEED = 43

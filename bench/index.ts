@@ -48,6 +48,7 @@ export async function runBenchSuite(name: string, opts: BenchOptions = {}): Prom
       progress,
       loader: opts.loader,
       gbdt: opts.gbdt,
+      gbdtRows: opts.gbdtRows,
     })
   } finally {
     device.destroy()

@@ -198,7 +198,8 @@ function newBuilders(columns: readonly CsvColumnSpec[], n: number): Builder[] {
       case 'var_list':
         return { spec, values: new Float32Array(0), offsets: new Uint32Array(n + 1), list: [] }
       case 'hash_list':
-        throw new Error(`CSV: column '${spec.name}': hash_list has no CSV form`)
+      case 'utf8':
+        throw new Error(`CSV: column '${spec.name}': ${spec.encoding} has no CSV form`)
     }
   })
 }

@@ -5,7 +5,7 @@
  * a page without loader workers would do; the loader has to beat it to earn its plumbing.
  */
 import { parquetMetadata, parquetRead, type ColumnData } from 'hyparquet'
-import { compressors } from '../src/data/codecs.ts'
+import { compressors } from '../src/parquet/codecs.ts'
 import type { ScanPlan } from '../src/data/types.ts'
 import { toHash } from '../src/data/decode-values.ts'
 import type { CsvColumnSpec } from './loader-csv.ts'

@@ -11,7 +11,7 @@
  * time they never overlap, and no timed epoch opens a file.
  */
 import type { ScanPlan } from '../src/data/types.ts'
-import { groupStartOf } from '../src/data/group-read.ts'
+import { groupStartOf } from '../src/parquet/group-read.ts'
 import type { CsvColumnSpec } from './loader-csv.ts'
 import type { PeerColumn, WasmUnit } from './loader-arrow.ts'
 import type { WasmOpenRequest, WasmReply, WasmRequest } from './loader-wasm.worker.ts'

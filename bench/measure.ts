@@ -21,10 +21,10 @@ export function summarize(values: readonly number[]): Stats {
   return { min: s[0], median, max: s[s.length - 1] }
 }
 
-/** True for units where bigger numbers are better (throughput), false for times (latency). */
+/** True for units where bigger numbers are better (throughput, AUC), false for times (latency). */
 export function higherIsBetter(unit: string): boolean {
   if (/^(µs|us|ms|s|ns)$/.test(unit)) return false
-  if (/\/s$/.test(unit)) return true
+  if (/\/s$/.test(unit) || unit === 'AUC') return true
   throw new RangeError(`higherIsBetter: unknown unit '${unit}'`)
 }
 

@@ -1,6 +1,6 @@
 import { planScan } from '../src/data/plan.ts'
 import { openSnapshot } from '../src/table/index.ts'
-import { auc } from '../src/models/gbdt/metrics.ts'
+import { auc } from '../src/eval/metrics.ts'
 import { openRecsysData, sliceBatch, type EpochStream } from '../src/models/recsys/data.ts'
 import { initOptimizerState, initWeights } from '../src/models/recsys/init.ts'
 import { modelShapeOf } from '../src/models/recsys/layout.ts'
@@ -90,9 +90,11 @@ export async function runRecsysSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const matmul = bestRow(await matmulRows(ctx, { ...DEVICE_SIZES, matmulSizes: z.matmulSizes }))
   const gen = await generatorAucs(tableUrl)
   const rows = buildRows(ctx, z, ours, peer, gen.bayes, valid.n)
+  // The pipelined row's peer is the TF.js per-step row, the one our per-step row names.
+  const tfRow = rows.find(r => r.workload === rows[0].peer)!
   return [
     ...rows,
-    ...pipelinedRows(ctx, z, piped, peer),
+    ...pipelinedRows(ctx, z, piped, tfRow),
     ...endToEndRows(ctx, z, e2e, rows[0], shape, matmul),
     ...ceilingRows(ctx, gen),
   ]
@@ -244,10 +246,8 @@ async function generatorAucs(tableUrl: string): Promise<GeneratorAucs> {
   }
 }
 
-/** Throughput of the pipelined run (TF.js as peer) and its input-wait share. */
-function pipelinedRows(ctx: SuiteContext, z: RecsysSizes, p: PipelinedResult, peer: SideResult): BenchRow[] {
-  const tfSps = peer.stepMs.map((ms, i) => samplesPerSecond(peer.stepRows[i], ms))
-  const tfRow = valueRow(ctx, `TF.js ${peer.backend} (per-step, as above)`, 'throughput', 'samples/s', tfSps)
+/** Throughput of the pipelined run (the TF.js per-step row as peer) and its input-wait share. */
+function pipelinedRows(ctx: SuiteContext, z: RecsysSizes, p: PipelinedResult, tfRow: BenchRow): BenchRow[] {
   const label = `ours pipelined (back-to-back steps, loss read-back every ${METRICS_EVERY}), B=${z.batch} ${z.layers.join('-')} D=${z.dim}, ${p.steps} steps after ${z.warmup}`
   return [
     withPeer(valueRow(ctx, label, 'throughput', 'samples/s', [p.rows / (p.wallMs / 1000)]), tfRow),

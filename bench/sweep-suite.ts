@@ -9,6 +9,7 @@
  */
 import { DataCache } from '../src/sweep/data-cache.ts'
 import { defaultSpace } from '../src/tune/defaults.ts'
+import { familyOf } from '../src/models/registry.ts'
 import { MemoryStore } from '../src/sweep/store-memory.ts'
 import { runPageSweep } from '../src/sweep/run.ts'
 import type {
@@ -47,7 +48,7 @@ function workloads(quick: boolean): SweepWorkload[] {
     maxResource: quick ? 3 : 27,
     eta: 3,
     filter: 'age < 30',
-    space: { ...defaultSpace('gbdt'), max_depth: { type: 'int', low: 2, high: 5 } },
+    space: { ...defaultSpace(familyOf('gbdt')), max_depth: { type: 'int', low: 2, high: 5 } },
   }
   const recsys: SweepConfig = {
     model: 'recsys',
@@ -136,9 +137,10 @@ function rowsOf(ctx: SuiteContext, name: string, hb: SweepState, full: SweepStat
     's',
     [hb.gpuSecondsFullBudget],
   )
+  const fullAuc = auc(fullName, full)
   return [
-    { ...auc(hbName, hb), peer: fullName, peer_value: full.best?.metric ?? NaN },
-    auc(fullName, full),
+    withPeer(auc(hbName, hb), fullAuc),
+    fullAuc,
     gap,
     withPeer(gpu(hbName, hb), fullGpu),
     fullGpu,

@@ -52,6 +52,8 @@ export interface BenchOptions {
   loader?: LoaderBenchInput
   /** Inputs of the `gbdt` suite prepared by the CLI (XGBoost peer results). */
   gbdt?: GbdtBenchInput
+  /** Training rows of the `gbdt` suite's synthetic data: one size of this many rows (`--rows`; gbdtSizes). */
+  gbdtRows?: number
 }
 
 /**
@@ -85,6 +87,8 @@ export interface SuiteContext {
   loader?: LoaderBenchInput
   /** The `gbdt` suite's inputs (BenchOptions.gbdt). */
   gbdt?: GbdtBenchInput
+  /** BenchOptions.gbdtRows. */
+  gbdtRows?: number
 }
 
 /** A suite: runs its workloads and returns their rows. */

@@ -6,7 +6,7 @@
  * them as `window.snaptrainBench` (bench/page.ts).
  */
 import type { AdapterSummary } from './gpu/types.ts'
-import type { TableEntry } from './table/catalog.ts'
+import type { TableEntry } from './sources/folder/catalog.ts'
 import type { CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot } from './table/types.ts'
 import type { RunResult, TrainConfig, TrainProgress, TrainSummary } from './run/config.ts'
 import type { RunManifest } from './run/manifest.ts'

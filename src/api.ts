@@ -6,13 +6,13 @@
  */
 import { version } from '../package.json'
 import { adapterSummary, assertAdapter, assertGpu } from './gpu/device.ts'
-import { listTables } from './table/catalog.ts'
+import { listTables } from './sources/index.ts'
 import { listCommits, openSnapshot, readRows } from './table/index.ts'
 import { withTimeout } from './util/deadline.ts'
 import { lazySweepApi } from './sweep/lazy.ts'
 import { parseProfile, SharingClient, shareTableUrl } from './sharing/index.ts'
 import type { ProxiedProfile } from './sharing/index.ts'
-import { tableResolver } from './storage/access.ts'
+import { tableResolver } from './sources/index.ts'
 import { TableError, type HttpOptions } from './table/types.ts'
 import type {
   AccessOption,
@@ -103,7 +103,7 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
     },
     runFiles: async (run, modelFormat) => {
       const [{ loadFamily }, { runFiles }] = await Promise.all([
-        import('./run/family.ts'),
+        import('./models/registry.ts'),
         import('./run/artifacts.ts'),
       ])
       const family = await loadFamily(run.manifest.model)

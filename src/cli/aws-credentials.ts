@@ -15,22 +15,10 @@ import { readFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { parseAwsIni, profileNames, profileSettings, type IniSections } from '../storage/aws-config-file.ts'
-import type { CredentialProvider, S3Access, S3Credentials } from '../storage/types.ts'
+import type { AwsSettings, S3Credentials } from '../storage/types.ts'
 
 /** The environment variables read here (process.env by default). */
 export type AwsEnv = Record<string, string | undefined>
-
-/** What the CLI needs to reach S3 the way the user's AWS tools do. */
-export interface AwsSettings {
-  /** Reads the credentials again on every call. */
-  provider: CredentialProvider
-  /** AWS_REGION, AWS_DEFAULT_REGION, or the profile's `region`; undefined if none says. */
-  region?: string
-  /** AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, or the profile's `s3.endpoint_url` / `endpoint_url`. */
-  endpoint?: string
-  /** The profile in use. */
-  profile: string
-}
 
 /** Profile settings that mean "credentials come from elsewhere", which this reader does not follow. */
 const INDIRECT_KEYS = ['role_arn', 'sso_session', 'sso_start_url', 'credential_process', 'web_identity_token_file']
@@ -49,11 +37,6 @@ export async function awsSettings(env: AwsEnv = process.env, home = homedir()): 
     endpoint: env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || config['s3.endpoint_url'] || config.endpoint_url,
     profile,
   }
-}
-
-/** A serialisable S3 access for workers: the settings plus the credentials as of now. */
-export async function awsS3Access(settings: AwsSettings): Promise<S3Access> {
-  return { kind: 's3', region: settings.region, endpoint: settings.endpoint, credentials: await settings.provider() }
 }
 
 /**

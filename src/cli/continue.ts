@@ -16,6 +16,7 @@ import { CONTINUE_DIR, continueBundle, type BundleInput, type ContinueEngine } f
 import { sweepBundleInput } from '../continue/sweep-bundle.ts'
 import type { RunManifest } from '../run/manifest.ts'
 import { importSweep } from '../tune/export.ts'
+import { FAMILY_NAMES, familyOf } from '../models/registry.ts'
 
 const SPEC = {
   name: 'continue',
@@ -91,14 +92,14 @@ function bundleInput(dir: string, engine: ContinueEngine): BundleInput {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`--run ${dir}: no such folder`)
   const manifest = readJson(dir, 'manifest.json') as RunManifest
   const family = manifest?.model
-  if (family !== 'gbdt' && family !== 'recsys')
+  if (typeof family !== 'string' || !FAMILY_NAMES.includes(family))
     throw new Error(`--run ${dir}: manifest.json: not a snaptrain run manifest (model ${JSON.stringify(family)})`)
   const model = readModel(dir, family)
   const where = (e: unknown, file: string) => new Error(`--run ${dir}: ${file}: ${(e as Error).message}`)
   if (existsSync(join(dir, 'sweep.json'))) {
     let state: ReturnType<typeof importSweep>
     try {
-      state = importSweep(readFileSync(join(dir, 'sweep.json'), 'utf8'))
+      state = importSweep(readFileSync(join(dir, 'sweep.json'), 'utf8'), FAMILY_NAMES)
     } catch (e) {
       throw where(e, 'sweep.json')
     }
@@ -125,11 +126,11 @@ function readJson(dir: string, name: string): unknown {
   }
 }
 
-/** The run's model file: GBDT model.json (text) or model.ubj (bytes), the recommender's model.bin. */
-function readModel(dir: string, family: 'gbdt' | 'recsys'): { name: string; data: string | Uint8Array } {
-  const names = family === 'gbdt' ? ['model.json', 'model.ubj'] : ['model.bin']
+/** The run's model file (the family's modelFiles: GBDT model.json as text or model.ubj, the recommender's model.bin as bytes). */
+function readModel(dir: string, family: string): { name: string; data: string | Uint8Array } {
+  const names = familyOf(family).modelFiles
   const name = names.find(n => existsSync(join(dir, n)))
   if (!name) throw new Error(`--run ${dir}: no model file (looked for ${names.join(', ')})`)
   const bytes = new Uint8Array(readFileSync(join(dir, name)))
-  return { name, data: name === 'model.json' ? new TextDecoder().decode(bytes) : bytes }
+  return { name, data: name.endsWith('.json') ? new TextDecoder().decode(bytes) : bytes }
 }

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { CliIo } from './io.ts'
 import { defaultIo, reportError, safeIo } from './io.ts'
+import { FAMILY_NAMES } from '../models/registry.ts'
 
 type CommandModule = { run: (argv: string[], io: CliIo) => Promise<number> }
 type Command = { summary: string; load: () => Promise<CommandModule> }
@@ -53,8 +54,7 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('../../bench/cli.ts'),
   },
   train: {
-    summary:
-      'train a model (gbdt or recsys) on a table in headless Chromium; writes the model, manifest.json, metrics.csv',
+    summary: `train a model (${FAMILY_NAMES.join(', ')}) on a table in headless Chromium; writes the model, manifest.json, metrics.csv`,
     load: () => import('./train.ts'),
   },
   predict: {

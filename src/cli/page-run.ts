@@ -4,14 +4,13 @@
  * page server's port), open the app page in headless Chromium, run one `window.snaptrain` call,
  * and close everything however it ends, under an overall timeout.
  */
-import { basename, dirname, resolve } from 'node:path'
 import type { Page } from 'playwright-core'
 import type { CliIo } from './io.ts'
 import { launchBrowser } from './launch.ts'
 import { startPageServer } from '../serve/page-server.ts'
-import { serveDirectory, type ServedDirectory } from '../serve/server.ts'
-import { localizeUrls, requireFolder } from './table-url.ts'
-import { governedTable, isGovernedInput, type GovernedHttp } from './governed.ts'
+import type { ServedDirectory } from '../serve/server.ts'
+import { openTableLocation } from './table-url.ts'
+import type { GovernedHttp } from './governed.ts'
 import { networkOptions } from './data-flags.ts'
 import type { TableAccess } from '../storage/types.ts'
 import { withTimeout } from '../util/deadline.ts'
@@ -50,8 +49,10 @@ export async function pageTables(
 }
 
 /**
- * `--table` for the page: an http(s) URL as is; a folder mounted under its own name (siblings
- * unreachable), CORS open only to the app page's origin (added when the page server starts).
+ * `--table` for the page, through the table sources (table-url.ts): an http(s) URL as is; a
+ * governed table opened in this process (the page reaches it through the proxies, governed.ts);
+ * a folder mounted under its own name (siblings unreachable), CORS open only to the app page's
+ * origin (added when the page server starts).
  */
 export async function pageTable(
   input: string,
@@ -59,27 +60,7 @@ export async function pageTable(
   cwd = process.cwd(),
   http: GovernedHttp = {},
 ): Promise<PageTable> {
-  if (isGovernedInput(input)) {
-    const t = await governedTable(input, flag, process.env, http)
-    return { url: t.url, path: t.display, access: t.access, localize: m => m, close: async () => {} }
-  }
-  if (/^https?:\/\//i.test(input)) {
-    return { url: input.endsWith('/') ? input : `${input}/`, localize: m => m, close: async () => {} }
-  }
-  const dir = resolve(cwd, input)
-  await requireFolder(dir, flag)
-  const parent = dirname(dir)
-  const server = await serveDirectory(dir, { cors: [], mount: basename(dir) })
-  pageServed.add(server)
-  return {
-    url: `${server.url}${encodeURIComponent(basename(dir))}/`,
-    path: dir,
-    localize: m => localizeUrls(m, server.url, parent),
-    close: () => {
-      pageServed.delete(server)
-      return server.close()
-    },
-  }
+  return openTableLocation(input, cwd, { flag, http, cors: [], served: pageServed })
 }
 
 /** Things to close when the run ends (newest first). */

@@ -28,6 +28,7 @@ import { forPage } from './governed.ts'
 import { csvText } from '../util/csv.ts'
 import { readModelFile } from './model-file.ts'
 import { readFileSync } from 'node:fs'
+import { FAMILIES, familyOfModel } from '../models/registry.ts'
 import { checkRecsysModel, isRecsysModel, type PredictConfig, type PredictResult } from '../models/predict.ts'
 
 const SPEC = {
@@ -120,8 +121,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
 /**
  * The model file's contents, checked: a recommender's model.bin (checkpoint magic) as its bytes,
- * decoded once here so a corrupt or truncated file fails naming it; else an XGBoost model as JSON
- * text (.ubj read as UBJSON). `contribs` with a recommender is a usage error.
+ * decoded once here so a corrupt or truncated file fails naming it; another text family's model
+ * (the registry's familyOfModel: a gblinear model.json) as its text; else an XGBoost tree model as
+ * JSON text (.ubj read as UBJSON). `contribs` with a recommender is a usage error.
  */
 export function loadModel(path: string, contribs = false): string | Uint8Array<ArrayBuffer> {
   let bytes: Uint8Array<ArrayBuffer> | undefined
@@ -130,7 +132,11 @@ export function loadModel(path: string, contribs = false): string | Uint8Array<A
   } catch {
     // readModelFile says why (no such file, …)
   }
-  if (!bytes || !isRecsysModel(bytes)) return readModelFile(path, '--model')
+  const family = bytes && familyOfModel(bytes)
+  // The catch-all family's files (XGBoost tree models, JSON or UBJSON) are read and checked here;
+  // another text family's model goes to the page as its text, and its predictor checks it in full.
+  if (!bytes || !family || family === FAMILIES[FAMILIES.length - 1]) return readModelFile(path, '--model')
+  if (family.textModel) return new TextDecoder().decode(bytes)
   if (contribs) throw new Error('--contribs: SHAP values are for GBDT models; --model is a recommender model.bin')
   checkRecsysModel(bytes, `--model ${path}`)
   return bytes

@@ -10,9 +10,8 @@
 import { writeData, type CliIo } from './io.ts'
 import { parseCommand, UsageError } from './args.ts'
 import type { CommandSpec, FlagSpec, FlagValues } from './args.ts'
-import { openTableLocation, TableArgError } from './table-url.ts'
-import { governedLocation, isGovernedInput } from './governed.ts'
-import { tableResolver } from '../storage/access.ts'
+import { openTableLocation } from './table-url.ts'
+import { TableArgError, tableResolver } from '../sources/index.ts'
 import type { TableLocation } from './table-url.ts'
 import { rowToCsvLine, rowToJsonLine, csvRecord } from './format.ts'
 import { openSnapshot, scanFile } from '../table/index.ts'
@@ -180,9 +179,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       allowOrigins: open.allowOrigins,
       allowInsecureHttp: open.allowInsecureHttp,
     }
-    location = isGovernedInput(flags.table)
-      ? await governedLocation(flags.table, '--table', governed)
-      : await openTableLocation(flags.table)
+    location = await openTableLocation(flags.table, process.cwd(), { http: governed })
     if (location.access) open.resolver = tableResolver(location.url, location.access, { http: governed })
     return await scan(location, flags, open, io, start)
   } catch (e) {

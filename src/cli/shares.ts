@@ -13,7 +13,7 @@ import type { CommandSpec, FlagSpec } from './args.ts'
 import type { CliIo } from './io.ts'
 import { readProfileFile } from './profile-file.ts'
 import { INSECURE_HTTP_FLAG, insecureHttp } from './data-flags.ts'
-import { TableArgError } from './table-url.ts'
+import { TableArgError } from '../sources/index.ts'
 import { escapeName, pathSegment, SharingClient } from '../sharing/index.ts'
 import { mapLimit } from '../util/map-limit.ts'
 

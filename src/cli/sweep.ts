@@ -1,5 +1,5 @@
 /**
- * `snaptrain sweep --table T --label COL --model gbdt|recsys --strategy S …`: validates the space,
+ * `snaptrain sweep --table T --label COL --model FAMILY --strategy S …` (src/models/registry.ts): validates the space,
  * strategy knobs, trial count and parallelism in Node first (usage errors exit 2 before any
  * browser starts; the page refuses a parallelism above its adapter's limit before loading data),
  * checks the label and filter against the table, then runs the sweep in the app page
@@ -17,7 +17,7 @@ import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from '
 import { pageErrorMessage, pageTables, withAppPage, type Closers, type PageTable } from './page-run.ts'
 import { progress, type Progress } from './progress.ts'
 import { precheck } from './train.ts'
-import { loadFamily } from '../run/family.ts'
+import { FAMILY_MENU, FAMILY_NAMES, familyOf, loadFamily } from '../models/registry.ts'
 import { fileStamp, writeOutputs, type OutputData } from './out-dir.ts'
 import { STRATEGY_NAMES } from '../tune/strategy.ts'
 import { planSweep, sweepGaucGroup } from '../sweep/plan.ts'
@@ -30,6 +30,9 @@ import { allowOrigins, DATA_FLAGS, insecureHttp, tokenHeaders } from './data-fla
 import { forPage } from './governed.ts'
 import { tableAddress } from './table-url.ts'
 
+/** Metrics some family reports (registry `metrics`); the plan checks the model's own. */
+const SWEEP_METRICS = [...new Set(FAMILY_MENU.flatMap(d => d.metrics))]
+
 /** The flags of `snaptrain sweep`. */
 export const SPEC = {
   name: 'sweep',
@@ -39,9 +42,9 @@ export const SPEC = {
     ...DATA_FLAGS,
     model: {
       type: 'string',
-      choices: ['gbdt', 'recsys'],
+      choices: FAMILY_NAMES,
       required: true,
-      placeholder: 'gbdt|recsys',
+      placeholder: FAMILY_NAMES.join('|'),
       help: 'model family',
     },
     space: {
@@ -74,15 +77,15 @@ export const SPEC = {
     'min-resource': {
       type: 'int',
       placeholder: 'r',
-      help: 'smallest resource of a trial: boosting rounds (gbdt) or epochs (recsys)',
+      help: `smallest resource of a trial: ${FAMILY_MENU.map(d => `${d.resource.many} (${d.name})`).join(' or ')}`,
     },
     'max-resource': { type: 'int', placeholder: 'R', help: 'largest resource of a trial (full budget)' },
     eta: { type: 'number', placeholder: 'η', help: 'Hyperband/ASHA reduction factor (default 3)' },
     metric: {
       type: 'string',
-      choices: ['auc', 'logloss', 'gauc'],
+      choices: SWEEP_METRICS,
       default: 'auc',
-      placeholder: 'auc|logloss|gauc',
+      placeholder: SWEEP_METRICS.join('|'),
       help: 'validation metric (auc and gauc maximised, logloss minimised; gauc: recsys, with gauc_group fixed in the space)',
     },
     out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/sweep-<timestamp>)' },
@@ -168,10 +171,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       headers: tokenHeaders(f),
       ...(table.access ? { access: table.access } : {}),
     }
-    // GBDT's label checks in Node, and a recsys sweep's gauc_group column (the recsys family's
-    // precheck, labels included); for both families every trial reads the version checked here.
-    const group = config.model === 'recsys' ? sweepGaucGroup(config) : undefined
-    const family = config.model === 'gbdt' || group !== undefined ? await loadFamily(config.model) : undefined
+    // The family's checks in Node (GBDT's labels; a recommender sweep's gauc_group column, its
+    // precheck with labels included: registry sweep.precheck); every trial reads the version checked here.
+    const group = sweepGaucGroup(config)
+    const family =
+      familyOf(config.model).sweep.precheck || group !== undefined ? await loadFamily(config.model) : undefined
     const { version, label, features, filter, validVersion, allowOrigins } = config
     const data = {
       model: config.model,
@@ -242,7 +246,7 @@ export function checkFlags(f: SweepFlags): SweepConfig {
   if (f['warm-start-journal']) {
     const text = readText('--warm-start-journal', f['warm-start-journal'])
     try {
-      config.warmStart = warmStartFromJournal(text, config, {
+      config.warmStart = warmStartFromJournal(text, config, familyOf(config.model), {
         journal: f['warm-start-journal'],
         study: f['warm-start-study'],
       })
@@ -308,7 +312,7 @@ async function runInPage(io: CliIo, seconds: number, config: SweepConfig): Promi
  * the page read them at this process's loopback URLs, whose ports mean nothing after the run.
  */
 export function namedSweep(r: PageResult): PageResult {
-  const stored = importSweep(r.exported)
+  const stored = importSweep(r.exported, FAMILY_NAMES)
   return {
     ...r,
     state: { ...r.state, config: namedConfig(r.state.config) },
@@ -409,11 +413,12 @@ export function sweepOutputFiles(f: Pick<SweepFlags, 'csv-formula-guard'>, r: Pa
   const files: Record<string, OutputData> = {
     'trials.csv': trialsCsv(r.state.trials, { formulaGuard: f['csv-formula-guard'] }),
     'sweep.json': r.exported + '\n',
-    [OPTUNA_JOURNAL_FILE]: optunaJournal(r.state),
+    [OPTUNA_JOURNAL_FILE]: optunaJournal(r.state, familyOf(r.state.config.model)),
   }
   if (r.best?.model) {
-    if (r.state.config.model === 'gbdt') files['model.json'] = r.best.model
-    else files['model.bin'] = Buffer.from(r.best.model, 'base64')
+    // A text model (XGBoost JSON) as stored; a binary one travels as base64 (registry textModel).
+    const d = familyOf(r.state.config.model)
+    files[d.modelFiles[0]!] = d.textModel ? r.best.model : Buffer.from(r.best.model, 'base64')
   }
   if (r.best?.manifest && r.best.model) {
     // The best trial's continue bundle in DIR/continue/, the manifest linked to it (src/continue/sweep-bundle.ts).
@@ -443,7 +448,7 @@ async function appendJournal(path: string, state: SweepState): Promise<void> {
   }
   try {
     const existing = existsSync(path) ? readFileSync(path, 'utf8') : ''
-    appendFileSync(path, optunaJournal(state, existing))
+    appendFileSync(path, optunaJournal(state, familyOf(state.config.model), existing))
   } catch (e) {
     throw new Error(`--optuna-journal ${resolve(path)}: ${(e as Error).message}`)
   } finally {

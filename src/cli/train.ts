@@ -7,7 +7,7 @@
  * continues a model file; recsys: model.bin, the checkpoint layout of
  * src/models/recsys/checkpoint.ts, and model.onnx, its ONNX export), DIR/manifest.json, DIR/metrics.csv
  * and the continue bundle DIR/continue/ (src/continue/bundle.ts), as one group (temp names, then renamed). With --json the last stdout line is the run summary. `--model` picks the family
- * (src/run/family.ts); the command is the same for both.
+ * (src/models/registry.ts); the command is the same for every family.
  */
 import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
@@ -18,7 +18,8 @@ import { progress, type Progress } from './progress.ts'
 import { openSnapshot } from '../table/index.ts'
 import { httpFor, type RunResult, type TrainConfig, type TrainProgress } from '../run/config.ts'
 import { progressDone } from '../run/progress.ts'
-import { loadFamily, type ModelFamily } from '../run/family.ts'
+import { FAMILIES, FAMILY_MENU, FAMILY_NAMES, familiesWithFlag, familyOf, familyOfConfig } from '../models/registry.ts'
+import type { ModelFamily } from '../run/family.ts'
 import { runFiles } from '../run/artifacts.ts'
 import type { StoppedMark } from '../run/stop.ts'
 import type { RecsysTrainSummary } from '../models/recsys/family.ts'
@@ -35,10 +36,9 @@ const SPEC = {
   flags: {
     model: {
       type: 'string',
-      choices: ['gbdt', 'recsys'],
-      default: 'gbdt',
-      placeholder: 'gbdt',
-      help: 'model family (gbdt: XGBoost-compatible histogram GBDT; recsys: embeddings + MLP click model, writes model.bin and model.onnx)',
+      choices: FAMILY_NAMES,
+      placeholder: FAMILY_NAMES.join('|'),
+      help: `model family (${FAMILY_MENU.map(d => `${d.name}: ${d.label}, writes ${d.modelFiles.join(' or ')}`).join('; ')})`,
     },
     ...DATA_FLAGS,
     params: {
@@ -111,8 +111,15 @@ export type TrainFlags = FlagValues<typeof SPEC.flags>
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(argv, SPEC, io)
   if (typeof parsed === 'number') return parsed
-  const f = parsed.values
-  const family = await loadFamily(f.model)
+  let family: ModelFamily
+  try {
+    // Without --model, the params' `booster` may name the family (XGBoost's "gblinear"); else the default.
+    family = await familyOfConfig({ model: parsed.values.model, params: boosterOf(parsed.values.params) }).load()
+  } catch (e) {
+    io.err(`snaptrain train: ${(e as Error).message}`)
+    return 2
+  }
+  const f = { ...parsed.values, model: family.name }
   let params: unknown
   let initModel: string | undefined
   try {
@@ -152,15 +159,24 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/** Flags only some families take (the registry's cliFlags). */
+const FAMILY_FLAGS = [...new Set(FAMILIES.flatMap(d => d.cliFlags))]
+
 /** Flag checks that need no data; returns the family's validated parameters. Throws naming the flag/parameter. */
 export function checkFlags(f: TrainFlags, family: ModelFamily): unknown {
   const raw = checkCommonFlags(f)
   const p = withParamsPrefix(() => family.params({ params: raw, seed: f.seed }))
-  for (const flag of ['model-format', 'init-model'] as const)
-    if (family.name !== 'gbdt' && f[flag] !== undefined) throw new Error(`--${flag}: only for --model gbdt`)
+  const d = familyOf(family.name)
+  for (const flag of FAMILY_FLAGS)
+    if (!d.cliFlags.includes(flag) && (f as Record<string, unknown>)[flag] !== undefined)
+      throw new Error(
+        `--${flag}: only for ${familiesWithFlag(flag)
+          .map(o => `--model ${o.name}`)
+          .join(' or ')}`,
+      )
   // The run would refuse it too, but only in the page, after a browser started.
   if (
-    family.name === 'gbdt' &&
+    d.earlyStoppingNeedsValidation &&
     raw.early_stopping_rounds !== undefined &&
     f['valid-fraction'] === undefined &&
     !f['valid-table']
@@ -198,6 +214,16 @@ export function withParamsPrefix<P>(parse: () => P): P {
     return parse()
   } catch (e) {
     throw new Error(`--params: ${(e as Error).message}`)
+  }
+}
+
+/** The params' `booster` alone (the rest is checked by the family), or nothing when --params is no JSON object. */
+function boosterOf(text: string): Record<string, unknown> | undefined {
+  try {
+    const p = JSON.parse(text) as unknown
+    return p && typeof p === 'object' && 'booster' in p ? { booster: (p as { booster: unknown }).booster } : undefined
+  } catch {
+    return undefined
   }
 }
 
@@ -306,9 +332,10 @@ async function writeRun(io: CliIo, f: TrainFlags, modelFile: string, family: Mod
     : ''
   io.err(`train: ${mark}${family.describe(r.summary)}; wrote ${dir}`)
   if (f.json) {
+    // The recommender's speed, epochs and steps after the adapter (absent from other summaries: JSON drops undefined).
     const { adapter, samples_per_second, epochs, steps, restored_best_step, timing, ...rest } =
       r.summary as RecsysTrainSummary
-    const recsys = r.summary.model === 'recsys' ? { samples_per_second, epochs, steps, restored_best_step, timing } : {}
+    const recsys = { samples_per_second, epochs, steps, restored_best_step, timing }
     io.out(
       JSON.stringify({
         ...rest,

@@ -17,6 +17,7 @@ import { gbdtJobs } from './gbdt-jobs.ts'
 import { RECSYS_FILES, recsysContinueFiles } from './recsys-files.ts'
 import { CONTINUE_RUNTIME_PY } from './runtime-py.ts'
 import { CONTINUE_JSON, CONTINUE_RUNTIME, type ContinueFeature, type ContinueSpec } from './spec.ts'
+import { familyOf, FAMILY_NAMES, type FamilyDescription } from '../models/registry.ts'
 
 /** The folder of a bundle beside a run's files (and the prefix of its names in a run's file list). */
 export const CONTINUE_DIR = 'continue'
@@ -30,10 +31,43 @@ export const ENGINE_JOBS = { dask: 'xgboost_dask.py', spark: 'xgboost_spark.py',
 /** An engine (`snaptrain continue --engine`), or 'all' of the family's. */
 export type ContinueEngine = keyof typeof ENGINE_JOBS | 'all'
 
-/** The engines of each family, in the order their jobs are listed. */
-const FAMILY_ENGINES: Record<ContinueSpec['family'], Array<keyof typeof ENGINE_JOBS>> = {
-  gbdt: ['dask', 'spark'],
-  recsys: ['torch'],
+/** How a bundle of one layout (a family's registry `continue.layout`) is made. */
+interface Layout {
+  /** The model's features in input order and the training done so far. */
+  model(data: string | Uint8Array, m: RunManifest): Pick<ContinueSpec, 'features' | 'done'>
+  /** continue.json's `files` with the jobs written. */
+  files(jobs: string[]): ContinueSpec['files']
+  /** The model's files and every job of the layout (continueFiles keeps the spec's jobs). */
+  write(model: string | Uint8Array, spec: ContinueSpec): Array<{ name: string; data: string | Uint8Array }>
+  /** The metric jobs print first when the bundle names none. */
+  metric(m: RunManifest): string
+}
+
+const LAYOUTS: Record<FamilyDescription['continue']['layout'], Layout> = {
+  // XGBoost JSON text whatever the run wrote, and jobs for XGBoost on Dask and Spark.
+  xgboost: {
+    model: gbdtModel,
+    files: jobs => ({ model: 'model.json', jobs }),
+    write: (model, spec) => [{ name: spec.files.model ?? 'model.json', data: gbdtJsonText(model) }, ...gbdtJobs(spec)],
+    metric: gbdtMetric,
+  },
+  // The recommender's features.json, weights and optimizer state as safetensors, and a PyTorch DDP job.
+  torch: {
+    model: recsysModel,
+    files: jobs => ({
+      features: RECSYS_FILES.features,
+      weights: RECSYS_FILES.weights,
+      optimizer: RECSYS_FILES.optimizer,
+      jobs,
+    }),
+    write: (model, spec) => recsysContinueFiles(recsysBytes(model), spec),
+    metric: recsysMetric,
+  },
+}
+
+/** The bundle layout of family `family`. */
+function layoutOf(family: string): Layout {
+  return LAYOUTS[familyOf(family).continue.layout]
 }
 
 /** What a bundle is made from. */
@@ -58,20 +92,13 @@ export function continueSpec(input: BundleInput): ContinueSpec {
   if (kind !== 'snaptrain-run' && kind !== 'snaptrain-sweep-trial')
     throw new RangeError('continue bundle: manifest: not a snaptrain run manifest')
   const family = m.model
-  if (family !== 'gbdt' && family !== 'recsys')
-    throw new RangeError(`continue bundle: manifest.model ${JSON.stringify(family)}: not gbdt or recsys`)
+  if (typeof family !== 'string' || !FAMILY_NAMES.includes(family))
+    throw new RangeError(`continue bundle: manifest.model ${JSON.stringify(family)}: not ${FAMILY_NAMES.join(' or ')}`)
+  const layout = layoutOf(family)
   const table = pinnedTable(m.table, 'manifest.table')
-  const model = family === 'gbdt' ? gbdtModel(input.model, m) : recsysModel(input.model, m)
+  const model = layout.model(input.model, m)
   const validation = validationOf(m)
-  const files: ContinueSpec['files'] =
-    family === 'gbdt'
-      ? { model: 'model.json', jobs: jobsOf(family, input.engine) }
-      : {
-          features: RECSYS_FILES.features,
-          weights: RECSYS_FILES.weights,
-          optimizer: RECSYS_FILES.optimizer,
-          jobs: jobsOf(family, input.engine),
-        }
+  const files = layout.files(jobsOf(family, input.engine))
   return {
     kind: 'snaptrain-continue',
     format: 1,
@@ -89,7 +116,7 @@ export function continueSpec(input: BundleInput): ContinueSpec {
     features: model.features,
     validation,
     params: { ...m.params },
-    metric: input.metric ?? defaultMetric(m),
+    metric: input.metric ?? layout.metric(m),
     seed: m.seed,
     done: model.done,
     files,
@@ -105,10 +132,7 @@ export function continueSpec(input: BundleInput): ContinueSpec {
  */
 export function continueFiles(spec: ContinueSpec, model: string | Uint8Array): RunFile[] {
   const jobs = new Set(spec.files.jobs)
-  const made =
-    spec.family === 'gbdt'
-      ? [{ name: spec.files.model ?? 'model.json', data: gbdtJsonText(model) }, ...gbdtJobs(spec)]
-      : recsysContinueFiles(recsysBytes(model), spec)
+  const made = layoutOf(spec.family).write(model, spec)
   const isJob = (name: string) => (Object.values(ENGINE_JOBS) as string[]).includes(name)
   const kept = made.filter(f => !isJob(f.name) || jobs.has(f.name))
   for (const j of jobs)
@@ -127,7 +151,7 @@ export function continueBundle(input: BundleInput): RunFile[] {
 
 /** The jobs written for `engine` (default all of the family's); RangeError when it is another family's. */
 export function jobsOf(family: ContinueSpec['family'], engine: ContinueEngine = 'all'): string[] {
-  const engines = FAMILY_ENGINES[family]
+  const engines = familyOf(family).continue.engines
   if (engine === 'all') return engines.map(e => ENGINE_JOBS[e])
   if (!engines.includes(engine))
     throw new RangeError(`engine ${engine}: no job for a ${family} model (its engines: ${engines.join(', ')}, all)`)
@@ -156,14 +180,17 @@ function validationOf(m: RunManifest): ContinueSpec['validation'] {
   return { kind: 'fraction', fraction: v.fraction, seed: m.seed, key: v.key.slice(), rows: v.rows }
 }
 
-/** The metric jobs print first: GBDT's last eval_metric (XGBoost's early-stopping one), the recommender's early-stopping metric. */
-function defaultMetric(m: RunManifest): string {
-  const p = m.params as { eval_metric?: unknown; early_stopping_metric?: unknown }
-  if (m.model === 'gbdt') {
-    const list = Array.isArray(p.eval_metric) ? p.eval_metric : [p.eval_metric]
-    const last = list[list.length - 1]
-    return typeof last === 'string' ? last : 'logloss'
-  }
+/** GBDT: the metric jobs print first is the last eval_metric (XGBoost's early-stopping one). */
+function gbdtMetric(m: RunManifest): string {
+  const p = m.params as { eval_metric?: unknown }
+  const list = Array.isArray(p.eval_metric) ? p.eval_metric : [p.eval_metric]
+  const last = list[list.length - 1]
+  return typeof last === 'string' ? last : 'logloss'
+}
+
+/** Recommender: the metric jobs print first is its early-stopping metric. */
+function recsysMetric(m: RunManifest): string {
+  const p = m.params as { early_stopping_metric?: unknown }
   return typeof p.early_stopping_metric === 'string' ? p.early_stopping_metric : 'auc'
 }
 

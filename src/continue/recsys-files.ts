@@ -7,6 +7,7 @@
  */
 import { continueExport } from '../models/recsys/export.ts'
 import type { ContinueSpec } from './spec.ts'
+import { familyOf } from '../models/registry.ts'
 import { TORCH_DDP_JOB, torchDdpJob } from './torch-ddp.ts'
 
 /** The recommender's file names in a bundle (continue.json `files`: features, weights, optimizer, jobs). */
@@ -26,7 +27,8 @@ export function recsysContinueFiles(
   checkpointBytes: Uint8Array,
   spec: ContinueSpec,
 ): Array<{ name: string; data: string | Uint8Array }> {
-  if (spec.family !== 'recsys') throw new RangeError(`continue bundle: a ${spec.family} spec has no recommender files`)
+  if (familyOf(spec.family).continue.layout !== 'torch')
+    throw new RangeError(`continue bundle: a ${spec.family} spec has no recommender files`)
   const x = continueExport(checkpointBytes, 'model.bin').files()
   return [
     { name: spec.files.features ?? RECSYS_FILES.features, data: x.features },

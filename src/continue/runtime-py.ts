@@ -5,7 +5,7 @@
  * worker's shard through `snaptrain scan --format npy` (src/cli/scan-npy.ts), the row keys and
  * validation split of src/data/row-key.ts (vectorised MurmurHash3 x86_32), the GBDT feature
  * encoding (model order, dictionary codes, unseen and null → missing) and AUC/logloss as
- * src/models/gbdt/metrics.ts computes them. numpy and the standard library only: no pyarrow.
+ * src/eval/metrics.ts computes them. numpy and the standard library only: no pyarrow.
  *
  * Python is never a product dependency: this is text, run by the engine's interpreter.
  */

@@ -45,7 +45,8 @@ export interface ContinueSpec {
   kind: 'snaptrain-continue'
   format: 1
   snaptrain_version: string
-  family: 'gbdt' | 'recsys'
+  /** The model family (src/models/registry.ts), manifest.model. */
+  family: string
   /** Where the model was made: a run, or a sweep's best trial. */
   source: { kind: 'run' } | { kind: 'sweep'; sweep_id: string; trial: number }
   /** The pinned table, as the run's manifest names it (url, the user's path, version, content digest). */

@@ -7,6 +7,7 @@ import { manifestJson, withContinueBundle, type RunFile } from '../run/artifacts
 import type { RunManifest } from '../run/manifest.ts'
 import type { SweepState, TrialArtifacts } from '../tune/types.ts'
 import { continueBundle, type BundleInput, type ContinueEngine } from './bundle.ts'
+import { familyOf } from '../models/registry.ts'
 
 /**
  * What the bundle of `state`'s best trial is made from; `artifacts` are that trial's (GBDT: model
@@ -24,7 +25,7 @@ export function sweepBundleInput(
   if (!artifacts.manifest) throw new RangeError(`sweep ${state.id}: trial ${best.trial} stored no manifest`)
   return {
     manifest: artifacts.manifest as RunManifest,
-    model: state.config.model === 'gbdt' ? artifacts.model : fromBase64(artifacts.model),
+    model: familyOf(state.config.model).textModel ? artifacts.model : fromBase64(artifacts.model),
     source: { kind: 'sweep', sweep_id: state.id, trial: best.trial },
     ...(state.config.metric ? { metric: state.config.metric } : {}),
     ...(engine ? { engine } : {}),

@@ -13,6 +13,10 @@
  */
 import { TORCH_MODULE } from './torch-module.ts'
 import { CONTINUE_RUNTIME, type ContinueSpec } from './spec.ts'
+import { FAMILIES, familyOf } from '../models/registry.ts'
+
+/** The families whose bundles this job continues (registry continue.layout 'torch'). */
+const TORCH_FAMILIES = FAMILIES.filter(f => f.continue.layout === 'torch').map(f => f.name)
 
 /** File name of the job inside a bundle. */
 export const TORCH_DDP_JOB = 'torch_ddp.py'
@@ -59,7 +63,7 @@ function line(s: string): string {
 
 /** torch_ddp.py for the recommender of `spec`: the header names the table, version and run; the job reads the rest from continue.json. */
 export function torchDdpJob(spec: ContinueSpec): string {
-  if (spec.family !== 'recsys')
+  if (familyOf(spec.family).continue.layout !== 'torch')
     throw new RangeError(`torch_ddp.py: continue.json is a ${spec.family} model, not a recommender`)
   const done =
     'steps' in spec.done ? `${spec.done.steps} steps, ${spec.done.epochs} epochs` : `${spec.done.rounds} rounds`
@@ -376,7 +380,7 @@ def main():
         torch.cuda.set_device(device)
     torch.set_num_threads(a.threads or max(1, (os.cpu_count() or 1) // world))
     spec = sc.load_spec(HERE)
-    if spec["family"] != "recsys":
+    if spec["family"] not in ${JSON.stringify(TORCH_FAMILIES)}:
         sys.exit("torch_ddp.py: continue.json is a %s model; this job continues a recommender" % spec["family"])
     if spec["validation"]["kind"] == "table":
         sys.exit("torch_ddp.py: the run's validation rows are a second table (%s version %s); this job holds out "

@@ -128,7 +128,7 @@ function gatherColumn(
   layout: Layout,
 ): DecodedColumn {
   const template = unitOf(units, rows.unit[0]).columns[name]
-  if (template.encoding === 'var_list' || template.encoding === 'hash_list')
+  if (template.encoding === 'var_list' || template.encoding === 'hash_list' || template.encoding === 'utf8')
     return gatherVarList(name, units, rows, template.encoding)
   const width = template.encoding === 'fixed_list' ? (template.length ?? 0) : 1
   const Ctor = template.values.constructor as new (n: number) => DecodedColumn['values']
@@ -200,12 +200,18 @@ function sourceOf(name: string, unit: DecodedUnit, template: DecodedColumn): Dec
   return column
 }
 
-/** var_list (Float32Array values) or hash_list (Uint32Array item hashes): offsets re-based, values copied per row. */
+/** Encodings of a variable length per row: offsets (n + 1) into values. */
+type VarEncoding = 'var_list' | 'hash_list' | 'utf8'
+
+/**
+ * var_list (Float32Array values), hash_list (Uint32Array item hashes) or utf8 (Uint8Array bytes):
+ * offsets re-based, values copied per row.
+ */
 function gatherVarList(
   name: string,
   units: ReadonlyArray<DecodedUnit | undefined>,
   rows: BatchRows,
-  encoding: 'var_list' | 'hash_list',
+  encoding: VarEncoding,
 ): DecodedColumn {
   const n = rows.unit.length
   const offsets = new Uint32Array(n + 1)
@@ -213,11 +219,17 @@ function gatherVarList(
     const src = listOf(name, unitOf(units, rows.unit[i]), encoding)
     offsets[i + 1] = offsets[i] + src.offsets[rows.index[i] + 1] - src.offsets[rows.index[i]]
   }
-  const values = encoding === 'var_list' ? new Float32Array(offsets[n]) : new Uint32Array(offsets[n])
+  const values =
+    encoding === 'var_list'
+      ? new Float32Array(offsets[n])
+      : encoding === 'utf8'
+        ? new Uint8Array(offsets[n])
+        : new Uint32Array(offsets[n])
   for (let i = 0; i < n; i++) {
     const src = listOf(name, unitOf(units, rows.unit[i]), encoding)
     const from = src.values.subarray(src.offsets[rows.index[i]], src.offsets[rows.index[i] + 1])
     if (encoding === 'var_list') (values as Float32Array).set(from as Float32Array, offsets[i])
+    else if (encoding === 'utf8') (values as Uint8Array).set(from as Uint8Array, offsets[i])
     else (values as Uint32Array).set(from as Uint32Array, offsets[i])
   }
   return { name, encoding, values, offsets }
@@ -226,13 +238,13 @@ function gatherVarList(
 function listOf(
   name: string,
   unit: DecodedUnit,
-  encoding: 'var_list' | 'hash_list',
-): { values: Float32Array | Uint32Array; offsets: Uint32Array } {
+  encoding: VarEncoding,
+): { values: Float32Array | Uint32Array | Uint8Array; offsets: Uint32Array } {
   const column = unit.columns[name]
   if (column?.encoding !== encoding || !column.offsets) {
     throw new TableError(`column '${name}': unit ${unit.unitId} is not a ${encoding}`, 'schema')
   }
-  return { values: column.values as Float32Array | Uint32Array, offsets: column.offsets }
+  return { values: column.values as Float32Array | Uint32Array | Uint8Array, offsets: column.offsets }
 }
 
 /** File-relative row index of each batch row, from the plan's unit masks. */

@@ -92,6 +92,8 @@ export function decodeColumn(
         return gatherVarList(spans, sel, n, ctx.column)
       case 'hash_list':
         return gatherHashList(spans, sel, n, ctx.column)
+      case 'utf8':
+        return gatherUtf8(spans, sel, n, ctx.column)
     }
   } catch (error) {
     throw located(error, ctx)
@@ -355,6 +357,52 @@ function gatherVarList(spans: Span[], sel: RowSelection, n: number, column: stri
  * hash32 value (strings through the same memo, int64 items as their words); a null row is an
  * empty list and a null item is left out.
  */
+const UTF8 = new TextEncoder()
+
+/**
+ * 'utf8': each row's value as byte 1 followed by its UTF-8 bytes (a string, or the bytes of an
+ * unannotated BYTE_ARRAY as they are), a null row as no bytes; anything else is refused.
+ */
+function gatherUtf8(spans: Span[], sel: RowSelection, n: number, column: string): DecodedColumn {
+  const rows = new Array<Uint8Array | undefined>(n)
+  const offsets = new Uint32Array(n + 1)
+  for (const { data, base, k0, k1 } of spans) {
+    for (let k = k0; k < k1; k++) {
+      const v = data[(sel.live ? sel.live[k] : sel.start + k) - base]
+      if (v === null || v === undefined) continue
+      const bytes = typeof v === 'string' ? UTF8.encode(v) : v instanceof Uint8Array ? v : undefined
+      if (!bytes) throw new RowError(rowAt(sel, k), new ValueError(`expected a string, got ${describe(v)}`))
+      rows[k] = bytes
+      offsets[k + 1] = bytes.length + 1
+    }
+  }
+  for (let k = 0; k < n; k++) offsets[k + 1] += offsets[k]
+  const values = new Uint8Array(offsets[n])
+  for (let k = 0; k < n; k++) {
+    const bytes = rows[k]
+    if (!bytes) continue
+    values[offsets[k]] = 1
+    values.set(bytes, offsets[k] + 1)
+  }
+  return { name: column, encoding: 'utf8', values, offsets }
+}
+
+const TEXT = new TextDecoder()
+
+/** The strings of a 'utf8' column (null for a null row), in row order. */
+export function utf8Strings(column: DecodedColumn): (string | null)[] {
+  const { values, offsets } = column
+  if (column.encoding !== 'utf8' || !offsets || !(values instanceof Uint8Array))
+    throw new TypeError(`column '${column.name}': ${column.encoding}, not utf8`)
+  const out = new Array<string | null>(offsets.length - 1)
+  for (let k = 0; k < out.length; k++) {
+    const a = offsets[k],
+      b = offsets[k + 1]
+    out[k] = a === b ? null : TEXT.decode(values.subarray(a + 1, b))
+  }
+  return out
+}
+
 function gatherHashList(spans: Span[], sel: RowSelection, n: number, column: string): DecodedColumn {
   const offsets = new Uint32Array(n + 1)
   for (const { data, base, k0, k1 } of spans) {

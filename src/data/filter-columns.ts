@@ -3,9 +3,10 @@
  * logical name, partition values included), reusing the row reader's column planning and value
  * conversion so the filter sees exactly the values readRows would deliver.
  */
-import type { AsyncBuffer, FileMetaData } from 'hyparquet'
-import { buildRow, partitionValues, planColumns, readGroup, schemaField, withRawTypes } from '../table/rows.ts'
-import { schemaIndex } from './group-read.ts'
+import type { AsyncBuffer, FileMetaData } from '../parquet/types.ts'
+import { withRawTypes } from '../parquet/file.ts'
+import { buildRow, partitionValues, planColumns, readGroup, schemaField } from '../table/rows.ts'
+import { schemaIndex } from '../parquet/group-read.ts'
 import type { AddFile, Row, Snapshot } from '../table/types.ts'
 
 /**

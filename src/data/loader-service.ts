@@ -1,20 +1,20 @@
 /**
  * What a loader worker does, as a plain object (so tests can call it without a worker): hold one
- * unit reader and hand decoded units over with their buffers marked for transfer; and sketch and
- * bin a GBDT run's training rows (src/models/gbdt/bin-workers.ts), with the same sketch.ts and
- * binned.ts code the page's thread would run.
+ * unit reader and hand decoded units over with their buffers marked for transfer; and run the
+ * tasks registered from above (loader-tasks.ts: a GBDT run's sketch and bin), with this worker's
+ * scratch state.
  */
 import { transfer } from 'comlink'
 import type { LoaderWorkerApi, WorkerHttpOptions } from '../workers/loader.api.ts'
 import type { DecodeSpec, DecodedUnit, ScanPlan } from './types.ts'
 import type { UrlResolver } from '../table/types.ts'
 import { createUnitReader, type UnitReader } from './unit-reader.ts'
-import { binRows, sketchRows } from '../models/gbdt/row-quantise.ts'
+import { loadLoaderTask } from './loader-tasks.ts'
 
 /** The API object a loader worker exposes. */
 export function createLoaderService(): LoaderWorkerApi {
   let reader: UnitReader | undefined
-  let rows: Float32Array[] | undefined
+  const state = new Map<string, unknown>()
   return {
     init(plan: ScanPlan, spec: DecodeSpec, http: WorkerHttpOptions, resolver?: UrlResolver) {
       reader = createUnitReader(plan, spec, resolver ? { ...http, resolver } : http)
@@ -29,15 +29,9 @@ export function createLoaderService(): LoaderWorkerApi {
       if (!reader) throw new Error('loader worker: stats before init')
       return reader.stats()
     },
-    sketchRows(columns, weights, lo, total, maxBin) {
-      rows = columns
-      return sketchRows(columns, weights, lo, total, maxBin)
-    },
-    binRows(cuts, missOff) {
-      if (!rows) throw new Error('loader worker: binRows before sketchRows')
-      const m = binRows(rows, cuts, missOff)
-      rows = undefined
-      return transfer(m, [m.bins.buffer as ArrayBuffer])
+    async runTask(name: string, args: unknown[]) {
+      const { value, transfer: buffers } = await (await loadLoaderTask(name))(args, state)
+      return buffers?.length ? transfer(value, buffers) : value
     },
   }
 }

@@ -5,7 +5,7 @@
  * row-group pruning (Parquet stats) → cut into units → deletion vectors → exact row filter.
  * Only footers, deletion vectors and — where stats cannot decide — the filter columns are read.
  */
-import type { AsyncBuffer, FileMetaData } from 'hyparquet'
+import type { AsyncBuffer, FileMetaData } from '../parquet/types.ts'
 import { loadDeletionVector } from '../table/deletion-vector.ts'
 import { fileValidator, openFile, readFooter, schemaField } from '../table/rows.ts'
 import { TableError, type AddFile, type HttpOptions, type Snapshot } from '../table/types.ts'

@@ -5,14 +5,14 @@
  * hyparquet decodes them, under physical column names). Every bound is converted to the Row value
  * type of the column's Delta type; anything uncertain is left out (unknown never prunes).
  */
-import type { FileMetaData, SchemaElement, SchemaTree } from 'hyparquet'
+import type { FileMetaData, SchemaElement, SchemaTree } from '../parquet/types.ts'
 import { findParquetChild, partitionValueFor } from '../table/column-mapping.ts'
 import { parsePartitionValue } from '../table/partition-values.ts'
 import { Timestamp } from '../table/timestamp.ts'
 import { schemaField } from '../table/rows.ts'
 import { formatDays } from '../table/values.ts'
 import type { AddFile, DeltaType, Snapshot } from '../table/types.ts'
-import { groupChunks, schemaIndex } from './group-read.ts'
+import { groupChunks, schemaIndex } from '../parquet/group-read.ts'
 import type { ColumnRange, ColumnRangeStats } from './types.ts'
 
 /**

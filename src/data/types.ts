@@ -8,7 +8,7 @@
  * through the unit. The seeded validation split does not use positions (a share's files have no
  * Delta path): it keys rows by their values (row-key.ts).
  */
-import type { FileMetaData } from 'hyparquet'
+import type { FileMetaData } from '../parquet/types.ts'
 import type { HttpOptions, ShareOrigin, StructField } from '../table/types.ts'
 import type { FileValidator } from '../table/range-check.ts'
 
@@ -207,6 +207,7 @@ export type ColumnEncoding =
   | 'fixed_list' // Float32Array n × length (length from the first row / schema; nulls → NaN)
   | 'var_list' // offsets Uint32Array (n + 1) + values Float32Array
   | 'hash_list' // offsets Uint32Array (n + 1) + values Uint32Array of item hashes (as hash32); null row → empty, null item skipped
+  | 'utf8' // strings, nulls kept: offsets Uint32Array (n + 1) + values Uint8Array; a row is byte 1 then its UTF-8 bytes, a null row is empty (decode.ts utf8Strings)
 
 /** One decoded column of a batch. */
 export interface DecodedColumn {

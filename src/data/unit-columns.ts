@@ -3,12 +3,12 @@
  * mapping), a partition value, or nothing (the file predates the column), plus the encoding.
  * Resolved once per file per reader; the unit reader reuses it for every unit of the file.
  */
-import type { SchemaTree } from 'hyparquet'
+import type { SchemaTree } from '../parquet/types.ts'
 import { findParquetChild } from '../table/column-mapping.ts'
 import { checkPhysicalType } from '../table/physical-type.ts'
 import { TableError, type StructField } from '../table/types.ts'
 import { defaultEncoding } from './decode.ts'
-import { schemaIndex } from './group-read.ts'
+import { schemaIndex } from '../parquet/group-read.ts'
 import type { ColumnEncoding, DecodeSpec, PlanFile, ScanPlan } from './types.ts'
 
 /**

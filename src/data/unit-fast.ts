@@ -4,12 +4,12 @@
  * types, nulls where they are errors, ragged lists, unusual encodings, damaged pages) go through
  * hyparquet's general path, which then also reports any error precisely.
  */
-import type { Compressors, FileMetaData } from 'hyparquet'
-import { groupChunks, groupStartOf, schemaIndex } from './group-read.ts'
-import { decodeChunkFast, selectFast } from './page-decode.ts'
-import type { FastEncoding } from './page-values.ts'
+import type { Compressors, FileMetaData } from '../parquet/types.ts'
+import { groupChunks, groupStartOf, schemaIndex } from '../parquet/group-read.ts'
+import { decodeChunkFast, selectFast } from '../parquet/page-decode.ts'
+import type { FastEncoding } from '../parquet/page-values.ts'
 import type { DecodedColumn, PlanFile, Unit } from './types.ts'
-import type { UnitBytes } from './unit-bytes.ts'
+import type { UnitBytes } from '../parquet/unit-bytes.ts'
 import type { ColumnSource } from './unit-columns.ts'
 
 /** Fast-decoded columns of `unit` by delivered name (those absent need the general path). */

@@ -4,16 +4,19 @@
  * as typed arrays in unit order. One reader per loader worker; it holds one AsyncBuffer per file
  * (footers come from the plan, never refetched) and the resolved columns of each file.
  */
-import { asyncBufferFromUrl, type AsyncBuffer, type ParquetParsers } from 'hyparquet'
+import { ParquetError } from '../parquet/errors.ts'
+import { openParquetFile } from '../parquet/file.ts'
+import type { AsyncBuffer, ParquetParsers } from '../parquet/types.ts'
 import { retryingFetch } from '../table/http.ts'
 import { FileMemory } from '../table/range-check.ts'
+import { asTableError } from '../table/rows.ts'
 import { TableError, type HttpOptions, type StructField } from '../table/types.ts'
 import { decodeColumn, decodeConstant, decodeKeyColumn, type ColumnChunk, type RowSelection } from './decode.ts'
 import { rawTimestampSeconds, toKeyHash } from './decode-values.ts'
 import { combineKeys, NULL_KEY_HASH } from './row-key.ts'
-import { compressors } from './codecs.ts'
-import { fetchGroup, groupStartOf, readGroupColumns } from './group-read.ts'
-import type { UnitBytes } from './unit-bytes.ts'
+import { compressors } from '../parquet/codecs.ts'
+import { fetchGroup, groupStartOf, readGroupColumns } from '../parquet/group-read.ts'
+import type { UnitBytes } from '../parquet/unit-bytes.ts'
 import { resolveColumns, type ColumnSource, type RawTimestamp } from './unit-columns.ts'
 import { decodeFastColumns } from './unit-fast.ts'
 import type { DecodeSpec, DecodedColumn, DecodedUnit, PlanFile, ScanPlan, Unit } from './types.ts'
@@ -55,7 +58,7 @@ export function openPlannedFile(
   memory: FileMemory,
 ): Promise<AsyncBuffer> {
   memory.expect(file.url, { size: file.size, ...file.validator })
-  return asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch })
+  return openParquetFile(file.url, file.size, fetch, false)
 }
 
 /** Row groups whose fetched bytes are kept for the next unit (units cut from one large group). */
@@ -112,7 +115,11 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
     if (cached) return { bytes: await cached.bytes, fresh: false }
     const { metadata, url } = plan.files[unit.fileIndex]
     // Checked once per fetch, so the fast path and the general one both decode checked pages.
-    const bytes = fileBuffer(unit.fileIndex).then(file => fetchGroup(file, metadata, unit.rowGroup, names, url))
+    const bytes = fileBuffer(unit.fileIndex)
+      .then(file => fetchGroup(file, metadata, unit.rowGroup, names, url))
+      .catch(error => {
+        throw error instanceof ParquetError ? asTableError(error, url, 'data') : error
+      })
     groups.unshift({ key, bytes })
     groups.length = Math.min(groups.length, GROUP_CACHE)
     return { bytes: await bytes, fresh: true }
@@ -232,6 +239,7 @@ function decodeChunks(bytes: UnitBytes, plan: ScanPlan, unit: Unit, columns: str
     )
   } catch (error) {
     if (error instanceof TableError) throw error
+    if (error instanceof ParquetError) throw asTableError(error, file.url, 'data')
     const message = error instanceof Error ? error.message : String(error)
     throw new TableError(
       `${file.url}: corrupt parquet data (rows ${unit.rowStart}–${unit.rowEnd}): ${message}`,

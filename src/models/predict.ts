@@ -1,11 +1,12 @@
 /**
- * The one prediction entry point of both families: a model file with the recommender's
- * checkpoint magic goes to recsys/predict-run.ts (margins are then its logits), anything else is
- * an XGBoost model for gbdt/predict-run.ts. The page API and the CLI come here, so neither
- * family's predictor knows the other.
+ * The one prediction entry point of every family: the registry (registry.ts familyOfModel) tells
+ * whose model file it is — a recommender's checkpoint magic (margins are then its logits), else an
+ * XGBoost model — and that family's predictor is loaded. The page API and the CLI come here, so no
+ * family's predictor knows another.
  */
-import type { PredictConfig, PredictResult } from './gbdt/predict-run.ts'
+import type { PredictConfig, PredictResult } from '../eval/predict.ts'
 import { decodeCheckpoint, MAGIC } from './recsys/checkpoint.ts'
+import { familyOfModel } from './registry.ts'
 
 export type { PredictConfig, PredictResult }
 
@@ -21,6 +22,5 @@ export function checkRecsysModel(bytes: Uint8Array, where: string): void {
 
 /** Predicts every live row of the table with the model's family. Throws naming a feature the table lacks. */
 export async function runPrediction(config: PredictConfig): Promise<PredictResult> {
-  if (isRecsysModel(config.model)) return (await import('./recsys/predict-run.ts')).runRecsysPrediction(config)
-  return (await import('./gbdt/predict-run.ts')).runPrediction(config)
+  return (await familyOfModel(config.model).loadPredict())(config)
 }

@@ -6,17 +6,17 @@
  */
 import type { HttpOptions } from '../table/types.ts'
 import type { TableAccess } from '../storage/types.ts'
-import { tableResolver } from '../storage/access.ts'
+import { tableResolver } from '../sources/index.ts'
 import type { CollectiveStats } from '../ranks/types.ts'
 import type { MemoryBudget } from '../models/memory-budget.ts'
 import type { RunManifest } from './manifest.ts'
 
-/** The model families (src/run/family.ts). */
-export type ModelName = 'gbdt' | 'recsys'
+/** A model family's name: one of src/models/registry.ts FAMILY_NAMES (familyOf checks it). */
+export type ModelName = string
 
 /** What to train (structured-cloneable: it crosses page.evaluate). */
 export interface TrainConfig {
-  /** Model family: 'gbdt' (default) or 'recsys'. */
+  /** Model family (src/models/registry.ts; default DEFAULT_FAMILY, the GBDT). */
   model?: string
   /** Table root URL (relative URLs are resolved by the caller). */
   table: string

@@ -1,14 +1,19 @@
 /**
- * A model family plugs into the one training run (pipeline.ts) and the one sweep trial runner
- * (src/sweep/trial-runner.ts): it parses its parameters, checks a table before a browser starts,
- * loads its rows from the pinned snapshot, trains with an evaluation callback that can stop, and
- * exports its model file, summary and manifest. Everything else in a model's folder is internal
- * to it. P = parameters, D = loaded data, T = what training returns, S = a device the caller owns
- * (a sweep slot: training runs on it without the device-loss policy; the sweep reruns the trial).
+ * A model family plugs into the one driver (pipeline.ts runTraining; a sweep trial is a call to
+ * its inner function, trainPrepared) with MODEL VERBS only: it parses its parameters, checks a
+ * table before a browser starts, loads (or, for a sweep, prepares) its rows from the pinned
+ * snapshot, says how to fit on a device (FamilyFit: put its model on a device, train there, stop
+ * at a checkpoint), and exports its model file, summary and manifest. Which device, how often, and
+ * recovery from a lost one are the driver's (session.ts: modes 'rank', 'slot', 'own'), never the
+ * family's. Everything else in a model's folder is internal to it.
+ * P = parameters, D = loaded data, T = what fitting returns (finish's input), B = the family's
+ * model on one device, C = a checkpoint (policy 'resume'), R = what a finished run on a device gives.
  */
 import type { Snapshot } from '../table/types.ts'
 import type { RankContext } from '../ranks/types.ts'
-import type { DeviceLossPolicy } from './device-loss.ts'
+import type { DeviceLossPolicy, DeviceLostError, DeviceSession, RunPart } from './device-loss.ts'
+import type { LostWatch } from '../gpu/device-lost.ts'
+import type { FitBackend, SessionDevice } from './session.ts'
 import type { StopRequest } from './stop.ts'
 import type { ModelName, RunResult, TrainConfig, TrainProgress, TrainSummary } from './config.ts'
 
@@ -61,7 +66,7 @@ export interface RunInput extends TrainInput {
 }
 
 /** What a family does for a run. */
-export interface ModelFamily<P = any, D = any, T = any, S = any> {
+export interface ModelFamily<P = any, D = any, T = any> {
   readonly name: ModelName
   /** What happens when the device is lost mid-run (src/run/device-loss.ts). */
   readonly deviceLoss: DeviceLossPolicy
@@ -81,8 +86,11 @@ export interface ModelFamily<P = any, D = any, T = any, S = any> {
   precheck(snapshot: Snapshot, config: TrainConfig, params: P): Promise<void>
   /** The run's rows from the pinned snapshot(s). */
   load(input: RunInput, params: P): Promise<D>
-  /** Trains on `data` under the family's device-loss policy; `onEvaluation` hears every evaluation. */
-  train(data: D, params: P, input: TrainInput, onEvaluation?: EvaluationListener, slot?: S): Promise<T>
+  /**
+   * How to fit `data`: the family's model on a device and its training there (FamilyFit); the
+   * driver's session (session.ts) picks the device and recovers. `onEvaluation` hears every evaluation.
+   */
+  fit(data: D, params: P, input: TrainInput, onEvaluation?: EvaluationListener): Promise<FamilyFit<any, any, any, T>>
   /**
    * What a sweep's trials share, loaded once per sweep data (src/sweep/data-cache.ts) through the
    * family's load path; `fixed`: the sweep's fixed parameters (raw); `onStage` hears the loading.
@@ -94,12 +102,33 @@ export interface ModelFamily<P = any, D = any, T = any, S = any> {
   finish(data: D, trained: T, params: P, input: TrainInput, seconds: number): RunResult
 }
 
-/** Names of the families. */
-export const MODEL_NAMES: readonly ModelName[] = ['gbdt', 'recsys']
-
-/** The family `name` (default gbdt), imported lazily; RangeError naming the known ones otherwise. */
-export async function loadFamily(name: string = 'gbdt'): Promise<ModelFamily> {
-  if (name === 'gbdt') return (await import('../models/gbdt/family.ts')).gbdtFamily as ModelFamily
-  if (name === 'recsys') return (await import('../models/recsys/family.ts')).recsysFamily as ModelFamily
-  throw new RangeError(`model ${name}: unknown model family (known: ${MODEL_NAMES.join(', ')})`)
+/**
+ * How a family fits one run's data on a device (made by ModelFamily.fit, run by session.ts).
+ * B = the model on one device, C = a checkpoint to resume from, R = a finished run's result,
+ * T = what the family's finish takes.
+ */
+export interface FamilyFit<B = any, C = any, R = any, T = any> {
+  /**
+   * The model on `device` (undefined: the CPU reference) holding checkpoint `from` (undefined: the
+   * start). Modes 'slot' and 'own'; `dispose` destroys the model only (the session owns the device).
+   */
+  open(device: SessionDevice | undefined, from: C | undefined): Promise<FitBackend<B>>
+  /** This rank's model on the rank's own device, with its collective (mode 'rank'; `adapter` says "× R ranks"). */
+  openRank(rank: RankContext): Promise<FitBackend<B>>
+  /**
+   * Trains on `session` from `from`. Under policy 'resume', on a session with `lost` (mode 'own' on
+   * a GPU) it may stop at a checkpoint ({ checkpoint }) and is called again from it; `watch` tells it
+   * the device is gone. Elsewhere it runs to the end ({ done }).
+   */
+  run(session: DeviceSession<B>, from: C | undefined, watch: LostWatch): Promise<RunPart<C, R>>
+  /** What fitting returns, read off the live session before the driver disposes it (recsys: the weights). */
+  result(session: DeviceSession<B>, done: R): Promise<T>
+  /** Mode 'own' on a GPU, before the first device opens: the memory check (memory-budget.ts). */
+  checkOwnGpu?(): Promise<void>
+  /** Device rebuilds allowed in mode 'own' unless the run's hooks say (RunHooks.maxRecoveries). */
+  readonly maxRecoveries: number
+  /** Told of each rebuild in mode 'own': the checkpoint the run goes on from (undefined: the start). */
+  onRecover?(from: C | undefined, reason: string): void
+  /** The error once the rebuilds are spent (names what was kept). */
+  exhausted(reason: string, losses: number, kept: C | undefined): DeviceLostError
 }

@@ -1,23 +1,21 @@
 /**
- * The one training run, for every model family (window.snaptrain.train, the Train panel, the
- * CLI through the page, each rank of a `--ranks` run): parameters → (R > 1: the same run on R rank
- * workers, ranks.ts) → the snapshot opened once at the pinned version → the family loads its rows
- * → trains under its device-loss policy → model file, metrics, summary and one manifest.
+ * The one driver, for every model family (window.snaptrain.train, the Train panel, the CLI through
+ * the page, each rank of a `--ranks` run, each sweep trial): parameters → (R > 1: the same run on
+ * R rank workers, ranks.ts) → the snapshot opened once at the pinned version → the family loads
+ * its rows → trainPrepared: the family fits on the run's device session (session.ts: this rank's
+ * device, a sweep slot's, or its own under the family's device-loss policy) → model file, metrics,
+ * summary and one manifest. A sweep trial enters at trainPrepared with a slot session and the rows
+ * its family prepared (src/sweep/trial-runner.ts).
  */
 import { openSnapshot } from '../table/index.ts'
 import type { Snapshot } from '../table/types.ts'
 import type { RankContext } from '../ranks/types.ts'
 import { httpFor, rankCount, type RunResult, type TrainConfig, type TrainProgress } from './config.ts'
-import { loadFamily, type RunHooks, type RunInput } from './family.ts'
-import type { RunManifest } from './manifest.ts'
+import type { EvaluationListener, ModelFamily, RunHooks, RunInput, TrainInput } from './family.ts'
+import { familyOfConfig } from '../models/registry.ts'
+import { fitOnSession, type Session } from './session.ts'
 import { StopRequest } from './stop.ts'
-import type { TrainSummary } from './config.ts'
-import type { RecsysTrainResult } from '../models/recsys/family.ts'
-
-/** A GBDT run's result: the XGBoost JSON model (UBJSON bytes when the config's modelFormat is 'ubj'). */
-export type GbdtTrainResult = RunResult<string, TrainSummary, RunManifest>
-/** A GBDT run's result with modelFormat 'ubj': the model as UBJSON bytes. */
-export type GbdtUbjTrainResult = RunResult<Uint8Array<ArrayBuffer>, TrainSummary, RunManifest>
+import { validationSet } from '../eval/validation.ts'
 
 /** Options of one run: inside a rank worker, the rank; test hooks; a user's Stop; validation scores. */
 export interface RunOptions {
@@ -29,36 +27,21 @@ export interface RunOptions {
   validScores?: boolean
 }
 
-/** Trains one model; `onProgress` hears the data stages and every evaluation. Throws naming the bad input. */
-export async function runTraining(
-  config: TrainConfig & { model: 'recsys' },
-  onProgress?: (p: TrainProgress) => void,
-  options?: RunOptions,
-): Promise<RecsysTrainResult>
-export async function runTraining(
-  config: TrainConfig & { model?: 'gbdt'; modelFormat: 'ubj' },
-  onProgress?: (p: TrainProgress) => void,
-  options?: RunOptions,
-): Promise<GbdtUbjTrainResult>
-export async function runTraining(
-  config: TrainConfig & { model?: 'gbdt' },
-  onProgress?: (p: TrainProgress) => void,
-  options?: RunOptions,
-): Promise<GbdtTrainResult>
-export async function runTraining(
-  config: TrainConfig,
-  onProgress?: (p: TrainProgress) => void,
-  options?: RunOptions,
-): Promise<RunResult>
-export async function runTraining(
+/**
+ * Trains one model; `onProgress` hears the data stages and every evaluation. Throws naming the bad
+ * input. `R`: the family's result type, for callers that know the family (a recommender's
+ * RecsysTrainResult; a GBDT model is XGBoost JSON text, or UBJSON bytes with modelFormat 'ubj').
+ */
+export async function runTraining<R extends RunResult = RunResult<string>>(
   config: TrainConfig,
   onProgress: (p: TrainProgress) => void = () => {},
   options: RunOptions = {},
-): Promise<RunResult> {
-  const family = await loadFamily(config.model)
+): Promise<R> {
+  // `booster: "gblinear"` in the params means the same as naming that family (registry familyOfConfig).
+  const family = await familyOfConfig(config).load()
   const params = family.params(config)
   if (rankCount(config) > 1 && !options.rank && family.onRankWorkers(config)) {
-    return (await import('./ranks.ts')).runOnRanks(config, onProgress, { stop: options.stop })
+    return (await (await import('./ranks.ts')).runOnRanks(config, onProgress, { stop: options.stop })) as R
   }
   const loading = `planning and loading ${config.table}`
   onProgress({ kind: 'stage', message: loading })
@@ -77,8 +60,28 @@ export async function runTraining(
     ...(await openTables(config)),
   }
   const data = await family.load(input, params)
+  const session: Session = options.rank
+    ? { mode: 'rank', rank: options.rank }
+    : { mode: 'own', backend: config.backend ?? 'gpu', hooks: input.hooks }
+  return (await trainPrepared(family, data, params, input, session)) as R
+}
+
+/**
+ * The driver's inner part, from loaded (or sweep-prepared) rows: the family fits on `session`,
+ * then exports. `seconds` = fitting's wall time, device opening included. `onEvaluation` hears
+ * every evaluation and may stop training after it (a sweep trial's report).
+ */
+export async function trainPrepared<P, D, T>(
+  family: ModelFamily<P, D, T>,
+  data: D,
+  params: P,
+  input: TrainInput,
+  session: Session,
+  onEvaluation?: EvaluationListener,
+): Promise<RunResult> {
   const t0 = performance.now()
-  const trained = await family.train(data, params, input)
+  const fit = await family.fit(data, params, input, onEvaluation)
+  const { trained } = await fitOnSession(fit, session, family.deviceLoss)
   const result = family.finish(data, trained, params, input, (performance.now() - t0) / 1000)
   const stopped = input.stop?.mark()
   return stopped ? { ...result, manifest: { ...result.manifest, stopped } } : result
@@ -86,20 +89,13 @@ export async function runTraining(
 
 /** The run's snapshots, each opened once: the training table and the validation table, if any. */
 export async function openTables(config: TrainConfig): Promise<{ snapshot: Snapshot; validSnapshot?: Snapshot }> {
-  if (config.validTable && config.validFraction !== undefined)
-    throw new RangeError('validTable and validFraction: give at most one')
-  if (config.validFraction !== undefined && !(config.validFraction > 0 && config.validFraction < 1)) {
-    throw new RangeError(`valid fraction: must be in (0, 1), got ${config.validFraction}`)
-  }
+  const valid = validationSet(config)
   const snapshot = await openSnapshot(config.table, {
     version: config.version,
     ...(config.filter ? { filterHint: config.filter } : {}),
     ...httpFor(config, config.table),
   })
-  if (!config.validTable) return { snapshot }
-  const validSnapshot = await openSnapshot(config.validTable, {
-    version: config.validVersion,
-    ...httpFor(config, config.validTable),
-  })
+  if (valid.kind !== 'table') return { snapshot }
+  const validSnapshot = await openSnapshot(valid.table, { version: valid.version, ...httpFor(config, valid.table) })
   return { snapshot, validSnapshot }
 }

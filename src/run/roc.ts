@@ -3,7 +3,7 @@
  * rate → true positive rate), the precision–recall curve and the confusion matrix at a chosen
  * threshold. Pure computation over scores (probabilities, V) and 0/1 labels (> 0.5 is positive),
  * unweighted. Tied scores are one point (one threshold), so the ROC's trapezoid area is the
- * Mann–Whitney AUC with ties counting ½ — the run's reported AUC (src/models/gbdt/metrics.ts `auc`).
+ * Mann–Whitney AUC with ties counting ½ — the run's reported AUC (src/eval/metrics.ts `auc`).
  */
 
 /** The curves of one set of scores; a point per distinct score, highest score first. */

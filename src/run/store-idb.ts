@@ -25,7 +25,8 @@ export interface StoredRun {
   createdAt: string
   /** The table: its short name, URL and the version trained on. */
   table: { name: string; url: string; version?: number }
-  model: 'gbdt' | 'recsys'
+  /** The model family (src/models/registry.ts). */
+  model: string
   label: string
   /** The parameters as the run used them (the manifest's `params`). */
   params: Record<string, unknown>

@@ -1,6 +1,8 @@
 /**
  * Delta Sharing client: profiles, the REST calls, shared tables as snapshots with renewing URLs.
- * Everything outside src/sharing imports from here.
+ * Everything outside src/sharing imports from here, but for the table sources (src/sources): the
+ * registry recognises share addresses (address.ts) and the sharing source alone opens a session
+ * for a share's access (access.ts).
  */
 export { parseProfile, checkNotExpired } from './profile.ts'
 export type { SharingProfile, BearerProfile, OAuthProfile, ProxiedProfile } from './profile.ts'
@@ -11,5 +13,4 @@ export type { ShareOpenOptions } from './shared-table.ts'
 export { isShareAddress, parseShareAddress, parseCoordinates } from './address.ts'
 export { escapeName, pathSegment } from './names.ts'
 export type { ShareAddress } from './address.ts'
-export { shareSession, shareCoordinatesOf } from './access.ts'
 export type { ShareAccess } from './access.ts'

@@ -23,6 +23,18 @@ export interface S3Credentials {
  */
 export type CredentialProvider = () => Promise<S3Credentials>
 
+/** What the CLI needs to reach S3 the way the user's AWS tools do (cli/aws-credentials.ts finds them). */
+export interface AwsSettings {
+  /** Reads the credentials again on every call. */
+  provider: CredentialProvider
+  /** AWS_REGION, AWS_DEFAULT_REGION, or the profile's `region`; undefined if none says. */
+  region?: string
+  /** AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, or the profile's `s3.endpoint_url` / `endpoint_url`. */
+  endpoint?: string
+  /** The profile in use. */
+  profile: string
+}
+
 /** A table in S3 (or an S3-compatible store) read with credentials the caller holds. */
 export interface S3Access {
   kind: 's3'

@@ -8,6 +8,7 @@ import { DataCache, type ReadOptions } from './data-cache.ts'
 import { defaultSpace } from '../tune/defaults.ts'
 import { exportSweep as exportJson, importSweep as importJson } from '../tune/export.ts'
 import { sweepImportance, type ParamImportance } from '../tune/importance.ts'
+import { familyOf, FAMILY_NAMES } from '../models/registry.ts'
 import { replaySweep } from '../tune/replay.ts'
 import { sweepBundleFiles } from '../continue/sweep-bundle.ts'
 import type { RunFile } from '../run/artifacts.ts'
@@ -47,7 +48,7 @@ export interface SweepApi {
   importSweep(json: string): Promise<SweepState>
   /** A trial's artifacts: model (gbdt: XGBoost JSON; recsys: base64 model file, kept for improving trials) and manifest. */
   sweepArtifacts(id: string, trial: number): Promise<TrialArtifacts | undefined>
-  /** The default search space JSON of `model`. */
+  /** The default search space JSON of model family `model` (its registry description's; RangeError for an unknown one). */
   defaultSpace(model: SweepModel): Record<string, unknown>
   /** What `config` would run (trials, brackets, resource units vs full budget) and every error in it; runs nothing. */
   planSweep(config: SweepConfig): SweepPlan
@@ -152,7 +153,7 @@ export function createSweepApi(o: SweepApiOptions = {}): SweepApi {
       return exportJson(await stored(id))
     },
     async importSweep(json) {
-      const s = importJson(json)
+      const s = importJson(json, FAMILY_NAMES)
       const st = await store()
       if (await st.get(s.id)) throw new Error(`sweep ${s.id} already exists in this page's store (delete it first)`)
       // An imported sweep that was running elsewhere is stopped here until resumed.
@@ -162,9 +163,9 @@ export function createSweepApi(o: SweepApiOptions = {}): SweepApi {
     async sweepArtifacts(id, trial) {
       return (await store()).getArtifacts(id, trial)
     },
-    defaultSpace,
+    defaultSpace: model => defaultSpace(familyOf(model)),
     planSweep: config => planSweep(resolve(config)),
-    sweepImportance: state => sweepImportance(state),
+    sweepImportance: state => sweepImportance(state, familyOf(state.config.model)),
     async sweepContinueFiles(id) {
       const s = await stored(id)
       const a = s.best && (await (await store()).getArtifacts(id, s.best.trial))

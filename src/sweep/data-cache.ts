@@ -6,10 +6,12 @@
  * layout (buckets, log1p), the featurized rows.
  */
 import type { TrainConfig } from '../run/config.ts'
-import { loadFamily, type ModelFamily } from '../run/family.ts'
+import type { ModelFamily } from '../run/family.ts'
+import { loadFamily } from '../models/registry.ts'
 import { openTables } from '../run/pipeline.ts'
 import type { ReadOptions, StageListener, SweepConfig } from '../tune/types.ts'
 import { sweepGaucGroup } from './plan.ts'
+import { validationSet } from '../eval/validation.ts'
 
 /** Default validation share when a sweep names no validation table. */
 export const DEFAULT_VALID_FRACTION = 0.2
@@ -44,7 +46,8 @@ export function dataKey(c: SweepConfig): string {
 
 /** The sweep's validation fraction: given, else the default unless a validation table is named. */
 export function validFraction(c: SweepConfig): number | undefined {
-  return c.validTable ? undefined : (c.validFraction ?? DEFAULT_VALID_FRACTION)
+  const v = validationSet(c, DEFAULT_VALID_FRACTION)
+  return v.kind === 'fraction' ? v.fraction : undefined
 }
 
 /**

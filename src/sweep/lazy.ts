@@ -8,6 +8,7 @@ import type { SweepApi } from './api.ts'
 import { planSweep } from './plan.ts'
 import { sweepImportance } from '../tune/importance.ts'
 import type { SweepConfig } from '../tune/types.ts'
+import { familyOf } from '../models/registry.ts'
 
 /** SweepApi whose async methods load the runtime lazily; `resolve` makes a config's table URLs absolute. */
 export function lazySweepApi(resolve: (c: SweepConfig) => SweepConfig): SweepApi {
@@ -24,8 +25,8 @@ export function lazySweepApi(resolve: (c: SweepConfig) => SweepConfig): SweepApi
     importSweep: async json => (await load()).importSweep(json),
     sweepArtifacts: async (id, trial) => (await load()).sweepArtifacts(id, trial),
     sweepContinueFiles: async id => (await load()).sweepContinueFiles(id),
-    defaultSpace,
+    defaultSpace: model => defaultSpace(familyOf(model)),
     planSweep: config => planSweep(resolve(config)),
-    sweepImportance: state => sweepImportance(state),
+    sweepImportance: state => sweepImportance(state, familyOf(state.config.model)),
   }
 }

@@ -8,9 +8,11 @@ import { adapterLabel, isSoftware } from '../gpu/device.ts'
 import { fullBudgetSeconds, planCost, reachedResource } from '../tune/cost.ts'
 import { DEFAULT_TRIALS, defaultSpace } from '../tune/defaults.ts'
 import { checkConfig, parseSpace } from '../tune/space.ts'
-import { MODEL_PARAMS } from './model-params.ts'
+import { paramCheck } from './model-params.ts'
+import { FAMILIES, FAMILY_NAMES, familiesWithMetric, familyOf, quotedNames } from '../models/registry.ts'
 import { CALIBRATION_NOT_A_TARGET } from '../models/recsys/family.ts'
 import { createStrategy, resolveStrategyOptions } from '../tune/strategy.ts'
+import { minimizes } from '../tune/sweep-state.ts'
 import type { Bracket, SearchSpace, Strategy, StrategyOptions, SweepConfig, SweepState } from '../tune/types.ts'
 
 /** Most trials in parallel on a software adapter (CPU threads shared by every device) and on a GPU. */
@@ -39,8 +41,9 @@ export interface PreparedSweep {
 
 /** Validates `config` and builds its strategy; throws RangeError naming the bad field. */
 export function prepareSweep(config: SweepConfig): PreparedSweep {
-  if (config.model !== 'gbdt' && config.model !== 'recsys')
-    throw new RangeError(`model: must be 'gbdt' or 'recsys', got ${JSON.stringify(config.model)}`)
+  if (!FAMILY_NAMES.includes(config.model))
+    throw new RangeError(`model: must be ${quotedNames(FAMILY_NAMES)}, got ${JSON.stringify(config.model)}`)
+  const family = familyOf(config.model)
   checkMetric(config)
   if (!config.label) throw new RangeError('label: required')
   if (config.validFraction !== undefined && !(config.validFraction > 0 && config.validFraction < 1))
@@ -49,36 +52,43 @@ export function prepareSweep(config: SweepConfig): PreparedSweep {
     throw new RangeError('validTable and validFraction: give at most one')
   if (config.parallel !== undefined && !(Number.isInteger(config.parallel) && config.parallel >= 1))
     throw new RangeError(`parallel: must be an integer ≥ 1, got ${config.parallel}`)
-  const space = parseSpace(config.space ?? defaultSpace(config.model), MODEL_PARAMS[config.model])
+  const space = parseSpace(config.space ?? defaultSpace(family), paramCheck(config.model))
   // A warm start's trials were checked when read (tune/optuna.ts); a stored or hand-made config is checked again here.
   config.warmStart?.trials.forEach(t =>
     checkConfig(space, t.config, `warmStart ${config.warmStart!.study} trial ${t.number}`),
   )
-  const options = resolveStrategyOptions(config.model, {
+  const options = resolveStrategyOptions(family, {
     strategy: config.strategy,
     trials: config.trials,
     seed: config.seed,
     minResource: config.minResource,
     maxResource: config.maxResource,
     eta: config.eta,
-    direction: config.metric === 'logloss' ? 'minimize' : 'maximize',
+    direction: minimizes(config) ? 'minimize' : 'maximize',
     prior: config.warmStart?.trials,
   })
   return { space, options, strategy: createStrategy(space, options) }
 }
 
 /**
- * The sweep's metric: auc, logloss, or (recsys) gauc over the fixed gauc_group column;
- * calibration is refused (reported, not a target: src/models/recsys/metrics.ts).
+ * The sweep's metric: one its family reports (the registry's `metrics`: auc, logloss, and for the
+ * recommender gauc over the fixed gauc_group column); calibration is refused (reported, not a
+ * target: src/models/recsys/metrics.ts).
  */
 function checkMetric(config: SweepConfig): void {
   const m = config.metric as string | undefined
   if (m === 'calibration') throw new RangeError(`metric: ${CALIBRATION_NOT_A_TARGET}`)
-  if (m !== undefined && m !== 'auc' && m !== 'logloss' && m !== 'gauc')
-    throw new RangeError(`metric: must be 'auc', 'logloss' or 'gauc', got ${JSON.stringify(m)}`)
+  const known = [...new Set(FAMILIES.flatMap(f => f.metrics))]
+  if (m !== undefined && !known.includes(m))
+    throw new RangeError(`metric: must be ${quotedNames(known)}, got ${JSON.stringify(m)}`)
+  if (m === undefined) return
+  if (!familyOf(config.model).metrics.includes(m)) {
+    const those = familiesWithMetric(m)
+    throw new RangeError(
+      `metric: '${m}' is a ${those.map(f => f.noun).join(' or ')} metric (model ${quotedNames(those.map(f => f.name))}), got model '${config.model}'`,
+    )
+  }
   if (m !== 'gauc') return
-  if (config.model !== 'recsys')
-    throw new RangeError(`metric: 'gauc' is a recommender metric (model 'recsys'), got model '${config.model}'`)
   if (sweepGaucGroup(config) === undefined)
     throw new RangeError(
       'metric \'gauc\' needs a gauc_group column, fixed for the whole sweep (a fixed parameter or a fixed value in the space, e.g. {"gauc_group": "user_id"})',

@@ -12,6 +12,7 @@ import { createTrialRunner } from './trial-runner.ts'
 import { isSweepState } from '../tune/sweep-state.ts'
 import { runSweep, type SlotFactory, type TrialSlot } from './scheduler.ts'
 import { fullBudget, prepareSweep, resolveParallel } from './plan.ts'
+import { familyOf } from '../models/registry.ts'
 import type { Strategy, SweepConfig, SweepEvent, SweepState, SweepStore } from '../tune/types.ts'
 
 /** Options of a page sweep run. */
@@ -57,7 +58,7 @@ async function slotFactory(config: SweepConfig, o: SweepRunOptions, stage: Stage
   const data = await o.cache.load(config, stage)
   const best = {}
   return async index => {
-    const { device } = await requestDevice()
+    const { device, adapter } = await requestDevice()
     o.onSlot?.(index, device)
     const lost = device.lost.then(
       info => `GPU device lost (${info.reason || 'unknown'}): ${info.message || 'no message'}`,
@@ -65,8 +66,9 @@ async function slotFactory(config: SweepConfig, o: SweepRunOptions, stage: Stage
     try {
       const clock = new GpuBusyClock(device),
         cache = new PipelineCache(device)
-      const kernel = config.model === 'gbdt' ? await chooseHistogramKernel(cache) : undefined
-      const runner = createTrialRunner({ config, data, cache, clock, kernel, onStage: stage, best })
+      const kernel = familyOf(config.model).histogramKernel ? await chooseHistogramKernel(cache) : undefined
+      const slot = { device, cache, kernel, adapter: adapterLabel(adapterSummary(adapter)) }
+      const runner = createTrialRunner({ config, data, device: slot, clock, onStage: stage, best })
       return { runner, lost, dispose: () => device.destroy() } satisfies TrialSlot
     } catch (e) {
       device.destroy()

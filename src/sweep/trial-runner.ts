@@ -1,18 +1,19 @@
 /**
- * The one sweep trial runner: a trial *is* a training run. It takes the family's rows from the
- * sweep's data cache (loaded once by the family, data-cache.ts), trains through the same
- * `family.train` and `family.finish` as `snaptrain train` (src/run/pipeline.ts) on the slot's
- * device, reports the sweep's metric at every resource step (GBDT: each round; recsys: each epoch
- * end) and stops at once on 'stop'. The trial's manifest is the run's, marked as a trial.
+ * The one sweep trial runner: a trial *is* a training run. It takes the trial's parameters and
+ * rows from the sweep's data cache (loaded once by the family, data-cache.ts; family.trial), and
+ * calls the one driver (src/run/pipeline.ts trainPrepared) with a slot session on the slot's
+ * device; it keeps only the sweep's concerns: it reports the sweep's metric at every resource step
+ * (GBDT: each round; recsys: each epoch end) and stops at once on 'stop', and marks the run's
+ * manifest (its real adapter and training time) as a trial.
  * Recommender model files are large (embedding tables and optimizer state), so a recsys trial keeps
  * its model only when it beats every earlier trial of this sweep (O(log n) files in expectation);
  * GBDT trials keep theirs. GPU-seconds = the slot queue's busy time over the trial.
  */
-import type { PipelineCache } from '../gpu/pipeline-cache.ts'
-import type { HistogramKernel } from '../kernels/gbdt/histogram_choice.ts'
-import type { BackendFactory } from '../models/gbdt/backend.ts'
 import type { RunResult } from '../run/config.ts'
 import type { TrainInput } from '../run/family.ts'
+import { trainPrepared } from '../run/pipeline.ts'
+import type { SessionDevice } from '../run/session.ts'
+import { familyOf } from '../models/registry.ts'
 import { sweepRunConfig, type StageListener, type SweepData } from './data-cache.ts'
 import type { GpuBusyClock } from './gpu-busy.ts'
 import { minimizes } from '../tune/sweep-state.ts'
@@ -23,14 +24,10 @@ export interface TrialRunnerContext {
   config: SweepConfig
   /** The sweep's data (data-cache.ts): its family and what the family loaded once. */
   data: SweepData
-  /** Pipelines of the slot's device (compiled once per slot); absent: the CPU reference backend. */
-  cache?: PipelineCache
+  /** The slot's device, its pipelines (compiled once per slot) and kernel; absent: the CPU reference backend. */
+  device?: SessionDevice
   /** Busy time of the slot's queue (absent: GPU-seconds 0). */
   clock?: GpuBusyClock
-  /** GBDT: the histogram kernel chosen once per slot. */
-  kernel?: HistogramKernel
-  /** GBDT backend override (tests: the CPU reference). */
-  backend?: BackendFactory
   /** Hears the binning of a max_bin not yet binned. */
   onStage?: StageListener
   /** Best metric so far, shared by the runners of one sweep (decides which recsys models are kept). */
@@ -42,8 +39,7 @@ export function createTrialRunner(ctx: TrialRunnerContext): TrialRunner {
   const { family, shared } = ctx.data
   const metric = ctx.config.metric ?? 'auc'
   const input: TrainInput = { config: sweepRunConfig(ctx.config), onProgress: () => {}, hooks: {} }
-  // The slot's device, for either family (GBDT without a device: the CPU reference unless given).
-  const slot = { cache: ctx.cache, kernel: ctx.kernel, backend: ctx.backend }
+  const step = familyOf(family.name).resource.one
   return {
     async run(req, report, signal) {
       const spec = {
@@ -57,24 +53,22 @@ export function createTrialRunner(ctx: TrialRunnerContext): TrialRunner {
       await ctx.clock?.idle()
       const busy0 = ctx.clock?.seconds() ?? 0
       let value: number | undefined
-      const trained = await family.train(
+      const run = await trainPrepared(
+        family,
         data,
         params,
         input,
+        { mode: 'slot', device: ctx.device },
         (index, metrics) => {
           if (signal.aborted) return 'stop'
           value = metrics[metric]
           if (value === undefined)
-            throw new Error(
-              `trial ${req.id}: no validation ${metric} after ${family.name === 'gbdt' ? 'round' : 'epoch'} ${index + 1}`,
-            )
+            throw new Error(`trial ${req.id}: no validation ${metric} after ${step} ${index + 1}`)
           return report(index + 1, value) === 'stop' ? 'stop' : undefined
         },
-        slot,
       )
-      const run = family.finish(data, trained, params, input, 0)
       await ctx.clock?.idle()
-      const keep = family.name === 'gbdt' || (value !== undefined && isBetter(ctx, value))
+      const keep = familyOf(family.name).sweep.keepEveryModel || (value !== undefined && isBetter(ctx, value))
       const manifest = {
         ...run.manifest,
         kind: 'snaptrain-sweep-trial',

@@ -3,14 +3,7 @@
  * parquet files, multi-part parquet, and v2 UUID-named checkpoints in JSON or parquet whose file
  * actions may live in sidecar parquet files under `_delta_log/_sidecars/`.
  */
-import {
-  asyncBufferFromUrl,
-  cachedAsyncBuffer,
-  parquetMetadataAsync,
-  parquetReadObjects,
-  parquetSchema,
-} from 'hyparquet'
-import { compressors } from '../data/codecs.ts'
+import { openParquetFile, readMetadata, readObjects, topLevelNames } from '../parquet/file.ts'
 import { toAction, type Action, type AddAction } from './actions.ts'
 import { fetchBytes, retryingFetch } from './http.ts'
 import type { CheckpointFile, CheckpointPart } from './listing.ts'
@@ -88,11 +81,11 @@ async function readRows(part: CheckpointPart, fetch: typeof globalThis.fetch): P
 async function readRowsSized(part: CheckpointPart, fetch: typeof globalThis.fetch): Promise<Record<string, unknown>[]> {
   try {
     // Why cached: a small checkpoint is then fetched once, footer and column chunks together.
-    const file = cachedAsyncBuffer(await asyncBufferFromUrl({ url: part.url, byteLength: part.size, fetch }))
-    const metadata = await parquetMetadataAsync(file)
-    const names = new Set(parquetSchema(metadata).children.map(c => c.element.name))
+    const file = await openParquetFile(part.url, part.size, fetch)
+    const metadata = await readMetadata(file)
+    const names = new Set(topLevelNames(metadata))
     const columns = READ_COLUMNS.filter(c => names.has(c))
-    return await parquetReadObjects({ file, metadata, columns, compressors })
+    return await readObjects(file, metadata, columns)
   } catch (error) {
     if (error instanceof TableError) throw error
     throw new TableError(

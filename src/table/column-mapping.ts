@@ -4,7 +4,7 @@
  * field ids (`delta.columnMapping.id`); the schema in the log carries the logical names users see.
  * This module finds, for a logical field, the parquet schema node that stores it.
  */
-import type { SchemaTree } from 'hyparquet'
+import type { SchemaTree } from '../parquet/types.ts'
 import { TableError, type DeltaType, type Snapshot, type StructField, type StructType } from './types.ts'
 
 /** The table's column mapping mode. */

@@ -4,7 +4,7 @@
  * refused naming the file and column, never decoded into NaNs. Widening that Delta allows
  * (type widening: integer → long/double, float → double, date → timestamp_ntz) is accepted.
  */
-import type { SchemaTree } from 'hyparquet'
+import type { SchemaTree } from '../parquet/types.ts'
 import { TableError, type DeltaType } from './types.ts'
 
 /** Physical types each primitive Delta type may be stored as (widening included). */

@@ -4,18 +4,10 @@
  * drops rows named by the deletion vector, adds typed partition values and converts every value
  * to the Row types under its logical name.
  */
-import {
-  asyncBufferFromUrl,
-  cachedAsyncBuffer,
-  parquetMetadataAsync,
-  type AsyncBuffer,
-  type DecodedArray,
-  type FileMetaData,
-  type ParquetParsers,
-  type SchemaTree,
-} from 'hyparquet'
-import { flatten } from 'hyparquet/src/utils.js'
-import { fetchGroup, readGroupColumns, schemaIndex } from '../data/group-read.ts'
+import { ParquetError } from '../parquet/errors.ts'
+import { openParquetFile, readGroupValues, readMetadata, withRawTypes, type GroupValues } from '../parquet/file.ts'
+import { schemaIndex } from '../parquet/group-read.ts'
+import type { AsyncBuffer, FileMetaData, ParquetParsers, SchemaTree } from '../parquet/types.ts'
 import { findParquetChild, partitionValueFor, physicalName } from './column-mapping.ts'
 import { checkPhysicalType } from './physical-type.ts'
 import { loadDeletionVector } from './deletion-vector.ts'
@@ -169,7 +161,7 @@ export async function openFile(
   // `expected`: what an earlier read of the file saw, so a file replaced in between fails as changed.
   memory.expect(file.url, { ...expected, size: file.size })
   const fetch = retryingFetch(opts, tableUrl, memory) as typeof globalThis.fetch
-  const buffer = cachedAsyncBuffer(await asyncBufferFromUrl({ url: file.url, byteLength: file.size, fetch }))
+  const buffer = await openParquetFile(file.url, file.size, fetch)
   opened.set(buffer, () => memory.known(file.url))
   return buffer
 }
@@ -188,14 +180,19 @@ export function fileValidator(buffer: AsyncBuffer): FileValidator | undefined {
 /** Parses the footer; a parse failure is 'corrupt-file', an HTTP failure stays 'http'. */
 export async function readFooter(buffer: AsyncBuffer, url: string): Promise<FileMetaData> {
   try {
-    return await parquetMetadataAsync(buffer)
+    return await readMetadata(buffer)
   } catch (error) {
     throw asTableError(error, url, 'footer')
   }
 }
 
-function asTableError(error: unknown, url: string, what: string): TableError {
+/**
+ * A read failure as a TableError: a TableError as it is, a ParquetError with its own message and
+ * code, anything else (hyparquet's) as 'corrupt-file' naming `url` and `what` was being read.
+ */
+export function asTableError(error: unknown, url: string, what: string): TableError {
   if (error instanceof TableError) return error
+  if (error instanceof ParquetError) return new TableError(error.message, error.code, error.url)
   const message = error instanceof Error ? error.message : String(error)
   return new TableError(`${url}: corrupt parquet ${what}: ${message}`, 'corrupt-file', url)
 }
@@ -230,26 +227,6 @@ export function partitionValues(snapshot: Snapshot, file: AddFile, plans: Column
 }
 
 /**
- * Copy of the footer whose DECIMAL and MAP annotations are removed, so hyparquet hands back
- * unscaled integers/bytes (its decimals are lossy floats) and key/value entry lists (its maps are
- * objects with string keys). values.ts rebuilds exact decimals and Maps from these.
- */
-export function withRawTypes(metadata: FileMetaData): FileMetaData {
-  const schema = metadata.schema.map(element => {
-    const raw =
-      element.converted_type === 'DECIMAL' ||
-      element.converted_type === 'MAP' ||
-      element.logical_type?.type === 'DECIMAL' ||
-      element.logical_type?.type === 'MAP'
-    return raw ? { ...element, converted_type: undefined, logical_type: undefined } : element
-  })
-  return { ...metadata, schema }
-}
-
-/** Decoded values of a row group's data columns, keyed by parquet top-level name; one entry per row. */
-export type GroupValues = Map<string, DecodedArray>
-
-/**
  * Reads the data columns of row group `rowGroup` (pages checked before decoding, group-read.ts);
  * undefined when no data column is needed.
  */
@@ -261,21 +238,8 @@ export async function readGroup(
   url: string,
 ): Promise<GroupValues | undefined> {
   const columns = new Set(plans.flatMap(p => (p.node ? [p.node.element.name] : [])))
-  const rows = Number(metadata.row_groups[rowGroup].num_rows)
-  if (!columns.size || !rows) return undefined
   try {
-    const bytes = await fetchGroup(buffer, metadata, rowGroup, columns, url)
-    const select = { groupStart: 0, selectStart: 0, selectEnd: rows }
-    const decoded = readGroupColumns(bytes, metadata, rowGroup, select, columns, { utf8: false, parsers: PARSERS })
-    const values: GroupValues = new Map()
-    for (const name of columns) {
-      const column = decoded.get(name)
-      if (!column) throw new Error(`parquet column not found: ${name}`)
-      const flat = flatten(column.data)
-      if (column.skipped || flat.length < rows) throw new Error(`column ${name} holds ${flat.length} of ${rows} rows`)
-      values.set(name, flat)
-    }
-    return values
+    return await readGroupValues(buffer, metadata, columns, rowGroup, url, PARSERS)
   } catch (error) {
     throw asTableError(error, url, `data (row group ${rowGroup})`)
   }

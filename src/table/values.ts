@@ -7,7 +7,7 @@
  * day numbers for dates, Timestamps for timestamps (rows.ts parsers), and bytes for unannotated
  * BYTE_ARRAY (utf8: false), then converts here.
  */
-import type { SchemaTree } from 'hyparquet'
+import type { SchemaTree } from '../parquet/types.ts'
 import { findParquetChild, type ColumnMappingMode } from './column-mapping.ts'
 import { Timestamp } from './timestamp.ts'
 import { TableError, type ArrayType, type DeltaType, type MapType, type StructType } from './types.ts'

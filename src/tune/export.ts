@@ -19,9 +19,10 @@ export function exportSweep(state: SweepState): string {
 
 /**
  * Parses an exported sweep (exportSweep's output, or a bare SweepState object). Throws
- * RangeError naming the field, e.g. `sweep.trials[3].status: must be one of …`.
+ * RangeError naming the field, e.g. `sweep.trials[3].status: must be one of …`; `models`: the
+ * model families known (src/models/registry.ts FAMILY_NAMES; the engine knows none), checked when given.
  */
-export function importSweep(text: string): SweepState {
+export function importSweep(text: string, models?: readonly string[]): SweepState {
   let doc: unknown
   try {
     doc = JSON.parse(text)
@@ -39,7 +40,8 @@ export function importSweep(text: string): SweepState {
   str(s.id, 'sweep.id')
   oneOf(s.status, 'sweep.status', ['running', 'stopped', 'finished', 'failed'])
   const c = obj(s.config, 'sweep.config')
-  oneOf(c.model, 'sweep.config.model', ['gbdt', 'recsys'])
+  if (models) oneOf(c.model, 'sweep.config.model', models)
+  else str(c.model, 'sweep.config.model')
   oneOf(c.strategy, 'sweep.config.strategy', STRATEGY_NAMES)
   str(c.table, 'sweep.config.table')
   str(c.label, 'sweep.config.label')

@@ -3,7 +3,7 @@
  * (configurations in the unit cube → metric), each parameter's main-effect share of the variance
  * averaged over the trees. Deterministic for a given seed and trial list.
  */
-import type { SearchSpace, SweepState, TrialRecord } from './types.ts'
+import type { SearchSpace, SweepFamily, SweepState, TrialRecord } from './types.ts'
 import { Rng } from '../util/rng.ts'
 import { encode, parseSpace, searchDims, withoutParams } from './space.ts'
 import { defaultSpace } from './defaults.ts'
@@ -63,13 +63,16 @@ export function parameterImportance(
 }
 
 /**
- * parameterImportance of a stored or running sweep: its space (the config's, else the model's
- * default) over its trials, seeded by the sweep's seed. Parameters no trial's configuration
+ * parameterImportance of a stored or running sweep: its space (the config's, else `family`'s
+ * default; family: the description of the sweep's model) over its trials, seeded by the sweep's seed. Parameters no trial's configuration
  * carries are left out: Hyperband, ASHA and BOHB set the resource per rung instead of sampling it.
  */
-export function sweepImportance(state: SweepState, o: ImportanceOptions = {}): ParamImportance[] | undefined {
-  const { model } = state.config
-  const space = parseSpace(state.config.space ?? defaultSpace(model))
+export function sweepImportance(
+  state: SweepState,
+  family: SweepFamily,
+  o: ImportanceOptions = {},
+): ParamImportance[] | undefined {
+  const space = parseSpace(state.config.space ?? defaultSpace(family))
   const carried = new Set(state.trials.flatMap(t => Object.keys(t.config)))
   const searched = withoutParams(
     space,

@@ -27,13 +27,14 @@ import type {
   PriorTrial,
   SearchSpace,
   SweepConfig,
+  SweepFamily,
   SweepState,
   TrialConfig,
   TrialRecord,
   WarmStart,
 } from './types.ts'
 import { checkConfig, choiceIndex, parseSpace } from './space.ts'
-import { defaultSpace, RESOURCE_PARAM } from './defaults.ts'
+import { defaultSpace } from './defaults.ts'
 import { resolveStrategyOptions } from './strategy.ts'
 import { minimizes } from './sweep-state.ts'
 
@@ -89,18 +90,18 @@ export interface JournalStudy {
  * into, '' for a new one): the study's id is the next free one there, as Optuna numbers studies.
  * Throws naming the study when `existing` already holds one of that name.
  */
-export function optunaJournal(state: SweepState, existing = ''): string {
+export function optunaJournal(state: SweepState, family: SweepFamily, existing = ''): string {
   const before = replayJournal(existing, 'journal')
   if (before.studies.some(s => s.name === state.id))
     throw new Error(`journal: already holds a study named ${state.id} (Optuna refuses a second study of one name)`)
   const studyId = before.nextStudyId
   const c = state.config
-  const space = parseSpace(c.space ?? defaultSpace(c.model))
+  const space = parseSpace(c.space ?? defaultSpace(family))
   const worker = `snaptrain-${state.id}`
   const line = (op: number, fields: Record<string, unknown>): string =>
     JSON.stringify({ op_code: op, worker_id: worker, ...fields })
   const lines = [line(OP.CREATE_STUDY, { study_name: state.id, directions: [minimizes(c) ? 1 : 2] })]
-  for (const [key, value] of Object.entries(studyAttrs(state, space)))
+  for (const [key, value] of Object.entries(studyAttrs(state, family, space)))
     lines.push(line(OP.SET_STUDY_USER_ATTR, { study_id: studyId, user_attr: { [key]: value } }))
   for (const t of [...state.trials].sort((a, b) => a.id - b.id))
     lines.push(line(OP.CREATE_TRIAL, { study_id: studyId, ...trialFields(t, space, state.updatedAt) }))
@@ -108,9 +109,9 @@ export function optunaJournal(state: SweepState, existing = ''): string {
 }
 
 /** The sweep's facts as study user attributes (what a result is traced back to). */
-function studyAttrs(state: SweepState, space: SearchSpace): Record<string, unknown> {
+function studyAttrs(state: SweepState, family: SweepFamily, space: SearchSpace): Record<string, unknown> {
   const c = state.config
-  const o = resolveStrategyOptions(c.model, {
+  const o = resolveStrategyOptions(family, {
     strategy: c.strategy,
     seed: c.seed,
     minResource: c.minResource,
@@ -130,8 +131,8 @@ function studyAttrs(state: SweepState, space: SearchSpace): Record<string, unkno
     min_resource: o.minResource,
     max_resource: o.maxResource,
     eta: o.eta,
-    resource_param: RESOURCE_PARAM[c.model],
-    space: c.space ?? defaultSpace(c.model),
+    resource_param: family.resource.param,
+    space: c.space ?? defaultSpace(family),
     fixed_params: fixed,
     snaptrain_status: state.status,
     snaptrain_best_trial: state.best?.trial ?? null,
@@ -429,7 +430,12 @@ export interface WarmStartOptions {
  * carry, is taken from the trial's last intermediate step (clamped to its domain) when missing.
  * The study's direction must be the sweep's, and a study snaptrain wrote must have its metric.
  */
-export function warmStartFromJournal(text: string, config: SweepConfig, o: WarmStartOptions): WarmStart {
+export function warmStartFromJournal(
+  text: string,
+  config: SweepConfig,
+  family: SweepFamily,
+  o: WarmStartOptions,
+): WarmStart {
   const study = pickStudy(readJournal(text, o.journal), o)
   const at = `${o.journal}: study ${JSON.stringify(study.name)}`
   const direction = minimizes(config) ? 'minimize' : 'maximize'
@@ -442,10 +448,10 @@ export function warmStartFromJournal(text: string, config: SweepConfig, o: WarmS
   const metric = config.metric ?? 'auc'
   if (study.userAttrs.metric !== undefined && study.userAttrs.metric !== metric)
     throw new RangeError(`${at}: its trials measured ${JSON.stringify(study.userAttrs.metric)}, the sweep ${metric}`)
-  const space = parseSpace(config.space ?? defaultSpace(config.model))
+  const space = parseSpace(config.space ?? defaultSpace(family))
   const trials = study.trials
     .filter(t => t.state === 'COMPLETE' && t.value !== undefined)
-    .map(t => priorTrial(t, space, RESOURCE_PARAM[config.model], `${at}, trial ${t.number}: params`))
+    .map(t => priorTrial(t, space, family.resource.param, `${at}, trial ${t.number}: params`))
   if (trials.length === 0) throw new RangeError(`${at}: no COMPLETE trial with a value to warm-start from`)
   return { journal: o.journal, study: study.name, trials }
 }

@@ -2,14 +2,13 @@
  * Strategy construction: options validated (RangeError naming the option and the bad value)
  * before anything runs, defaults filled per model, then the strategy for `strategy`.
  */
-import type { SearchSpace, Strategy, StrategyName, StrategyOptions, SweepModel } from './types.ts'
+import type { SearchSpace, Strategy, StrategyName, StrategyOptions, SweepFamily } from './types.ts'
 import { createGrid } from './grid.ts'
 import { createRandom } from './random.ts'
 import { createTpe } from './tpe.ts'
 import { createHyperband } from './hyperband.ts'
 import { createAsha } from './asha.ts'
 import { createBohb } from './bohb.ts'
-import { DEFAULT_RESOURCES, RESOURCE_PARAM } from './defaults.ts'
 
 /** Every strategy name. */
 export const STRATEGY_NAMES: readonly StrategyName[] = ['grid', 'random', 'hyperband', 'asha', 'tpe', 'bohb']
@@ -44,14 +43,14 @@ export function validateStrategyOptions(o: StrategyOptions): void {
 }
 
 /**
- * Full options from a partial set: the model's default resources and η (DEFAULT_RESOURCES), seed 0,
- * direction 'maximize', resourceParam = RESOURCE_PARAM[model]; then validated.
+ * Full options from a partial set: the family's default resources and η (family.sweep.resources),
+ * seed 0, direction 'maximize', resourceParam = family.resource.param; then validated.
  */
 export function resolveStrategyOptions(
-  model: SweepModel,
+  family: SweepFamily,
   p: Partial<StrategyOptions> & { strategy: StrategyName },
 ): StrategyOptions {
-  const d = DEFAULT_RESOURCES[model]
+  const d = family.sweep.resources
   const o: StrategyOptions = {
     strategy: p.strategy,
     seed: p.seed ?? 0,
@@ -59,7 +58,7 @@ export function resolveStrategyOptions(
     maxResource: p.maxResource ?? d.maxResource,
     eta: p.eta ?? d.eta,
     direction: p.direction ?? 'maximize',
-    resourceParam: p.resourceParam ?? RESOURCE_PARAM[model],
+    resourceParam: p.resourceParam ?? family.resource.param,
   }
   if (p.trials !== undefined) o.trials = p.trials
   if (p.gridPoints !== undefined) o.gridPoints = p.gridPoints

@@ -53,8 +53,11 @@ export function trialRecord(req: TrialRequest): TrialRecord {
 
 /** True when the sweep's metric is minimised (logloss), false when maximised (auc). */
 export function minimizes(config: Pick<SweepConfig, 'metric'>): boolean {
-  return config.metric === 'logloss'
+  return config.metric !== undefined && MINIMISED.has(config.metric)
 }
+
+/** Metrics a sweep minimises (losses and errors); every other one (auc, gauc) is maximised. */
+const MINIMISED: ReadonlySet<string> = new Set(['logloss', 'rmse', 'mae', 'error'])
 
 /** GPU-seconds and early stops summed over the trials (in place). */
 export function updateTotals(state: SweepState): void {

@@ -2,7 +2,7 @@
  * Types of hyperparameter sweeps: search spaces, strategies (grid, random, Hyperband,
  * ASHA, TPE, BOHB), trials, sweep state and the store. The engine (space, strategies, cost,
  * importance, store) is pure and testable; the scheduler runs trials through a TrialRunner.
- * Resource = boosting rounds (gbdt) or epochs (recsys). Metric direction: see SweepConfig.
+ * Resource = the family's resource parameter (SweepFamily). Metric direction: see SweepConfig.
  */
 import type { TrainConfig } from '../run/config.ts'
 import type { HttpOptions } from '../table/types.ts'
@@ -21,8 +21,22 @@ export type SearchSpace = Record<string, ParamDomain>
 /** One configuration: parameter name → value (numbers for numeric domains, a choice otherwise). */
 export type TrialConfig = Record<string, unknown>
 
-/** Model families a sweep can train. */
-export type SweepModel = 'gbdt' | 'recsys'
+/** A model family's name (src/models/registry.ts FAMILY_NAMES; the sweep runtime checks it). */
+export type SweepModel = string
+
+/**
+ * What the engine needs of a model family: the parameter its resource sets and its default
+ * resources and space. src/models/registry.ts's FamilyDescription is one; the engine imports no
+ * model, so its callers (sweep/, cli/, ui/) hand it over.
+ */
+export interface SweepFamily {
+  readonly name: string
+  readonly resource: { readonly param: string }
+  readonly sweep: {
+    readonly resources: { readonly minResource: number; readonly maxResource: number; readonly eta: number }
+    readonly space: Readonly<Record<string, unknown>>
+  }
+}
 
 /** What a space is checked against: the model's parameter names and its own parser (src/sweep/model-params.ts). */
 export interface ModelParamCheck {
@@ -53,7 +67,7 @@ export interface StrategyOptions {
   /** 'maximize' for auc (default), 'minimize' for logloss. */
   direction: 'maximize' | 'minimize'
   /**
-   * Parameter the resource sets (RESOURCE_PARAM: gbdt 'num_round', recsys 'epochs'). Grid, random
+   * Parameter the resource sets (the family's resource.param: num_round, epochs…). Grid, random
    * and TPE request each trial at its configuration's value of it (maxResource when the space does
    * not search it); Hyperband, ASHA and BOHB drop it from the space and request rung resources.
    */
@@ -204,8 +218,11 @@ export interface SweepConfig extends SweepData {
   minResource?: number
   maxResource?: number
   eta?: number
-  /** 'auc' (default) or 'gauc' (recsys, with a fixed gauc_group) maximised, 'logloss' minimised. */
-  metric?: 'auc' | 'logloss' | 'gauc'
+  /**
+   * A metric the model's family reports (src/models/registry.ts `metrics`): 'auc' (default) or
+   * 'gauc' (recsys, with a fixed gauc_group) maximised, 'logloss' (and errors: sweep-state.ts minimizes) minimised.
+   */
+  metric?: string
   name?: string
   /** Seeded from an earlier study's finished trials (src/tune/optuna.ts `warmStartFromJournal`). */
   warmStart?: WarmStart

@@ -47,6 +47,7 @@ import './run-explanation.ts'
 import './table-list.ts'
 import './share-browser.ts'
 import './table-view.ts'
+import { familyOf } from '../models/registry.ts'
 
 /** The page. Set `api` to drive it with another implementation (tests); default window.snaptrain. */
 @customElement('st-app')
@@ -249,7 +250,7 @@ export class StApp extends LitElement {
       ${
         tr.history.length || tr.state === 'loading'
           ? html`<st-train-curve .history=${tr.history}
-        x-label=${tr.model === 'recsys' ? 'evaluation' : 'round'}></st-train-curve>`
+        x-label=${familyOf(tr.model).evaluation}></st-train-curve>`
           : ''
       }
       ${

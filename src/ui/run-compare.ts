@@ -11,6 +11,7 @@ import { runLine } from './run-list.ts'
 import type { CurveSeries } from './run-curves.ts'
 import './line-chart.ts'
 import './run-curves.ts'
+import { familyOf } from '../models/registry.ts'
 
 /** A run in the comparison, with its data once loaded and its colour. */
 export interface ComparedRun {
@@ -65,7 +66,9 @@ export class StRunCompare extends LitElement {
   }
 
   private unit(): string {
-    return this.runs.every(c => c.run.model === 'gbdt') ? 'round' : 'evaluation'
+    // The families' evaluation unit when the runs share one ('round'), else the general 'evaluation'.
+    const units = new Set(this.runs.map(c => familyOf(c.run.model).evaluation))
+    return units.size > 1 ? 'evaluation' : ([...units][0] ?? familyOf().evaluation)
   }
 }
 

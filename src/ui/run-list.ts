@@ -10,6 +10,7 @@ import type { StoredRun } from '../api-types.ts'
 import { baseStyles } from './styles.ts'
 import type { ErrorView, LoadState } from './types.ts'
 import './error-view.ts'
+import { familyOf } from '../models/registry.ts'
 
 /** Which file of a run to download. */
 export type RunFileKind = 'model' | 'manifest' | 'metrics' | 'continue'
@@ -22,7 +23,7 @@ export interface RunDownloadDetail {
 
 /** What a run's line says: rounds (or evaluations), AUC, stopped. */
 export function runLine(r: StoredRun): string {
-  const what = r.model === 'recsys' ? `${r.summary.rounds} evaluations` : `${r.summary.rounds} rounds`
+  const what = `${r.summary.rounds} ${familyOf(r.model).evaluation}s`
   const auc = r.summary.auc === null ? '–' : r.summary.auc.toFixed(4)
   return `${r.model} · ${what} · AUC ${auc}${r.stopped ? ' · stopped' : ''}`
 }

@@ -4,13 +4,14 @@
  * time, and the parallel-coordinates lines (params vs metric, each axis normalised to [0, 1]).
  */
 import type { SweepState, TrialRecord } from './types.ts'
+import { minimizes } from '../tune/sweep-state.ts'
 
 /** uPlot AlignedData without the uPlot import: x, then one y array per series. */
 export type Columns = [number[], ...Array<Array<number | null>>]
 
-/** 'maximize' for auc, 'minimize' for logloss (SweepConfig.metric). */
+/** 'maximize' for auc, 'minimize' for logloss (SweepConfig.metric; tune/sweep-state.ts minimizes). */
 export function directionOf(state: Pick<SweepState, 'config'>): 'maximize' | 'minimize' {
-  return state.config.metric === 'logloss' ? 'minimize' : 'maximize'
+  return minimizes(state.config) ? 'minimize' : 'maximize'
 }
 
 /**

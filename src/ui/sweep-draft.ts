@@ -7,6 +7,7 @@
  */
 import { warmStartBest, warmStartFromJournal } from '../tune/optuna.ts'
 import type { WarmStart } from '../tune/types.ts'
+import { familyOf } from '../models/registry.ts'
 import type { StrategyName, SweepConfig, SweepModel } from './types.ts'
 
 /** What the setup form holds. */
@@ -167,7 +168,7 @@ export function draftConfig(
   for (const k of Object.keys(config) as Array<keyof SweepConfig>) if (config[k] === undefined) delete config[k]
   if (form.journal && !errors.length) {
     try {
-      config.warmStart = warmStartFromJournal(form.journal.text, config, {
+      config.warmStart = warmStartFromJournal(form.journal.text, config, familyOf(config.model), {
         journal: form.journal.name,
         study: form.journalStudy || undefined,
       })

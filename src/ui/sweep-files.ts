@@ -15,6 +15,7 @@ import { exportModelFile } from '../models/recsys/export.ts'
 import { fromBase64 } from '../continue/sweep-bundle.ts'
 import { bundleZip, CONTINUE_ZIP } from '../continue/zip.ts'
 import type { SweepApi, SweepDownloadKind, SweepState } from './types.ts'
+import { FAMILIES, familyOf } from '../models/registry.ts'
 
 /** A file to save: name and contents. */
 export interface DownloadFile {
@@ -32,6 +33,13 @@ async function bestArtifacts(lib: SweepApi, s: SweepState) {
   return { a, trial: s.best.trial }
 }
 
+/** Throws `sweep <id>: only <family> models <what>` when `kind` is not a download of the sweep's family (registry `downloads`). */
+function ownDownload(s: SweepState, kind: SweepDownloadKind, what: string): void {
+  if (familyOf(s.config.model).downloads.includes(kind)) return
+  const those = FAMILIES.filter(f => f.downloads.includes(kind)).map(f => f.noun)
+  throw new Error(`sweep ${s.id}: only ${those.join(' or ')} models ${what}`)
+}
+
 /** Builds file `kind` of sweep `s`; throws with the cause when the API cannot supply it. */
 export async function sweepFile(lib: SweepApi, s: SweepState, kind: SweepDownloadKind): Promise<DownloadFile> {
   const base = `sweep-${s.id}`
@@ -42,17 +50,17 @@ export async function sweepFile(lib: SweepApi, s: SweepState, kind: SweepDownloa
     case 'model': {
       const { a, trial } = await bestArtifacts(lib, s)
       if (!a.model) throw new Error(`sweep ${s.id}: trial ${trial} stored no model`)
-      return s.config.model === 'gbdt'
-        ? { name: `${base}-trial${trial}-model.json`, blob: new Blob([a.model], { type: 'application/json' }) }
-        : {
-            name: `${base}-trial${trial}-model.bin`,
-            blob: new Blob([fromBase64(a.model)], { type: 'application/octet-stream' }),
-          }
+      // The family's model file (registry modelFiles[0]): JSON text as stored, else bytes stored as base64.
+      const d = familyOf(s.config.model)
+      const name = `${base}-trial${trial}-${d.modelFiles[0]}`
+      return d.textModel
+        ? { name, blob: new Blob([a.model], { type: 'application/json' }) }
+        : { name, blob: new Blob([fromBase64(a.model)], { type: 'application/octet-stream' }) }
     }
     case 'model-ubj': {
       // The stored model is XGBoost JSON text; the same object written as UBJSON (model-file.ts).
       const { a, trial } = await bestArtifacts(lib, s)
-      if (s.config.model !== 'gbdt') throw new Error(`sweep ${s.id}: only GBDT models have a UBJSON file`)
+      ownDownload(s, kind, 'have a UBJSON file')
       if (!a.model) throw new Error(`sweep ${s.id}: trial ${trial} stored no model`)
       return {
         name: `${base}-trial${trial}-model.ubj`,
@@ -64,7 +72,7 @@ export async function sweepFile(lib: SweepApi, s: SweepState, kind: SweepDownloa
     case 'features': {
       // The recommender's model.bin converted here (models/recsys/export.ts, as `snaptrain export`).
       const { a, trial } = await bestArtifacts(lib, s)
-      if (s.config.model !== 'recsys') throw new Error(`sweep ${s.id}: only recommender models export to ${kind}`)
+      ownDownload(s, kind, `export to ${kind}`)
       if (!a.model) throw new Error(`sweep ${s.id}: trial ${trial} stored no model`)
       const format = kind === 'model-onnx' ? 'onnx' : 'safetensors'
       const e = await exportModelFile(fromBase64(a.model), format, `sweep ${s.id} trial ${trial} model`)
@@ -95,7 +103,10 @@ export async function sweepFile(lib: SweepApi, s: SweepState, kind: SweepDownloa
       return { name: `${base}.json`, blob: new Blob([await lib.exportSweep(s.id)], { type: 'application/json' }) }
     case 'optuna':
       // The text `snaptrain sweep` writes as DIR/optuna-journal.log (tune/optuna.ts).
-      return { name: `${base}-${OPTUNA_JOURNAL_FILE}`, blob: new Blob([optunaJournal(s)], { type: 'text/plain' }) }
+      return {
+        name: `${base}-${OPTUNA_JOURNAL_FILE}`,
+        blob: new Blob([optunaJournal(s, familyOf(s.config.model))], { type: 'text/plain' }),
+      }
   }
 }
 

@@ -10,6 +10,7 @@ import { customElement, property } from 'lit/decorators.js'
 import { formatNumber } from './format.ts'
 import { baseStyles } from './styles.ts'
 import type { SweepDownloadDetail, SweepDownloadKind, SweepState } from './types.ts'
+import { FAMILIES, familyOf } from '../models/registry.ts'
 
 /** Download buttons in display order with their labels. */
 export const DOWNLOADS: ReadonlyArray<[SweepDownloadKind, string]> = [
@@ -26,20 +27,16 @@ export const DOWNLOADS: ReadonlyArray<[SweepDownloadKind, string]> = [
   ['optuna', 'Optuna journal'],
 ]
 
-/** Downloads of one family only: GBDT's UBJSON model; the recommender's ONNX and safetensors exports. */
-const FAMILY_ONLY: Partial<Record<SweepDownloadKind, 'gbdt' | 'recsys'>> = {
-  'model-ubj': 'gbdt',
-  'model-onnx': 'recsys',
-  'model-safetensors': 'recsys',
-  features: 'recsys',
-}
+/** Downloads some family lists as its own (registry `downloads`: GBDT's UBJSON model; the recommender's ONNX and safetensors exports). */
+const FAMILY_ONLY = new Set(FAMILIES.flatMap(f => f.downloads))
 
 /**
- * The downloads of sweep `s`: the UBJSON model file only for GBDT (XGBoost's other model format);
- * model.onnx, model.safetensors and its features.json only for the recommender.
+ * The downloads of sweep `s`: every download no family claims, and its family's own (the UBJSON
+ * model file only for GBDT; model.onnx, model.safetensors and its features.json only for the recommender).
  */
 export function downloadsFor(s: SweepState): ReadonlyArray<[SweepDownloadKind, string]> {
-  return DOWNLOADS.filter(([kind]) => (FAMILY_ONLY[kind] ?? s.config.model) === s.config.model)
+  const own = familyOf(s.config.model).downloads
+  return DOWNLOADS.filter(([kind]) => !FAMILY_ONLY.has(kind) || own.includes(kind))
 }
 
 @customElement('st-sweep-result')

@@ -21,12 +21,20 @@ import {
   warmStartLine,
 } from './sweep-draft.ts'
 import { readJournal } from '../tune/optuna.ts'
+import { DEFAULT_FAMILY, FAMILY_MENU, familyOf } from '../models/registry.ts'
 import { labelCandidates } from './train-panel.ts'
 import type { StructField, SweepConfig, SweepModel, SweepPlanView } from './types.ts'
 
+/** How the metric menu names a sweep metric. */
+const METRIC_LABELS: Record<string, string> = {
+  auc: 'maximise AUC',
+  logloss: 'minimise logloss',
+  gauc: 'maximise grouped AUC (gauc_group)',
+}
+
 /** "what this will cost" line of a plan. */
 export function costText(p: SweepPlanView, model: SweepModel): string {
-  const unit = model === 'gbdt' ? 'boosting rounds' : 'epochs'
+  const unit = familyOf(model).resource.many
   const share =
     p.resourceFullBudget > 0 ? ` (${Math.round((p.resourceTotal / p.resourceFullBudget) * 100)}% of it)` : ''
   return `${p.trials} trial runs in ${p.brackets.length} bracket${p.brackets.length === 1 ? '' : 's'} · ${p.resourceTotal} ${unit} in total vs ${p.resourceFullBudget} at full budget${share}`
@@ -71,7 +79,7 @@ export class StSweepSetup extends LitElement {
       // A clone whose table opened after the form was filled: fill it again against that schema.
       if (init && this.columns.includes(init.label))
         this.form = formFromConfig(init, this.columns, this.space(init.model))
-      else this.reset(this.form?.model ?? 'gbdt')
+      else this.reset(this.form?.model ?? DEFAULT_FAMILY)
     }
   }
 
@@ -86,7 +94,7 @@ export class StSweepSetup extends LitElement {
     return html`<h2>Sweep setup</h2><form novalidate @submit=${(e: Event) => this.submit(e, config, all)}>
       <label for="model">Model</label>
       <select id="model" @change=${(e: Event) => this.reset((e.target as HTMLSelectElement).value as SweepModel)}>
-        ${(['gbdt', 'recsys'] as const).map(m => html`<option value=${m} ?selected=${m === f.model}>${m === 'gbdt' ? 'GBDT (XGBoost hist)' : 'recommender (embeddings + MLP)'}</option>`)}</select>
+        ${FAMILY_MENU.map(d => html`<option value=${d.name} ?selected=${d.name === f.model}>${d.label}</option>`)}</select>
       <label for="label">Label</label>
       <select id="label" @change=${(e: Event) => this.set({ label: (e.target as HTMLSelectElement).value })}>
         ${labels.map(n => html`<option value=${n} ?selected=${n === f.label}>${n}</option>`)}</select>
@@ -136,14 +144,12 @@ export class StSweepSetup extends LitElement {
       <select id="strategy" @change=${this.text('strategy')}>${STRATEGIES.map(s => html`<option value=${s} ?selected=${s === f.strategy}>${s}</option>`)}</select>
       ${input('eta', 'η')}${input('minResource', 'min resource')}${input('maxResource', 'max resource')}
       ${input('trials', 'trials')}${input('parallel', 'parallel')}${input('seed', 'seed')}
-      <select id="metric" @change=${this.text('metric')}><option value="auc" ?selected=${f.metric === 'auc'}>maximise AUC</option>
-        <option value="logloss" ?selected=${f.metric === 'logloss'}>minimise logloss</option>
-        ${
-          // Grouped AUC is a recommender metric (gauc_group fixed in the space); GBDT sweeps do not offer it.
-          f.model === 'recsys'
-            ? html`<option value="gauc" ?selected=${f.metric === 'gauc'}>maximise grouped AUC (gauc_group)</option>`
-            : nothing
-        }</select></div>`
+      <select id="metric" @change=${this.text('metric')}>${
+        // The family's metrics (registry): grouped AUC (gauc_group fixed in the space) only for the recommender.
+        familyOf(f.model).metrics.map(
+          m => html`<option value=${m} ?selected=${f.metric === m}>${METRIC_LABELS[m] ?? m}</option>`,
+        )
+      }</select></div>`
   }
 
   /** The journal file input, what is loaded (with a clear button) and, for a journal of several studies, the study to read. */

@@ -18,6 +18,7 @@ import './parallel-coords.ts'
 import './sweep-curves.ts'
 import './sweep-result.ts'
 import './trial-table.ts'
+import { familyOf } from '../models/registry.ts'
 
 /** A data stage in progress (SweepEvent 'stage'); `fraction` in [0, 1] when known. */
 export interface StageView {
@@ -65,7 +66,7 @@ export class StSweepView extends LitElement {
     if (!s) return nothing
     const dir = directionOf(s),
       metric = s.config.metric ?? 'auc'
-    const resource = s.config.model === 'gbdt' ? 'boosting rounds' : 'epochs'
+    const resource = familyOf(s.config.model).resource.many
     return html`${this.header(s)}
       ${
         this.stage && this.active

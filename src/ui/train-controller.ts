@@ -1,6 +1,6 @@
 /**
  * The single training run of the app shell: parses the form's parameters, calls
- * `api.train(config, onProgress)` (GBDT, or the recommender with model 'recsys') for the open table, and keeps what the train panel and the
+ * `api.train(config, onProgress)` (the family the panel chose: src/models/registry.ts) for the open table, and keeps what the train panel and the
  * curve show (state, stage, per-round metrics, result, error); after a GBDT run it asks
  * `api.explain` for the model's importance and SHAP summary. A ReactiveController like
  * TableController, so st-app stays the only mediator; a newer run makes older answers be ignored.
@@ -20,6 +20,7 @@ import { progressDone } from '../run/progress.ts'
 import { toErrorView } from './errors.ts'
 import type { RunProgressView, TrainModel, TrainResultView, TrainStartDetail } from './train-panel.ts'
 import type { ErrorView, LoadState } from './types.ts'
+import { DEFAULT_FAMILY, familyOf } from '../models/registry.ts'
 
 /** What is being trained on. */
 export interface TrainTarget {
@@ -41,7 +42,7 @@ export class TrainController implements ReactiveController {
   /** Metrics per finished round (gbdt: validation) or evaluation (recsys: train_loss + validation). */
   history: Array<Record<string, number>> = []
   /** Model of the current / last run. */
-  model: TrainModel = 'gbdt'
+  model: TrainModel = DEFAULT_FAMILY
   result?: TrainResultView
   /** The last GBDT run's explanation (importance, SHAP), computed after it finished. */
   explainState: LoadState = 'idle'
@@ -90,7 +91,7 @@ export class TrainController implements ReactiveController {
   /** Trains on `target`; resolves when done or failed, never rejects. */
   async start(target: TrainTarget, form: TrainStartDetail): Promise<void> {
     const ticket = ++this.ticket
-    const model = form.model ?? 'gbdt'
+    const model = form.model ?? DEFAULT_FAMILY
     Object.assign(this, {
       state: 'loading',
       stage: 'Starting',
@@ -125,10 +126,8 @@ export class TrainController implements ReactiveController {
         if (ticket === this.ticket) this.progress(p)
       }
       const options = { signal: abort.signal, validScores: true }
-      const r =
-        model === 'recsys'
-          ? await this.api().train({ ...config, model: 'recsys' }, onProgress, options)
-          : await this.api().train(config, onProgress, options)
+      // The default family is what a config without a model trains: its config stays without one.
+      const r = await this.api().train(model === DEFAULT_FAMILY ? config : { ...config, model }, onProgress, options)
       if (ticket !== this.ticket) return
       await this.keep(r, target, form.label, model)
       if (ticket !== this.ticket) return
@@ -144,10 +143,17 @@ export class TrainController implements ReactiveController {
         model,
       }
       if (r.manifest.stopped) this.result.stopped = true
-      if ('samples_per_second' in s)
-        Object.assign(this.result, { samplesPerSecond: s.samples_per_second, epochs: s.epochs, steps: s.steps })
+      // The recommender's summary also says its speed, epochs and steps.
+      const speed = s as typeof s & { samples_per_second?: number; epochs?: number; steps?: number }
+      if (speed.samples_per_second !== undefined)
+        Object.assign(this.result, {
+          samplesPerSecond: speed.samples_per_second,
+          epochs: speed.epochs,
+          steps: speed.steps,
+        })
       this.state = 'ready'
-      if (model === 'gbdt' && typeof r.model === 'string') void this.explain(ticket, config, r.model, target.name)
+      if (familyOf(model).explains && typeof r.model === 'string')
+        void this.explain(ticket, config, r.model, target.name)
     } catch (e) {
       if (ticket !== this.ticket) return
       Object.assign(this, { state: 'error', error: toErrorView(`Training on table ${target.name}`, e) })

@@ -10,9 +10,10 @@ import { customElement, property, state } from 'lit/decorators.js'
 import { baseStyles } from './styles.ts'
 import type { ErrorView, LoadState, StructField } from './types.ts'
 import './error-view.ts'
+import { DEFAULT_FAMILY, FAMILY_MENU, familyOf } from '../models/registry.ts'
 
-/** Model families the panel trains. */
-export type TrainModel = 'gbdt' | 'recsys'
+/** A model family the panel trains: a name of src/models/registry.ts FAMILIES. */
+export type TrainModel = string
 
 /** Detail of `train-start`: what the user asked for, unparsed (the owner validates); `filter` '' = none. */
 export interface TrainStartDetail {
@@ -65,23 +66,6 @@ function seconds(ms: number): string {
   return s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`
 }
 
-/** Parameters the form starts with: XGBoost's defaults but fewer rounds, so a first run is quick. */
-export const DEFAULT_PARAMS_TEXT = '{\n  "max_depth": 6,\n  "eta": 0.3,\n  "num_round": 20\n}'
-
-/**
- * Recommender parameters the form starts with: sized so a first run finishes
- * in seconds even on a software adapter (batch 1024, a 64-32 MLP), evaluating every 10 steps
- * so the curve fills in as it trains.
- */
-export const DEFAULT_RECSYS_PARAMS_TEXT =
-  '{\n  "epochs": 1,\n  "batch_size": 1024,\n  "embedding_dim": 16,\n  "layers": [64, 32],\n  "lr": 0.001,\n  "eval_every": 10\n}'
-
-/** Default parameter text per model. */
-export const DEFAULT_PARAMS: Record<TrainModel, string> = {
-  gbdt: DEFAULT_PARAMS_TEXT,
-  recsys: DEFAULT_RECSYS_PARAMS_TEXT,
-}
-
 const LABEL_TYPES = new Set(['byte', 'short', 'integer', 'long', 'float', 'double', 'boolean'])
 
 /** Columns that can be a label; a conventional label name first when present. */
@@ -116,9 +100,10 @@ export class StTrainPanel extends LitElement {
   /** Stop was pressed; the run ends after its current round or step. */
   @property({ type: Boolean }) stopping = false
 
-  @state() private model: TrainModel = 'gbdt'
+  @state() private model: TrainModel = DEFAULT_FAMILY
   @state() private label = ''
-  @state() private params = DEFAULT_PARAMS_TEXT
+  /** The family's pageParams (registry): sized so a first run is quick. */
+  @state() private params = familyOf(DEFAULT_FAMILY).pageParams
   @state() private validFraction = 0.2
   @state() private filter = ''
 
@@ -130,8 +115,7 @@ export class StTrainPanel extends LitElement {
       <form @submit=${(e: Event) => this.submit(e, label)}>
         <label for="model">Model</label>
         <select id="model" @change=${this.onModel}>
-          <option value="gbdt" ?selected=${this.model === 'gbdt'}>GBDT (XGBoost hist)</option>
-          <option value="recsys" ?selected=${this.model === 'recsys'}>recommender (embeddings + MLP)</option>
+          ${FAMILY_MENU.map(d => html`<option value=${d.name} ?selected=${this.model === d.name}>${d.label}</option>`)}
         </select>
         <label for="label">Label</label>
         <select id="label" .value=${label} @change=${(e: Event) => {
@@ -172,10 +156,10 @@ export class StTrainPanel extends LitElement {
 
   private resultLine(r: TrainResultView) {
     const f = (x: number | null) => (x === null ? '–' : x.toFixed(4))
-    const what =
-      r.model === 'recsys'
-        ? `${r.rounds} evaluations (${r.epochs ?? '?'} epochs, ${r.steps ?? '?'} steps)`
-        : `${r.rounds} rounds`
+    // Rounds or evaluations (the family's evaluation unit); epochs and steps where the run has them.
+    const steps =
+      r.epochs !== undefined || r.steps !== undefined ? ` (${r.epochs ?? '?'} epochs, ${r.steps ?? '?'} steps)` : ''
+    const what = `${r.rounds} ${familyOf(r.model).evaluation}s${steps}`
     const speed = r.samplesPerSecond === undefined ? '' : ` · ${Math.round(r.samplesPerSecond)} samples/s`
     return html`<span class="result">${r.stopped ? html`<strong class="stopped">stopped</strong> after ` : ''}${what} in ${r.seconds.toFixed(1)} s · AUC ${f(r.auc)} · logloss ${f(r.logloss)}${speed}
       · ${r.rowsTrain} train / ${r.rowsValid} valid rows · <span class="muted">${r.adapter}</span></span>`
@@ -184,7 +168,7 @@ export class StTrainPanel extends LitElement {
   /** Another model: its default parameters replace the text (the two families share no names). */
   private onModel(e: Event) {
     this.model = (e.target as HTMLSelectElement).value as TrainModel
-    this.params = DEFAULT_PARAMS[this.model]
+    this.params = familyOf(this.model).pageParams
   }
 
   private onStop() {

@@ -5,16 +5,6 @@
 import type { HttpOptions, UrlResolver } from '../table/types.ts'
 import type { DecodeSpec, DecodedUnit, ScanPlan } from '../data/types.ts'
 import type { UnitReaderStats } from '../data/unit-reader.ts'
-import type { ChunkPart } from '../models/gbdt/sketch.ts'
-import type { BinnedMatrix, Cuts } from '../models/gbdt/types.ts'
-
-/** What a loader worker's GBDT sketch of some training rows returns (src/models/gbdt/bin-workers.ts). */
-export interface RowSketch {
-  /** Per feature: sketch.ts chunkParts of these rows. */
-  parts: ChunkPart[][]
-  /** Per feature: whether these rows hold a missing value. */
-  missing: boolean[]
-}
 
 /** HTTP options a worker can receive: everything but an injected fetch and the resolver (they do not clone). */
 export type WorkerHttpOptions = Omit<HttpOptions, 'fetch' | 'resolver'>
@@ -35,17 +25,8 @@ export interface LoaderWorkerApi {
   /** Totals since init. */
   stats(): UnitReaderStats
   /**
-   * GBDT quantisation off the page's thread (src/models/gbdt/bin-workers.ts): sketch.ts
-   * chunkParts of `columns` (transferred), the contiguous training rows [lo, lo + n) of `total`,
-   * for `maxBin` bins; the worker keeps the columns for binRows. Needs no init.
+   * Runs the task `name` registered from above (src/data/loader-tasks.ts; the GBDT's sketch and
+   * bin, src/models/loader-tasks.ts) on `args`; its value, buffers transferred. Needs no init.
    */
-  sketchRows(
-    columns: Float32Array[],
-    weights: Float32Array | undefined,
-    lo: number,
-    total: number,
-    maxBin: number,
-  ): RowSketch
-  /** binMatrix of the rows sketchRows kept, with the merged cuts and missing offsets; then drops them. */
-  binRows(cuts: Cuts, missOff: Uint32Array): BinnedMatrix
+  runTask(name: string, args: unknown[]): Promise<unknown>
 }

@@ -3,7 +3,7 @@
  * scan (nonfinite_count, model-gpu.ts) through trainLoop, on tiny shapes.
  */
 import { describe, expect, test } from 'vitest'
-import { auc } from '../../src/models/gbdt/metrics.ts'
+import { auc } from '../../src/eval/metrics.ts'
 import type { ModelState } from '../../src/models/recsys/backend.ts'
 import { initOptimizerState, initWeights } from '../../src/models/recsys/init.ts'
 import { GpuModel } from '../../src/models/recsys/model-gpu.ts'

@@ -1,7 +1,8 @@
 /**
  * The CLI as a real process (`node bin/snaptrain.js …`, killed if it hangs): exit codes, what goes
  * to stdout and to stderr, and the files a run leaves. A few runs only; the commands' logic and
- * their errors are tested in-process (tests/unit/cli, main with a captured io).
+ * their errors are tested in-process (main with a captured io: tests/unit/cli in Node,
+ * tests/e2e/cli where they train in Chromium).
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -50,45 +51,11 @@ describe('snaptrain as a process', () => {
     expect(existsSync(out)).toBe(false)
   })
 
-  it('train in headless Chromium: progress on stderr, the --json summary last on stdout, three files, exit 0', async () => {
-    const out = join(tmp, 'run')
-    const r = await runCli(
-      [
-        'train',
-        '--table',
-        'public/tables/marketing',
-        '--label',
-        'y',
-        '--features',
-        'age,balance,job',
-        '--params',
-        '{"num_round":2,"max_depth":3}',
-        '--out',
-        out,
-        '--json',
-      ],
-      {},
-      150_000,
-    )
-    expect(r.code, r.stderr).toBe(0)
-    expect(r.stderr).toMatch(/\[2\/2\]/)
-    const s = lastJson<{ model: string; rounds: number; model_path: string; manifest_path: string }>(r)
-    expect(s).toMatchObject({
-      model: 'gbdt',
-      rounds: 2,
-      model_path: join(out, 'model.json'),
-      manifest_path: join(out, 'manifest.json'),
-    })
-    expect(readdirSync(out).sort()).toEqual(['continue', 'manifest.json', 'metrics.csv', 'model.json'])
-    expect(JSON.parse(readFileSync(s.manifest_path, 'utf8'))).toMatchObject({
-      kind: 'snaptrain-run',
-      model: 'gbdt',
-      label: 'y',
-    })
-  }, 160_000)
-
   for (const ranks of [1, 2]) {
-    it(`train${ranks > 1 ? ` --ranks ${ranks}` : ''} and Ctrl-C: the run stops after the current round, its model, metrics and manifest (marked stopped) are written, exit 0`, async () => {
+    // Ranks 1 is also the plain run's check (progress on stderr, the --json summary last on stdout,
+    // its files): one Chromium start for both. A run to its last round as a process, exit 0 and its
+    // files: tests/e2e/package.test.ts (train, the installed bin).
+    it(`train${ranks > 1 ? ` --ranks ${ranks}` : ' in headless Chromium'} and Ctrl-C: progress on stderr, the run stops after the current round, its model, metrics and manifest (marked stopped) are written, the --json summary last on stdout, exit 0`, async () => {
       const out = join(tmp, `stopped-${ranks}`)
       const args = ['train', '--table', 'public/tables/marketing', '--label', 'y', '--features', 'age,balance,job']
       args.push('--params', '{"num_round":400,"max_depth":6}', '--out', out, '--json')
@@ -105,8 +72,22 @@ describe('snaptrain as a process', () => {
       expect(sent, stderr).toBe(true)
       expect(code, stderr).toBe(0)
       expect(stderr).toMatch(/Ctrl-C: stopping after the current round/)
-      const s = lastJson<{ rounds: number; stopped: { at_round: number; reason: string } }>(r)
+      expect(stderr).toMatch(/\[3\/400\]/)
+      const s = lastJson<{
+        model: string
+        rounds: number
+        model_path: string
+        manifest_path: string
+        stopped: { at_round: number; reason: string }
+      }>(r)
+      expect(s).toMatchObject({
+        model: 'gbdt',
+        model_path: join(out, 'model.json'),
+        manifest_path: join(out, 'manifest.json'),
+      })
+      expect(readdirSync(out).sort()).toEqual(['continue', 'manifest.json', 'metrics.csv', 'model.json'])
       const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
+      expect(manifest).toMatchObject({ kind: 'snaptrain-run', model: 'gbdt', label: 'y' })
       expect(manifest.stopped).toEqual(s.stopped)
       expect(manifest.stopped.reason).toBe('user')
       expect(manifest.stopped.at_round).toBeGreaterThanOrEqual(3)

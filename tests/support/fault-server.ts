@@ -5,6 +5,9 @@
  * and slow bodies, truncated bodies (Content-Length kept or shortened), Range ignored (200 with the
  * whole file), Range answered wrong (416, or bytes of another part of the file) and a file
  * replaced between two reads (new bytes, ETag and Last-Modified from then on).
+ * Requests are numbered and given their file version when they arrive, before any await, so
+ * concurrent GETs of one file cannot swap numbers or versions; a replacement waits for a GET that
+ * arrives after one of the old version was answered in full (the reader then holds both).
  *
  * Deterministic: a rule faults the n-th request to each matching path (`nth`, 1-based) or each
  * request with probability `rate`, drawn from Rng(seed, path, n); the same seed and request
@@ -51,7 +54,11 @@ export interface FaultRule {
   kind: FaultKind
   /** Paths (URL path after the mount, decoded) the rule applies to; default parquet files. */
   path?: RegExp
-  /** 1-based request numbers, counted per path over GETs, that fault; default [1] unless `rate`. */
+  /**
+   * 1-based request numbers, counted per path over GETs in arrival order, that fault; default [1]
+   * unless `rate`. 'replace-file' happens once, at the first GET from the smallest number on that
+   * arrives after a GET of the old version was answered in full.
+   */
   nth?: number[]
   /** Fault each matching request with this probability (seeded), instead of `nth`. */
   rate?: number
@@ -127,7 +134,10 @@ interface State {
   rules: FaultRule[]
   seed: number
   counts: Map<string, number>
-  replaced: Map<string, FileVersion>
+  /** The replacement of each replaced file (set on the faulted request's arrival). */
+  replaced: Map<string, Promise<FileVersion | undefined>>
+  /** Files with a GET of their original version answered in full (a replacement waits for one). */
+  answered: Set<string>
   opts: FaultServerOptions
   requests: SeenRequest[]
   injected: InjectedFault[]
@@ -144,6 +154,7 @@ export async function startFaultServer(tableDir: string, opts: FaultServerOption
     seed: opts.seed ?? 0,
     counts: new Map(),
     replaced: new Map(),
+    answered: new Set(),
     opts,
     requests: [],
     injected: [],
@@ -179,6 +190,7 @@ export async function startFaultServer(tableDir: string, opts: FaultServerOption
       state.seed = seed ?? state.seed
       state.counts.clear()
       state.replaced.clear()
+      state.answered.clear()
       state.injected.length = 0
     },
     close: () =>
@@ -221,15 +233,21 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   }
   const rel = relativePath(mountOf(state), target.pathname)
   if (rel === undefined) return void res.writeHead(404, { 'Content-Length': 0 }).end()
-  const file = await currentVersion(state, rel)
-  if (!file) return void res.writeHead(404, { 'Content-Length': 0 }).end()
+  // Numbered and versioned on arrival (no await before): the order the requests came in.
   const page = req.headers.origin !== undefined
   const n = method === 'GET' ? bump(state, rel) : 0
   const pn = method === 'GET' && page ? bump(state, `page:${rel}`) : 0
   const fault = method === 'GET' ? pickFault(state, rel, n, pn, req.headers.range !== undefined) : undefined
+  if (fault?.kind === 'replace-file')
+    state.replaced.set(
+      rel,
+      onDisk(state, rel).then(f => f && replacement(f)),
+    )
+  const original = !state.replaced.has(rel)
+  const version = await currentVersion(state, rel)
+  if (!version) return void res.writeHead(404, { 'Content-Length': 0 }).end()
   if (fault) state.injected.push({ kind: fault.kind, path: rel, n: fault.pageOnly ? pn : n, page })
-  if (fault?.kind === 'replace-file') state.replaced.set(rel, replacement(file))
-  const version = state.replaced.get(rel) ?? file
+  if (method === 'GET' && original) res.once('finish', () => state.answered.add(rel))
   return answer(req, res, version, method === 'HEAD', fault)
 }
 
@@ -299,6 +317,9 @@ function pickFault(state: State, rel: string, n: number, pn: number, ranged: boo
     if ((rule.rangedOnly ?? rule.kind.startsWith('range-')) && !ranged) return false
     if (rule.pageOnly && pn === 0) return false
     const k = rule.pageOnly ? pn : n
+    // The n-th GET or, when none of the old version was answered in full by then, the next one after.
+    if (rule.kind === 'replace-file')
+      return !state.replaced.has(rel) && state.answered.has(rel) && k >= Math.min(...(rule.nth ?? [1]))
     if (rule.rate !== undefined) return draw(state.seed, rel, k) < rule.rate
     return (rule.nth ?? [1]).includes(k)
   })

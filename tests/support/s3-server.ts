@@ -40,6 +40,8 @@ export interface S3ServerOptions {
   region?: string
   /** Answer CORS preflights and add CORS headers, as a bucket with a CORS rule does; default false. */
   cors?: boolean
+  /** Clock of credential expiry and signature time, ms since the epoch (default Date.now): a test moves it. */
+  now?: () => number
 }
 
 /** One request the server answered. */
@@ -90,6 +92,7 @@ interface State {
   cors: boolean
   keys: Map<string, Key>
   log: S3LogEntry[]
+  now: () => number
 }
 
 /** An S3 error answer: status, code and message of the XML body. */
@@ -120,6 +123,7 @@ export async function startS3Server(opts: S3ServerOptions): Promise<S3Server> {
     cors: opts.cors ?? false,
     keys: new Map(),
     log: [],
+    now: opts.now ?? (() => Date.now()),
   }
   const sockets = new Set<Socket>()
   const server = createServer((req, res) => {
@@ -147,7 +151,7 @@ export async function startS3Server(opts: S3ServerOptions): Promise<S3Server> {
     log: state.log,
     permanentCredentials,
     issueCredentials(lifetimeS, scope) {
-      const expiresAt = Date.now() + lifetimeS * 1000
+      const expiresAt = state.now() + lifetimeS * 1000
       const creds = {
         accessKeyId: newId('ASIA'),
         secretAccessKey: newSecret(),
@@ -198,7 +202,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]])
   const verdict = verifySigV4(
     { method, target, headers, body },
-    { lookup: id => state.keys.get(id), region: state.region, service: 's3' },
+    { lookup: id => state.keys.get(id), region: state.region, service: 's3', now: state.now() },
   )
   entry.accessKeyId = verdict.accessKeyId
   if (!verdict.ok) {

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runTraining } from '../../src/run/pipeline.ts'
+import type { RecsysTrainResult } from '../../src/models/recsys/family.ts'
 import { serveDirectory } from '../../src/serve/server.ts'
 import { runMain } from './cli.ts'
 
@@ -30,7 +31,7 @@ export async function tinyRecommender(prefix: string): Promise<TinyRecommender> 
   expect(gen.code, gen.stderr).toBe(0)
   const server = await serveDirectory(data)
   const url = `${server.url}clicks/`
-  const r = await runTraining({
+  const r = await runTraining<RecsysTrainResult>({
     table: url,
     model: 'recsys',
     label: 'label',

@@ -7,6 +7,7 @@ import { optunaJournal, readJournal } from '../../src/tune/optuna.ts'
 import { prepareSweep } from '../../src/sweep/plan.ts'
 import type { TrialRequest } from '../../src/tune/types.ts'
 import { CONFIG, importanceOf, sweepState, trial, trials } from './sweep-fakes.ts'
+import { familyOf } from '../../src/models/registry.ts'
 
 afterEach(() => {
   cleanup()
@@ -369,8 +370,8 @@ test('warm start from an uploaded Optuna journal: a bad one is named and starts 
     trial(3, 'failed', { eta: 0.3, max_depth: 2 }, undefined),
   ])
   const other = sweepState('other', [trial(0, 'completed', { eta: 0.02, max_depth: 7 }, 0.7)])
-  const prevLines = optunaJournal(prev)
-  const journal = prevLines + optunaJournal(other, prevLines)
+  const prevLines = optunaJournal(prev, familyOf('gbdt'))
+  const journal = prevLines + optunaJournal(other, familyOf('gbdt'), prevLines)
   upload(q<HTMLInputElement>('input#warm-journal')!, 'optuna.log', journal)
   const study = await waitFor(() => q<HTMLSelectElement>('select#warm-study'))
   expect([...study.options].map(o => o.value)).toEqual(['', 'prev', 'other'])

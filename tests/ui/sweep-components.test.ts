@@ -6,6 +6,7 @@ import type { SweepConfig, SweepDownloadDetail, SweepIdDetail, SweepPlanView } f
 import { cleanup, fixture, record, textOf } from './fixture.ts'
 import { CONFIG, sweepState, trial, trials } from './sweep-fakes.ts'
 import { sweepImportance } from '../../src/tune/importance.ts'
+import { familyOf } from '../../src/models/registry.ts'
 
 afterEach(cleanup)
 
@@ -86,12 +87,12 @@ test('parallel coordinates and best-so-far draw uPlot charts from trials with me
 
 test('importance: a waiting note until the engine has an estimate, then bars; an error is shown with its cause', async () => {
   // The engine's estimate (what window.snaptrain.sweepImportance answers): none below 8 finished trials.
-  expect(sweepImportance(sweepState('s', trials(7)))).toBeUndefined()
+  expect(sweepImportance(sweepState('s', trials(7)), familyOf('gbdt'))).toBeUndefined()
   const el = await fixture('st-param-importance', { trials: trials(7), importance: undefined })
   expect(textOf(el)).toContain('Shown once 8 trials have finished (7 so far)')
   expect(el.shadowRoot!.querySelectorAll('.row')).toHaveLength(0)
   el.trials = trials(15)
-  el.importance = sweepImportance(sweepState('s', el.trials))
+  el.importance = sweepImportance(sweepState('s', el.trials), familyOf('gbdt'))
   await el.updateComplete
   const rows = [...el.shadowRoot!.querySelectorAll<HTMLElement>('.row')]
   expect(rows.map(r => r.dataset.param).sort()).toEqual(['eta', 'max_depth']) // the space's parameters only

@@ -117,18 +117,43 @@ describe('src/ import graph', () => {
 
   it('keeps each model folder internal: outside models/, only a family module and the named GBDT entry points are imported', () => {
     // predict-run: the page's predict; xgboost-json + model-attributes: the CLI's Node-side model check before predict;
-    // row-quantise: the loader workers' share of a GBDT run's quantisation (data/loader-service.ts);
+    // loader-tasks: the families' loader-worker tasks, imported by the loader worker's entry;
     // model-file: the CLI reads and checks JSON / UBJSON model files; explain-run: the page's explain;
-    // models/predict: the one prediction entry point of both families; recsys/export: the recommender's
+    // models/predict: the one prediction entry point of every family; models/registry: the family registry every shell reads; recsys/export: the recommender's
     // model file as ONNX / safetensors (snaptrain export, the page's downloads) and the continue bundle's PyTorch files.
     const allowed =
-      /^models\/(gbdt|recsys)\/family\.ts$|^models\/gbdt\/(predict-run|xgboost-json|model-attributes|model-file|row-quantise|explain-run)\.ts$|^models\/recsys\/export\.ts$|^models\/(rank-jobs|memory-budget|predict)\.ts$/
+      /^models\/[^/]+\/family\.ts$|^models\/gbdt\/(predict-run|xgboost-json|model-attributes|model-file|explain-run)\.ts$|^models\/recsys\/export\.ts$|^models\/(rank-jobs|loader-tasks|memory-budget|predict|registry)\.ts$/
     const leaks = [...graph]
       .filter(([file]) => !file.startsWith('models/'))
       .flatMap(([file, deps]) =>
         deps.filter(d => d.startsWith('models/') && !allowed.test(d)).map(d => `${file} → ${d}`),
       )
     expect(leaks).toEqual([])
+  })
+
+  /** Imports of a governed table's per-kind client (its resolver, its catalog, its session) from outside the table sources. */
+  const sourceLeaks = (g: Map<string, string[]>): string[] => {
+    const perKind = /^(storage\/(unity-catalog|s3-resolver)|sharing\/access)\.ts$/
+    return [...g]
+      .filter(([file]) => !file.startsWith('sources/'))
+      .flatMap(([file, deps]) =>
+        deps
+          // A client's own folder may use it, but not re-export it through the folder's index.
+          .filter(d => perKind.test(d) && (dirname(d) !== dirname(file) || file.endsWith('/index.ts')))
+          .map(d => `${file} → ${d}`),
+      )
+  }
+
+  it('tells table sources apart in src/sources only: nothing else imports a governed kind’s client', () => {
+    expect(graph.get('sources/index.ts')).toContain('sources/s3/source.ts')
+    expect(sourceLeaks(graph)).toEqual([])
+  })
+
+  it('finds a per-kind client imported outside src/sources when there is one (the check can fail)', () => {
+    const g = new Map(graph)
+    g.set('run/config.ts', [...g.get('run/config.ts')!, 'storage/s3-resolver.ts'])
+    g.set('sharing/index.ts', [...g.get('sharing/index.ts')!, 'sharing/access.ts'])
+    expect(sourceLeaks(g)).toEqual(['run/config.ts → storage/s3-resolver.ts', 'sharing/index.ts → sharing/access.ts'])
   })
 
   it('keeps the rank layer free of models', () => {
@@ -148,5 +173,143 @@ describe('src/ comments', () => {
         .filter(Boolean),
     )
     expect(citing).toEqual([])
+  })
+})
+
+/** Every import of each file under src/, type-only ones included: relative ones as paths under src/, packages as named. */
+function allImports(): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  for (const file of files(SRC)) {
+    const text = readFileSync(file, 'utf8')
+    const specs = [
+      ...[...text.matchAll(/^(?:import|export)\b[^'"]*?from\s+'([^']+)'/gm)].map(m => m[1]),
+      ...[...text.matchAll(/^import\s+'([^']+)'/gm)].map(m => m[1]),
+      ...[...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map(m => m[1]),
+    ]
+    out.set(
+      relative(SRC, file),
+      specs.map(s => (s.startsWith('.') ? relative(SRC, resolve(dirname(file), s)) : s)),
+    )
+  }
+  return out
+}
+
+/** `file → import` for every import of a file matching `from` that matches `to`. */
+function edges(graph: Map<string, string[]>, from: RegExp, to: RegExp): string[] {
+  return [...graph]
+    .filter(([file]) => from.test(file))
+    .flatMap(([file, deps]) => deps.filter(d => to.test(d)).map(d => `${file} → ${d}`))
+}
+
+/** Worker entries (the top of a worker's module graph) may import the registrations of the families' worker tasks. */
+const WORKER_ENTRY_REGISTRATIONS = /^workers\/[^/]+\.worker\.ts → models\/(rank-jobs|loader-tasks)\.ts$/
+
+describe('src/ Parquet layer and data path (type-only imports count)', () => {
+  const graph = allImports()
+  const TABLE = /^table\//,
+    NOT_PARQUET = /^(?!parquet\/)/,
+    HYPARQUET = /^hyparquet(-compressors)?(\/|$)/,
+    DATA_OR_WORKERS = /^(data|workers)\//
+
+  it('reads the Parquet layer', () => {
+    expect(graph.get('parquet/file.ts')).toContain('hyparquet')
+    expect(graph.get('table/rows.ts')).toContain('parquet/file.ts')
+  })
+
+  it('table/ never imports data/', () => {
+    expect(edges(graph, TABLE, /^data\//)).toEqual([])
+  })
+
+  it('finds a table/ → data/ import when there is one (the check can fail)', () => {
+    const g = new Map(graph)
+    g.set('table/rows.ts', [...g.get('table/rows.ts')!, 'data/units.ts'])
+    expect(edges(g, TABLE, /^data\//)).toEqual(['table/rows.ts → data/units.ts'])
+  })
+
+  it('nothing outside src/parquet/ imports hyparquet or hyparquet-compressors', () => {
+    expect(edges(graph, NOT_PARQUET, HYPARQUET)).toEqual([])
+    expect(edges(graph, /^parquet\//, HYPARQUET).length).toBeGreaterThan(0)
+  })
+
+  it('finds a hyparquet import outside src/parquet/ when there is one (the check can fail)', () => {
+    const g = new Map(graph)
+    g.set('data/plan.ts', [...g.get('data/plan.ts')!, 'hyparquet/src/utils.js'])
+    g.set('table/checkpoint.ts', [...g.get('table/checkpoint.ts')!, 'hyparquet-compressors'])
+    expect(edges(g, NOT_PARQUET, HYPARQUET).sort()).toEqual([
+      'data/plan.ts → hyparquet/src/utils.js',
+      'table/checkpoint.ts → hyparquet-compressors',
+    ])
+  })
+
+  it('the Parquet layer imports neither table/ nor data/', () => {
+    expect(edges(graph, /^parquet\//, /^(table|data)\//)).toEqual([])
+  })
+
+  it("data/ and workers/ import no models/ (worker entries only register the families' tasks)", () => {
+    const leaks = edges(graph, DATA_OR_WORKERS, /^models\//).filter(e => !WORKER_ENTRY_REGISTRATIONS.test(e))
+    expect(leaks).toEqual([])
+    expect(graph.get('workers/loader.worker.ts')).toContain('models/loader-tasks.ts')
+  })
+
+  it('finds a models/ import in data/ or workers/ when there is one (the check can fail)', () => {
+    const g = new Map(graph)
+    g.set('workers/loader.api.ts', [...g.get('workers/loader.api.ts')!, 'models/gbdt/types.ts'])
+    g.set('data/loader-service.ts', [...g.get('data/loader-service.ts')!, 'models/gbdt/row-quantise.ts'])
+    const leaks = edges(g, DATA_OR_WORKERS, /^models\//).filter(e => !WORKER_ENTRY_REGISTRATIONS.test(e))
+    expect(leaks.sort()).toEqual([
+      'data/loader-service.ts → models/gbdt/row-quantise.ts',
+      'workers/loader.api.ts → models/gbdt/types.ts',
+    ])
+  })
+})
+
+describe('src/ one driver: run/ knows no family, the families and eval/ stand apart (type-only imports count)', () => {
+  const graph = allImports()
+  // run/ reads the family registry (loadFamily) and, type-only, the memory budget of the run config
+  // (models/memory-budget.ts MemoryBudget): both name no family; every other models/ file is a family's.
+  const RUN_MAY = /^models\/(registry|memory-budget)\.ts$/
+  const runLeaks = (g: Map<string, string[]>): string[] =>
+    edges(g, /^run\//, /^models\//).filter(e => !RUN_MAY.test(e.split(' → ')[1]!))
+  const crossFamily = (g: Map<string, string[]>): string[] => [
+    ...edges(g, /^models\/recsys\//, /^models\/gbdt\//),
+    ...edges(g, /^models\/gbdt\//, /^models\/recsys\//),
+  ]
+  const evalLeaks = (g: Map<string, string[]>): string[] => edges(g, /^eval\//, /^models\//)
+
+  it('run/ imports no family (only the registry and the memory budget type)', () => {
+    expect(graph.get('run/pipeline.ts')).toContain('models/registry.ts')
+    expect(runLeaks(graph)).toEqual([])
+  })
+
+  it('finds a family imported by run/ when there is one (the check can fail)', () => {
+    const g = new Map(graph)
+    g.set('run/session.ts', [...g.get('run/session.ts')!, 'models/gbdt/gpu-backend.ts'])
+    expect(runLeaks(g)).toEqual(['run/session.ts → models/gbdt/gpu-backend.ts'])
+  })
+
+  it('models/recsys imports nothing from models/gbdt, and models/gbdt nothing from models/recsys', () => {
+    expect(graph.get('models/recsys/metrics.ts')).toContain('eval/metrics.ts')
+    expect(crossFamily(graph)).toEqual([])
+  })
+
+  it('finds an import between the families when there is one (the check can fail)', () => {
+    const g = new Map(graph)
+    g.set('models/recsys/family.ts', [...g.get('models/recsys/family.ts')!, 'models/gbdt/objective.ts'])
+    g.set('models/gbdt/family.ts', [...g.get('models/gbdt/family.ts')!, 'models/recsys/metrics.ts'])
+    expect(crossFamily(g)).toEqual([
+      'models/recsys/family.ts → models/gbdt/objective.ts',
+      'models/gbdt/family.ts → models/recsys/metrics.ts',
+    ])
+  })
+
+  it('eval/ imports no models/', () => {
+    expect(graph.get('eval/labels.ts')).toContain('data/loader.ts')
+    expect(evalLeaks(graph)).toEqual([])
+  })
+
+  it('finds a models/ import in eval/ when there is one (the check can fail)', () => {
+    const g = new Map(graph)
+    g.set('eval/metrics.ts', [...g.get('eval/metrics.ts')!, 'models/gbdt/types.ts'])
+    expect(evalLeaks(g)).toEqual(['eval/metrics.ts → models/gbdt/types.ts'])
   })
 })

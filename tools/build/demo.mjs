@@ -3,7 +3,7 @@
  * small versions of the sample tables, a folder any static host can serve as it is (no server code):
  * - `tables/clicks/` and `tables/marketing/`: written by the sample-table generator
  *   (tools/datagen, `DEMO_ROWS` rows, the default seed), about 2 MB together;
- * - `tables/index.json`: the tables' names (src/table/catalog.ts `TABLE_INDEX`), which the page
+ * - `tables/index.json`: the tables' names (src/sources/folder/catalog.ts `TABLE_INDEX`), which the page
  *   reads where the host cannot answer an S3 listing; the Delta reader finds each table's versions
  *   without a listing too (src/table/listing.ts `probeLog`);
  * - `_headers` (Netlify and Cloudflare Pages format): COOP/COEP, so the page is cross-origin

@@ -10,7 +10,7 @@
  */
 import { toKeyHash } from '../../src/data/decode-values.ts'
 import { combineKeys, isValidKey, NULL_KEY_HASH, rowKeyFields } from '../../src/data/row-key.ts'
-import { auc } from '../../src/models/gbdt/metrics.ts'
+import { auc } from '../../src/eval/metrics.ts'
 import { sigmoid } from './logistic.ts'
 import type { CeilingAucs, ColumnSpec, Frame, LearnableCeiling } from './types.ts'
 

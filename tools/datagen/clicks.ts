@@ -7,7 +7,7 @@
  * some files and file/row-group pruning on `country` has something to prune.
  */
 import { Rng } from '../../src/util/rng.ts'
-import { auc } from '../../src/models/gbdt/metrics.ts'
+import { auc } from '../../src/eval/metrics.ts'
 import { interceptFor, sigmoid } from './logistic.ts'
 import { ceilingProbs, frameRowKeys, learnableCeiling, type CeilingProbs } from './ceiling.ts'
 import { CLICKS_COLUMNS, ClicksModel, EMB_DIM, clickBuffers } from './clicks-model.ts'

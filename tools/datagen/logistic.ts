@@ -1,6 +1,6 @@
 /**
  * The hidden models' link: the logistic function and the intercept that pins a base rate. (Their
- * AUCs are computed by the trainer's own metric, src/models/gbdt/metrics.ts `auc`.)
+ * AUCs are computed by the trainer's own metric, src/eval/metrics.ts `auc`.)
  */
 
 /** Logistic function 1 / (1 + e^-x). */

@@ -5,7 +5,7 @@
  * call × cellular, age × balance) so that trees beat a linear model. One WRITE version.
  */
 import { Rng } from '../../src/util/rng.ts'
-import { auc } from '../../src/models/gbdt/metrics.ts'
+import { auc } from '../../src/eval/metrics.ts'
 import { interceptFor, sigmoid } from './logistic.ts'
 import { DeltaTableWriter } from './delta-writer.ts'
 import { splitRange, sliceRows } from './frame.ts'

@@ -8,16 +8,32 @@
  * tests/workers). N = training rows, F = features, W = workers.
  */
 import { releaseProxy, transfer, wrap } from 'comlink'
-import type { LoaderWorkerApi, RowSketch } from '../../workers/loader.api.ts'
+import type { LoaderWorkerApi } from '../../workers/loader.api.ts'
 import { defaultWorkerFactory } from '../../data/unit-source.ts'
+import '../loader-tasks.ts'
 import { checkCategoryCodes, cutsFromSketches, type CategoricalFeatures } from './cuts.ts'
+import { BIN_TASK, SKETCH_TASK, type BinArgs, type RowSketch, type SketchArgs } from './row-quantise.ts'
 import { mergeParts } from './sketch.ts'
 import type { BinnedMatrix, Cuts } from './types.ts'
 
-/** The part of the loader worker API this needs (a worker's comlink proxy, or the service in-process). */
+/** One loader worker's share of the quantisation (the sketch and bin tasks of row-quantise.ts). */
 export interface RowBinner {
-  sketchRows(...args: Parameters<LoaderWorkerApi['sketchRows']>): RowSketch | Promise<RowSketch>
-  binRows(...args: Parameters<LoaderWorkerApi['binRows']>): BinnedMatrix | Promise<BinnedMatrix>
+  sketchRows(...args: SketchArgs): RowSketch | Promise<RowSketch>
+  binRows(...args: BinArgs): BinnedMatrix | Promise<BinnedMatrix>
+}
+
+/**
+ * The binner over a loader worker's task runner (a worker's comlink proxy, or the service
+ * in-process): the sketch's columns are transferred, the binned bytes come back transferred.
+ */
+export function loaderBinner(worker: Pick<LoaderWorkerApi, 'runTask'>): RowBinner {
+  return {
+    sketchRows: async (...args) => {
+      const moved = args[0].map(c => c.buffer as ArrayBuffer)
+      return (await worker.runTask(SKETCH_TASK, transfer(args, moved))) as RowSketch
+    },
+    binRows: async (...args) => (await worker.runTask(BIN_TASK, args)) as BinnedMatrix,
+  }
 }
 
 /** Workers a run quantises with (the loader's default count). */
@@ -48,12 +64,9 @@ export async function binWith(
   const sketches = await Promise.all(
     binners.map((b, k) => {
       const [lo, hi] = range(k)
-      const rows = columns.map(c => c.slice(lo, hi))
+      // Copies: loaderBinner transfers them to the worker.
       return b.sketchRows(
-        transfer(
-          rows,
-          rows.map(r => r.buffer as ArrayBuffer),
-        ),
+        columns.map(c => c.slice(lo, hi)),
         weights?.slice(lo, hi),
         lo,
         N,
@@ -109,7 +122,7 @@ export async function binOffThread(
   try {
     return await Promise.race([
       binWith(
-        started.map(s => s.api),
+        started.map(s => loaderBinner(s.api)),
         columns,
         maxBin,
         weights,

@@ -1,9 +1,10 @@
 /**
  * Table → GBDT training data: plan the scan (features + label, filter), read it in table order
- * through the loader (numeric columns as float32, NaN = null) and the string reader
- * (categoricals → dictionary codes), then split off the validation rows (a seeded per-row split
+ * through the loader (numeric columns as float32, NaN = null; string columns as utf8, nulls kept,
+ * then categoricals → dictionary codes), then split off the validation rows (a seeded per-row split
  * or a second table). N = training rows, V = validation rows, F = features.
  */
+import { utf8Strings } from '../../data/decode.ts'
 import { createLoader } from '../../data/loader.ts'
 import { noRowsError, planScan } from '../../data/plan.ts'
 import { rowKeyFields, validMaskOfKeys } from '../../data/row-key.ts'
@@ -12,7 +13,6 @@ import { openSnapshot } from '../../table/index.ts'
 import type { HttpOptions, Snapshot, StructField } from '../../table/types.ts'
 import type { TrainData } from './driver.ts'
 import { buildDictionary, encodeCategorical, selectFeatures, type FeatureSpec, type SkippedColumn } from './features.ts'
-import { readStringColumns } from './string-columns.ts'
 
 /** What to train on. */
 export interface DatasetConfig {
@@ -190,14 +190,14 @@ export async function readTable(
   const strings = features.filter(f => f.kind === 'categorical').map(f => f.name)
   const columns = features.map(f => f.name)
   const floats = [...numeric, ...(cfg.label ? [cfg.label] : [])]
-  // The loader decodes every column its plan delivers, so it gets the numeric ones only; the
-  // string reader gets the same units (same filter, deletion vectors) with the string columns.
+  // Planned on the numeric columns (the plan's digest inputs as before); the loader then reads the
+  // same units (same filter, deletion vectors) with the string columns too.
   const scanned = await planScan(snapshot, { columns: floats, filter: cfg.filter, ...cfg.http })
   const planned = cfg.rowKey ? { ...scanned, rowKey: cfg.rowKey } : scanned
   // A rank (ranks.ts loadRankDataset) reads only some units: the same plan with fewer units.
   const plan = cfg.restrict ? await cfg.restrict(planned) : planned
-  const read = await readFloats(plan, floats, cfg)
-  const text = await readStringColumns(withColumns(plan, snapshot, strings), strings, cfg.http)
+  const read = await readColumns(withColumns(plan, snapshot, [...floats, ...strings]), floats, strings, cfg)
+  const text = read.strings
   const dicts: Record<string, string[]> = {}
   for (const name of strings) dicts[name] = dictionaries?.[name] ?? buildDictionary(text.get(name)!)
   const out = features.map(f =>
@@ -222,26 +222,37 @@ function withColumns(plan: ScanPlan, snapshot: Snapshot, columns: string[]): Sca
 }
 
 /**
- * Float32 columns of the plan, in table order (no shuffle, one rank), with each row's file path
- * and file-relative index. Checks that delivery follows the plan's unit order, which the string
- * reader relies on.
+ * Float32 columns `names` and string columns `strings` (null kept) of the plan, in table order
+ * (no shuffle, one rank), with each row's file path and file-relative index. Checks that delivery
+ * follows the plan's unit order.
  */
-async function readFloats(
+async function readColumns(
   plan: ScanPlan,
   names: string[],
+  strings: string[],
   cfg: { workers?: number; http?: HttpOptions; onProgress?: DatasetConfig['onProgress'] },
-): Promise<{ values: Map<string, Float32Array>; paths: string[]; rows: Uint32Array; keys?: Uint32Array }> {
+): Promise<{
+  values: Map<string, Float32Array>
+  strings: Map<string, (string | null)[]>
+  paths: string[]
+  rows: Uint32Array
+  keys?: Uint32Array
+}> {
   const n = plan.stats.rows
   const values = new Map(names.map(name => [name, new Float32Array(n)]))
+  const text = new Map(strings.map(name => [name, new Array<string | null>(n)]))
   const paths = new Array<string>(n),
     rows = new Uint32Array(n),
     keys = plan.rowKey ? new Uint32Array(n) : undefined
   cfg.onProgress?.(0, n)
-  if (n === 0 || (names.length === 0 && !keys)) {
+  if (n === 0 || (names.length === 0 && strings.length === 0 && !keys)) {
     cfg.onProgress?.(n, n)
-    return { values, paths, rows, keys }
+    return { values, strings: text, paths, rows, keys }
   }
-  const spec: DecodeSpec = Object.fromEntries(names.map(name => [name, 'float32' as const]))
+  const spec: DecodeSpec = Object.fromEntries([
+    ...names.map(name => [name, 'float32' as const]),
+    ...strings.map(name => [name, 'utf8' as const]),
+  ])
   const loader = createLoader(plan, {
     assign: { epoch: 0, worldSize: 1, rank: 0 },
     batchSize: 65_536,
@@ -255,6 +266,10 @@ async function readFloats(
   try {
     for await (const batch of loader.batches()) {
       for (const name of names) values.get(name)!.set(batch.columns[name].values as Float32Array, at)
+      for (const name of strings) {
+        const out = text.get(name)!
+        utf8Strings(batch.columns[name]).forEach((v, i) => (out[at + i] = v))
+      }
       if (keys) keys.set(batch.keys!, at)
       for (let i = 0; i < batch.size; i++) {
         const unit = batch.ids!.unit[i]
@@ -271,5 +286,5 @@ async function readFloats(
     await loader.close()
   }
   if (at !== n) throw new Error(`loader delivered ${at} rows, the plan has ${n}`)
-  return { values, paths, rows, keys }
+  return { values, strings: text, paths, rows, keys }
 }

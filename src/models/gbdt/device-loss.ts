@@ -26,28 +26,61 @@ export interface GbdtRecovery {
   numRound: number
 }
 
-/** Trains with recovery; resolves to the booster and the adapter label of the device that finished it. */
-export async function trainRecovering(r: GbdtRecovery): Promise<{ booster: Booster; adapter: string }> {
+/**
+ * The rounds of the current attempt under 'rerun' (each attempt counts from round 0 again), and
+ * the rebuild message and exhausted error that name them. The family's fit (family.ts) and
+ * trainRecovering share it.
+ */
+export interface RerunRounds {
+  /** A new attempt: 0 rounds finished. */
+  start(): void
+  /** Round `round` (0-based) finished. */
+  round(round: number): void
+  /** Rounds finished in the current attempt. */
+  readonly done: number
+  /** The error once the rebuilds are spent. */
+  exhausted(reason: string, losses: number): DeviceLostError
+}
+
+/** A round counter for a run of `numRound` rounds. */
+export function rerunRounds(numRound: number): RerunRounds {
   let done = 0
+  return {
+    start: () => {
+      done = 0
+    },
+    round: round => {
+      done = round + 1
+    },
+    get done() {
+      return done
+    },
+    exhausted: (reason, losses) =>
+      new DeviceLostError(
+        `GPU device lost (${reason}) after ${done} of ${numRound} boosting rounds, ${losses} time(s); ` +
+          'nothing was written. The run is deterministic: rerun it (same seed and parameters give the same trees), or use --backend cpu',
+        done,
+      ),
+  }
+}
+
+/**
+ * Trains with recovery on the caller's devices (tests open and destroy their own); resolves to the
+ * booster and the adapter label of the device that finished it. A run's own devices come from its
+ * session (src/run/session.ts) over the same policy loop (trainOnDevice).
+ */
+export async function trainRecovering(r: GbdtRecovery): Promise<{ booster: Booster; adapter: string }> {
+  const rounds = rerunRounds(r.numRound)
   const { result, session } = await trainOnDevice<BackendFactory, never, Booster>({
     policy: 'rerun',
     maxRecoveries: r.maxRecoveries ?? 1,
     open: (_, attempt) => r.open(attempt),
     run: async session => {
-      done = 0
-      return {
-        done: await r.train(session.backend, round => {
-          done = round + 1
-        }),
-      }
+      rounds.start()
+      return { done: await r.train(session.backend, round => rounds.round(round)) }
     },
-    onRecover: (_, reason) => r.onRecover?.(done, reason),
-    exhausted: (reason, losses) =>
-      new DeviceLostError(
-        `GPU device lost (${reason}) after ${done} of ${r.numRound} boosting rounds, ${losses} time(s); ` +
-          'nothing was written. The run is deterministic: rerun it (same seed and parameters give the same trees), or use --backend cpu',
-        done,
-      ),
+    onRecover: (_, reason) => r.onRecover?.(rounds.done, reason),
+    exhausted: (reason, losses) => rounds.exhausted(reason, losses),
   })
   session.dispose?.()
   return { booster: result, adapter: session.adapter }

@@ -4,31 +4,25 @@
  * on a rank, this rank's rows) → boosting under the 'rerun' device-loss policy → XGBoost JSON model
  * (categorical dictionaries in its attributes) + the run manifest + per-round metrics.
  */
-import type { BackendFactory } from './backend.ts'
 import { createCpuBackend } from './cpu-backend.ts'
-import { loadDataset, readTable, requireLabels, type Dataset, type DatasetConfig } from './dataset.ts'
+import { loadDataset, type Dataset, type DatasetConfig } from './dataset.ts'
 import { loadRankDataset, rankBackend, trainShard, type Shard } from './ranks.ts'
 import { categoricalOf, train, type TrainData } from './driver.ts'
-import { CATEGORIES_ATTRIBUTE, withAttributes } from './model-attributes.ts'
+import { finishGbdt } from './run-finish.ts'
 import { readInitModel, type InitModel } from './init-model.ts'
-import { encodeModel, modelFileName } from './model-file.ts'
+import { modelFileName } from './model-file.ts'
 import { modelFeatures } from './predict-run.ts'
 import { checkFeatureValues } from './feature-values.ts'
-import { trainRecovering, type LosableBackend } from './device-loss.ts'
+import { rerunRounds } from './device-loss.ts'
 import { categoricalFlags, selectFeatures } from './features.ts'
 import type { CategoricalFeatures } from './cuts.ts'
-import { checkLabels } from './objective.ts'
+import { checkLabels, readLabels } from '../../eval/labels.ts'
 import { DEFAULT_PARAMS, PARAM_ALIASES, parseParams } from './params.ts'
 import type { BinnedMatrix, Booster, Cuts, GbdtParams } from './types.ts'
-import { toXGBoostJson } from './xgboost-json.ts'
 import { checkGbdtMemory } from '../memory-budget.ts'
-import { noRowsError } from '../../data/plan.ts'
 import type { Snapshot } from '../../table/types.ts'
-import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
-import type { HistogramKernel } from '../../kernels/gbdt/histogram_choice.ts'
-import { hasWebGpu, httpFor, type RunResult, type TrainConfig, type TrainSummary } from '../../run/config.ts'
-import { runManifest, type RunManifest } from '../../run/manifest.ts'
-import type { ModelFamily, RunInput, StageListener, TrialSpec } from '../../run/family.ts'
+import { hasWebGpu, httpFor, type TrainConfig } from '../../run/config.ts'
+import type { FamilyFit, ModelFamily, RunInput, StageListener, TrialSpec } from '../../run/family.ts'
 import { binColumns } from './bin-progress.ts'
 import { BIN_WORKERS, binOffThread, canBinOffThread } from './bin-workers.ts'
 import { rowKeyFields } from '../../data/row-key.ts'
@@ -48,13 +42,6 @@ export interface GbdtData {
   binned?: { cuts: Cuts; binned: BinnedMatrix }
   /** The model training continues from (config.initModel), read once. */
   init?: InitModel
-}
-
-/** A device the caller owns (a sweep slot): training runs on it without recovery (the caller reruns the trial). */
-export interface GbdtSlot {
-  cache?: PipelineCache
-  kernel?: HistogramKernel
-  backend?: BackendFactory
 }
 
 /** What training returns. */
@@ -77,21 +64,6 @@ export function runParams(config: Pick<TrainConfig, 'params' | 'seed'>): GbdtPar
   const p = parseParams(raw)
   if (raw.eval_metric === undefined && p.objective === 'binary:logistic') p.eval_metric = ['auc', 'logloss']
   return p
-}
-
-/**
- * The label column of the filtered table (read in Node, label only): throws when the filter
- * leaves no rows or a label is null, naming the filter or the file and row.
- */
-export async function readLabels(snapshot: Snapshot, config: TrainConfig): Promise<Float32Array> {
-  const t = await readTable(snapshot, [], undefined, {
-    label: config.label,
-    filter: config.filter,
-    workers: 0,
-    http: httpFor(config, config.table),
-  })
-  if (t.plan.stats.rows === 0) throw noRowsError(config.filter, config.table, snapshot.version)
-  return requireLabels(config.label, t)
 }
 
 /** The dataset's config for a run's input. */
@@ -183,7 +155,7 @@ export function gbdtTrialParams(spec: TrialSpec): GbdtParams {
 }
 
 /** The family. */
-export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot> = {
+export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
   name: 'gbdt',
   deviceLoss: 'rerun',
   paramNames: GBDT_PARAM_NAMES,
@@ -246,9 +218,11 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
     return { dataset, init }
   },
 
-  async train(data, params, input, onEvaluation, slot) {
+  async fit(data, params, input, onEvaluation) {
     const t0 = performance.now()
+    const rounds = rerunRounds(params.num_round)
     const onRound = (round: number, metrics: Record<string, number>): 'stop' | undefined => {
+      rounds.round(round)
       if (!input.rank || input.rank.rank === 0)
         input.onProgress({ kind: 'round', round, rounds: params.num_round, metrics, elapsedMs: performance.now() - t0 })
       if (input.stop?.obey(round + 1, 'round')) return 'stop'
@@ -261,55 +235,50 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained, GbdtSlot
           scores = pred
         }
       : undefined
-    const withScores = (t: GbdtTrained): GbdtTrained => (scores ? { ...t, validScores: scores } : t)
-    if (input.rank) {
-      const { factory, adapter } = await rankBackend(input.rank, input.config.backend)
-      const booster = await trainShard(data.shard!, params, input.rank.coll, factory, {
-        onRound,
-        stop: input.rank.stop,
-      })
-      return { booster, adapter: `${adapter} × ${input.rank.world} ranks` }
-    }
-    if (slot) {
-      const factory =
-        slot.backend ??
-        (slot.cache
-          ? (await import('./gpu-backend.ts')).createGpuBackend(slot.cache.device, slot.cache, {
-              histogramKernel: slot.kernel,
-            })
-          : createCpuBackend)
-      const booster = await train(data.dataset.data, params, factory, {
-        ...data.binned,
-        onRound,
-        initModel: data.init?.booster,
-        onValidScores,
-      })
-      return withScores({ booster, adapter: slot.cache ? 'sweep slot' : 'cpu (reference backend)' })
-    }
     // In the page, cuts and binned matrix are made in loader workers, off this thread (bin-workers.ts).
-    const binned = data.binned ?? (await quantiseOffThread(data.dataset.data, params, input))
-    // A lost GPU device is rebuilt and the (deterministic) boosting rerun: device-loss.ts.
-    const trained = await trainRecovering({
-      open: () => defaultBackend(input.config.backend ?? 'gpu'),
-      numRound: params.num_round,
-      maxRecoveries: input.hooks.maxRecoveries,
-      train: (factory, done) =>
-        train(data.dataset.data, params, factory, {
-          ...binned,
-          initModel: data.init?.booster,
-          onValidScores,
-          onRound: (round, m) => {
-            done(round)
-            return onRound(round, m)
-          },
-        }),
-      onRecover: (rounds, reason) =>
+    const binned = data.binned ?? (data.shard ? undefined : await quantiseOffThread(data.dataset.data, params, input))
+    return {
+      // A lost GPU device is rebuilt and the (deterministic) boosting rerun: device-loss.ts.
+      maxRecoveries: 1,
+      async open(device) {
+        const factory = device
+          ? (await import('./gpu-backend.ts')).createGpuBackend(device.device, device.cache, {
+              histogramKernel: device.kernel,
+            })
+          : createCpuBackend
+        return {
+          backend: () =>
+            train(data.dataset.data, params, factory, {
+              ...binned,
+              initModel: data.init?.booster,
+              onValidScores,
+              onRound,
+            }),
+        }
+      },
+      async openRank(rank) {
+        const { factory, adapter } = await rankBackend(rank, input.config.backend)
+        return {
+          backend: () => trainShard(data.shard!, params, rank.coll, factory, { onRound, stop: rank.stop }),
+          adapter: `${adapter} × ${rank.world} ranks`,
+        }
+      },
+      async run(session) {
+        rounds.start()
+        return { done: await session.backend() }
+      },
+      async result(session, booster) {
+        return scores
+          ? { booster, adapter: session.adapter, validScores: scores }
+          : { booster, adapter: session.adapter }
+      },
+      onRecover: (_, reason) =>
         input.onProgress({
           kind: 'stage',
-          message: `GPU device lost (${reason}) after ${rounds} rounds; rebuilt it and boosting again from round 0 (deterministic: the same trees)`,
+          message: `GPU device lost (${reason}) after ${rounds.done} rounds; rebuilt it and boosting again from round 0 (deterministic: the same trees)`,
         }),
-    })
-    return withScores(trained)
+      exhausted: (reason, losses) => rounds.exhausted(reason, losses),
+    } satisfies FamilyFit<() => Promise<Booster>, never, Booster, GbdtTrained>
   },
 
   async loadShared(input, fixed, onStage) {
@@ -365,58 +334,6 @@ function checkInitModel(init: InitModel, snapshot: Snapshot, config: TrainConfig
   modelFeatures(init.booster, snapshot.schema, init.categories, config.table)
 }
 
-/** The run's model, manifest, metrics and summary. */
-export function finishGbdt(
-  ds: Dataset,
-  { booster, adapter }: GbdtTrained,
-  params: GbdtParams,
-  config: TrainConfig,
-  seconds: number,
-): RunResult<string | Uint8Array<ArrayBuffer>, TrainSummary, RunManifest> {
-  const categories: Record<string, string> = Object.keys(ds.dictionaries).length
-    ? { [CATEGORIES_ATTRIBUTE]: JSON.stringify(ds.dictionaries) }
-    : {}
-  const model = encodeModel(withAttributes(toXGBoostJson(booster), categories), config.modelFormat ?? 'json')
-  const last = booster.history[booster.history.length - 1] ?? {}
-  const rounds = booster.trees.length
-  const summary: TrainSummary = {
-    model: 'gbdt',
-    auc: last.auc ?? null,
-    logloss: last.logloss ?? null,
-    rounds,
-    best_iteration: booster.bestIteration,
-    train_seconds: seconds,
-    rows_train: ds.rowsTrain,
-    rows_valid: ds.rowsValid,
-    rows_per_second: seconds > 0 ? (ds.rowsTrain * rounds) / seconds : 0,
-    adapter,
-  }
-  const manifest = runManifest(
-    config,
-    {
-      model: 'gbdt',
-      plan: ds.plan,
-      validPlan: ds.validPlan,
-      seed: config.seed ?? params.seed,
-      params,
-      metrics: booster.history,
-      features: ds.features.map(f => ({ name: f.name, type: f.xgbType, delta_type: f.deltaType })),
-      skipped: ds.skipped,
-      categorical: Object.fromEntries(
-        Object.entries(ds.dictionaries).map(([k, v]) => [
-          k,
-          {
-            codes: v.length,
-            encoding: `codes of the sorted training values (model attribute ${CATEGORIES_ATTRIBUTE}); unseen and null → missing`,
-          },
-        ]),
-      ),
-    },
-    summary,
-  )
-  return { model, manifest, metrics: booster.history, summary }
-}
-
 /**
  * A run's cuts and binned matrix from loader workers (equal to the driver's buildCuts +
  * binMatrix), or undefined where there are none (Node, `workers: 0`): the driver makes them.
@@ -438,23 +355,4 @@ async function quantiseOffThread(
     message: `quantised ${data.columns.length} features in ${((performance.now() - t0) / 1000).toFixed(2)} s`,
   })
   return binned
-}
-
-/**
- * The GPU backend on a fresh device, or the CPU reference when asked (or when WebGPU is absent,
- * e.g. in Node). The GPU modules are imported lazily so CPU-only callers never load the kernels.
- */
-export async function defaultBackend(kind: 'gpu' | 'cpu'): Promise<LosableBackend> {
-  if (kind === 'cpu' || !hasWebGpu()) return { backend: createCpuBackend, adapter: 'cpu (reference backend)' }
-  const [{ requestDevice, adapterSummary, adapterLabel }, { createGpuBackend }] = await Promise.all([
-    import('../../gpu/device.ts'),
-    import('./gpu-backend.ts'),
-  ])
-  const { adapter, device } = await requestDevice()
-  return {
-    backend: createGpuBackend(device),
-    adapter: adapterLabel(adapterSummary(adapter)),
-    dispose: () => device.destroy(),
-    lost: device.lost,
-  }
 }

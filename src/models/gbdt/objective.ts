@@ -57,31 +57,6 @@ export function baseMargin(objective: Objective, baseScore: number): number {
 }
 
 /**
- * Refuses labels the objective cannot fit, naming the label column and the first bad value:
- * binary:logistic needs 0/1, reg:logistic [0, 1], squared error finite numbers.
- */
-export function checkLabels(objective: Objective, labels: ArrayLike<number>, labelName = 'label'): void {
-  for (let i = 0; i < labels.length; i++) {
-    const y = labels[i]
-    const bad =
-      objective === 'binary:logistic'
-        ? !(y === 0 || y === 1)
-        : objective === 'reg:logistic'
-          ? !(y >= 0 && y <= 1)
-          : !Number.isFinite(y)
-    if (bad) {
-      const need =
-        objective === 'binary:logistic'
-          ? 'labels 0 or 1'
-          : objective === 'reg:logistic'
-            ? 'labels in [0, 1]'
-            : 'finite labels'
-      throw new RangeError(`label column ${labelName}: ${objective} needs ${need}, got ${y} at row ${i}`)
-    }
-  }
-}
-
-/**
  * base_score when the user gives none (XGBoost ≥ 2 `InitEstimation`), in prediction space:
  * the weighted label mean, clamped into (0, 1) for logistic objectives. This is XGBoost's
  * `FitInterceptGlmLike` (the intercept with zero gradient for these GLM losses); XGBoost 2.0's

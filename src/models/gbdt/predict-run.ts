@@ -6,64 +6,19 @@
  * values on the tree_shap kernel in the same device session, or the CPU reference treeShap.
  * N = rows, F = features.
  */
-import type { TableAccess } from '../../storage/types.ts'
 import { openSnapshot } from '../../table/index.ts'
-import type { HttpOptions, StructField, StructType } from '../../table/types.ts'
+import type { StructType } from '../../table/types.ts'
+import { modelColumn, type PredictConfig, type PredictResult } from '../../eval/predict.ts'
 import { readTable } from './dataset.ts'
 import { featureOf, type FeatureSpec } from './features.ts'
 import { categoriesOf } from './model-attributes.ts'
 import { decodeModel } from './model-file.ts'
 import { baseMargin, transform } from './objective.ts'
 import { predictMargins } from './predict.ts'
-import { contribsRowMajor, type FeatureImpact, topFeatures, treeShap } from './shap.ts'
+import { contribsRowMajor, topFeatures, treeShap } from './shap.ts'
 import type { Booster } from './types.ts'
 import { fromXGBoostJson } from './xgboost-json.ts'
 import { hasWebGpu, httpFor } from '../../run/config.ts'
-
-/** What to predict (structured-cloneable). */
-export interface PredictConfig {
-  /**
-   * The model file's contents: XGBoost JSON text (NaN tokens allowed) or UBJSON bytes
-   * (model-file.ts), or a recommender's model.bin (recsys/checkpoint.ts, told by its magic).
-   */
-  model: string | Uint8Array<ArrayBuffer>
-  /** Table root URL. */
-  table: string
-  version?: number
-  /** CPU reference predictor instead of the GPU kernel. */
-  cpu?: boolean
-  /** Also SHAP values per row and feature (XGBoost pred_contribs). */
-  contribs?: boolean
-  workers?: number
-  /** Extra request headers (e.g. a bearer token), sent only to the origin of `table`; never returned. */
-  headers?: Record<string, string>
-  /** Origins besides the table's own that its files may come from (HttpOptions.allowOrigins); default any. */
-  allowOrigins?: string[]
-  /** HttpOptions.allowInsecureHttp for the table's requests (`--allow-insecure-http`). */
-  http?: Pick<HttpOptions, 'allowInsecureHttp'>
-  /** A governed table's access (run/config.ts TrainConfig.access); never returned. */
-  access?: TableAccess
-}
-
-/** Margins (a recommender's: logits) and predictions, one per table row in table order. */
-export interface PredictResult {
-  /** Float32Array, length N: raw scores (XGBoost output_margin). */
-  margins: Float32Array
-  /** Float32Array, length N: after the objective's transform. */
-  predictions: Float32Array
-  rows: number
-  version: number
-  adapter: string
-  /**
-   * With `contribs`: Float32Array [N × (F + 1)] row-major, φ per feature in `featureNames` order
-   * then the bias; each row sums to its margin.
-   */
-  contribs?: Float32Array
-  /** With `contribs`: the model's feature names (the contribution columns). */
-  featureNames?: string[]
-  /** With `contribs`: the features with the largest mean |φ| over the rows (10 at most). */
-  topFeatures?: FeatureImpact[]
-}
 
 /**
  * Predicts every live row of the table with an XGBoost model (models/predict.ts sends a
@@ -93,16 +48,6 @@ export async function runPrediction(config: PredictConfig): Promise<PredictResul
     featureNames: booster.featureNames,
     topFeatures: topFeatures(contribs, booster.featureNames),
   }
-}
-
-/** The table's column a model feature reads; throws naming the feature, the table and its columns. */
-export function modelColumn(schema: StructType, name: string, table: string): StructField {
-  const field = schema.fields.find(f => f.name === name)
-  if (!field)
-    throw new RangeError(
-      `model feature ${name}: no such column in ${table} (columns: ${schema.fields.map(f => f.name).join(', ')})`,
-    )
-  return field
 }
 
 /** Feature specs of the model's features in the table: strings need the model's dictionary. */

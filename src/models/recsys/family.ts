@@ -9,12 +9,12 @@
 import { createLoader } from '../../data/loader.ts'
 import type { ScanPlan } from '../../data/types.ts'
 import type { HttpOptions } from '../../table/types.ts'
-import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
-import { hasWebGpu, httpFor, rankCount, type TrainConfig, type TrainSummary } from '../../run/config.ts'
-import { runManifest, type RunManifest } from '../../run/manifest.ts'
-import type { ModelFamily, TrialSpec } from '../../run/family.ts'
+import { httpFor, rankCount, type TrainConfig, type TrainSummary } from '../../run/config.ts'
+import type { RunManifest } from '../../run/manifest.ts'
+import type { FamilyFit, ModelFamily, TrialSpec } from '../../run/family.ts'
+import type { FitBackend, SessionDevice } from '../../run/session.ts'
 import { loadRecsysTable, type RecsysTable } from './memory.ts'
-import { createRefBackend, type ModelState } from './backend.ts'
+import { createRefBackend, type ModelState, type RecsysBackend } from './backend.ts'
 import { encodeCheckpoint } from './checkpoint.ts'
 import {
   concatBatches,
@@ -24,17 +24,24 @@ import {
   type RecsysData,
   type TrainSource,
 } from './data.ts'
-import { addGroupColumn, classifyColumns, columnKind, featurize, tableMemory } from './features.ts'
+import { addGroupColumn, classifyColumns, featurize, tableMemory } from './features.ts'
 import { initOptimizerState, initWeights } from './init.ts'
-import { modelShapeOf, parameterCount } from './layout.ts'
+import { modelShapeOf } from './layout.ts'
 import { parseRecsysParams, RECSYS_PARAM_NAMES } from './params.ts'
-import { evaluationsUpTo, predictAll, zeroTiming, type MetricRow, type TrainLoopResult } from './train-loop.ts'
-import { trainWithRecovery, type DeviceSession, type RunTiming } from './recovery.ts'
+import { evaluationsUpTo, predictAll, type MetricRow, type TrainLoopResult } from './train-loop.ts'
+import {
+  restoreKept,
+  resumeExhausted,
+  runSegments,
+  type RecsysCheckpoint,
+  type RunTiming,
+  type SegmentedResult,
+} from './recovery.ts'
 import type { DeviceSession as RunSession } from '../../run/device-loss.ts'
 import { checkRecsysMemory } from '../memory-budget.ts'
-import { checkLabels } from '../gbdt/objective.ts'
-import { readLabels } from '../gbdt/family.ts'
-import { ranksBackend, scaledParams, withRanks, type RanksBackend, type RanksSummary } from './ranks.ts'
+import { checkLabels, readLabels } from '../../eval/labels.ts'
+import { RanksBackend, ranksBackend, scaledParams, withRanks, type RanksSummary } from './ranks.ts'
+import { finishRecsys } from './run-finish.ts'
 import type { FeatureLayout, ModelBatch, ModelShape, RecsysParams } from './types.ts'
 import { rowKeyFields } from '../../data/row-key.ts'
 
@@ -126,11 +133,6 @@ export interface RecsysTrained {
   validScores?: Float32Array
 }
 
-/** A device the caller owns (a sweep slot); absent cache: the CPU reference. */
-export interface RecsysSlot {
-  cache?: PipelineCache
-}
-
 /** Validated parameters with the run seed applied (--seed sets params.seed unless the params give one). */
 export function recsysRunParams(config: Pick<TrainConfig, 'params' | 'seed'>): RecsysParams {
   const raw = { ...(config.params ?? {}) }
@@ -153,7 +155,7 @@ export function recsysTrialParams(spec: TrialSpec, stepsPerEpoch?: number): Recs
 }
 
 /** The family. */
-export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained, RecsysSlot> = {
+export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained> = {
   name: 'recsys',
   deviceLoss: 'resume',
   paramNames: RECSYS_PARAM_NAMES,
@@ -234,26 +236,14 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
     return loaded
   },
 
-  async train(data, params, input, onEvaluation, slot) {
+  async fit(data, params, input, onEvaluation) {
     const shape = modelShapeOf(data.layout, params)
-    const { config, rank } = input
-    const world = rankCount(config)
-    const ranked =
-      world > 1
-        ? await ranksBackend(
-            shape,
-            params,
-            { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) },
-            world,
-            rank,
-          )
-        : undefined
-    const kind = config.backend ?? 'gpu'
-    if (!slot && !ranked && kind === 'gpu' && hasWebGpu()) await checkRecsysMemory(shape, params, config.memoryBudget)
+    const world = rankCount(input.config)
+    const initial = () => ({ weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) })
     const stepsPerEpoch = data.source.stepsPerEpoch
     const totalEvals = evaluationsUpTo(params.epochs * stepsPerEpoch, stepsPerEpoch, params.eval_every)
     let setupMs = 0
-    const timedOpen = async <T>(f: () => Promise<T>): Promise<T> => {
+    const timed = async <T>(f: () => Promise<T>): Promise<T> => {
       const t = performance.now()
       try {
         return await f()
@@ -261,8 +251,16 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
         setupMs += performance.now() - t
       }
     }
+    const ranked = (r: RunSession<RanksBackend>): FitBackend<RecsysBackend> => ({
+      backend: r.backend,
+      adapter: r.adapter,
+      dispose: () => {
+        r.backend.destroy()
+        r.dispose?.()
+      },
+    })
     // A lost device is rebuilt and the loop replays from the last checkpoint (recovery.ts), so rounds count by step.
-    const { loop, session, timing } = await trainWithRecovery(
+    const run = runSegments(
       {
         params: scaledParams(params, world),
         source: data.source,
@@ -280,41 +278,42 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
           onEvaluation && ((epoch, row) => (onEvaluation(epoch, progressMetrics(row)) === 'stop' ? 'stop' : undefined)),
         ...(input.stop ? { shouldStop: (step: number) => input.stop!.obey(step, 'step') } : {}),
       },
-      {
-        // A sweep slot's session has no `lost`: one segment, no rebuild (the sweep reruns the trial).
-        open: (state, attempt) =>
-          timedOpen(() =>
-            slot
-              ? slotSession(slot, shape, params)
-              : ranked && attempt === 0
-                ? Promise.resolve(rankedSession(ranked))
-                : chooseBackend(kind, shape, params, state, d => input.hooks.onDevice?.(d, attempt)),
-          ),
-        checkpointEvery: input.hooks.checkpointEvery,
-        maxRecoveries: input.hooks.maxRecoveries,
-        onRecover: (step, reason) =>
-          input.onProgress({
-            kind: 'stage',
-            message: `GPU device lost (${reason}); rebuilt it and resumed from the checkpoint at step ${step}`,
-          }),
-      },
+      input.hooks.checkpointEvery,
     )
-    try {
-      const t = performance.now()
-      const model = encodeCheckpoint({
-        shape,
-        params,
-        layout: data.layout,
-        loop: loop.state,
-        state: await session.backend.exportState(),
-      })
-      const split = { ...timing, setup_s: setupMs / 1000, export_s: (performance.now() - t) / 1000 }
-      const validScores =
-        input.validScores && data.valid.n > 0 ? await predictAll(session.backend, data.valid) : undefined
-      return { loop, adapter: session.adapter, model, ranks: ranked?.backend, timing: split, validScores }
-    } finally {
-      session.dispose?.()
-    }
+    return {
+      maxRecoveries: 2,
+      // In-thread ranks (CPU reference, R > 1) split each global batch between them (ranks.ts).
+      open: (device, from) =>
+        timed(async () =>
+          world > 1 && !from
+            ? ranked(await ranksBackend(shape, params, initial(), world))
+            : modelOn(device, shape, params, from?.state, from),
+        ),
+      openRank: rank => timed(async () => ranked(await ranksBackend(shape, params, initial(), world, rank))),
+      run,
+      async result(session, loop) {
+        const t = performance.now()
+        const model = encodeCheckpoint({
+          shape,
+          params,
+          layout: data.layout,
+          loop: loop.state,
+          state: await session.backend.exportState(),
+        })
+        const timing = { ...loop.timing, setup_s: setupMs / 1000, export_s: (performance.now() - t) / 1000 }
+        const validScores =
+          input.validScores && data.valid.n > 0 ? await predictAll(session.backend, data.valid) : undefined
+        const ranks = session.backend instanceof RanksBackend ? session.backend : undefined
+        return { loop, adapter: session.adapter, model, ranks, timing, validScores }
+      },
+      checkOwnGpu: () => checkRecsysMemory(shape, params, input.config.memoryBudget),
+      onRecover: (from, reason) =>
+        input.onProgress({
+          kind: 'stage',
+          message: `GPU device lost (${reason}); rebuilt it and resumed from the checkpoint at step ${from?.loop.step ?? 0}`,
+        }),
+      exhausted: resumeExhausted,
+    } satisfies FamilyFit<RecsysBackend, RecsysCheckpoint, SegmentedResult, RecsysTrained>
   },
 
   loadShared: (input, fixed, onStage) =>
@@ -343,29 +342,6 @@ export function timingLine(t: RecsysTiming): string {
     `eval ${s(t.eval_s)} + read-backs ${s(t.readback_s)}${t.gpu_s === undefined ? '' : ` (GPU step time ${s(t.gpu_s)}, timestamp queries)`}, ` +
     `checkpoints ${s(t.checkpoint_s)}, export ${s(t.export_s)}`
   )
-}
-
-/** A sweep slot's model: on the slot's device (its pipeline cache), else the CPU reference; fresh seeded weights. */
-async function slotSession(slot: RecsysSlot, shape: ModelShape, params: RecsysParams): Promise<DeviceSession> {
-  if (!slot.cache) {
-    const backend = createRefBackend(shape, params)
-    return { backend, adapter: 'cpu (reference backend)', dispose: () => backend.destroy() }
-  }
-  const initial = { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) }
-  const backend = await (await import('./model-gpu.ts')).GpuModel.create(slot.cache, shape, params, initial)
-  return { backend, adapter: 'sweep slot', dispose: () => backend.destroy() }
-}
-
-/** Ranked backends as a recovery session (no `lost`: a lost rank fails the run, src/run/ranks.ts). */
-function rankedSession(c: RunSession<RanksBackend>): DeviceSession {
-  return {
-    backend: c.backend,
-    adapter: c.adapter,
-    dispose: () => {
-      c.backend.destroy()
-      c.dispose?.()
-    },
-  }
 }
 
 /** Every row of the validation table, featurized with the training layout. */
@@ -397,44 +373,33 @@ async function readValidTable(
 }
 
 /**
- * The GPU model on a fresh device, or the CPU reference when asked (or when WebGPU is absent).
- * Fresh seeded weights either way (init.ts). GPU modules load lazily.
+ * The model on `device` (undefined: the CPU reference) holding `state` (a checkpoint's, the model
+ * file's; undefined: fresh seeded weights, init.ts) and checkpoint `from`'s restore_best weights.
+ * GPU modules load lazily.
  */
-export async function chooseBackend(
-  kind: 'gpu' | 'cpu',
+export async function modelOn(
+  device: SessionDevice | undefined,
   shape: ModelShape,
   params: RecsysParams,
   state?: ModelState,
-  onDevice?: (device: GPUDevice) => void,
-): Promise<DeviceSession> {
-  if (kind === 'cpu' || !hasWebGpu()) {
-    const backend = createRefBackend(shape, params)
-    if (state) await backend.importState(state)
-    return { backend, adapter: 'cpu (reference backend)', dispose: () => backend.destroy() }
-  }
-  const [{ requestDevice, adapterSummary, adapterLabel }, { PipelineCache }, { GpuModel }] = await Promise.all([
-    import('../../gpu/device.ts'),
-    import('../../gpu/pipeline-cache.ts'),
-    import('./model-gpu.ts'),
-  ])
-  const { adapter, device } = await requestDevice()
+  from?: RecsysCheckpoint,
+): Promise<FitBackend<RecsysBackend>> {
+  const backend = device
+    ? await (await import('./model-gpu.ts')).GpuModel.create(
+        device.cache,
+        shape,
+        params,
+        state ?? { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) },
+      )
+    : createRefBackend(shape, params)
   try {
-    const initial = state ?? { weights: initWeights(shape, params.seed), opt: initOptimizerState(shape, params) }
-    const backend = await GpuModel.create(new PipelineCache(device), shape, params, initial)
-    onDevice?.(device)
-    return {
-      backend,
-      adapter: adapterLabel(adapterSummary(adapter)),
-      lost: device.lost,
-      dispose: () => {
-        backend.destroy()
-        device.destroy()
-      },
-    }
+    if (!device && state) await backend.importState(state)
+    await restoreKept(backend, from)
   } catch (e) {
-    device.destroy()
+    backend.destroy()
     throw e
   }
+  return { backend, dispose: () => backend.destroy() }
 }
 
 /** Progress metrics of one evaluation (CLI prints them as name=value). */
@@ -445,118 +410,4 @@ function progressMetrics(row: MetricRow): Record<string, number> {
   if (row.validGauc !== undefined) m.gauc = row.validGauc
   if (row.validCalibration !== undefined) m.calibration = row.validCalibration
   return m
-}
-
-/** metrics.csv row of one evaluation. */
-function metricsRow(row: MetricRow): Record<string, number> {
-  const m: Record<string, number> = { step: row.step, epoch: row.epoch, train_loss: row.trainLoss, lr: row.lr }
-  if (row.validAuc !== undefined) m.auc = row.validAuc
-  if (row.validLogloss !== undefined) m.logloss = row.validLogloss
-  if (row.validGauc !== undefined) m.gauc = row.validGauc
-  if (row.validCalibration !== undefined) m.calibration = row.validCalibration
-  m.elapsed_seconds = row.elapsedMs / 1000
-  return m
-}
-
-/** The run's model file, manifest, metrics and summary. */
-export function finishRecsys(
-  data: RecsysLoaded,
-  t: RecsysTrained,
-  params: RecsysParams,
-  config: TrainConfig,
-  seconds: number,
-): RecsysTrainResult {
-  const { loop } = t
-  const metrics = loop.metrics.map(metricsRow)
-  const last = loop.restored ?? loop.metrics[loop.metrics.length - 1]
-  const best = loop.metrics.findIndex(m => m.step === loop.state.bestStep && loop.state.bestAuc !== null)
-  const epochs = Math.min(params.epochs, loop.state.epoch + (loop.stoppedEarly ? 1 : 0))
-  const rowsValid = data.valid.n
-  const rowsTrain =
-    data.validPlan || config.validFraction === undefined ? data.plan.stats.rows : data.plan.stats.rows - rowsValid
-  const perSecond = seconds > 0 ? loop.samples / seconds : 0
-  const summary: RecsysTrainSummary = {
-    model: 'recsys',
-    auc: last?.validAuc ?? null,
-    logloss: last?.validLogloss ?? null,
-    gauc: last?.validGauc ?? null,
-    calibration: last?.validCalibration ?? null,
-    rounds: metrics.length,
-    best_iteration: best >= 0 ? best : metrics.length - 1,
-    train_seconds: seconds,
-    rows_train: rowsTrain,
-    rows_valid: rowsValid,
-    rows_per_second: perSecond,
-    adapter: t.adapter,
-    samples_per_second: perSecond,
-    epochs,
-    steps: loop.state.step,
-    restored_best_step: loop.restored?.step ?? null,
-    timing: {
-      stats_s: data.statsSeconds ?? 0,
-      ...(t.timing ?? { ...zeroTiming(), checkpoint_s: 0, setup_s: 0, export_s: 0 }),
-    },
-  }
-  const { layout, plan } = data
-  const fields = plan.schema?.fields ?? []
-  const deltaType = (name: string): string =>
-    JSON.stringify(fields.find(x => x.name === name)?.type ?? null).replace(/^"|"$/g, '')
-  const features = [
-    ...layout.sparse.map(x => ({ name: x.name, type: 'embedding', delta_type: deltaType(x.name) })),
-    ...layout.dense.map(x => ({
-      name: x.name,
-      type: x.log1p ? 'dense_log1p' : 'dense',
-      delta_type: deltaType(x.name),
-    })),
-    ...layout.lists.map(x => ({ name: x.name, type: `list[${x.length}]`, delta_type: deltaType(x.name) })),
-    ...(layout.bags ?? []).map(x => ({ name: x.name, type: `bag_${x.pooling}`, delta_type: deltaType(x.name) })),
-  ]
-  const used = new Set([config.label, ...features.map(x => x.name)])
-  const skipped = config.features
-    ? []
-    : fields
-        .filter(x => !used.has(x.name) && columnKind(x.type) === undefined)
-        .map(x => ({
-          name: x.name,
-          reason: x.type === 'void' ? 'void (NullType) column: only nulls' : 'type has no model input',
-        }))
-  const manifest = runManifest(
-    config,
-    {
-      model: 'recsys',
-      plan,
-      validPlan: data.validPlan,
-      splitKey: data.splitKey,
-      seed: params.seed,
-      params,
-      metrics,
-      features,
-      skipped,
-      categorical: Object.fromEntries([
-        ...layout.sparse.map(x => [
-          x.name,
-          {
-            codes: x.buckets,
-            encoding: `hash32 of the value mod ${x.buckets} buckets (cardinality ${x.cardinality}); embedding rows ${x.tableOffset}…${x.tableOffset + x.buckets - 1}`,
-          },
-        ]),
-        ...(layout.bags ?? []).map(x => [
-          x.name,
-          {
-            codes: x.buckets,
-            encoding: `hash_list: each item's hash32 mod ${x.buckets} buckets (cardinality ${x.cardinality}), ${x.pooling} of the items' embeddings; embedding rows ${x.tableOffset}…${x.tableOffset + x.buckets - 1}`,
-          },
-        ]),
-      ]),
-    },
-    summary,
-    {
-      embedding_tables: tableMemory(layout, params.embedding_dim),
-      parameters: parameterCount(modelShapeOf(layout, params)),
-      steps: summary.steps,
-      epochs: summary.epochs,
-      timing: summary.timing,
-    },
-  )
-  return { model: t.model, manifest, metrics, summary }
 }

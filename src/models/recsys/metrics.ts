@@ -2,7 +2,7 @@
  * Validation metrics a recommender reports beside auc and logloss: grouped AUC (gauc) and
  * calibration, and which of them early stopping and a sweep may optimise. N = validation rows.
  */
-import { auc, evaluate } from '../gbdt/metrics.ts'
+import { auc, evaluate } from '../../eval/metrics.ts'
 
 /** Metrics early stopping (`early_stopping_metric`) and a sweep (`--metric`) may optimise. */
 export const RECSYS_TARGET_METRICS = ['auc', 'logloss', 'gauc'] as const

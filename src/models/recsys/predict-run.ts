@@ -3,7 +3,7 @@
  * (models/predict.ts runPrediction) hands a file with the checkpoint magic here. The checkpoint's
  * feature layout → the table's feature columns in table order → the same featurize (hashing mod
  * buckets, normalisation, missing indicators) and the same forward pass as training's evaluation
- * (train-loop.ts predictAll over chooseBackend's GPU model, or the CPU reference with `cpu`).
+ * (train-loop.ts predictAll over modelOn's GPU model, or the CPU reference with `cpu`).
  * N = rows.
  */
 import { createLoader } from '../../data/loader.ts'
@@ -12,10 +12,11 @@ import type { Batch } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import type { StructType } from '../../table/types.ts'
 import { httpFor } from '../../run/config.ts'
-import { modelColumn, type PredictConfig, type PredictResult } from '../gbdt/predict-run.ts'
+import { modelColumn, type PredictConfig, type PredictResult } from '../../eval/predict.ts'
 import { concatTensors } from './ranks.ts'
 import { decodeCheckpoint } from './checkpoint.ts'
-import { chooseBackend } from './family.ts'
+import { modelOn } from './family.ts'
+import { CPU_ADAPTER, openOwnDevice } from '../../run/session.ts'
 import { columnKind, featurize, kindEncoding, type ColumnKind } from './features.ts'
 import { predictAll } from './train-loop.ts'
 import type { FeatureLayout } from './types.ts'
@@ -34,7 +35,11 @@ export async function runRecsysPrediction(config: PredictConfig): Promise<Predic
   const snapshot = await openSnapshot(config.table, { version: config.version, ...http })
   const spec = layoutSpec(layout, snapshot.schema, config.table)
   const plan = await planScan(snapshot, { columns: Object.keys(spec), ...http })
-  const session = await chooseBackend(config.cpu ? 'cpu' : 'gpu', shape, params, ck.state)
+  const device = await openOwnDevice(config.cpu ? 'cpu' : 'gpu')
+  const model = await modelOn(device, shape, params, ck.state).catch(e => {
+    device?.device.destroy()
+    throw e
+  })
   const parts: Float32Array[] = []
   const loader = createLoader(plan, {
     assign: { epoch: 0, worldSize: 1, rank: 0 }, // no seed: table order
@@ -46,15 +51,22 @@ export async function runRecsysPrediction(config: PredictConfig): Promise<Predic
   try {
     for await (const b of loader.batches()) {
       checkLists(layout, b)
-      parts.push(await predictAll(session.backend, featurize(layout, withZeroLabel(layout, b))))
+      parts.push(await predictAll(model.backend, featurize(layout, withZeroLabel(layout, b))))
     }
   } finally {
     await loader.close()
-    session.dispose?.()
+    model.dispose?.()
+    device?.device.destroy()
   }
   const predictions = concatTensors(parts)
   const margins = predictions.map(p => Math.log(p) - Math.log1p(-p))
-  return { margins, predictions, rows: predictions.length, version: snapshot.version, adapter: session.adapter }
+  return {
+    margins,
+    predictions,
+    rows: predictions.length,
+    version: snapshot.version,
+    adapter: device?.adapter ?? CPU_ADAPTER,
+  }
 }
 
 /** The loader's decode spec of the model's feature columns; throws naming a column that is missing or of another kind. */

@@ -21,7 +21,12 @@ import {
   type TrainLoopOptions,
   type TrainLoopResult,
 } from './train-loop.ts'
-import { DeviceLostError, trainOnDevice, type DeviceSession as RunSession } from '../../run/device-loss.ts'
+import {
+  DeviceLostError,
+  trainOnDevice,
+  type DeviceSession as RunSession,
+  type RunPart,
+} from '../../run/device-loss.ts'
 import type { LostWatch } from '../../gpu/device-lost.ts'
 
 /** A backend on one device; `lost` resolves when that device is lost (absent: CPU, never lost); `dispose` destroys both. */
@@ -42,7 +47,7 @@ export interface RecoveryOptions {
 export { DeviceLostError }
 
 /** A checkpoint in memory: state, loop position, the metrics and samples up to it. */
-interface Saved {
+export interface RecsysCheckpoint {
   state?: ModelState
   best?: ModelWeights
   loop: LoopState
@@ -52,6 +57,7 @@ interface Saved {
   /** The time split of the segments up to it (checkpoint captures in checkpoint_s). */
   timing: RunTiming
 }
+type Saved = RecsysCheckpoint
 
 /** The loop's time split over all segments plus the in-memory checkpoints taken between them. */
 export interface RunTiming extends LoopTiming {
@@ -68,6 +74,9 @@ export interface RecoveredRun {
   timing: RunTiming
 }
 
+/** The loop's result over every segment, with the time split summed over them. */
+export type SegmentedResult = TrainLoopResult & { timing: RunTiming }
+
 const START: Saved = {
   loop: initialLoopState(),
   metrics: [],
@@ -76,55 +85,77 @@ const START: Saved = {
   timing: { ...zeroTiming(), checkpoint_s: 0 },
 }
 
+/** The model put back to checkpoint `from`'s restore_best weights (its state is imported by whoever opened it). */
+export async function restoreKept(backend: RecsysBackend, from: Saved | undefined): Promise<void> {
+  if (from?.best) await backend.keepWeights?.(from.best)
+}
+
 /**
- * trainLoop over `o` (its backend, resume and stopAtStep are set here) in checkpointed segments,
- * under the run's 'resume' policy (src/run/device-loss.ts). The caller disposes the returned session.
+ * trainLoop over `o` (its backend, resume and stopAtStep are set here) on `session` from checkpoint
+ * `from`: on a session that can be lost, in segments of `checkpointEvery` evaluations (default:
+ * about one per epoch), each ending in a checkpoint; elsewhere to the end. The 'resume' policy's
+ * run (src/run/device-loss.ts DeviceRun.run).
+ */
+export function runSegments(
+  o: Omit<TrainLoopOptions, 'backend' | 'resume' | 'stopAtStep'>,
+  checkpointEvery?: number,
+): (session: DeviceSession, from: Saved | undefined, watch: LostWatch) => Promise<RunPart<Saved, SegmentedResult>> {
+  const p = o.params
+  const perEpoch = Math.max(1, Math.ceil(o.source.stepsPerEpoch / p.eval_every))
+  const seg = p.eval_every * Math.max(1, checkpointEvery ?? perEpoch)
+  return async (session, from, watch) => {
+    const saved = from ?? START
+    const stopAt = session.lost ? (Math.floor(saved.loop.step / seg) + 1) * seg : undefined
+    const r = await segment(o, session, saved, watch, stopAt)
+    const timing = { ...addTiming(saved.timing, r.timing), checkpoint_s: saved.timing.checkpoint_s }
+    const kept = {
+      loop: r.state,
+      metrics: [...saved.metrics, ...r.metrics],
+      samples: saved.samples + r.samples,
+      elapsedMs: lastElapsed(r, saved),
+    }
+    if (r.finished) {
+      const done = { ...r, metrics: kept.metrics, samples: kept.samples, restored: restoredRow(r, kept.metrics) }
+      return { done: { ...done, timing } }
+    }
+    const t = performance.now()
+    const captured = await Promise.race([capture(session.backend), watch.failed])
+    timing.checkpoint_s += (performance.now() - t) / 1000
+    return { checkpoint: { ...kept, timing, ...captured } }
+  }
+}
+
+/** The error once the rebuilds are spent, naming the steps kept. */
+export function resumeExhausted(reason: string, losses: number, kept: Saved | undefined): DeviceLostError {
+  return new DeviceLostError(
+    `GPU device lost (${reason}) ${losses} times; stopped at step ${kept?.loop.step ?? 0} ` +
+      `(the last checkpoint: ${kept?.metrics.length ?? 0} evaluations kept)`,
+    kept?.loop.step ?? 0,
+  )
+}
+
+/**
+ * runSegments under the 'resume' policy on the caller's devices (tests open and destroy their
+ * own). A run's own devices come from its session (src/run/session.ts) over the same policy loop.
+ * The caller disposes the returned session.
  */
 export async function trainWithRecovery(
   o: Omit<TrainLoopOptions, 'backend' | 'resume' | 'stopAtStep'>,
   rec: RecoveryOptions,
 ): Promise<RecoveredRun> {
-  const p = o.params
-  const perEpoch = Math.max(1, Math.ceil(o.source.stepsPerEpoch / p.eval_every))
-  const seg = p.eval_every * Math.max(1, rec.checkpointEvery ?? perEpoch)
-  const { result, session, recoveries } = await trainOnDevice<RecsysBackend, Saved, TrainLoopResult>({
+  const { result, session, recoveries } = await trainOnDevice<RecsysBackend, Saved, SegmentedResult>({
     policy: 'resume',
     maxRecoveries: rec.maxRecoveries ?? 2,
     open: async (saved, attempt) => {
       const s = await rec.open(saved?.state, attempt)
-      if (saved?.best) await s.backend.keepWeights?.(saved.best)
+      await restoreKept(s.backend, saved)
       return s
     },
-    run: async (session, from, watch) => {
-      const saved = from ?? START
-      const stopAt = session.lost ? (Math.floor(saved.loop.step / seg) + 1) * seg : undefined
-      const r = await segment(o, session, saved, watch, stopAt)
-      const timing = { ...addTiming(saved.timing, r.timing), checkpoint_s: saved.timing.checkpoint_s }
-      const kept = {
-        loop: r.state,
-        metrics: [...saved.metrics, ...r.metrics],
-        samples: saved.samples + r.samples,
-        elapsedMs: lastElapsed(r, saved),
-      }
-      if (r.finished) {
-        const done = { ...r, metrics: kept.metrics, samples: kept.samples, restored: restoredRow(r, kept.metrics) }
-        return { done: { ...done, timing } }
-      }
-      const t = performance.now()
-      const captured = await Promise.race([capture(session.backend), watch.failed])
-      timing.checkpoint_s += (performance.now() - t) / 1000
-      return { checkpoint: { ...kept, timing, ...captured } }
-    },
+    run: runSegments(o, rec.checkpointEvery),
     onRecover: (from, reason) => rec.onRecover?.(from?.loop.step ?? 0, reason),
-    exhausted: (reason, losses, kept) =>
-      new DeviceLostError(
-        `GPU device lost (${reason}) ${losses} times; stopped at step ${kept?.loop.step ?? 0} ` +
-          `(the last checkpoint: ${kept?.metrics.length ?? 0} evaluations kept)`,
-        kept?.loop.step ?? 0,
-      ),
+    exhausted: resumeExhausted,
   })
-  const timing = result.timing as RunTiming
-  return { loop: result, session, recoveries, timing: { ...timing, checkpoint_s: timing.checkpoint_s ?? 0 } }
+  return { loop: result, session, recoveries, timing: result.timing }
 }
 
 /** One segment from `saved` on `session`'s backend, the backend guarded so a lost device stops it at the next call. */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { fileStamp, parseBenchArgs, run, suiteScript, withBenchTimeout } from '../../../bench/cli.ts'
 import { assertSuiteName } from '../../../bench/suites.ts'
+import { GBDT_SIZES, GBDT_SIZES_QUICK, gbdtSizes } from '../../../bench/gbdt-types.ts'
 import type { CliIo } from '../../../src/cli/io.ts'
 
 function captureIo(): CliIo & { outs: string[]; errs: string[] } {
@@ -56,10 +57,22 @@ describe('snaptrain bench arguments', () => {
     expect(await run(['--suite', 'recsys', '--tables', 'no/such/folder'], io)).toBe(2)
     expect(io.errs.join('\n')).toMatch(/--tables no\/such\/folder: no clicks or marketing table in that folder/)
   })
+  test('--rows N: parsed; not an integer >= 100 is named; gbdtSizes makes one size of N rows at the preset rounds', () => {
+    expect(parseBenchArgs(['--suite', 'gbdt', '--rows', '2000']).rows).toBe(2000)
+    expect(parseBenchArgs(['--rows=150']).rows).toBe(150)
+    for (const bad of ['99', '2.5', 'lots', '-1'])
+      expect(() => parseBenchArgs(['--rows', bad])).toThrow(/--rows must be an integer >= 100 \(rows\), got/)
+    expect(() => parseBenchArgs(['--rows'])).toThrow(/--rows needs a value/)
+    expect(gbdtSizes(true)).toBe(GBDT_SIZES_QUICK)
+    expect(gbdtSizes(false)).toBe(GBDT_SIZES)
+    expect(gbdtSizes(true, 2000)).toEqual([{ rows: 2000, rounds: GBDT_SIZES_QUICK[0].rounds }])
+    expect(gbdtSizes(false, 5000)).toEqual([{ rows: 5000, rounds: GBDT_SIZES[0].rounds }])
+    expect(() => gbdtSizes(true, 10)).toThrow(/rows must be an integer ≥ 100, got 10/)
+  })
   test('--help prints usage with the suite list', async () => {
     const io = captureIo()
     expect(await run(['--help'], io)).toBe(0)
-    expect(io.outs.join('\n')).toMatch(/--suite NAME[\s\S]*device/)
+    expect(io.outs.join('\n')).toMatch(/--suite NAME[\s\S]*--rows N[\s\S]*device/)
   })
 })
 

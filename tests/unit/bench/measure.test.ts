@@ -23,8 +23,9 @@ describe('summarize', () => {
 
 describe('ratio direction', () => {
   test('throughput units: higher is better, ratio = value / peer', () => {
-    for (const u of ['GB/s', 'GFLOP/s', 'M ops/s']) expect(higherIsBetter(u)).toBe(true)
+    for (const u of ['GB/s', 'GFLOP/s', 'M ops/s', 'AUC']) expect(higherIsBetter(u)).toBe(true)
     expect(betterRatio(20, 10, 'GB/s')).toBe(2)
+    expect(betterRatio(0.8, 0.5, 'AUC')).toBeCloseTo(1.6)
     expect(betterRatio(5, 10, 'GFLOP/s')).toBe(0.5)
   })
   test('time units: lower is better, ratio = peer / value', () => {

@@ -3,7 +3,8 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { localizeUrls, openTableLocation, TableArgError } from '../../../src/cli/table-url.ts'
+import { localizeUrls, openTableLocation } from '../../../src/cli/table-url.ts'
+import { TableArgError } from '../../../src/sources/index.ts'
 import { httpOptions, selectFields, timestampFlag } from '../../../src/cli/scan.ts'
 import { UsageError } from '../../../src/cli/args.ts'
 
@@ -52,7 +53,7 @@ describe('openTableLocation', () => {
     await expect(openTableLocation(join(base, TABLE, '_delta_log', '00000000000000000000.json'))).rejects.toThrow(
       /not a folder/,
     )
-    await expect(openTableLocation('s3://bucket/t')).rejects.toBeInstanceOf(TableArgError)
+    await expect(openTableLocation('gs://bucket/t')).rejects.toBeInstanceOf(TableArgError)
   })
 })
 

@@ -3,6 +3,7 @@ import {
   decodeColumn,
   decodeConstant,
   defaultEncoding,
+  utf8Strings,
   type ColumnChunk,
   type RowSelection,
 } from '../../../src/data/decode.ts'
@@ -129,6 +130,30 @@ describe('decodeColumn', () => {
     expect(Array.from(picked.offsets!)).toEqual([0, 2])
     expect(() => decodeColumn([{ rowStart: 0, data: ['x'] }], all(0, 1), 'hash_list', ctx)).toThrow(
       /'col'.*expected a list.*file row 0/,
+    )
+  })
+
+  it('utf8: strings back as they were, null and empty string kept apart, live rows picked', () => {
+    const data = ['US', null, '', 'é€😀', new TextEncoder().encode('raw'), undefined]
+    const out = decodeColumn([{ rowStart: 10, data }], all(10, 16), 'utf8', ctx)
+    expect(out.encoding).toBe('utf8')
+    expect(out.values).toBeInstanceOf(Uint8Array)
+    expect(Array.from(out.offsets!)).toEqual([0, 3, 3, 4, 14, 18, 18])
+    expect(utf8Strings(out)).toEqual(['US', null, '', 'é€😀', 'raw', null])
+    const picked = decodeColumn(
+      [{ rowStart: 10, data }],
+      { start: 10, end: 16, live: Uint32Array.of(11, 13) },
+      'utf8',
+      ctx,
+    )
+    expect(utf8Strings(picked)).toEqual([null, 'é€😀'])
+    expect(utf8Strings(decodeConstant('p', all(0, 2), 'utf8', ctx))).toEqual(['p', 'p'])
+    expect(utf8Strings(decodeConstant(null, all(0, 2), 'utf8', ctx))).toEqual([null, null])
+    expect(() => decodeColumn([{ rowStart: 0, data: ['a', 7] }], all(0, 2), 'utf8', ctx)).toThrow(
+      /'col'.*expected a string.*file row 1/,
+    )
+    expect(() => utf8Strings(decodeColumn([{ rowStart: 0, data: [1] }], all(0, 1), 'float32', ctx))).toThrow(
+      /'col': float32, not utf8/,
     )
   })
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expose } from 'comlink'
 import { createLoader, type LoaderOptions } from '../../../src/data/loader.ts'
 import { createLoaderService, transferables } from '../../../src/data/loader-service.ts'
+import { utf8Strings } from '../../../src/data/decode.ts'
 import { readSchedule } from '../../../src/data/read-schedule.ts'
 import { rankStream } from '../../../src/data/stream.ts'
 import { createUnitReader } from '../../../src/data/unit-reader.ts'
@@ -96,6 +97,21 @@ describe('createLoader (in-process) on clicks', () => {
       expect(loader.stats()).toMatchObject({ rowsDelivered: stream.length, batchesDelivered: batches.length })
     },
   )
+
+  it('delivers a utf8 string column in stream order across units and shuffled batches', async () => {
+    const spec: DecodeSpec = { ...SPEC, country: 'utf8' }
+    const reader = createUnitReader(fx.plan, spec, { fetch: fx.fetch })
+    const perUnit = await Promise.all(
+      fx.plan.units.map(async u => utf8Strings((await reader.read(u.id)).columns.country)),
+    )
+    const assign = { seed: 5, epoch: 1, worldSize: 1, rank: 0, shuffleBuffer: 5000 }
+    const { batches } = await collect(fx, { assign, batchSize: 777, spec })
+    const { unit, index } = rankStream(fx.plan, assign).rowsAt(0, fx.plan.stats.rows)
+    const got = batches.flatMap(b => utf8Strings(b.columns.country))
+    expect(got).toEqual(Array.from(unit, (u, i) => perUnit[u][index[i]]))
+    expect(new Set(got).size).toBeGreaterThan(2)
+    expect(batches[0].columns.country.encoding).toBe('utf8')
+  })
 
   it('resumes from a cursor with exactly the undelivered rows, in the uninterrupted order', async () => {
     const assign = { seed: 9, epoch: 0, worldSize: 3, rank: 2, shuffleBuffer: 3000 }

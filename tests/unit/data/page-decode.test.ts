@@ -1,5 +1,5 @@
 /**
- * The fast column path (src/data/page-decode.ts via unit-fast.ts) against hyparquet's general
+ * The fast column path (src/parquet/page-decode.ts via unit-fast.ts) against hyparquet's general
  * path + decode.ts, byte for byte: on clicks (where every column must take the fast path — the
  * loader's speed depends on it), on every conformance table that plans, and on written files that
  * exercise the cases it must decline (nulls in ints, ragged lists) or handle (NaN nulls, several
@@ -12,7 +12,7 @@ import { parquetWriteBuffer } from 'hyparquet-writer'
 import { describe, expect, it } from 'vitest'
 import { decodeColumn } from '../../../src/data/decode.ts'
 import type { ColumnEncoding, DecodedColumn, PlanFile, Unit } from '../../../src/data/types.ts'
-import { fetchRanges, type UnitBytes } from '../../../src/data/unit-bytes.ts'
+import { fetchRanges, type UnitBytes } from '../../../src/parquet/unit-bytes.ts'
 import { resolveColumns, type ColumnSource } from '../../../src/data/unit-columns.ts'
 import { decodeFastColumns } from '../../../src/data/unit-fast.ts'
 import { CLICKS, GOLDEN, openFixture, type Fixture } from './loader-fixtures.ts'

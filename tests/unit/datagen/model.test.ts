@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { auc } from '../../../src/models/gbdt/metrics.ts'
+import { auc } from '../../../src/eval/metrics.ts'
 import { interceptFor, sigmoid } from '../../../tools/datagen/logistic.ts'
 import { drawClicks, deleteTarget, filesFor, rowGroupRowsFor } from '../../../tools/datagen/clicks.ts'
 import { groupSizes, stableUuid } from '../../../tools/datagen/delta-writer.ts'

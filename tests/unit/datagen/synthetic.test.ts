@@ -5,7 +5,7 @@ import {
   SYNTHETIC_FEATURES,
   syntheticFeatureNames,
 } from '../../../tools/datagen/synthetic.ts'
-import { auc } from '../../../src/models/gbdt/metrics.ts'
+import { auc } from '../../../src/eval/metrics.ts'
 
 describe('generateSynthetic (HIGGS-like)', () => {
   it('is deterministic per seed and differs across seeds', () => {

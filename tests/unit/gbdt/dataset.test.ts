@@ -9,7 +9,8 @@ import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.
 import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
 import { openSnapshot, readRows } from '../../../src/table/index.ts'
 import { loadDataset } from '../../../src/models/gbdt/dataset.ts'
-import { readStringColumns } from '../../../src/models/gbdt/string-columns.ts'
+import { utf8Strings } from '../../../src/data/decode.ts'
+import { readUnit } from '../../../src/data/unit-reader.ts'
 import { planScan } from '../../../src/data/plan.ts'
 import { buildDictionary, encodeCategorical, selectFeatures } from '../../../src/models/gbdt/features.ts'
 import { isValidKey } from '../../../src/data/row-key.ts'
@@ -167,15 +168,20 @@ describe('skipped columns on clicks', () => {
   })
 })
 
-describe('readStringColumns', () => {
-  it('checks its reads against the validator the planner saw (a file rewritten since fails)', async () => {
-    const plan = await planScan(await openSnapshot(url), { columns: ['job'] })
-    const jobs = await readStringColumns(plan, ['job'])
-    expect(jobs.get('job')!.length).toBe(plan.stats.rows)
+describe('string columns through the loader (utf8)', () => {
+  it('deliver the strings readRows reads, and check reads against the validator the planner saw', async () => {
+    const snapshot = await openSnapshot(url)
+    const plan = await planScan(snapshot, { columns: ['job'] })
+    const want = (await readRows(snapshot, { columns: ['job'] })).map(r => r.job)
+    const got: (string | null)[] = []
+    for (let u = 0; u < plan.units.length; u++)
+      got.push(...utf8Strings((await readUnit(plan, u, { job: 'utf8' })).columns.job))
+    expect(got).toEqual(want)
+    expect(new Set(got).size).toBeGreaterThan(3)
     expect(plan.files[0].validator?.etag).toBeDefined()
     // As if the file had been rewritten after planning: the planner saw another ETag.
     const stale = { ...plan, files: plan.files.map(f => ({ ...f, validator: { ...f.validator, etag: '"stale"' } })) }
-    await expect(readStringColumns(stale, ['job'])).rejects.toThrow(
+    await expect(readUnit(stale, 0, { job: 'utf8' })).rejects.toThrow(
       /marketing\/part-[^ ]+\.parquet: file changed while reading \(ETag was "stale"/,
     )
   })

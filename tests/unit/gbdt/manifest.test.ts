@@ -129,7 +129,7 @@ describe('runTraining (CPU backend, in Node)', () => {
   })
   it('refuses unknown model families and bad labels', async () => {
     await expect(runTraining({ model: 'forest', table: 'x', label: 'y' })).rejects.toThrow(
-      /model forest: unknown model family \(known: gbdt, recsys\)/,
+      /model forest: unknown model family \(known: gbdt, recsys, gblinear\)/,
     )
     await expect(
       runTraining({

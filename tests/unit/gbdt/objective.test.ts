@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
   baseMargin,
-  checkLabels,
   estimateBaseScore,
   newtonStepBaseScore,
   rowGradient,
@@ -9,6 +8,7 @@ import {
   transform,
 } from '../../../src/models/gbdt/objective.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
+import { checkLabels } from '../../../src/eval/labels.ts'
 import { rowGradient as kernelGradient } from '../../../src/kernels/gbdt/gradient.ref.ts'
 import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR } from '../../../src/kernels/gbdt/layout.ts'
 

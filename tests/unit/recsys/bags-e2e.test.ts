@@ -60,7 +60,7 @@ async function writeTable(dir: string): Promise<number> {
   }
   const file = await w.writeDataFile(frame, 1500)
   await w.commit({ operation: 'WRITE', operationParameters: {}, operationMetrics: {} }, [file.add], [])
-  const { auc } = await import('../../../src/models/gbdt/metrics.ts')
+  const { auc } = await import('../../../src/eval/metrics.ts')
   return auc(prob, label)
 }
 

@@ -4,11 +4,11 @@
  * through a CPU-reference run (metrics.csv rows, summary, early stopping on it); and the bad inputs.
  */
 import { describe, expect, test } from 'vitest'
-import { auc } from '../../../src/models/gbdt/metrics.ts'
+import { auc } from '../../../src/eval/metrics.ts'
 import { openRecsysData } from '../../../src/models/recsys/data.ts'
 import { calibration, groupedAuc } from '../../../src/models/recsys/metrics.ts'
 import { parseRecsysParams } from '../../../src/models/recsys/params.ts'
-import { recsysFamily } from '../../../src/models/recsys/family.ts'
+import { recsysFamily, type RecsysTrainResult } from '../../../src/models/recsys/family.ts'
 import { loadRecsysTable } from '../../../src/models/recsys/memory.ts'
 import { trainLoop } from '../../../src/models/recsys/train-loop.ts'
 import type { RecsysBackend } from '../../../src/models/recsys/backend.ts'
@@ -128,7 +128,7 @@ describe('gauc in a CPU-reference run', () => {
   }, async () => {
     const fx = await clicksFixture()
     // 'country' groups the rows but is no feature: the run must read it for the validation rows only.
-    const r = await runTraining({
+    const r = await runTraining<RecsysTrainResult>({
       model: 'recsys',
       table: 'http://table.test/',
       label: 'label',

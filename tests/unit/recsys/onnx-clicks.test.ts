@@ -17,6 +17,7 @@ import { decodeCheckpoint } from '../../../src/models/recsys/checkpoint.ts'
 import { encodeOnnx, type OnnxInput, onnxInputs } from '../../../src/models/recsys/onnx.ts'
 import { runRecsysPrediction } from '../../../src/models/recsys/predict-run.ts'
 import { runTraining } from '../../../src/run/pipeline.ts'
+import type { RecsysTrainResult } from '../../../src/models/recsys/family.ts'
 import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { openSnapshot } from '../../../src/table/index.ts'
 import { runMain } from '../../support/cli.ts'
@@ -95,7 +96,7 @@ function tensor(type: OnnxInput['type'], values: unknown[], dims: number[]): ort
 describe('model.onnx on the clicks table', () => {
   test('every row (validation rows included) within 1e-5 of the predict path on model.bin', async () => {
     const t0 = performance.now()
-    const r = await runTraining({
+    const r = await runTraining<RecsysTrainResult>({
       table: url,
       model: 'recsys',
       label: 'label',

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { auc } from '../../../src/models/gbdt/metrics.ts'
+import { auc } from '../../../src/eval/metrics.ts'
 import { createRefBackend, type RecsysBackend } from '../../../src/models/recsys/backend.ts'
 import {
   captureCheckpoint,

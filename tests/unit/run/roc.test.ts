@@ -1,11 +1,11 @@
 /**
  * Threshold curves (src/run/roc.ts): the ROC's trapezoid area equals the project's one AUC
- * (src/models/gbdt/metrics.ts) on random scores with many ties, the PR curve and the confusion
+ * (src/eval/metrics.ts) on random scores with many ties, the PR curve and the confusion
  * matrix follow the counts, and the edge cases (all positive, all negative, empty) are defined.
  */
 import { describe, expect, it } from 'vitest'
 import { confusionAt, thinCurve, thresholdCurves, trapezoidArea } from '../../../src/run/roc.ts'
-import { auc } from '../../../src/models/gbdt/metrics.ts'
+import { auc } from '../../../src/eval/metrics.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 function randomRun(n: number, seed: number, levels: number): { scores: Float32Array; labels: Float32Array } {

@@ -7,6 +7,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runTraining } from '../../../src/run/pipeline.ts'
+import type { RecsysTrainResult } from '../../../src/models/recsys/family.ts'
 import { thresholdCurves } from '../../../src/run/roc.ts'
 import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
 import { fileFetch } from '../../support/file-fetch.ts'
@@ -53,7 +54,7 @@ describe('stop after the current round or step', () => {
   it('recommender: stopped at the first evaluation ends at that step, marked at_step', async () => {
     const stop = new AbortController()
     const steps: Array<{ done: number; total: number } | undefined> = []
-    const r = await runTraining(
+    const r = await runTraining<RecsysTrainResult>(
       {
         ...BASE,
         model: 'recsys',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { accessResolver, openTableAccess } from '../../../src/storage/access.ts'
+import { accessResolver, openTableAccess } from '../../../src/sources/index.ts'
 import type { S3Access, TableAccess } from '../../../src/storage/types.ts'
 import { fetchText } from '../../../src/table/http.ts'
 import { TableError } from '../../../src/table/types.ts'

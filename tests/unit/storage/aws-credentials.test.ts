@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { awsS3Access, awsSettings, readAwsCredentials } from '../../../src/cli/aws-credentials.ts'
+import { awsSettings, readAwsCredentials } from '../../../src/cli/aws-credentials.ts'
+import { s3Access } from '../../../src/sources/s3/source.ts'
 
 const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'
 let home: string
@@ -173,7 +174,7 @@ describe('awsSettings', () => {
       '[default]\naws_access_key_id = ASIA2\naws_secret_access_key = s2\naws_session_token = t2\n',
     )
     expect((await settings.provider()).accessKeyId).toBe('ASIA2')
-    expect(await awsS3Access(settings)).toEqual({
+    expect(await s3Access(settings)).toEqual({
       kind: 's3',
       region: undefined,
       endpoint: undefined,

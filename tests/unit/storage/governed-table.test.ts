@@ -1,12 +1,14 @@
 /**
  * End to end through the SigV4-verifying S3 test server and the Unity-Catalog-like server: a
- * governed table opened, read, and read again after its first credentials have expired.
+ * governed table opened, read, and read again after its first credentials have expired. Expiry
+ * runs on a clock the test moves (the servers' and the resolver's), never on a wall-clock window a
+ * loaded machine could miss.
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openTableAccess } from '../../../src/storage/access.ts'
+import { openTableAccess } from '../../../src/sources/index.ts'
 import type { CredentialProvider } from '../../../src/storage/types.ts'
 import { openSnapshot, readRows } from '../../../src/table/index.ts'
 import { REPO } from '../../support/cli.ts'
@@ -16,11 +18,14 @@ import { startUcServer, type UcServer } from '../../support/uc-server.ts'
 let dir: string
 let s3: S3Server
 let uc: UcServer
+/** The clock of the S3 server (credential expiry, signature time) and of the resolvers. */
+const clock = { t: Date.now() }
+const now = (): number => clock.t
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'snaptrain-governed-'))
   await cp(join(REPO, 'public/tables/marketing'), join(dir, 'tables', 'marketing'), { recursive: true })
-  s3 = await startS3Server({ root: dir })
+  s3 = await startS3Server({ root: dir, now })
   uc = await startUcServer({ s3, tables: { 'main.web.marketing': 'tables/marketing' }, credentialLifetimeS: 2 })
 })
 
@@ -30,22 +35,24 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const sleep = (ms: number) => new Promise(r => setTimeout(r, ms))
-
 describe('governed tables end to end', () => {
   it('reads a catalog table with vended credentials, renewed ahead of their expiry', async () => {
-    const { tableUrl, resolver } = await openTableAccess({
-      kind: 'unity-catalog',
-      endpoint: uc.endpoint,
-      token: uc.token,
-      table: 'main.web.marketing',
-      s3Endpoint: s3.endpoint,
-    })
+    const { tableUrl, resolver } = await openTableAccess(
+      {
+        kind: 'unity-catalog',
+        endpoint: uc.endpoint,
+        token: uc.token,
+        table: 'main.web.marketing',
+        s3Endpoint: s3.endpoint,
+      },
+      undefined,
+      { now },
+    )
     expect(tableUrl).toBe(`${s3.endpoint}tables/marketing/`)
     const snapshot = await openSnapshot(tableUrl, { resolver })
     const rows = await readRows(snapshot, { resolver })
     expect(rows.length).toBeGreaterThan(0)
-    await sleep(2_300) // past the first credentials' lifetime
+    clock.t += 2_300 // past the first credentials' lifetime
     expect((await readRows(snapshot, { resolver })).length).toBe(rows.length)
     expect(uc.log.filter(e => e.path.endsWith('temporary-table-credentials')).length).toBeGreaterThanOrEqual(2)
     expect(s3.log.filter(e => e.code === 'ExpiredToken')).toEqual([])
@@ -63,10 +70,10 @@ describe('governed tables end to end', () => {
     const { tableUrl, resolver } = await openTableAccess(
       { kind: 's3', endpoint: s3.endpoint, credentials: first },
       `s3://${s3.bucket}/tables/marketing`,
-      { provider },
+      { provider, now },
     )
     const snapshot = await openSnapshot(tableUrl, { resolver })
-    await sleep(1_200)
+    clock.t += 1_200 // past the credentials' lifetime, which the resolver was not told
     const before = s3.log.length
     expect((await readRows(snapshot, { resolver })).length).toBeGreaterThan(0)
     expect(s3.log.slice(before).some(e => e.code === 'ExpiredToken')).toBe(true)

@@ -16,7 +16,7 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { REPO, runMain, type CliResult } from '../../support/cli.ts'
 import { type S3Credentials, type S3Server, startS3Server } from '../../support/s3-server.ts'
 import { startUcServer, type UcServer } from '../../support/uc-server.ts'
@@ -132,10 +132,22 @@ function expectSignedWith(keys: Set<string>): void {
   for (const h of gate.headers) expect(h).not.toContain(UC_TOKEN)
 }
 
-/** Waits until the credentials of `c` have expired on the S3 server's clock. */
-async function pastExpiry(c: { expiration?: string } | number): Promise<void> {
-  const at = typeof c === 'number' ? c : Date.parse(c.expiration!)
-  while (Date.now() <= at + 20) await new Promise(r => setTimeout(r, at + 30 - Date.now()))
+/**
+ * Stops the clock (Date: credential expiry and signature times of the servers and of the in-process
+ * CLI alike) for a test that expires credentials mid-run, so a loaded machine cannot expire them
+ * early; timers keep running. Restarted after each test.
+ */
+function stopClock(): void {
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() })
+}
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+/** Moves the stopped clock past the expiry of the credentials of `c`. */
+function pastExpiry(c: { expiration?: string } | number): void {
+  if (!vi.isFakeTimers()) throw new Error('pastExpiry: stopClock() first')
+  vi.setSystemTime((typeof c === 'number' ? c : Date.parse(c.expiration!)) + 30)
 }
 
 /** The first data file (not the log) requested: where a scan is held while its credentials expire. */
@@ -173,12 +185,13 @@ describe('scan --table s3://bucket/prefix (shared credentials file)', () => {
   })
 
   it('credentials that expire mid-scan are renewed from the rewritten file', async () => {
+    stopClock()
     const first = s3.issueCredentials(SHORT_S)
     await writeCredentialsFile(first)
     const { run, release } = await heldScan(`s3://${s3.bucket}/tables/dv`, awsEnv())
     const second = s3.issueCredentials(3600)
     await writeCredentialsFile(second) // what `aws sso login` or a credential refresher does
-    await pastExpiry(first)
+    pastExpiry(first)
     release()
     expectSameScan(await run, 'tables/dv', `s3://${s3.bucket}/tables/dv`)
     expectSignedWith(new Set([first.accessKeyId, second.accessKeyId]))
@@ -210,11 +223,12 @@ describe('scan --table uc:catalog.schema.table (vended credentials)', () => {
   })
 
   it('re-vends credentials that expire mid-scan', async () => {
+    stopClock()
     uc.setCredentialLifetime(SHORT_S)
     const { run, release } = await heldScan('uc:main.web.dv', ucEnv())
     // Every key vended so far (usually one; more if the scan renewed ahead of expiry) has expired.
     const vendings = uc.log.filter(e => e.path.endsWith('/temporary-table-credentials'))
-    await pastExpiry(Math.max(...vendings.map(e => e.at)) + SHORT_S * 1000)
+    pastExpiry(Math.max(...vendings.map(e => e.at)) + SHORT_S * 1000)
     release()
     expectSameScan(await run, 'tables/dv', 'uc:main.web.dv')
     const keys = new Set(s3.log.map(e => e.accessKeyId!))
@@ -245,18 +259,20 @@ describe('bad input: exit ≠ 0, one stderr line naming the cause, no rows', () 
   })
 
   it('credentials that expire mid-scan while the file holds no newer ones', async () => {
+    stopClock()
     const only = s3.issueCredentials(SHORT_S)
     await writeCredentialsFile(only)
     const { run, release } = await heldScan(`s3://${s3.bucket}/tables/dv`, awsEnv())
-    await pastExpiry(only)
+    pastExpiry(only)
     release()
     expectRefused(await run, 1, /tables\/dv.*expired.*no newer ones/, [only.secretAccessKey, only.sessionToken!])
     expect(s3.log.filter(e => e.code === 'ExpiredToken').length).toBeGreaterThan(0)
   })
 
   it('expired credentials in the environment', async () => {
+    stopClock()
     const old = s3.issueCredentials(0.05)
-    await pastExpiry(old)
+    pastExpiry(old)
     const r = await scan(
       `s3://${s3.bucket}/tables/dv`,
       awsEnv({

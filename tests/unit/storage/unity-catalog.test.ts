@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openTableAccess } from '../../../src/storage/access.ts'
+import { openTableAccess } from '../../../src/sources/index.ts'
 import { openUnityCatalogTable, unityCatalogProvider } from '../../../src/storage/unity-catalog.ts'
 import { fetchText } from '../../../src/table/http.ts'
 import { TableError } from '../../../src/table/types.ts'

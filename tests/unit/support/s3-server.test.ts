@@ -19,6 +19,10 @@ const FILES: Record<string, Buffer> = {
 let dir: string
 let s3: S3Server
 let corsOff: S3Server
+/** The server's clock: stands still at T0 but for what a test moves it (past an expiry). */
+let ahead = 0
+const T0 = Date.now()
+const now = (): number => T0 + ahead
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'snaptrain-s3-'))
@@ -26,7 +30,7 @@ beforeAll(async () => {
     await mkdir(dirname(join(dir, key)), { recursive: true })
     await writeFile(join(dir, key), bytes)
   }
-  s3 = await startS3Server({ root: dir, cors: true })
+  s3 = await startS3Server({ root: dir, cors: true, now })
   corsOff = await startS3Server({ root: dir })
 })
 
@@ -127,11 +131,11 @@ describe('S3 test server temporary credentials', () => {
     const creds = s3.issueCredentials(0.3)
     expect(creds.accessKeyId).toMatch(/^ASIA[A-Z2-7]{16}$/)
     expect(creds.sessionToken).toBeTruthy()
-    expect(Date.parse(creds.expiration!)).toBeGreaterThan(Date.now())
+    expect(Date.parse(creds.expiration!)).toBeGreaterThan(now())
     const url = objectUrl('tables/clicks/part-00001.parquet')
     const ok = await client(creds).fetch(url, { headers: { Range: 'bytes=0-3' } })
     expect([ok.status, (await ok.arrayBuffer()).byteLength]).toEqual([206, 4])
-    await new Promise(r => setTimeout(r, 350))
+    ahead += 350 // past the expiry, on the server's clock
     const res = await client(creds).fetch(url)
     expect(res.status).toBe(400)
     const xml = await res.text()

@@ -11,6 +11,10 @@ const COMMIT = '_delta_log/00000000000000000000.json'
 let dir: string
 let s3: S3Server
 let uc: UcServer
+/** The S3 server's clock (credential expiry): stands still at T0 but for what a test moves it. */
+let ahead = 0
+const T0 = Date.now()
+const now = (): number => T0 + ahead
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'snaptrain-uc-'))
@@ -18,7 +22,7 @@ beforeAll(async () => {
     await mkdir(join(dir, 'tables', table, '_delta_log'), { recursive: true })
     await writeFile(join(dir, 'tables', table, COMMIT), `{"table":"${table}"}\n`)
   }
-  s3 = await startS3Server({ root: dir })
+  s3 = await startS3Server({ root: dir, now })
   uc = await startUcServer({
     s3,
     tables: { 'main.default.clicks': 'tables/clicks', 'main.default.marketing': 'tables/marketing' },
@@ -85,14 +89,14 @@ describe('UC test server', () => {
       storage_location: `s3://${s3.bucket}/tables/clicks`,
     })
     expect(info.table_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/)
-    const before = Date.now()
+    const before = now()
     const vended = await vend({ table_id: info.table_id, operation: 'READ' })
     expect(vended.status).toBe(200)
     const v = (await vended.json()) as Vended
     expect(v.aws_temp_credentials.access_key_id).toMatch(/^ASIA/)
     expect(v.url).toBe(info.storage_location)
     expect(v.expiration_time).toBeGreaterThanOrEqual(before + 3_600_000)
-    expect(v.expiration_time).toBeLessThanOrEqual(Date.now() + 3_600_000)
+    expect(v.expiration_time).toBeLessThanOrEqual(now() + 3_600_000)
     const root = httpLocation(info.storage_location)
     const commit = await s3Client(v).fetch(root + COMMIT)
     expect([commit.status, await commit.text()]).toEqual([200, '{"table":"clicks"}\n'])
@@ -146,11 +150,11 @@ describe('UC test server', () => {
     uc.setCredentialLifetime(0.25)
     try {
       const v = (await (await vend({ table_id: info.table_id, operation: 'READ' })).json()) as Vended
-      expect(v.expiration_time - Date.now()).toBeLessThanOrEqual(250)
+      expect(v.expiration_time - now()).toBeLessThanOrEqual(250)
       const url = httpLocation(info.storage_location) + COMMIT
       const fresh = await s3Client(v).fetch(url)
       expect([fresh.status, await fresh.text()]).toEqual([200, '{"table":"marketing"}\n'])
-      await new Promise(r => setTimeout(r, 300))
+      ahead += 300 // past the expiry, on the S3 server's clock
       const stale = await s3Client(v).fetch(url)
       expect(stale.status).toBe(400)
       expect(await stale.text()).toContain('<Code>ExpiredToken</Code>')

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { decode, encode, parseSpace, sample, searchDims } from '../../../src/tune/space.ts'
-import { defaultSpace, DEFAULT_RESOURCES } from '../../../src/tune/defaults.ts'
+import { defaultSpace } from '../../../src/tune/defaults.ts'
 import { grid, gridSize, gridValues } from '../../../src/tune/grid.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import { MODEL_PARAMS } from '../../../src/sweep/model-params.ts'
+import { familyOf } from '../../../src/models/registry.ts'
 
 describe('parseSpace', () => {
   it('normalises fixed values, sorts keys and keeps domains', () => {
@@ -76,7 +77,7 @@ describe('parseSpace', () => {
   })
 
   it('accepts the default spaces of both models', () => {
-    const g = parseSpace(defaultSpace('gbdt'), MODEL_PARAMS.gbdt)
+    const g = parseSpace(defaultSpace(familyOf('gbdt')), MODEL_PARAMS.gbdt)
     expect(searchDims(g)).toEqual([
       'alpha',
       'colsample_bylevel',
@@ -86,8 +87,8 @@ describe('parseSpace', () => {
       'min_child_weight',
       'num_round',
     ])
-    expect(g.num_round).toEqual({ type: 'int', low: 27, high: DEFAULT_RESOURCES.gbdt.maxResource })
-    const r = parseSpace(defaultSpace('recsys'), MODEL_PARAMS.recsys)
+    expect(g.num_round).toEqual({ type: 'int', low: 27, high: familyOf('gbdt').sweep.resources.maxResource })
+    const r = parseSpace(defaultSpace(familyOf('recsys')), MODEL_PARAMS.recsys)
     expect(searchDims(r)).toEqual(['batch_size', 'embedding_dim', 'epochs', 'layers', 'lr', 'weight_decay'])
     expect(r.optimizer).toEqual({ type: 'fixed', value: 'adamw' })
   })

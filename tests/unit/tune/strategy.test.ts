@@ -6,6 +6,7 @@ import { Rng } from '../../../src/util/rng.ts'
 import type { StrategyName, StrategyOptions, TrialRequest } from '../../../src/tune/types.ts'
 import { replay, simulate } from './simulate.ts'
 import { MODEL_PARAMS } from '../../../src/sweep/model-params.ts'
+import { familyOf } from '../../../src/models/registry.ts'
 
 const base: StrategyOptions = {
   strategy: 'random',
@@ -35,7 +36,7 @@ describe('validateStrategyOptions', () => {
   })
 
   it('resolves defaults per model', () => {
-    expect(resolveStrategyOptions('gbdt', { strategy: 'hyperband' })).toEqual({
+    expect(resolveStrategyOptions(familyOf('gbdt'), { strategy: 'hyperband' })).toEqual({
       strategy: 'hyperband',
       seed: 0,
       minResource: 3,
@@ -44,21 +45,21 @@ describe('validateStrategyOptions', () => {
       direction: 'maximize',
       resourceParam: 'num_round',
     })
-    expect(resolveStrategyOptions('recsys', { strategy: 'asha', trials: 5, maxResource: 4 })).toMatchObject({
+    expect(resolveStrategyOptions(familyOf('recsys'), { strategy: 'asha', trials: 5, maxResource: 4 })).toMatchObject({
       minResource: 1,
       maxResource: 4,
       trials: 5,
       resourceParam: 'epochs',
     })
-    expect(() => resolveStrategyOptions('gbdt', { strategy: 'random', trials: 0 })).toThrow(/trials/)
+    expect(() => resolveStrategyOptions(familyOf('gbdt'), { strategy: 'random', trials: 0 })).toThrow(/trials/)
   })
 })
 
 describe('grid / random / tpe strategies', () => {
-  const space = parseSpace(defaultSpace('gbdt'), MODEL_PARAMS.gbdt)
+  const space = parseSpace(defaultSpace(familyOf('gbdt')), MODEL_PARAMS.gbdt)
 
   it('random: `trials` draws from Rng(seed), each at its num_round', () => {
-    const o = resolveStrategyOptions('gbdt', { strategy: 'random', trials: 6, seed: 4 })
+    const o = resolveStrategyOptions(familyOf('gbdt'), { strategy: 'random', trials: 6, seed: 4 })
     const s = createStrategy(space, o)
     const reqs = Array.from({ length: 6 }, () => s.next() as TrialRequest)
     const rng = new Rng(4)
@@ -73,7 +74,7 @@ describe('grid / random / tpe strategies', () => {
 
   it('refuses reports for trials it never issued', () => {
     for (const name of ['random', 'hyperband', 'asha'] as StrategyName[]) {
-      const s = createStrategy(space, resolveStrategyOptions('gbdt', { strategy: name, trials: 3 }))
+      const s = createStrategy(space, resolveStrategyOptions(familyOf('gbdt'), { strategy: name, trials: 3 }))
       s.next()
       expect(() => s.report(5, 1, 0.5), name).toThrow(/trial 5: never issued/)
       expect(() => s.complete(7, 'completed', 0.5), name).toThrow(/trial 7: never issued/)
@@ -109,7 +110,7 @@ describe('grid / random / tpe strategies', () => {
   it.each(['grid', 'random', 'tpe', 'hyperband', 'asha', 'bohb'] as StrategyName[])(
     '%s: same seed and calls → same answers; replay agrees',
     name => {
-      const o = resolveStrategyOptions('gbdt', { strategy: name, trials: 30, seed: 11, gridPoints: 2 })
+      const o = resolveStrategyOptions(familyOf('gbdt'), { strategy: name, trials: 30, seed: 11, gridPoints: 2 })
       const f = (c: Record<string, unknown>, k: number): number =>
         (c.eta as number) - 0.01 * (c.max_depth as number) + 0.0001 * k
       const a = simulate(createStrategy(space, o), f, 3)

@@ -9,6 +9,7 @@ import { parseSpace } from '../../../src/tune/space.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import type { SweepState, TrialRecord } from '../../../src/tune/types.ts'
 import { MODEL_PARAMS } from '../../../src/sweep/model-params.ts'
+import { familyOf } from '../../../src/models/registry.ts'
 
 const SPACE = {
   num_round: { type: 'int', low: 1, high: 27 },
@@ -54,8 +55,8 @@ function state(ts: TrialRecord[], space: Record<string, unknown> | undefined = S
 }
 
 it('undefined below 8 finished trials; then the searched parameters, the driving one first, shares in [0, 1]', () => {
-  expect(sweepImportance(state(trials(7)))).toBeUndefined()
-  const imp = sweepImportance(state(trials(20)))!
+  expect(sweepImportance(state(trials(7)), familyOf('gbdt'))).toBeUndefined()
+  const imp = sweepImportance(state(trials(20)), familyOf('gbdt'))!
   expect(imp.map(x => x.param).sort()).toEqual(['eta', 'max_depth']) // num_round is set per rung, not searched
   expect(imp[0]!.param).toBe('max_depth')
   for (const x of imp) expect(x.importance).toBeGreaterThanOrEqual(0), expect(x.importance).toBeLessThanOrEqual(1)
@@ -67,15 +68,17 @@ it('equals parameterImportance over the space without the unsampled parameter, s
   const want = parameterImportance(parseSpace({ max_depth: SPACE.max_depth, eta: SPACE.eta }, MODEL_PARAMS.gbdt), ts, {
     seed: 2,
   })
-  expect(sweepImportance(state(ts))).toEqual(want)
+  expect(sweepImportance(state(ts), familyOf('gbdt'))).toEqual(want)
 })
 
 it("a sweep without a space uses the model's default space; a bad space throws naming it", () => {
   const ts = trials(12).map(t => ({ ...t, config: { eta: t.config.eta, max_depth: t.config.max_depth } }))
   expect(
-    sweepImportance(state(ts, undefined))!
+    sweepImportance(state(ts, undefined), familyOf('gbdt'))!
       .map(x => x.param)
       .sort(),
   ).toEqual(['eta', 'max_depth'])
-  expect(() => sweepImportance(state(ts, { eta: { type: 'uniform', low: 1, high: 0 } }))).toThrow(/eta/)
+  expect(() => sweepImportance(state(ts, { eta: { type: 'uniform', low: 1, high: 0 } }), familyOf('gbdt'))).toThrow(
+    /eta/,
+  )
 })

@@ -12,6 +12,7 @@ import type { SweepConfig, SweepState, TrialRecord } from '../../../src/tune/typ
 import { createStrategy, resolveStrategyOptions } from '../../../src/tune/strategy.ts'
 import { parseSpace } from '../../../src/tune/space.ts'
 import { MODEL_PARAMS } from '../../../src/sweep/model-params.ts'
+import { familyOf } from '../../../src/models/registry.ts'
 
 const BASE: SweepConfig = {
   model: 'gbdt',
@@ -55,7 +56,7 @@ describe('planSweep', () => {
     expect(planSweep({ ...BASE, strategy: 'random', trials: 0 }).errors).toEqual([
       'trials: must be a positive integer, got 0',
     ])
-    expect(planSweep({ ...BASE, model: 'svm' as never }).errors[0]).toMatch(/^model: must be 'gbdt' or 'recsys'/)
+    expect(planSweep({ ...BASE, model: 'svm' as never }).errors[0]).toMatch(/^model: must be 'gbdt'(, | or )'recsys'/)
   })
 
   it('limits parallelism by adapter and picks its default', () => {
@@ -104,7 +105,7 @@ describe('fullBudget', () => {
 describe('replay without a stored log', () => {
   it('rebuilds the log from the trials and leaves only the unfinished trial to run', () => {
     const space = parseSpace({ eta: { type: 'uniform', low: 0.1, high: 0.3 } }, MODEL_PARAMS.gbdt)
-    const o = resolveStrategyOptions('gbdt', { strategy: 'random', trials: 3, seed: 4, maxResource: 5 })
+    const o = resolveStrategyOptions(familyOf('gbdt'), { strategy: 'random', trials: 3, seed: 4, maxResource: 5 })
     const first = createStrategy(space, o)
     const reqs = [first.next(), first.next(), first.next()].map(r => (typeof r === 'string' ? undefined : r)!)
     const state: SweepState = {

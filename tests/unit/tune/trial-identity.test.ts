@@ -9,7 +9,6 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
 import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
-import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
 import { runTraining } from '../../../src/run/pipeline.ts'
 import { DataCache } from '../../../src/sweep/data-cache.ts'
 import { createTrialRunner } from '../../../src/sweep/trial-runner.ts'
@@ -51,9 +50,13 @@ describe('sweep trial = training run', () => {
     const trained = await runTraining({ ...common, params: { ...params, num_round: 6 }, backend: 'cpu', workers: 0 })
     const config: SweepConfig = { model: 'gbdt', ...common, strategy: 'grid', trials: 1, fixed: params }
     const data = await new DataCache({ workers: 0 }).load(config, () => {})
-    const artifacts = await trial(createTrialRunner({ config, data, backend: createCpuBackend }), 6)
+    const artifacts = await trial(createTrialRunner({ config, data }), 6)
     expect(artifacts.model).toBe(trained.model)
     expect((artifacts.manifest as { metrics: unknown }).metrics).toEqual(trained.metrics.map(stripWall))
+    // The trial's manifest names the device it really ran on and its real training time.
+    const m = artifacts.manifest as { adapter: string; train_seconds: number }
+    expect(m.adapter).toBe(trained.summary.adapter)
+    expect(m.train_seconds).toBeGreaterThan(0)
   }, 120_000)
 
   it('recommender: the same model bytes and metrics', async () => {
@@ -89,6 +92,9 @@ describe('sweep trial = training run', () => {
     expect(Buffer.from(model).equals(Buffer.from(trained.model))).toBe(true)
     const last = trained.metrics.at(-1)!
     expect((artifacts.manifest as { metric: number }).metric).toBe(last.auc)
+    const m = artifacts.manifest as { adapter: string; train_seconds: number }
+    expect(m.adapter).toBe('cpu (reference backend)')
+    expect(m.train_seconds).toBeGreaterThan(0)
   }, 180_000)
 })
 
