@@ -26,7 +26,7 @@ import {
   gbdtSizes,
   validRows,
 } from './gbdt-types.ts'
-import { estimateBaseScore } from '../src/models/gbdt/objective.ts'
+import { estimateBaseScore } from '../src/eval/labels.ts'
 import type { CliIo } from '../src/cli/io.ts'
 import { PROJECT_ROOT } from '../src/serve/page-server.ts'
 import { serveDirectory } from '../src/serve/server.ts'

@@ -1,5 +1,6 @@
 /**
- * Labels, for every family: which labels an objective can fit (checkLabels) and a table's label
+ * Labels, for every family: which labels an objective can fit (checkLabels), the label-mean base
+ * score (estimateBaseScore) and a table's label
  * column read in Node before a browser starts (readLabels: the precheck's one read of the data).
  * N = rows.
  */
@@ -34,6 +35,32 @@ export function checkLabels(objective: LabelObjective, labels: ArrayLike<number>
       throw new RangeError(`label column ${labelName}: ${objective} needs ${need}, got ${y} at row ${i}`)
     }
   }
+}
+
+/**
+ * base_score when the parameters give none (XGBoost ≥ 2 `InitEstimation`), in prediction space, for
+ * every XGBoost family (gbtree, gblinear): the weighted label mean, clamped into (0, 1) for logistic
+ * objectives. This is XGBoost's `FitInterceptGlmLike` (the intercept with zero gradient for these GLM
+ * losses); XGBoost 2.0's `FitIntercept` took one Newton step from margin 0 instead (the GBDT's
+ * `newtonStepBaseScore`).
+ */
+export function estimateBaseScore(
+  objective: LabelObjective,
+  labels: ArrayLike<number>,
+  weights?: ArrayLike<number>,
+): number {
+  let sw = 0,
+    swy = 0
+  for (let i = 0; i < labels.length; i++) {
+    const w = weights ? weights[i] : 1
+    sw += w
+    swy += w * labels[i]
+  }
+  const logistic = objective !== 'reg:squarederror'
+  const mean = sw > 0 ? swy / sw : logistic ? 0.5 : 0
+  if (!logistic) return mean
+  const eps = 1e-6 // logit(0) / logit(1) would be infinite margins
+  return Math.min(1 - eps, Math.max(eps, mean))
 }
 
 /**

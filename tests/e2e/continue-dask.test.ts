@@ -138,7 +138,9 @@ async function trainAndContinue(c: Case): Promise<Continued> {
   return { theirs, delta }
 }
 
-describe.runIf(peer.run)('XGBoost on Dask continues the bundle', () => {
+// The two cases at once: each waits on its processes (the page, the Dask scheduler and workers)
+// most of its time; side by side the file takes about the longer case, not the sum.
+describe.runIf(peer.run).concurrent('XGBoost on Dask continues the bundle', () => {
   test('first 10 trees equal ours, same validation rows, AUC printed', async () => {
     peer.require()
     const { theirs } = await trainAndContinue({

@@ -36,6 +36,12 @@ test('ranks 2 in the page: the same model as R = 1, with per-collective totals',
     page.evaluate<TrainResult>(`window.snaptrain.train({ table: 'tables/marketing', label: 'y',
     filter: ${JSON.stringify(FILTER)}, validFraction: 0.2, seed: 3, ranks: ${ranks}, params: ${JSON.stringify(PARAMS)} })`)
   const one = await run(1)
+  // What window.snaptrain.train returns (tests/e2e/train.test.ts leaves it to this file): a model
+  // of one tree per round, a manifest, and one metrics row per round.
+  expect(one.metrics).toHaveLength(PARAMS.num_round)
+  expect(JSON.parse(one.model).learner.gradient_booster.model.trees).toHaveLength(PARAMS.num_round)
+  expect(one.summary.auc).toBeGreaterThan(0.5)
+  expect(one.manifest.kind).toBe('snaptrain-run')
   const two = await run(2)
   expect(two.model).toBe(one.model)
   pageModel = one.model

@@ -270,10 +270,12 @@ describe('src/ one driver: run/ knows no family, the families and eval/ stand ap
   const RUN_MAY = /^models\/(registry|memory-budget)\.ts$/
   const runLeaks = (g: Map<string, string[]>): string[] =>
     edges(g, /^run\//, /^models\//).filter(e => !RUN_MAY.test(e.split(' → ')[1]!))
-  const crossFamily = (g: Map<string, string[]>): string[] => [
-    ...edges(g, /^models\/recsys\//, /^models\/gbdt\//),
-    ...edges(g, /^models\/gbdt\//, /^models\/recsys\//),
-  ]
+  /** Imports from one family's folder into another's (models/<A>/ → models/<B>/, A ≠ B). */
+  const crossFamily = (g: Map<string, string[]>): string[] =>
+    edges(g, /^models\/[^/]+\//, /^models\/[^/]+\//).filter(e => {
+      const [from, to] = e.split(' → ')
+      return from!.split('/')[1] !== to!.split('/')[1]
+    })
   const evalLeaks = (g: Map<string, string[]>): string[] => edges(g, /^eval\//, /^models\//)
 
   it('run/ imports no family (only the registry and the memory budget type)', () => {
@@ -287,8 +289,9 @@ describe('src/ one driver: run/ knows no family, the families and eval/ stand ap
     expect(runLeaks(g)).toEqual(['run/session.ts → models/gbdt/gpu-backend.ts'])
   })
 
-  it('models/recsys imports nothing from models/gbdt, and models/gbdt nothing from models/recsys', () => {
+  it('no family imports another: nothing in models/<A>/ imports models/<B>/ for A ≠ B', () => {
     expect(graph.get('models/recsys/metrics.ts')).toContain('eval/metrics.ts')
+    expect(graph.get('models/gblinear/rows.ts')).toContain('eval/dataset.ts')
     expect(crossFamily(graph)).toEqual([])
   })
 
@@ -296,9 +299,16 @@ describe('src/ one driver: run/ knows no family, the families and eval/ stand ap
     const g = new Map(graph)
     g.set('models/recsys/family.ts', [...g.get('models/recsys/family.ts')!, 'models/gbdt/objective.ts'])
     g.set('models/gbdt/family.ts', [...g.get('models/gbdt/family.ts')!, 'models/recsys/metrics.ts'])
-    expect(crossFamily(g)).toEqual([
-      'models/recsys/family.ts → models/gbdt/objective.ts',
+    g.set('models/gblinear/rows.ts', [
+      ...g.get('models/gblinear/rows.ts')!,
+      'models/gbdt/features.ts',
+      'models/gblinear/train.ts',
+      'models/registry.ts',
+    ])
+    expect(crossFamily(g).sort()).toEqual([
       'models/gbdt/family.ts → models/recsys/metrics.ts',
+      'models/gblinear/rows.ts → models/gbdt/features.ts',
+      'models/recsys/family.ts → models/gbdt/objective.ts',
     ])
   })
 

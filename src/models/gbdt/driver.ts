@@ -9,29 +9,15 @@ import type { AppliedSplit, BackendFactory, GbdtBackend, NodeSums } from './back
 import { buildCuts, type CategoricalFeatures } from './cuts.ts'
 import { categoricalFlags, trainedFeatureTypes } from './features.ts'
 import { binMatrix } from './binned.ts'
-import { baseMargin, estimateBaseScore, transform } from './objective.ts'
-import { checkLabels } from '../../eval/labels.ts'
+import { baseMargin, transform } from './objective.ts'
+import { checkLabels, estimateBaseScore } from '../../eval/labels.ts'
+import type { TrainData } from '../../eval/dataset.ts'
 import { evaluate, maximize } from '../../eval/metrics.ts'
 import { calcWeight, RT_EPS } from './evaluate.ts'
 import { expandNode, finishTree, newTree, type TreeBuilder } from './tree.ts'
 import { ColumnSampler } from './sampling.ts'
 import { createCpuBackend } from './cpu-backend.ts'
 import { continueFrom } from './init-model.ts'
-
-/** Training data: raw feature columns (NaN = missing) and labels, plus an optional valid set. */
-export interface TrainData {
-  /** F Float32Arrays of N values. */
-  columns: Float32Array[]
-  /** Float32Array, length N. */
-  labels: Float32Array
-  /** Row weights, length N (default 1). */
-  weights?: Float32Array
-  featureNames?: string[]
-  featureTypes?: string[]
-  /** Label column name, for error messages. */
-  labelName?: string
-  valid?: { columns: Float32Array[]; labels: Float32Array; weights?: Float32Array }
-}
 
 /** Options of one training run. */
 export interface TrainOptions {

@@ -5,23 +5,24 @@
  * (categorical dictionaries in its attributes) + the run manifest + per-round metrics.
  */
 import { createCpuBackend } from './cpu-backend.ts'
-import { loadDataset, type Dataset, type DatasetConfig } from './dataset.ts'
+import { datasetRequest, loadDataset, type Dataset, type DatasetConfig, type TrainData } from '../../eval/dataset.ts'
 import { loadRankDataset, rankBackend, trainShard, type Shard } from './ranks.ts'
-import { categoricalOf, train, type TrainData } from './driver.ts'
+import { categoricalOf, train } from './driver.ts'
 import { finishGbdt } from './run-finish.ts'
 import { readInitModel, type InitModel } from './init-model.ts'
 import { modelFileName } from './model-file.ts'
 import { modelFeatures } from './predict-run.ts'
 import { checkFeatureValues } from './feature-values.ts'
 import { rerunRounds } from './device-loss.ts'
-import { categoricalFlags, selectFeatures } from './features.ts'
+import { categoricalFlags } from './features.ts'
+import { selectFeatures } from '../../eval/features.ts'
 import type { CategoricalFeatures } from './cuts.ts'
 import { checkLabels, readLabels } from '../../eval/labels.ts'
 import { DEFAULT_PARAMS, PARAM_ALIASES, parseParams } from './params.ts'
 import type { BinnedMatrix, Booster, Cuts, GbdtParams } from './types.ts'
 import { checkGbdtMemory } from '../memory-budget.ts'
 import type { Snapshot } from '../../table/types.ts'
-import { hasWebGpu, httpFor, type TrainConfig } from '../../run/config.ts'
+import { hasWebGpu, type TrainConfig } from '../../run/config.ts'
 import type { FamilyFit, ModelFamily, RunInput, StageListener, TrialSpec } from '../../run/family.ts'
 import { binColumns } from './bin-progress.ts'
 import { BIN_WORKERS, binOffThread, canBinOffThread } from './bin-workers.ts'
@@ -66,33 +67,11 @@ export function runParams(config: Pick<TrainConfig, 'params' | 'seed'>): GbdtPar
   return p
 }
 
-/** The dataset's config for a run's input. */
+/** The dataset's config for a run's input: continuing a model, its features by default, its strings coded with its dictionaries. */
 function datasetConfig(input: RunInput, seed: number, init?: InitModel): DatasetConfig {
-  const { config } = input
-  return {
-    tableUrl: config.table,
-    version: config.version,
-    snapshot: input.snapshot,
-    label: config.label,
-    // Continuing a model: its features by default, its strings coded with its dictionaries.
-    features: config.features ?? init?.booster.featureNames,
+  return datasetRequest(input, seed, input.config.features ?? init?.booster.featureNames, {
     dictionaries: init?.categories,
-    filter: config.filter,
-    validTable: config.validTable
-      ? {
-          url: config.validTable,
-          version: config.validVersion,
-          snapshot: input.validSnapshot,
-          http: httpFor(config, config.validTable),
-        }
-      : undefined,
-    validFraction: config.validFraction,
-    splitKey: config.splitKey,
-    seed,
-    workers: config.workers,
-    http: httpFor(config, config.table),
-    onProgress: input.onRead,
-  }
+  })
 }
 
 /** A sweep's shared GBDT rows: the dataset and, per max_bin, the cuts and binned matrix (made on first use, then shared). */

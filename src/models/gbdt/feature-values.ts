@@ -3,7 +3,7 @@
  * ±Infinity is refused, as XGBoost refuses it ("Input data contains `inf`"), because a bin
  * boundary at infinity makes the cuts and the exported model meaningless. N = rows.
  */
-import type { TrainData } from './driver.ts'
+import type { TrainData } from '../../eval/dataset.ts'
 
 /**
  * Throws RangeError naming the feature column, the value and the row (training or validation

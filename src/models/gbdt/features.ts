@@ -1,93 +1,8 @@
 /**
- * Which table columns become GBDT features, and how: numeric and boolean columns as float32
- * (NaN = null), strings as codes of a per-column dictionary (categoricals), everything else
- * skipped with the reason (the seeded validation split keys rows by value: src/data/row-key.ts). Pure functions: the CLI validates
- * with them before a browser starts, and the page uses the same ones.
+ * GBDT-only feature rules: which features are split as categories, and the feature types a model
+ * records. Which columns become features at all is model-neutral (src/eval/features.ts).
  */
-import type { StructField, StructType } from '../../table/types.ts'
 import type { GbdtParams } from './types.ts'
-
-/** How a column is turned into a feature. */
-export type FeatureKind = 'numeric' | 'categorical'
-
-/** One selected feature. */
-export interface FeatureSpec {
-  name: string
-  kind: FeatureKind
-  /** XGBoost feature type: 'int' for integers/booleans, 'float' for floats, 'c' for categorical codes. */
-  xgbType: 'int' | 'float' | 'c'
-  /** Delta type as written in the schema, for the manifest. */
-  deltaType: string
-}
-
-/** A column that was not used, and why. */
-export interface SkippedColumn {
-  name: string
-  reason: string
-}
-
-/** Feature selection result. */
-export interface FeatureSelection {
-  features: FeatureSpec[]
-  skipped: SkippedColumn[]
-}
-
-const INTEGER = new Set(['byte', 'short', 'integer', 'long'])
-const FLOAT = new Set(['float', 'double'])
-
-/** The feature spec of a Delta field, or the reason it cannot be one. */
-export function featureOf(field: StructField): FeatureSpec | string {
-  const t = field.type
-  if (typeof t !== 'string') return `${t.type} columns are not features (only numeric, boolean and string columns)`
-  if (t === 'void') return 'void (NullType) columns hold only nulls and are not features'
-  const base = { name: field.name, deltaType: t }
-  if (INTEGER.has(t) || t === 'boolean') return { ...base, kind: 'numeric', xgbType: 'int' }
-  if (FLOAT.has(t) || t.startsWith('decimal')) return { ...base, kind: 'numeric', xgbType: 'float' }
-  if (t === 'string') return { ...base, kind: 'categorical', xgbType: 'c' }
-  return `${t} columns are not features (only numeric, boolean and string columns)`
-}
-
-/**
- * Features of a training run. `requested` (from --features) must name existing, usable columns;
- * the default is every usable column except the label, and the skipped ones are reported.
- * Throws RangeError naming the label or column.
- */
-export function selectFeatures(schema: StructType, label: string, requested?: readonly string[]): FeatureSelection {
-  const names = schema.fields.map(f => f.name)
-  const labelField = schema.fields.find(f => f.name === label)
-  if (!labelField) throw new RangeError(`label column ${label}: not in the table (columns: ${names.join(', ')})`)
-  const lf = featureOf(labelField)
-  if (typeof lf === 'string' || lf.kind !== 'numeric') {
-    throw new RangeError(
-      `label column ${label}: must be numeric or boolean, its type is ${JSON.stringify(labelField.type)}`,
-    )
-  }
-  if (requested && requested.length > 0)
-    return { features: requested.map(n => requestedFeature(schema, label, n)), skipped: [] }
-  const features: FeatureSpec[] = [],
-    skipped: SkippedColumn[] = []
-  for (const field of schema.fields) {
-    if (field.name === label) continue
-    const f = featureOf(field)
-    if (typeof f === 'string') skipped.push({ name: field.name, reason: f })
-    else features.push(f)
-  }
-  if (features.length === 0)
-    throw new RangeError(`no feature columns: every column except the label ${label} was skipped`)
-  return { features, skipped }
-}
-
-function requestedFeature(schema: StructType, label: string, name: string): FeatureSpec {
-  if (name === label) throw new RangeError(`--features: ${name} is the label column`)
-  const field = schema.fields.find(f => f.name === name)
-  if (!field)
-    throw new RangeError(
-      `--features: no column ${name} in the table (columns: ${schema.fields.map(f => f.name).join(', ')})`,
-    )
-  const f = featureOf(field)
-  if (typeof f === 'string') throw new RangeError(`--features: column ${name}: ${f}`)
-  return f
-}
 
 /**
  * Which features are split as categories (1) rather than as ordered numbers (0), from their
@@ -124,26 +39,4 @@ export function categoricalFlags(
  */
 export function trainedFeatureTypes(types: readonly string[], flags: Uint8Array): string[] {
   return types.map((t, f) => (flags[f] ? 'c' : t === 'c' ? 'int' : t))
-}
-
-/**
- * Dictionary of a categorical column: its distinct non-null training values, sorted by value
- * (UTF-16 code unit order), so the codes do not depend on row order or on the files' layout.
- */
-export function buildDictionary(values: ReadonlyArray<string | null>): string[] {
-  const distinct = new Set<string>()
-  for (const v of values) if (v !== null) distinct.add(v)
-  return [...distinct].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-}
-
-/** Codes of `values` in `dictionary` as float32; null and values not in it (unseen) → NaN (missing). */
-export function encodeCategorical(values: ReadonlyArray<string | null>, dictionary: readonly string[]): Float32Array {
-  const index = new Map(dictionary.map((v, i) => [v, i]))
-  const out = new Float32Array(values.length)
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]
-    const code = v === null ? undefined : index.get(v)
-    out[i] = code === undefined ? NaN : code
-  }
-  return out
 }

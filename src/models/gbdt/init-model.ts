@@ -11,7 +11,7 @@
  * booster is configured, so its continuation restarts that stream and only matches a longer run
  * without sampling. N = rows, V = validation rows.
  */
-import type { TrainData } from './driver.ts'
+import type { TrainData } from '../../eval/dataset.ts'
 import { predictMargins } from './predict.ts'
 import type { Booster, Tree } from './types.ts'
 import { decodeModel } from './model-file.ts'

@@ -56,30 +56,6 @@ export function baseMargin(objective: Objective, baseScore: number): number {
   return isLogistic(objective) ? Math.log(baseScore / (1 - baseScore)) : baseScore
 }
 
-/**
- * base_score when the user gives none (XGBoost ≥ 2 `InitEstimation`), in prediction space:
- * the weighted label mean, clamped into (0, 1) for logistic objectives. This is XGBoost's
- * `FitInterceptGlmLike` (the intercept with zero gradient for these GLM losses); XGBoost 2.0's
- * `FitIntercept` took one Newton step from margin 0 instead (see `newtonStepBaseScore`).
- */
-export function estimateBaseScore(
-  objective: Objective,
-  labels: ArrayLike<number>,
-  weights?: ArrayLike<number>,
-): number {
-  let sw = 0,
-    swy = 0
-  for (let i = 0; i < labels.length; i++) {
-    const w = weights ? weights[i] : 1
-    sw += w
-    swy += w * labels[i]
-  }
-  const mean = sw > 0 ? swy / sw : isLogistic(objective) ? 0.5 : 0
-  if (!isLogistic(objective)) return mean
-  const eps = 1e-6 // logit(0) / logit(1) would be infinite margins
-  return Math.min(1 - eps, Math.max(eps, mean))
-}
-
 /** XGBoost 2.0's estimate: one Newton step from margin 0, transformed (σ(4(ȳ−½)) for logistic). */
 export function newtonStepBaseScore(p: GbdtParams, labels: ArrayLike<number>, weights?: ArrayLike<number>): number {
   let sg = 0,

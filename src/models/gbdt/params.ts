@@ -4,6 +4,7 @@
  * naming the parameter and the allowed range, so a user who knows XGBoost gets the same meaning.
  */
 import type { GbdtParams } from './types.ts'
+import { numericParam, oneOf, type NumericRange } from '../../eval/params.ts'
 
 type Metric = GbdtParams['eval_metric'][number]
 type Objective = GbdtParams['objective']
@@ -58,7 +59,7 @@ export function defaultMetric(objective: Objective): Metric {
 }
 
 /** Numeric checks: [name, kind, lo, hi, loOpen, hiOpen]. */
-const NUMERIC: ReadonlyArray<[keyof GbdtParams, 'int' | 'num', number, number, boolean, boolean]> = [
+const NUMERIC: ReadonlyArray<NumericRange<keyof GbdtParams>> = [
   ['num_round', 'int', 1, 1e6, false, false],
   ['eta', 'num', 0, 1, true, false],
   ['max_depth', 'int', 0, 16, false, false],
@@ -113,25 +114,7 @@ function assign(out: GbdtParams, name: keyof GbdtParams, given: string, value: u
 }
 
 function numeric(name: keyof GbdtParams, given: string, value: unknown): number {
-  const spec = NUMERIC.find(s => s[0] === name)!
-  const [, kind, lo, hi, loOpen, hiOpen] = spec
-  const v = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
-  const range = `${kind === 'int' ? 'an integer' : 'a number'} in ${loOpen ? '(' : '['}${lo}, ${hi}${hiOpen ? ')' : ']'}`
-  const ok =
-    typeof v === 'number' &&
-    Number.isFinite(v) &&
-    (kind === 'num' || Number.isInteger(v)) &&
-    (loOpen ? v > lo : v >= lo) &&
-    (hiOpen ? v < hi : v <= hi)
-  if (!ok) throw new RangeError(`${given}: must be ${range}, got ${JSON.stringify(value)}`)
-  return v as number
-}
-
-function oneOf<T extends string>(given: string, value: unknown, allowed: readonly T[]): T {
-  if (typeof value !== 'string' || !allowed.includes(value as T)) {
-    throw new RangeError(`${given}: must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`)
-  }
-  return value as T
+  return numericParam(NUMERIC.find(s => s[0] === name)!, given, value)
 }
 
 /** A boolean: true / false, also as the strings and 1 / 0 (XGBoost's config spells it either way). */

@@ -4,7 +4,7 @@
  */
 import type { RunResult, TrainConfig, TrainSummary } from '../../run/config.ts'
 import { runManifest, type RunManifest } from '../../run/manifest.ts'
-import type { Dataset } from './dataset.ts'
+import type { Dataset } from '../../eval/dataset.ts'
 import type { GbdtTrained } from './family.ts'
 import { CATEGORIES_ATTRIBUTE, withAttributes } from './model-attributes.ts'
 import { encodeModel } from './model-file.ts'

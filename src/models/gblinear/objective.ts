@@ -59,23 +59,3 @@ export function gradients(
     }
   }
 }
-
-/**
- * The label mean (weighted), clamped into (0, 1) for logistic objectives: base_score when the
- * parameters give none (as the GBDT family, XGBoost ≥ 2's estimate for these GLM losses).
- */
-export function meanBaseScore(
-  objective: LinearObjective,
-  labels: ArrayLike<number>,
-  weights?: ArrayLike<number>,
-): number {
-  let sw = 0,
-    swy = 0
-  for (let i = 0; i < labels.length; i++) {
-    const w = weights ? weights[i] : 1
-    sw += w
-    swy += w * labels[i]
-  }
-  const mean = sw > 0 ? swy / sw : isLogistic(objective) ? 0.5 : 0
-  return isLogistic(objective) ? Math.min(1 - 1e-6, Math.max(1e-6, mean)) : mean
-}

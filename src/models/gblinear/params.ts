@@ -4,6 +4,7 @@
  * `coord_descent` with the `cyclic` feature selector — so anything else is refused naming the
  * parameter rather than silently trained another way.
  */
+import { numericParam, oneOf, type NumericRange } from '../../eval/params.ts'
 
 /** Objectives the linear booster fits (as the GBDT family: XGBoost's RegLossObj). */
 export const OBJECTIVES = ['binary:logistic', 'reg:logistic', 'reg:squarederror'] as const
@@ -69,7 +70,7 @@ export const GBLINEAR_PARAM_NAMES: readonly string[] = [
 const IGNORED = new Set(['verbosity', 'nthread', 'n_jobs', 'silent', 'device'])
 
 /** Numeric ranges: [name, kind, lo, hi, loOpen, hiOpen]. */
-const NUMERIC: ReadonlyArray<[keyof GblinearParams, 'int' | 'num', number, number, boolean, boolean]> = [
+const NUMERIC: ReadonlyArray<NumericRange<keyof GblinearParams>> = [
   ['num_round', 'int', 1, 1e6, false, false],
   ['eta', 'num', 0, Infinity, false, true],
   ['lambda', 'num', 0, Infinity, false, true],
@@ -135,21 +136,5 @@ function assign(out: GblinearParams, name: keyof GblinearParams, given: string, 
 }
 
 function numeric(name: keyof GblinearParams, given: string, value: unknown): number {
-  const [, kind, lo, hi, loOpen, hiOpen] = NUMERIC.find(s => s[0] === name)!
-  const v = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
-  const range = `${kind === 'int' ? 'an integer' : 'a number'} in ${loOpen ? '(' : '['}${lo}, ${hi}${hiOpen ? ')' : ']'}`
-  const ok =
-    typeof v === 'number' &&
-    Number.isFinite(v) &&
-    (kind === 'num' || Number.isInteger(v)) &&
-    (loOpen ? v > lo : v >= lo) &&
-    (hiOpen ? v < hi : v <= hi)
-  if (!ok) throw new RangeError(`${given}: must be ${range}, got ${JSON.stringify(value)}`)
-  return v as number
-}
-
-function oneOf<T extends string>(given: string, value: unknown, allowed: readonly T[]): T {
-  if (typeof value !== 'string' || !allowed.includes(value as T))
-    throw new RangeError(`${given}: must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`)
-  return value as T
+  return numericParam(NUMERIC.find(s => s[0] === name)!, given, value)
 }

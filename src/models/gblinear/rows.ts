@@ -6,13 +6,11 @@
  * says why). N = rows, F = features.
  *
  * The dense-column reading itself (plan → loader → float32 columns → validation split) is the
- * GBDT's model-neutral dataset code (models/gbdt/dataset.ts, features.ts): this is the one module
- * of the family that reaches into models/gbdt, until that code moves to a neutral home.
+ * model-neutral dataset code every dense family reads with (src/eval/dataset.ts, features.ts).
  */
-import { loadDataset, readTable, type Dataset } from '../gbdt/dataset.ts'
-import { featureOf, selectFeatures, type SkippedColumn } from '../gbdt/features.ts'
+import { datasetRequest, loadDataset, readTable, type Dataset } from '../../eval/dataset.ts'
+import { featureOf, selectFeatures, type SkippedColumn } from '../../eval/features.ts'
 import type { HttpOptions, Snapshot, StructType } from '../../table/types.ts'
-import { httpFor } from '../../run/config.ts'
 import type { RunInput } from '../../run/family.ts'
 import { modelColumn } from '../../eval/predict.ts'
 import type { LinearData } from './train.ts'
@@ -53,28 +51,7 @@ export function linearFeatures(
 export async function loadLinearRows(input: RunInput, seed: number): Promise<LinearRows> {
   const { config } = input
   const { names, skipped } = linearFeatures(input.snapshot.schema, config.label, config.features)
-  const ds = await loadDataset({
-    tableUrl: config.table,
-    version: config.version,
-    snapshot: input.snapshot,
-    label: config.label,
-    features: names,
-    filter: config.filter,
-    validTable: config.validTable
-      ? {
-          url: config.validTable,
-          version: config.validVersion,
-          snapshot: input.validSnapshot,
-          http: httpFor(config, config.validTable),
-        }
-      : undefined,
-    validFraction: config.validFraction,
-    splitKey: config.splitKey,
-    seed,
-    workers: config.workers,
-    http: httpFor(config, config.table),
-    onProgress: input.onRead,
-  })
+  const ds = await loadDataset(datasetRequest(input, seed, names))
   const d = ds.data
   return {
     data: { columns: d.columns, labels: d.labels, weights: d.weights, featureNames: names, valid: d.valid },

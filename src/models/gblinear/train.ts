@@ -7,7 +7,8 @@
  * A missing value (NaN) is absent, as in XGBoost's sparse columns: it adds to no sum and no margin.
  * W = sum of instance weights (the penalties are per unit of weight). N = rows, F = features.
  */
-import { baseMargin, gradients, meanBaseScore, transform } from './objective.ts'
+import { baseMargin, gradients, transform } from './objective.ts'
+import { estimateBaseScore } from '../../eval/labels.ts'
 import type { GblinearParams } from './params.ts'
 
 const f32 = Math.fround
@@ -55,7 +56,7 @@ export function trainLinear(data: LinearData, p: GblinearParams, opts: LinearTra
   const model: LinearModel = {
     weights: new Float32Array(F),
     bias: 0,
-    baseScore: f32(p.base_score ?? meanBaseScore(p.objective, data.labels, data.weights)),
+    baseScore: f32(p.base_score ?? estimateBaseScore(p.objective, data.labels, data.weights)),
     objective: p.objective,
     scalePosWeight: p.scale_pos_weight,
     featureNames: data.featureNames ?? data.columns.map((_, f) => `f${f}`),

@@ -1,5 +1,5 @@
 /** Seeded train/validation data for the GPU backend tests. N = rows, F = features. */
-import type { TrainData } from '../../../src/models/gbdt/driver.ts'
+import type { TrainData } from '../../../src/eval/dataset.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 /**

@@ -5,7 +5,8 @@
  * edge shapes; the memory-budget refusal. Small shapes: SwiftShader is slow.
  */
 import { describe, expect, test } from 'vitest'
-import { train, type TrainData } from '../../../src/models/gbdt/driver.ts'
+import { train } from '../../../src/models/gbdt/driver.ts'
+import type { TrainData } from '../../../src/eval/dataset.ts'
 import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
 import { createGpuBackend, type GpuBackendOptions } from '../../../src/models/gbdt/gpu-backend.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'

@@ -1,5 +1,5 @@
 /** Seeded synthetic data with categorical columns for the GBDT tests. N = rows. */
-import type { TrainData } from '../../../src/models/gbdt/driver.ts'
+import type { TrainData } from '../../../src/eval/dataset.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 /**

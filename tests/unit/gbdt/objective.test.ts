@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import {
-  baseMargin,
-  estimateBaseScore,
-  newtonStepBaseScore,
-  rowGradient,
-  rowLoss,
-  transform,
-} from '../../../src/models/gbdt/objective.ts'
+import { baseMargin, newtonStepBaseScore, rowGradient, rowLoss, transform } from '../../../src/models/gbdt/objective.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
-import { checkLabels } from '../../../src/eval/labels.ts'
+import { checkLabels, estimateBaseScore } from '../../../src/eval/labels.ts'
 import { rowGradient as kernelGradient } from '../../../src/kernels/gbdt/gradient.ref.ts'
 import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR } from '../../../src/kernels/gbdt/layout.ts'
 

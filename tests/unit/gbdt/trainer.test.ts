@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { train, type TrainData } from '../../../src/models/gbdt/driver.ts'
+import { train } from '../../../src/models/gbdt/driver.ts'
+import type { TrainData } from '../../../src/eval/dataset.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
 import { fromXGBoostJson, toXGBoostJson, toXGBoostJsonString } from '../../../src/models/gbdt/xgboost-json.ts'
 import { predict, predictMargins } from '../../../src/models/gbdt/predict.ts'

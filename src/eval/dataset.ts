@@ -1,18 +1,35 @@
 /**
- * Table → GBDT training data: plan the scan (features + label, filter), read it in table order
- * through the loader (numeric columns as float32, NaN = null; string columns as utf8, nulls kept,
- * then categoricals → dictionary codes), then split off the validation rows (a seeded per-row split
- * or a second table). N = training rows, V = validation rows, F = features.
+ * Table → dense training data, for every family that trains on dense columns (GBDT, gblinear):
+ * plan the scan (features + label, filter), read it in table order through the loader (numeric
+ * columns as float32, NaN = null; string columns as utf8, nulls kept, then categoricals →
+ * dictionary codes), then split off the validation rows (a seeded per-row split or a second
+ * table). N = training rows, V = validation rows, F = features.
  */
-import { utf8Strings } from '../../data/decode.ts'
-import { createLoader } from '../../data/loader.ts'
-import { noRowsError, planScan } from '../../data/plan.ts'
-import { rowKeyFields, validMaskOfKeys } from '../../data/row-key.ts'
-import type { DecodeSpec, ScanPlan } from '../../data/types.ts'
-import { openSnapshot } from '../../table/index.ts'
-import type { HttpOptions, Snapshot, StructField } from '../../table/types.ts'
-import type { TrainData } from './driver.ts'
+import { utf8Strings } from '../data/decode.ts'
+import { createLoader } from '../data/loader.ts'
+import { noRowsError, planScan } from '../data/plan.ts'
+import { rowKeyFields, validMaskOfKeys } from '../data/row-key.ts'
+import type { DecodeSpec, ScanPlan } from '../data/types.ts'
+import { openSnapshot } from '../table/index.ts'
+import type { HttpOptions, Snapshot, StructField } from '../table/types.ts'
+import { httpFor } from '../run/config.ts'
+import type { RunInput } from '../run/family.ts'
 import { buildDictionary, encodeCategorical, selectFeatures, type FeatureSpec, type SkippedColumn } from './features.ts'
+
+/** Dense training rows: what a dataset hands a family's trainer. N = rows, F = features. */
+export interface TrainData {
+  /** F Float32Arrays of N values. */
+  columns: Float32Array[]
+  /** Float32Array, length N. */
+  labels: Float32Array
+  /** Row weights, length N (default 1). */
+  weights?: Float32Array
+  featureNames?: string[]
+  featureTypes?: string[]
+  /** Label column name, for error messages. */
+  labelName?: string
+  valid?: { columns: Float32Array[]; labels: Float32Array; weights?: Float32Array }
+}
 
 /** What to train on. */
 export interface DatasetConfig {
@@ -70,6 +87,43 @@ export interface Dataset {
   validPlan?: ScanPlan
   rowsTrain: number
   rowsValid: number
+}
+
+/**
+ * The dataset request of a run: its table at the pinned snapshot, label, filter, validation rows
+ * (a second table or a seeded fraction), loader workers and progress, with the family's `features`
+ * (default every usable column but the label) and `extra` fields (e.g. a continued model's dictionaries).
+ */
+export function datasetRequest(
+  input: RunInput,
+  seed: number,
+  features: string[] | undefined,
+  extra: Partial<DatasetConfig> = {},
+): DatasetConfig {
+  const { config } = input
+  return {
+    tableUrl: config.table,
+    version: config.version,
+    snapshot: input.snapshot,
+    label: config.label,
+    features,
+    filter: config.filter,
+    validTable: config.validTable
+      ? {
+          url: config.validTable,
+          version: config.validVersion,
+          snapshot: input.validSnapshot,
+          http: httpFor(config, config.validTable),
+        }
+      : undefined,
+    validFraction: config.validFraction,
+    splitKey: config.splitKey,
+    seed,
+    workers: config.workers,
+    http: httpFor(config, config.table),
+    onProgress: input.onRead,
+    ...extra,
+  }
 }
 
 /** Loads the training (and validation) data. Throws naming the label, column, filter or table. */
