@@ -9,25 +9,15 @@
 import type { Booster, GbdtParams, Tree } from './types.ts'
 import { DEFAULT_PARAMS, defaultMetric } from './params.ts'
 import { parseXGBoostJsonText } from './json-text.ts'
+import { shortestFloat32 } from '../../util/float32.ts'
 import type { UbjArrayType } from './ubjson.ts'
 
 /** Root's parent in XGBoost's arrays (kInvalidNodeId as stored). */
 const NO_PARENT = 2147483647
 
-/** Shortest decimal that reads back as the same f32 (the value as XGBoost holds it). */
-export function f32Short(x: number): number {
-  const f = Math.fround(x)
-  if (!Number.isFinite(f)) throw new RangeError(`model: non-finite value ${x} cannot be written to JSON`)
-  for (let p = 1; p < 9; p++) {
-    const s = Number(f.toPrecision(p))
-    if (Math.fround(s) === f) return s
-  }
-  return Number(f.toPrecision(9))
-}
-
 /** XGBoost writes scalar parameters as strings; floats in its compact form (0.5 → "5E-1" there). */
 function floatString(x: number): string {
-  return String(f32Short(x))
+  return String(shortestFloat32(x))
 }
 
 /**
@@ -53,7 +43,7 @@ function treeJson(t: Tree, id: number, numFeature: number): Record<string, unkno
   const k = t.left.length
   const cats = categoriesJson(t)
   return {
-    base_weights: Array.from(t.baseWeight, f32Short),
+    base_weights: Array.from(t.baseWeight, shortestFloat32),
     categories: cats.categories,
     categories_nodes: cats.categories_nodes,
     categories_segments: cats.categories_segments,
@@ -61,7 +51,7 @@ function treeJson(t: Tree, id: number, numFeature: number): Record<string, unkno
     default_left: Array.from(t.defaultLeft),
     id,
     left_children: Array.from(t.left),
-    loss_changes: Array.from(t.lossChange, f32Short),
+    loss_changes: Array.from(t.lossChange, shortestFloat32),
     parents: Array.from(t.parent, p => (p < 0 ? NO_PARENT : p)),
     right_children: Array.from(t.right),
     // XGBoost writes NaN as a categorical node's condition; we write 0.0, which keeps the file
@@ -69,11 +59,11 @@ function treeJson(t: Tree, id: number, numFeature: number): Record<string, unkno
     // node whose split_type is 1 (its predictor and SHAP go by the categories), so it loads this
     // file and predicts the same (tests/unit/gbdt/categorical-interop.test.ts checks that).
     split_conditions: Array.from(t.splitCondition, (c, n) =>
-      t.splitType[n] === 1 && t.left[n] >= 0 ? 0 : f32Short(c),
+      t.splitType[n] === 1 && t.left[n] >= 0 ? 0 : shortestFloat32(c),
     ),
     split_indices: Array.from(t.splitIndex),
     split_type: Array.from(t.splitType),
-    sum_hessian: Array.from(t.sumHessian, f32Short),
+    sum_hessian: Array.from(t.sumHessian, shortestFloat32),
     tree_param: { num_deleted: '0', num_feature: String(numFeature), num_nodes: String(k), size_leaf_vector: '1' },
   }
 }
@@ -167,14 +157,14 @@ export const ARRAY_TYPES: Readonly<Record<string, UbjArrayType>> = {
 
 /** A float token: always with a fraction or exponent ("0" → "0.0"), as XGBoost's reader needs. */
 export function floatToken(x: number): string {
-  const s = String(f32Short(x))
+  const s = String(shortestFloat32(x))
   return /[.eE]/.test(s) ? s : `${s}.0`
 }
 
 /**
  * A number in XGBoost's JSON dialect. Only a model read from elsewhere has non-finite values
  * (an XGBoost categorical node's NaN condition): they are written back as XGBoost's own tokens,
- * which json-text.ts reads; toXGBoostJson never produces one (f32Short refuses them).
+ * which json-text.ts reads; toXGBoostJson never produces one (shortestFloat32 refuses them).
  */
 function numberToken(x: number, float: boolean): string {
   if (Number.isNaN(x)) return 'NaN'

@@ -1,4 +1,5 @@
-/** Golden test: a model saved by real XGBoost (1.7.4, Debian) imports and predicts its margins. */
+/** Golden test: a model saved by real XGBoost (1.7.4, Debian)
+imports and predicts its margins. */
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import {
@@ -6,8 +7,8 @@ import {
   toXGBoostJson,
   toXGBoostJsonString,
   floatToken,
-  f32Short,
 } from '../../../src/models/gbdt/xgboost-json.ts'
+import { shortestFloat32 } from '../../../src/util/float32.ts'
 import { predictMargins } from '../../../src/models/gbdt/predict.ts'
 import { decodeModel, encodeModel } from '../../../src/models/gbdt/model-file.ts'
 import { packedMargins } from './tree-fixture.ts'
@@ -40,11 +41,11 @@ describe('XGBoost JSON import', () => {
   })
 
   it('writes f32 values as short float tokens', () => {
-    expect(f32Short(Math.fround(0.1))).toBe(0.1)
+    expect(shortestFloat32(Math.fround(0.1))).toBe(0.1)
     expect(floatToken(0)).toBe('0.0')
     expect(floatToken(-2)).toBe('-2.0')
     expect(floatToken(1e-7)).toBe('1e-7')
-    expect(() => f32Short(NaN)).toThrow(/non-finite/)
+    expect(() => shortestFloat32(NaN)).toThrow(/non-finite/)
   })
 })
 
