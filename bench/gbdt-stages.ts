@@ -92,6 +92,7 @@ export function timedBackend(factory: BackendFactory, clock: StageClock, sync: (
       finishTree: tree => t('margin update', () => inner.finishTree(tree)),
       validMargins: () => t('readback', () => inner.validMargins()),
       trainMargins: () => t('readback', () => inner.trainMargins()),
+      leafPositions: () => t('readback', () => inner.leafPositions()),
       dispose: () => inner.dispose(),
     }
   }

@@ -1,6 +1,8 @@
-// gradient: gpair[i] = (g, h) of the objective at margins[i] (XGBoost binary:logistic /
-// reg:logistic = objective 0, reg:squarederror = 1); rows with positions[i] = 0xFFFFFFFF (not
-// sampled) get (0, 0). N = rows. Dispatch: linearDispatch(N, WG), one invocation per row.
+// gradient: gpair[i] = (g, h) of the objective at margins[i] (ids as src/kernels/gbdt/layout.ts:
+// 0 logistic, 1 squared error, 2 squared log error, 3 pseudo-Huber, 4 poisson, 5 gamma, 6 tweedie,
+// 7 absolute error, 8 hinge, 9 quantile; formulas at gradient.ref.ts rowGradient); rows with
+// positions[i] = 0xFFFFFFFF (not sampled) get (0, 0). N = rows. Dispatch: linearDispatch(N, WG),
+// one invocation per row.
 
 override WG: u32 = 256u;
 
@@ -11,7 +13,10 @@ struct Params {
   hasWeights: u32,
   // 1: positions[] marks unused rows; 0: every row is used (positions is a dummy buffer).
   hasPositions: u32,
+  // Multiplies the weight of rows labelled 1 (logistic, squared error, squared log error).
   scalePosWeight: f32,
+  // huber_slope, max_delta_step (poisson), tweedie_variance_power or quantile_alpha.
+  objParam: f32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -23,15 +28,62 @@ struct Params {
 
 const ROW_UNUSED: u32 = 0xFFFFFFFFu;
 const LOGISTIC_MIN_HESS: f32 = 1e-16;
+// FLT_MIN: binary:hinge's unweighted hessian past the margin (XGBoost hinge.cu).
+const HINGE_MIN_HESS: f32 = 1.17549435e-38;
 
 fn rowGradient(m: f32, y: f32, w: f32) -> vec2<f32> {
-  if (params.objective == 1u) {
-    return vec2<f32>((m - y) * w, w);
-  }
+  let o = params.objective;
+  let c = params.objParam;
   let wp = select(w, w * params.scalePosWeight, y == 1.0);
-  let p = 1.0 / (1.0 + exp(-m));
-  let h = max(p * (1.0 - p), LOGISTIC_MIN_HESS);
-  return vec2<f32>((p - y) * wp, h * wp);
+  switch o {
+    case 1u: {
+      return vec2<f32>((m - y) * wp, wp);
+    }
+    case 2u: {
+      let mp = max(m, -1.0 + 1e-6);
+      let lm = log(1.0 + mp);
+      let ly = log(1.0 + y);
+      let m1 = mp + 1.0;
+      let h = max((-lm + ly + 1.0) / (m1 * m1), 1e-6);
+      return vec2<f32>((lm - ly) / m1 * wp, h * wp);
+    }
+    case 3u: {
+      let z = m - y;
+      let d2 = c * c;
+      let s = sqrt(1.0 + z * z / d2);
+      return vec2<f32>(z / s * w, d2 / ((d2 + z * z) * s) * w);
+    }
+    case 4u: {
+      return vec2<f32>((exp(m) - y) * w, exp(m + c) * w);
+    }
+    case 5u: {
+      let r = y / exp(m);
+      return vec2<f32>((1.0 - r) * w, r * w);
+    }
+    case 6u: {
+      let a = exp((1.0 - c) * m);
+      let b = exp((2.0 - c) * m);
+      return vec2<f32>((-y * a + b) * w, (-y * (1.0 - c) * a + (2.0 - c) * b) * w);
+    }
+    case 7u: {
+      return vec2<f32>(sign(m - y) * w, w);
+    }
+    case 8u: {
+      let yy = y * 2.0 - 1.0;
+      if (m * yy < 1.0) {
+        return vec2<f32>(-yy * w, w);
+      }
+      return vec2<f32>(0.0, HINGE_MIN_HESS);
+    }
+    case 9u: {
+      return vec2<f32>(select(-c * w, (1.0 - c) * w, m - y >= 0.0), w);
+    }
+    default: {
+      let p = 1.0 / (1.0 + exp(-m));
+      let h = max(p * (1.0 - p), LOGISTIC_MIN_HESS);
+      return vec2<f32>((p - y) * wp, h * wp);
+    }
+  }
 }
 
 @compute @workgroup_size(WG)

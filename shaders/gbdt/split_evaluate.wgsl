@@ -8,6 +8,9 @@
 // (ties by bin), sorted[0..j] go right: forward (missing left) and backward (missing right), at
 // most max_cat_threshold categories on the scanned side. A categorical result carries the bitset
 // of the bins going right.
+// With monotone constraints or max_delta_step (weightGain) the gain is XGBoost's TreeEvaluator's:
+// children's weights clipped to ±max_delta_step and clamped to the node's bounds, score
+// −(2Gw + (H + λ)w²); a split on a monotone feature whose weights break its order is no candidate.
 // M = nodes, F = features, B = total bins (cutPtrs[F]). Sums are exact 64-bit integers (lo, hi).
 // Dispatch: one workgroup per node (linearDispatch(M, 1)); invocation lid scans the numeric and
 // one-hot features lid, lid + WG, … sequentially; then, per partition feature, the workgroup ranks
@@ -24,15 +27,26 @@ struct Params {
   alpha: f32,
   minChildWeight: f32,
   maxCatThreshold: u32,
+  maxDeltaStep: f32,
+  // 1: XGBoost's weight-based gain (monotone constraints or max_delta_step).
+  weightGain: u32,
+  // 1: nodeSums carries NODE_BOUND_WORDS f32 bounds per node after the M node sums.
+  constrained: u32,
 }
 
 const NO_FEATURE: u32 = 0xffffffffu;
-// layout.ts SPLIT_WORDS, CAT_WORDS; featureKind values FEATURE_ONE_HOT, FEATURE_PARTITION.
-const SPLIT_WORDS: u32 = 25u;
+// layout.ts SPLIT_WORDS, CAT_WORDS, NODE_BOUND_WORDS, MAX_WEIGHT_BOUND; featureKind values
+// FEATURE_ONE_HOT, FEATURE_PARTITION (bits FEATURE_KIND_BITS), MONOTONE_INCREASING / _DECREASING << 2.
+const SPLIT_WORDS: u32 = 27u;
 const CAT_WORDS: u32 = 8u;
+const NODE_BOUND_WORDS: u32 = 4u;
+const MAX_WEIGHT_BOUND: f32 = 0x1.fffffep+127f;
 const MAX_CATS: u32 = 256u;
 const ONE_HOT: u32 = 1u;
 const PARTITION: u32 = 2u;
+const KIND_BITS: u32 = 3u;
+const INCREASING: u32 = 1u;
+const DECREASING: u32 = 2u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 // [gLo, gHi, hLo, hHi] per (slot, global bin).
@@ -41,19 +55,23 @@ const PARTITION: u32 = 2u;
 // Non-zero = feature allowed; [F], or [M × F] when maskPerNode.
 @group(0) @binding(3) var<storage, read> featureMask: array<u32>;
 @group(0) @binding(4) var<storage, read> nodeSlots: array<u32>;
-// Node totals [gLo, gHi, hLo, hHi], missing rows included.
+// Node totals [gLo, gHi, hLo, hHi], missing rows included; when constrained, then per node f32
+// bits [lower, upper] of its children's weights and [lower, upper] of its own (its parent's).
 @group(0) @binding(5) var<storage, read> nodeSums: array<u32>;
 // [maxAbsG, maxAbsH, gScale, hScale] as quantise writes it: dequantised = q / scale.
 @group(0) @binding(6) var<storage, read> scales: array<f32>;
 // SPLIT_WORDS words per node, layout at decodeSplit in src/kernels/gbdt/layout.ts.
 @group(0) @binding(7) var<storage, read_write> out: array<u32>;
-// Per feature: 0 numeric, ONE_HOT, PARTITION (layout.ts featureKinds).
+// Per feature: 0 numeric, ONE_HOT, PARTITION, | monotone << 2 (layout.ts featureKinds).
 @group(0) @binding(8) var<storage, read> featureKind: array<u32>;
 
 // This node's totals, scales and parent score.
 var<private> nodeG: vec2u;
 var<private> nodeH: vec2u;
 var<private> parentScore: f32;
+// Bounds of this node's children's weights.
+var<private> nodeLower: f32;
+var<private> nodeUpper: f32;
 // This invocation's best candidate so far (gain 0 = none, as XGBoost's initial SplitEntry).
 var<private> bGain: f32;
 var<private> bFeature: u32;
@@ -109,6 +127,33 @@ fn score(g: f32, h: f32) -> f32 {
   return (t * t) / (h + params.lambda);
 }
 
+// XGBoost's evaluator CalcWeight: −T(G)/(H + λ), 0 below min_child_weight or without hessian,
+// clipped to ±max_delta_step when set, clamped to [lo, hi].
+fn bounded_weight(g: f32, h: f32, lo: f32, hi: f32) -> f32 {
+  var w = 0.0;
+  if (!(h < params.minChildWeight || h <= 0.0)) {
+    w = -(threshold_l1(g) / (h + params.lambda));
+    if (params.maxDeltaStep != 0.0 && abs(w) > params.maxDeltaStep) {
+      w = select(params.maxDeltaStep, -params.maxDeltaStep, w < 0.0);
+    }
+  }
+  if (w < lo) {
+    return lo;
+  }
+  if (w > hi) {
+    return hi;
+  }
+  return w;
+}
+
+// XGBoost CalcGainGivenWeight (no α term): −(2Gw + (H + λ)w²).
+fn gain_given_weight(g: f32, h: f32, w: f32) -> f32 {
+  if (h <= 0.0) {
+    return 0.0;
+  }
+  return -(((2.0 * g) * w) + ((h + params.lambda) * (w * w)));
+}
+
 fn hist_at(w: u32) -> vec2u {
   return vec2u(hist[w], hist[w + 1u]);
 }
@@ -125,7 +170,19 @@ fn offer(lg: vec2u, lh: vec2u, f: u32, splitBin: i32, defaultLeft: u32) -> bool 
   }
   let gl = to_f32(lg) / scales[2];
   let gr = to_f32(i64_sub(nodeG, lg)) / scales[2];
-  let gain = (score(gl, hl) + score(gr, hr)) - parentScore;
+  var children: f32;
+  if (params.weightGain != 0u) {
+    let wl = bounded_weight(gl, hl, nodeLower, nodeUpper);
+    let wr = bounded_weight(gr, hr, nodeLower, nodeUpper);
+    let mono = featureKind[f] >> 2u;
+    if ((mono == INCREASING && !(wl <= wr)) || (mono == DECREASING && !(wl >= wr))) {
+      return false;
+    }
+    children = gain_given_weight(gl, hl, wl) + gain_given_weight(gr, hr, wr);
+  } else {
+    children = score(gl, hl) + score(gr, hr);
+  }
+  let gain = children - parentScore;
   // Finite test on the bits (compilers may assume no Inf/NaN in float compares).
   if ((bitcast<u32>(gain) & 0x7f800000u) == 0x7f800000u) {
     return false;
@@ -170,14 +227,11 @@ fn scan_one_hot(base: u32, n: u32, f: u32) {
 }
 
 // XGBoost CalcWeight of a bin (CalcWeightCat, the sort key): −T(G)/(H + λ), 0 below
-// min_child_weight or without hessian.
+// min_child_weight or without hessian, clipped to ±max_delta_step; never monotone-bounded.
 fn category_weight(bin: u32) -> f32 {
   let g = to_f32(hist_at(bin * 4u)) / scales[2];
   let h = to_f32(hist_at(bin * 4u + 2u)) / scales[3];
-  if (h < params.minChildWeight || h <= 0.0) {
-    return 0.0;
-  }
-  return -(threshold_l1(g) / (h + params.lambda));
+  return bounded_weight(g, h, -MAX_WEIGHT_BOUND, MAX_WEIGHT_BOUND);
 }
 
 // Workgroup-wide: wSorted[0..n) = feature's bins in ascending weight, ties by bin (the stable
@@ -291,6 +345,12 @@ fn write_result(m: u32) {
   for (var k = 0u; k < CAT_WORDS; k++) {
     out[o + 17u + k] = select(0u, wBits[k], wCat[0] != 0u);
   }
+  let gl = bitcast<f32>(out[o + 4u]);
+  let hl = bitcast<f32>(out[o + 5u]);
+  let gr = bitcast<f32>(out[o + 6u]);
+  let hr = bitcast<f32>(out[o + 7u]);
+  out[o + 17u + CAT_WORDS] = bitcast<u32>(bounded_weight(gl, hl, nodeLower, nodeUpper));
+  out[o + 18u + CAT_WORDS] = bitcast<u32>(bounded_weight(gr, hr, nodeLower, nodeUpper));
 }
 
 // Copies reduction slot `src` into slot `to`.
@@ -315,14 +375,31 @@ fn split_evaluate(
   }
   nodeG = vec2u(nodeSums[m * 4u], nodeSums[m * 4u + 1u]);
   nodeH = vec2u(nodeSums[m * 4u + 2u], nodeSums[m * 4u + 3u]);
-  parentScore = score(to_f32(nodeG) / scales[2], to_f32(nodeH) / scales[3]);
+  let g = to_f32(nodeG) / scales[2];
+  let h = to_f32(nodeH) / scales[3];
+  nodeLower = -MAX_WEIGHT_BOUND;
+  nodeUpper = MAX_WEIGHT_BOUND;
+  var parentLower = -MAX_WEIGHT_BOUND;
+  var parentUpper = MAX_WEIGHT_BOUND;
+  if (params.constrained != 0u) {
+    let b = params.nodes * 4u + m * NODE_BOUND_WORDS;
+    nodeLower = bitcast<f32>(nodeSums[b]);
+    nodeUpper = bitcast<f32>(nodeSums[b + 1u]);
+    parentLower = bitcast<f32>(nodeSums[b + 2u]);
+    parentUpper = bitcast<f32>(nodeSums[b + 3u]);
+  }
+  if (params.weightGain != 0u) {
+    parentScore = gain_given_weight(g, h, bounded_weight(g, h, parentLower, parentUpper));
+  } else {
+    parentScore = score(g, h);
+  }
   bGain = 0.0; bFeature = NO_FEATURE; bBin = 0; bLeft = 0u;
   bLG = vec2u(0u, 0u); bLH = vec2u(0u, 0u); bCat = 0u;
   let B = cutPtrs[params.features];
   let maskBase = select(0u, m * params.features, params.maskPerNode != 0u);
   for (var f = lid; f < params.features; f += WG) {
     if (featureMask[maskBase + f] != 0u) {
-      let kind = featureKind[f];
+      let kind = featureKind[f] & KIND_BITS;
       let base = nodeSlots[m] * B + cutPtrs[f];
       if (kind == ONE_HOT) {
         scan_one_hot(base, cutPtrs[f + 1u] - cutPtrs[f], f);
@@ -334,7 +411,7 @@ fn split_evaluate(
   // Partition features one at a time (uniform loop: the mask, kinds and cuts are the same for
   // the whole workgroup): sort together, scan by the feature's invocation.
   for (var f = 0u; f < params.features; f++) {
-    if (featureMask[maskBase + f] != 0u && featureKind[f] == PARTITION) {
+    if (featureMask[maskBase + f] != 0u && (featureKind[f] & KIND_BITS) == PARTITION) {
       let base = nodeSlots[m] * B + cutPtrs[f];
       let n = min(cutPtrs[f + 1u] - cutPtrs[f], MAX_CATS);
       sort_categories(base, n, lid);

@@ -59,6 +59,11 @@ const SPEC = {
       type: 'boolean',
       help: 'predict with the CPU reference predictor (recommender: the reference model) instead of the GPU',
     },
+    'base-margin': {
+      type: 'string',
+      placeholder: 'COL',
+      help: "GBDT only: base margin column (XGBoost's DMatrix base_margin): each row's margin starts there instead of at the model's base_score",
+    },
     contribs: {
       type: 'boolean',
       help: 'GBDT only: add SHAP values to the CSV: shap_<feature> per model feature, then shap_bias (rows sum to the margin)',
@@ -84,6 +89,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     origins = allowOrigins(f)
     model = loadModel(resolve(f.model), f.contribs === true)
+    const family = familyOfModel(model)
+    if (f['base-margin'] !== undefined && !family.cliFlags.includes('base-margin'))
+      throw new Error(`--base-margin: only for GBDT models; --model is a ${family.label} model`)
   } catch (e) {
     io.err(`snaptrain predict: ${(e as Error).message}`)
     return 2
@@ -98,6 +106,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       version: f.version,
       cpu: f.cpu,
       contribs: f.contribs,
+      ...(f['base-margin'] !== undefined ? { baseMargin: f['base-margin'] } : {}),
       headers: tokenHeaders(f),
       allowOrigins: origins,
       ...(f['allow-insecure-http'] ? { http: insecureHttp(f) } : {}),

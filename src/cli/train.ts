@@ -41,6 +41,16 @@ const SPEC = {
       help: `model family (${FAMILY_MENU.map(d => `${d.name}: ${d.label}, writes ${d.modelFiles.join(' or ')}`).join('; ')})`,
     },
     ...DATA_FLAGS,
+    weight: {
+      type: 'string',
+      placeholder: 'COL',
+      help: "gbdt: row weight column (XGBoost's DMatrix weight=): scales each row's gradient and hessian, the quantile sketch and the validation metrics; numeric, finite, ≥ 0",
+    },
+    'base-margin': {
+      type: 'string',
+      placeholder: 'COL',
+      help: "gbdt: base margin column (XGBoost's base_margin=): each row starts at this margin instead of base_score, in training and validation; numeric, finite",
+    },
     params: {
       type: 'string',
       default: '{}',
@@ -236,6 +246,8 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
     tableAddress: tableAddress(table),
     version: f.version,
     label: f.label,
+    ...(f.weight !== undefined ? { weight: f.weight } : {}),
+    ...(f['base-margin'] !== undefined ? { baseMargin: f['base-margin'] } : {}),
     features: f.features.length ? f.features : undefined,
     filter: f.filter,
     validTable: valid?.url,

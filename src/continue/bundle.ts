@@ -94,6 +94,13 @@ export function continueSpec(input: BundleInput): ContinueSpec {
   const family = m.model
   if (typeof family !== 'string' || !FAMILY_NAMES.includes(family))
     throw new RangeError(`continue bundle: manifest.model ${JSON.stringify(family)}: not ${FAMILY_NAMES.join(' or ')}`)
+  // The jobs read no row weights or base margins yet: their trees would not continue this model's.
+  const rowColumns = [
+    m.weight !== undefined ? `row weights (--weight ${m.weight})` : '',
+    m.base_margin !== undefined ? `base margins (--base-margin ${m.base_margin})` : '',
+  ].filter(Boolean)
+  if (rowColumns.length > 0)
+    throw new RangeError(`continue bundle: ${rowColumns.join(' and ')} are not carried to the continue jobs yet`)
   const layout = layoutOf(family)
   const table = pinnedTable(m.table, 'manifest.table')
   const model = layout.model(input.model, m)

@@ -15,6 +15,14 @@ import type { HttpOptions, Snapshot, StructField } from '../table/types.ts'
 import { httpFor } from '../run/config.ts'
 import type { RunInput } from '../run/family.ts'
 import { buildDictionary, encodeCategorical, selectFeatures, type FeatureSpec, type SkippedColumn } from './features.ts'
+import {
+  checkRowValues,
+  checkWeightSum,
+  pickRowValues,
+  rowColumnNames,
+  rowColumnsOf,
+  type RowValues,
+} from './row-columns.ts'
 
 /** Dense training rows: what a dataset hands a family's trainer. N = rows, F = features. */
 export interface TrainData {
@@ -22,13 +30,18 @@ export interface TrainData {
   columns: Float32Array[]
   /** Float32Array, length N. */
   labels: Float32Array
-  /** Row weights, length N (default 1). */
+  /** Row weights, length N (default 1): XGBoost's DMatrix `weight`. */
   weights?: Float32Array
+  /**
+   * Each row's starting margin, N × K row-major (K = 1: one output per row), in place of the
+   * model's base_score: XGBoost's DMatrix `base_margin`.
+   */
+  baseMargin?: Float32Array
   featureNames?: string[]
   featureTypes?: string[]
   /** Label column name, for error messages. */
   labelName?: string
-  valid?: { columns: Float32Array[]; labels: Float32Array; weights?: Float32Array }
+  valid?: { columns: Float32Array[]; labels: Float32Array; weights?: Float32Array; baseMargin?: Float32Array }
 }
 
 /** What to train on. */
@@ -39,7 +52,11 @@ export interface DatasetConfig {
   /** The table already opened at its pinned version (the run opens it once); else opened here. */
   snapshot?: Snapshot
   label: string
-  /** Feature columns; default every usable column except the label. */
+  /** Row weight column (--weight): rows/checks in row-columns.ts. */
+  weight?: string
+  /** Base margin column (--base-margin). */
+  baseMargin?: string
+  /** Feature columns; default every usable column except the label, weight and base margin. */
   features?: string[]
   /** Dictionaries to code string features with (a continued model's); default built from the training rows. */
   dictionaries?: Record<string, string[]>
@@ -69,6 +86,8 @@ export interface TableColumns {
   columns: Float32Array[]
   /** Labels as float32 (NaN = null), when a label was read. */
   labels?: Float32Array
+  /** The row columns (weight, base margin) as float32 (NaN = null), those that were read. */
+  rowValues?: RowValues
   /** File path and file-relative row index of each row (for error messages). */
   paths: string[]
   rows: Uint32Array
@@ -106,6 +125,7 @@ export function datasetRequest(
     version: config.version,
     snapshot: input.snapshot,
     label: config.label,
+    ...rowColumnsOf(config),
     features,
     filter: config.filter,
     validTable: config.validTable
@@ -134,7 +154,7 @@ export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
     throw new RangeError(`valid fraction: must be in (0, 1), got ${cfg.validFraction}`)
   }
   const snapshot = cfg.snapshot ?? (await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http }))
-  const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features)
+  const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features, rowColumnsOf(cfg))
   const rowKey = splitKeyFields(cfg, snapshot, features)
   const table = await readTable(snapshot, features, cfg.dictionaries, { ...cfg, rowKey })
   if (table.plan.stats.rows === 0) {
@@ -168,10 +188,13 @@ function trainData(cfg: DatasetConfig, features: FeatureSpec[], train: TableColu
   return {
     columns: train.columns,
     labels: requireLabels(cfg.label, train),
+    ...checkRowValues(cfg, train, 'training'),
     labelName: cfg.label,
     featureNames: features.map(f => f.name),
     featureTypes: features.map(f => f.xgbType),
-    valid: valid ? { columns: valid.columns, labels: requireLabels(cfg.label, valid) } : undefined,
+    valid: valid
+      ? { columns: valid.columns, labels: requireLabels(cfg.label, valid), ...checkRowValues(cfg, valid, 'validation') }
+      : undefined,
   }
 }
 
@@ -186,8 +209,11 @@ function splitByFraction(
   const isValid = validMaskOfKeys(table.keys!, cfg.seed, fraction)
   const pick = (want: number) => (a: Float32Array) => a.filter((_, i) => isValid[i] === want)
   const labels = requireLabels(cfg.label, table)
-  const train = { columns: table.columns.map(pick(0)), labels: pick(0)(labels) }
-  const valid = { columns: table.columns.map(pick(1)), labels: pick(1)(labels) }
+  const rows = checkRowValues(cfg, table)
+  const train = { columns: table.columns.map(pick(0)), labels: pick(0)(labels), ...pickRowValues(rows, pick(0)) }
+  const valid = { columns: table.columns.map(pick(1)), labels: pick(1)(labels), ...pickRowValues(rows, pick(1)) }
+  checkWeightSum(cfg, train.weights)
+  if (valid.labels.length > 0) checkWeightSum(cfg, valid.weights, 'validation')
   if (train.labels.length === 0) throw new RangeError(`valid fraction ${fraction} leaves no training rows`)
   return {
     ...base,
@@ -231,6 +257,9 @@ export async function readTable(
   dictionaries: Record<string, string[]> | undefined,
   cfg: {
     label?: string
+    /** The row columns to read too (TableColumns.rowValues). */
+    weight?: string
+    baseMargin?: string
     filter?: string
     workers?: number
     http?: HttpOptions
@@ -243,7 +272,8 @@ export async function readTable(
   const numeric = features.filter(f => f.kind === 'numeric').map(f => f.name)
   const strings = features.filter(f => f.kind === 'categorical').map(f => f.name)
   const columns = features.map(f => f.name)
-  const floats = [...numeric, ...(cfg.label ? [cfg.label] : [])]
+  const extra = rowColumnNames(cfg)
+  const floats = [...numeric, ...(cfg.label ? [cfg.label] : []), ...extra]
   // Planned on the numeric columns (the plan's digest inputs as before); the loader then reads the
   // same units (same filter, deletion vectors) with the string columns too.
   const scanned = await planScan(snapshot, { columns: floats, filter: cfg.filter, ...cfg.http })
@@ -258,10 +288,18 @@ export async function readTable(
     f.kind === 'numeric' ? read.values.get(f.name)! : encodeCategorical(text.get(f.name)!, dicts[f.name]),
   )
   return {
-    plan: withColumns(plan, snapshot, cfg.label ? [...columns, cfg.label] : columns),
+    plan: withColumns(plan, snapshot, [...columns, ...(cfg.label ? [cfg.label] : []), ...extra]),
     snapshot,
     columns: out,
     labels: cfg.label ? read.values.get(cfg.label) : undefined,
+    ...(extra.length > 0
+      ? {
+          rowValues: {
+            weights: cfg.weight === undefined ? undefined : read.values.get(cfg.weight),
+            baseMargin: cfg.baseMargin === undefined ? undefined : read.values.get(cfg.baseMargin),
+          },
+        }
+      : {}),
     paths: read.paths,
     rows: read.rows,
     keys: read.keys,

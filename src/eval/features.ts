@@ -48,11 +48,30 @@ export function featureOf(field: StructField): FeatureSpec | string {
 }
 
 /**
- * Features of a training run. `requested` (from --features) must name existing, usable columns;
- * the default is every usable column except the label, and the skipped ones are reported.
- * Throws RangeError naming the label or column.
+ * Columns that give each row something besides its label (XGBoost's DMatrix `weight=` and
+ * `base_margin=`): never features, and numeric.
  */
-export function selectFeatures(schema: StructType, label: string, requested?: readonly string[]): FeatureSelection {
+export interface RowColumns {
+  /** Row weights (--weight). */
+  weight?: string
+  /** Per-row starting margins (--base-margin). */
+  baseMargin?: string
+}
+
+/** How an error message names a row column: 'weight column w', 'base margin column m'. */
+export const ROW_COLUMN_NAMES: Record<keyof RowColumns, string> = { weight: 'weight', baseMargin: 'base margin' }
+
+/**
+ * Features of a training run. `requested` (from --features) must name existing, usable columns;
+ * the default is every usable column except the label and the `rows` columns (weight, base
+ * margin), and the skipped ones are reported. Throws RangeError naming the label or column.
+ */
+export function selectFeatures(
+  schema: StructType,
+  label: string,
+  requested?: readonly string[],
+  rows: RowColumns = {},
+): FeatureSelection {
   const names = schema.fields.map(f => f.name)
   const labelField = schema.fields.find(f => f.name === label)
   if (!labelField) throw new RangeError(`label column ${label}: not in the table (columns: ${names.join(', ')})`)
@@ -62,12 +81,13 @@ export function selectFeatures(schema: StructType, label: string, requested?: re
       `label column ${label}: must be numeric or boolean, its type is ${JSON.stringify(labelField.type)}`,
     )
   }
+  const roles = checkRowColumns(schema, label, rows)
   if (requested && requested.length > 0)
-    return { features: requested.map(n => requestedFeature(schema, label, n)), skipped: [] }
+    return { features: requested.map(n => requestedFeature(schema, label, n, roles)), skipped: [] }
   const features: FeatureSpec[] = [],
     skipped: SkippedColumn[] = []
   for (const field of schema.fields) {
-    if (field.name === label) continue
+    if (field.name === label || roles.has(field.name)) continue
     const f = featureOf(field)
     if (typeof f === 'string') skipped.push({ name: field.name, reason: f })
     else features.push(f)
@@ -77,8 +97,41 @@ export function selectFeatures(schema: StructType, label: string, requested?: re
   return { features, skipped }
 }
 
-function requestedFeature(schema: StructType, label: string, name: string): FeatureSpec {
+/**
+ * The row columns checked against the schema (each a numeric column, not the label, not each
+ * other), as a map name → role. Throws RangeError naming the column and its role.
+ */
+function checkRowColumns(schema: StructType, label: string, rows: RowColumns): Map<string, string> {
+  const roles = new Map<string, string>()
+  for (const key of Object.keys(ROW_COLUMN_NAMES) as (keyof RowColumns)[]) {
+    const name = rows[key]
+    if (name === undefined) continue
+    const role = ROW_COLUMN_NAMES[key]
+    const field = schema.fields.find(f => f.name === name)
+    if (!field)
+      throw new RangeError(
+        `${role} column ${name}: not in the table (columns: ${schema.fields.map(f => f.name).join(', ')})`,
+      )
+    if (name === label) throw new RangeError(`${role} column ${name}: it is the label column`)
+    const other = roles.get(name)
+    if (other) throw new RangeError(`${role} column ${name}: it is the ${other} column`)
+    const spec = featureOf(field)
+    if (typeof spec === 'string' || spec.kind !== 'numeric')
+      throw new RangeError(`${role} column ${name}: must be numeric, its type is ${JSON.stringify(field.type)}`)
+    roles.set(name, role)
+  }
+  return roles
+}
+
+function requestedFeature(
+  schema: StructType,
+  label: string,
+  name: string,
+  roles: Map<string, string> = new Map(),
+): FeatureSpec {
   if (name === label) throw new RangeError(`--features: ${name} is the label column`)
+  const role = roles.get(name)
+  if (role) throw new RangeError(`--features: ${name} is the ${role} column`)
   const field = schema.fields.find(f => f.name === name)
   if (!field)
     throw new RangeError(

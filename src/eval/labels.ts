@@ -8,39 +8,48 @@ import { createLoader } from '../data/loader.ts'
 import { noRowsError, planScan } from '../data/plan.ts'
 import type { Snapshot } from '../table/types.ts'
 import { httpFor, type TrainConfig } from '../run/config.ts'
-
-/** What a model's labels mean: 0/1 classes, probabilities in [0, 1], or any finite number (XGBoost's objective names). */
-export type LabelObjective = 'binary:logistic' | 'reg:logistic' | 'reg:squarederror'
+import { checkRowValues, checkWeightSum, rowColumnNames } from './row-columns.ts'
 
 /**
- * Refuses labels the objective cannot fit, naming the label column and the first bad value:
- * binary:logistic needs 0/1, reg:logistic [0, 1], squared error finite numbers.
+ * Which labels each objective can fit (XGBoost's objective names, every family), with the words
+ * of the refusal: 0/1 classes, probabilities in [0, 1], counts ≥ 0, positive amounts, values
+ * above −1, or any finite number. XGBoost's own check where it has one (CheckLabel /
+ * label_correct); binary:hinge (unchecked there, "expects labels in [0, 1]") needs 0 or 1 here.
+ */
+const LABEL_RULES = {
+  'binary:logistic': [(y: number) => y === 0 || y === 1, 'labels 0 or 1'],
+  'binary:hinge': [(y: number) => y === 0 || y === 1, 'labels 0 or 1'],
+  'reg:logistic': [(y: number) => y >= 0 && y <= 1, 'labels in [0, 1]'],
+  'binary:logitraw': [(y: number) => y >= 0 && y <= 1, 'labels in [0, 1]'],
+  'reg:squarederror': [Number.isFinite, 'finite labels'],
+  'reg:pseudohubererror': [Number.isFinite, 'finite labels'],
+  'reg:absoluteerror': [Number.isFinite, 'finite labels'],
+  'reg:quantileerror': [Number.isFinite, 'finite labels'],
+  'reg:squaredlogerror': [(y: number) => y > -1 && Number.isFinite(y), 'labels > −1'],
+  'count:poisson': [(y: number) => y >= 0 && Number.isFinite(y), 'labels ≥ 0'],
+  'reg:tweedie': [(y: number) => y >= 0 && Number.isFinite(y), 'labels ≥ 0'],
+  'reg:gamma': [(y: number) => y > 0 && Number.isFinite(y), 'labels > 0'],
+} as const satisfies Record<string, readonly [(y: number) => boolean, string]>
+
+/** What a model's labels mean: an objective's XGBoost name (LABEL_RULES). */
+export type LabelObjective = keyof typeof LABEL_RULES
+
+/**
+ * Refuses labels the objective cannot fit, naming the label column, the objective, what it needs
+ * and the first bad value (LABEL_RULES).
  */
 export function checkLabels(objective: LabelObjective, labels: ArrayLike<number>, labelName = 'label'): void {
+  const [ok, need] = LABEL_RULES[objective]
   for (let i = 0; i < labels.length; i++) {
     const y = labels[i]
-    const bad =
-      objective === 'binary:logistic'
-        ? !(y === 0 || y === 1)
-        : objective === 'reg:logistic'
-          ? !(y >= 0 && y <= 1)
-          : !Number.isFinite(y)
-    if (bad) {
-      const need =
-        objective === 'binary:logistic'
-          ? 'labels 0 or 1'
-          : objective === 'reg:logistic'
-            ? 'labels in [0, 1]'
-            : 'finite labels'
-      throw new RangeError(`label column ${labelName}: ${objective} needs ${need}, got ${y} at row ${i}`)
-    }
+    if (!ok(y)) throw new RangeError(`label column ${labelName}: ${objective} needs ${need}, got ${y} at row ${i}`)
   }
 }
 
 /**
  * base_score when the parameters give none (XGBoost ≥ 2 `InitEstimation`), in prediction space, for
  * every XGBoost family (gbtree, gblinear): the weighted label mean, clamped into (0, 1) for logistic
- * objectives. This is XGBoost's `FitInterceptGlmLike` (the intercept with zero gradient for these GLM
+ * objectives and to > 0 for the log-link ones (count:poisson, reg:gamma, reg:tweedie). This is XGBoost's `FitInterceptGlmLike` (the intercept with zero gradient for these GLM
  * losses); XGBoost 2.0's `FitIntercept` took one Newton step from margin 0 instead (the GBDT's
  * `newtonStepBaseScore`).
  */
@@ -56,35 +65,40 @@ export function estimateBaseScore(
     sw += w
     swy += w * labels[i]
   }
-  const logistic = objective !== 'reg:squarederror'
+  const logistic = objective === 'binary:logistic' || objective === 'reg:logistic'
+  const log = objective === 'count:poisson' || objective === 'reg:gamma' || objective === 'reg:tweedie'
   const mean = sw > 0 ? swy / sw : logistic ? 0.5 : 0
+  const eps = 1e-6 // logit(0) / logit(1) / log(0) would be infinite margins
+  if (log) return Math.max(eps, mean)
   if (!logistic) return mean
-  const eps = 1e-6 // logit(0) / logit(1) would be infinite margins
   return Math.min(1 - eps, Math.max(eps, mean))
 }
 
 /**
- * The label column of the filtered table in table order (read in Node, label only): throws when
- * the filter leaves no rows or a label is null, naming the filter, or the column, file and row.
+ * The label column of the filtered table in table order (read in Node, label and the row columns
+ * only): throws when the filter leaves no rows, a label is null, or a weight or base margin is
+ * one row-columns.ts refuses, naming the filter, or the column, file and row.
  */
 export async function readLabels(
   snapshot: Snapshot,
-  config: Pick<TrainConfig, 'table' | 'label' | 'filter'> & Parameters<typeof httpFor>[0],
+  config: Pick<TrainConfig, 'table' | 'label' | 'filter' | 'weight' | 'baseMargin'> & Parameters<typeof httpFor>[0],
 ): Promise<Float32Array> {
   const http = httpFor(config, config.table)
-  const plan = await planScan(snapshot, { columns: [config.label], filter: config.filter, ...http })
+  const extra = rowColumnNames(config)
+  const plan = await planScan(snapshot, { columns: [config.label, ...extra], filter: config.filter, ...http })
   const n = plan.stats.rows
   if (n === 0) throw noRowsError(config.filter, config.table, snapshot.version)
   const labels = new Float32Array(n)
   const loader = createLoader(plan, {
     assign: { epoch: 0, worldSize: 1, rank: 0 },
     batchSize: 65_536,
-    spec: { [config.label]: 'float32' },
+    spec: Object.fromEntries([config.label, ...extra].map(c => [c, 'float32' as const])),
     workers: 0,
     ids: true,
     http,
   })
-  let at = 0
+  let at = 0,
+    anyWeight = false
   try {
     for await (const batch of loader.batches()) {
       const y = batch.columns[config.label].values as Float32Array
@@ -93,11 +107,26 @@ export async function readLabels(
         const file = plan.files[plan.units[batch.ids!.unit[nullAt]].fileIndex].path
         throw new RangeError(`label column ${config.label}: null at ${file} row ${batch.ids!.row[nullAt]}`)
       }
+      if (extra.length > 0) {
+        const file = (i: number) => plan.files[plan.units[batch.ids!.unit[i]].fileIndex].path
+        const rowValues = {
+          weights: config.weight === undefined ? undefined : (batch.columns[config.weight].values as Float32Array),
+          baseMargin:
+            config.baseMargin === undefined ? undefined : (batch.columns[config.baseMargin].values as Float32Array),
+        }
+        checkRowValues(config, {
+          rowValues,
+          paths: Array.from({ length: batch.size }, (_, i) => file(i)),
+          rows: batch.ids!.row,
+        })
+        if (rowValues.weights) anyWeight ||= rowValues.weights.some(w => w > 0)
+      }
       labels.set(y, at)
       at += batch.size
     }
   } finally {
     await loader.close()
   }
+  if (config.weight !== undefined && !anyWeight) checkWeightSum(config, new Float32Array(1))
   return labels
 }

@@ -16,6 +16,11 @@ export interface PredictConfig {
   /** Table root URL. */
   table: string
   version?: number
+  /**
+   * GBDT: base margin column (--base-margin; XGBoost's DMatrix base_margin): each row's margin
+   * starts here instead of at the model's base_score.
+   */
+  baseMargin?: string
   /** CPU reference predictor instead of the GPU kernel. */
   cpu?: boolean
   /** Also SHAP values per row and feature (XGBoost pred_contribs). */

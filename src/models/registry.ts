@@ -10,6 +10,7 @@
  */
 import type { ModelFamily } from '../run/family.ts'
 import type { PredictConfig, PredictResult } from '../eval/predict.ts'
+import { metricBase } from '../eval/metrics.ts'
 
 /** A model file's contents as a shell holds them: XGBoost JSON text, or bytes (UBJSON, a checkpoint). */
 export type ModelFileContents = string | Uint8Array
@@ -39,7 +40,11 @@ export interface FamilyDescription {
   readonly textModel: boolean
   /** The page's train form starts with these parameters (JSON text). */
   readonly pageParams: string
-  /** Validation metrics a sweep may optimise (the first is the default). */
+  /**
+   * Validation metrics a sweep may optimise, as its menu lists them (the first is the default);
+   * one with a parameter (error, tweedie-nloglik@1.5) stands for every parameter of it. Which way
+   * each is optimised: src/eval/metrics.ts maximize.
+   */
   readonly metrics: readonly string[]
   /** The page's downloads of this family only (besides params, model, manifest…): kinds of ui/types.ts SweepDownloadKind. */
   readonly downloads: readonly string[]
@@ -197,9 +202,25 @@ export const FAMILIES: readonly FamilyDescription[] = [
     textModel: true,
     // XGBoost's defaults but fewer rounds, so a first run is quick.
     pageParams: '{\n  "max_depth": 6,\n  "eta": 0.3,\n  "num_round": 20\n}',
-    metrics: ['auc', 'logloss'],
+    // Every XGBoost eval_metric (src/eval/metrics.ts), binary ones first.
+    metrics: [
+      'auc',
+      'logloss',
+      'aucpr',
+      'error',
+      'rmse',
+      'mae',
+      'rmsle',
+      'mape',
+      'mphe',
+      'poisson-nloglik',
+      'gamma-nloglik',
+      'gamma-deviance',
+      'tweedie-nloglik@1.5',
+      'quantile',
+    ],
     downloads: ['model-ubj'],
-    cliFlags: ['model-format', 'init-model'],
+    cliFlags: ['model-format', 'init-model', 'weight', 'base-margin'],
     earlyStoppingNeedsValidation: true,
     continue: { layout: 'xgboost', engines: ['dask', 'spark'] },
     explains: true,
@@ -278,9 +299,9 @@ export function familiesWithFlag(cliFlag: string): FamilyDescription[] {
   return FAMILIES.filter(f => f.cliFlags.includes(cliFlag))
 }
 
-/** The families whose sweeps may optimise `metric`. */
+/** The families whose sweeps may optimise `metric` (error@0.3: those listing error, whatever its parameter). */
 export function familiesWithMetric(metric: string): FamilyDescription[] {
-  return FAMILIES.filter(f => f.metrics.includes(metric))
+  return FAMILIES.filter(f => f.metrics.some(m => metricBase(m) === metricBase(metric)))
 }
 
 /** `'a', 'b' or 'c'`: names quoted for a message. */

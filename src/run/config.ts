@@ -34,6 +34,16 @@ export interface TrainConfig {
   /** Table version; the CLI pins it (its Node precheck opened the snapshot) so every read agrees. */
   version?: number
   label: string
+  /**
+   * Row weight column (--weight; XGBoost's DMatrix `weight=`): scales each row's gradient and
+   * hessian, the weighted quantile sketch and the validation metrics. Numeric, finite, ≥ 0.
+   */
+  weight?: string
+  /**
+   * Base margin column (--base-margin; XGBoost's `base_margin=`): each row starts boosting (and
+   * evaluation) at this margin instead of the model's base_score. Numeric, finite.
+   */
+  baseMargin?: string
   features?: string[]
   filter?: string
   validTable?: string
@@ -113,6 +123,11 @@ export interface TrainSummary {
   collective_transport?: 'shared memory' | 'messages'
   auc: number | null
   logloss: number | null
+  /**
+   * The last evaluation's validation metrics by name (the GBDT: every eval_metric as XGBoost
+   * prints it, e.g. {"mae": …, "error@0.3": …}); absent without a validation set.
+   */
+  eval?: Record<string, number>
   rounds: number
   best_iteration: number
   train_seconds: number

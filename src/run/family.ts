@@ -87,6 +87,12 @@ export interface ModelFamily<P = any, D = any, T = any> {
   /** The run's rows from the pinned snapshot(s). */
   load(input: RunInput, params: P): Promise<D>
   /**
+   * Mode 'own' on a GPU: starts compiling, on the run's first device, the pipelines fitting will
+   * use (PipelineCache.prepare), while `load` reads the rows (the driver runs both at once);
+   * resolves when they are compiled. Absent: the family compiles as it goes (no GPU, or no gain).
+   */
+  warm?(device: SessionDevice, params: P, input: Pick<RunInput, 'config' | 'snapshot'>): Promise<void>
+  /**
    * How to fit `data`: the family's model on a device and its training there (FamilyFit); the
    * driver's session (session.ts) picks the device and recovers. `onEvaluation` hears every evaluation.
    */
@@ -123,7 +129,7 @@ export interface FamilyFit<B = any, C = any, R = any, T = any> {
   run(session: DeviceSession<B>, from: C | undefined, watch: LostWatch): Promise<RunPart<C, R>>
   /** What fitting returns, read off the live session before the driver disposes it (recsys: the weights). */
   result(session: DeviceSession<B>, done: R): Promise<T>
-  /** Mode 'own' on a GPU, before the first device opens: the memory check (memory-budget.ts). */
+  /** Mode 'own' on a GPU, before fitting's first device is used: the memory check (memory-budget.ts). */
   checkOwnGpu?(): Promise<void>
   /** Device rebuilds allowed in mode 'own' unless the run's hooks say (RunHooks.maxRecoveries). */
   readonly maxRecoveries: number

@@ -69,6 +69,10 @@ export interface RunManifest {
     | { kind: 'none' }
   columns: string[]
   label: string
+  /** The row weight column (--weight), when the run had one. */
+  weight?: string
+  /** The base margin column (--base-margin), when the run had one. */
+  base_margin?: string
   features: Array<{ name: string; type: string; delta_type: string }>
   skipped_columns: Array<{ name: string; reason: string }>
   /** Categorical features: how codes were made (dictionaries live in the model's attributes). */
@@ -206,6 +210,8 @@ export function runManifest<E extends object>(
     validation,
     columns: parts.plan.columns,
     label: config.label,
+    ...(config.weight !== undefined ? { weight: config.weight } : {}),
+    ...(config.baseMargin !== undefined ? { base_margin: config.baseMargin } : {}),
     features: parts.features,
     skipped_columns: parts.skipped,
     categorical: parts.categorical,

@@ -2,7 +2,8 @@
  * The one driver, for every model family (window.snaptrain.train, the Train panel, the CLI through
  * the page, each rank of a `--ranks` run, each sweep trial): parameters → (R > 1: the same run on
  * R rank workers, ranks.ts) → the snapshot opened once at the pinned version → the family loads
- * its rows → trainPrepared: the family fits on the run's device session (session.ts: this rank's
+ * its rows (its own device meanwhile opened and warmed: the family compiles its pipelines) →
+ * trainPrepared: the family fits on the run's device session (session.ts: this rank's
  * device, a sweep slot's, or its own under the family's device-loss policy) → model file, metrics,
  * summary and one manifest. A sweep trial enters at trainPrepared with a slot session and the rows
  * its family prepared (src/sweep/trial-runner.ts).
@@ -13,7 +14,7 @@ import type { RankContext } from '../ranks/types.ts'
 import { httpFor, rankCount, type RunResult, type TrainConfig, type TrainProgress } from './config.ts'
 import type { EvaluationListener, ModelFamily, RunHooks, RunInput, TrainInput } from './family.ts'
 import { familyOfConfig } from '../models/registry.ts'
-import { fitOnSession, type Session } from './session.ts'
+import { fitOnSession, openAhead, type DevicesAhead, type Session } from './session.ts'
 import { StopRequest } from './stop.ts'
 import { validationSet } from '../eval/validation.ts'
 
@@ -59,11 +60,41 @@ export async function runTraining<R extends RunResult = RunResult<string>>(
     },
     ...(await openTables(config)),
   }
-  const data = await family.load(input, params)
-  const session: Session = options.rank
-    ? { mode: 'rank', rank: options.rank }
-    : { mode: 'own', backend: config.backend ?? 'gpu', hooks: input.hooks }
-  return (await trainPrepared(family, data, params, input, session)) as R
+  const backend = config.backend ?? 'gpu'
+  const ahead = options.rank ? undefined : warmAhead(family, params, input, backend)
+  try {
+    const data = await family.load(input, params)
+    const session: Session = options.rank
+      ? { mode: 'rank', rank: options.rank }
+      : { mode: 'own', backend, hooks: input.hooks, ...(ahead ? { openDevice: d => ahead.open(d) } : {}) }
+    return (await trainPrepared(family, data, params, input, session)) as R
+  } finally {
+    ahead?.release()
+  }
+}
+
+/**
+ * Mode 'own' of a family that warms: its first device opened now and its pipelines compiling
+ * while the rows load (compiling them on first use took ~5 s of a marketing run's first round
+ * on SwiftShader); a stage names the wait when fitting starts before they are compiled.
+ */
+function warmAhead<P>(
+  family: ModelFamily<P>,
+  params: P,
+  input: RunInput,
+  backend: 'gpu' | 'cpu',
+): DevicesAhead | undefined {
+  const warm = family.warm?.bind(family)
+  if (!warm) return undefined
+  return openAhead(
+    backend,
+    device => warm(device, params, input),
+    n =>
+      input.onProgress({
+        kind: 'stage',
+        message: n > 0 ? `compiling ${n} GPU kernel${n === 1 ? '' : 's'}` : 'preparing the GPU kernels',
+      }),
+  )
 }
 
 /**

@@ -6,7 +6,8 @@
  *  - 'slot': a device the caller owns (a sweep slot: its device, pipeline cache and chosen kernel),
  *    or none (the CPU reference); one attempt, no recovery (the sweep reruns the trial).
  *  - 'own': the run opens its own device (the GPU unless the config says cpu or WebGPU is absent)
- *    and, when it is lost, a fresh one, under the family's DeviceLossPolicy (device-loss.ts).
+ *    and, when it is lost, a fresh one, under the family's DeviceLossPolicy (device-loss.ts). The
+ *    driver opens the first one ahead (openAhead), while the table loads, for the family to warm.
  * The family says how to put its model on a device and how to train it there (FamilyFit); the
  * session says which device, how often, and disposes what it opened.
  */
@@ -36,7 +37,10 @@ export type Session =
       mode: 'own'
       backend: 'gpu' | 'cpu'
       hooks?: RunHooks
-      /** Where the run's devices come from (default openOwnDevice; tests give devices they can lose). */
+      /**
+       * Where the run's devices come from (default openOwnDevice; the driver's openAhead hands out
+       * its warmed device first; tests give devices they can lose).
+       */
       openDevice?: (kind: 'gpu' | 'cpu') => Promise<SessionDevice | undefined>
     }
 
@@ -55,6 +59,61 @@ export async function openOwnDevice(kind: 'gpu' | 'cpu'): Promise<SessionDevice 
   ])
   const { adapter, device } = await requestDevice()
   return { device, cache: new PipelineCache(device), adapter: adapterLabel(adapterSummary(adapter)) }
+}
+
+/** The devices of a run in mode 'own' whose first device was opened ahead (openAhead). */
+export interface DevicesAhead {
+  /**
+   * Session 'own' openDevice: the first call gets the device opened ahead once its warm-up has
+   * ended (the warm-up's failure is ignored: the family compiles as it goes); later calls (a lost
+   * device's rebuild) fresh ones.
+   */
+  open(kind: 'gpu' | 'cpu'): Promise<SessionDevice | undefined>
+  /** Destroys the device opened ahead unless `open` handed it out (the load failed, the run ended before fitting). */
+  release(): void
+}
+
+/**
+ * Opens the first device of a run in mode 'own' now and starts `warm` on it (the family compiling
+ * its pipelines while the table loads: run/pipeline.ts). `kind` 'cpu' or no WebGPU: nothing is
+ * opened or warmed, and `open` gives undefined. `waiting` hears, when `open` finds the warm-up
+ * still running, how many pipelines are still compiling (the driver says why round 1 waits).
+ * `openFresh`: where devices come from (default openOwnDevice; tests give fakes).
+ */
+export function openAhead(
+  kind: 'gpu' | 'cpu',
+  warm: (device: SessionDevice) => Promise<void>,
+  waiting: (compiling: number) => void = () => {},
+  openFresh: (kind: 'gpu' | 'cpu') => Promise<SessionDevice | undefined> = openOwnDevice,
+): DevicesAhead {
+  const first = openFresh(kind)
+  let settled = false
+  // A failed open is `open`'s to throw (from `first`); a failed warm-up only loses the head start.
+  const warmed = first
+    .then(d => d && warm(d))
+    .catch(() => {})
+    .finally(() => {
+      settled = true
+    })
+  let handed = false
+  return {
+    async open(k) {
+      if (handed) return openFresh(k)
+      handed = true
+      const device = await first
+      if (device && !settled) waiting(device.cache.pending)
+      await warmed
+      return device
+    },
+    release() {
+      if (handed) return
+      handed = true
+      first.then(
+        d => d?.device.destroy(),
+        () => {},
+      )
+    },
+  }
 }
 
 /** What fitting returns: the family's trained result and the rebuilds the run needed. */

@@ -5,6 +5,7 @@
  * per max_bin, the cuts and binned matrix; the recommender keeps the decoded rows and, per feature
  * layout (buckets, log1p), the featurized rows.
  */
+import { rowColumnsOf } from '../eval/row-columns.ts'
 import type { TrainConfig } from '../run/config.ts'
 import type { ModelFamily } from '../run/family.ts'
 import { loadFamily } from '../models/registry.ts'
@@ -33,6 +34,8 @@ export function dataKey(c: SweepConfig): string {
     c.label,
     c.features ?? null,
     c.filter ?? null,
+    c.weight ?? null,
+    c.baseMargin ?? null,
     c.validTable ?? null,
     c.validVersion ?? null,
     validFraction(c) ?? null,
@@ -64,6 +67,7 @@ export function sweepRunConfig(c: SweepConfig, read: ReadOptions = {}): TrainCon
     tableAddress: c.tableAddress,
     version: c.version,
     label: c.label,
+    ...rowColumnsOf(c),
     features: c.features,
     filter: c.filter,
     validTable: c.validTable,

@@ -13,6 +13,7 @@ import { FAMILIES, FAMILY_NAMES, familiesWithMetric, familyOf, quotedNames } fro
 import { CALIBRATION_NOT_A_TARGET } from '../models/recsys/family.ts'
 import { createStrategy, resolveStrategyOptions } from '../tune/strategy.ts'
 import { minimizes } from '../tune/sweep-state.ts'
+import { METRICS, metricBase, parseMetric } from '../eval/metrics.ts'
 import type { Bracket, SearchSpace, Strategy, StrategyOptions, SweepConfig, SweepState } from '../tune/types.ts'
 
 /** Most trials in parallel on a software adapter (CPU threads shared by every device) and on a GPU. */
@@ -71,19 +72,26 @@ export function prepareSweep(config: SweepConfig): PreparedSweep {
 }
 
 /**
- * The sweep's metric: one its family reports (the registry's `metrics`: auc, logloss, and for the
- * recommender gauc over the fixed gauc_group column); calibration is refused (reported, not a
- * target: src/models/recsys/metrics.ts).
+ * The sweep's metric: one its family reports (the registry's `metrics`: auc, logloss, for the GBDT
+ * every XGBoost eval_metric written as XGBoost prints it, e.g. error@0.3 or tweedie-nloglik@1.2,
+ * and for the recommender gauc over the fixed gauc_group column); calibration is refused
+ * (reported, not a target: src/models/recsys/metrics.ts).
  */
 function checkMetric(config: SweepConfig): void {
   const m = config.metric as string | undefined
   if (m === 'calibration') throw new RangeError(`metric: ${CALIBRATION_NOT_A_TARGET}`)
-  const known = [...new Set(FAMILIES.flatMap(f => f.metrics))]
-  if (m !== undefined && !known.includes(m))
-    throw new RangeError(`metric: must be ${quotedNames(known)}, got ${JSON.stringify(m)}`)
   if (m === undefined) return
-  if (!familyOf(config.model).metrics.includes(m)) {
-    const those = familiesWithMetric(m)
+  const those = familiesWithMetric(m)
+  if (those.length === 0) {
+    const known = [...new Set(FAMILIES.flatMap(f => f.metrics))]
+    throw new RangeError(`metric: must be ${quotedNames(known)}, got ${JSON.stringify(m)}`)
+  }
+  if ((METRICS as readonly string[]).includes(metricBase(m))) {
+    // The trials report the metric under XGBoost's name: the sweep must ask for that name.
+    const name = parseMetric(m, 'metric')
+    if (name !== m) throw new RangeError(`metric: XGBoost names '${m}' '${name}'; write '${name}'`)
+  }
+  if (!those.includes(familyOf(config.model))) {
     throw new RangeError(
       `metric: '${m}' is a ${those.map(f => f.noun).join(' or ')} metric (model ${quotedNames(those.map(f => f.name))}), got model '${config.model}'`,
     )

@@ -6,7 +6,7 @@
  * download write the same text.
  *
  * Mapping (sweep → study): study name = sweep id; direction from the metric (the engine's
- * `minimizes`: logloss minimised, auc and gauc maximised); one trial per snaptrain trial in id
+ * `minimizes`: auc, aucpr and gauc maximised, every loss and error minimised); one trial per snaptrain trial in id
  * order, so Optuna's trial number is snaptrain's trial id; each searchable parameter as the
  * distribution of its domain (uniform / loguniform → FloatDistribution, int → IntDistribution,
  * categorical → CategoricalDistribution; a choice that is not null, a boolean, a number or a string

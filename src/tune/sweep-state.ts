@@ -4,6 +4,7 @@
  */
 import { bestTrial } from './best.ts'
 import { gpuSecondsTotal } from './cost.ts'
+import { maximize } from '../eval/metrics.ts'
 import type { SweepBest, SweepConfig, SweepState, TrialRecord, TrialRequest } from './types.ts'
 
 /** A fresh state for `config` (status 'running', no trials). */
@@ -51,13 +52,13 @@ export function trialRecord(req: TrialRequest): TrialRecord {
   return rec
 }
 
-/** True when the sweep's metric is minimised (logloss), false when maximised (auc). */
+/**
+ * True when the sweep's metric is minimised (every loss and error), false when maximised (auc,
+ * aucpr, gauc: src/eval/metrics.ts maximize, the direction XGBoost's early stopping takes too).
+ */
 export function minimizes(config: Pick<SweepConfig, 'metric'>): boolean {
-  return config.metric !== undefined && MINIMISED.has(config.metric)
+  return config.metric !== undefined && !maximize(config.metric)
 }
-
-/** Metrics a sweep minimises (losses and errors); every other one (auc, gauc) is maximised. */
-const MINIMISED: ReadonlySet<string> = new Set(['logloss', 'rmse', 'mae', 'error'])
 
 /** GPU-seconds and early stops summed over the trials (in place). */
 export function updateTotals(state: SweepState): void {

@@ -64,7 +64,7 @@ export interface StrategyOptions {
   eta: number
   /** Grid: points per continuous dimension (default 3). */
   gridPoints?: number
-  /** 'maximize' for auc (default), 'minimize' for logloss. */
+  /** 'maximize' for auc (default), aucpr, gauc; 'minimize' for every loss and error (sweep-state.ts minimizes). */
   direction: 'maximize' | 'minimize'
   /**
    * Parameter the resource sets (the family's resource.param: num_round, epochs…). Grid, random
@@ -186,6 +186,8 @@ export type SweepData = Pick<
   | 'tableAddress'
   | 'version'
   | 'label'
+  | 'weight'
+  | 'baseMargin'
   | 'features'
   | 'filter'
   | 'validTable'
@@ -219,8 +221,10 @@ export interface SweepConfig extends SweepData {
   maxResource?: number
   eta?: number
   /**
-   * A metric the model's family reports (src/models/registry.ts `metrics`): 'auc' (default) or
-   * 'gauc' (recsys, with a fixed gauc_group) maximised, 'logloss' (and errors: sweep-state.ts minimizes) minimised.
+   * A metric the model's family reports (src/models/registry.ts `metrics`; GBDT: any XGBoost
+   * eval_metric, error@t and tweedie-nloglik@ρ as XGBoost prints them): 'auc' (default), aucpr
+   * and 'gauc' (recsys, with a fixed gauc_group) maximised, every loss and error minimised
+   * (sweep-state.ts minimizes).
    */
   metric?: string
   name?: string

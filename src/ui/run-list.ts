@@ -21,11 +21,15 @@ export interface RunDownloadDetail {
   file: RunFileKind
 }
 
-/** What a run's line says: rounds (or evaluations), AUC, stopped. */
+/** What a run's line says: rounds (or evaluations), AUC (without one: its last metric, the one early stopping watches), stopped. */
 export function runLine(r: StoredRun): string {
   const what = `${r.summary.rounds} ${familyOf(r.model).evaluation}s`
-  const auc = r.summary.auc === null ? '–' : r.summary.auc.toFixed(4)
-  return `${r.model} · ${what} · AUC ${auc}${r.stopped ? ' · stopped' : ''}`
+  const last = Object.entries(r.summary.eval ?? {}).at(-1)
+  const score =
+    r.summary.auc === null && last
+      ? `${last[0]} ${last[1].toFixed(4)}`
+      : `AUC ${r.summary.auc === null ? '–' : r.summary.auc.toFixed(4)}`
+  return `${r.model} · ${what} · ${score}${r.stopped ? ' · stopped' : ''}`
 }
 
 @customElement('st-run-list')

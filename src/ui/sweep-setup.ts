@@ -22,14 +22,20 @@ import {
 } from './sweep-draft.ts'
 import { readJournal } from '../tune/optuna.ts'
 import { DEFAULT_FAMILY, FAMILY_MENU, familyOf } from '../models/registry.ts'
+import { maximize } from '../eval/metrics.ts'
 import { labelCandidates } from './train-panel.ts'
 import type { StructField, SweepConfig, SweepModel, SweepPlanView } from './types.ts'
 
-/** How the metric menu names a sweep metric. */
+/** How the metric menu names a sweep metric (any other: 'maximise' or 'minimise' and its name, metricLabel). */
 const METRIC_LABELS: Record<string, string> = {
   auc: 'maximise AUC',
   logloss: 'minimise logloss',
   gauc: 'maximise grouped AUC (gauc_group)',
+}
+
+/** The menu's words for `metric`: its own label, else the way it is optimised (src/eval/metrics.ts maximize) and its name. */
+export function metricLabel(metric: string): string {
+  return METRIC_LABELS[metric] ?? `${maximize(metric) ? 'maximise' : 'minimise'} ${metric}`
 }
 
 /** "what this will cost" line of a plan. */
@@ -147,7 +153,7 @@ export class StSweepSetup extends LitElement {
       <select id="metric" @change=${this.text('metric')}>${
         // The family's metrics (registry): grouped AUC (gauc_group fixed in the space) only for the recommender.
         familyOf(f.model).metrics.map(
-          m => html`<option value=${m} ?selected=${f.metric === m}>${METRIC_LABELS[m] ?? m}</option>`,
+          m => html`<option value=${m} ?selected=${f.metric === m}>${metricLabel(m)}</option>`,
         )
       }</select></div>`
   }

@@ -121,6 +121,7 @@ export class TrainController implements ReactiveController {
         params,
       }
       if (form.filter) config.filter = form.filter
+      if (form.weight) config.weight = form.weight
       if (target.access) config.access = target.access
       const onProgress = (p: TrainProgress) => {
         if (ticket === this.ticket) this.progress(p)
@@ -135,6 +136,7 @@ export class TrainController implements ReactiveController {
       this.result = {
         auc: s.auc,
         logloss: s.logloss,
+        ...(s.eval ? { eval: s.eval } : {}),
         rounds: s.rounds,
         seconds: s.train_seconds,
         adapter: s.adapter,

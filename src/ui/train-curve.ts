@@ -1,8 +1,10 @@
 /**
  * `<st-train-curve .history=${rounds}>`: the live validation curve of one training run, drawn
- * with uPlot (plot.ts PlotSlot): AUC on the left axis, loss-like metrics (logloss, error, rmse)
- * on the right, one point per boosting round (the recommender: per evaluation). Presentational:
- * the owner appends rounds to `history` as they come.
+ * with uPlot (plot.ts PlotSlot): the metrics to maximise (auc, aucpr, gauc: src/eval/metrics.ts
+ * maximize) on the left axis, every loss and error (logloss, error@0.3, rmse, mae, …) on the
+ * right, one point per boosting round (the recommender: per evaluation); any metric name the run
+ * reports gets a series, colours from a palette. Presentational: the owner appends rounds to
+ * `history` as they come.
  */
 import { LitElement, html, css, type PropertyValues } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
@@ -10,8 +12,9 @@ import type uPlot from 'uplot'
 import { PlotSlot, plotStyles } from './plot.ts'
 import type { Columns } from './sweep-chart-data.ts'
 import { baseStyles } from './styles.ts'
+import { maximize } from '../eval/metrics.ts'
 
-/** Colours per metric (the legend shows the names). */
+/** Colours of the usual metrics (the legend shows the names); any other takes the palette's next. */
 const COLOURS: Record<string, string> = {
   auc: '#2f6fde',
   logloss: '#d9480f',
@@ -19,14 +22,15 @@ const COLOURS: Record<string, string> = {
   rmse: '#862e9c',
   train_loss: '#868e96',
 }
+const PALETTE = ['#e8590c', '#0b7285', '#c2255c', '#5f3dc4', '#5c940d', '#a61e4d', '#1864ab', '#495057']
 
-/** One uPlot series per metric: AUC on scale 'auc', the others on 'loss'. */
-function seriesOf(metric: string): uPlot.Series {
+/** One uPlot series per metric (the i-th of the run's): larger-is-better ones on scale 'auc', the others on 'loss'. */
+function seriesOf(metric: string, i: number): uPlot.Series {
   return {
     label: metric,
-    stroke: COLOURS[metric] ?? '#555',
+    stroke: COLOURS[metric] ?? PALETTE[i % PALETTE.length],
     width: 2,
-    scale: metric === 'auc' ? 'auc' : 'loss',
+    scale: maximize(metric) ? 'auc' : 'loss',
     points: { show: true, size: 4 },
   }
 }
@@ -95,7 +99,7 @@ export class StTrainCurve extends LitElement {
       series: [{ label: this.xLabel }, ...metrics.map(seriesOf)],
       axes: [
         { label: this.xLabel, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] },
-        { scale: 'auc', label: 'AUC' },
+        { scale: 'auc', label: metrics.filter(m => maximize(m)).join(', ') || 'auc' },
         { scale: 'loss', side: 1, label: 'loss', grid: { show: false } },
       ],
     }

@@ -1,6 +1,7 @@
 /**
  * `<st-train-panel>`: the single-run training form for the open table — model (GBDT or the
- * embeddings + MLP recommender), label picker (numeric and boolean columns), validation share,
+ * embeddings + MLP recommender), label picker (numeric and boolean columns), row weight picker
+ * (families that take weights: another numeric column, or none), validation share,
  * optional row filter, the model's parameters as JSON — with the run's progress, its error and
  * its result; while training, rounds done of the total, elapsed and estimated remaining time and a
  * Stop button. Presentational: it fires `train-start` and `train-stop`, and st-app does the work.
@@ -19,6 +20,8 @@ export type TrainModel = string
 export interface TrainStartDetail {
   model: TrainModel
   label: string
+  /** Row weight column (TrainConfig.weight); '' = none. */
+  weight: string
   params: string
   validFraction: number
   filter: string
@@ -31,6 +34,8 @@ export interface TrainStartDetail {
 export interface TrainResultView {
   auc: number | null
   logloss: number | null
+  /** Every validation metric of the last round by name (TrainSummary.eval); shown instead of auc and logloss when there. */
+  eval?: Record<string, number>
   rounds: number
   seconds: number
   adapter: string
@@ -102,6 +107,8 @@ export class StTrainPanel extends LitElement {
 
   @state() private model: TrainModel = DEFAULT_FAMILY
   @state() private label = ''
+  /** Row weight column; '' = every row weighs 1. */
+  @state() private weight = ''
   /** The family's pageParams (registry): sized so a first run is quick. */
   @state() private params = familyOf(DEFAULT_FAMILY).pageParams
   @state() private validFraction = 0.2
@@ -111,6 +118,8 @@ export class StTrainPanel extends LitElement {
     const labels = labelCandidates(this.fields)
     const label = labels.includes(this.label) ? this.label : (labels[0] ?? '')
     const busy = this.state === 'loading'
+    const weights = this.weightChoices(labels, label)
+    const weight = weights.includes(this.weight) ? this.weight : ''
     return html`<h2>Train a model</h2>
       <form @submit=${(e: Event) => this.submit(e, label)}>
         <label for="model">Model</label>
@@ -123,6 +132,17 @@ export class StTrainPanel extends LitElement {
         }}>
           ${labels.map(n => html`<option value=${n} ?selected=${n === label}>${n}</option>`)}
         </select>
+        ${
+          weights.length > 0
+            ? html`<label for="weight">Row weights</label>
+        <select id="weight" .value=${weight} @change=${(e: Event) => {
+          this.weight = (e.target as HTMLSelectElement).value
+        }}>
+          <option value="" ?selected=${weight === ''}>none (every row weighs 1)</option>
+          ${weights.map(n => html`<option value=${n} ?selected=${n === weight}>${n}</option>`)}
+        </select>`
+            : nothing
+        }
         <label for="valid">Validation share</label>
         <input id="valid" type="number" min="0.01" max="0.99" step="0.01" .value=${String(this.validFraction)}
           @change=${(e: Event) => {
@@ -161,7 +181,11 @@ export class StTrainPanel extends LitElement {
       r.epochs !== undefined || r.steps !== undefined ? ` (${r.epochs ?? '?'} epochs, ${r.steps ?? '?'} steps)` : ''
     const what = `${r.rounds} ${familyOf(r.model).evaluation}s${steps}`
     const speed = r.samplesPerSecond === undefined ? '' : ` · ${Math.round(r.samplesPerSecond)} samples/s`
-    return html`<span class="result">${r.stopped ? html`<strong class="stopped">stopped</strong> after ` : ''}${what} in ${r.seconds.toFixed(1)} s · AUC ${f(r.auc)} · logloss ${f(r.logloss)}${speed}
+    // Whatever metrics the run reports (mae, error@0.3, …), else the two headline ones.
+    const scores = Object.entries(r.eval ?? {})
+      .map(([k, v]) => `${k === 'auc' ? 'AUC' : k} ${f(v)}`)
+      .join(' · ')
+    return html`<span class="result">${r.stopped ? html`<strong class="stopped">stopped</strong> after ` : ''}${what} in ${r.seconds.toFixed(1)} s · ${scores || `AUC ${f(r.auc)} · logloss ${f(r.logloss)}`}${speed}
       · ${r.rowsTrain} train / ${r.rowsValid} valid rows · <span class="muted">${r.adapter}</span></span>`
   }
 
@@ -175,11 +199,18 @@ export class StTrainPanel extends LitElement {
     this.dispatchEvent(new CustomEvent('train-stop', { bubbles: true, composed: true }))
   }
 
+  /** Row weight columns: for families that take them (registry cliFlags), any numeric column but the label. */
+  private weightChoices(labels: string[], label: string): string[] {
+    return familyOf(this.model).cliFlags.includes('weight') ? labels.filter(n => n !== label) : []
+  }
+
   private submit(e: Event, label: string) {
     e.preventDefault()
+    const weight = this.weightChoices(labelCandidates(this.fields), label).includes(this.weight) ? this.weight : ''
     const detail: TrainStartDetail = {
       model: this.model,
       label,
+      weight,
       params: this.params,
       validFraction: this.validFraction,
       filter: this.filter.trim(),

@@ -1,8 +1,8 @@
 /**
- * setupFile of the `unit` project: the Node tier starts no process. Every child_process entry point
- * (and so Playwright's Chromium launch, which spawns through it) throws naming the test file, so a
- * misplaced test fails at its first spawn instead of slowing `npm run test:fast`. The static twin
- * is tests/unit/test-tiers.test.ts.
+ * setupFile of the `unit` and `integration` projects: the Node tiers start no process. Every
+ * child_process entry point (and so Playwright's Chromium launch, which spawns through it) throws
+ * naming the test file, so a misplaced test fails at its first spawn instead of slowing
+ * `npm run test:fast`. The static twin is tests/unit/test-tiers.test.ts.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module'
 import { expect } from 'vitest'
@@ -12,8 +12,9 @@ export const SPAWNING = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', '
 
 /** The error a unit test gets when it starts a process. */
 export function nodeOnlyError(testPath: string | undefined, call: string, command: unknown): Error {
+  const tier = testPath?.includes('/tests/integration/') ? 'integration' : 'unit'
   return new Error(
-    `${testPath ?? 'a unit test'}: child_process.${call}(${JSON.stringify(String(command))}) in the unit tier, ` +
+    `${testPath ?? 'a unit test'}: child_process.${call}(${JSON.stringify(String(command))}) in the ${tier} tier, ` +
       'which is Node only: move the file to tests/e2e (CLI, Chromium, other processes) or tests/peer (Python)',
   )
 }

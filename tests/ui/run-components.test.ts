@@ -62,6 +62,18 @@ test('runs list: stopped marked; download, compare and delete fire on clicks onl
   ;(items[0].querySelector('input.compare') as HTMLInputElement).click()
   ;(items[1].querySelector('button.delete') as HTMLButtonElement).click()
   expect(seen).toEqual([[{ id: 'a', file: 'metrics' }], [{ id: 'b', on: true }], [{ id: 'a' }]])
+  expect(items[0].textContent).toContain('AUC 0.8000')
+  // A run without AUC (a regression) shows its last metric, the one early stopping watches.
+  const regression = storedRun('c', {})
+  regression.summary = {
+    ...regression.summary,
+    auc: null,
+    logloss: null,
+    eval: { mae: 1.5, 'tweedie-nloglik@1.5': 2.25 },
+  }
+  list.runs = [regression]
+  await list.updateComplete
+  expect(list.shadowRoot!.querySelector('li')!.textContent).toContain('gbdt · 2 rounds · tweedie-nloglik@1.5 2.2500')
 })
 
 test('curves: the confusion matrix follows the threshold; the ROC area is shown', async () => {

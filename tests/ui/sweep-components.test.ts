@@ -203,7 +203,16 @@ test('sweep setup: defaults filled in, engine errors inline as you type, cost sh
   })
   const metrics = () =>
     [...el.shadowRoot!.querySelectorAll<HTMLOptionElement>('select#metric option')].map(o => o.value)
-  expect(metrics()).toEqual(['auc', 'logloss'])
+  // The GBDT offers every XGBoost metric, each named with the way it is optimised.
+  expect(metrics()).toEqual([...familyOf('gbdt').metrics])
+  const label = (v: string) =>
+    el.shadowRoot!.querySelector<HTMLOptionElement>(`select#metric option[value="${v}"]`)!.text
+  expect([label('auc'), label('aucpr'), label('mae'), label('tweedie-nloglik@1.5')]).toEqual([
+    'maximise AUC',
+    'maximise aucpr',
+    'minimise mae',
+    'minimise tweedie-nloglik@1.5',
+  ])
   const model = q(el, 'select#model') as HTMLSelectElement
   model.value = 'recsys'
   model.dispatchEvent(new Event('change'))

@@ -34,3 +34,26 @@ test('another metric set rebuilds the plot; clearing removes it', async () => {
   expect(el.shadowRoot!.querySelector('canvas')).toBeNull()
   expect(el.dataset.points).toBe('0')
 })
+
+test('metrics it has not seen before: larger-is-better ones on the left axis, the rest on the right, each its own colour', async () => {
+  const history = [
+    { aucpr: 0.6, 'tweedie-nloglik@1.5': 3.2, mae: 1.1, 'error@0.3': 0.3 },
+    { aucpr: 0.65, 'tweedie-nloglik@1.5': 3.0, mae: 1.0, 'error@0.3': 0.25 },
+  ]
+  const el = await fixture('st-train-curve', { history })
+  const plot = (
+    el as unknown as { chart: { plot: { series: Array<{ label: string; scale: string; stroke: unknown }> } } }
+  ).chart.plot
+  const series = plot.series.slice(1).map(s => [s.label, s.scale])
+  expect(series).toEqual([
+    ['aucpr', 'auc'],
+    ['tweedie-nloglik@1.5', 'loss'],
+    ['mae', 'loss'],
+    ['error@0.3', 'loss'],
+  ])
+  const strokes = plot.series
+    .slice(1)
+    .map(s => String(typeof s.stroke === 'function' ? (s.stroke as () => string)() : s.stroke))
+  expect(new Set(strokes).size).toBe(4)
+  for (const name of ['aucpr', 'tweedie-nloglik@1.5', 'mae', 'error@0.3']) expect(textOf(el)).toContain(name)
+})

@@ -44,7 +44,26 @@ test('the form fires train-start with label, params text and validation share', 
   textarea.value = '{"num_round": 3}'
   textarea.dispatchEvent(new Event('input'))
   root.querySelector<HTMLButtonElement>('button[type=submit]')!.click()
-  expect(seen).toEqual([{ model: 'gbdt', label: 'y', params: '{"num_round": 3}', validFraction: 0.2, filter: '' }])
+  expect(seen).toEqual([
+    { model: 'gbdt', label: 'y', weight: '', params: '{"num_round": 3}', validFraction: 0.2, filter: '' },
+  ])
+})
+
+test('the row weight picker offers the other numeric columns (GBDT only) and sends the choice', async () => {
+  const el = await fixture('st-train-panel', { fields: [...FIELDS, field('w', 'double')] })
+  const seen = record<TrainStartDetail>(document.body, 'train-start')
+  const root = el.shadowRoot!
+  const weight = root.querySelector<HTMLSelectElement>('select#weight')!
+  expect([...weight.querySelectorAll('option')].map(o => o.value)).toEqual(['', 'age', 'w'])
+  weight.value = 'w'
+  weight.dispatchEvent(new Event('change'))
+  root.querySelector<HTMLButtonElement>('button[type=submit]')!.click()
+  expect(seen[0]).toMatchObject({ label: 'y', weight: 'w' })
+  const model = root.querySelector<HTMLSelectElement>('select#model')!
+  model.value = 'recsys'
+  model.dispatchEvent(new Event('change'))
+  await el.updateComplete
+  expect(root.querySelector('select#weight')).toBeNull()
 })
 
 test('busy, result and error states', async () => {
@@ -63,6 +82,10 @@ test('busy, result and error states', async () => {
   }
   await el.updateComplete
   expect(textOf(el)).toMatch(/5 rounds in 1\.3 s · AUC 0\.8123 · logloss 0\.3000/)
+  // A run's own metrics (TrainSummary.eval), whatever their names.
+  el.result = { ...el.result, auc: null, logloss: null, eval: { mae: 1.23456, 'error@0.3': 0.25 } }
+  await el.updateComplete
+  expect(textOf(el)).toMatch(/5 rounds in 1\.3 s · mae 1\.2346 · error@0\.3 0\.2500/)
   el.state = 'error'
   el.error = {
     context: 'Training on table t',

@@ -60,6 +60,12 @@ function importsOf(text: string): Import[] {
     out.push({ spec: m[1], dynamic: false, typeOnly: false })
   for (const m of code.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g))
     out.push({ spec: m[1], dynamic: true, typeOnly: false })
+  // A CommonJS package loaded through `createRequire(import.meta.url)('pkg')` or `require('pkg')`,
+  // as the launcher loads playwright-core (cheaper than import() of a CommonJS bundle).
+  for (const m of code.matchAll(
+    /\b(?:require|createRequire\([^()]*(?:\([^()]*\))?[^()]*\))\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ))
+    out.push({ spec: m[1], dynamic: true, typeOnly: false })
   return out
 }
 

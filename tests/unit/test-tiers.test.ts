@@ -1,11 +1,12 @@
 /**
- * The unit tier is Node only: no child process, no Chromium, no CLI spawn, no Python. This test reads
- * every tests/unit file (and the test helpers it imports, transitively) and names each file that
- * starts a process: a direct child_process / Playwright / launchBrowser use, a helper whose body does
- * (runCli, shareAppPage, xgbPredict…), or a helper module that spawns when it loads (peers.ts runs
- * python3 at import). Such a file belongs in tests/e2e (CLI, Chromium, other processes) or
- * tests/peer (Python peers). Its runtime twin, tests/support/node-only.ts, makes every spawn in the
- * unit tier throw; the last test here shows that it does.
+ * The unit and integration tiers are Node only: no child process, no Chromium, no CLI spawn, no
+ * Python. This test reads every tests/unit and tests/integration file (and the test helpers it
+ * imports, transitively) and names each file that starts a process: a direct child_process /
+ * Playwright / launchBrowser use, a helper whose body does (runCli, shareAppPage, xgbPredict…), or a
+ * helper module that spawns when it loads (peers.ts runs python3 at import). Such a file belongs in
+ * tests/e2e (CLI, Chromium, other processes) or tests/peer (Python peers). Its runtime twin,
+ * tests/support/node-only.ts (the setup file of both projects), makes every spawn in those tiers
+ * throw; the last test here shows that it does.
  */
 import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -160,11 +161,29 @@ const readRepo = (path: string): string | undefined => {
   }
 }
 
-describe('the unit tier starts no process', () => {
+describe('the Node tiers (unit, integration) start no process', () => {
   test('no tests/unit file spawns, drives Chromium, runs the CLI or Python (move it to tests/e2e or tests/peer)', () => {
     const files = tsFiles('tests/unit').filter(f => f.endsWith('.test.ts') && !ALLOWED.has(f))
     expect(files.length).toBeGreaterThan(100)
     expect(tierViolations(files, readRepo)).toEqual([])
+  })
+
+  test('no tests/integration file spawns, drives Chromium, runs the CLI or Python either', () => {
+    const files = tsFiles('tests/integration').filter(f => f.endsWith('.test.ts'))
+    expect(files.length).toBeGreaterThan(5)
+    expect(tierViolations(files, readRepo)).toEqual([])
+  })
+
+  test('both Node tiers load the run-time guard (tests/support/node-only.ts) in vitest.config.ts', () => {
+    const config = readRepo('vitest.config.ts')!
+    for (const name of ['unit', 'integration']) {
+      const at = config.indexOf(`name: '${name}'`)
+      expect(at, `project ${name}`).toBeGreaterThan(0)
+      const project = config.slice(at, config.indexOf('\n      },', at))
+      expect(project).toContain(`include: ['tests/${name}/**/*.test.ts']`)
+      expect(project).toContain("setupFiles: ['tests/support/node-only.ts']")
+      expect(project).not.toContain('browser')
+    }
   })
 
   test('can fail: it names the real spawning helpers and a file that uses them, and passes the pure ones', () => {

@@ -56,8 +56,15 @@ async function buildCli(outDir) {
     },
   })
   const imported = new Set()
-  for (const out of Object.values(result.metafile.outputs)) {
+  for (const [file, out] of Object.entries(result.metafile.outputs)) {
     for (const i of out.imports) if (i.external && !i.path.startsWith('node:')) imported.add(i.path)
+    // A CommonJS package loaded with createRequire (src/cli/launch.ts: playwright-core), which
+    // esbuild leaves as a call, not an import.
+    if (!file.endsWith('.js')) continue
+    for (const m of readFileSync(join(ROOT, file), 'utf8').matchAll(
+      /createRequire\(import\.meta\.url\)\(\s*"([^"]+)"\s*\)/g,
+    ))
+      if (!m[1].startsWith('node:')) imported.add(m[1])
   }
   return [...imported].sort()
 }

@@ -3,7 +3,7 @@ import source from '../../../shaders/gbdt/gradient.wgsl?raw'
 import type { KernelCall } from '../runner.ts'
 import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
-import { OBJECTIVE_LOGISTIC, OBJECTIVE_SQUARED_ERROR } from './layout.ts'
+import { OBJECTIVE_COUNT } from './layout.ts'
 import { defineKernel } from '../wgsl.ts'
 
 /** Problem shape: `n` rows. */
@@ -31,6 +31,7 @@ export const gradientSpec: KernelSpec<GradientShape> = defineKernel({
     { name: 'hasWeights', type: 'u32' },
     { name: 'hasPositions', type: 'u32' },
     { name: 'scalePosWeight', type: 'f32' },
+    { name: 'objParam', type: 'f32' },
   ],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.n, c.WG),
@@ -51,22 +52,23 @@ export interface GradientBuffers {
 }
 
 /**
- * A call writing gpair for `n` rows. `objective`: 0 = binary:logistic / reg:logistic, 1 =
- * reg:squarederror (ids exported by layout.ts); `scalePosWeight` multiplies positives'
- * weights under the logistic objective.
+ * A call writing gpair for `n` rows. `objective`: an objective id of layout.ts (OBJECTIVE_*;
+ * models/gbdt/objective.ts maps XGBoost's names to them); `scalePosWeight` multiplies the weight of
+ * rows labelled 1 under the logistic, squared error and squared log error objectives; `objParam`:
+ * the objective's parameter (huber_slope, max_delta_step, tweedie_variance_power or quantile_alpha).
  */
 export function gradientCall(
   buffers: GradientBuffers,
   n: number,
   objective: number,
   scalePosWeight = 1,
+  objParam = 0,
   constants: { WG?: number } = {},
 ): KernelCall<GradientShape> {
-  if (objective !== OBJECTIVE_LOGISTIC && objective !== OBJECTIVE_SQUARED_ERROR) {
-    throw new RangeError(
-      `gradient: objective id must be ${OBJECTIVE_LOGISTIC} or ${OBJECTIVE_SQUARED_ERROR}, got ${objective}`,
-    )
+  if (!(Number.isInteger(objective) && objective >= 0 && objective < OBJECTIVE_COUNT)) {
+    throw new RangeError(`gradient: objective id must be an integer in [0, ${OBJECTIVE_COUNT - 1}], got ${objective}`)
   }
+  if (!Number.isFinite(objParam)) throw new RangeError(`gradient: objParam must be finite, got ${objParam}`)
   // An absent buffer's binding still needs some read-only storage buffer: margins, never read there.
   const bound = {
     ...buffers,
@@ -79,6 +81,7 @@ export function gradientCall(
     hasWeights: buffers.weights ? 1 : 0,
     hasPositions: buffers.positions ? 1 : 0,
     scalePosWeight,
+    objParam,
   }
   return { spec: gradientSpec, shape: { n }, buffers: bound, uniforms, constants }
 }

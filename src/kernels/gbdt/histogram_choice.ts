@@ -1,9 +1,11 @@
 /**
- * Picks the histogram kernel per adapter by measuring: storage atomics win on
- * SwiftShader (workgroup atomics ~1.5 M/s there), workgroup privatisation on real GPUs.
+ * Picks the histogram kernel per adapter: storage atomics on a fallback (software) adapter without
+ * measuring, else by measuring — storage atomics win on SwiftShader (workgroup atomics 1.5–43 M/s
+ * there against ~60 M/s storage), workgroup privatisation on real GPUs.
  * Not a kernel itself: it times histogram_build and histogram_build_wg on one fixed workload.
  */
 import { uploadBuffer } from '../../gpu/buffers.ts'
+import { isSoftware } from '../../gpu/device.ts'
 import type { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { Rng } from '../../util/rng.ts'
 import type { KernelCall } from '../runner.ts'
@@ -37,6 +39,9 @@ const byAdapter = new Map<string, Promise<HistogramKernel>>()
 /** Fallback when the device does not expose its adapter (GPUDevice.adapterInfo absent). */
 const byDevice = new WeakMap<GPUDevice, Promise<HistogramKernel>>()
 
+/** The answer on a fallback adapter (one promise, as a measured adapter's is). */
+const STORAGE: Promise<HistogramKernel> = Promise.resolve('storage')
+
 /** Timed runs per variant: best-of-3 keeps one stall of a busy machine from deciding. */
 const CHOICE_REPS = 3
 
@@ -59,15 +64,19 @@ export function adapterKey(device: GPUDevice): string | undefined {
 }
 
 /**
- * The faster variant on `cache.device`, measured once per adapter (devices of one adapter share
- * the first measurement, made before any of them trains) and then cached; a failed measurement
- * is forgotten so the next device measures again. `measure` is for tests.
+ * The faster variant on `cache.device`. On a fallback adapter (fallbackAdapter) the answer is
+ * known, storage atomics, and nothing is compiled or timed: measuring there compiled both
+ * variants (~3 s of a first round on SwiftShader) to pick what it always picks. Elsewhere it is
+ * measured once per adapter (devices of one adapter share the first measurement, made before any
+ * of them trains) and then cached; a failed measurement is forgotten so the next device measures
+ * again. `measure` is for tests.
  */
 export function chooseHistogramKernel(
   cache: PipelineCache,
   measure: (c: PipelineCache) => Promise<HistogramKernel> = c =>
     measureHistogramKernels(c, CHOICE_REPS).then(pickHistogramKernel),
 ): Promise<HistogramKernel> {
+  if (fallbackAdapter(cache.device)) return STORAGE
   const key = adapterKey(cache.device)
   let hit = key === undefined ? byDevice.get(cache.device) : byAdapter.get(key)
   if (!hit) {
@@ -82,6 +91,19 @@ export function chooseHistogramKernel(
     hit = mine
   }
   return hit
+}
+
+/**
+ * True when `device`'s adapter is a fallback (software) one: GPUAdapterInfo.isFallbackAdapter
+ * where the browser sets it, or the adapter being SwiftShader or another CPU rasteriser
+ * (gpu/device.ts isSoftware; the recommender's defaultMatmul reads the same rule). False where
+ * the device does not expose its adapter: that one measures.
+ */
+export function fallbackAdapter(device: GPUDevice): boolean {
+  const info = (device as { adapterInfo?: GPUAdapterInfo & { isFallbackAdapter?: boolean } }).adapterInfo
+  if (!info) return false
+  const { vendor, architecture, description } = info
+  return isSoftware({ vendor, architecture, description, isFallbackAdapter: Boolean(info.isFallbackAdapter) })
 }
 
 /** Times both variants on the fixed workload (one warm-up run each, then best of `reps`). */

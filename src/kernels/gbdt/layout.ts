@@ -6,10 +6,28 @@
  */
 import type { SplitCandidate, Tree } from '../../models/gbdt/types.ts'
 
-/** Objective ids of the `objective` uniform. */
+/** Objective ids of the gradient kernel's `objective` uniform (models/gbdt/objective.ts maps names to them). */
 export const OBJECTIVE_LOGISTIC = 0
 /** Objective id of `reg:squarederror`. */
 export const OBJECTIVE_SQUARED_ERROR = 1
+/** `reg:squaredlogerror`. */
+export const OBJECTIVE_SQUARED_LOG = 2
+/** `reg:pseudohubererror` (objParam = huber_slope). */
+export const OBJECTIVE_PSEUDO_HUBER = 3
+/** `count:poisson` (objParam = max_delta_step). */
+export const OBJECTIVE_POISSON = 4
+/** `reg:gamma`. */
+export const OBJECTIVE_GAMMA = 5
+/** `reg:tweedie` (objParam = tweedie_variance_power). */
+export const OBJECTIVE_TWEEDIE = 6
+/** `reg:absoluteerror`. */
+export const OBJECTIVE_ABSOLUTE = 7
+/** `binary:hinge`. */
+export const OBJECTIVE_HINGE = 8
+/** `reg:quantileerror` (objParam = quantile_alpha). */
+export const OBJECTIVE_QUANTILE = 9
+/** Number of objective ids (valid ids are 0 … OBJECTIVE_COUNT − 1). */
+export const OBJECTIVE_COUNT = 10
 
 /** Row position meaning "not sampled this round": its gradient pair is (0, 0). */
 export const ROW_UNUSED = 0xffffffff
@@ -17,7 +35,7 @@ export const ROW_UNUSED = 0xffffffff
 /** u32 words of a bitset over one feature's bins (at most 256 bins: u8 bins). */
 export const CAT_WORDS = 8
 /** u32 words per node in split_evaluate's `out` buffer (layout at `decodeSplit`). */
-export const SPLIT_WORDS = 17 + CAT_WORDS
+export const SPLIT_WORDS = 19 + CAT_WORDS
 /** `feature` word of a node without any valid split (gain ≤ 0 everywhere). */
 export const NO_FEATURE = 0xffffffff
 
@@ -28,7 +46,24 @@ export interface SplitParams {
   minChildWeight: number
   /** Most categories a partition split scans on one side (XGBoost max_cat_threshold; default 64). */
   maxCatThreshold?: number
+  /** XGBoost max_delta_step (default 0 = none): node weights clipped to ±maxDeltaStep. */
+  maxDeltaStep?: number
+  /**
+   * Monotone constraints are on (XGBoost's TreeEvaluator has_constraint): `nodeSums` carries each
+   * node's weight bounds (NODE_BOUND_WORDS) and child weights are clamped to them.
+   */
+  constrained?: boolean
 }
+
+/**
+ * Words per node of the weight bounds that follow the node sums in split_evaluate's `nodeSums`
+ * when SplitParams.constrained (f32 bits): [lower, upper] of the node's children's weights (XGBoost
+ * lower/upper_bounds of the node) and [lower, upper] of its parent's, which clamp the node's own
+ * weight in its score (XGBoost root_gain = CalcGain(parent id, …)). Unbounded = ±MAX_WEIGHT_BOUND.
+ */
+export const NODE_BOUND_WORDS = 4
+/** XGBoost's initial weight bounds: ±FLT_MAX. */
+export const MAX_WEIGHT_BOUND = 3.4028234663852886e38
 
 /** XGBoost's default max_cat_threshold, where SplitParams leaves it out. */
 export const DEFAULT_MAX_CAT_THRESHOLD = 64
@@ -39,21 +74,32 @@ export const FEATURE_NUMERIC = 0
 export const FEATURE_ONE_HOT = 1
 /** Categorical, categories sorted by weight and partitioned (XGBoost EnumeratePart). */
 export const FEATURE_PARTITION = 2
+/** Bits of a `featureKind` word holding the kind; the monotone constraint sits above them. */
+export const FEATURE_KIND_BITS = 3
+/** `featureKind` bits (>> 2) of a feature constrained increasing (XGBoost monotone +1). */
+export const MONOTONE_INCREASING = 1
+/** `featureKind` bits (>> 2) of a feature constrained decreasing (XGBoost monotone −1). */
+export const MONOTONE_DECREASING = 2
 
 /**
  * split_evaluate's `featureKind` for features with bins [cutPtrs[f], cutPtrs[f + 1]):
  * numeric unless `categorical[f]`; a categorical feature with fewer bins than
  * `maxCatToOnehot` is split one-hot, else by partition (XGBoost `UseOneHot`: n < max_cat_to_onehot).
+ * `monotone[f]` (1, −1, 0; XGBoost monotone_constraints) goes in bits 2–3: MONOTONE_INCREASING,
+ * MONOTONE_DECREASING or 0.
  */
 export function featureKinds(
   cutPtrs: Uint32Array,
   categorical: Uint8Array | undefined,
   maxCatToOnehot: number,
+  monotone?: ArrayLike<number>,
 ): Uint32Array<ArrayBuffer> {
   const F = cutPtrs.length - 1
   return Uint32Array.from({ length: Math.max(F, 1) }, (_, f) => {
-    if (f >= F || !categorical?.[f]) return FEATURE_NUMERIC
-    return cutPtrs[f + 1] - cutPtrs[f] < maxCatToOnehot ? FEATURE_ONE_HOT : FEATURE_PARTITION
+    const c = monotone?.[f] ?? 0
+    const mono = (c > 0 ? MONOTONE_INCREASING : c < 0 ? MONOTONE_DECREASING : 0) << 2
+    if (f >= F || !categorical?.[f]) return FEATURE_NUMERIC | mono
+    return (cutPtrs[f + 1] - cutPtrs[f] < maxCatToOnehot ? FEATURE_ONE_HOT : FEATURE_PARTITION) | mono
   })
 }
 
@@ -72,17 +118,22 @@ export interface SplitResult extends SplitCandidate {
 }
 
 /**
- * Decodes node m of a split_evaluate `out` buffer (from the kernel or the reference): 25 words
+ * Decodes node m of a split_evaluate `out` buffer (from the kernel or the reference): 27 words
  * [gain f32, feature (NO_FEATURE = none), splitBin i32, defaultLeft, f32 leftG, leftH, rightG,
  * rightH, [gLo, gHi, hLo, hHi] of the left child and of the right child, categorical (0 / 1),
- * then CAT_WORDS words: the bitset of bins going right of a categorical split (else 0)].
+ * then CAT_WORDS words: the bitset of bins going right of a categorical split (else 0), then the
+ * left and right child weights f32 (XGBoost's evaluator CalcWeight: clamped to the node's bounds
+ * when constrained; 0 without a split)].
  */
 export function decodeSplit(out: Uint32Array, m: number): SplitResult {
   const o = m * SPLIT_WORDS
   const f = new Float32Array(out.slice(o, o + 8).buffer)
+  const w = new Float32Array(out.slice(o + 17 + CAT_WORDS, o + SPLIT_WORDS).buffer)
   const cat = out[o + 16] !== 0 ? { catBins: out.slice(o + 17, o + 17 + CAT_WORDS) } : {}
   return {
     ...cat,
+    leftWeight: w[0],
+    rightWeight: w[1],
     gain: f[0],
     feature: out[o + 1] === NO_FEATURE ? -1 : out[o + 1],
     splitBin: out[o + 2] | 0,

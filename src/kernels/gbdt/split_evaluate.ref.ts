@@ -4,6 +4,9 @@
  * features (featureKind) are split as XGBoost 1.7 does: one category vs the rest (EnumerateOneHot)
  * or, with at least max_cat_to_onehot categories, a partition of the categories sorted by weight
  * (EnumeratePart, both directions, at most max_cat_threshold categories on the scanned side).
+ * With monotone constraints or max_delta_step the gain is XGBoost's TreeEvaluator's: children's
+ * weights clipped (max_delta_step) and clamped to the node's bounds, gain = Σ −(2Gw + (H + λ)w²),
+ * and a split on a monotone feature whose weights break its order is no candidate (gain −∞).
  *
  * M = nodes evaluated, F = features, B = total bins (cutPtrs[F]), S = histogram slots.
  * Gradient sums are exact 64-bit integers (types.ts "Histograms"); this reference holds them as
@@ -15,8 +18,13 @@ import type { SplitParams, SplitShape } from './layout.ts'
 import {
   CAT_WORDS,
   DEFAULT_MAX_CAT_THRESHOLD,
+  FEATURE_KIND_BITS,
   FEATURE_ONE_HOT,
   FEATURE_PARTITION,
+  MAX_WEIGHT_BOUND,
+  MONOTONE_DECREASING,
+  MONOTONE_INCREASING,
+  NODE_BOUND_WORDS,
   NO_FEATURE,
   SPLIT_WORDS,
 } from './layout.ts'
@@ -58,13 +66,34 @@ export function nodeScore(g: number, h: number, p: SplitParams): number {
 }
 
 /**
+ * XGBoost's evaluator CalcWeight (f32): −T(G)/(H + λ), 0 below min_child_weight or without
+ * hessian, clipped to ±max_delta_step when set, then clamped to [lower, upper].
+ */
+export function boundedWeight(g: number, h: number, p: SplitParams, lower: number, upper: number): number {
+  let w = 0
+  if (!(h < Math.fround(p.minChildWeight) || h <= 0)) {
+    w = -Math.fround(thresholdL1(g, Math.fround(p.alpha)) / Math.fround(h + Math.fround(p.lambda)))
+    const mds = Math.fround(p.maxDeltaStep ?? 0)
+    if (mds !== 0 && Math.abs(w) > mds) w = w < 0 ? -mds : mds
+  }
+  return Math.min(Math.max(w, lower), upper)
+}
+
+/** XGBoost CalcGainGivenWeight (f32, no α term): −(2Gw + (H + λ)w²), 0 when H ≤ 0. */
+export function gainGivenWeight(g: number, h: number, w: number, p: SplitParams): number {
+  if (h <= 0) return 0
+  const a = Math.fround(Math.fround(2 * g) * w),
+    b = Math.fround(Math.fround(h + Math.fround(p.lambda)) * Math.fround(w * w))
+  return -Math.fround(a + b)
+}
+
+/**
  * XGBoost CalcWeight of a bin's dequantised sums (f32), the key categories are sorted by
- * (CalcWeightCat): −T(G)/(H + λ), 0 below min_child_weight or without hessian; no max_delta_step,
- * as the gains here.
+ * (CalcWeightCat): −T(G)/(H + λ), 0 below min_child_weight or without hessian, clipped to
+ * ±max_delta_step when set; never bounded by monotone constraints.
  */
 export function categoryWeight(g: number, h: number, p: SplitParams): number {
-  if (h < Math.fround(p.minChildWeight) || h <= 0) return 0
-  return -Math.fround(thresholdL1(g, Math.fround(p.alpha)) / Math.fround(h + Math.fround(p.lambda)))
+  return boundedWeight(g, h, p, -MAX_WEIGHT_BOUND, MAX_WEIGHT_BOUND)
 }
 
 /** Best candidate while scanning one node (gain 0 = none yet, as XGBoost's initial SplitEntry). */
@@ -87,6 +116,13 @@ interface NodeCtx {
   gScale: number
   hScale: number
   p: SplitParams
+  /** XGBoost's weight-based gain (monotone constraints or max_delta_step). */
+  byWeight: boolean
+  /** Bounds of the children's weights (±MAX_WEIGHT_BOUND unconstrained). */
+  lower: number
+  upper: number
+  /** featureKind words (kind | monotone << 2), or undefined: all numeric, unconstrained. */
+  kinds?: Uint32Array
 }
 
 /**
@@ -112,7 +148,14 @@ function offer(
   if (!(hl >= mcw && hr >= mcw)) return false
   const gl = dequantise(lg, ctx.gScale),
     gr = dequantise(ctx.G - lg, ctx.gScale)
-  const children = Math.fround(nodeScore(gl, hl, ctx.p) + nodeScore(gr, hr, ctx.p))
+  let children: number
+  if (ctx.byWeight) {
+    const wl = boundedWeight(gl, hl, ctx.p, ctx.lower, ctx.upper),
+      wr = boundedWeight(gr, hr, ctx.p, ctx.lower, ctx.upper)
+    const mono = (ctx.kinds?.[feature] ?? 0) >> 2
+    if ((mono === MONOTONE_INCREASING && !(wl <= wr)) || (mono === MONOTONE_DECREASING && !(wl >= wr))) return false
+    children = Math.fround(gainGivenWeight(gl, hl, wl, ctx.p) + gainGivenWeight(gr, hr, wr, ctx.p))
+  } else children = Math.fround(nodeScore(gl, hl, ctx.p) + nodeScore(gr, hr, ctx.p))
   const gain = Math.fround(children - ctx.parentScore)
   if (!Number.isFinite(gain)) return false
   const tieWins = gain === best.gain && best.feature !== NO_FEATURE && feature < best.feature
@@ -234,12 +277,14 @@ function scanFeature(hist: Uint32Array, base: number, n: number, f: number, ctx:
  * - cutPtrs: u32 [F + 1]
  * - featureMask: u32 [F] or [M × F] (maskPerNode); non-zero = feature allowed
  * - nodeSlots: u32 [M] histogram slot of each node
- * - nodeSums: u32 [M × 4] exact node totals [gLo, gHi, hLo, hHi] (incl. missing rows)
+ * - nodeSums: u32 [M × 4] exact node totals [gLo, gHi, hLo, hHi] (incl. missing rows); when
+ *   p.constrained, followed by [M × NODE_BOUND_WORDS] f32 bounds (layout.ts NODE_BOUND_WORDS)
  * - scales: f32 [4] as quantise writes it: [maxAbsG, maxAbsH, gScale, hScale] (dequantised = q / scale)
- * - out: u32 [M × 25] per node: gain (f32 bits, −∞ = none), feature (0xFFFFFFFF = none),
+ * - out: u32 [M × SPLIT_WORDS] per node: gain (f32 bits, −∞ = none), feature (0xFFFFFFFF = none),
  *   splitBin (i32 bits), defaultLeft, leftG, leftH, rightG, rightH (f32 bits),
- *   left [gLo, gHi, hLo, hHi], right [gLo, gHi, hLo, hHi], categorical, bins going right (8 words)
- * - featureKind: u32 [F] (binding 8; layout.ts featureKinds), FEATURE_NUMERIC when absent
+ *   left [gLo, gHi, hLo, hHi], right [gLo, gHi, hLo, hHi], categorical, bins going right (8 words),
+ *   left and right weight (f32 bits)
+ * - featureKind: u32 [F] (binding 8; layout.ts featureKinds: kind | monotone << 2), FEATURE_NUMERIC when absent
  */
 export function splitEvaluate(
   hist: Uint32Array,
@@ -255,13 +300,13 @@ export function splitEvaluate(
 ): void {
   const B = cutPtrs[shape.features] ?? 0
   for (let m = 0; m < shape.nodes; m++) {
-    const ctx = nodeContext(nodeSums, m, scales, p),
+    const ctx = nodeContext(nodeSums, m, scales, p, shape.nodes, featureKind),
       best = emptyBest()
     for (let f = 0; f < shape.features; f++) {
       if (featureMask[shape.maskPerNode ? m * shape.features + f : f] === 0) continue
       const base = nodeSlots[m] * B + cutPtrs[f],
         n = cutPtrs[f + 1] - cutPtrs[f],
-        kind = featureKind?.[f]
+        kind = (featureKind?.[f] ?? 0) & FEATURE_KIND_BITS
       if (kind === FEATURE_ONE_HOT) scanOneHot(hist, base, n, f, ctx, best)
       else if (kind === FEATURE_PARTITION) scanPartition(hist, base, n, f, ctx, best)
       else scanFeature(hist, base, n, f, ctx, best)
@@ -270,13 +315,30 @@ export function splitEvaluate(
   }
 }
 
-/** Context of node m: exact totals from `nodeSums`, scales from `scales` words 2, 3, parent score. */
-function nodeContext(nodeSums: Uint32Array, m: number, scales: Float32Array, p: SplitParams): NodeCtx {
+/**
+ * Context of node m of M: exact totals from `nodeSums`, scales from `scales` words 2, 3, bounds
+ * (when p.constrained) after the M sums, parent score (by weight: its weight clamped to its parent's bounds).
+ */
+function nodeContext(
+  nodeSums: Uint32Array,
+  m: number,
+  scales: Float32Array,
+  p: SplitParams,
+  M: number,
+  kinds?: Uint32Array,
+): NodeCtx {
   const G = int64(nodeSums[m * 4], nodeSums[m * 4 + 1]),
     H = int64(nodeSums[m * 4 + 2], nodeSums[m * 4 + 3])
   const gScale = scales[2],
     hScale = scales[3]
-  return { G, H, parentScore: nodeScore(dequantise(G, gScale), dequantise(H, hScale), p), gScale, hScale, p }
+  const b = p.constrained
+    ? new Float32Array(nodeSums.buffer, nodeSums.byteOffset + (M * 4 + m * NODE_BOUND_WORDS) * 4, NODE_BOUND_WORDS)
+    : [-MAX_WEIGHT_BOUND, MAX_WEIGHT_BOUND, -MAX_WEIGHT_BOUND, MAX_WEIGHT_BOUND]
+  const byWeight = p.constrained === true || (p.maxDeltaStep ?? 0) !== 0
+  const g = dequantise(G, gScale),
+    h = dequantise(H, hScale)
+  const parentScore = byWeight ? gainGivenWeight(g, h, boundedWeight(g, h, p, b[2], b[3]), p) : nodeScore(g, h, p)
+  return { G, H, parentScore, gScale, hScale, p, byWeight, lower: b[0], upper: b[1], kinds }
 }
 
 /** A Best holding no candidate. */
@@ -310,4 +372,7 @@ function writeResult(out: Uint32Array, m: number, best: Best, ctx: NodeCtx): voi
     out[o + 16] = 1
     out.set(best.cats, o + 17)
   }
+  const w = new Float32Array(out.buffer, out.byteOffset + (o + 17 + CAT_WORDS) * 4, 2)
+  w[0] = boundedWeight(f32[0], f32[1], ctx.p, ctx.lower, ctx.upper)
+  w[1] = boundedWeight(f32[2], f32[3], ctx.p, ctx.lower, ctx.upper)
 }

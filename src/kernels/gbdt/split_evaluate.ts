@@ -31,6 +31,9 @@ export const splitEvaluateSpec: KernelSpec<SplitShape> = defineKernel({
     { name: 'alpha', type: 'f32' },
     { name: 'minChildWeight', type: 'f32' },
     { name: 'maxCatThreshold', type: 'u32' },
+    { name: 'maxDeltaStep', type: 'f32' },
+    { name: 'weightGain', type: 'u32' },
+    { name: 'constrained', type: 'u32' },
   ],
   overrides: { WG: 64 },
   dispatchSize: shape => linearDispatch(shape.nodes, 1),
@@ -39,8 +42,9 @@ export const splitEvaluateSpec: KernelSpec<SplitShape> = defineKernel({
 /**
  * A call writing `out` (u32 × M·SPLIT_WORDS, layout at decodeSplit in layout.ts) for M nodes from
  * `hist` (u32 × S·B·4), `cutPtrs` (u32 × F+1), `featureMask` (u32 × F or M·F), `nodeSlots`
- * (u32 × M), `nodeSums` (u32 × M·4), `scales` (f32 × 4, [maxAbsG, maxAbsH, gScale, hScale] from
- * quantise) and `featureKind` (u32 × F, layout.ts featureKinds).
+ * (u32 × M), `nodeSums` (u32 × M·4, then M·NODE_BOUND_WORDS f32 bounds when p.constrained),
+ * `scales` (f32 × 4, [maxAbsG, maxAbsH, gScale, hScale] from quantise) and `featureKind`
+ * (u32 × F, layout.ts featureKinds: kind | monotone << 2).
  */
 export function splitEvaluateCall(
   buffers: {
@@ -60,16 +64,27 @@ export function splitEvaluateCall(
   const wg = constants.WG ?? 64
   if (!(wg >= 1 && (wg & (wg - 1)) === 0)) throw new RangeError(`split_evaluate: WG must be a power of 2, got ${wg}`)
   checkSplitParams(p)
-  const maxCatThreshold = p.maxCatThreshold ?? DEFAULT_MAX_CAT_THRESHOLD
-  return { spec: splitEvaluateSpec, shape, buffers, uniforms: { ...shape, ...p, maxCatThreshold }, constants }
+  const maxCatThreshold = p.maxCatThreshold ?? DEFAULT_MAX_CAT_THRESHOLD,
+    maxDeltaStep = p.maxDeltaStep ?? 0,
+    constrained = p.constrained ? 1 : 0
+  const uniforms = {
+    ...shape,
+    ...p,
+    maxCatThreshold,
+    maxDeltaStep,
+    weightGain: constrained || +(maxDeltaStep !== 0),
+    constrained,
+  }
+  return { spec: splitEvaluateSpec, shape, buffers, uniforms, constants }
 }
 
-/** Refuses parameters XGBoost refuses (lambda, alpha, min_child_weight ≥ 0), naming them. */
+/** Refuses parameters XGBoost refuses (lambda, alpha, min_child_weight, max_delta_step ≥ 0), naming them. */
 export function checkSplitParams(p: SplitParams): void {
   for (const [name, v] of [
     ['lambda', p.lambda],
     ['alpha', p.alpha],
     ['min_child_weight', p.minChildWeight],
+    ['max_delta_step', p.maxDeltaStep ?? 0],
   ] as const) {
     if (!(Number.isFinite(v) && v >= 0))
       throw new RangeError(`split_evaluate: ${name} must be a finite number ≥ 0, got ${v}`)

@@ -32,6 +32,11 @@ export interface BackendSetup {
   rowOffset?: number
   /** Data-parallel hooks: set when this backend holds one rank's rows. */
   reduce?: BackendReduce
+  /**
+   * Monotone constraints resolved per feature (constraints.ts: 1, −1, 0), when any feature has
+   * one: the split search then bounds weights and every EvalRequest carries `bounds`.
+   */
+  monotone?: Int8Array
 }
 
 /**
@@ -56,6 +61,8 @@ export interface NodeSums {
 export interface EvalRequest {
   nid: number
   featureMask: Uint8Array
+  /** Weight bounds (constraints.ts NodeBounds) when the setup has monotone constraints. */
+  bounds?: readonly number[]
 }
 
 /** One histogram subtraction: hist[sibling] = hist[parent] − hist[built]. */
@@ -95,6 +102,11 @@ export interface GbdtBackend {
   finishTree(tree: Tree): Promise<void> | void
   /** Current validation margins (Float32Array, length V), or undefined without a valid set. */
   validMargins(): Promise<Float32Array | undefined> | Float32Array | undefined
+  /**
+   * The node each training row sits in (Uint32Array, length N) once the tree is grown, before
+   * finishTree: the leaves, for objectives that refresh leaf values from their rows' residuals.
+   */
+  leafPositions(): Promise<Uint32Array> | Uint32Array
   /** Current training margins (Float32Array, length N): for train metrics and tests. */
   trainMargins(): Promise<Float32Array> | Float32Array
   /** Releases buffers. */

@@ -13,7 +13,7 @@ import { defaultWorkerFactory } from '../../data/unit-source.ts'
 import '../loader-tasks.ts'
 import { checkCategoryCodes, cutsFromSketches, type CategoricalFeatures } from './cuts.ts'
 import { BIN_TASK, SKETCH_TASK, type BinArgs, type RowSketch, type SketchArgs } from './row-quantise.ts'
-import { mergeParts } from './sketch.ts'
+import { mergeParts, sketchPlaces } from './sketch.ts'
 import type { BinnedMatrix, Cuts } from './types.ts'
 
 /** One loader worker's share of the quantisation (the sketch and bin tasks of row-quantise.ts). */
@@ -61,6 +61,8 @@ export async function binWith(
     N = F > 0 ? columns[0].length : 0,
     W = binners.length
   const range = (k: number): [number, number] => [Math.floor((k * N) / W), Math.floor(((k + 1) * N) / W)]
+  // Sketch places (rows of weight 0 have none): worker k's rows start at the places before them.
+  const places = sketchPlaces(weights, 0, N)
   const sketches = await Promise.all(
     binners.map((b, k) => {
       const [lo, hi] = range(k)
@@ -68,9 +70,10 @@ export async function binWith(
       return b.sketchRows(
         columns.map(c => c.slice(lo, hi)),
         weights?.slice(lo, hi),
-        lo,
+        sketchPlaces(weights, 0, lo),
         N,
         maxBin,
+        places,
       )
     }),
   )
@@ -79,6 +82,7 @@ export async function binWith(
       sketches.map(s => s.parts[f]),
       N,
       maxBin,
+      places,
     ),
   )
   const missing = columns.map((_, f) => sketches.some(s => s.missing[f]))

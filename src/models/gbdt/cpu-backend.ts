@@ -15,15 +15,7 @@ import type {
 } from './backend.ts'
 import type { SplitCandidate, Tree } from './types.ts'
 import { gradient } from '../../kernels/gbdt/gradient.ref.ts'
-import {
-  OBJECTIVE_LOGISTIC,
-  OBJECTIVE_SQUARED_ERROR,
-  ROW_UNUSED,
-  decodeSplit,
-  featureKinds,
-  SPLIT_WORDS,
-  type SplitResult,
-} from '../../kernels/gbdt/layout.ts'
+import { ROW_UNUSED, decodeSplit, featureKinds, SPLIT_WORDS, type SplitResult } from '../../kernels/gbdt/layout.ts'
 import { quantise, quantiseMax } from '../../kernels/gbdt/quantise.ref.ts'
 import { allreducePairs, quantiseWithMax } from './hist-reduce.ts'
 import { histogramBuild } from '../../kernels/gbdt/histogram_build.ref.ts'
@@ -32,9 +24,11 @@ import { splitEvaluate } from '../../kernels/gbdt/split_evaluate.ref.ts'
 import { putInt64 } from '../../kernels/gbdt/fixed-point.ts'
 import { rowPartition } from '../../kernels/gbdt/row_partition.ref.ts'
 import { splitTable } from './split-table.ts'
+import { nodeSumsWithBounds, splitParams } from './split-inputs.ts'
 import { marginUpdate } from '../../kernels/gbdt/margin_update.ref.ts'
 import { rowSampled } from './sampling.ts'
 import { addTree } from './predict.ts'
+import { kernelObjective } from './objective.ts'
 
 /** Creates the CPU backend (a BackendFactory). */
 export function createCpuBackend(setup: BackendSetup): GbdtBackend {
@@ -70,14 +64,14 @@ class CpuBackend implements GbdtBackend {
     this.positions = new Uint32Array(this.n)
     this.gpair = new Float32Array(2 * this.n)
     this.qgpair = new Int32Array(2 * this.n)
-    this.kinds = featureKinds(s.cuts.cutPtrs, s.cuts.categorical, s.params.max_cat_to_onehot)
+    this.kinds = featureKinds(s.cuts.cutPtrs, s.cuts.categorical, s.params.max_cat_to_onehot, s.monotone)
   }
 
   beginRound(round: number): NodeSums | Promise<NodeSums> {
     const p = this.s.params,
       r0 = this.s.rowOffset ?? 0
     for (let i = 0; i < this.n; i++) this.positions[i] = rowSampled(p.seed, round, r0 + i, p.subsample) ? 0 : ROW_UNUSED
-    const objective = p.objective === 'reg:squarederror' ? OBJECTIVE_SQUARED_ERROR : OBJECTIVE_LOGISTIC
+    const objective = kernelObjective(p)
     gradient(
       this.margins,
       this.s.labels,
@@ -85,8 +79,9 @@ class CpuBackend implements GbdtBackend {
       this.positions,
       this.gpair,
       this.n,
-      objective,
+      objective.id,
       p.scale_pos_weight,
+      objective.param,
     )
     if (this.s.reduce) return this.beginRoundReduced(this.s.reduce)
     quantise(this.gpair, this.n, this.qgpair, this.scales)
@@ -181,14 +176,12 @@ class CpuBackend implements GbdtBackend {
       M = nodes.length
     const mask = new Uint32Array(M * F),
       slots = new Uint32Array(M),
-      sums = new Uint32Array(M * 4)
+      sums = nodeSumsWithBounds(nodes, this.s.monotone !== undefined, nid => this.sums.get(nid)!)
     nodes.forEach((r, m) => {
       mask.set(r.featureMask, m * F)
       slots[m] = this.slot(r.nid)
-      sums.set(this.sums.get(r.nid)!, m * 4)
     })
     const out = new Uint32Array(M * SPLIT_WORDS)
-    const p = this.s.params
     splitEvaluate(
       this.hist,
       this.s.cuts.cutPtrs,
@@ -198,7 +191,7 @@ class CpuBackend implements GbdtBackend {
       this.scales,
       out,
       { nodes: M, features: F, maskPerNode: 1 },
-      { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight, maxCatThreshold: p.max_cat_threshold },
+      splitParams(this.s),
       this.kinds,
     )
     return nodes.map((r, m) => {
@@ -237,6 +230,10 @@ class CpuBackend implements GbdtBackend {
   finishTree(tree: Tree): void {
     marginUpdate(this.positions, tree.splitCondition, this.margins, this.n, tree.left.length)
     if (this.validM && this.s.validColumns) addTree(tree, this.s.validColumns, this.validM)
+  }
+
+  leafPositions(): Uint32Array {
+    return this.positions
   }
 
   validMargins(): Float32Array | undefined {

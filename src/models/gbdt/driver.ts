@@ -9,8 +9,10 @@ import type { AppliedSplit, BackendFactory, GbdtBackend, NodeSums } from './back
 import { buildCuts, type CategoricalFeatures } from './cuts.ts'
 import { categoricalFlags, trainedFeatureTypes } from './features.ts'
 import { binMatrix } from './binned.ts'
-import { baseMargin, transform } from './objective.ts'
+import { baseMargin, leafQuantile, transform } from './objective.ts'
 import { checkLabels, estimateBaseScore } from '../../eval/labels.ts'
+import { labelQuantile, refreshLeaves } from './leaf-refresh.ts'
+import { rowSampled } from './sampling.ts'
 import type { TrainData } from '../../eval/dataset.ts'
 import { evaluate, maximize } from '../../eval/metrics.ts'
 import { calcWeight, RT_EPS } from './evaluate.ts'
@@ -18,6 +20,7 @@ import { expandNode, finishTree, newTree, type TreeBuilder } from './tree.ts'
 import { ColumnSampler } from './sampling.ts'
 import { createCpuBackend } from './cpu-backend.ts'
 import { continueFrom } from './init-model.ts'
+import { type Constraints, resolveConstraints, TreeConstraints } from './constraints.ts'
 
 /** Options of one training run. */
 export interface TrainOptions {
@@ -59,6 +62,8 @@ interface Growth {
   sampler: ColumnSampler
   t: TreeBuilder
   sums: Map<number, NodeSums>
+  /** Monotone bounds and interaction sets of this tree's nodes. */
+  c: TreeConstraints
 }
 
 /** Trains a booster (XGBoost `xgb.train`). `backend` defaults to the CPU reference backend. */
@@ -73,11 +78,10 @@ export async function train(
   const cuts = opts.cuts ?? buildCuts(data.columns, p.max_bin, data.weights, categorical)
   checkCutsCategorical(cuts, categorical)
   const binned = opts.binned ?? binMatrix(data.columns, cuts)
+  const constraints = resolveConstraints(p, featureNamesOf(data), categorical.flags)
   const init = opts.initModel && continueFrom(opts.initModel, data, p.objective)
   // XGBoost holds base_score as an f32; rounding here keeps exported and trained margins identical.
-  const baseScore = Math.fround(
-    init?.baseScore ?? opts.baseScore ?? p.base_score ?? estimateBaseScore(p.objective, data.labels, data.weights),
-  )
+  const baseScore = Math.fround(init?.baseScore ?? opts.baseScore ?? p.base_score ?? defaultBaseScore(p, data))
   const b = await backend({
     params: p,
     cuts,
@@ -86,7 +90,8 @@ export async function train(
     weights: data.weights,
     baseMargin: Math.fround(baseMargin(p.objective, baseScore)),
     validColumns: data.valid?.columns,
-    initMargins: init?.margins,
+    initMargins: init?.margins ?? rowBaseMargins(data),
+    monotone: constraints.monotone,
   })
   const sampler = new ColumnSampler(data.columns.length, p, p.seed)
   const trees: Tree[] = init ? init.trees.slice() : [],
@@ -96,7 +101,8 @@ export async function train(
   try {
     for (let round = first; round < first + p.num_round; round++) {
       sampler.beginTree(round)
-      const tree = await growTree(b, p, cuts, sampler, round)
+      const tree = await growTree(b, p, cuts, sampler, round, constraints)
+      await refreshTreeLeaves(b, tree, data, p, round)
       await b.finishTree(tree)
       trees.push(tree)
       const own = await evalRound(b, data, p, opts.onValidScores)
@@ -117,6 +123,18 @@ export async function train(
     history,
     bestIteration: stop.best < 0 ? trees.length - 1 : stop.best,
   }
+}
+
+/**
+ * The rows' own starting margins (TrainData.baseMargin, XGBoost's base_margin: base_score is then
+ * not added to these rows), training and validation; undefined without them.
+ */
+function rowBaseMargins(d: TrainData): { train: Float32Array; valid?: Float32Array } | undefined {
+  if (!d.baseMargin) return undefined
+  if (d.baseMargin.length !== d.labels.length)
+    throw new RangeError(`base margin: ${d.baseMargin.length} values for ${d.labels.length} rows (one output per row)`)
+  if (d.valid && !d.valid.baseMargin) throw new RangeError('base margin: the validation rows have none')
+  return { train: d.baseMargin, valid: d.valid?.baseMargin }
 }
 
 /** Feature names of the data (f0, f1, … when not given). */
@@ -153,8 +171,40 @@ function checkData(d: TrainData, p: GbdtParams, shared: boolean): void {
   })
   checkLabels(p.objective, d.labels, d.labelName)
   if (d.valid) checkLabels(p.objective, d.valid.labels, d.labelName)
+  if (shared && leafQuantile(p) !== undefined)
+    throw new RangeError(
+      `objective: ${p.objective} refreshes leaf values from residual quantiles, not supported across ranks yet (train on one rank)`,
+    )
   if (p.early_stopping_rounds !== undefined && !d.valid && !shared)
     throw new RangeError('early_stopping_rounds: needs a validation set')
+}
+
+/**
+ * base_score when neither the parameters nor the caller give one: the weighted label mean
+ * (labels.ts), for the quantile objectives the label quantile (XGBoost 2.0's InitEstimation).
+ */
+function defaultBaseScore(p: GbdtParams, d: TrainData): number {
+  const alpha = leafQuantile(p)
+  return alpha === undefined
+    ? estimateBaseScore(p.objective, d.labels, d.weights)
+    : labelQuantile(alpha, d.labels, d.weights)
+}
+
+/**
+ * The quantile objectives' leaf values (leaf-refresh.ts, XGBoost UpdateTreeLeaf): eta × the
+ * residual quantile of each leaf's rows at the margins before this tree. Other objectives: nothing.
+ */
+async function refreshTreeLeaves(b: GbdtBackend, tree: Tree, d: TrainData, p: GbdtParams, round: number) {
+  const alpha = leafQuantile(p)
+  if (alpha === undefined) return
+  const rows = {
+    positions: await b.leafPositions(),
+    margins: await b.trainMargins(),
+    labels: d.labels,
+    weights: d.weights,
+    sampled: (i: number) => rowSampled(p.seed, round, i, p.subsample),
+  }
+  refreshLeaves(tree, rows, alpha, p.eta)
 }
 
 /** Grows one tree (XGBoost UpdateTree): root, then expand by the grow policy. */
@@ -164,6 +214,7 @@ async function growTree(
   cuts: Cuts,
   sampler: ColumnSampler,
   round: number,
+  constraints: Constraints,
 ): Promise<Tree> {
   const root = await b.beginRound(round)
   const g: Growth = {
@@ -173,6 +224,7 @@ async function growTree(
     sampler,
     t: newTree(p.eta * calcWeight(p, root.g, root.h), root.h),
     sums: new Map([[0, root]]),
+    c: new TreeConstraints(constraints),
   }
   await b.buildHistograms([0])
   const [rootEntry] = await evaluateNodes(g, [0])
@@ -240,7 +292,11 @@ async function buildChildren(g: Growth, splits: AppliedSplit[]): Promise<Entry[]
 }
 
 async function evaluateNodes(g: Growth, nids: number[]): Promise<Entry[]> {
-  const requests = nids.map(nid => ({ nid, featureMask: g.sampler.mask(g.t.depth[nid], nid) }))
+  const requests = nids.map(nid => ({
+    nid,
+    featureMask: g.c.restrict(nid, g.sampler.mask(g.t.depth[nid], nid)),
+    bounds: g.c.monotone ? g.c.nodeBounds(nid) : undefined,
+  }))
   const splits = await g.b.evaluateSplits(requests)
   return nids.map((nid, i) => ({ nid, split: splits[i] }))
 }
@@ -257,20 +313,30 @@ function atMaxDepth(g: Growth, nid: number): boolean {
   return g.p.max_depth > 0 && g.t.depth[nid] >= g.p.max_depth
 }
 
-/** Adds the split to the tree: children become leaves with eta-scaled weights. */
+/**
+ * Adds the split to the tree: children become leaves with eta-scaled weights. Under monotone
+ * constraints the weights are the split search's, clamped to the node's bounds (XGBoost's
+ * evaluator), and the children get their bounds from them.
+ */
 function expand(g: Growth, e: Entry): AppliedSplit {
   const s = e.split,
     p = g.p
   const parent = g.sums.get(e.nid)!
+  const [lo, hi] = g.c.nodeBounds(e.nid)
+  const bounded = g.c.monotone
+  const base = calcWeight(p, parent.g, parent.h)
+  const wl = bounded ? s.leftWeight! : calcWeight(p, s.leftG, s.leftH),
+    wr = bounded ? s.rightWeight! : calcWeight(p, s.rightG, s.rightH)
   const [left, right] = expandNode(
     g.t,
     e.nid,
     s,
     g.cuts,
-    calcWeight(p, parent.g, parent.h),
-    p.eta * calcWeight(p, s.leftG, s.leftH),
-    p.eta * calcWeight(p, s.rightG, s.rightH),
+    bounded ? Math.min(Math.max(base, lo), hi) : base,
+    p.eta * wl,
+    p.eta * wr,
   )
+  g.c.split(e.nid, left, right, s.feature, wl, wr)
   g.sums.set(left, { g: s.leftG, h: s.leftH })
   g.sums.set(right, { g: s.rightG, h: s.rightH })
   return { nid: e.nid, left, right, split: s }
@@ -288,7 +354,8 @@ async function evalRound(
   const pred = margins.map(m => transform(p.objective, m))
   onScores?.(pred)
   const out: Record<string, number> = {}
-  for (const m of p.eval_metric) out[m] = evaluate(m, pred, d.valid.labels, d.valid.weights)
+  // Every metric sees the learner's parameters (mphe: huber_slope; quantile: quantile_alpha), as in XGBoost.
+  for (const m of p.eval_metric) out[m] = evaluate(m, pred, d.valid.labels, d.valid.weights, p)
   return out
 }
 

@@ -1,7 +1,9 @@
 /**
  * Node weight and gain maths (XGBoost `TreeEvaluator` / `param.h`: CalcWeight, CalcGain). The
  * split search over histograms itself is the split_evaluate kernel and its reference
- * (src/kernels/gbdt/split_evaluate.ref.ts); the driver uses these for leaf values.
+ * (src/kernels/gbdt/split_evaluate.ref.ts); the driver uses these for leaf values — except under
+ * monotone constraints, where the leaves take the weights the split search clamped to the node's
+ * bounds (SplitCandidate.leftWeight / rightWeight), so the order it checked is the order stored.
  */
 import type { GbdtParams } from './types.ts'
 

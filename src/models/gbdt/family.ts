@@ -16,8 +16,10 @@ import { checkFeatureValues } from './feature-values.ts'
 import { rerunRounds } from './device-loss.ts'
 import { categoricalFlags } from './features.ts'
 import { selectFeatures } from '../../eval/features.ts'
+import { rowColumnsOf } from '../../eval/row-columns.ts'
 import type { CategoricalFeatures } from './cuts.ts'
 import { checkLabels, readLabels } from '../../eval/labels.ts'
+import { validationSet } from '../../eval/validation.ts'
 import { DEFAULT_PARAMS, PARAM_ALIASES, parseParams } from './params.ts'
 import type { BinnedMatrix, Booster, Cuts, GbdtParams } from './types.ts'
 import { checkGbdtMemory } from '../memory-budget.ts'
@@ -146,7 +148,7 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
 
   async precheck(snapshot, config, params) {
     if (config.initModel !== undefined) checkInitModel(readInitModel(config.initModel), snapshot, config, params)
-    const { features } = selectFeatures(snapshot.schema, config.label, config.features)
+    const { features } = selectFeatures(snapshot.schema, config.label, config.features, rowColumnsOf(config))
     if (config.splitKey) rowKeyFields(snapshot.schema, [], config.splitKey) // names the bad --split-key column
     categoricalFlags(
       features.map(f => f.name),
@@ -178,6 +180,7 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
       input.snapshot.schema,
       config.label,
       config.features ?? init?.booster.featureNames,
+      rowColumnsOf(config),
     )
     const gpu = (config.backend ?? 'gpu') === 'gpu' && hasWebGpu()
     await checkGbdtMemory(
@@ -195,6 +198,11 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
       message: `loaded ${dataset.rowsTrain} training rows, ${dataset.rowsValid} validation rows, ${dataset.features.length} features${init ? `; continuing a model of ${init.booster.trees.length} trees` : ''}`,
     })
     return { dataset, init }
+  },
+
+  async warm(device, _params, { config }) {
+    const { warmGpuBackend } = await import('./gpu-backend.ts')
+    await warmGpuBackend(device.cache, validationSet(config).kind !== 'none')
   },
 
   async fit(data, params, input, onEvaluation) {

@@ -19,10 +19,8 @@ import { allreducePairs } from './hist-reduce.ts'
 import type { SplitCandidate, Tree } from './types.ts'
 import { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { createBuffer, uploadBuffer } from '../../gpu/buffers.ts'
-import { gradientCall } from '../../kernels/gbdt/gradient.ts'
+import { gradientCall, gradientSpec } from '../../kernels/gbdt/gradient.ts'
 import {
-  OBJECTIVE_LOGISTIC,
-  OBJECTIVE_SQUARED_ERROR,
   ROW_UNUSED,
   decodeSplit,
   featureKinds,
@@ -30,23 +28,38 @@ import {
   type SplitResult,
   packTrees,
 } from '../../kernels/gbdt/layout.ts'
-import { quantiseCalls, SCALES_BYTES } from '../../kernels/gbdt/quantise.ts'
-import { histogramBuildCall, histogramBuildRowsCall, histogramBuildSpec } from '../../kernels/gbdt/histogram_build.ts'
-import { rowCompactCalls, rowCountWords } from '../../kernels/gbdt/row_compact.ts'
-import { histogramBuildWgCall } from '../../kernels/gbdt/histogram_build_wg.ts'
+import { quantiseCalls, quantiseMaxSpec, quantiseSpec, SCALES_BYTES } from '../../kernels/gbdt/quantise.ts'
+import {
+  histogramBuildCall,
+  histogramBuildRowsCall,
+  histogramBuildRowsSpec,
+  histogramBuildSpec,
+} from '../../kernels/gbdt/histogram_build.ts'
+import {
+  rowCompactCalls,
+  rowCompactScanSpec,
+  rowCompactScatterSpec,
+  rowCompactSpec,
+  rowCountWords,
+} from '../../kernels/gbdt/row_compact.ts'
+import { histogramBuildWgCall, histogramBuildWgSpec } from '../../kernels/gbdt/histogram_build_wg.ts'
 import { chooseHistogramKernel, type HistogramKernel } from '../../kernels/gbdt/histogram_choice.ts'
-import { histogramSubtractCall } from '../../kernels/gbdt/histogram_subtract.ts'
-import { splitEvaluateCall } from '../../kernels/gbdt/split_evaluate.ts'
+import { histogramSubtractCall, histogramSubtractSpec } from '../../kernels/gbdt/histogram_subtract.ts'
+import { splitEvaluateCall, splitEvaluateSpec } from '../../kernels/gbdt/split_evaluate.ts'
 import { int64 } from '../../kernels/gbdt/fixed-point.ts'
 import { splitTable } from './split-table.ts'
-import { rowPartitionCall } from '../../kernels/gbdt/row_partition.ts'
-import { marginUpdateCall } from '../../kernels/gbdt/margin_update.ts'
-import { predictCall } from '../../kernels/gbdt/predict.ts'
+import { nodeSumsWithBounds, splitParams } from './split-inputs.ts'
+import { rowPartitionCall, rowPartitionSpec } from '../../kernels/gbdt/row_partition.ts'
+import { marginUpdateCall, marginUpdateSpec } from '../../kernels/gbdt/margin_update.ts'
+import { predictCall, predictSpec } from '../../kernels/gbdt/predict.ts'
+import { mergeConstants } from '../../kernels/runner.ts'
+import type { KernelSpec } from '../../kernels/spec.ts'
 import { rowSampled } from './sampling.ts'
 import { checkBudget, estimateMemory, peakSlots, planChunks } from './gpu-chunks.ts'
 import { destroyResident, uploadResident, type Resident, type RowChunk } from './gpu-buffers.ts'
 import { createChecked, GpuRecorder, type StageTimes } from '../../gpu/recorder.ts'
 import { HistogramSlots } from './gpu-slots.ts'
+import { kernelObjective } from './objective.ts'
 
 /** Features per invocation of the level builds (histogram_build_rows); 4 vs 32: within noise on SwiftShader. */
 const BUILD_FPI = 4
@@ -88,6 +101,54 @@ export function createGpuBackend(
       b => b.dispose(),
     )
   }
+}
+
+/** A pipeline as (spec, override constants given by the call). */
+type Pipeline = [KernelSpec<never>, Record<string, number | undefined>]
+
+/**
+ * The pipelines a GpuBackend dispatches: with `kernel` (undefined: only those every kernel uses),
+ * predict only with validation rows; the calls below with their constants. warmGpuBackend
+ * compiles them ahead; tests/browser/warm-pipelines.test.ts checks the list against a run.
+ */
+export function backendPipelines(kernel: HistogramKernel | undefined, valid: boolean): Pipeline[] {
+  const build: Pipeline[] =
+    kernel === undefined
+      ? []
+      : kernel === 'workgroup'
+        ? [[histogramBuildWgSpec, {}]]
+        : [
+            [rowCompactSpec, {}],
+            [rowCompactScanSpec, {}],
+            [rowCompactScatterSpec, {}],
+            [histogramBuildRowsSpec, { FPI: BUILD_FPI }],
+          ]
+  return [
+    [gradientSpec, {}],
+    [quantiseMaxSpec, {}],
+    [quantiseSpec, {}],
+    [histogramBuildSpec, {}],
+    ...build,
+    [histogramSubtractSpec, {}],
+    [splitEvaluateSpec, {}],
+    [rowPartitionSpec, {}],
+    [marginUpdateSpec, {}],
+    ...(valid ? [[predictSpec, {}] satisfies Pipeline] : []),
+  ]
+}
+
+/**
+ * Compiles the backend's pipelines into `cache` ahead of the first round and chooses the device's
+ * histogram kernel (histogram_choice.ts caches it per adapter: the backend's own choice is then a
+ * hit); resolves when they are compiled. Those every kernel uses compile while a real adapter
+ * measures the choice.
+ */
+export async function warmGpuBackend(cache: PipelineCache, valid: boolean): Promise<void> {
+  const prepare = (pipes: Pipeline[]) =>
+    pipes.map(([spec, c]) => cache.prepare(spec, mergeConstants(spec.overrides, c)))
+  const common = prepare(backendPipelines(undefined, valid))
+  const kernel = await chooseHistogramKernel(cache)
+  await Promise.all([...common, ...prepare(backendPipelines(kernel, valid))])
 }
 
 /** [gLo, gHi, hLo, hHi] exact sums as dequantised NodeSums. */
@@ -146,7 +207,7 @@ class GpuBackend implements GbdtBackend {
     this.cutPtrs = uploadBuffer(this.device, s.cuts.cutPtrs.slice())
     this.featureKind = uploadBuffer(
       this.device,
-      featureKinds(s.cuts.cutPtrs, s.cuts.categorical, s.params.max_cat_to_onehot),
+      featureKinds(s.cuts.cutPtrs, s.cuts.categorical, s.params.max_cat_to_onehot, s.monotone),
     )
     this.sumTables = {
       cutPtrs: uploadBuffer(this.device, Uint32Array.from([0, 1])),
@@ -159,7 +220,7 @@ class GpuBackend implements GbdtBackend {
     const t0 = performance.now(),
       e = this.enc,
       p = this.s.params
-    const objective = p.objective === 'reg:squarederror' ? OBJECTIVE_SQUARED_ERROR : OBJECTIVE_LOGISTIC
+    const objective = kernelObjective(p)
     for (const c of this.res.rows) {
       // Unsampled rows get (0, 0) gradients (the mask is the gradient kernel's `positions`) but
       // are partitioned too, as in XGBoost: positions restart at the root for every row.
@@ -168,8 +229,9 @@ class GpuBackend implements GbdtBackend {
         gradientCall(
           { margins: c.margins, labels: c.labels, weights: c.weights, positions: mask, gpair: c.gpair },
           c.n,
-          objective,
+          objective.id,
           p.scale_pos_weight,
+          objective.param,
         ),
       )
       e.encoder().clearBuffer(c.positions)
@@ -325,15 +387,13 @@ class GpuBackend implements GbdtBackend {
     const t0 = performance.now(),
       e = this.enc,
       F = this.F,
-      M = nodes.length,
-      p = this.s.params
+      M = nodes.length
     const mask = new Uint32Array(M * F),
       slots = new Uint32Array(M),
-      sums = new Uint32Array(M * 4)
+      sums = nodeSumsWithBounds(nodes, this.s.monotone !== undefined, nid => this.sums.get(nid)!)
     nodes.forEach((r, m) => {
       mask.set(r.featureMask, m * F)
       slots[m] = this.slots.slot(r.nid, e)
-      sums.set(this.sums.get(r.nid)!, m * 4)
     })
     const out = createBuffer(this.device, M * SPLIT_WORDS * 4)
     e.release(out)
@@ -350,7 +410,7 @@ class GpuBackend implements GbdtBackend {
           featureKind: this.featureKind,
         },
         { nodes: M, features: F, maskPerNode: 1 },
-        { lambda: p.lambda, alpha: p.alpha, minChildWeight: p.min_child_weight, maxCatThreshold: p.max_cat_threshold },
+        splitParams(this.s),
       ),
     )
     const [bytes] = await e.read([[out, M * SPLIT_WORDS * 4]])
@@ -437,6 +497,17 @@ class GpuBackend implements GbdtBackend {
     if (!this.s.validColumns) return undefined
     const parts = await this.enc.read(this.res.valid.map(c => [c.margins, 4 * c.v]))
     return concat(parts)
+  }
+
+  async leafPositions(): Promise<Uint32Array> {
+    const parts = await this.enc.read(this.res.rows.map(c => [c.positions, 4 * c.n]))
+    const out = new Uint32Array(this.res.rows.reduce((s, c) => s + c.n, 0))
+    let at = 0
+    for (const b of parts) {
+      out.set(new Uint32Array(b), at)
+      at += b.byteLength / 4
+    }
+    return out
   }
 
   async trainMargins(): Promise<Float32Array> {

@@ -66,8 +66,9 @@ export function continueFrom(init: Booster, data: TrainData, objective?: string)
     trees: init.trees,
     baseScore: init.baseScore,
     margins: {
-      train: predictMargins(init, data.columns),
-      valid: data.valid && predictMargins(init, data.valid.columns),
+      // Rows with their own base margin start there (XGBoost's base_margin), the others at base_score.
+      train: predictMargins(init, data.columns, undefined, data.baseMargin),
+      valid: data.valid && predictMargins(init, data.valid.columns, undefined, data.valid.baseMargin),
     },
   }
 }

@@ -5,9 +5,11 @@
  */
 import type { GbdtParams } from './types.ts'
 import { numericParam, oneOf, type NumericRange } from '../../eval/params.ts'
+import { parseInteraction, parseMonotone } from './constraints.ts'
+import { parseMetric } from '../../eval/metrics.ts'
+import { defaultMetricName, isLogistic, objectiveSpec, OBJECTIVE_NAMES, type ObjectiveParams } from './objective.ts'
 
 type Metric = GbdtParams['eval_metric'][number]
-type Objective = GbdtParams['objective']
 
 /** Scikit-learn style aliases → XGBoost's canonical names. */
 export const PARAM_ALIASES: Readonly<Record<string, keyof GbdtParams>> = {
@@ -46,16 +48,24 @@ export const DEFAULT_PARAMS: Readonly<GbdtParams> = {
   max_cat_to_onehot: 4,
   max_cat_threshold: 64,
   categorical: [],
+  monotone_constraints: [],
+  interaction_constraints: [],
+  huber_slope: 1,
+  tweedie_variance_power: 1.5,
 }
 
-const OBJECTIVES: readonly Objective[] = ['binary:logistic', 'reg:squarederror', 'reg:logistic']
-const METRICS: readonly Metric[] = ['auc', 'logloss', 'error', 'rmse']
+/** Parameters without a default, accepted when given. */
+const OPTIONAL = new Set(['base_score', 'early_stopping_rounds', 'quantile_alpha'])
+
+/** count:poisson's max_delta_step when none is given (XGBoost's kMaxDeltaStepDefaultValue, an f32), for the tree and the objective. */
+export const POISSON_MAX_DELTA_STEP = Math.fround(0.7)
+
 /** Accepted but without effect here: they only select XGBoost's implementation or verbosity. */
 const IGNORED = new Set(['tree_method', 'booster', 'verbosity', 'nthread', 'n_jobs', 'device', 'silent'])
 
 /** Default eval metric per objective (XGBoost's `ObjFunction::DefaultEvalMetric`). */
-export function defaultMetric(objective: Objective): Metric {
-  return objective === 'reg:squarederror' ? 'rmse' : 'logloss'
+export function defaultMetric(p: ObjectiveParams): Metric {
+  return parseMetric(defaultMetricName(p), 'objective')
 }
 
 /** Numeric checks: [name, kind, lo, hi, loOpen, hiOpen]. */
@@ -80,6 +90,9 @@ const NUMERIC: ReadonlyArray<NumericRange<keyof GbdtParams>> = [
   ['base_score', 'num', -Infinity, Infinity, true, true],
   ['max_cat_to_onehot', 'int', 1, 2 ** 31 - 1, false, false],
   ['max_cat_threshold', 'int', 1, 2 ** 31 - 1, false, false],
+  ['huber_slope', 'num', 0, Infinity, true, true],
+  ['tweedie_variance_power', 'num', 1, 2, true, true],
+  ['quantile_alpha', 'num', 0, 1, true, true],
 ]
 
 /**
@@ -87,29 +100,38 @@ const NUMERIC: ReadonlyArray<NumericRange<keyof GbdtParams>> = [
  * XGBoost's own config does) and fills in defaults. Throws RangeError naming the parameter.
  */
 export function parseParams(raw: Record<string, unknown>): GbdtParams {
-  const out: GbdtParams = { ...DEFAULT_PARAMS, eval_metric: [], categorical: [] }
+  const out: GbdtParams = {
+    ...DEFAULT_PARAMS,
+    eval_metric: [],
+    categorical: [],
+    monotone_constraints: [],
+    interaction_constraints: [],
+  }
   const seen = new Map<string, string>()
   for (const [given, value] of Object.entries(raw)) {
     if (value === undefined || IGNORED.has(given)) continue
     const name = PARAM_ALIASES[given] ?? given
-    if (!(name in DEFAULT_PARAMS) && name !== 'base_score' && name !== 'early_stopping_rounds')
-      throw unknownParam(given)
+    if (!(name in DEFAULT_PARAMS) && !OPTIONAL.has(name)) throw unknownParam(given)
     if (seen.has(name)) throw new RangeError(`${given}: given twice (also as ${seen.get(name)})`)
     seen.set(name, given)
     assign(out, name as keyof GbdtParams, given, value)
   }
-  if (out.eval_metric.length === 0) out.eval_metric = [defaultMetric(out.objective)]
+  if (out.objective === 'count:poisson' && !seen.has('max_delta_step')) out.max_delta_step = POISSON_MAX_DELTA_STEP
+  if (out.eval_metric.length === 0) out.eval_metric = [defaultMetric(out)]
   checkCombination(out)
   return out
 }
 
 function assign(out: GbdtParams, name: keyof GbdtParams, given: string, value: unknown): void {
   const o = out as unknown as Record<string, unknown>
-  if (name === 'objective') o[name] = oneOf(given, value, OBJECTIVES)
+  if (name === 'objective') o[name] = oneOf(given, value, OBJECTIVE_NAMES)
+  else if (name === 'quantile_alpha') o[name] = quantileAlpha(given, value)
   else if (name === 'grow_policy') o[name] = oneOf(given, value, ['depthwise', 'lossguide'] as const)
   else if (name === 'eval_metric') o[name] = metricList(given, value)
   else if (name === 'enable_categorical') o[name] = flag(given, value)
   else if (name === 'categorical') o[name] = columnList(given, value)
+  else if (name === 'monotone_constraints') o[name] = parseMonotone(given, value)
+  else if (name === 'interaction_constraints') o[name] = parseInteraction(given, value)
   else o[name] = numeric(name, given, value)
 }
 
@@ -133,9 +155,10 @@ function columnList(given: string, value: unknown): string[] {
   return [...new Set(names as string[])]
 }
 
+/** eval_metric: names as XGBoost prints them (parseMetric: error@t, tweedie-nloglik@ρ), each once (XGBoost keeps the first). */
 function metricList(given: string, value: unknown): Metric[] {
   const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value]
-  return list.map(m => oneOf(given, typeof m === 'string' ? m.trim() : m, METRICS))
+  return [...new Set(list.map(m => parseMetric(m, given)))]
 }
 
 function checkCombination(p: GbdtParams): void {
@@ -150,14 +173,44 @@ function checkCombination(p: GbdtParams): void {
     )
   }
   if (p.max_leaves === 1) throw new RangeError('max_leaves: must be 0 (unlimited) or ≥ 2, got 1')
-  const logistic = p.objective !== 'reg:squarederror'
-  if (logistic && p.base_score !== undefined && !(p.base_score > 0 && p.base_score < 1)) {
+  if (p.objective === 'reg:quantileerror' && p.quantile_alpha === undefined)
+    throw new RangeError('quantile_alpha: reg:quantileerror needs quantile_alpha, one number in (0, 1)')
+  if (p.eval_metric.includes('quantile') && p.quantile_alpha === undefined)
+    throw new RangeError('eval_metric: quantile needs quantile_alpha (the quantile it scores), one number in (0, 1)')
+  if (isLogistic(p.objective) && p.base_score !== undefined && !(p.base_score > 0 && p.base_score < 1)) {
     throw new RangeError(`base_score: must be in (0, 1) for ${p.objective}, got ${p.base_score}`)
   }
+  if (objectiveSpec(p.objective).link === 'log' && p.base_score !== undefined && !(p.base_score > 0))
+    throw new RangeError(
+      `base_score: must be > 0 for ${p.objective} (its margin is log(base_score)), got ${p.base_score}`,
+    )
+}
+
+/**
+ * quantile_alpha: one number in (0, 1), also as a one-element list ("[0.5]", XGBoost's form).
+ * Several quantiles are several outputs per row, which needs the multi-output trees multiclass
+ * brings: refused for now.
+ */
+function quantileAlpha(given: string, value: unknown): number {
+  let v = value
+  if (typeof v === 'string' && /^\s*[[(]/.test(v))
+    v = v
+      .trim()
+      .slice(1, -1)
+      .split(',')
+      .filter(x => x.trim() !== '')
+  if (Array.isArray(v)) {
+    if (v.length !== 1)
+      throw new RangeError(
+        `${given}: one quantile only (several quantiles = several outputs per row, not supported yet), got ${JSON.stringify(value)}`,
+      )
+    v = v[0]
+  }
+  return numeric('quantile_alpha', given, v)
 }
 
 function unknownParam(given: string): RangeError {
-  const names = [...Object.keys(DEFAULT_PARAMS), 'base_score', 'early_stopping_rounds', ...Object.keys(PARAM_ALIASES)]
+  const names = [...Object.keys(DEFAULT_PARAMS), ...OPTIONAL, ...Object.keys(PARAM_ALIASES)]
   const best = names.map(n => [n, editDistance(given, n)] as const).sort((a, b) => a[1] - b[1])[0]
   const hint = best && best[1] <= Math.max(2, given.length / 3) ? ` (did you mean ${best[0]}?)` : ''
   return new RangeError(`unknown parameter ${given}${hint}`)

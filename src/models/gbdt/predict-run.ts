@@ -19,6 +19,7 @@ import { contribsRowMajor, topFeatures, treeShap } from './shap.ts'
 import type { Booster } from './types.ts'
 import { fromXGBoostJson } from './xgboost-json.ts'
 import { hasWebGpu, httpFor } from '../../run/config.ts'
+import { checkRowValues, rowColumnsOf } from '../../eval/row-columns.ts'
 
 /**
  * Predicts every live row of the table with an XGBoost model (models/predict.ts sends a
@@ -31,14 +32,20 @@ export async function runPrediction(config: PredictConfig): Promise<PredictResul
   const http = httpFor(config, config.table)
   const snapshot = await openSnapshot(config.table, { version: config.version, ...http })
   const specs = modelFeatures(booster, snapshot.schema, categories, config.table)
-  const table = await readTable(snapshot, specs, categories, { workers: config.workers, http })
-  const { margins, contribs, adapter } = config.cpu
+  const rowColumns = rowColumnsOf({ baseMargin: config.baseMargin })
+  if (config.baseMargin !== undefined) checkBaseMarginColumn(config.baseMargin, booster, snapshot.schema)
+  const table = await readTable(snapshot, specs, categories, { workers: config.workers, http, ...rowColumns })
+  const start = checkRowValues(rowColumns, table).baseMargin
+  const predicted = config.cpu
     ? {
-        margins: predictMargins(booster, table.columns),
+        margins: predictMargins(booster, table.columns, undefined, start),
         contribs: config.contribs ? treeShap(booster, table.columns) : undefined,
         adapter: 'cpu (reference predictor)',
       }
-    : await gpuPredict(booster, table.columns, config.contribs === true)
+    : await gpuPredict(booster, table.columns, config.contribs === true, start)
+  const { margins, contribs, adapter } = predicted
+  // SHAP's bias column holds the starting margin: a row's own base margin where it has one (XGBoost).
+  if (contribs && start && config.cpu) shiftBias(contribs, booster, start)
   const predictions = margins.map(m => transform(booster.params.objective, m))
   const result: PredictResult = { margins, predictions, rows: margins.length, version: snapshot.version, adapter }
   if (!contribs) return result
@@ -48,6 +55,27 @@ export async function runPrediction(config: PredictConfig): Promise<PredictResul
     featureNames: booster.featureNames,
     topFeatures: topFeatures(contribs, booster.featureNames),
   }
+}
+
+/** A base margin column must be a numeric column of the table and not a model feature. Throws naming it. */
+function checkBaseMarginColumn(name: string, booster: Booster, schema: StructType): void {
+  const field = schema.fields.find(f => f.name === name)
+  if (!field)
+    throw new RangeError(
+      `base margin column ${name}: not in the table (columns: ${schema.fields.map(f => f.name).join(', ')})`,
+    )
+  const spec = featureOf(field)
+  if (typeof spec === 'string' || spec.kind !== 'numeric')
+    throw new RangeError(`base margin column ${name}: must be numeric, its type is ${JSON.stringify(field.type)}`)
+  if (booster.featureNames.includes(name))
+    throw new RangeError(`base margin column ${name}: it is a feature of the model`)
+}
+
+/** Moves each row's bias contribution (last of F + 1) from the model's base margin to `start`. */
+function shiftBias(contribs: Float32Array, booster: Booster, start: Float32Array): void {
+  const stride = booster.featureNames.length + 1,
+    base = baseMargin(booster.params.objective, booster.baseScore)
+  for (let i = 0; i < start.length; i++) contribs[i * stride + stride - 1] += start[i] - base
 }
 
 /** Feature specs of the model's features in the table: strings need the model's dictionary. */
@@ -76,13 +104,17 @@ export async function gpuPredict(
   booster: Booster,
   columns: Float32Array[],
   contribs: boolean,
+  start?: Float32Array,
 ): Promise<{ margins: Float32Array; contribs?: Float32Array; adapter: string }> {
-  if (!hasWebGpu())
-    return {
-      margins: predictMargins(booster, columns),
+  if (!hasWebGpu()) {
+    const out = {
+      margins: predictMargins(booster, columns, undefined, start),
       contribs: contribs ? treeShap(booster, columns) : undefined,
       adapter: 'cpu (no WebGPU)',
     }
+    if (out.contribs && start) shiftBias(out.contribs, booster, start)
+    return out
+  }
   const [
     { requestDevice, adapterSummary, adapterLabel },
     { PipelineCache },
@@ -118,7 +150,9 @@ export async function gpuPredict(
     const chunk = Math.max(1, Math.min(rows, Math.floor(device.limits.maxStorageBufferBindingSize / rowBytes)))
     const margins = new Float32Array(rows)
     const phi = contribs ? new Float32Array(rows * (F + 1)) : undefined
-    const base = baseMargin(booster.params.objective, booster.baseScore)
+    // With rows' own base margins the kernels start at 0 and each row's margin is added after the
+    // trees (XGBoost adds the trees to it: the two sums may differ in the last float32 bit).
+    const base = start ? 0 : baseMargin(booster.params.objective, booster.baseScore)
     const shape = { features: F, trees: booster.trees.length, maxDepth: packed.maxDepth }
     for (let start = 0; start < rows; start += chunk) {
       const n = Math.min(chunk, rows - start)
@@ -150,13 +184,20 @@ export async function gpuPredict(
       buffers.features.destroy()
       buffers.out.destroy()
     }
+    if (start) {
+      for (let i = 0; i < rows; i++) margins[i] += start[i]
+      if (phi) for (let i = 0; i < rows; i++) phi[i * (F + 1) + F] += start[i]
+    }
     const label = adapterLabel(adapterSummary(adapter))
-    if (contribs && !shapOnGpu)
+    if (contribs && !shapOnGpu) {
+      const cpu = treeShap(booster, columns)
+      if (start) shiftBias(cpu, booster, start)
       return {
         margins,
-        contribs: treeShap(booster, columns),
+        contribs: cpu,
         adapter: `${label}; SHAP on the CPU (trees of depth ${packed.maxDepth} exceed the kernel's ${TREE_SHAP_MAX_DEPTH})`,
       }
+    }
     return { margins, contribs: phi, adapter: label }
   } finally {
     device.destroy()

@@ -22,15 +22,20 @@ export function addTree(tree: Tree, columns: ArrayLike<number>[], margins: Float
 
 /**
  * Raw margins (Float32Array, length N) of the first `nTrees` trees (default all), starting at
- * the booster's base margin — what XGBoost's predict(output_margin=True) returns.
+ * the booster's base margin, or at each row's own `start` margin (XGBoost's DMatrix base_margin,
+ * length N) — what XGBoost's predict(output_margin=True) returns.
  */
 export function predictMargins(
   booster: Booster,
   columns: ArrayLike<number>[],
   nTrees = booster.trees.length,
+  start?: Float32Array,
 ): Float32Array {
   const rows = columns.length > 0 ? columns[0].length : 0
-  const margins = new Float32Array(rows).fill(baseMargin(booster.params.objective, booster.baseScore))
+  if (start && start.length !== rows) throw new RangeError(`base margin: ${start.length} values for ${rows} rows`)
+  const margins = start
+    ? start.slice()
+    : new Float32Array(rows).fill(baseMargin(booster.params.objective, booster.baseScore))
   for (let t = 0; t < nTrees; t++) addTree(booster.trees[t], columns, margins)
   return margins
 }

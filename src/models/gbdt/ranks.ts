@@ -12,13 +12,14 @@ import type { BackendFactory, BackendReduce } from './backend.ts'
 import { categoricalOf, train } from './driver.ts'
 import { isLogistic } from './objective.ts'
 import type { Booster, Cuts, GbdtParams } from './types.ts'
-import { chunkParts, mergeParts } from './sketch.ts'
+import { chunkParts, mergeParts, sketchPlaces } from './sketch.ts'
 import { checkCategoryCodes, cutsFromSketches, hasMissing, type CategoricalFeatures } from './cuts.ts'
 import type { ScanPlan } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import { noRowsError } from '../../data/plan.ts'
 import { readTable, splitKeyFields, type Dataset, type DatasetConfig, type TrainData } from '../../eval/dataset.ts'
 import { buildDictionary, selectFeatures, type FeatureSpec } from '../../eval/features.ts'
+import { checkRowValues, pickRowValues, rowColumnsOf, type RowValues } from '../../eval/row-columns.ts'
 import { isValidKey } from '../../data/row-key.ts'
 import { readUnitKeys } from '../../data/row-keys-read.ts'
 import { createCpuBackend } from './cpu-backend.ts'
@@ -68,6 +69,7 @@ export function shardOf(data: TrainData, world: number, rank: number): Shard {
       columns: data.columns.map(rows),
       labels: rows(data.labels),
       weights: data.weights && rows(data.weights),
+      baseMargin: data.baseMargin && rows(data.baseMargin),
       valid: rank === 0 ? data.valid : undefined,
     },
   }
@@ -139,8 +141,8 @@ async function globalBaseScore(p: GbdtParams, d: TrainData, coll: Collective): P
  * Quantile cuts over ranks, identical to buildCuts on all the rows for every R: each rank holds
  * the contiguous global rows [lo, lo + n) of N and summarises its part of each fixed sketch chunk
  * (sketch.ts chunkParts: global row ranges, sized from N and max_bin); the parts are gathered and
- * merged by sketch.ts mergeParts in rank order — the one merge buildCuts runs on all rows.
- * Exact for integer row weights (all 1 without weights); F = features.
+ * merged by sketch.ts mergeParts in rank order — the one merge buildCuts runs on all rows, for
+ * any row weights (a chunk cut between ranks is summarised once from its rows). F = features.
  */
 
 /**
@@ -160,12 +162,17 @@ export async function distCuts(
 ): Promise<Cuts> {
   if (categorical) columns.forEach((c, f) => categorical.flags[f] && checkCategoryCodes(c, categorical.names[f]))
   const missing = await coll.allreduceMax(Int32Array.from(columns, c => (hasMissing(c) ? 1 : 0)))
-  const all = await coll.allgather(columns.map(c => chunkParts(c, weights, lo, total, maxBin)))
+  // Sketch places (rows of weight 0 have none): this rank's rows start after the lower ranks' places.
+  const counts = weights ? await coll.allgather(sketchPlaces(weights)) : undefined
+  const first = counts ? counts.slice(0, coll.rank).reduce((a, b) => a + b, 0) : lo
+  const places = counts ? counts.reduce((a, b) => a + b, 0) : total
+  const all = await coll.allgather(columns.map(c => chunkParts(c, weights, first, total, maxBin, places)))
   const summaries = columns.map((_, f) =>
     mergeParts(
       all.map(rank => rank[f]),
       total,
       maxBin,
+      places,
     ),
   )
   return cutsFromSketches(
@@ -244,7 +251,7 @@ export interface RankDataset {
  */
 export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Promise<RankDataset> {
   const snapshot = cfg.snapshot ?? (await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http }))
-  const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features)
+  const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features, rowColumnsOf(cfg))
   let full: ScanPlan | undefined,
     counts: RowCounts | undefined,
     span: [number, number] = [0, 0]
@@ -260,6 +267,7 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
   }
   const table = await readTable(snapshot, features, undefined, {
     label: cfg.label,
+    ...rowColumnsOf(cfg),
     filter: cfg.filter,
     workers: cfg.workers,
     http: cfg.http,
@@ -275,9 +283,12 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
   if (N === 0) throw new RangeError(`valid fraction ${cfg.validFraction} leaves no training rows`)
   const pick = (keep: Uint8Array, a: Float32Array): Float32Array => a.filter((_, i) => keep[i] === 1)
   const labels = requireLabels(cfg.label, table.labels!, table, rows.train)
+  // Checked on every row read (units may hold other ranks' rows: the whole table is checked anyway).
+  const rowValues = checkRowValues(cfg, table)
   const data: TrainData = {
     columns: table.columns.map(c => pick(rows.train, c)),
     labels,
+    ...pickRowValues(rowValues, a => pick(rows.train, a)),
     labelName: cfg.label,
     featureNames: features.map(f => f.name),
     featureTypes: features.map(f => f.xgbType),
@@ -286,7 +297,11 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
     cfg,
     features,
     dictionaries,
-    { columns: table.columns.map(c => pick(rows.valid, c)), labels: pick(rows.valid, table.labels!) },
+    {
+      columns: table.columns.map(c => pick(rows.valid, c)),
+      labels: pick(rows.valid, table.labels!),
+      ...pickRowValues(rowValues, a => pick(rows.valid, a)),
+    },
     coll,
   )
   if (valid && coll.rank === 0) data.valid = valid.data
@@ -391,7 +406,7 @@ async function validSet(
   cfg: DatasetConfig,
   features: FeatureSpec[],
   dictionaries: Record<string, string[]>,
-  mine: { columns: Float32Array[]; labels: Float32Array },
+  mine: { columns: Float32Array[]; labels: Float32Array } & RowValues,
   coll: Collective,
 ): Promise<{ data: NonNullable<TrainData['valid']>; plan?: ScanPlan; rows: number } | undefined> {
   if (cfg.validTable) {
@@ -401,6 +416,7 @@ async function validSet(
       cfg.validTable.snapshot ?? (await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...http }))
     const t = await readTable(vs, features, dictionaries, {
       label: cfg.label,
+      ...rowColumnsOf(cfg),
       filter: cfg.filter,
       workers: cfg.workers,
       http,
@@ -413,6 +429,7 @@ async function validSet(
       data: {
         columns: t.columns,
         labels: requireLabels(cfg.label, t.labels!, t, new Uint8Array(t.labels!.length).fill(1)),
+        ...checkRowValues(cfg, t, 'validation'),
       },
       plan: t.plan,
       rows: t.plan.stats.rows,
@@ -430,6 +447,8 @@ async function validSet(
   const data = {
     columns: features.map((_, f) => concat(parts.map(p => p.columns[f]))),
     labels: concat(parts.map(p => p.labels)),
+    ...(mine.weights ? { weights: concat(parts.map(p => p.weights!)) } : {}),
+    ...(mine.baseMargin ? { baseMargin: concat(parts.map(p => p.baseMargin!)) } : {}),
   }
   return data.labels.length > 0 ? { data, rows: data.labels.length } : undefined
 }

@@ -18,8 +18,11 @@ export interface RowSketch {
   missing: boolean[]
 }
 
-/** Arguments of the sketch task: columns (transferred), weights, first row, all rows, max_bin. */
-export type SketchArgs = [Float32Array[], Float32Array | undefined, number, number, number]
+/**
+ * Arguments of the sketch task: columns (transferred), weights, the first row's sketch place, all
+ * rows, max_bin, all places (sketch.ts sketchPlaces; default all rows).
+ */
+export type SketchArgs = [Float32Array[], Float32Array | undefined, number, number, number, number?]
 /** Arguments of the bin task: merged cuts and the missing offsets of all rows. */
 export type BinArgs = [Cuts, Uint32Array]
 
@@ -27,15 +30,22 @@ export type BinArgs = [Cuts, Uint32Array]
 export const SKETCH_TASK = 'gbdt-sketch'
 export const BIN_TASK = 'gbdt-bin'
 
-/** chunkParts of each column (training rows [lo, lo + n) of `total`) and whether it has a missing value. */
+/**
+ * chunkParts of each column (training rows of `total`, the first at sketch place `lo` of
+ * `places`) and whether it has a missing value.
+ */
 export function sketchRows(
   columns: Float32Array[],
   weights: Float32Array | undefined,
   lo: number,
   total: number,
   maxBin: number,
+  places = total,
 ): RowSketch {
-  return { parts: columns.map(c => chunkParts(c, weights, lo, total, maxBin)), missing: columns.map(hasMissing) }
+  return {
+    parts: columns.map(c => chunkParts(c, weights, lo, total, maxBin, places)),
+    missing: columns.map(hasMissing),
+  }
 }
 
 /** binMatrix of these rows with the merged cuts and the missing offsets of all rows. */
@@ -45,9 +55,9 @@ export function binRows(columns: Float32Array[], cuts: Cuts, missOff: Uint32Arra
 
 /** The sketch task: sketchRows, keeping the columns in the worker for the bin task. */
 export const sketchTask: LoaderTask = (args, state) => {
-  const [columns, weights, lo, total, maxBin] = args as SketchArgs
+  const [columns, weights, lo, total, maxBin, places] = args as SketchArgs
   state.set(SKETCH_TASK, columns)
-  return { value: sketchRows(columns, weights, lo, total, maxBin) }
+  return { value: sketchRows(columns, weights, lo, total, maxBin, places) }
 }
 
 /** The bin task: binRows of the columns the sketch task kept, which it then drops. */

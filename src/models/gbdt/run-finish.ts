@@ -29,6 +29,7 @@ export function finishGbdt(
     model: 'gbdt',
     auc: last.auc ?? null,
     logloss: last.logloss ?? null,
+    ...(Object.keys(last).length ? { eval: { ...last } } : {}),
     rounds,
     best_iteration: booster.bestIteration,
     train_seconds: seconds,

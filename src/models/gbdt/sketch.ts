@@ -288,20 +288,41 @@ export function sketchColumn(
   weights: ArrayLike<number> | undefined,
   maxBin: number,
 ): Summary {
-  return mergeParts([chunkParts(values, weights, 0, values.length, maxBin)], values.length, maxBin)
-}
-
-/** An exact (or, for a whole chunk, pruned) summary of some rows of sketch chunk `chunk` of one feature. */
-export interface ChunkPart {
-  chunk: number
-  summary: Summary
+  const places = sketchPlaces(weights, 0, values.length)
+  return mergeParts([chunkParts(values, weights, 0, values.length, maxBin, places)], values.length, maxBin, places)
 }
 
 /**
- * Parts of one feature column holding the contiguous rows [lo, lo + values.length) of `total`:
- * one per sketch chunk (global rows [k·C, (k+1)·C), C = sketchPlan's chunkRows) touched, exact,
- * or already pruned to the plan's limit when these rows are the whole chunk (mergeParts prunes
- * every chunk so, and pruning the whole exact summary here gives the same entries).
+ * Some rows of sketch chunk `chunk` of one feature: the whole chunk's summary, pruned to the
+ * plan's limit, or — when these rows are only part of the chunk — the rows themselves (their
+ * values and weights in row order), so the chunk is summarised once from all of its rows in row
+ * order wherever its parts were cut (exact for any weights, not only integer ones).
+ */
+export type ChunkPart = { chunk: number; summary: Summary } | ({ chunk: number } & ChunkRows)
+
+/** Rows of a part of a chunk (values NaN = missing), in row order; float32 columns stay float32. */
+interface ChunkRows {
+  values: Float32Array | Float64Array
+  weights?: Float32Array | Float64Array
+}
+
+/**
+ * Places in the sketch's row order of the rows [lo, hi) of `weights`: a row of weight 0 takes
+ * none (XGBoost's sketch skips it), every other row one; without weights, hi − lo.
+ */
+export function sketchPlaces(weights: ArrayLike<number> | undefined, lo = 0, hi = weights?.length ?? 0): number {
+  if (!weights) return hi - lo
+  let n = 0
+  for (let i = lo; i < hi; i++) if (weights[i] > 0) n++
+  return n
+}
+
+/**
+ * Parts of one feature column holding contiguous rows of `total`, the first of them at place `lo`
+ * of the `places` places (sketchPlaces of all rows; rows of weight 0 have none): one per sketch
+ * chunk (places [k·C, (k+1)·C), C = sketchPlan's chunkRows) touched, its summary already pruned
+ * to the plan's limit when these rows are the whole chunk (mergeParts prunes every chunk so, and
+ * pruning the whole exact summary here gives the same entries), else the rows themselves.
  */
 export function chunkParts(
   values: ArrayLike<number>,
@@ -309,33 +330,62 @@ export function chunkParts(
   lo: number,
   total: number,
   maxBin: number,
+  places = total,
 ): ChunkPart[] {
   const { limit, chunkRows: C } = sketchPlan(total, maxBin)
-  const hi = lo + values.length,
+  const n = values.length,
     out: ChunkPart[] = []
-  for (let start = lo; start < hi; ) {
-    const chunk = Math.floor(start / C),
-      end = Math.min(hi, (chunk + 1) * C)
-    const s = summarise(sub(values, start - lo, end - lo), weights && sub(weights, start - lo, end - lo))
-    const whole = start === chunk * C && end === Math.min(total, (chunk + 1) * C)
-    out.push({ chunk, summary: whole ? prune(s, limit) : s })
-    start = end
+  let i = 0,
+    place = lo
+  while (i < n) {
+    if (weights && !(weights[i] > 0)) {
+      i++ // no place: part of no chunk
+      continue
+    }
+    const chunk = Math.floor(place / C),
+      chunkEnd = (chunk + 1) * C
+    let j = i,
+      p = place
+    if (!weights) {
+      j = Math.min(n, i + chunkEnd - place)
+      p = place + j - i
+    } else
+      while (j < n && p < chunkEnd) {
+        if (weights[j] > 0) p++
+        j++
+      }
+    const whole = place === chunk * C && p === Math.min(places, chunkEnd)
+    if (whole) out.push({ chunk, summary: prune(summarise(sub(values, i, j), weights && sub(weights, i, j)), limit) })
+    else {
+      const w = weights && copy(weights, i, j)
+      out.push({ chunk, values: copy(values, i, j), ...(w ? { weights: w } : {}) })
+    }
+    place = p
+    i = j
   }
   return out
 }
 
 /**
- * One feature's summary of all `total` rows from the parts of disjoint row ranges (outer index:
- * ranks or loader units, in row order; any fixed order gives the same result for integer
- * weights, since exact summaries of disjoint rows combine into the exact summary of their
- * union). Each chunk's summary is pruned to the plan's limit and the chunks are folded in chunk
- * order through XGBoost's `WQuantileSketch` levels (`PushTemp`, then `GetSummary` with the last
- * chunk), so the result depends on the rows and `maxBin` only — never on who summarised which.
+ * One feature's summary of all `total` rows (`places` of them with a place: sketchPlaces) from the
+ * parts of disjoint row ranges (outer index: ranks or loader units, in row order). A chunk cut
+ * into parts is summarised from their rows joined in row order — what one part holding the whole
+ * chunk summarises — so the result depends on the rows and `maxBin` only, never on who held
+ * which, for any weights. Each chunk's summary is pruned to the plan's limit and the chunks are
+ * folded in chunk order through XGBoost's `WQuantileSketch` levels (`PushTemp`, then
+ * `GetSummary` with the last chunk).
  */
-export function mergeParts(perPart: ChunkPart[][], total: number, maxBin: number): Summary {
+export function mergeParts(perPart: ChunkPart[][], total: number, maxBin: number, places = total): Summary {
   const { limit, chunkRows } = sketchPlan(total, maxBin)
-  const chunks: Summary[] = Array.from({ length: Math.max(1, Math.ceil(total / chunkRows)) }, emptySummary)
-  for (const parts of perPart) for (const p of parts) chunks[p.chunk] = combine(chunks[p.chunk], p.summary)
+  const count = Math.max(1, Math.ceil(places / chunkRows))
+  const whole: (Summary | undefined)[] = new Array(count)
+  const rows: ChunkRows[][] = Array.from({ length: count }, () => [])
+  for (const parts of perPart)
+    for (const p of parts) {
+      if ('summary' in p) whole[p.chunk] = p.summary
+      else rows[p.chunk].push(p)
+    }
+  const chunks = Array.from({ length: count }, (_, k) => whole[k] ?? joinedSummary(rows[k]))
   const levels: Summary[] = []
   for (let k = 0; k + 1 < chunks.length; k++) pushLevel(levels, prune(chunks[k], limit), limit)
   let out = prune(chunks[chunks.length - 1], limit)
@@ -364,6 +414,28 @@ function pushLevel(levels: Summary[], temp: Summary, limit: number): void {
     temp = merged
   }
 }
+/** The exact summary of parts' rows joined in their order (an empty summary for none). */
+function joinedSummary(parts: ChunkRows[]): Summary {
+  if (parts.length === 0) return emptySummary()
+  if (parts.length === 1) return summarise(parts[0].values, parts[0].weights)
+  const n = parts.reduce((s, p) => s + p.values.length, 0)
+  const f32 = parts.every(p => p.values instanceof Float32Array)
+  const values = f32 ? new Float32Array(n) : new Float64Array(n),
+    weights = parts[0].weights ? new Float64Array(n) : undefined
+  let at = 0
+  for (const p of parts) {
+    values.set(p.values, at)
+    if (weights) weights.set(p.weights!, at)
+    at += p.values.length
+  }
+  return summarise(values, weights)
+}
+
+/** Rows [start, end) of `a`, a copy of their own (a part may cross to a worker): float32 stays float32. */
+function copy(a: ArrayLike<number>, start: number, end: number): Float32Array | Float64Array {
+  return a instanceof Float32Array ? a.slice(start, end) : Float64Array.from(Array.prototype.slice.call(a, start, end))
+}
+
 function sub(a: ArrayLike<number>, start: number, end: number): ArrayLike<number> {
   return ArrayBuffer.isView(a)
     ? (a as unknown as Float32Array).subarray(start, end)

@@ -28,11 +28,26 @@
  * - positions: u32 per row = node id (index into the tree's node arrays) the row currently sits
  *   in; rows that no longer take part (not sampled) hold 0xFFFFFFFF.
  */
+import type { MetricName } from '../../eval/metrics.ts'
 
 /** Validated XGBoost parameters (XGBoost names and defaults). */
 export interface GbdtParams {
-  objective: 'binary:logistic' | 'reg:squarederror' | 'reg:logistic'
-  eval_metric: Array<'auc' | 'logloss' | 'error' | 'rmse'>
+  /** XGBoost objective name (models/gbdt/objective.ts OBJECTIVES: formulas, transforms, model config). */
+  objective:
+    | 'binary:logistic'
+    | 'reg:squarederror'
+    | 'reg:logistic'
+    | 'binary:logitraw'
+    | 'binary:hinge'
+    | 'reg:squaredlogerror'
+    | 'reg:pseudohubererror'
+    | 'reg:absoluteerror'
+    | 'reg:quantileerror'
+    | 'count:poisson'
+    | 'reg:gamma'
+    | 'reg:tweedie'
+  /** Metric names as XGBoost prints them (src/eval/metrics.ts parseMetric). */
+  eval_metric: MetricName[]
   num_round: number
   eta: number
   max_depth: number
@@ -53,7 +68,14 @@ export interface GbdtParams {
   grow_policy: 'depthwise' | 'lossguide'
   /** 0 = unlimited (lossguide needs max_leaves or max_depth). */
   max_leaves: number
+  /** Tree leaf step bound (0 = none); count:poisson's default is 0.7, also its hessian's offset (XGBoost). */
   max_delta_step: number
+  /** reg:pseudohubererror's δ (XGBoost huber_slope, default 1). */
+  huber_slope: number
+  /** reg:tweedie's ρ in (1, 2) (XGBoost tweedie_variance_power, default 1.5). */
+  tweedie_variance_power: number
+  /** reg:quantileerror's quantile in (0, 1) (XGBoost 2.0 quantile_alpha; one value: one output per row). */
+  quantile_alpha?: number
   /**
    * Split string (dictionary-coded) features and the `categorical` columns natively, as XGBoost's
    * enable_categorical; false = every feature is split as an ordered number (codes included).
@@ -65,6 +87,13 @@ export interface GbdtParams {
   max_cat_threshold: number
   /** Integer or boolean feature columns to split as categories (needs enable_categorical). */
   categorical: string[]
+  /**
+   * XGBoost monotone_constraints: per feature in column order (1 increasing, −1 decreasing, 0 free),
+   * or by feature name; [] = none (constraints.ts parses and resolves it).
+   */
+  monotone_constraints: number[] | Record<string, number>
+  /** XGBoost interaction_constraints: sets of features (indices or names) that may interact; [] = none. */
+  interaction_constraints: Array<Array<number | string>>
 }
 
 /** Quantile cuts (XGBoost HistogramCuts): feature f's bins are [cutPtrs[f], cutPtrs[f+1]). */
@@ -114,6 +143,12 @@ export interface SplitCandidate {
   leftH: number
   rightG: number
   rightH: number
+  /**
+   * Child weights as the split search computed them (f32, XGBoost's evaluator CalcWeight: clamped
+   * to the node's monotone bounds); leaves of monotone-constrained runs take these.
+   */
+  leftWeight?: number
+  rightWeight?: number
   /**
    * Categorical splits only (splitBin −1 then): the bins (= category codes) going right, a bitset
    * over the feature's bins (bit b & 31 of word b >> 5); every other bin goes left, missing by

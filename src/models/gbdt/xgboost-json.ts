@@ -6,8 +6,9 @@
  * values as their shortest round-tripping decimal), so the same booster always gives the same
  * bytes. T = trees, K = nodes of a tree.
  */
-import type { Booster, GbdtParams, Tree } from './types.ts'
+import type { Booster, Tree } from './types.ts'
 import { DEFAULT_PARAMS, defaultMetric } from './params.ts'
+import { objectiveJson, objectiveParamsFromJson } from './objective.ts'
 import { parseXGBoostJsonText } from './json-text.ts'
 import { shortestFloat32 } from '../../util/float32.ts'
 import type { UbjArrayType } from './ubjson.ts'
@@ -124,10 +125,7 @@ export function toXGBoostJson(b: Booster): Record<string, unknown> {
         num_feature: String(F),
         num_target: '1',
       },
-      objective: {
-        name: b.params.objective,
-        reg_loss_param: { scale_pos_weight: floatString(b.params.scale_pos_weight) },
-      },
+      objective: objectiveJson(b.params),
     },
     version: [2, 0, 0],
   }
@@ -397,11 +395,7 @@ export function fromXGBoostJson(json: unknown): Booster {
   const mp = field(learner, 'learner_model_param', 'learner')
   if (Number(field(mp, 'num_class', 'learner_model_param')) > 1)
     throw new RangeError('XGBoost model: multi-class models are not supported')
-  const objective = String(
-    field(field(learner, 'objective', 'learner'), 'name', 'objective'),
-  ) as GbdtParams['objective']
-  if (!['binary:logistic', 'reg:squarederror', 'reg:logistic'].includes(objective))
-    throw new RangeError(`XGBoost model: objective ${objective} is not supported`)
+  const objectiveParams = objectiveParamsFromJson(field(learner, 'objective', 'learner'))
   const rawTrees = field(field(gb, 'model', 'gradient_booster'), 'trees', 'model')
   if (!Array.isArray(rawTrees)) throw new RangeError('XGBoost model: model.trees is not an array')
   const F = Number(field(mp, 'num_feature', 'learner_model_param'))
@@ -415,8 +409,8 @@ export function fromXGBoostJson(json: unknown): Booster {
   return {
     params: {
       ...DEFAULT_PARAMS,
-      objective,
-      eval_metric: [defaultMetric(objective)],
+      ...objectiveParams,
+      eval_metric: [defaultMetric({ ...DEFAULT_PARAMS, ...objectiveParams })],
       num_round: Math.max(1, trees.length),
     },
     featureNames: names && names.length === F ? names : Array.from({ length: F }, (_, f) => `f${f}`),

@@ -236,6 +236,12 @@ export const recsysFamily: ModelFamily<RecsysParams, RecsysLoaded, RecsysTrained
     return loaded
   },
 
+  async warm(device, params, { config, snapshot }) {
+    if (rankCount(config) > 1) return // in-thread ranks: the CPU reference
+    const kinds = classifyColumns(snapshot.schema.fields, config.label, config.features)
+    await (await import('./gpu-warm.ts')).warmGpuModel(device.cache, kinds, params)
+  },
+
   async fit(data, params, input, onEvaluation) {
     const shape = modelShapeOf(data.layout, params)
     const world = rankCount(input.config)

@@ -57,6 +57,7 @@ describe('snaptrain train (marketing, 5 rounds)', () => {
       'model',
       'auc',
       'logloss',
+      'eval',
       'rounds',
       'best_iteration',
       'train_seconds',
@@ -79,6 +80,10 @@ describe('snaptrain train (marketing, 5 rounds)', () => {
     const metrics = parseMetricsCsv(readFileSync(join(out, 'metrics.csv'), 'utf8'))
     expect(metrics).toHaveLength(5)
     expect(metrics[4].auc).toBeCloseTo(s.auc, 12)
+    // `eval`: every eval_metric of the last round, as metrics.csv's last row.
+    const { round, ...last } = metrics[4]
+    expect(round).toBe(4)
+    expect(s.eval).toEqual(last)
     const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
     expect(m.table.path).toBe(join(PROJECT_ROOT, TABLE))
     expect(m.table).toMatchObject({ version: 0, rows: 45_000 })

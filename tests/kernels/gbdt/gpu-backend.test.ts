@@ -101,6 +101,29 @@ describe('GPU backend = CPU backend', () => {
     expect(gpu.trees.every(t => t.left.filter(c => c === -1).length <= 7)).toBe(true)
   })
 
+  test('binary:logistic with fractional row weights (some 0) and base margins, also chunked', async () => {
+    const d = gbdtData(600, 5, 11, 0.1, 'binary')
+    const w = (n: number, k: number) =>
+      Float32Array.from({ length: n }, (_, i) => (i % 7 === k ? 0 : 0.1 + ((i * 29) % 17) / 4))
+    const m = (n: number) => Float32Array.from({ length: n }, (_, i) => (((i * 13) % 9) - 4) / 5)
+    const N = d.labels.length,
+      V = d.valid!.labels.length
+    const data = {
+      ...d,
+      weights: w(N, 3),
+      baseMargin: m(N),
+      valid: { ...d.valid!, weights: w(V, 5), baseMargin: m(V) },
+    }
+    const raw = { max_depth: 3, num_round: 4, eta: 0.3, base_score: 0.5, eval_metric: ['logloss', 'auc'] }
+    const gpu = await expectParity(data, raw)
+    await expectParity(data, raw, { maxBindingBytes: 1024 })
+    const plain = await expectParity(
+      { ...data, baseMargin: undefined, valid: { ...data.valid, baseMargin: undefined } },
+      raw,
+    )
+    expect(gpu.history[3].logloss).not.toBeCloseTo(plain.history[3].logloss, 5)
+  })
+
   test('chunked path: a 1 KiB binding limit splits rows, features and validation rows: same model', async () => {
     // planChunks with 1024-byte bindings (pinned in tests/unit/gbdt/gpu-chunks.test.ts):
     // 490 rows × 5 features → 4 row chunks × 1 feature chunk, 210 validation rows → 5 chunks;
@@ -144,6 +167,40 @@ describe('GPU backend = CPU backend', () => {
         maxBindingBytes: 1024,
       },
     )
+  })
+
+  test('monotone and interaction constraints, both grow policies, max_delta_step: the same trees', async () => {
+    for (const extra of [
+      { max_depth: 4 },
+      { grow_policy: 'lossguide', max_leaves: 10, max_depth: 0, max_delta_step: 0.5 },
+    ]) {
+      const gpu = await expectParity(regression, {
+        objective: 'reg:squarederror',
+        num_round: 4,
+        eta: 0.3,
+        max_bin: 64,
+        monotone_constraints: '(1,-1,0,0,1)',
+        interaction_constraints: '[[0, 1, 4], [2, 3]]',
+        ...extra,
+      })
+      const used = new Set(gpu.trees.flatMap(t => Array.from(t.splitIndex.filter((_, k) => t.left[k] >= 0))))
+      expect([0, 1, 2].every(f => used.has(f))).toBe(true)
+    }
+  })
+
+  test('regression objectives: absoluteerror (leaf refresh from GPU positions, subsample), poisson, tweedie', async () => {
+    // Small: 700 rows × 5. Labels in each objective's domain, from the regression rows.
+    const small = gbdtData(1000, 5, 12, 0.1, 'regression')
+    const counts = (y: Float32Array) => y.map(v => Math.round(Math.exp(0.5 * v)))
+    const count = {
+      ...small,
+      labels: counts(small.labels),
+      valid: { ...small.valid!, labels: counts(small.valid!.labels) },
+    }
+    const p = { max_depth: 3, num_round: 3, eta: 0.5, base_score: 0.5 }
+    await expectParity(small, { ...p, objective: 'reg:absoluteerror', subsample: 0.8, seed: 5 })
+    await expectParity(count, { ...p, objective: 'count:poisson' })
+    await expectParity(count, { ...p, objective: 'reg:tweedie', tweedie_variance_power: 1.3, eval_metric: 'rmse' })
   })
 
   test('edges: one row, one feature, an all-missing feature', async () => {

@@ -1,7 +1,13 @@
 /** Random histograms and the parity comparison shared by the split kernels' tests. */
 import { expect } from 'vitest'
 import { dequantise, nodeScore, splitEvaluate } from '../../../src/kernels/gbdt/split_evaluate.ref.ts'
-import { decodeSplit, featureKinds, SPLIT_WORDS } from '../../../src/kernels/gbdt/layout.ts'
+import {
+  decodeSplit,
+  featureKinds,
+  MAX_WEIGHT_BOUND,
+  NODE_BOUND_WORDS,
+  SPLIT_WORDS,
+} from '../../../src/kernels/gbdt/layout.ts'
 import { int64, putInt64 } from '../../../src/kernels/gbdt/fixed-point.ts'
 import type { SplitParams, SplitShape } from '../../../src/kernels/gbdt/layout.ts'
 import { Rng, shuffleInPlace } from '../../../src/util/rng.ts'
@@ -33,6 +39,13 @@ export interface CaseOptions {
   /** Features split as categories (their bins shuffled against the signal), and max_cat_to_onehot. */
   categorical?: number[]
   maxCatToOnehot?: number
+  /** Monotone constraint per feature (1, −1, 0) in featureKind. */
+  monotone?: number[]
+  /**
+   * Random weight bounds per node after the sums (for SplitParams.constrained): the children's
+   * [lower, upper] and the wider parent's; some nodes unbounded.
+   */
+  bounds?: boolean
 }
 
 /** Per-bin exact sums per (slot, feature) from `rows` random quantised rows spread over the nodes. */
@@ -79,18 +92,28 @@ export function randomCase(seed: number, o: CaseOptions): SplitCase {
     putInt64(hist, k * 4, g[k])
     putInt64(hist, k * 4 + 2, h[k])
   }
-  const nodeSums = new Uint32Array(o.nodes * 4)
+  const nodeSums = new Uint32Array(o.nodes * (o.bounds ? 4 + NODE_BOUND_WORDS : 4))
   for (let m = 0; m < o.nodes; m++) {
     putInt64(nodeSums, m * 4, G[m])
     putInt64(nodeSums, m * 4 + 2, H[m])
   }
   const maskLen = o.maskPerNode ? o.nodes * o.features : o.features
   const featureMask = Uint32Array.from({ length: maskLen }, () => (rng.next() < (o.maskRate ?? 0) ? 0 : 1))
+  // Drawn after everything else, so a case with bounds has the same rows and masks as without.
+  if (o.bounds) {
+    const b = new Float32Array(nodeSums.buffer, o.nodes * 16)
+    for (let m = 0; m < o.nodes; m++) {
+      const lo = rng.next() < 0.2 ? -MAX_WEIGHT_BOUND : -0.1 - 3 * rng.next(),
+        hi = rng.next() < 0.2 ? MAX_WEIGHT_BOUND : 0.1 + 3 * rng.next()
+      const wide = rng.next() < 0.3
+      b.set([lo, hi, wide ? -MAX_WEIGHT_BOUND : lo - rng.next(), wide ? MAX_WEIGHT_BOUND : hi + rng.next()], m * 4)
+    }
+  }
   // Power-of-two scales as quantise picks them (here for |g| ≤ 1, |h| ≤ 0.25).
   const scales = Float32Array.from([1, 0.25, 2 ** 30, 2 ** 32])
   const flags = Uint8Array.from({ length: o.features }, (_, f) => (o.categorical?.includes(f) ? 1 : 0))
   return {
-    featureKind: featureKinds(cutPtrs, flags, o.maxCatToOnehot ?? 4),
+    featureKind: featureKinds(cutPtrs, flags, o.maxCatToOnehot ?? 4, o.monotone),
     hist,
     cutPtrs,
     featureMask,

@@ -2,12 +2,12 @@ import { describe, expect, test } from 'vitest'
 import { createBuffer, uploadBuffer } from '../../../src/gpu/buffers.ts'
 import { readBuffer } from '../../../src/gpu/readback.ts'
 import { splitEvaluateCall } from '../../../src/kernels/gbdt/split_evaluate.ts'
-import { SPLIT_WORDS } from '../../../src/kernels/gbdt/layout.ts'
+import { decodeSplit, SPLIT_WORDS } from '../../../src/kernels/gbdt/layout.ts'
 import type { SplitParams } from '../../../src/kernels/gbdt/layout.ts'
 import { runKernel } from '../../../src/kernels/runner.ts'
 import { checked, gpuCache } from '../bench/setup.ts'
 import type { CaseOptions, SplitCase } from './split-fixture.ts'
-import { checkSplits, checkSplitsExact } from './split-fixture.ts'
+import { checkSplits, checkSplitsExact, randomCase, referenceSplits } from './split-fixture.ts'
 
 async function gpuSplits(c: SplitCase, p: SplitParams, WG?: number): Promise<Uint32Array> {
   const cache = await gpuCache()
@@ -121,5 +121,68 @@ describe('split_evaluate: categorical features match the reference word for word
       categorical: [0, 1, 2, 3],
     })
     expect(none.splits).toBeGreaterThanOrEqual(0)
+  })
+})
+
+describe('split_evaluate: monotone bounds and max_delta_step match the reference word for word', () => {
+  const C: SplitParams = { ...P, constrained: true }
+  const exact = (seed: number, o: CaseOptions, p: SplitParams = C, WG?: number) =>
+    checkSplitsExact(seed, o, p, (c, pp) => gpuSplits(c, pp, WG))
+  /** Nodes whose reference record changes when the case's constraints are dropped: the case exercises them. */
+  const bound = (seed: number, o: CaseOptions, p: SplitParams = C): number => {
+    const c = randomCase(seed, o),
+      free = randomCase(seed, { ...o, monotone: undefined, bounds: false })
+    const a = referenceSplits(c, p),
+      b = referenceSplits(free, { ...p, constrained: false, maxDeltaStep: 0 })
+    return Array.from({ length: o.nodes }, (_, m) => m).filter(
+      m => decodeSplit(a, m).feature !== decodeSplit(b, m).feature || decodeSplit(a, m).gain !== decodeSplit(b, m).gain,
+    ).length
+  }
+  const mono = (F: number) => Array.from({ length: F }, (_, f) => [1, -1, 0][f % 3])
+
+  test.each([0, 1, 7, 33])('%i nodes, 9 monotone / free features ≤ 256 bins, bounds, masks per node', async nodes => {
+    const o = { rows: 1500, nodes, features: 9, maxBins: 256, monotone: mono(9), bounds: true, maskPerNode: true }
+    const r = await exact(nodes + 300, { ...o, maskRate: 0.3 })
+    if (nodes > 7) expect(bound(nodes + 300, { ...o, maskRate: 0.3 })).toBeGreaterThan(0)
+    if (nodes > 0) expect(r.splits).toBeGreaterThan(0)
+  })
+  test('one monotone feature with 256 bins; all-missing features', async () => {
+    await exact(31, { rows: 800, nodes: 5, features: 1, maxBins: 256, monotone: [-1], bounds: true })
+    await exact(32, { rows: 700, nodes: 6, features: 5, maxBins: 255, missingRate: 1, monotone: mono(5), bounds: true })
+  })
+  test('features ≫ WG: 70 features, WG = 16 and WG = 1', async () => {
+    const o = { rows: 600, nodes: 4, features: 70, maxBins: 40, monotone: mono(70), bounds: true }
+    await exact(33, o, C, 16)
+    await exact(33, o, C, 1)
+  })
+  test('alpha, lambda 0, max_delta_step; max_delta_step alone (unbounded)', async () => {
+    const o = { rows: 900, nodes: 8, features: 6, maxBins: 128, monotone: mono(6), bounds: true }
+    await exact(34, o, { lambda: 0, alpha: 5, minChildWeight: 0, constrained: true, maxDeltaStep: 0.5 })
+    const plain = { rows: 900, nodes: 8, features: 6, maxBins: 128 }
+    await exact(35, plain, { ...P, maxDeltaStep: 0.3 })
+    expect(bound(35, plain, { ...P, maxDeltaStep: 0.3 })).toBeGreaterThan(0)
+  })
+  test('categorical features beside monotone numeric ones; categories sorted by clipped weights', async () => {
+    const o = {
+      rows: 1500,
+      nodes: 9,
+      features: 6,
+      maxBins: 40,
+      bins: [3, 40, 12, 30, 20, 8],
+      categorical: [0, 1, 2],
+      monotone: [0, 0, 0, 1, -1, 1],
+      bounds: true,
+    }
+    expect((await exact(36, o)).categorical).toBeGreaterThan(0)
+    // max_delta_step clips the sort key too (XGBoost CalcWeightCat): many categories tie at ±0.3.
+    const clipped = { rows: 3000, nodes: 4, features: 2, maxBins: 40, bins: [40, 30], categorical: [0, 1] }
+    const r = await exact(37, clipped, {
+      lambda: 1,
+      alpha: 0,
+      minChildWeight: 0,
+      maxDeltaStep: 0.3,
+      maxCatThreshold: 3,
+    })
+    expect(r.categorical).toBeGreaterThan(0)
   })
 })

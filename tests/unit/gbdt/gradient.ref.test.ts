@@ -24,16 +24,16 @@ describe('gradient reference', () => {
     expect(out[7]).toBeCloseTo(1e-16, 20)
   })
 
-  test('squared error ignores scale_pos_weight; unused rows get (0, 0)', () => {
-    const m = Float32Array.from([1.5, 0]),
-      y = Float32Array.from([1, 2])
-    const out = new Float32Array(4).fill(9)
-    gradient(m, y, null, Uint32Array.from([0, ROW_UNUSED]), out, 2, OBJECTIVE_SQUARED_ERROR, 5)
-    expect([...out]).toEqual([0.5, 1, 0, 0])
+  test('squared error: scale_pos_weight on rows labelled 1 (XGBoost RegLossObj); unused rows get (0, 0)', () => {
+    const m = Float32Array.from([1.5, 0, 3]),
+      y = Float32Array.from([1, 2, 1])
+    const out = new Float32Array(6).fill(9)
+    gradient(m, y, null, Uint32Array.from([0, ROW_UNUSED, 0]), out, 3, OBJECTIVE_SQUARED_ERROR, 5)
+    expect([...out]).toEqual([2.5, 5, 0, 0, 10, 5])
   })
 
   test('unknown objective id is refused', () => {
-    expect(() => gradient(new Float32Array(1), new Float32Array(1), null, null, new Float32Array(2), 1, 7, 1)).toThrow(
+    expect(() => gradient(new Float32Array(1), new Float32Array(1), null, null, new Float32Array(2), 1, 10, 1)).toThrow(
       /objective/,
     )
   })

@@ -1,8 +1,9 @@
 /**
  * chooseHistogramKernel's cache: devices of one adapter (a sweep's slots) share one measurement,
  * so a slot created while another already trains cannot time its own, stalled, choice (the
- * marketing sweep's slot 1 trained with the 40× slower workgroup kernel that way). Fake devices
- * and an injected measurement: no GPU needed.
+ * marketing sweep's slot 1 trained with the 40× slower workgroup kernel that way). A fallback
+ * (software) adapter is never measured: storage atomics. Fake devices and an injected
+ * measurement: no GPU needed.
  */
 import { describe, expect, test } from 'vitest'
 import type { HistogramKernel } from '../../../src/kernels/gbdt/histogram_choice.ts'
@@ -23,14 +24,27 @@ g.GPUBufferUsage ??= {
   QUERY_RESOLVE: 512,
 }
 g.GPUMapMode ??= { READ: 1, WRITE: 2 }
-const { adapterKey, chooseHistogramKernel } = await import('../../../src/kernels/gbdt/histogram_choice.ts')
+const { adapterKey, chooseHistogramKernel, fallbackAdapter } = await import(
+  '../../../src/kernels/gbdt/histogram_choice.ts'
+)
 
 let unique = 0
 
-/** A fake pipeline cache whose device reports `architecture` (unique per test) or no adapter info. */
-function fakeCache(architecture: string | undefined): PipelineCache {
+/**
+ * A fake pipeline cache whose device reports `architecture` (unique per test) or no adapter info;
+ * `isFallbackAdapter` as given (absent: the field is missing, as in browsers before it existed).
+ */
+function fakeCache(architecture: string | undefined, isFallbackAdapter?: boolean): PipelineCache {
   const adapterInfo =
-    architecture === undefined ? undefined : { vendor: 'google', architecture, device: '', description: 'test adapter' }
+    architecture === undefined
+      ? undefined
+      : {
+          vendor: 'google',
+          architecture,
+          device: '',
+          description: 'test adapter',
+          ...(isFallbackAdapter === undefined ? {} : { isFallbackAdapter }),
+        }
   return { device: { adapterInfo } } as unknown as PipelineCache
 }
 
@@ -48,7 +62,7 @@ function counter(kernel: HistogramKernel | Error): { calls: number; measure: () 
 
 describe('chooseHistogramKernel', () => {
   test('devices of one adapter share one measurement, started by the first', async () => {
-    const arch = `swiftshader-${unique++}`
+    const arch = `gpu-${unique++}`
     const first = counter('storage'),
       second = counter('workgroup')
     const slot0 = chooseHistogramKernel(fakeCache(arch), first.measure)
@@ -83,6 +97,25 @@ describe('chooseHistogramKernel', () => {
     await expect(chooseHistogramKernel(fakeCache(arch), failed.measure)).rejects.toThrow('device lost')
     expect(await chooseHistogramKernel(fakeCache(arch), retry.measure)).toBe('storage')
     expect(retry.calls).toBe(1)
+  })
+
+  test('a fallback adapter gets storage atomics without measuring; a real one measures', async () => {
+    const never = counter('workgroup')
+    for (const cache of [fakeCache(`gpu-${unique++}`, true), fakeCache(`swiftshader-${unique++}`)])
+      expect(await chooseHistogramKernel(cache, never.measure)).toBe('storage')
+    expect(never.calls).toBe(0)
+    const real = counter('workgroup')
+    expect(await chooseHistogramKernel(fakeCache(`gpu-${unique++}`, false), real.measure)).toBe('workgroup')
+    expect(real.calls).toBe(1)
+  })
+
+  test('fallbackAdapter: the flag where the browser sets it, else the adapter being a CPU rasteriser', () => {
+    expect(fallbackAdapter(fakeCache('ampere', true).device)).toBe(true)
+    expect(fallbackAdapter(fakeCache('ampere', false).device)).toBe(false)
+    expect(fallbackAdapter(fakeCache('ampere').device)).toBe(false)
+    expect(fallbackAdapter(fakeCache('swiftshader').device)).toBe(true)
+    expect(fallbackAdapter(fakeCache('llvmpipe').device)).toBe(true)
+    expect(fallbackAdapter(fakeCache(undefined).device)).toBe(false)
   })
 
   test('adapterKey joins the adapter identity, undefined without adapterInfo', () => {

@@ -2,7 +2,7 @@
  * GBDT across in-thread ranks (localGroup + the CPU reference backend): the merged cuts equal
  * buildCuts on all rows (one sketch chunk and several), and the XGBoost JSON model from R = 2, 3,
  * 4 ranks is byte-identical to R = 1's — with missing values, subsample and colsample < 1, a
- * validation set on rank 0 and early stopping.
+ * validation set on rank 0 and early stopping, and with fractional row weights and base margins.
  */
 import { expect, it } from 'vitest'
 import { localGroup } from '../../../src/ranks/local-group.ts'
@@ -17,6 +17,7 @@ import { parseParams } from '../../../src/models/gbdt/params.ts'
 import { toXGBoostJsonString } from '../../../src/models/gbdt/xgboost-json.ts'
 import { combineStats } from '../../../src/ranks/stats.ts'
 import { makeBinary, sliceColumns } from '../gbdt/synthetic.ts'
+import { Rng } from '../../../src/util/rng.ts'
 
 it('shardRange covers every row once, contiguously', () => {
   for (const [n, world] of [
@@ -88,6 +89,29 @@ it('the model from R = 2, 3, 4 ranks is byte-identical to R = 1 (subsample, cols
       expect(stats.find(s => s.op === 'allreduce')!.calls).toBeGreaterThan(6 * 3)
       expect(stats.find(s => s.op === 'broadcast')!.calls).toBe(boosters[0].trees.length)
     }
+  }
+})
+
+it('with row weights (fractional, over many orders of magnitude, some 0) and base margins, R = 2, 3, 4 equal R = 1', async () => {
+  const rng = new Rng(5)
+  const all = dataset()
+  const wide = (n: number) =>
+    Float32Array.from({ length: n }, () => (rng.next() < 0.1 ? 0 : Math.exp(5 * rng.normal())))
+  const margins = (n: number) => Float32Array.from({ length: n }, () => rng.normal())
+  const data: TrainData = {
+    ...all,
+    weights: wide(1500),
+    baseMargin: margins(1500),
+    valid: { ...all.valid!, weights: wide(300), baseMargin: margins(300) },
+  }
+  // max_bin 8: the 1500 rows make several sketch chunks, cut between ranks.
+  const p = parseParams({ max_depth: 4, eta: 0.3, num_round: 4, max_bin: 8, eval_metric: ['logloss'] })
+  const want = toXGBoostJsonString(await train(data, p, createCpuBackend))
+  expect(want).not.toBe(toXGBoostJsonString(await train({ ...data, weights: undefined }, p, createCpuBackend)))
+  for (const world of [2, 3, 4]) {
+    const group = localGroup(world)
+    const boosters = await Promise.all(group.map(c => trainShard(shardOf(data, world, c.rank), p, c, createCpuBackend)))
+    for (const b of boosters) expect(toXGBoostJsonString(b)).toBe(want)
   }
 })
 

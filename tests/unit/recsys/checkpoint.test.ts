@@ -1,105 +1,16 @@
+/**
+ * The recommender checkpoint format: every tensor, header field and the cursor round-trip, dcn's
+ * cross layers, old files without them, and bad files named. A run stopped, restored and continued
+ * to the bit-identical end: tests/integration/recsys/checkpoint-resume.test.ts.
+ */
 import { describe, expect, test } from 'vitest'
 import { createRefBackend, RefBackend } from '../../../src/models/recsys/backend.ts'
-import {
-  captureCheckpoint,
-  decodeCheckpoint,
-  encodeCheckpoint,
-  restoreCheckpoint,
-  stateTensors,
-} from '../../../src/models/recsys/checkpoint.ts'
-import { openRecsysData } from '../../../src/models/recsys/data.ts'
-import { modelShapeOf } from '../../../src/models/recsys/layout.ts'
-import { parseRecsysParams } from '../../../src/models/recsys/params.ts'
+import { decodeCheckpoint, encodeCheckpoint } from '../../../src/models/recsys/checkpoint.ts'
 import { trainLoop } from '../../../src/models/recsys/train-loop.ts'
-import type { ModelShape, RecsysParams } from '../../../src/models/recsys/types.ts'
-import { clicksFixture } from './clicks-fixture.ts'
-
-const BASE = {
-  epochs: 2,
-  batch_size: 256,
-  embedding_dim: 4,
-  layers: [8, 4],
-  lr: 3e-3,
-  eval_every: 4,
-  early_stopping_rounds: 50,
-  seed: 11,
-  schedule: 'cosine',
-  warmup_steps: 3,
-}
-
-async function setup(
-  extra: object,
-): Promise<{ params: RecsysParams; shape: ModelShape; data: Awaited<ReturnType<typeof openRecsysData>> }> {
-  const fx = await clicksFixture()
-  const params = parseRecsysParams({ ...BASE, ...extra })
-  const data = await openRecsysData(
-    { plan: fx.plan, label: 'label', validFraction: 0.1, workers: 0, http: { fetch: fx.fetch } },
-    params,
-  )
-  return { params, shape: modelShapeOf(data.source.layout, params), data }
-}
-
-/** Names of the tensors whose bytes differ between two bytesOf() records (Buffer.compare: fast on large tables). */
-function differing(got: Record<string, Uint8Array>, want: Record<string, Uint8Array>): string[] {
-  const names = [...new Set([...Object.keys(got), ...Object.keys(want)])]
-  return names.filter(n => !got[n] || !want[n] || Buffer.compare(got[n], want[n]) !== 0)
-}
-
-/** Every tensor of a state as bytes, by name. */
-function bytesOf(shape: ModelShape, s: Awaited<ReturnType<RefBackend['exportState']>>): Record<string, Uint8Array> {
-  return Object.fromEntries(
-    stateTensors(shape, s).map(([n, a]) => [n, new Uint8Array(a.buffer, a.byteOffset, a.byteLength)]),
-  )
-}
+import type { RecsysParams } from '../../../src/models/recsys/types.ts'
+import { bytesOf, differing, setup } from './checkpoint-fixture.ts'
 
 describe('recsys checkpoints', () => {
-  test.each([
-    ['adagrad + adam', 5, { embedding_optimizer: 'adagrad' }],
-    ['rowwise_adam + adamw', 17, { embedding_optimizer: 'rowwise_adam', optimizer: 'adamw', weight_decay: 0.01 }],
-    ['rowwise_adam at the epoch boundary', 13, { embedding_optimizer: 'rowwise_adam' }],
-    ['dcn, low-rank cross layers', 7, { architecture: 'dcn', cross_layers: 2, cross_rank: 3 }],
-  ])(
-    'stop, checkpoint, restore into a fresh model, continue ⇒ bit-identical to the uninterrupted run (%s, stop at step %i)',
-    async (_, stopAt, extra) => {
-      const { params, shape, data } = await setup(extra)
-      expect(data.source.stepsPerEpoch).toBe(13)
-      const a = createRefBackend(shape, params)
-      const whole = await trainLoop({ params, backend: a, source: data.source, valid: data.valid })
-
-      const b = createRefBackend(shape, params)
-      const first = await trainLoop({ params, backend: b, source: data.source, valid: data.valid, stopAtStep: stopAt })
-      expect(first.finished).toBe(false)
-      expect(first.state.step).toBe(stopAt)
-      // With early_stopping_rounds 50, restore_best is on: the checkpoint carries the kept best weights.
-      const file = encodeCheckpoint(
-        await captureCheckpoint(b, { shape, params, layout: data.source.layout, loop: first.state }),
-      )
-      b.destroy()
-
-      const ck = decodeCheckpoint(file, 'test.ckpt')
-      expect(ck.loop.cursor?.position).toBe(first.state.cursor?.position)
-      expect(ck.best).toBeDefined()
-      const c = new RefBackend(ck.shape, ck.params, ck.state)
-      await restoreCheckpoint(c, ck)
-      const rest = await trainLoop({
-        params: ck.params,
-        backend: c,
-        source: data.source,
-        valid: data.valid,
-        resume: ck.loop,
-      })
-      expect(rest.finished).toBe(true)
-      expect(rest.state.step).toBe(whole.state.step)
-      expect(rest.state.bestAuc).toBe(whole.state.bestAuc)
-      const want = bytesOf(shape, await a.exportState()),
-        got = bytesOf(shape, await c.exportState())
-      expect(Object.keys(got)).toEqual(Object.keys(want))
-      for (const name of Object.keys(want)) expect(Buffer.compare(got[name], want[name]), `tensor ${name}`).toBe(0)
-      expect((await c.exportState()).opt.step).toBe(whole.state.step)
-    },
-    30_000,
-  )
-
   test('round trip keeps every tensor, header field and the cursor', async () => {
     const { params, shape, data } = await setup({ embedding_optimizer: 'rowwise_adam' })
     const backend = createRefBackend(shape, params)

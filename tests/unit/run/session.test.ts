@@ -2,13 +2,15 @@
  * The driver's device session (src/run/session.ts) with a fake family fit in Node: mode 'own'
  * rebuilds a lost device under the family's policy ('rerun' from the start, 'resume' from the last
  * checkpoint) and gives up after maxRecoveries with the family's error; mode 'slot' trains once on
- * the caller's device and never rebuilds it; mode 'rank' trains on the family's rank model. Devices
- * are fakes whose `lost` the test resolves (a real GPUDevice.lost resolves the same way).
+ * the caller's device and never rebuilds it; mode 'rank' trains on the family's rank model. The
+ * driver's first device, opened ahead and warmed while the rows load (openAhead), is the first
+ * attempt's, a rebuild opens a fresh one, and one never handed out is destroyed. Devices are
+ * fakes whose `lost` the test resolves (a real GPUDevice.lost resolves the same way).
  */
 import { describe, expect, it } from 'vitest'
 import { DeviceLostError } from '../../../src/run/device-loss.ts'
 import type { FamilyFit } from '../../../src/run/family.ts'
-import { fitOnSession, type SessionDevice } from '../../../src/run/session.ts'
+import { fitOnSession, openAhead, type SessionDevice } from '../../../src/run/session.ts'
 import type { RankContext } from '../../../src/ranks/types.ts'
 
 /** A device the test can lose; `destroyed` counts destroy() calls. */
@@ -29,7 +31,7 @@ function fakeDevice(name: string): FakeDevice {
         d.destroyed++
       },
     } as unknown as GPUDevice,
-    cache: {} as SessionDevice['cache'],
+    cache: { pending: 3 } as SessionDevice['cache'],
     adapter: name,
     lose: () => lose(),
     destroyed: 0,
@@ -165,5 +167,68 @@ describe('the driver session', () => {
     const rank = { rank: 0, world: 2 } as RankContext
     const out = await fitOnSession(fit, { mode: 'rank', rank }, 'rerun')
     expect(out.trained).toEqual({ steps: [0, 1], adapter: 'rank device × 2 ranks' })
+  })
+
+  it("'own' opened ahead: the first attempt waits for the warm-up and gets that device; a rebuild opens a fresh one", async () => {
+    const { fit, log } = fakeFit({ steps: 5, loseOn: 'gpu 0', loseAt: 2 })
+    const d = devices()
+    let finishWarm = (): void => {}
+    const warmed: string[] = [],
+      waits: number[] = []
+    const ahead = openAhead(
+      'gpu',
+      device => {
+        warmed.push(device.adapter)
+        return new Promise<void>(r => {
+          finishWarm = r
+        })
+      },
+      n => waits.push(n),
+      d.open,
+    )
+    // Opened at once (while the rows load), before fitting asks.
+    await Promise.resolve()
+    expect(d.opened).toHaveLength(1)
+    const fitting = fitOnSession(fit, { mode: 'own', backend: 'gpu', openDevice: k => ahead.open(k) }, 'rerun')
+    await new Promise(r => setTimeout(r, 0))
+    expect(log).toEqual([]) // the first attempt waits for the warm-up
+    expect(waits).toEqual([3]) // …and says how many pipelines are still compiling
+    finishWarm()
+    const out = await fitting
+    ahead.release() // handed out: the session disposed it, release leaves it alone
+    expect(warmed).toEqual(['gpu 0'])
+    expect(out.trained).toEqual({ steps: [0, 1, 2, 3, 4], adapter: 'gpu 1' })
+    expect(log[0]).toBe('open gpu 0 from start')
+    expect(d.opened.map(x => x.destroyed)).toEqual([1, 1])
+  })
+
+  it("'own' opened ahead: a device never handed out (the load failed) is destroyed; a failed warm-up is ignored", async () => {
+    const d = devices()
+    const ahead = openAhead('gpu', async () => {}, undefined, d.open)
+    ahead.release()
+    ahead.release()
+    await new Promise(r => setTimeout(r, 0))
+    expect(d.opened.map(x => x.destroyed)).toEqual([1])
+    const failing = openAhead(
+      'gpu',
+      async () => {
+        throw new Error('compile failed')
+      },
+      undefined,
+      devices().open,
+    )
+    const device = await failing.open('gpu')
+    expect(device?.adapter).toBe('gpu 0')
+    failing.release()
+    expect((device as FakeDevice).destroyed).toBe(0)
+  })
+
+  it("'own' opened ahead on the CPU: nothing opened or warmed", async () => {
+    let warms = 0
+    const ahead = openAhead('cpu', async () => {
+      warms++
+    })
+    expect(await ahead.open('cpu')).toBeUndefined()
+    expect(warms).toBe(0)
   })
 })

@@ -74,3 +74,20 @@ it("rank shards put together are loadDataset's rows; dictionaries and validation
     }
   }
 })
+
+it('with --weight and --base-margin columns, rank shards carry their rows’ weights and margins; the model is identical', async () => {
+  // duration (seconds, ≥ 0) as row weights, previous (small counts) as base margins.
+  const rowCfg = { ...cfg, weight: 'duration', baseMargin: 'previous' }
+  const ds = await loadDataset(rowCfg)
+  expect(ds.features.map(f => f.name)).not.toContain('duration')
+  expect(ds.data.weights!.some(w => w !== ds.data.weights![0])).toBe(true)
+  const p = parseParams({ max_depth: 3, num_round: 3, max_bin: 16, eval_metric: ['logloss'] })
+  const want = toXGBoostJsonString(await train(ds.data, p, createCpuBackend))
+  const group = localGroup(3)
+  const ranks = await Promise.all(group.map(c => loadRankDataset(rowCfg, c)))
+  expect(ranks.flatMap(r => Array.from(r.shard.data.weights!))).toEqual(Array.from(ds.data.weights!))
+  expect(ranks.flatMap(r => Array.from(r.shard.data.baseMargin!))).toEqual(Array.from(ds.data.baseMargin!))
+  expect(ranks[0].shard.data.valid).toEqual(ds.data.valid)
+  const models = await Promise.all(group.map((c, r) => trainShard(ranks[r].shard, p, c, createCpuBackend)))
+  models.forEach(m => expect(toXGBoostJsonString(m)).toBe(want))
+})

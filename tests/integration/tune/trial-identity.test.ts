@@ -13,7 +13,7 @@ import { runTraining } from '../../../src/run/pipeline.ts'
 import { DataCache } from '../../../src/sweep/data-cache.ts'
 import { createTrialRunner } from '../../../src/sweep/trial-runner.ts'
 import type { SweepConfig, TrialArtifacts } from '../../../src/tune/types.ts'
-import { clicksFixture } from '../recsys/clicks-fixture.ts'
+import { clicksFixture } from '../../unit/recsys/clicks-fixture.ts'
 
 let tables: ServedDirectory
 let clicks: ServedDirectory

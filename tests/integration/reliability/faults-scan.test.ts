@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { run } from '../../../src/cli/scan.ts'
 import { writeClicks } from '../../../tools/datagen/clicks.ts'
 import { startFaultServer, type FaultServer } from '../../support/fault-server.ts'
-import { FAULT_CASES } from './fault-cases.ts'
+import { FAULT_CASES } from '../../unit/reliability/fault-cases.ts'
 
 const ARGS = ['--columns', 'user_id,device,label']
 

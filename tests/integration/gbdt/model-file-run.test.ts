@@ -16,7 +16,7 @@ import { categoriesOf } from '../../../src/models/gbdt/model-attributes.ts'
 import { decodeModel } from '../../../src/models/gbdt/model-file.ts'
 import { fromXGBoostJson, xgboostJsonText } from '../../../src/models/gbdt/xgboost-json.ts'
 import type { TrainConfig } from '../../../src/run/config.ts'
-import { makeTree } from './tree-fixture.ts'
+import { makeTree } from '../../unit/gbdt/tree-fixture.ts'
 import { DEFAULT_PARAMS } from '../../../src/models/gbdt/params.ts'
 
 let server: ServedDirectory

@@ -17,7 +17,7 @@ import { train } from '../../../src/models/gbdt/driver.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
 import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
 import type { ModelState } from '../../../src/models/recsys/backend.ts'
-import { clicksFixture } from '../recsys/clicks-fixture.ts'
+import { clicksFixture } from '../../unit/recsys/clicks-fixture.ts'
 
 /** A promise resolved from outside (a device's `lost`). */
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {

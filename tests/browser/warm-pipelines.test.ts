@@ -1,0 +1,119 @@
+/**
+ * Pipelines compiled ahead (PipelineCache.prepare, what the driver's warm-up does while a table
+ * loads): the GBDT backend's list (backendPipelines) is exactly what a training run then uses, so
+ * the run compiles nothing more and nothing warmed goes unused, with and without validation rows;
+ * on a fallback adapter (this machine's SwiftShader) the histogram choice compiles nothing and no
+ * histogram_build_wg pipeline is ever made. N = 600 rows, F = 6, 2 rounds of depth 3. The
+ * recommender's (warmGpuModel, from the columns' kinds alone) are exactly what its steps,
+ * evaluations and divergence scan use: an MLP, and a DCN with a bag feature and rowwise Adam.
+ */
+import { describe, expect, test } from 'vitest'
+import { requestDevice } from '../../src/gpu/device.ts'
+import { PipelineCache } from '../../src/gpu/pipeline-cache.ts'
+import { chooseHistogramKernel, fallbackAdapter } from '../../src/kernels/gbdt/histogram_choice.ts'
+import { train } from '../../src/models/gbdt/driver.ts'
+import { createGpuBackend, warmGpuBackend } from '../../src/models/gbdt/gpu-backend.ts'
+import { parseParams } from '../../src/models/gbdt/params.ts'
+import { warmGpuModel } from '../../src/models/recsys/gpu-warm.ts'
+import { initOptimizerState, initWeights } from '../../src/models/recsys/init.ts'
+import { modelShapeOf } from '../../src/models/recsys/layout.ts'
+import { GpuModel } from '../../src/models/recsys/model-gpu.ts'
+import { parseRecsysParams } from '../../src/models/recsys/params.ts'
+import type { ModelBatch } from '../../src/models/recsys/types.ts'
+import { Rng } from '../../src/util/rng.ts'
+import { checked } from '../kernels/bench/setup.ts'
+import { gbdtData } from '../kernels/gbdt/gpu-backend-data.ts'
+
+const DATA = gbdtData(600, 6, 4, 0.1, 'binary')
+const PARAMS = parseParams({ num_round: 2, max_depth: 3, eval_metric: ['auc'] })
+
+/** A fresh device and an empty cache on it. */
+async function freshCache(): Promise<PipelineCache> {
+  const { device } = await requestDevice()
+  return new PipelineCache(device)
+}
+
+describe('GBDT pipelines compiled ahead', () => {
+  for (const valid of [true, false]) {
+    test(`a run ${valid ? 'with' : 'without'} validation rows uses exactly the warmed pipelines`, async () => {
+      const cache = await freshCache()
+      try {
+        await checked(cache.device, () => warmGpuBackend(cache, valid))
+        expect(cache.pending).toBe(0)
+        const warmed = cache.keys()
+        expect(warmed.length).toBeGreaterThan(0)
+        const data = valid ? DATA : { ...DATA, valid: undefined }
+        await checked(cache.device, () => train(data, PARAMS, createGpuBackend(cache.device, cache)))
+        expect(cache.keys().sort()).toEqual([...warmed].sort())
+        expect(warmed.some(k => k.startsWith('predict:'))).toBe(valid)
+        if (fallbackAdapter(cache.device)) expect(warmed.filter(k => k.startsWith('histogram_build_wg'))).toEqual([])
+      } finally {
+        cache.device.destroy()
+      }
+    }, 60_000)
+  }
+
+  test("on this machine's (fallback) adapter the histogram choice compiles and times nothing", async () => {
+    const cache = await freshCache()
+    try {
+      expect(fallbackAdapter(cache.device)).toBe(true)
+      expect(await chooseHistogramKernel(cache)).toBe('storage')
+      expect(cache.size).toBe(0)
+    } finally {
+      cache.device.destroy()
+    }
+  }, 60_000)
+})
+
+describe('recommender pipelines compiled ahead', () => {
+  const cases = [
+    { name: 'an MLP', params: {}, bags: 0 },
+    {
+      name: 'a DCN with a bag feature and rowwise Adam',
+      params: { architecture: 'dcn', cross_rank: 2, embedding_optimizer: 'rowwise_adam' },
+      bags: 1,
+    },
+  ]
+  for (const c of cases) {
+    test(`${c.name}: steps, evaluation and the divergence scan use exactly the warmed pipelines`, async () => {
+      const cache = await freshCache()
+      const p = parseRecsysParams({ batch_size: 16, layers: [8, 4], embedding_dim: 4, ...c.params })
+      const kinds = { sparse: ['a', 'b'], dense: ['x', 'y', 'z'], lists: [], bags: c.bags ? ['tags'] : [] }
+      const shape = modelShapeOf(
+        { sparse: kinds.sparse, bags: c.bags ? [{ pooling: 'sum' }] : [], totalRows: 20 + 10 * c.bags, denseInputs: 3 },
+        p,
+      )
+      try {
+        await checked(cache.device, () => warmGpuModel(cache, kinds, p))
+        const warmed = cache.keys()
+        const gpu = await GpuModel.create(cache, shape, p, {
+          weights: initWeights(shape, 1),
+          opt: initOptimizerState(shape, p),
+        })
+        const rng = new Rng(2)
+        const batch = (n: number): ModelBatch => ({
+          n,
+          rows: Uint32Array.from({ length: 2 * n }, (_, k) => (k % 2 ? 7 + rng.int(13) : rng.int(7))),
+          dense: rng.floats(3 * n),
+          labels: Float32Array.from({ length: n }, () => rng.int(2)),
+          ...(c.bags
+            ? {
+                bagRows: Uint32Array.from({ length: n }, () => 20 + rng.int(10)),
+                bagOffsets: Uint32Array.from({ length: n + 1 }, (_, i) => i),
+              }
+            : {}),
+        })
+        await checked(cache.device, async () => {
+          for (let i = 0; i < 2; i++) await gpu.step(batch(16), { dense: 1e-3, embedding: 1e-2 })
+          await gpu.takeLosses()
+          await gpu.predict(batch(5))
+          expect(await gpu.nonFiniteTensors()).toEqual([])
+        })
+        gpu.destroy()
+        expect(cache.keys().sort()).toEqual([...warmed].sort())
+      } finally {
+        cache.device.destroy()
+      }
+    }, 60_000)
+  }
+})
