@@ -8,6 +8,9 @@ import { requireChrome, WEBGPU_ARGS } from './src/cli/browser.ts'
 // even on 2 cores: most Node files wait on a child process or Chromium, not on their own CPU
 // (on 2 cores the whole run took 575 s with vitest's default of cores − 1 = 1 worker, 411 s with
 // 2 and 346 s with 3).
+// `npm run test:fast` passes --maxWorkers=2: the unit files wait on no child process, so on 2 cores
+// a third worker only adds a third load of the module graph (vitest refuses per-project maxWorkers
+// for projects run together in one group).
 export default defineConfig({
   test: {
     maxWorkers: 3,
@@ -25,9 +28,6 @@ export default defineConfig({
           // One module graph per worker instead of one per file: on 2 cores the tier's wall time fell
           // from 531 s to 162 s and its CPU from 321 s to 146 s (tests restore what they change).
           isolate: false,
-          // Two workers, not 3: these files wait on no child process, so on 2 cores a third worker
-          // only adds a third load of the module graph and of the shared fixtures.
-          maxWorkers: 2,
           // Transformed modules cached on disk between runs (node_modules/.experimental-vitest-cache):
           // on a rerun vitest's transform fell from 14 s to 3 s, import from 23 s to 10 s.
           experimental: { fsModuleCache: true },

@@ -58,6 +58,12 @@ export function estimateBaseScore(
   labels: ArrayLike<number>,
   weights?: ArrayLike<number>,
 ): number {
+  const [sw, swy] = labelSums(labels, weights)
+  return baseScoreOfSums(objective, sw, swy)
+}
+
+/** [Σw, Σw·y] of `labels` (weights 1 when absent): what estimateBaseScore reads, summable over ranks. */
+export function labelSums(labels: ArrayLike<number>, weights?: ArrayLike<number>): [number, number] {
   let sw = 0,
     swy = 0
   for (let i = 0; i < labels.length; i++) {
@@ -65,6 +71,11 @@ export function estimateBaseScore(
     sw += w
     swy += w * labels[i]
   }
+  return [sw, swy]
+}
+
+/** estimateBaseScore from the label sums [Σw, Σw·y] (a ranked run adds every rank's labelSums). */
+export function baseScoreOfSums(objective: LabelObjective, sw: number, swy: number): number {
   const logistic = objective === 'binary:logistic' || objective === 'reg:logistic'
   const log = objective === 'count:poisson' || objective === 'reg:gamma' || objective === 'reg:tweedie'
   const mean = sw > 0 ? swy / sw : logistic ? 0.5 : 0

@@ -11,6 +11,7 @@
  * Rows are computed in f64 (XGBoost: f32 rows summed in f64), so values agree to ~1e-7 relative.
  * NaN in a prediction or label makes the metric NaN. auc and aucpr are NaN without both classes.
  */
+import { cFloat } from '../util/float32.ts'
 
 /** XGBoost's metric names (eval_metric), without their `@` parameter. */
 export const METRICS = [
@@ -63,7 +64,7 @@ export function parseMetric(value: unknown, given = 'eval_metric'): MetricName {
   if (base === 'error') {
     if (arg === undefined) return 'error'
     const t = numberArg(given, text, arg, 'the threshold t of error@t')
-    return t === 0.5 ? 'error' : `error@${formatFloat(t)}`
+    return t === 0.5 ? 'error' : `error@${cFloat(t, 6)}`
   }
   if (base === 'tweedie-nloglik') {
     if (arg === undefined)
@@ -71,7 +72,7 @@ export function parseMetric(value: unknown, given = 'eval_metric'): MetricName {
     const rho = numberArg(given, text, arg, 'the variance power ρ of tweedie-nloglik@ρ')
     if (!(rho >= 1 && rho < 2))
       throw new RangeError(`${given}: the variance power ρ of tweedie-nloglik@ρ must be in [1, 2), got '${text}'`)
-    return `tweedie-nloglik@${formatFloat(rho)}`
+    return `tweedie-nloglik@${cFloat(rho, 6)}`
   }
   if (arg !== undefined) throw new RangeError(`${given}: ${base} takes no @ parameter, got '${text}'`)
   return base
@@ -336,17 +337,6 @@ function deltaPrAuc(fpPrev: number, fp: number, tpPrev: number, tp: number, tota
     b = (fpPrev - h * tpPrev) / totalPos
   }
   return b !== 0 ? (pr - prPrev - (b / a) * (Math.log(a * pr + b) - Math.log(a * prPrev + b))) / a : (pr - prPrev) / a
-}
-
-/** A float32 as C++'s default ostream prints it (`%g`, 6 significant digits), as XGBoost names a metric's parameter. */
-export function formatFloat(v: number): string {
-  const trim = (s: string) => (s.includes('.') ? s.replace(/\.?0+$/, '') : s)
-  const f = Math.fround(v)
-  if (f === 0) return '0'
-  const [m, e] = f.toExponential(5).split('e')
-  const x = Number(e)
-  if (x < -4 || x >= 6) return `${trim(m)}e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`
-  return trim(f.toFixed(5 - x))
 }
 
 function numberArg(given: string, text: string, arg: string, what: string): number {

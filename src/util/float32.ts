@@ -14,3 +14,19 @@ export function shortestFloat32(x: number): number {
   }
   return Number(f.toPrecision(9))
 }
+
+/**
+ * A float32 as C++ streams it in its default `%g` style with `digits` significant digits:
+ * XGBoost's config values (dmlc `PrintValue`, max_digits10 = 9: 0.7 → "0.699999988", 1.5 → "1.5",
+ * 1e-7 → "1.00000001e-07") and its metric names (6 digits: error@0.3, tweedie-nloglik@1.5).
+ */
+export function cFloat(x: number, digits = 9): string {
+  const v = Math.fround(x)
+  if (v === 0) return Object.is(v, -0) ? '-0' : '0'
+  if (!Number.isFinite(v)) return Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf'
+  const [mant, exp] = v.toExponential(digits - 1).split('e')
+  const e = Number(exp)
+  const strip = (s: string): string => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s)
+  if (e < -4 || e >= digits) return `${strip(mant)}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`
+  return strip(v.toFixed(Math.max(0, digits - 1 - e)))
+}

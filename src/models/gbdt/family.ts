@@ -15,6 +15,7 @@ import { modelFeatures } from './predict-run.ts'
 import { checkFeatureValues } from './feature-values.ts'
 import { rerunRounds } from './device-loss.ts'
 import { categoricalFlags } from './features.ts'
+import { resolveConstraints } from './constraints.ts'
 import { selectFeatures } from '../../eval/features.ts'
 import { rowColumnsOf } from '../../eval/row-columns.ts'
 import type { CategoricalFeatures } from './cuts.ts'
@@ -150,11 +151,15 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
     if (config.initModel !== undefined) checkInitModel(readInitModel(config.initModel), snapshot, config, params)
     const { features } = selectFeatures(snapshot.schema, config.label, config.features, rowColumnsOf(config))
     if (config.splitKey) rowKeyFields(snapshot.schema, [], config.splitKey) // names the bad --split-key column
-    categoricalFlags(
-      features.map(f => f.name),
+    const names = features.map(f => f.name)
+    const categorical = categoricalFlags(
+      names,
       features.map(f => f.xgbType),
       params,
     )
+    // Names a bad monotone/interaction constraint before any row loads (train() checks again; an
+    // init model's features are its own, so its run is checked there only).
+    if (config.initModel === undefined) resolveConstraints(params, names, categorical)
     checkLabels(params.objective, await readLabels(snapshot, config), config.label)
   },
 

@@ -21,7 +21,7 @@ import {
   OBJECTIVE_SQUARED_LOG,
   OBJECTIVE_TWEEDIE,
 } from '../../kernels/gbdt/layout.ts'
-import { cppFloat } from './cpp-float.ts'
+import { cFloat } from '../../util/float32.ts'
 
 export type Objective = GbdtParams['objective']
 
@@ -81,7 +81,7 @@ function logisticGrad(m: number, y: number, w: number): [number, number] {
 
 const regLossParam = (c: ObjectiveParams): [string, Record<string, string>] => [
   'reg_loss_param',
-  { scale_pos_weight: cppFloat(c.scale_pos_weight) },
+  { scale_pos_weight: cFloat(c.scale_pos_weight) },
 ]
 
 const identity = (m: number): number => m
@@ -153,7 +153,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     },
     loss: (m, y, w, c) => c.huber_slope ** 2 * (Math.sqrt(1 + ((m - y) / c.huber_slope) ** 2) - 1) * w,
     metric: () => 'mphe',
-    config: c => ['pseudo_huber_param', { huber_slope: cppFloat(c.huber_slope) }],
+    config: c => ['pseudo_huber_param', { huber_slope: cFloat(c.huber_slope) }],
     param: c => c.huber_slope,
   },
   'reg:absoluteerror': {
@@ -175,7 +175,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     leafQuantile: c => alphaOf(c),
     metric: () => 'quantile',
     // XGBoost 2.0 writes the list as a JSON array in a string (ParamFloatArray).
-    config: c => ['quantile_loss_param', { quantile_alpha: `[${cppFloat(alphaOf(c))}]` }],
+    config: c => ['quantile_loss_param', { quantile_alpha: `[${cFloat(alphaOf(c))}]` }],
     param: c => alphaOf(c),
   },
   'count:poisson': {
@@ -186,7 +186,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     grad: (m, y, w, c) => [(Math.exp(m) - y) * w, Math.exp(m + c.max_delta_step) * w],
     loss: (m, y, w) => (Math.exp(m) - y * m) * w,
     metric: () => 'poisson-nloglik',
-    config: c => ['poisson_regression_param', { max_delta_step: cppFloat(c.max_delta_step) }],
+    config: c => ['poisson_regression_param', { max_delta_step: cFloat(c.max_delta_step) }],
     param: c => c.max_delta_step,
   },
   'reg:gamma': {
@@ -213,7 +213,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     },
     // XGBoost prints ρ with the stream's default 6 significant digits: tweedie-nloglik@1.5.
     metric: c => `tweedie-nloglik@${Number(Math.fround(c.tweedie_variance_power).toPrecision(6))}`,
-    config: c => ['tweedie_regression_param', { tweedie_variance_power: cppFloat(c.tweedie_variance_power) }],
+    config: c => ['tweedie_regression_param', { tweedie_variance_power: cFloat(c.tweedie_variance_power) }],
     param: c => c.tweedie_variance_power,
   },
 }

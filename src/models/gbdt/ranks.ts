@@ -10,7 +10,7 @@ import type { StopVote } from '../../ranks/stop-vote.ts'
 import type { Collective, CollectiveStats, RankContext, RankJob } from '../../ranks/types.ts'
 import type { BackendFactory, BackendReduce } from './backend.ts'
 import { categoricalOf, train } from './driver.ts'
-import { isLogistic } from './objective.ts'
+import { baseScoreOfSums, labelSums } from '../../eval/labels.ts'
 import type { Booster, Cuts, GbdtParams } from './types.ts'
 import { chunkParts, mergeParts, sketchPlaces } from './sketch.ts'
 import { checkCategoryCodes, cutsFromSketches, hasMissing, type CategoricalFeatures } from './cuts.ts'
@@ -117,23 +117,13 @@ export async function trainShard(
 }
 
 /**
- * estimateBaseScore (objective.ts) from label sums over ranks: the weighted label mean, clamped
- * into (0, 1) for logistic objectives. Partial sums added in rank order: equal to R = 1's
- * sequential sum whenever the sums are exact (integer labels and weights, e.g. 0/1 labels).
+ * estimateBaseScore (eval/labels.ts) from label sums over ranks (labelSums, added by the
+ * collective in rank order, then baseScoreOfSums): equal to R = 1's sequential sum whenever the
+ * sums are exact (integer labels and weights, e.g. 0/1 labels).
  */
 async function globalBaseScore(p: GbdtParams, d: TrainData, coll: Collective): Promise<number> {
-  let sw = 0,
-    swy = 0
-  for (let i = 0; i < d.labels.length; i++) {
-    const w = d.weights ? d.weights[i] : 1
-    sw += w
-    swy += w * d.labels[i]
-  }
-  const [SW, SWY] = await coll.allreduceSum(Float64Array.of(sw, swy))
-  const mean = SW > 0 ? SWY / SW : isLogistic(p.objective) ? 0.5 : 0
-  if (!isLogistic(p.objective)) return mean
-  const eps = 1e-6
-  return Math.min(1 - eps, Math.max(eps, mean))
+  const [SW, SWY] = await coll.allreduceSum(Float64Array.from(labelSums(d.labels, d.weights)))
+  return baseScoreOfSums(p.objective, SW, SWY)
 }
 
 /*

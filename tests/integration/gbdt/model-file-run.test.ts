@@ -73,6 +73,24 @@ describe('model files in a run', () => {
     await expect(gbdtFamily.precheck(snapshot, ranks, runParams(ranks))).rejects.toThrow(/runs on one rank/)
   }, 60_000)
 
+  it('refuses a constraint naming an unknown feature or a categorical one before any data is read', async () => {
+    const snapshot = await openSnapshot(url)
+    const unknown = config({ params: { monotone_constraints: { agee: 1 } } })
+    await expect(gbdtFamily.precheck(snapshot, unknown, runParams(unknown))).rejects.toThrow(
+      /monotone_constraints: no feature column agee \(features: age, job, balance, month\)/,
+    )
+    const index = config({ params: { interaction_constraints: [[0, 7]] } })
+    await expect(gbdtFamily.precheck(snapshot, index, runParams(index))).rejects.toThrow(
+      /interaction_constraints: feature index 7 is out of range: 4 features/,
+    )
+    const categorical = config({ params: { enable_categorical: true, monotone_constraints: { job: 1 } } })
+    await expect(gbdtFamily.precheck(snapshot, categorical, runParams(categorical))).rejects.toThrow(/job/)
+    const fine = config({
+      params: { monotone_constraints: { balance: 1 }, interaction_constraints: [['age', 'balance']] },
+    })
+    await expect(gbdtFamily.precheck(snapshot, fine, runParams(fine))).resolves.toBeUndefined()
+  })
+
   it('predicting a model with categorical splits on a table without that column names the column', async () => {
     const snapshot = await openSnapshot(url)
     const t = makeTree([

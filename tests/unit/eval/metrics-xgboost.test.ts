@@ -4,12 +4,12 @@
  * the empty / zero-weight / NaN edges as XGBoost 1.7.4 handles them; the `@` names (parsing,
  * XGBoost's printed form, refusals naming eval_metric); which way each is optimised.
  */
+import { cFloat } from '../../../src/util/float32.ts'
 import { describe, expect, it } from 'vitest'
 import {
   auc,
   aucpr,
   evaluate,
-  formatFloat,
   logGamma,
   maximize,
   METRICS,
@@ -246,7 +246,7 @@ describe('metric names', () => {
     expect(parseMetric('tweedie-nloglik@1')).toBe('tweedie-nloglik@1')
     expect(parseMetric('tweedie-nloglik@1.1')).toBe('tweedie-nloglik@1.1')
     for (const m of METRICS.filter(m => m !== 'tweedie-nloglik')) expect(parseMetric(m)).toBe(m)
-    expect([123456789, 0.0001, 1e-5, 100000, 1e6, -0.25, 0].map(formatFloat)).toEqual([
+    expect([123456789, 0.0001, 1e-5, 100000, 1e6, -0.25, 0].map(v => cFloat(v, 6))).toEqual([
       '1.23457e+08',
       '0.0001',
       '1e-05',

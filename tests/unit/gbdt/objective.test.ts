@@ -15,7 +15,7 @@ import { defaultMetric, parseParams } from '../../../src/models/gbdt/params.ts'
 import { checkLabels, estimateBaseScore as labelMean } from '../../../src/eval/labels.ts'
 import { rowGradient as kernelGradient } from '../../../src/kernels/gbdt/gradient.ref.ts'
 import { labelQuantile, refreshLeaves, weightedQuantile, xgbQuantile } from '../../../src/models/gbdt/leaf-refresh.ts'
-import { cppFloat } from '../../../src/models/gbdt/cpp-float.ts'
+import { cFloat } from '../../../src/util/float32.ts'
 import { train } from '../../../src/models/gbdt/driver.ts'
 import { predictMargins } from '../../../src/models/gbdt/predict.ts'
 import { fromXGBoostJson, toXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
@@ -227,8 +227,8 @@ describe('transforms, base margins, metrics and model config', () => {
     )
   })
 
-  it('cppFloat prints an f32 as C++ with 9 significant digits', () => {
-    expect([0.7, 1.5, 1, 1.3, 0.1, 1e-7, 1234567890, 0.0001].map(cppFloat)).toEqual([
+  it('cFloat prints an f32 as C++ with 9 significant digits', () => {
+    expect([0.7, 1.5, 1, 1.3, 0.1, 1e-7, 1234567890, 0.0001].map(v => cFloat(v))).toEqual([
       '0.699999988',
       '1.5',
       '1',
