@@ -9,6 +9,7 @@
  * out) imports without pyspark, so it is tested here where Spark is not installable.
  */
 import type { ContinueSpec } from './spec.ts'
+import { parseInteraction, parseMonotone, resolveConstraints } from '../models/gbdt/constraints.ts'
 
 /** snaptrain params that are not XGBoost training parameters (rounds, DMatrix options, our column lists). */
 const NOT_XGBOOST_PARAMS = ['num_round', 'n_estimators', 'early_stopping_rounds', 'enable_categorical', 'categorical']
@@ -27,10 +28,26 @@ export function gbdtJobs(spec: ContinueSpec): JobFile[] {
   ]
 }
 
-/** The XGBoost training parameters of the spec (snaptrain-only keys left out, hist, the seed). */
+/**
+ * The XGBoost training parameters of the spec (snaptrain-only keys left out, hist, the seed), the
+ * constraints in XGBoost's own forms over the model's features: monotone_constraints as "(1,0,-1)",
+ * interaction_constraints as index lists "[[0,1],[2]]"; none given, none written (XGBoost 1.7.4
+ * refuses an empty list).
+ */
 export function xgboostParams(spec: ContinueSpec): Record<string, unknown> {
   const out: Record<string, unknown> = { tree_method: 'hist' }
   for (const [k, v] of Object.entries(spec.params)) if (!NOT_XGBOOST_PARAMS.includes(k)) out[k] = v
+  delete out.monotone_constraints
+  delete out.interaction_constraints
+  const c = resolveConstraints(
+    {
+      monotone_constraints: parseMonotone('monotone_constraints', spec.params.monotone_constraints ?? []),
+      interaction_constraints: parseInteraction('interaction_constraints', spec.params.interaction_constraints ?? []),
+    },
+    spec.features.map(f => f.name),
+  )
+  if (c.monotone) out.monotone_constraints = `(${Array.from(c.monotone).join(',')})`
+  if (c.interaction) out.interaction_constraints = JSON.stringify(c.interaction)
   out.seed ??= spec.seed
   return out
 }

@@ -10,13 +10,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { writeMarketing } from '../../../tools/datagen/marketing.ts'
-import { gbdtJobs } from '../../../src/continue/gbdt-jobs.ts'
+import { gbdtJobs, xgboostParams } from '../../../src/continue/gbdt-jobs.ts'
+import { parseParams } from '../../../src/models/gbdt/params.ts'
 import { CONTINUE_RUNTIME_PY } from '../../../src/continue/runtime-py.ts'
 import type { ContinueSpec } from '../../../src/continue/spec.ts'
 import { REPO, runProcess } from '../../support/cli.ts'
 import { PYTHON, pythonPeer } from '../../support/peers.ts'
 
 const peer = pythonPeer(['numpy', 'pandas'])
+const xgb = pythonPeer(['numpy', 'xgboost'])
 const ENV = { SNAPTRAIN: `${process.execPath} ${join(REPO, 'bin/snaptrain.js')}`, SNAPTRAIN_BUILD_CHECK: '0' }
 
 const COMPARE_PY = `
@@ -114,5 +116,58 @@ describe.runIf(peer.run)('generated GBDT jobs', () => {
     expect(r.label_equal).toBe(true)
     expect(r.valid_equal).toBe(true)
     expect(r.valid).toBeGreaterThan(100)
+  })
+})
+
+/** Trains 2 rounds in XGBoost with the job's PARAMS on 5 random features; prints the constraints it kept. */
+const CONSTRAINED_PY = `
+import json, sys
+import numpy as np, xgboost as xgb
+params = json.loads(sys.argv[1])
+rng = np.random.default_rng(1)
+x = rng.normal(size=(400, 5)).astype(np.float32)
+y = (x[:, 0] - x[:, 2] + rng.normal(size=400) > 0).astype(np.float32)
+bst = xgb.train(params, xgb.DMatrix(x, label=y), 2)
+conf = json.loads(bst.save_config())["learner"]["gradient_booster"]["updater"]
+hist = conf["grow_quantile_histmaker"]["train_param"]
+print(json.dumps({"monotone": hist["monotone_constraints"], "interaction": hist["interaction_constraints"]}))
+`
+
+describe.runIf(xgb.run)('generated GBDT job parameters', () => {
+  test("constraints in XGBoost's forms over the model's features; none given, none written (1.7.4 refuses [])", async () => {
+    xgb.require()
+    const features: ContinueSpec['features'] = ['a', 'b', 'c', 'd', 'e'].map(name => ({
+      name,
+      delta_type: 'double',
+      kind: 'numeric' as const,
+    }))
+    const spec = (params: Record<string, unknown>) =>
+      ({ features, seed: 3, params: { ...parseParams(params) } }) as unknown as ContinueSpec
+    const plain = xgboostParams(spec({ max_depth: 3 }))
+    expect(plain).not.toHaveProperty('monotone_constraints')
+    expect(plain).not.toHaveProperty('interaction_constraints')
+    const constrained = xgboostParams(
+      spec({
+        max_depth: 3,
+        monotone_constraints: { a: 1, c: -1 },
+        interaction_constraints: [
+          ['a', 'b'],
+          ['c', 'd', 'e'],
+        ],
+      }),
+    )
+    expect(constrained.monotone_constraints).toBe('(1,0,-1,0,0)')
+    expect(constrained.interaction_constraints).toBe('[[0,1],[2,3,4]]')
+    for (const params of [plain, constrained]) {
+      const r = await runProcess(PYTHON, ['-c', CONSTRAINED_PY, JSON.stringify(params)], {
+        cwd: REPO,
+        env: process.env,
+        killMs: 60_000,
+      })
+      expect(r.code, r.stderr).toBe(0)
+      const kept = JSON.parse(r.stdout.trim().split('\n').pop()!)
+      expect(kept.monotone).toBe(params === plain ? '()' : '(1,0,-1,0,0)')
+      expect(kept.interaction).toBe(params === plain ? '' : '[[0,1],[2,3,4]]')
+    }
   })
 })
