@@ -119,10 +119,11 @@ describe('src/ import graph', () => {
     // predict-run: the page's predict; xgboost-json + model-attributes: the CLI's Node-side model check before predict;
     // loader-tasks: the families' loader-worker tasks, imported by the loader worker's entry;
     // model-file: the CLI reads and checks JSON / UBJSON model files; explain-run: the page's explain;
+    // constraints: the continue jobs write a run's constraints in XGBoost's forms over the model's features;
     // models/predict: the one prediction entry point of every family; models/registry: the family registry every shell reads; recsys/export: the recommender's
     // model file as ONNX / safetensors (snaptrain export, the page's downloads) and the continue bundle's PyTorch files.
     const allowed =
-      /^models\/[^/]+\/family\.ts$|^models\/gbdt\/(predict-run|xgboost-json|model-attributes|model-file|explain-run)\.ts$|^models\/recsys\/export\.ts$|^models\/(rank-jobs|loader-tasks|memory-budget|predict|registry)\.ts$/
+      /^models\/[^/]+\/family\.ts$|^models\/gbdt\/(predict-run|xgboost-json|model-attributes|model-file|explain-run|constraints)\.ts$|^models\/recsys\/export\.ts$|^models\/(rank-jobs|loader-tasks|memory-budget|predict|registry)\.ts$/
     const leaks = [...graph]
       .filter(([file]) => !file.startsWith('models/'))
       .flatMap(([file, deps]) =>
