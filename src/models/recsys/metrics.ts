@@ -8,11 +8,6 @@ import { auc, evaluate } from '../../eval/metrics.ts'
 export const RECSYS_TARGET_METRICS = ['auc', 'logloss', 'gauc'] as const
 export type RecsysTargetMetric = (typeof RECSYS_TARGET_METRICS)[number]
 
-/** True when larger is better (auc, gauc); logloss is minimised. */
-export function maximizes(metric: RecsysTargetMetric): boolean {
-  return metric !== 'logloss'
-}
-
 /**
  * Why calibration is no target: it is 1 for any model that predicts the base rate, so optimising
  * it (or |1 − calibration|) rewards a constant model. It is reported, never optimised.

@@ -10,7 +10,8 @@
  * evaluation, read-backs, timestamp-query GPU time).
  */
 import type { Cursor } from '../../data/types.ts'
-import { maximizes, validMetrics } from './metrics.ts'
+import { validMetrics } from './metrics.ts'
+import { maximize } from '../../eval/metrics.ts'
 import type { BackendTiming, RecsysBackend } from './backend.ts'
 import { sliceBatch, type EpochStream, type TrainSource } from './data.ts'
 import { stepLr } from './optimizer.ts'
@@ -358,7 +359,7 @@ function updateEarlyStopping(state: LoopState, row: MetricRow, p: RecsysParams):
   const v = stoppingValue(row, p.early_stopping_metric)
   const rounds = p.early_stopping_rounds
   if (v === undefined || Number.isNaN(v)) return false
-  const better = state.bestAuc === null || (maximizes(p.early_stopping_metric) ? v > state.bestAuc : v < state.bestAuc)
+  const better = state.bestAuc === null || (maximize(p.early_stopping_metric) ? v > state.bestAuc : v < state.bestAuc)
   if (better) {
     state.bestAuc = v
     state.bestStep = row.step
