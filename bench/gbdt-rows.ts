@@ -195,7 +195,7 @@ export function peerRow(ctx: SuiteContext, p: GbdtPeerResult): BenchRow {
   const { min, median, max } = summarize(values.length ? values : p.roundSeconds)
   return {
     suite: ctx.suite,
-    workload: `xgboost ${p.xgboost} hist nthread=${p.nthread} n=${p.rows} (valid auc ${p.validAuc.toFixed(4)})`,
+    workload: `xgboost ${p.xgboost} hist nthread=${p.nthread} n=${p.rows} (valid auc ${p.validAuc?.toFixed(4)})`,
     metric: 'time per round',
     value: median,
     unit: 's',
@@ -208,4 +208,103 @@ export function peerRow(ctx: SuiteContext, p: GbdtPeerResult): BenchRow {
     commit: ctx.commit,
     date: ctx.date,
   }
+}
+
+/** Classes of the suite's multiclass round (issue 29 §3: one round of K = 26 against 26 binary rounds). */
+export const GBDT_BENCH_CLASSES = 26
+
+/** Rows per query group of the suite's ranking run. */
+export const GBDT_BENCH_GROUP_ROWS = 20
+
+/**
+ * A K-class label learnable from the features: each row's class is its score's quantile (score =
+ * the sum of the first three features, missing = 0) cut into K equal-count classes.
+ */
+export function scoreClasses(columns: readonly Float32Array[], K: number): Float32Array {
+  const n = columns[0].length
+  const score = new Float64Array(n)
+  for (const c of columns.slice(0, 3)) for (let i = 0; i < n; i++) score[i] += Number.isNaN(c[i]) ? 0 : c[i]
+  const order = Array.from(score.keys()).sort((a, b) => score[a] - score[b] || a - b)
+  const out = new Float32Array(n)
+  order.forEach((row, rank) => {
+    out[row] = Math.floor((rank * K) / n)
+  })
+  return out
+}
+
+/** Query groups of `size` contiguous rows (the last may be shorter), as XGBoost's group_ptr. */
+export function contiguousGroups(rows: number, size: number): Uint32Array {
+  const G = Math.ceil(rows / size)
+  return Uint32Array.from({ length: G + 1 }, (_, g) => Math.min(g * size, rows))
+}
+
+/** What the task runs left for their rows (at one size, right after its binary run). */
+export interface TaskRun {
+  n: number
+  F: number
+  backend: string
+  /** The binary run's round ends (TrainingRun.ends; round 0 a warm-up). */
+  binaryEnds: number[]
+  /** multi:softprob's round ends with `classes` classes (round 0 a warm-up); undefined when it could not run. */
+  multiEnds?: number[]
+  classes: number
+  /** Stage times of a profiled rank:ndcg run (groups of `groupRows` rows); undefined when it could not run. */
+  rankRounds?: RoundTimes[]
+  groupRows: number
+}
+
+/** Each round's time from the ends of a run's rounds (round 0 dropped: the warm-up). */
+function roundSamples(ends: readonly number[]): Sample[] {
+  return ends.slice(1).map((end, i) => ({ wallMs: end - ends[i] }))
+}
+
+/**
+ * Task rows: one multiclass round of K classes against K binary rounds of the same run (the
+ * binary round's median × K as the peer: ratio > 1 = the multiclass round is faster, target ≥ 3),
+ * and ranking's host-computed gradients as a share of a profiled rank:ndcg round.
+ */
+export function taskRows(ctx: SuiteContext, t: TaskRun): BenchRow[] {
+  const out: BenchRow[] = []
+  const tag = `n=${t.n} f=${t.F} depth=6 bins=256`
+  if (t.multiEnds) {
+    const K = t.classes
+    const binaries = makeRow(ctx, {
+      workload: `${K} binary rounds (${K} × the binary round) ${tag}`,
+      metric: 'time per round',
+      unit: 's',
+      samples: roundSamples(t.binaryEnds).map(s => ({ wallMs: s.wallMs * K })),
+      fromSeconds: s => s,
+    })
+    const multi = makeRow(ctx, {
+      workload: `gbdt multiclass round K=${K} ${tag} ${t.backend}`,
+      metric: 'time per round',
+      unit: 's',
+      samples: roundSamples(t.multiEnds),
+      fromSeconds: s => s,
+    })
+    out.push(withPeer(multi, binaries), binaries)
+  }
+  if (t.rankRounds) {
+    const total = (r: RoundTimes): number => GBDT_STAGES.reduce((s, stage) => s + r.ms[stage], 0)
+    const round = makeRow(ctx, {
+      workload: `gbdt rank:ndcg round (profiled) ${tag} groups of ${t.groupRows} ${t.backend}`,
+      metric: 'time per round',
+      unit: 'ms',
+      samples: t.rankRounds.map(r => ({ wallMs: total(r) })),
+      fromSeconds: s => s * 1000,
+    })
+    const shares = t.rankRounds.map(r => (100 * r.hostGradientMs) / total(r))
+    const { min, median, max } = summarize(shares)
+    out.push(round, {
+      ...round,
+      workload: `  ranking gradients (CPU hand-off) rank:ndcg ${tag} groups of ${t.groupRows}`,
+      metric: 'share of the round',
+      unit: '%',
+      value: median,
+      min,
+      median,
+      max,
+    })
+  }
+  return out
 }

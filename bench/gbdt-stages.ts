@@ -35,12 +35,17 @@ export interface RoundTimes {
   builds: number
   /** Milliseconds spent in this wrapper's row counting (not part of any stage). */
   bookkeepingMs: number
+  /**
+   * Milliseconds of host-computed gradients (setup.hostGradients: ranking's per-group pairs on
+   * the CPU), a part of 'gradient+quantise'; 0 for objectives whose gradients a kernel computes.
+   */
+  hostGradientMs: number
 }
 
 /** A fresh, zeroed RoundTimes. */
 export function emptyRound(): RoundTimes {
   const ms = Object.fromEntries(GBDT_STAGES.map(s => [s, 0])) as Record<GbdtStage, number>
-  return { ms, builtRows: 0, builds: 0, bookkeepingMs: 0 }
+  return { ms, builtRows: 0, builds: 0, bookkeepingMs: 0, hostGradientMs: 0 }
 }
 
 /** Collects one RoundTimes per beginRound. */
@@ -69,7 +74,16 @@ export class StageClock {
  */
 export function timedBackend(factory: BackendFactory, clock: StageClock, sync: () => Promise<void>): BackendFactory {
   return async (setup: BackendSetup): Promise<GbdtBackend> => {
-    const inner = await factory(setup)
+    const host = setup.hostGradients
+    const hostGradients: BackendSetup['hostGradients'] =
+      host &&
+      ((round, margins, rowOffset) => {
+        const t0 = performance.now()
+        const out = host(round, margins, rowOffset)
+        clock.current().hostGradientMs += performance.now() - t0
+        return out
+      })
+    const inner = await factory(host ? { ...setup, hostGradients } : setup)
     const rows = new RowCounter(setup)
     const t = <T>(stage: GbdtStage, body: () => Promise<T> | T): Promise<T> => clock.time(stage, sync, body)
     return {
@@ -89,7 +103,7 @@ export function timedBackend(factory: BackendFactory, clock: StageClock, sync: (
         bookkeep(clock, () => rows.apply(splits))
       },
       releaseHistograms: nids => inner.releaseHistograms(nids),
-      finishTree: tree => t('margin update', () => inner.finishTree(tree)),
+      finishTrees: (trees, values) => t('margin update', () => inner.finishTrees(trees, values)),
       validMargins: () => t('readback', () => inner.validMargins()),
       trainMargins: () => t('readback', () => inner.trainMargins()),
       leafPositions: () => t('readback', () => inner.leafPositions()),

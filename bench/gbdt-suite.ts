@@ -3,6 +3,8 @@
  * features, tools/datagen/synthetic.ts; `--rows N`: one size of N rows) through the driver and the GPU backend — seconds per round,
  * time per stage, histogram throughput against the storage-atomic ceiling measured in the same
  * run, and XGBoost hist (2 threads) on the same rows, measured by the CLI before the browser starts.
+ * At the first size also the tasks beyond binary (issue 29 §3): a multiclass round of K = 26
+ * against 26 binary rounds of the same run, and ranking gradients' share of a rank:ndcg round.
  */
 import { generateSynthetic } from '../tools/datagen/synthetic.ts'
 import { binMatrix } from '../src/models/gbdt/binned.ts'
@@ -15,7 +17,17 @@ import { parseParams } from '../src/models/gbdt/params.ts'
 import { runTraining } from '../src/run/pipeline.ts'
 import { atomicCeiling, standaloneHistogramRow } from './gbdt-hist.ts'
 import { gbdtBackend } from './gbdt-backend.ts'
-import { openRows, profileRounds, quantiseRows, trainingRows } from './gbdt-rows.ts'
+import {
+  GBDT_BENCH_CLASSES,
+  GBDT_BENCH_GROUP_ROWS,
+  contiguousGroups,
+  openRows,
+  profileRounds,
+  quantiseRows,
+  scoreClasses,
+  taskRows,
+  trainingRows,
+} from './gbdt-rows.ts'
 import type { OpenRunMarks } from './gbdt-rows.ts'
 import { StageClock, timedBackend } from './gbdt-stages.ts'
 import type { GbdtSize, GbdtTableUrls } from './gbdt-types.ts'
@@ -37,11 +49,12 @@ import type { BenchRow, SuiteContext } from './types.ts'
 export async function runGbdtSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const rows: BenchRow[] = []
   if (ctx.gbdt?.peerNote) ctx.progress(`no XGBoost peer rows: ${ctx.gbdt.peerNote}`)
-  for (const size of gbdtSizes(ctx.quick, ctx.gbdtRows)) rows.push(...(await sizeRows(ctx, size)))
+  const sizes = gbdtSizes(ctx.quick, ctx.gbdtRows)
+  for (const size of sizes) rows.push(...(await sizeRows(ctx, size, size === sizes[0])))
   return rows
 }
 
-async function sizeRows(ctx: SuiteContext, size: GbdtSize): Promise<BenchRow[]> {
+async function sizeRows(ctx: SuiteContext, size: GbdtSize, withTasks: boolean): Promise<BenchRow[]> {
   const { rows: n, rounds } = size
   // First, before this size's other work: the run's device, pipelines and workers start cold.
   const tables = ctx.gbdt?.tables?.find(t => t.rows === n)
@@ -78,7 +91,103 @@ async function sizeRows(ctx: SuiteContext, size: GbdtSize): Promise<BenchRow[]> 
     ceiling,
     peer,
   })
-  return [...open, ...prep, ...training, ceiling, await standaloneHistogramRow(ctx, set.binned, set.cuts, ceiling)]
+  const tasks = withTasks ? await taskRuns(ctx, set, plain, rounds) : []
+  return [
+    ...open,
+    ...prep,
+    ...training,
+    ...tasks,
+    ceiling,
+    await standaloneHistogramRow(ctx, set.binned, set.cuts, ceiling),
+  ]
+}
+
+/**
+ * The task rows' runs on the size's rows (the same cuts and bins) with derived labels: a
+ * multi:softprob run of GBDT_BENCH_CLASSES classes (rounds as the binary run) and a profiled
+ * rank:ndcg run with contiguous query groups of GBDT_BENCH_GROUP_ROWS rows. A run the backend
+ * cannot do yet is skipped with a progress line saying why.
+ */
+async function taskRuns(
+  ctx: SuiteContext,
+  set: BenchSet,
+  binary: { backend: string; ends: number[] },
+  rounds: number,
+): Promise<BenchRow[]> {
+  const n = set.data.labels.length,
+    K = GBDT_BENCH_CLASSES
+  const v = set.data.valid!
+  let multiEnds: number[] | undefined
+  try {
+    ctx.progress(`n=${n}: multiclass, ${K} classes, ${rounds} rounds (${binary.backend} backend)`)
+    const data = {
+      ...set.data,
+      labels: scoreClasses(set.data.columns, K),
+      valid: { ...v, labels: scoreClasses(v.columns, K) },
+    }
+    const params = parseParams({
+      ...GBDT_BENCH_PARAMS,
+      objective: 'multi:softprob',
+      num_class: K,
+      eval_metric: 'mlogloss',
+      num_round: rounds,
+    })
+    const ends: number[] = []
+    await train(data, params, gbdtBackend(ctx.cache).factory, {
+      cuts: set.cuts,
+      binned: set.binned,
+      onRound: () => void ends.push(performance.now()),
+    })
+    multiEnds = ends
+  } catch (e) {
+    ctx.progress(`n=${n}: no multiclass row: ${(e as Error).message}`)
+  }
+  let rankRounds: StageClock['rounds'] | undefined
+  try {
+    ctx.progress(
+      `n=${n}: rank:ndcg, groups of ${GBDT_BENCH_GROUP_ROWS} rows, profiled, ${profileRounds(rounds)} rounds`,
+    )
+    const data = {
+      ...set.data,
+      labels: scoreClasses(set.data.columns, 5),
+      groups: contiguousGroups(n, GBDT_BENCH_GROUP_ROWS),
+      valid: {
+        ...v,
+        labels: scoreClasses(v.columns, 5),
+        groups: contiguousGroups(v.labels.length, GBDT_BENCH_GROUP_ROWS),
+      },
+    }
+    const params = parseParams({
+      ...GBDT_BENCH_PARAMS,
+      objective: 'rank:ndcg',
+      eval_metric: 'ndcg@10',
+      num_round: profileRounds(rounds),
+    })
+    const clock = new StageClock()
+    const backend = gbdtBackend(ctx.cache, {})
+    await train(
+      data,
+      params,
+      timedBackend(backend.factory, clock, () => ctx.device.queue.onSubmittedWorkDone()),
+      {
+        cuts: set.cuts,
+        binned: set.binned,
+      },
+    )
+    rankRounds = clock.rounds
+  } catch (e) {
+    ctx.progress(`n=${n}: no ranking row: ${(e as Error).message}`)
+  }
+  return taskRows(ctx, {
+    n,
+    F: set.F,
+    backend: binary.backend,
+    binaryEnds: binary.ends,
+    multiEnds,
+    classes: K,
+    rankRounds,
+    groupRows: GBDT_BENCH_GROUP_ROWS,
+  })
 }
 
 /**

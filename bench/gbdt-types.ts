@@ -69,10 +69,12 @@ export interface GbdtPeerResult {
    * training features as float32 columns: XGBoost's sketch + cuts + binning.
    */
   quantileSeconds?: number[]
-  /** Validation AUC after the last round. */
-  validAuc: number
+  /** Validation AUC after the last round (when auc is an eval_metric: always but in quality tasks). */
+  validAuc?: number
   /** Validation AUC after every round. */
   validAucs?: number[]
+  /** Every eval_metric on the validation rows after every round, by XGBoost's name. */
+  validMetrics?: Record<string, number[]>
   xgboost: string
   nthread: number
 }

@@ -4,9 +4,12 @@
  * licence), turned into Delta tables under bench/tables/quality-public/<name>/ by the sample-table
  * generator's writer, once, when missing or stale. The transformation is the code below and
  * nothing else: drop the listed columns (the row number, leaks of the label, identifiers with more
- * levels than bins), derive a 0/1 integer label, and type every other column by its values — a
- * column whose values all parse as numbers (R's `NA` = null) becomes `integer` (all whole, within
- * int32) or `double`, any other column a Delta `string`. Rows keep the file's order.
+ * levels than bins), derive the label (a 0/1 or class-index integer, or a number for regression
+ * and counts), and type every other column by its values — a column whose values all parse as
+ * numbers (R's `NA` = null) becomes `integer` (all whole, within int32) or `double`, any other
+ * column a Delta `string`. Rows keep the file's order. Several tables may derive other labels from
+ * one file (`file`). The ranking table (letor_sample, LightGBM's libsvm files with their query
+ * files) is read straight into training rows instead (`rankingData`): its groups are the files'.
  */
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
@@ -16,6 +19,7 @@ import { gunzipSync } from 'node:zlib'
 import { rowGroupRowsFor } from '../tools/datagen/clicks.ts'
 import { DeltaTableWriter } from '../tools/datagen/delta-writer.ts'
 import type { ColumnSpec, ColumnValues, Frame } from '../tools/datagen/types.ts'
+import type { TrainData } from '../src/eval/dataset.ts'
 import { PROJECT_ROOT } from '../src/serve/page-server.ts'
 
 /** Recorded in each table's `_source.json`; bump when the transformation changes. */
@@ -25,10 +29,20 @@ const CONVERTER = 'snaptrain quality-data 1'
 export interface PublicTable {
   /** Where the CSV was published (Rdatasets path), for the README and SOURCES.md. */
   origin: string
-  /** Name of the derived 0/1 label column. */
+  /** The source file bench/data/<file>/<file>.csv.gz; default the table's name. */
+  file?: string
+  /** Name of the derived label column: an integer (0/1, a class index, a count, dollars, minutes). */
   label: string
-  /** The label of one source row (by column name), 0 or 1. */
-  labelOf: (row: (column: string) => string) => number
+  /**
+   * The label of one source row (by column name); with `classes`, that column's value's index
+   * in the class list instead.
+   */
+  labelOf?: (row: (column: string) => string) => number
+  /**
+   * A class-index label: the value of `column` as its index in `order` (the classes in a given
+   * order), or, without `order`, in the column's distinct values sorted (JavaScript string order).
+   */
+  classes?: { column: string; order?: readonly string[] }
   /** Source columns left out (besides the label's source column, listed here too). */
   drop: string[]
 }
@@ -37,6 +51,10 @@ export interface PublicTable {
 const AMES_MEDIAN_PRICE = 160_000
 /** US DOT: a flight is late when it arrives more than 15 minutes after its schedule. */
 const LATE_MINUTES = 15
+/** GIA clarity grades, worst to best (ggplot2's ordered factor levels of diamonds$clarity). */
+export const DIAMOND_CLARITY = ['I1', 'SI2', 'SI1', 'VS2', 'VS1', 'VVS2', 'VVS1', 'IF'] as const
+/** What nycflights knows only once the flight has left (times and delays), and tailnum (see nycflights). */
+const FLIGHT_AFTER_DEPARTURE = ['dep_time', 'dep_delay', 'arr_time', 'arr_delay', 'air_time']
 
 /** The public tables of the quality comparison, by name. */
 export const PUBLIC_TABLES: Record<string, PublicTable> = {
@@ -66,6 +84,58 @@ export const PUBLIC_TABLES: Record<string, PublicTable> = {
     labelOf: r => (Number(r('Sale_Price')) > AMES_MEDIAN_PRICE ? 1 : 0),
     drop: ['rownames', 'Sale_Price'],
   },
+  // Tasks beyond binary (issue 29 §3): other labels of the files above, and three more files.
+  diamonds_clarity: {
+    origin: 'Rdatasets csv/ggplot2/diamonds.csv',
+    file: 'diamonds',
+    label: 'clarity_grade',
+    classes: { column: 'clarity', order: DIAMOND_CLARITY },
+    drop: ['rownames', 'clarity'],
+  },
+  diamonds_price: {
+    origin: 'Rdatasets csv/ggplot2/diamonds.csv',
+    file: 'diamonds',
+    label: 'price',
+    labelOf: r => Number(r('price')),
+    drop: ['rownames', 'price'],
+  },
+  ames_neighborhood: {
+    origin: 'Rdatasets csv/modeldata/ames.csv',
+    file: 'ames',
+    label: 'neighborhood',
+    classes: { column: 'Neighborhood' },
+    // The coordinates locate the house, which names its neighbourhood outright.
+    drop: ['rownames', 'Neighborhood', 'Latitude', 'Longitude'],
+  },
+  ames_price: {
+    origin: 'Rdatasets csv/modeldata/ames.csv',
+    file: 'ames',
+    label: 'sale_price',
+    labelOf: r => Number(r('Sale_Price')),
+    drop: ['rownames', 'Sale_Price'],
+  },
+  nycflights_delay: {
+    origin: 'Rdatasets csv/openintro/nycflights.csv',
+    file: 'nycflights',
+    label: 'arrival_delay',
+    labelOf: r => Number(r('arr_delay')),
+    drop: ['rownames', 'year', ...FLIGHT_AFTER_DEPARTURE, 'tailnum'],
+  },
+  rwm5yr: {
+    origin: 'Rdatasets csv/COUNT/rwm5yr.csv',
+    label: 'doctor_visits',
+    labelOf: r => Number(r('docvis')),
+    // id: the patient (a panel of 5 years); hospvis: the same year's hospital days, an outcome like the label.
+    drop: ['rownames', 'docvis', 'id', 'hospvis'],
+  },
+  nass_cds: {
+    origin: 'Rdatasets csv/DAAG/nassCDS.csv',
+    label: 'died',
+    labelOf: r => (r('dead') === 'dead' ? 1 : 0),
+    // injSeverity 4 is "killed" (the label); caseid identifies the vehicle. `weight` (NASS's
+    // national inflation factor) stays: the weighted task's --weight, never a feature.
+    drop: ['rownames', 'dead', 'injSeverity', 'caseid'],
+  },
 }
 
 /** Parent folder of the converted tables (git-ignored, like every generated table). */
@@ -78,7 +148,8 @@ const OUT_DIR = join(PROJECT_ROOT, 'bench', 'tables', 'quality-public')
 export async function publicTable(name: string, log?: (s: string) => void): Promise<string> {
   const spec = PUBLIC_TABLES[name]
   if (!spec) throw new RangeError(`quality: unknown public table '${name}' (${Object.keys(PUBLIC_TABLES).join(', ')})`)
-  const gz = await readFile(join(PROJECT_ROOT, 'bench', 'data', name, `${name}.csv.gz`))
+  const file = spec.file ?? name
+  const gz = await readFile(join(PROJECT_ROOT, 'bench', 'data', file, `${file}.csv.gz`))
   const source = { converter: CONVERTER, sha256: createHash('sha256').update(gz).digest('hex') }
   const dir = join(OUT_DIR, name)
   if (await isCurrent(dir, source)) return OUT_DIR
@@ -107,7 +178,9 @@ export async function publicTable(name: string, log?: (s: string) => void): Prom
   } finally {
     await rm(tmp, { recursive: true, force: true })
   }
-  log?.(`${name}: ${frame.numRows} rows, ${specs.length - 1} features, converted from bench/data/${name}/`)
+  log?.(
+    `${name}: ${frame.numRows} rows, ${specs.length - 1} columns besides the label, converted from bench/data/${file}/`,
+  )
   return OUT_DIR
 }
 
@@ -142,10 +215,36 @@ export function convert(name: string, spec: PublicTable, text: string): { specs:
     specs.push({ name: column, type: typed.type, nullable: typed.nullable })
     columns[column] = typed.values
   })
-  const at = new Map(header.map((h, i) => [h, i]))
-  columns[spec.label] = Int32Array.from(records, r => spec.labelOf(column => r[at.get(column)!]))
+  const labels = labelValues(name, spec, header, records)
+  columns[spec.label] = Int32Array.from(labels)
   specs.push({ name: spec.label, type: 'integer', nullable: false })
   return { specs, frame: { numRows: records.length, columns } }
+}
+
+/** Each record's label (labelOf or the class index); throws naming the file and line when it is not an integer. */
+function labelValues(name: string, spec: PublicTable, header: string[], records: string[][]): number[] {
+  const at = new Map(header.map((h, i) => [h, i]))
+  const cell = (r: string[], column: string): string => {
+    const c = at.get(column)
+    if (c === undefined) throw new Error(`bench/data/${name}: no column ${column} for the label (columns: ${header})`)
+    return r[c]
+  }
+  const classes = spec.classes
+  let labelOf = spec.labelOf
+  if (classes) {
+    const order = classes.order ?? [...new Set(records.map(r => cell(r, classes.column)))].sort()
+    const index = new Map(order.map((v, k) => [v, k]))
+    labelOf = row => index.get(row(classes.column)) ?? NaN
+  }
+  if (!labelOf) throw new Error(`bench/data/${name}: the table gives neither labelOf nor classes`)
+  return records.map((r, i) => {
+    const y = labelOf(column => cell(r, column))
+    if (!(Number.isInteger(y) && Math.abs(y) < 2 ** 31))
+      throw new Error(
+        `bench/data/${name}: line ${i + 2}: no integer label ${spec.label} (from ${classes?.column ?? 'its source columns'})`,
+      )
+    return y
+  })
 }
 
 /** A column's Delta type and values: numbers when every value parses as one (`NA` = null), else strings. */
@@ -157,4 +256,98 @@ function typeColumn(raw: string[]): { type: 'integer' | 'double' | 'string'; nul
   if (numbers.every(v => v === null || (Number.isInteger(v) && Math.abs(v) < 2 ** 31)))
     return { type: 'integer', nullable, values: nullable ? numbers : Int32Array.from(numbers as number[]) }
   return { type: 'double', nullable, values: Float64Array.from(numbers, v => (v === null ? NaN : v)) }
+}
+
+/** A ranking table: libsvm files (`label index:value …`, 1-based indices) with a query file each (one group size per line). */
+export interface RankingTable {
+  /** Where the files were published, for the README and SOURCES.md. */
+  origin: string
+  /** bench/data/<name>/<train>.gz and <train>.query: the training rows. */
+  train: string
+  /** The validation rows (the publisher's test file), likewise. */
+  valid: string
+}
+
+/** The ranking tables of the quality comparison, by name. */
+export const RANKING_TABLES: Record<string, RankingTable> = {
+  letor_sample: {
+    origin: 'github.com/microsoft/LightGBM examples/lambdarank',
+    train: 'rank.train',
+    valid: 'rank.test',
+  },
+}
+
+/** One libsvm file's rows: labels, the group pointer of its query file and each row's (index, value) entries. */
+export interface LibsvmRows {
+  labels: Float32Array
+  /** XGBoost's group_ptr: group g holds rows [groups[g], groups[g + 1]). */
+  groups: Uint32Array
+  entries: Array<Array<[number, number]>>
+}
+
+/**
+ * Parses a libsvm file and its query file (`what` names them in errors). Absent entries are
+ * missing values, as XGBoost reads libsvm; the query file's sizes must add up to the rows.
+ */
+export function parseLibsvm(what: string, text: string, query: string): LibsvmRows {
+  const lines = text.split(/\r?\n/).filter(l => l.trim() !== '')
+  const labels = new Float32Array(lines.length)
+  const entries = lines.map((line, i) => {
+    const [label, ...pairs] = line.trim().split(/\s+/)
+    labels[i] = Number(label)
+    if (!Number.isFinite(labels[i])) throw new Error(`${what}: line ${i + 1}: label '${label}' is not a number`)
+    return pairs.map((p): [number, number] => {
+      const [index, value] = p.split(':').map(Number)
+      if (!(Number.isInteger(index) && index >= 0 && Number.isFinite(value)))
+        throw new Error(`${what}: line ${i + 1}: '${p}' is not index:value`)
+      return [index, value]
+    })
+  })
+  const sizes = query
+    .split(/\r?\n/)
+    .filter(l => l.trim() !== '')
+    .map(Number)
+  const groups = new Uint32Array(sizes.length + 1)
+  sizes.forEach((n, g) => {
+    if (!(Number.isInteger(n) && n > 0)) throw new Error(`${what}.query: line ${g + 1}: '${n}' is not a group size`)
+    groups[g + 1] = groups[g] + n
+  })
+  if (groups[sizes.length] !== lines.length)
+    throw new Error(`${what}.query: the groups hold ${groups[sizes.length]} rows, the file ${lines.length}`)
+  return { labels, groups, entries }
+}
+
+/** Dense columns (NaN = missing) of `rows` for the feature indices `indices`. */
+function denseColumns(rows: LibsvmRows, indices: number[]): Float32Array[] {
+  const at = new Map(indices.map((f, c) => [f, c]))
+  const columns = indices.map(() => new Float32Array(rows.labels.length).fill(NaN))
+  rows.entries.forEach((e, i) => {
+    for (const [f, v] of e) columns[at.get(f)!][i] = v
+  })
+  return columns
+}
+
+/**
+ * The ranking table's training and validation rows with their query groups (TrainData.groups,
+ * rows of a group contiguous as in the files). Features: every index either file uses, named
+ * f<index>, in index order.
+ */
+export async function rankingData(name: string): Promise<TrainData> {
+  const spec = RANKING_TABLES[name]
+  if (!spec)
+    throw new RangeError(`quality: unknown ranking table '${name}' (${Object.keys(RANKING_TABLES).join(', ')})`)
+  const dir = join(PROJECT_ROOT, 'bench', 'data', name)
+  const read = async (file: string): Promise<LibsvmRows> =>
+    parseLibsvm(
+      `bench/data/${name}/${file}`,
+      gunzipSync(await readFile(join(dir, `${file}.gz`))).toString('utf8'),
+      await readFile(join(dir, `${file}.query`), 'utf8'),
+    )
+  const train = await read(spec.train),
+    valid = await read(spec.valid)
+  const indices = [...new Set([...train.entries, ...valid.entries].flatMap(e => e.map(([f]) => f)))].sort(
+    (a, b) => a - b,
+  )
+  const grouped = (r: LibsvmRows) => ({ columns: denseColumns(r, indices), labels: r.labels, groups: r.groups })
+  return { ...grouped(train), featureNames: indices.map(f => `f${f}`), valid: grouped(valid) }
 }

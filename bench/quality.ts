@@ -12,23 +12,25 @@
  * table: ordinal codes (the codes as numbers), one-hot only (one category against the rest) and
  * XGBoost's default partitions (one-hot up to 4 levels, else the best of the categories sorted by
  * gradient/hessian ratio, at most 64 on one side) — the measurement that picks our default.
+ *
+ * `--tasks [a,b|all]` compares every task beyond binary AUC instead (bench/quality-tasks.ts).
  */
 import { join } from 'node:path'
-import { mkdir, writeFile } from 'node:fs/promises'
 import { generateSampleTables } from '../tools/datagen/index.ts'
-import { generateSynthetic, rowMajor } from '../tools/datagen/synthetic.ts'
+import { generateSynthetic } from '../tools/datagen/synthetic.ts'
 import { GBDT_BENCH_PARAMS, GBDT_TRAIN_SEED, GBDT_VALID_SEED } from './gbdt-types.ts'
 import { createCpuBackend } from '../src/models/gbdt/cpu-backend.ts'
-import { loadDataset, type TrainData } from '../src/eval/dataset.ts'
+import type { TrainData } from '../src/eval/dataset.ts'
 import { train } from '../src/models/gbdt/driver.ts'
 import { parseParams } from '../src/models/gbdt/params.ts'
 import type { GbdtParams } from '../src/models/gbdt/types.ts'
 import { parsePeerLine, PEER_PYTHON, peerBaseScore, runPeer } from './cli-gbdt.ts'
 import type { GbdtPeerResult } from './gbdt-types.ts'
 import { PUBLIC_TABLES, publicTable } from './quality-data.ts'
+import { exportRows, type Loaded, tableData } from './quality-rows.ts'
+import { runTasks, TASKS } from './quality-tasks.ts'
 import type { CliIo } from '../src/cli/io.ts'
 import { PROJECT_ROOT } from '../src/serve/page-server.ts'
-import { serveDirectory } from '../src/serve/server.ts'
 
 /** Rows of the HIGGS-like quality table (validation: a quarter as many, another seed). */
 export const QUALITY_SYNTHETIC_ROWS = 100_000
@@ -58,11 +60,10 @@ const QUALITY_MARKETING_SEED = 7
 /** The sample tables' folder (`npm run data`). */
 const SAMPLE_TABLES = join(PROJECT_ROOT, 'public', 'tables')
 
-/** A loaded table: its training data and its categorical features with their level counts. */
-interface Loaded {
-  data: TrainData
-  categorical: Array<{ name: string; levels: number }>
-}
+/** The public tables with a 0/1 label (the others are --tasks' tables). */
+const BINARY_TABLES = Object.fromEntries(
+  ['lending_club', 'nycflights', 'mlc_churn', 'ames'].map(name => [name, PUBLIC_TABLES[name]]),
+)
 
 const TABLES: Record<string, { label: string; load: (io: CliIo, seed: number) => Promise<Loaded> }> = {
   marketing: { label: 'y', load: (_, seed) => tableData(SAMPLE_TABLES, 'marketing', 'y', seed) },
@@ -70,7 +71,7 @@ const TABLES: Record<string, { label: string; load: (io: CliIo, seed: number) =>
   'higgs-like': { label: 'label', load: async () => synthetic() },
   clicks: { label: 'label', load: (_, seed) => tableData(SAMPLE_TABLES, 'clicks', 'label', seed) },
   ...Object.fromEntries(
-    Object.entries(PUBLIC_TABLES).map(([name, t]) => [
+    Object.entries(BINARY_TABLES).map(([name, t]) => [
       name,
       {
         label: t.label,
@@ -82,7 +83,7 @@ const TABLES: Record<string, { label: string; load: (io: CliIo, seed: number) =>
 }
 
 /** Tables of `--categorical` unless `--tables` is given: every quality table with real categorical columns. */
-const CATEGORICAL_TABLES = ['marketing', ...Object.keys(PUBLIC_TABLES)]
+const CATEGORICAL_TABLES = ['marketing', ...Object.keys(BINARY_TABLES)]
 
 /** The parameters both sides train with (plus the split kind's, CATEGORICAL_MODES): the gbdt suite's. */
 const QUALITY_PARAMS = GBDT_BENCH_PARAMS
@@ -113,20 +114,6 @@ async function bigMarketing(io: CliIo): Promise<string> {
     log: s => io.err(`quality: ${s}`),
   })
   return outDir
-}
-
-/** The table through the dataset loader (HTTP on loopback, no workers), 20% validation by `seed`'s split. */
-async function tableData(root: string, name: string, label: string, seed: number): Promise<Loaded> {
-  const srv = await serveDirectory(root, { cors: true })
-  try {
-    const ds = await loadDataset({ tableUrl: `${srv.url}${name}/`, label, validFraction: 0.2, seed, workers: 0 })
-    const categorical = ds.features
-      .filter(f => f.kind === 'categorical')
-      .map(f => ({ name: f.name, levels: ds.dictionaries[f.name]?.length ?? 0 }))
-    return { data: ds.data, categorical }
-  } finally {
-    await srv.close()
-  }
 }
 
 function synthetic(): Loaded {
@@ -165,7 +152,7 @@ export async function compareTable(name: string, rounds: number, io: CliIo, seed
     xgboost: peer.validAuc,
     delta: ours - peer.validAuc,
     oursBest: best(booster.history.map(h => h.auc)),
-    xgboostBest: best(peer.validAucs ?? [peer.validAuc]),
+    xgboostBest: best(peer.validAucs),
     oursSeconds: (performance.now() - t0) / 1000,
     xgboostVersion: peer.xgboost,
   }
@@ -203,7 +190,7 @@ export async function compareCategorical(name: string, rounds: number, io: CliIo
     const peer = await runXgboost(files, data, rounds, nativeSplits(params))
     const t0 = performance.now()
     const aucs = (await train(data, params, createCpuBackend)).history.map(h => h.auc)
-    const xgbAucs = peer.validAucs ?? [peer.validAuc]
+    const xgbAucs = peer.validAucs
     modes[mode] = {
       ours: aucs.at(-1)!,
       xgboost: peer.validAuc,
@@ -247,15 +234,15 @@ function nativeSplits(p: GbdtParams): Record<string, number> | undefined {
   return { max_cat_to_onehot: p.max_cat_to_onehot, max_cat_threshold: p.max_cat_threshold }
 }
 
-/** XGBoost hist on the exported rows; with `native`, categorical features are typed 'c'. */
+/** XGBoost hist on the exported rows (its validation AUC every round); with `native`, categorical features are typed 'c'. */
 async function runXgboost(
   files: string[],
   data: TrainData,
   rounds: number,
   native: Record<string, number> | undefined,
-): Promise<GbdtPeerResult> {
+): Promise<GbdtPeerResult & { validAuc: number; validAucs: number[] }> {
   const types = native ? (data.featureTypes ?? []).map(t => (t === 'c' ? 'c' : 'q')).join('') : '-'
-  return parsePeerLine(
+  const peer = parsePeerLine(
     await runPeer([
       join(PROJECT_ROOT, 'bench', 'gbdt_peer.py'),
       ...files,
@@ -267,25 +254,9 @@ async function runXgboost(
       JSON.stringify(native ?? {}),
     ]),
   )
-}
-
-/** Writes train/valid features (row-major f32) and labels as bench/tables/quality/<stem>.<part>.f32; returns the 4 paths. */
-async function exportRows(stem: string, d: TrainData): Promise<string[]> {
-  const dir = join(PROJECT_ROOT, 'bench', 'tables', 'quality')
-  await mkdir(dir, { recursive: true })
-  const parts: Array<[string, Float32Array]> = [
-    ['x', rowMajor(d.columns)],
-    ['y', d.labels],
-    ['vx', rowMajor(d.valid!.columns)],
-    ['vy', d.valid!.labels],
-  ]
-  const paths: string[] = []
-  for (const [part, a] of parts) {
-    const p = join(dir, `${stem}.${part}.f32`)
-    await writeFile(p, new Uint8Array(a.buffer, a.byteOffset, a.byteLength))
-    paths.push(p)
-  }
-  return paths
+  const { validAuc, validAucs } = peer
+  if (validAuc === undefined || !validAucs) throw new Error('quality: the XGBoost peer reported no validation AUC')
+  return { ...peer, validAuc, validAucs }
 }
 
 /** Largest value and its 1-based position. */
@@ -372,6 +343,7 @@ export function categoricalSummary(rows: readonly CategoricalRow[]): string {
 }
 
 const USAGE = `usage: snaptrain quality [--tables ${Object.keys(TABLES).join(',')}] [--rounds 100] [--seed 0] [--categorical] [--json]
+       snaptrain quality --tasks all|${Object.keys(TASKS).join(',')} [--rounds 100] [--seed 0] [--json]
 
 Validation AUC of snaptrain (CPU reference backend, in Node) vs XGBoost tree_method=hist
 (${PEER_PYTHON}, nthread 2) on the same rows: binary:logistic, max_depth 6, eta 0.3, max_bin 256,
@@ -380,6 +352,9 @@ no sampling, seed 0; tables split 80/20 by the seeded per-row split of --valid-f
 --categorical: each table three times, categorical features as ordinal codes, one-hot-only splits
 (max_cat_to_onehot 256) and partition splits (max_cat_to_onehot 4, max_cat_threshold 64), on
 both sides (default tables: ${CATEGORICAL_TABLES.join(', ')}).
+--tasks: the tasks beyond binary AUC on public tables (multiclass, regression, counts, ranking,
+row weights, a monotone constraint), the same parameters on both sides; each validation metric
+within 0.005 (AUC, accuracy, NDCG, MAP) or 1 % (losses) of XGBoost's, else exit 1.
 Prints a Markdown table; exit 1 when a |Δ| exceeds 0.003.`
 
 /** Runs the command; resolves to the exit code (2 for usage errors, 1 when a |Δ| exceeds 0.003). */
@@ -389,11 +364,15 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     json = false,
     categorical = false,
     seed = 0,
-    tablesGiven = false
+    tablesGiven = false,
+    tasks: string[] | undefined
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--tables') {
       tables = (argv[++i] ?? '').split(',').filter(Boolean)
       tablesGiven = true
+    } else if (argv[i] === '--tasks') {
+      const v = argv[++i] ?? ''
+      tasks = v === 'all' ? Object.keys(TASKS) : v.split(',').filter(Boolean)
     } else if (argv[i] === '--categorical') categorical = true
     else if (argv[i] === '--seed') seed = Number(argv[++i])
     else if (argv[i] === '--rounds') rounds = Number(argv[++i])
@@ -413,6 +392,15 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (!(Number.isInteger(seed) && seed >= 0)) {
     io.err(`snaptrain: quality: --seed must be a non-negative integer`)
     return 2
+  }
+  if (tasks) {
+    const bad = tasks.find(t => !Object.hasOwn(TASKS, t))
+    if (bad !== undefined || tasks.length === 0 || categorical || tablesGiven) {
+      const why = bad !== undefined || tasks.length === 0 ? `unknown task '${bad ?? ''}'` : '--tasks goes alone'
+      io.err(`snaptrain: quality: ${why} (tasks: all, ${Object.keys(TASKS).join(', ')})\n${USAGE}`)
+      return 2
+    }
+    return runTasks(tasks, rounds, seed, json, io)
   }
   if (categorical && !tablesGiven) tables = CATEGORICAL_TABLES
   const unknown = tables.find(t => !Object.hasOwn(TABLES, t))

@@ -3,6 +3,12 @@
 // 7 absolute error, 8 hinge, 9 quantile; formulas at gradient.ref.ts rowGradient); rows with
 // positions[i] = 0xFFFFFFFF (not sampled) get (0, 0). N = rows. Dispatch: linearDispatch(N, WG),
 // one invocation per row.
+// softmax_gradient (multi:softprob / multi:softmax, XGBoost 1.7.4 SoftmaxMultiClassObj): row i's
+// K = classes margins margins[i·K .. i·K + K) give p = softmax (max from FLT_MIN as XGBoost's
+// running max; the exp sum compensated in f32, XGBoost's is a double), and gpair[i·K + k] =
+// ((p_k − [y = k])·w, max(2·p_k·(1 − p_k)·w, 1e-16)); (row, class) entries with positions =
+// 0xFFFFFFFF (not in that class tree's sample) get (0, 0). Formulas at gradient.ref.ts
+// softmaxGradient. Dispatch: linearDispatch(N, WG), one invocation per row.
 
 override WG: u32 = 256u;
 
@@ -17,6 +23,8 @@ struct Params {
   scalePosWeight: f32,
   // huber_slope, max_delta_step (poisson), tweedie_variance_power or quantile_alpha.
   objParam: f32,
+  // softmax_gradient: K, margins / positions / gpair hold N × K entries.
+  classes: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -28,6 +36,8 @@ struct Params {
 
 const ROW_UNUSED: u32 = 0xFFFFFFFFu;
 const LOGISTIC_MIN_HESS: f32 = 1e-16;
+const SOFTMAX_MIN_HESS: f32 = 1e-16;
+const FLT_MIN: f32 = 1.17549435e-38;
 // FLT_MIN: binary:hinge's unweighted hessian past the margin (XGBoost hinge.cu).
 const HINGE_MIN_HESS: f32 = 1.17549435e-38;
 
@@ -103,4 +113,47 @@ fn gradient(
   }
   let w = select(1.0, weights[i], params.hasWeights != 0u);
   gpair[i] = rowGradient(margins[i], labels[i], w);
+}
+
+@compute @workgroup_size(WG)
+fn softmax_gradient(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  let i = invocation_index(wid, nwg, WG, lid);
+  if (i >= params.n) {
+    return;
+  }
+  let K = params.classes;
+  let at = i * K;
+  var wmax = FLT_MIN;
+  for (var k = 0u; k < K; k++) {
+    wmax = max(wmax, margins[at + k]);
+  }
+  // Neumaier-compensated sum: the f32 rounding of XGBoost's double sum for any practical K.
+  var sum = 0.0;
+  var comp = 0.0;
+  for (var k = 0u; k < K; k++) {
+    let x = exp(margins[at + k] - wmax);
+    let t = sum + x;
+    if (abs(sum) >= abs(x)) {
+      comp += (sum - t) + x;
+    } else {
+      comp += (x - t) + sum;
+    }
+    sum = t;
+  }
+  let wsum = sum + comp;
+  let w = select(1.0, weights[i], params.hasWeights != 0u);
+  let y = labels[i];
+  for (var k = 0u; k < K; k++) {
+    if (params.hasPositions != 0u && positions[at + k] == ROW_UNUSED) {
+      gpair[at + k] = vec2<f32>(0.0, 0.0);
+      continue;
+    }
+    let p = exp(margins[at + k] - wmax) / wsum;
+    let h = max(2.0 * p * (1.0 - p) * w, SOFTMAX_MIN_HESS);
+    gpair[at + k] = vec2<f32>(select(p, p - 1.0, y == f32(k)) * w, h);
+  }
 }

@@ -7,6 +7,10 @@
 // output): invocation (k, c) adds row rows[k]. Dispatched indirectly with row_compact_args (K · G
 // items, WG per workgroup), it touches only the built nodes' rows instead of all N — and on
 // SIMD-lane hardware (SwiftShader) no lane idles on an unbuilt row while its neighbours loop.
+// histogram_build_classes (multiclass, classes = K > 1: the round's K class trees in one pass):
+// qgpair and positions hold K entries per row, (row i, class k) at i·K + k, each in its own node;
+// an invocation reads row i's bin of each of its features once and adds the K pairs to their K
+// nodes' slots. histogram_build and histogram_build_rows (K = 1) do not read `classes`.
 
 override WG: u32 = 256u;
 // Features per invocation.
@@ -17,6 +21,7 @@ struct Params {
   f: u32,
   rowWords: u32,
   b: u32,
+  classes: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -74,6 +79,69 @@ fn histogram_build(
     return;
   }
   addRow(i, c, u32(slot));
+}
+
+// Entries of one row gathered per batch of histogram_build_classes: (entry, slot) of its built classes.
+const CLASS_BATCH: u32 = 32u;
+
+// histogram_build with classes = K > 1: invocation (row i, feature group c) adds row i's K
+// entries, each to its own node's slot, reading each bin of row i once per batch of up to
+// CLASS_BATCH built entries (every batch when K > CLASS_BATCH). Same dispatch as histogram_build.
+@compute @workgroup_size(WG)
+fn histogram_build_classes(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  let idx = invocation_index(wid, nwg, WG, lid);
+  let groups = (params.f + FPI - 1u) / FPI;
+  if (idx >= params.n * groups) {
+    return;
+  }
+  let i = idx % params.n;
+  let c = idx / params.n;
+  let K = params.classes;
+  var entry: array<u32, CLASS_BATCH>;
+  var slot: array<u32, CLASS_BATCH>;
+  var k = 0u;
+  while (k < K) {
+    // The next batch of this row's entries that sit in built nodes.
+    var m = 0u;
+    while (k < K && m < CLASS_BATCH) {
+      let e = i * K + k;
+      let s = rowSlot(e);
+      if (s >= 0) {
+        entry[m] = e;
+        slot[m] = u32(s);
+        m++;
+      }
+      k++;
+    }
+    if (m == 0u) {
+      continue;
+    }
+    let f1 = min(params.f, (c + 1u) * FPI);
+    for (var f = c * FPI; f < f1; f++) {
+      let s = (bins[f * params.rowWords + (i >> 2u)] >> ((i & 3u) * 8u)) & 0xFFu;
+      let miss = missOff[f];
+      if (s < miss) {
+        continue;
+      }
+      let bin = cutPtrs[f] + s - miss;
+      if (bin >= cutPtrs[f + 1u]) {
+        continue;
+      }
+      for (var j = 0u; j < m; j++) {
+        let at = (slot[j] * params.b + bin) * 4u;
+        if (at + 3u >= arrayLength(&hist)) {
+          continue;
+        }
+        let q = qgpair[entry[j]];
+        add64(at, q.x);
+        add64(at + 2u, q.y);
+      }
+    }
+  }
 }
 
 // Adds row i's features [c·FPI, min(F, (c+1)·FPI)) into `slot`.

@@ -1,7 +1,9 @@
 // row_partition: moves each row whose node was split this level to the left or right child:
 // bin ≤ splitBin → left (a categorical split: bin in its set → right, any other bin → left),
 // missing (byte < missOff) → defaultLeft ? left : right.
-// N = rows, F = features, K = split-table nodes. Dispatch: linearDispatch(N, WG), one row each.
+// N = rows, F = features, K = split-table nodes. Dispatch: linearDispatch(N · C, WG), one
+// position each: C = classes > 1 (multiclass) holds C positions per row, (row i, class c) at
+// i·C + c, each in its own class tree's node, moved by row i's bins.
 
 override WG: u32 = 256u;
 
@@ -9,6 +11,7 @@ struct Params {
   rows: u32,
   rowWords: u32,
   nodes: u32,
+  classes: u32,
 }
 
 const NO_NODE: u32 = 0xffffffffu;
@@ -36,12 +39,14 @@ fn row_partition(
   @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  // Flat row index over the folded x·y grid.
-  let i = invocation_index(wid, nwg, WG, lid);
-  if (i >= params.rows) {
+  // Flat entry index over the folded x·y grid; its row.
+  let e = invocation_index(wid, nwg, WG, lid);
+  let C = max(params.classes, 1u);
+  if (e >= params.rows * C) {
     return;
   }
-  let node = positions[i];
+  let i = e / C;
+  let node = positions[e];
   if (node == NO_NODE || node >= params.nodes) {
     return;
   }
@@ -58,5 +63,5 @@ fn row_partition(
   if (bin < 0) {
     goLeft = splits[s + 2u] != 0u;
   }
-  positions[i] = select(splits[s + 4u], splits[s + 3u], goLeft);
+  positions[e] = select(splits[s + 4u], splits[s + 3u], goLeft);
 }

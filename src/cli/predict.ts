@@ -3,9 +3,12 @@
  * loads an XGBoost model (JSON, or UBJSON when the name ends in .ubj; ours, or one XGBoost saved), reads the table's columns named by
  * the model's feature_names in the page and predicts there (GPU predict kernel; --cpu: the CPU
  * reference predictor), then writes preds.csv: header `margin,prediction`, one line per live
- * table row in table order; --contribs adds SHAP values (XGBoost pred_contribs), one
- * `shap_<feature>` column per model feature then `shap_bias`, computed in the page too (tree_shap
- * kernel; --cpu: the CPU reference). A recommender's model.bin (told by its checkpoint magic, not
+ * table row in table order (a multiclass model of K classes: `margin_0…margin_{K−1}`,
+ * `prob_0…prob_{K−1}`, `prediction` = the class, as the label's own value when the model has its
+ * dictionary); --contribs adds SHAP values (XGBoost pred_contribs), one `shap_<feature>` column
+ * per model feature then `shap_bias` (multiclass: those of class 0 suffixed `_0`, then class 1's, …:
+ * XGBoost's (N, K, F + 1) order), computed in the page too (tree_shap kernel; --cpu: the CPU
+ * reference). A recommender's model.bin (told by its checkpoint magic, not
  * its name) goes the same way: the page scores the rows with training's featurize and forward
  * pass (GPU model; --cpu: the reference model), `logit,prediction` per row. The model is checked
  * in Node before a browser starts.
@@ -53,7 +56,7 @@ const SPEC = {
       type: 'string',
       default: 'preds.csv',
       placeholder: 'preds.csv',
-      help: "output CSV, one line per row: GBDT margin,prediction (--contribs adds the SHAP columns); recommender logit,prediction (its output layer's value is a logit, σ⁻¹ of the click probability, not XGBoost's summed-trees margin)",
+      help: "output CSV, one line per row: GBDT margin,prediction (multiclass: margin_<k>, prob_<k> per class, then prediction, the class's label value; --contribs adds the SHAP columns); recommender logit,prediction (its output layer's value is a logit, σ⁻¹ of the click probability, not XGBoost's summed-trees margin)",
     },
     cpu: {
       type: 'boolean',
@@ -116,7 +119,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       page.evaluate<PredictResult>(predictScript(forPage(config, page.url()))),
     )
     const out = resolve(f.out)
-    atomicWrite(out, predsCsv(r.margins, r.predictions, contribsOf(r), isRecsysModel(model) ? 'logit' : 'margin'))
+    atomicWrite(
+      out,
+      predsCsv(r.margins, r.predictions, contribsOf(r), isRecsysModel(model) ? 'logit' : 'margin', classOutputsOf(r)),
+    )
     io.err(`predict: ${r.rows} rows of version ${r.version} on ${r.adapter}; wrote ${out}`)
     if (f.json) io.out(JSON.stringify(predictSummary(r, out)))
     return 0
@@ -172,23 +178,57 @@ function contribsOf(r: PredictResult): Contribs | undefined {
   return r.contribs && r.featureNames ? { featureNames: r.featureNames, values: r.contribs } : undefined
 }
 
+/** A multiclass prediction's K, probabilities (N × K row-major) and the label value of each class (when known). */
+export interface ClassOutputs {
+  classes: number
+  probabilities: ArrayLike<number>
+  labelValues?: ReadonlyArray<string | number>
+}
+
+function classOutputsOf(r: PredictResult): ClassOutputs | undefined {
+  return r.classes !== undefined && r.probabilities
+    ? { classes: r.classes, probabilities: r.probabilities, labelValues: r.labelValues }
+    : undefined
+}
+
 /**
  * preds.csv: `margin,prediction` (a recommender: `logit,prediction`) then one line per row (f32
- * values, shortest round-trip form); with `contribs`, then `shap_<feature>` per model feature and
- * `shap_bias` (XGBoost's column order).
+ * values, shortest round-trip form); with `classes` (a multiclass model: margins N × K),
+ * `margin_<k>` and `prob_<k>` for k = 0…K−1, then `prediction`: the class, as its label value when
+ * the model has them. With `contribs`, then `shap_<feature>` per model feature and `shap_bias`
+ * (XGBoost's column order); multiclass: those columns per class suffixed `_<k>`, class by class
+ * (XGBoost's (N, K, F + 1) flattened).
  */
 export function predsCsv(
   margins: ArrayLike<number>,
   predictions: ArrayLike<number>,
   contribs?: Contribs,
   marginName: 'margin' | 'logit' = 'margin',
+  classes?: ClassOutputs,
 ): string {
-  const width = contribs ? contribs.featureNames.length + 1 : 0
-  const header = [marginName, 'prediction']
-  if (contribs) header.push(...contribs.featureNames.map(n => `shap_${n}`), 'shap_bias')
+  const K = classes?.classes ?? 1
+  const width = contribs ? K * (contribs.featureNames.length + 1) : 0
+  const suffix = (k: number): string => (classes ? `_${k}` : '')
+  const header = classes
+    ? [
+        ...Array.from({ length: K }, (_, k) => `${marginName}_${k}`),
+        ...Array.from({ length: K }, (_, k) => `prob_${k}`),
+        'prediction',
+      ]
+    : [marginName, 'prediction']
+  if (contribs)
+    for (let k = 0; k < K; k++)
+      header.push(...contribs.featureNames.map(n => `shap_${n}${suffix(k)}`), `shap_bias${suffix(k)}`)
   const records: unknown[][] = [header]
-  for (let i = 0; i < margins.length; i++) {
-    const row = [f32(margins[i]), f32(predictions[i])]
+  const rows = margins.length / K
+  for (let i = 0; i < rows; i++) {
+    const row: unknown[] = []
+    if (classes) {
+      for (let k = 0; k < K; k++) row.push(f32(margins[i * K + k]))
+      for (let k = 0; k < K; k++) row.push(f32(classes.probabilities[i * K + k]))
+      const c = predictions[i]
+      row.push(classes.labelValues ? String(classes.labelValues[c]) : String(c))
+    } else row.push(f32(margins[i]), f32(predictions[i]))
     for (let j = 0; j < width; j++) row.push(f32(contribs!.values[i * width + j]))
     records.push(row)
   }

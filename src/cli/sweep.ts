@@ -47,6 +47,11 @@ export const SPEC = {
       placeholder: 'COL',
       help: "gbdt: base margin column (XGBoost's base_margin=), as snaptrain train --base-margin",
     },
+    qid: {
+      type: 'string',
+      placeholder: 'COL',
+      help: "gbdt rank:*: query id column (XGBoost's qid=), as snaptrain train --qid",
+    },
     model: {
       type: 'string',
       choices: FAMILY_NAMES,
@@ -224,7 +229,7 @@ export function checkFlags(f: SweepFlags): SweepConfig {
   if (f['valid-table'] && f['valid-fraction'] !== undefined)
     throw new Error('--valid-table and --valid-fraction: give at most one')
   if (f['split-key'].length && f['valid-table']) throw new Error('--split-key: not with --valid-table')
-  for (const flag of ['weight', 'base-margin'] as const)
+  for (const flag of ['weight', 'base-margin', 'qid'] as const)
     if (f[flag] !== undefined && !familyOf(f.model).cliFlags.includes(flag))
       throw new Error(`--${flag}: only for families that take it (--model gbdt)`)
   const config: SweepConfig = {
@@ -234,6 +239,7 @@ export function checkFlags(f: SweepFlags): SweepConfig {
     label: f.label,
     ...(f.weight !== undefined ? { weight: f.weight } : {}),
     ...(f['base-margin'] !== undefined ? { baseMargin: f['base-margin'] } : {}),
+    ...(f.qid !== undefined ? { qid: f.qid } : {}),
     features: f.features.length ? f.features : undefined,
     filter: f.filter,
     validTable: f['valid-table'],

@@ -51,6 +51,11 @@ const SPEC = {
       placeholder: 'COL',
       help: "gbdt: base margin column (XGBoost's base_margin=): each row starts at this margin instead of base_score, in training and validation; numeric, finite",
     },
+    qid: {
+      type: 'string',
+      placeholder: 'COL',
+      help: "gbdt rank:ndcg / rank:pairwise / rank:map: query id column (XGBoost's qid=): rows are ranked within their query; a query's rows need not be contiguous and are never split by the validation split; integer ids",
+    },
     params: {
       type: 'string',
       default: '{}',
@@ -185,6 +190,12 @@ export function checkFlags(f: TrainFlags, family: ModelFamily): unknown {
           .join(' or ')}`,
       )
   // The run would refuse it too, but only in the page, after a browser started.
+  if (typeof raw.objective === 'string' && raw.objective.startsWith('rank:') && f.qid === undefined)
+    throw new Error(`--qid: ${raw.objective} ranks rows within queries: name the query id column (--qid COL)`)
+  if (typeof raw.objective === 'string' && raw.objective.startsWith('rank:') && f.weight !== undefined)
+    throw new Error(
+      `--weight: ${raw.objective} weighs query groups, not rows; row weights are not supported for ranking`,
+    )
   if (
     d.earlyStoppingNeedsValidation &&
     raw.early_stopping_rounds !== undefined &&
@@ -248,6 +259,7 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
     label: f.label,
     ...(f.weight !== undefined ? { weight: f.weight } : {}),
     ...(f['base-margin'] !== undefined ? { baseMargin: f['base-margin'] } : {}),
+    ...(f.qid !== undefined ? { qid: f.qid } : {}),
     features: f.features.length ? f.features : undefined,
     filter: f.filter,
     validTable: valid?.url,

@@ -41,7 +41,24 @@ export interface TrainData {
   featureTypes?: string[]
   /** Label column name, for error messages. */
   labelName?: string
-  valid?: { columns: Float32Array[]; labels: Float32Array; weights?: Float32Array; baseMargin?: Float32Array }
+  /**
+   * A string label's classes (multi:*): label k of these rows (and of `valid`) means
+   * labelValues[k], sorted; the model stores them (Booster.labelValues).
+   */
+  labelValues?: string[]
+  /**
+   * Query groups of a ranking run (--qid): XGBoost's group_ptr, length G + 1 (groups[0] = 0,
+   * groups[G] = N); the rows of group g are [groups[g], groups[g + 1]), gathered so by the dataset.
+   */
+  groups?: Uint32Array
+  valid?: {
+    columns: Float32Array[]
+    labels: Float32Array
+    weights?: Float32Array
+    baseMargin?: Float32Array
+    /** The validation rows' group_ptr (ranking). */
+    groups?: Uint32Array
+  }
 }
 
 /** What to train on. */
@@ -56,10 +73,19 @@ export interface DatasetConfig {
   weight?: string
   /** Base margin column (--base-margin). */
   baseMargin?: string
+  /**
+   * Query id column (--qid), ranking: each set's rows are gathered by group (groupRows) and the
+   * seeded validation split keeps every group whole (its key is this column).
+   */
+  qid?: string
   /** Feature columns; default every usable column except the label, weight and base margin. */
   features?: string[]
   /** Dictionaries to code string features with (a continued model's); default built from the training rows. */
   dictionaries?: Record<string, string[]>
+  /** The label's values are classes (a multi:* objective): a string label is coded through a sorted dictionary (TrainData.labelValues). */
+  classLabels?: boolean
+  /** The classes a string label is coded with (a continued model's); default built from the table's rows. */
+  labelValues?: string[]
   filter?: string
   /** Validation table (same columns); exclusive with validFraction. */
   validTable?: { url: string; version?: number; http?: HttpOptions; snapshot?: Snapshot }
@@ -84,8 +110,10 @@ export interface TableColumns {
   snapshot: Snapshot
   /** Features (Float32Array of the plan's rows each), in feature order. */
   columns: Float32Array[]
-  /** Labels as float32 (NaN = null), when a label was read. */
+  /** Labels as float32 (NaN = null), when a label was read; a string label's class codes (labelValues). */
   labels?: Float32Array
+  /** A string label's classes: code k is labelValues[k] (sorted distinct values, or the training rows' given ones). */
+  labelValues?: string[]
   /** The row columns (weight, base margin) as float32 (NaN = null), those that were read. */
   rowValues?: RowValues
   /** File path and file-relative row index of each row (for error messages). */
@@ -154,7 +182,13 @@ export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
     throw new RangeError(`valid fraction: must be in (0, 1), got ${cfg.validFraction}`)
   }
   const snapshot = cfg.snapshot ?? (await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http }))
-  const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features, rowColumnsOf(cfg))
+  const { features, skipped } = selectFeatures(
+    snapshot.schema,
+    cfg.label,
+    cfg.features,
+    rowColumnsOf(cfg),
+    cfg.classLabels,
+  )
   const rowKey = splitKeyFields(cfg, snapshot, features)
   const table = await readTable(snapshot, features, cfg.dictionaries, { ...cfg, rowKey })
   if (table.plan.stats.rows === 0) {
@@ -167,7 +201,12 @@ export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
     const http = cfg.validTable.http ?? cfg.http
     const vs =
       cfg.validTable.snapshot ?? (await openSnapshot(cfg.validTable.url, { version: cfg.validTable.version, ...http }))
-    const valid = await readTable(vs, features, dictionaries, { ...cfg, filter: cfg.filter, http })
+    const valid = await readTable(vs, features, dictionaries, {
+      ...cfg,
+      filter: cfg.filter,
+      http,
+      labelValues: table.labelValues,
+    })
     if (valid.plan.stats.rows === 0)
       throw new RangeError(
         `validation table ${cfg.validTable.url} has no rows${cfg.filter ? ` matching "${cfg.filter}"` : ''}`,
@@ -186,15 +225,61 @@ export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
 /** Training data from all of `train`, plus `valid` when given. */
 function trainData(cfg: DatasetConfig, features: FeatureSpec[], train: TableColumns, valid?: TableColumns): TrainData {
   return {
-    columns: train.columns,
-    labels: requireLabels(cfg.label, train),
-    ...checkRowValues(cfg, train, 'training'),
+    ...groupRows({
+      columns: train.columns,
+      labels: requireLabels(cfg.label, train),
+      ...checkRowValues(cfg, train, 'training'),
+    }),
     labelName: cfg.label,
+    ...(train.labelValues ? { labelValues: train.labelValues } : {}),
     featureNames: features.map(f => f.name),
     featureTypes: features.map(f => f.xgbType),
     valid: valid
-      ? { columns: valid.columns, labels: requireLabels(cfg.label, valid), ...checkRowValues(cfg, valid, 'validation') }
+      ? groupRows({
+          columns: valid.columns,
+          labels: requireLabels(cfg.label, valid),
+          ...checkRowValues(cfg, valid, 'validation'),
+        })
       : undefined,
+  }
+}
+
+/** A set of dense rows with its row columns (RowValues), as split or read. */
+type RowSet = { columns: Float32Array[]; labels: Float32Array } & RowValues
+
+/**
+ * A ranking set's rows gathered by query group (the qid values): groups in order of first
+ * appearance, rows of a group in their order (a stable gather), with XGBoost's group_ptr as
+ * `groups`; the qid values themselves are dropped. A set without qid values is returned as is.
+ */
+export function groupRows(set: RowSet): Omit<RowSet, 'qid'> & { groups?: Uint32Array } {
+  const { qid, ...rest } = set
+  if (!qid) return rest
+  const n = qid.length,
+    index = new Map<number, number>(),
+    groupOf = new Uint32Array(n)
+  for (let i = 0; i < n; i++) {
+    let g = index.get(qid[i])
+    if (g === undefined) index.set(qid[i], (g = index.size))
+    groupOf[i] = g
+  }
+  const groups = new Uint32Array(index.size + 1)
+  for (let i = 0; i < n; i++) groups[groupOf[i] + 1]++
+  for (let g = 0; g < index.size; g++) groups[g + 1] += groups[g]
+  const next = groups.slice(0, index.size),
+    order = new Uint32Array(n)
+  for (let i = 0; i < n; i++) order[next[groupOf[i]]++] = i
+  const gather = (a: Float32Array): Float32Array => {
+    const out = new Float32Array(n)
+    for (let k = 0; k < n; k++) out[k] = a[order[k]]
+    return out
+  }
+  return {
+    columns: rest.columns.map(gather),
+    labels: gather(rest.labels),
+    ...(rest.weights ? { weights: gather(rest.weights) } : {}),
+    ...(rest.baseMargin ? { baseMargin: gather(rest.baseMargin) } : {}),
+    groups,
   }
 }
 
@@ -210,8 +295,16 @@ function splitByFraction(
   const pick = (want: number) => (a: Float32Array) => a.filter((_, i) => isValid[i] === want)
   const labels = requireLabels(cfg.label, table)
   const rows = checkRowValues(cfg, table)
-  const train = { columns: table.columns.map(pick(0)), labels: pick(0)(labels), ...pickRowValues(rows, pick(0)) }
-  const valid = { columns: table.columns.map(pick(1)), labels: pick(1)(labels), ...pickRowValues(rows, pick(1)) }
+  const train = groupRows({
+    columns: table.columns.map(pick(0)),
+    labels: pick(0)(labels),
+    ...pickRowValues(rows, pick(0)),
+  })
+  const valid = groupRows({
+    columns: table.columns.map(pick(1)),
+    labels: pick(1)(labels),
+    ...pickRowValues(rows, pick(1)),
+  })
   checkWeightSum(cfg, train.weights)
   if (valid.labels.length > 0) checkWeightSum(cfg, valid.weights, 'validation')
   if (train.labels.length === 0) throw new RangeError(`valid fraction ${fraction} leaves no training rows`)
@@ -222,6 +315,7 @@ function splitByFraction(
     data: {
       ...train,
       labelName: cfg.label,
+      ...(table.labelValues ? { labelValues: table.labelValues } : {}),
       featureNames: base.features.map(f => f.name),
       featureTypes: base.features.map(f => f.xgbType),
       valid: valid.labels.length > 0 ? valid : undefined,
@@ -231,12 +325,18 @@ function splitByFraction(
 
 /** Key columns of the run's seeded split (none without a validation fraction). Throws naming a --split-key column. */
 export function splitKeyFields(
-  cfg: Pick<DatasetConfig, 'validFraction' | 'splitKey' | 'label'>,
+  cfg: Pick<DatasetConfig, 'validFraction' | 'splitKey' | 'label' | 'qid'>,
   snapshot: Snapshot,
   features: FeatureSpec[],
 ): StructField[] | undefined {
   if (cfg.validFraction === undefined) return undefined
-  return rowKeyFields(snapshot.schema, [cfg.label, ...features.map(f => f.name)], cfg.splitKey)
+  // Ranking splits by query group: the key is the qid column alone, so no group is split.
+  if (cfg.qid !== undefined && cfg.splitKey && (cfg.splitKey.length !== 1 || cfg.splitKey[0] !== cfg.qid))
+    throw new RangeError(
+      `--split-key: a ranking run splits by query group (--qid ${cfg.qid}), got --split-key ${cfg.splitKey.join(',')}`,
+    )
+  const named = cfg.qid !== undefined ? [cfg.qid] : cfg.splitKey
+  return rowKeyFields(snapshot.schema, [cfg.label, ...features.map(f => f.name)], named)
 }
 
 /** Labels with nulls refused (naming the column, the file and the row). */
@@ -260,6 +360,7 @@ export async function readTable(
     /** The row columns to read too (TableColumns.rowValues). */
     weight?: string
     baseMargin?: string
+    qid?: string
     filter?: string
     workers?: number
     http?: HttpOptions
@@ -267,36 +368,58 @@ export async function readTable(
     onProgress?: DatasetConfig['onProgress']
     /** Key columns: each row's key is read too (TableColumns.keys). */
     rowKey?: StructField[]
+    /** A string label is allowed: its values are coded as classes (TableColumns.labelValues). */
+    classLabels?: boolean
+    /** The classes' values a string label is coded with (the training rows'); default built from these rows. */
+    labelValues?: string[]
   },
 ): Promise<TableColumns & { dictionaries: Record<string, string[]> }> {
   const numeric = features.filter(f => f.kind === 'numeric').map(f => f.name)
   const strings = features.filter(f => f.kind === 'categorical').map(f => f.name)
   const columns = features.map(f => f.name)
   const extra = rowColumnNames(cfg)
-  const floats = [...numeric, ...(cfg.label ? [cfg.label] : []), ...extra]
-  // Planned on the numeric columns (the plan's digest inputs as before); the loader then reads the
-  // same units (same filter, deletion vectors) with the string columns too.
-  const scanned = await planScan(snapshot, { columns: floats, filter: cfg.filter, ...cfg.http })
+  const stringLabel = cfg.label !== undefined && isStringColumn(snapshot, cfg.label)
+  if (stringLabel && !cfg.classLabels)
+    throw new RangeError(
+      `label column ${cfg.label}: a string label needs a multi:* objective (its values become the classes)`,
+    )
+  const labelText = stringLabel ? [cfg.label!] : []
+  const floats = [...numeric, ...(cfg.label && !stringLabel ? [cfg.label] : []), ...extra]
+  // Planned on the numeric columns and the label (the plan's digest inputs as before); the loader
+  // then reads the same units (same filter, deletion vectors) with the string columns too.
+  const scanned = await planScan(snapshot, {
+    columns: [...numeric, ...(cfg.label ? [cfg.label] : []), ...extra],
+    filter: cfg.filter,
+    ...cfg.http,
+  })
   const planned = cfg.rowKey ? { ...scanned, rowKey: cfg.rowKey } : scanned
   // A rank (ranks.ts loadRankDataset) reads only some units: the same plan with fewer units.
   const plan = cfg.restrict ? await cfg.restrict(planned) : planned
-  const read = await readColumns(withColumns(plan, snapshot, [...floats, ...strings]), floats, strings, cfg)
+  const read = await readColumns(
+    withColumns(plan, snapshot, [...floats, ...strings, ...labelText]),
+    floats,
+    [...strings, ...labelText],
+    cfg,
+  )
   const text = read.strings
   const dicts: Record<string, string[]> = {}
   for (const name of strings) dicts[name] = dictionaries?.[name] ?? buildDictionary(text.get(name)!)
   const out = features.map(f =>
     f.kind === 'numeric' ? read.values.get(f.name)! : encodeCategorical(text.get(f.name)!, dicts[f.name]),
   )
+  const classes = stringLabel ? labelClasses(cfg.label!, text.get(cfg.label!)!, cfg.labelValues, read) : undefined
   return {
     plan: withColumns(plan, snapshot, [...columns, ...(cfg.label ? [cfg.label] : []), ...extra]),
     snapshot,
     columns: out,
-    labels: cfg.label ? read.values.get(cfg.label) : undefined,
+    labels: classes ? classes.codes : cfg.label ? read.values.get(cfg.label) : undefined,
+    ...(classes ? { labelValues: classes.values } : {}),
     ...(extra.length > 0
       ? {
           rowValues: {
             weights: cfg.weight === undefined ? undefined : read.values.get(cfg.weight),
             baseMargin: cfg.baseMargin === undefined ? undefined : read.values.get(cfg.baseMargin),
+            qid: cfg.qid === undefined ? undefined : read.values.get(cfg.qid),
           },
         }
       : {}),
@@ -305,6 +428,34 @@ export async function readTable(
     keys: read.keys,
     dictionaries: dicts,
   }
+}
+
+/** Whether `name` is a string column of the table. */
+function isStringColumn(snapshot: Snapshot, name: string): boolean {
+  return snapshot.schema.fields.find(f => f.name === name)?.type === 'string'
+}
+
+/**
+ * A string label's classes (a multi:* objective): each row's code in `given` (the training rows'
+ * classes) or, without it, in the sorted distinct values of these rows (buildDictionary, so the
+ * codes depend neither on row order nor on file layout); null → NaN, which requireLabels refuses
+ * naming its row. Throws naming the column, the value, the file and the row of a value `given`
+ * lacks (a validation row of a class the training rows do not have).
+ */
+export function labelClasses(
+  label: string,
+  text: ReadonlyArray<string | null>,
+  given: readonly string[] | undefined,
+  t: Pick<TableColumns, 'paths' | 'rows'>,
+): { codes: Float32Array; values: string[] } {
+  const values = given ? given.slice() : buildDictionary(text)
+  const codes = encodeCategorical(text, values)
+  const bad = codes.findIndex((c, i) => Number.isNaN(c) && text[i] !== null)
+  if (bad >= 0)
+    throw new RangeError(
+      `label column ${label}: value ${JSON.stringify(text[bad])} at ${t.paths[bad]} row ${t.rows[bad]} is not one of the training rows' classes (${values.map(v => JSON.stringify(v)).join(', ')})`,
+    )
+  return { codes, values }
 }
 
 /** The same plan (units, files, digest inputs) delivering `columns` instead. */

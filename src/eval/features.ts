@@ -56,29 +56,38 @@ export interface RowColumns {
   weight?: string
   /** Per-row starting margins (--base-margin). */
   baseMargin?: string
+  /** Query group of each row, for ranking (--qid). */
+  qid?: string
 }
 
 /** How an error message names a row column: 'weight column w', 'base margin column m'. */
-export const ROW_COLUMN_NAMES: Record<keyof RowColumns, string> = { weight: 'weight', baseMargin: 'base margin' }
+export const ROW_COLUMN_NAMES: Record<keyof RowColumns, string> = {
+  weight: 'weight',
+  baseMargin: 'base margin',
+  qid: 'query id',
+}
 
 /**
  * Features of a training run. `requested` (from --features) must name existing, usable columns;
  * the default is every usable column except the label and the `rows` columns (weight, base
- * margin), and the skipped ones are reported. Throws RangeError naming the label or column.
+ * margin), and the skipped ones are reported. The label must be numeric or boolean, or a string
+ * column when `classLabels` (a multi:* objective: its values become classes, dataset.ts).
+ * Throws RangeError naming the label or column.
  */
 export function selectFeatures(
   schema: StructType,
   label: string,
   requested?: readonly string[],
   rows: RowColumns = {},
+  classLabels = false,
 ): FeatureSelection {
   const names = schema.fields.map(f => f.name)
   const labelField = schema.fields.find(f => f.name === label)
   if (!labelField) throw new RangeError(`label column ${label}: not in the table (columns: ${names.join(', ')})`)
   const lf = featureOf(labelField)
-  if (typeof lf === 'string' || lf.kind !== 'numeric') {
+  if (typeof lf === 'string' || (lf.kind !== 'numeric' && !classLabels)) {
     throw new RangeError(
-      `label column ${label}: must be numeric or boolean, its type is ${JSON.stringify(labelField.type)}`,
+      `label column ${label}: must be numeric or boolean${typeof lf === 'string' ? '' : ' (a string label needs a multi:* objective: its values become the classes)'}, its type is ${JSON.stringify(labelField.type)}`,
     )
   }
   const roles = checkRowColumns(schema, label, rows)

@@ -1,27 +1,32 @@
 /**
  * Evaluation metrics of every family, exactly as XGBoost 1.7.4 defines them (src/metric/
- * elementwise_metric.cu, auc.cc): auc, aucpr, logloss, error (error@t), rmse, rmsle, mae, mape,
- * mphe, poisson-nloglik, gamma-nloglik, gamma-deviance, tweedie-nloglik@ρ, and quantile (XGBoost ≥
- * 2.0 only; 1.7.4 has none). Inputs are predictions after the objective's transform
- * (probabilities for logistic, exp(margin) for the log-link objectives), labels and optional row
- * weights, all length N (quantile: N × K predictions, row-major, K = quantile_alpha's length).
+ * elementwise_metric.cu, auc.cc, multiclass_metric.cu, rank_metric.cc): auc, aucpr, logloss, error
+ * (error@t), rmse, rmsle, mae, mape, mphe, poisson-nloglik, gamma-nloglik, gamma-deviance,
+ * tweedie-nloglik@ρ, quantile (XGBoost ≥ 2.0 only; 1.7.4 has none); multiclass mlogloss, merror
+ * and one-vs-rest auc / aucpr; ranking ndcg, map, pre (each with @k and the `-` suffix). Inputs are
+ * predictions after the objective's transform (probabilities for logistic, exp(margin) for the
+ * log-link objectives), labels and optional row weights, all length N (quantile: N × K
+ * predictions, row-major, K = quantile_alpha's length; multiclass: N × K probabilities, row-major,
+ * K = options.num_class; ranking: the N margins, rows of a query group contiguous, options.group_ptr
+ * the groups' CSR offsets).
  *
  * Weighted as XGBoost: Σ wᵢ·rowᵢ / Σ wᵢ, and where the weight sum is 0 (empty or all-zero weights)
- * XGBoost's `wsum == 0 ? esum : esum / wsum` (so 0), gamma-deviance dividing by kRtEps instead.
- * Rows are computed in f64 (XGBoost: f32 rows summed in f64), so values agree to ~1e-7 relative.
+ * XGBoost's `wsum == 0 ? esum : esum / wsum` (so 0), gamma-deviance dividing by kRtEps instead;
+ * mlogloss and merror give NaN there (XGBoost's plain esum / wsum); the ranking metrics ignore
+ * weights (1.7.4's EvalRank does). Rows are computed in f64 (XGBoost: f32 rows summed in f64), so values agree to ~1e-7 relative.
  * NaN in a prediction or label makes the metric NaN. auc and aucpr are NaN without both classes.
  */
 import { cFloat } from '../util/float32.ts'
 
-/** XGBoost's metric names (eval_metric), without their `@` parameter. */
+/** XGBoost's metric names (eval_metric), without their `@` parameter; binary ones first (the menu's order). */
 export const METRICS = [
   'auc',
-  'aucpr',
   'logloss',
+  'aucpr',
   'error',
   'rmse',
-  'rmsle',
   'mae',
+  'rmsle',
   'mape',
   'mphe',
   'poisson-nloglik',
@@ -29,23 +34,62 @@ export const METRICS = [
   'gamma-deviance',
   'tweedie-nloglik',
   'quantile',
+  'mlogloss',
+  'merror',
+  'ndcg',
+  'map',
+  'pre',
 ] as const
 
 /** A metric's base name. */
 export type MetricBase = (typeof METRICS)[number]
 
-/** A metric as XGBoost prints it: a base name, or `error@t` (t ≠ 0.5) / `tweedie-nloglik@ρ` (parseMetric). */
-export type MetricName = MetricBase | `error@${string}` | `tweedie-nloglik@${string}`
+/** The ranking metrics: they take `@k` (the top k of each group) and the `-` suffix. */
+const RANKING = ['ndcg', 'map', 'pre'] as const
+type RankingBase = (typeof RANKING)[number]
 
 /**
- * The training parameters, of which some metrics read these two (XGBoost configures every metric
- * with all the learner's parameters); any family's parameter object may be passed as is.
+ * A metric as XGBoost prints it: a base name, or `error@t` (t ≠ 0.5) / `tweedie-nloglik@ρ`, or a
+ * ranking metric with `@k` and/or `-` (`ndcg@10`, `ndcg-`, `map@5-`) (parseMetric).
+ */
+export type MetricName =
+  | MetricBase
+  | `error@${string}`
+  | `tweedie-nloglik@${string}`
+  | `${RankingBase}-`
+  | `${RankingBase}@${number}`
+  | `${RankingBase}@${number}-`
+
+/**
+ * Each metric as the page's and CLI's menus offer it (the GBDT's, src/models/registry.ts; the first
+ * is a sweep's default): its base name, or with the parameter it cannot go without
+ * (tweedie-nloglik@1.5), or pre@10 (1.7.4's bare pre divides the hits by 2³² − 1).
+ */
+export const METRIC_MENU: readonly MetricName[] = METRICS.map(m =>
+  m === 'tweedie-nloglik' ? 'tweedie-nloglik@1.5' : m === 'pre' ? 'pre@10' : m,
+)
+
+/**
+ * The training parameters, of which some metrics read these (XGBoost configures every metric with
+ * all the learner's parameters), and the rows' query groups; any family's parameter object may be
+ * passed as is.
  */
 export type MetricOptions = object & {
   /** mphe's slope δ (XGBoost's huber_slope, default 1). */
   readonly huber_slope?: number
   /** quantile's α per output (XGBoost ≥ 2.0 quantile_alpha; required by quantile). */
   readonly quantile_alpha?: number | readonly number[]
+  /**
+   * K, the number of classes (XGBoost's num_class): required by mlogloss and merror; auc and aucpr
+   * are one-vs-rest over K classes when it is 2 or more. Predictions are then N × K, row-major.
+   */
+  readonly num_class?: number
+  /**
+   * The query groups of the rows (XGBoost's group_ptr: G + 1 offsets, 0 first and N last, group g
+   * being rows group_ptr[g] … group_ptr[g+1] − 1): required by ndcg, map and pre; with it, auc and
+   * aucpr are XGBoost's ranking AUC (the mean over groups).
+   */
+  readonly group_ptr?: ArrayLike<number>
 }
 
 /**
@@ -57,9 +101,11 @@ export type MetricOptions = object & {
 export function parseMetric(value: unknown, given = 'eval_metric'): MetricName {
   const text = typeof value === 'string' ? value.trim() : value
   if (typeof text !== 'string') throw badName(given, value)
-  const at = text.indexOf('@')
-  const base = (at < 0 ? text : text.slice(0, at)) as MetricBase
+  const base = metricBase(text) as MetricBase
   if (!METRICS.includes(base)) throw badName(given, value)
+  const at = text.indexOf('@')
+  if (isRanking(base)) return rankingName(given, text, base, at)
+  if (at < 0 && text !== base) throw new RangeError(`${given}: only ndcg, map and pre take a - suffix, got '${text}'`)
   const arg = at < 0 ? undefined : text.slice(at + 1)
   if (base === 'error') {
     if (arg === undefined) return 'error'
@@ -78,20 +124,43 @@ export function parseMetric(value: unknown, given = 'eval_metric'): MetricName {
   return base
 }
 
-/** The base name of a metric (`error@0.3` → error). */
+/**
+ * A ranking metric's name as XGBoost 1.7.4 prints it (EvalRank: `name@param`, `name-`): k a
+ * positive integer (at most 2³² − 1, XGBoost's unsigned topn), written plainly (XGBoost prints the
+ * k as given, so `ndcg@010` there is `ndcg@10` here); `-` makes a group without relevant documents
+ * count 0 instead of 1.
+ */
+function rankingName(given: string, text: string, base: RankingBase, at: number): MetricName {
+  if (at < 0) return text as MetricName
+  const arg = text.slice(at + 1)
+  const k = /^[0-9]+-?$/.test(arg) ? Number.parseInt(arg, 10) : NaN
+  if (!(k >= 1 && k <= 0xffffffff))
+    throw new RangeError(
+      `${given}: the k of ${base}@k must be a positive integer (${base}@k or ${base}@k-), got '${text}'`,
+    )
+  return `${base}@${k}${arg.endsWith('-') ? '-' : ''}` as MetricName
+}
+
+function isRanking(base: string): base is RankingBase {
+  return (RANKING as readonly string[]).includes(base)
+}
+
+/** The base name of a metric (`error@0.3` → error, `ndcg@5-` → ndcg, `map-` → map). */
 export function metricBase(metric: string): string {
   const at = metric.indexOf('@')
-  return at < 0 ? metric : metric.slice(0, at)
+  if (at >= 0) return metric.slice(0, at)
+  return metric.endsWith('-') ? metric.slice(0, -1) : metric
 }
 
 /**
- * True when larger is better, as XGBoost's EarlyStopping decides (auc, aucpr and the ranking
- * metrics map / ndcg, with or without @), and for the recommender's grouped AUC (gauc); every
- * loss and error is minimised.
+ * True when larger is better, as XGBoost 2.0's EarlyStopping decides (auc, aucpr and the ranking
+ * metrics map, ndcg and pre, with or without @ and -; 1.7.4's list lacks pre, so its early stopping
+ * minimises precision), and for the recommender's grouped AUC (gauc); every loss and error
+ * (mlogloss, merror included) is minimised.
  */
 export function maximize(metric: string): boolean {
   if (metric === 'gauc') return true
-  return metric !== 'mape' && ['auc', 'map', 'ndcg'].some(m => metric.startsWith(m))
+  return metric !== 'mape' && ['auc', 'map', 'ndcg', 'pre'].some(m => metric.startsWith(m))
 }
 
 /** Evaluates `metric` (a parseMetric name) on predictions `pred` against `labels`. */
@@ -104,11 +173,22 @@ export function evaluate(
 ): number {
   const base = metricBase(metric) as MetricBase
   const arg = Math.fround(Number(metric.slice(base.length + 1)))
+  const K = options.num_class ?? 0
   switch (base) {
     case 'auc':
-      return auc(pred, labels, weights)
-    case 'aucpr':
-      return aucpr(pred, labels, weights)
+    case 'aucpr': {
+      const binary = base === 'auc' ? auc : aucpr
+      if (options.group_ptr) return rankingAuc(metric, pred, labels, options.group_ptr, binary)
+      if (K >= 2) return oneVsRest(metric, pred, labels, weights, multiclassK(metric, pred, labels, K), binary)
+      return binary(pred, labels, weights)
+    }
+    case 'mlogloss':
+    case 'merror':
+      return multiclassMean(metric, pred, labels, weights, multiclassK(metric, pred, labels, options.num_class))
+    case 'ndcg':
+    case 'map':
+    case 'pre':
+      return rankingMean(metric, base, pred, labels, options.group_ptr)
     case 'logloss':
       return meanOf(pred, labels, weights, loglossRow)
     case 'error': {
@@ -339,6 +419,259 @@ function deltaPrAuc(fpPrev: number, fp: number, tpPrev: number, tp: number, tota
   return b !== 0 ? (pr - prPrev - (b / a) * (Math.log(a * pr + b) - Math.log(a * prPrev + b))) / a : (pr - prPrev) / a
 }
 
+/**
+ * K, checked: num_class an integer ≥ 2 (required by mlogloss and merror) and N × K predictions.
+ */
+function multiclassK(metric: string, pred: ArrayLike<number>, labels: ArrayLike<number>, K: unknown): number {
+  if (!(typeof K === 'number' && Number.isInteger(K) && K >= 2))
+    throw new RangeError(`num_class: ${metric} needs num_class, the number of classes (an integer ≥ 2), got ${K}`)
+  if (pred.length !== labels.length * K)
+    throw new RangeError(`${metric}: ${pred.length} predictions for ${labels.length} rows × ${K} classes (num_class)`)
+  return K
+}
+
+/** A multiclass label's class: XGBoost's static_cast<int>(label), refused outside 0…K−1 (so NaN too). */
+function classOf(metric: string, labels: ArrayLike<number>, i: number, K: number): number {
+  const c = Math.trunc(labels[i])
+  if (!(c >= 0 && c < K))
+    throw new RangeError(`${metric}: label ${labels[i]} of row ${i} is not a class 0…${K - 1} (num_class ${K})`)
+  return c
+}
+
+/**
+ * XGBoost 1.7.4's mlogloss and merror (multiclass_metric.cu, the same in 2.0): Σ wᵢ·rowᵢ / Σ wᵢ
+ * (NaN when the weights sum to 0: XGBoost's plain esum / wsum). mlogloss's row is −log(p_y) with
+ * p_y at least 1e-16 (an f32); merror's is 1 when the first largest probability (XGBoost's
+ * FindMaxIndex: ties go to the lowest class) is not the label's class.
+ */
+function multiclassMean(
+  metric: string,
+  pred: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  weights: ArrayLike<number> | undefined,
+  K: number,
+): number {
+  const eps = Math.fround(1e-16)
+  let sum = 0,
+    sw = 0
+  for (let i = 0; i < labels.length; i++) {
+    const c = classOf(metric, labels, i, K),
+      w = weights ? weights[i] : 1,
+      o = i * K
+    let row: number
+    if (metric === 'mlogloss') {
+      const p = Math.fround(pred[o + c])
+      // Not Math.max: a NaN probability gives −log(1e-16), as XGBoost's comparison.
+      row = p > eps ? -Math.log(p) : -Math.log(eps)
+    } else {
+      let top = 0
+      for (let k = 1; k < K; k++) if (Math.fround(pred[o + k]) > Math.fround(pred[o + top])) top = k
+      row = top === c ? 0 : 1
+    }
+    sum += w * row
+    sw += w
+  }
+  return sum / sw
+}
+
+/**
+ * XGBoost 1.7.4's multiclass auc and aucpr (auc.cc MultiClassOVR, the same in 2.0): per class k
+ * the binary metric of column k against "label = k" (row weights kept); auc averages the classes
+ * weighted by their weight sums Σ_{y=k} w, aucpr plainly (its BinaryPRAUC reports weight 1). NaN
+ * when any class 0…K−1 lacks positives or negatives — a class absent from the labels included.
+ * Labels are compared exactly (a fractional label is in no class), as XGBoost's labels(i) == c.
+ */
+function oneVsRest(
+  metric: string,
+  pred: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  weights: ArrayLike<number> | undefined,
+  K: number,
+  binary: typeof auc,
+): number {
+  const n = labels.length
+  for (let i = 0; i < n; i++) classOf(metric, labels, i, K)
+  const scores = new Float64Array(n),
+    y = new Float64Array(n)
+  let sum = 0,
+    sw = 0
+  for (let k = 0; k < K; k++) {
+    let wk = 0
+    for (let i = 0; i < n; i++) {
+      scores[i] = pred[i * K + k]
+      y[i] = labels[i] === k ? 1 : 0
+      wk += y[i] * (weights ? weights[i] : 1)
+    }
+    const v = binary(scores, y, weights)
+    const share = binary === auc ? wk : 1
+    sum += v * share
+    sw += share
+  }
+  return sw === 0 ? NaN : sum / sw
+}
+
+/**
+ * The query groups, checked: group_ptr given (ranking metrics need it), 0 first, N last, never
+ * decreasing. XGBoost 1.7.4 takes all rows as one group without it; here that is refused, so a
+ * ranking metric never runs on rows that have no groups by mistake.
+ */
+function groupsOf(metric: string, n: number, groupPtr: ArrayLike<number> | undefined): ArrayLike<number> {
+  if (!groupPtr)
+    throw new RangeError(`${metric}: a ranking metric needs the rows' query groups (group_ptr; the run's --qid column)`)
+  const G = groupPtr.length - 1
+  let ok = G >= 0 && groupPtr[0] === 0 && groupPtr[G] === n
+  for (let g = 0; ok && g < G; g++) ok = groupPtr[g] <= groupPtr[g + 1]
+  if (!ok)
+    throw new RangeError(
+      `group_ptr: must run from 0 to the ${n} rows without decreasing, got ${groupPtr.length} offsets`,
+    )
+  return groupPtr
+}
+
+/**
+ * A ranking label's relevance degree: XGBoost 1.7.4's static_cast<int>(label) (fractions dropped),
+ * refused below 0 or NaN, and for ndcg above 31 (its gain 2^rel − 1 is a 32-bit integer; 2.0
+ * refuses those too).
+ */
+function relevanceOf(metric: string, base: RankingBase, labels: ArrayLike<number>, i: number): number {
+  const rel = Math.trunc(labels[i])
+  if (!(rel >= 0 && (base !== 'ndcg' || rel <= 31)))
+    throw new RangeError(
+      `${metric}: label ${labels[i]} of row ${i} is not a relevance degree (an integer ${base === 'ndcg' ? '0…31' : '≥ 0'})`,
+    )
+  return rel
+}
+
+/**
+ * XGBoost 1.7.4's ranking metrics (rank_metric.cc EvalRank): the plain mean over query groups of
+ * each group's value, its rows ordered by prediction descending, ties in row order (std::
+ * stable_sort; predictions compared as f32), k = the @k or all rows:
+ * - ndcg@k: DCG@k / IDCG@k with gain 2^rel − 1 and discount 1/log2(i + 2) (i from 0), IDCG from
+ *   the labels sorted descending; a group with IDCG 0 (no relevant row) counts 1, or 0 with `-`.
+ * - map@k: Σ over relevant rows ranked i < k of hits_so_far/(i + 1), divided by ALL the group's
+ *   relevant rows; no relevant row: 1, or 0 with `-`.
+ * - pre@k: the relevant rows among the top k, divided by k (not by min(k, group size)); bare `pre`
+ *   divides by 2³² − 1, 1.7.4's unset topn.
+ * Relevant: relevance degree ≠ 0. Row weights are ignored, as 1.7.4's EvalRank ignores them.
+ * XGBoost 2.0 differs (src/metric/rank_metric.cc there): every group weighted by its group weight
+ * (Σ w_g·m_g / Σ w_g) and the result capped at 1; ndcg_exp_gain=false uses the label as the gain;
+ * map@k divides by min(relevant rows, k) and weighs hits by the label; pre@k divides by
+ * min(k, group size) and counts the label value; bare pre counts the whole group.
+ * 0 groups: NaN (XGBoost's 0 / 0).
+ */
+function rankingMean(
+  metric: string,
+  base: RankingBase,
+  pred: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  groupPtr: ArrayLike<number> | undefined,
+): number {
+  if (pred.length !== labels.length)
+    throw new RangeError(`${metric}: ${pred.length} predictions for ${labels.length} labels`)
+  const gp = groupsOf(metric, labels.length, groupPtr)
+  const at = metric.indexOf('@')
+  const k = at < 0 ? 0xffffffff : Number.parseInt(metric.slice(at + 1), 10)
+  const minus = metric.endsWith('-')
+  let sum = 0
+  for (let g = 0; g + 1 < gp.length; g++) {
+    const rels: number[] = [],
+      scores: number[] = []
+    for (let i = gp[g]; i < gp[g + 1]; i++) {
+      rels.push(relevanceOf(metric, base, labels, i))
+      scores.push(Math.fround(pred[i]))
+    }
+    const ranked = byScore(scores).map(j => rels[j])
+    sum += base === 'ndcg' ? ndcgOf(ranked, k, minus) : base === 'map' ? mapOf(ranked, k, minus) : preOf(ranked, k)
+  }
+  return sum / (gp.length - 1)
+}
+
+/** Positions 0…n−1 ordered by score descending, ties in position order (a stable sort). */
+function byScore(scores: readonly number[]): number[] {
+  return scores.map((_, j) => j).sort((a, b) => (scores[a] > scores[b] ? -1 : scores[a] < scores[b] ? 1 : 0))
+}
+
+/** XGBoost 1.7.4's EvalNDCG of one group: `ranked` = relevance degrees in ranked order. */
+function ndcgOf(ranked: readonly number[], k: number, minus: boolean): number {
+  const dcg = (rels: readonly number[]) => {
+    let s = 0
+    for (let i = 0; i < rels.length && i < k; i++) if (rels[i] !== 0) s += (2 ** rels[i] - 1) / Math.log2(i + 2)
+    return s
+  }
+  const idcg = dcg([...ranked].sort((a, b) => b - a))
+  if (idcg === 0) return minus ? 0 : 1
+  return dcg(ranked) / idcg
+}
+
+/** XGBoost 1.7.4's EvalMAP of one group. */
+function mapOf(ranked: readonly number[], k: number, minus: boolean): number {
+  let hits = 0,
+    ap = 0
+  for (let i = 0; i < ranked.length; i++)
+    if (ranked[i] !== 0) {
+      hits++
+      if (i < k) ap += hits / (i + 1)
+    }
+  return hits === 0 ? (minus ? 0 : 1) : ap / hits
+}
+
+/** XGBoost 1.7.4's EvalPrecision of one group. */
+function preOf(ranked: readonly number[], k: number): number {
+  let hits = 0
+  for (let i = 0; i < ranked.length && i < k; i++) if (ranked[i] !== 0) hits++
+  return hits / k
+}
+
+/**
+ * XGBoost 1.7.4's auc / aucpr when the rows have query groups (auc.cc RankingAUC): the mean over
+ * the valid groups of each group's value, NaN without any. auc's group value (GroupRankingROC):
+ * the rows sorted by label descending (stable), every pair i < j in that order scoring 1 when
+ * row i's prediction is above row j's, ½ when equal, 0 below — pairs of equal labels included —,
+ * averaged; groups of fewer than 3 rows are not valid. aucpr's: the binary PR AUC of the group,
+ * not valid when NaN (no positive or no negative). Row weights are ignored (XGBoost's group
+ * weights cancel in both, but a zero group weight — its ROC group counting 0, its PR group
+ * skipped — is not modelled).
+ */
+function rankingAuc(
+  metric: string,
+  pred: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  groupPtr: ArrayLike<number>,
+  binary: typeof auc,
+): number {
+  if (pred.length !== labels.length)
+    throw new RangeError(`${metric}: ${pred.length} predictions for ${labels.length} labels`)
+  const gp = groupsOf(metric, labels.length, groupPtr)
+  let sum = 0,
+    valid = 0
+  for (let g = 0; g + 1 < gp.length; g++) {
+    const s = gp[g],
+      n = gp[g + 1] - s
+    const p = Array.from({ length: n }, (_, j) => Math.fround(pred[s + j])),
+      y = Array.from({ length: n }, (_, j) => Math.fround(labels[s + j]))
+    let v: number
+    if (binary === auc) {
+      if (n < 3) continue
+      const order = byScore(y)
+      let pairs = 0
+      v = 0
+      for (let a = 0; a < n; a++)
+        for (let b = a + 1; b < n; b++) {
+          const d = p[order[a]] - p[order[b]]
+          v += d > 0 ? 1 : d === 0 ? 0.5 : 0
+          pairs++
+        }
+      v /= pairs
+    } else {
+      v = binary(p, y)
+      if (Number.isNaN(v)) continue
+    }
+    sum += v
+    valid++
+  }
+  return valid === 0 ? NaN : sum / valid
+}
+
 function numberArg(given: string, text: string, arg: string, what: string): number {
   const v = arg.trim() === '' ? NaN : Number(arg)
   if (!Number.isFinite(v)) throw new RangeError(`${given}: ${what} must be a number, got '${text}'`)
@@ -347,6 +680,6 @@ function numberArg(given: string, text: string, arg: string, what: string): numb
 
 function badName(given: string, value: unknown): RangeError {
   return new RangeError(
-    `${given}: must be one of ${METRICS.join(', ')} (error@t, tweedie-nloglik@ρ), got ${JSON.stringify(value)}`,
+    `${given}: must be one of ${METRICS.join(', ')} (error@t, tweedie-nloglik@ρ, ndcg@k, map@k, pre@k, ndcg-, map-), got ${JSON.stringify(value)}`,
   )
 }

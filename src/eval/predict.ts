@@ -36,18 +36,27 @@ export interface PredictConfig {
   access?: TableAccess
 }
 
-/** Margins (a recommender's: logits) and predictions, one per table row in table order. */
+/**
+ * Margins (a recommender's: logits) and predictions, one per table row in table order; a
+ * multiclass GBDT's K per row (K = `classes`; 1 otherwise).
+ */
 export interface PredictResult {
-  /** Float32Array, length N: raw scores (XGBoost output_margin). */
+  /** Float32Array, N × K row-major: raw scores (XGBoost output_margin). */
   margins: Float32Array
-  /** Float32Array, length N: after the objective's transform. */
+  /** Float32Array, length N: after the objective's transform; multiclass: the class (argmax) of each row. */
   predictions: Float32Array
+  /** Multiclass only: K, the classes. */
+  classes?: number
+  /** Multiclass only: Float32Array, N × K row-major: the softmax probabilities (XGBoost multi:softprob). */
+  probabilities?: Float32Array
+  /** Multiclass only, when the model has them: the label value of each class (a prediction k means labelValues[k]). */
+  labelValues?: Array<string | number>
   rows: number
   version: number
   adapter: string
   /**
-   * With `contribs`: Float32Array [N × (F + 1)] row-major, φ per feature in `featureNames` order
-   * then the bias; each row sums to its margin.
+   * With `contribs`: Float32Array [N × K × (F + 1)] row-major, φ per feature in `featureNames`
+   * order then the bias, per class (XGBoost's (N, K, F + 1)); each row's class sums to its margin.
    */
   contribs?: Float32Array
   /** With `contribs`: the model's feature names (the contribution columns). */

@@ -1,7 +1,8 @@
 /**
  * The columns that give each training row something besides its label and features, for every
- * family that reads dense rows: a row weight (--weight, XGBoost's DMatrix `weight=`) and a
- * starting margin (--base-margin, `base_margin=`). They are read through the same dense-rows
+ * family that reads dense rows: a row weight (--weight, XGBoost's DMatrix `weight=`), a
+ * starting margin (--base-margin, `base_margin=`) and a query group for ranking (--qid, `qid=`;
+ * an integer column, read as float32, so ids must be integers below 2^24). They are read through the same dense-rows
  * path as the label (dataset.ts), follow the validation split, and are refused here, naming the
  * column, the file and the row, when XGBoost could not use them. N = rows.
  */
@@ -13,6 +14,8 @@ export interface RowValues {
   weights?: Float32Array
   /** Length N (one output per row). */
   baseMargin?: Float32Array
+  /** Length N: each row's query id (integers below 2^24). */
+  qid?: Float32Array
 }
 
 /** The row columns a config names (only the keys it sets). */
@@ -20,12 +23,13 @@ export function rowColumnsOf(cfg: RowColumns): RowColumns {
   return {
     ...(cfg.weight !== undefined ? { weight: cfg.weight } : {}),
     ...(cfg.baseMargin !== undefined ? { baseMargin: cfg.baseMargin } : {}),
+    ...(cfg.qid !== undefined ? { qid: cfg.qid } : {}),
   }
 }
 
 /** The names of the row columns a config reads, weight first. */
 export function rowColumnNames(cfg: RowColumns): string[] {
-  return [cfg.weight, cfg.baseMargin].filter((c): c is string => c !== undefined)
+  return [cfg.weight, cfg.baseMargin, cfg.qid].filter((c): c is string => c !== undefined)
 }
 
 /**
@@ -64,8 +68,21 @@ export function checkRowValues(
     }
     out.baseMargin = m
   }
+  if (cfg.qid !== undefined) {
+    const q = v.qid
+    if (!q) throw new Error(`${ROW_COLUMN_NAMES.qid} column ${cfg.qid}: not read`)
+    const bad = q.findIndex(x => !(Number.isInteger(x) && Math.abs(x) < MAX_QID))
+    if (bad >= 0) {
+      const what = Number.isNaN(q[bad]) ? 'null' : `${q[bad]} is not an integer below 2^24`
+      throw new RangeError(`${ROW_COLUMN_NAMES.qid} column ${cfg.qid}: ${what} ${at(bad)}`)
+    }
+    out.qid = q
+  }
   return out
 }
+
+/** Query ids are read as float32: integers below 2^24 are exact, larger ones could merge groups. */
+const MAX_QID = 2 ** 24
 
 /** Refuses weights (when given) of which none is above 0: every `set` row would weigh nothing. */
 export function checkWeightSum(
@@ -82,5 +99,6 @@ export function pickRowValues(v: RowValues, pick: (a: Float32Array) => Float32Ar
   return {
     ...(v.weights ? { weights: pick(v.weights) } : {}),
     ...(v.baseMargin ? { baseMargin: pick(v.baseMargin) } : {}),
+    ...(v.qid ? { qid: pick(v.qid) } : {}),
   }
 }

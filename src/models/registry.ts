@@ -10,7 +10,10 @@
  */
 import type { ModelFamily } from '../run/family.ts'
 import type { PredictConfig, PredictResult } from '../eval/predict.ts'
-import { metricBase } from '../eval/metrics.ts'
+import { METRIC_MENU, metricBase } from '../eval/metrics.ts'
+import { objectiveTask, type Task } from './gbdt/objective.ts'
+
+export type { Task }
 
 /** A model file's contents as a shell holds them: XGBoost JSON text, or bytes (UBJSON, a checkpoint). */
 export type ModelFileContents = string | Uint8Array
@@ -60,6 +63,12 @@ export interface FamilyDescription {
   readonly continue: { readonly layout: 'xgboost' | 'torch'; readonly engines: readonly ('dask' | 'spark' | 'torch')[] }
   /** The page explains (SHAP) a finished run's model. */
   readonly explains: boolean
+  /**
+   * The task a run of these parameters (a manifest's `params`) learns: which results the page
+   * shows (ROC for 'binary', predicted vs actual for 'regression', the confusion matrix for
+   * 'multiclass'). The XGBoost families read the objective table (gbdt/objective.ts Task).
+   */
+  task(params: Readonly<Record<string, unknown>>): Task
   /** A sweep slot chooses the histogram kernel for its adapter before trials run. */
   readonly histogramKernel: boolean
   /** What a sweep needs: default resources and space, and which trial models it keeps. */
@@ -83,6 +92,11 @@ export interface FamilyDescription {
 }
 
 const decoder = new TextDecoder()
+
+/** The task of an XGBoost family's parameters: its objective's (XGBoost's default objective binary:logistic when none is named). */
+function xgboostTask(params: Readonly<Record<string, unknown>>): Task {
+  return objectiveTask(typeof params.objective === 'string' ? params.objective : 'binary:logistic')
+}
 
 /** The first bytes of a model file as text (enough for a magic or a JSON prefix). */
 function head(model: ModelFileContents, n: number): string {
@@ -115,6 +129,8 @@ export const FAMILIES: readonly FamilyDescription[] = [
     earlyStoppingNeedsValidation: false,
     continue: { layout: 'torch', engines: ['torch'] },
     explains: false,
+    // Click-through: 0/1 labels, a probability per row.
+    task: () => 'binary',
     histogramKernel: false,
     sweep: {
       resources: RECSYS_RESOURCES,
@@ -162,6 +178,7 @@ export const FAMILIES: readonly FamilyDescription[] = [
     // No continue-at-scale job yet (the xgboost layout reads trees): train reports the bundle as not written.
     continue: { layout: 'xgboost', engines: [] },
     explains: false,
+    task: xgboostTask,
     histogramKernel: false,
     sweep: {
       resources: GBLINEAR_RESOURCES,
@@ -202,28 +219,14 @@ export const FAMILIES: readonly FamilyDescription[] = [
     textModel: true,
     // XGBoost's defaults but fewer rounds, so a first run is quick.
     pageParams: '{\n  "max_depth": 6,\n  "eta": 0.3,\n  "num_round": 20\n}',
-    // Every XGBoost eval_metric (src/eval/metrics.ts), binary ones first.
-    metrics: [
-      'auc',
-      'logloss',
-      'aucpr',
-      'error',
-      'rmse',
-      'mae',
-      'rmsle',
-      'mape',
-      'mphe',
-      'poisson-nloglik',
-      'gamma-nloglik',
-      'gamma-deviance',
-      'tweedie-nloglik@1.5',
-      'quantile',
-    ],
+    // Every XGBoost eval_metric, binary ones first (src/eval/metrics.ts's menu).
+    metrics: METRIC_MENU,
     downloads: ['model-ubj'],
-    cliFlags: ['model-format', 'init-model', 'weight', 'base-margin'],
+    cliFlags: ['model-format', 'init-model', 'weight', 'base-margin', 'qid'],
     earlyStoppingNeedsValidation: true,
     continue: { layout: 'xgboost', engines: ['dask', 'spark'] },
     explains: true,
+    task: xgboostTask,
     histogramKernel: true,
     sweep: {
       resources: GBDT_RESOURCES,

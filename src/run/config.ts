@@ -44,6 +44,12 @@ export interface TrainConfig {
    * evaluation) at this margin instead of the model's base_score. Numeric, finite.
    */
   baseMargin?: string
+  /**
+   * Query id column (--qid; XGBoost's `qid=`), needed by the rank:* objectives: rows of a query
+   * need not be contiguous (they are gathered by group), the validation split keeps each query
+   * whole, and the column is never a feature. Integer ids below 2^24.
+   */
+  qid?: string
   features?: string[]
   filter?: string
   validTable?: string
@@ -147,11 +153,21 @@ export interface RunResult<
   manifest: F
   metrics: Array<Record<string, number>>
   summary: S
+  /** The final model's validation predictions and labels, when the run was asked for them (RunOptions.validScores) and has validation rows. */
+  validation?: ValidationScores
+}
+
+/** A run's validation rows as the page draws its results (ROC, predicted vs actual, the confusion matrix). V = rows. */
+export interface ValidationScores {
+  /** The V labels (multiclass: the class 0…K−1). */
+  labels: Float32Array
   /**
-   * The final model's scores on the validation rows (probabilities, V of them) and their 0/1
-   * labels, when the run was asked for them (RunOptions.validScores) and has validation rows.
+   * The V predictions after the objective's transform (binary: probabilities; regression: the
+   * predicted value; ranking: scores); multiclass: V × K probabilities, row-major.
    */
-  validation?: { labels: Float32Array; scores: Float32Array }
+  scores: Float32Array
+  /** Multiclass: the label's value of each class (Booster.labelValues) when the label column was not 0…K−1. */
+  labelValues?: Array<string | number>
 }
 
 /**

@@ -212,6 +212,7 @@ export function runManifest<E extends object>(
     label: config.label,
     ...(config.weight !== undefined ? { weight: config.weight } : {}),
     ...(config.baseMargin !== undefined ? { base_margin: config.baseMargin } : {}),
+    ...(config.qid !== undefined ? { qid: config.qid } : {}),
     features: parts.features,
     skipped_columns: parts.skipped,
     categorical: parts.categorical,

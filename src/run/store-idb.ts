@@ -6,7 +6,7 @@
  * and the validation scores. Writes resolve once their transaction completed with durability
  * 'strict', so a run put before a reload is there after it.
  */
-import type { TrainSummary } from './config.ts'
+import type { TrainSummary, ValidationScores } from './config.ts'
 import type { RunManifest } from './manifest.ts'
 import type { StoppedMark } from './stop.ts'
 import { openDatabase, request, writeTransaction } from '../util/idb.ts'
@@ -44,8 +44,8 @@ export interface StoredRun {
 export interface StoredRunData {
   /** The model file's contents: XGBoost JSON text, or bytes (model.bin). */
   model: string | Uint8Array<ArrayBuffer>
-  /** The final model's validation scores and labels (ROC, PR, confusion). */
-  validation?: { labels: Float32Array; scores: Float32Array }
+  /** The final model's validation scores and labels (ROC, PR, confusion): ui/result-data.ts storedValidation's rows. */
+  validation?: ValidationScores
 }
 
 /** The Runs list over IndexedDB; open with RunStore.open(). */

@@ -36,6 +36,7 @@ export function dataKey(c: SweepConfig): string {
     c.filter ?? null,
     c.weight ?? null,
     c.baseMargin ?? null,
+    c.qid ?? null,
     c.validTable ?? null,
     c.validVersion ?? null,
     validFraction(c) ?? null,

@@ -188,6 +188,7 @@ export type SweepData = Pick<
   | 'label'
   | 'weight'
   | 'baseMargin'
+  | 'qid'
   | 'features'
   | 'filter'
   | 'validTable'

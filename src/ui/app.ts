@@ -34,7 +34,7 @@ import { SweepController } from './sweep-controller.ts'
 import { RunsController } from './runs-controller.ts'
 import type { RunDownloadDetail, RunFileKind } from './run-list.ts'
 import './run-list.ts'
-import './run-curves.ts'
+import './run-results.ts'
 import './run-compare.ts'
 import { tableName } from './sweep-list.ts'
 import './sweep-list.ts'
@@ -243,8 +243,9 @@ export class StApp extends LitElement {
         .error=${tr.error} .result=${tr.result} .progress=${tr.progressView} ?stopping=${tr.stopping}></st-train-panel>
       ${tr.run && tr.state === 'ready' ? this.runFiles(tr.run.id, tr.run.modelFile) : ''}
       ${
-        tr.validation && tr.state === 'ready'
-          ? html`<st-run-curves .series=${[{ name: 'this run', colour: '#2f6fde', ...tr.validation }]}></st-run-curves>`
+        tr.validation && tr.task && tr.state === 'ready'
+          ? html`<st-run-results .task=${tr.task} .validation=${tr.validation}
+            .metrics=${tr.result?.eval ?? {}}></st-run-results>`
           : ''
       }
       ${

@@ -1,7 +1,8 @@
 /**
  * `<st-line-chart .lines=${lines}>`: a small line chart for curves that are not a time series —
- * ROC (false → true positive rate), precision–recall, learning curves of several runs overlaid —
- * with a legend. Drawn with uPlot in faceted mode (`mode: 2`: each line has its own xs) through
+ * ROC (false → true positive rate), precision–recall, learning curves of several runs overlaid,
+ * a regression's predicted vs actual as dots (ChartLine.points) — with a legend. Drawn with
+ * uPlot in faceted mode (`mode: 2`: each line has its own xs) through
  * plot.ts PlotSlot. Presentational; the owner thins long curves (src/run/roc.ts thinCurve).
  * Reflects `data-lines` (the solid lines drawn) for tests.
  */
@@ -20,6 +21,8 @@ export interface ChartLine {
   marker?: { x: number; y: number }
   /** Dashed (a reference line, e.g. the ROC diagonal); left out of the legend. */
   dashed?: boolean
+  /** Drawn as unconnected dots (a scatter plot: predicted vs actual), not a line. */
+  points?: boolean
 }
 
 const HEIGHT = 240,
@@ -43,6 +46,14 @@ function finitePoints(l: ChartLine): [number[], number[]] {
 
 /** uPlot series of one line: a straight-segment path without points; a dashed one thin and unlisted. */
 function lineSeries(l: ChartLine): uPlot.Series {
+  if (l.points)
+    return {
+      label: l.name,
+      stroke: l.colour,
+      fill: l.colour,
+      paths: uPlot.paths.points!(),
+      points: { show: false, size: 4, width: 0 },
+    }
   const base = { label: l.name, stroke: l.colour, paths: uPlot.paths.linear!(), points: { show: false } }
   return l.dashed ? { ...base, width: 1, dash: [4, 3], class: UNLISTED } : { ...base, width: 2 }
 }

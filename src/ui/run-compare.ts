@@ -1,7 +1,8 @@
 /**
  * `<st-run-compare .runs=${two}>`: two kept runs side by side — the parameters that differ (all
  * of them, differences marked), the headline metrics, the learning curves overlaid metric by
- * metric and the ROC / precision–recall curves overlaid on the validation rows. Presentational.
+ * metric and, for binary runs, the ROC / precision–recall curves overlaid on the validation rows.
+ * Presentational.
  */
 import { LitElement, html, css, nothing } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
@@ -40,8 +41,11 @@ export class StRunCompare extends LitElement {
     const metrics = [...new Set(this.runs.flatMap(c => c.run.metrics.flatMap(m => Object.keys(m))))].filter(
       k => !['step', 'epoch', 'lr', 'elapsed_seconds'].includes(k),
     )
+    // ROC and precision–recall only mean something for binary runs (the registry's task of the run's parameters).
     const series: CurveSeries[] = this.runs.flatMap((c, i) =>
-      c.data?.validation ? [{ name: name(c, i), colour: c.colour, ...c.data.validation }] : [],
+      c.data?.validation && familyOf(c.run.model).task(c.run.params) === 'binary'
+        ? [{ name: name(c, i), colour: c.colour, ...c.data.validation }]
+        : [],
     )
     return html`<h2>Compare runs</h2>
       <table class="params">

@@ -1,6 +1,7 @@
 /**
  * `<st-run-explanation .state .error .explanation>`: what a finished GBDT run shows under its
- * curve — feature importance (type chooser) and the SHAP summary of its validation rows — or
+ * curve — feature importance (type chooser), the SHAP summary of its validation rows and the
+ * partial dependence of its monotone-constrained features — or
  * that they are being computed, or why they could not be. Presentational: TrainController asks
  * window.snaptrain explain and sets the properties.
  */
@@ -12,6 +13,7 @@ import type { Explanation } from '../api-types.ts'
 import './error-view.ts'
 import './feature-importance.ts'
 import './shap-summary.ts'
+import './partial-dependence.ts'
 
 @customElement('st-run-explanation')
 export class StRunExplanation extends LitElement {
@@ -39,7 +41,8 @@ export class StRunExplanation extends LitElement {
     if (this.state !== 'ready' || !e) return nothing
     return html`<div class="charts">
       <st-feature-importance .importance=${e.importance}></st-feature-importance>
-      <st-shap-summary .explanation=${e}></st-shap-summary></div>`
+      <st-shap-summary .explanation=${e}></st-shap-summary></div>
+      ${e.partialDependence?.length ? html`<st-partial-dependence .curves=${e.partialDependence}></st-partial-dependence>` : nothing}`
   }
 }
 

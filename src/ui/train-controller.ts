@@ -20,7 +20,8 @@ import { progressDone } from '../run/progress.ts'
 import { toErrorView } from './errors.ts'
 import type { RunProgressView, TrainModel, TrainResultView, TrainStartDetail } from './train-panel.ts'
 import type { ErrorView, LoadState } from './types.ts'
-import { DEFAULT_FAMILY, familyOf } from '../models/registry.ts'
+import { DEFAULT_FAMILY, familyOf, type Task } from '../models/registry.ts'
+import { storedValidation } from './result-data.ts'
 
 /** What is being trained on. */
 export interface TrainTarget {
@@ -52,9 +53,11 @@ export class TrainController implements ReactiveController {
   progressView?: RunProgressView
   /** The user pressed Stop: the run ends after its current round or step. */
   stopping = false
-  /** The finished run as kept in the Runs list, and its validation scores (the curves). */
+  /** The finished run as kept in the Runs list, and its validation rows (all of them: the results view). */
   run?: StoredRun
   validation?: StoredRunData['validation']
+  /** The finished run's task (the registry's, from its parameters): which results view it gets. */
+  task?: Task
   private ticket = 0
   private abort?: AbortController
   private startedAt = 0
@@ -83,7 +86,13 @@ export class TrainController implements ReactiveController {
     this.ticket++
     this.abort?.abort()
     Object.assign(this, { state: 'idle', stage: '', error: undefined, history: [], result: undefined })
-    Object.assign(this, { progressView: undefined, stopping: false, run: undefined, validation: undefined })
+    Object.assign(this, {
+      progressView: undefined,
+      stopping: false,
+      run: undefined,
+      validation: undefined,
+      task: undefined,
+    })
     Object.assign(this, { explainState: 'idle', explainError: undefined, explanation: undefined })
     this.host.requestUpdate()
   }
@@ -106,6 +115,7 @@ export class TrainController implements ReactiveController {
       stopping: false,
       run: undefined,
       validation: undefined,
+      task: undefined,
     })
     this.abort?.abort()
     const abort = (this.abort = new AbortController())
@@ -122,6 +132,7 @@ export class TrainController implements ReactiveController {
       }
       if (form.filter) config.filter = form.filter
       if (form.weight) config.weight = form.weight
+      if (form.qid) config.qid = form.qid
       if (target.access) config.access = target.access
       const onProgress = (p: TrainProgress) => {
         if (ticket === this.ticket) this.progress(p)
@@ -166,6 +177,7 @@ export class TrainController implements ReactiveController {
   /** The finished run as the Runs list keeps it (its downloads and curves); a run the API cannot describe is not kept. */
   private async keep(r: RunResult, target: TrainTarget, label: string, model: TrainModel): Promise<void> {
     this.validation = r.validation
+    const task = (this.task = familyOf(model).task((r.manifest.params ?? {}) as Record<string, unknown>))
     let modelFile: string
     try {
       modelFile = (await this.api().runFiles(r))[0].name
@@ -186,7 +198,8 @@ export class TrainController implements ReactiveController {
       modelFile,
       ...(r.manifest.stopped ? { stopped: r.manifest.stopped } : {}),
     }
-    this.onFinished(this.run, { model: r.model, ...(r.validation ? { validation: r.validation } : {}) })
+    const kept = r.validation && storedValidation(task, r.validation)
+    this.onFinished(this.run, { model: r.model, ...(kept ? { validation: kept } : {}) })
   }
 
   /** Importance and SHAP summary of a finished GBDT run; a failure is shown, the run's result stays. */

@@ -1,9 +1,10 @@
 /**
  * `<st-train-curve .history=${rounds}>`: the live validation curve of one training run, drawn
- * with uPlot (plot.ts PlotSlot): the metrics to maximise (auc, aucpr, gauc: src/eval/metrics.ts
- * maximize) on the left axis, every loss and error (logloss, error@0.3, rmse, mae, …) on the
- * right, one point per boosting round (the recommender: per evaluation); any metric name the run
- * reports gets a series, colours from a palette. Presentational: the owner appends rounds to
+ * with uPlot (plot.ts PlotSlot): the metrics to maximise (auc, aucpr, gauc, a ranking's ndcg@k and
+ * map@k: src/eval/metrics.ts maximize) on the left axis, marked higher is better, every loss and
+ * error (logloss, error@0.3, rmse, mae, mlogloss, merror, …) on the right, marked lower is
+ * better, one point per boosting round (the recommender: per evaluation); any metric name the
+ * run reports gets a series, colours from a palette. Presentational: the owner appends rounds to
  * `history` as they come.
  */
 import { LitElement, html, css, type PropertyValues } from 'lit'
@@ -99,8 +100,8 @@ export class StTrainCurve extends LitElement {
       series: [{ label: this.xLabel }, ...metrics.map(seriesOf)],
       axes: [
         { label: this.xLabel, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] },
-        { scale: 'auc', label: metrics.filter(m => maximize(m)).join(', ') || 'auc' },
-        { scale: 'loss', side: 1, label: 'loss', grid: { show: false } },
+        { scale: 'auc', label: `${metrics.filter(m => maximize(m)).join(', ') || 'auc'} (higher is better)` },
+        { scale: 'loss', side: 1, label: 'loss (lower is better)', grid: { show: false } },
       ],
     }
     this.chart.draw(target, opts, this.data())

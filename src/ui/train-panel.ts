@@ -22,6 +22,8 @@ export interface TrainStartDetail {
   label: string
   /** Row weight column (TrainConfig.weight); '' = none. */
   weight: string
+  /** Query id column of a ranking run (TrainConfig.qid, rank:* objectives); absent = none. */
+  qid?: string
   params: string
   validFraction: number
   filter: string
@@ -109,6 +111,8 @@ export class StTrainPanel extends LitElement {
   @state() private label = ''
   /** Row weight column; '' = every row weighs 1. */
   @state() private weight = ''
+  /** Query id column (ranking); '' = none. */
+  @state() private qid = ''
   /** The family's pageParams (registry): sized so a first run is quick. */
   @state() private params = familyOf(DEFAULT_FAMILY).pageParams
   @state() private validFraction = 0.2
@@ -120,6 +124,8 @@ export class StTrainPanel extends LitElement {
     const busy = this.state === 'loading'
     const weights = this.weightChoices(labels, label)
     const weight = weights.includes(this.weight) ? this.weight : ''
+    const qids = this.qidChoices(labels, label)
+    const qid = qids.includes(this.qid) ? this.qid : ''
     return html`<h2>Train a model</h2>
       <form @submit=${(e: Event) => this.submit(e, label)}>
         <label for="model">Model</label>
@@ -140,6 +146,19 @@ export class StTrainPanel extends LitElement {
         }}>
           <option value="" ?selected=${weight === ''}>none (every row weighs 1)</option>
           ${weights.map(n => html`<option value=${n} ?selected=${n === weight}>${n}</option>`)}
+        </select>`
+            : nothing
+        }
+        ${
+          qids.length > 0
+            ? html`<label for="qid">Query groups</label>
+        <select id="qid" .value=${qid} title="rank:ndcg / rank:pairwise / rank:map: the query id column" @change=${(
+          e: Event,
+        ) => {
+          this.qid = (e.target as HTMLSelectElement).value
+        }}>
+          <option value="" ?selected=${qid === ''}>none (ranking objectives need one)</option>
+          ${qids.map(n => html`<option value=${n} ?selected=${n === qid}>${n}</option>`)}
         </select>`
             : nothing
         }
@@ -204,13 +223,20 @@ export class StTrainPanel extends LitElement {
     return familyOf(this.model).cliFlags.includes('weight') ? labels.filter(n => n !== label) : []
   }
 
+  /** Query id columns: for families that rank (registry cliFlags 'qid'), any numeric column but the label. */
+  private qidChoices(labels: string[], label: string): string[] {
+    return familyOf(this.model).cliFlags.includes('qid') ? labels.filter(n => n !== label) : []
+  }
+
   private submit(e: Event, label: string) {
     e.preventDefault()
     const weight = this.weightChoices(labelCandidates(this.fields), label).includes(this.weight) ? this.weight : ''
+    const qid = this.qidChoices(labelCandidates(this.fields), label).includes(this.qid) ? this.qid : ''
     const detail: TrainStartDetail = {
       model: this.model,
       label,
       weight,
+      ...(qid ? { qid } : {}),
       params: this.params,
       validFraction: this.validFraction,
       filter: this.filter.trim(),

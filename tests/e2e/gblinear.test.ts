@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { lastJson, runMain, shareAppPage } from '../support/cli.ts'
 import { fromXGBoostJson } from '../../src/models/gblinear/model-json.ts'
-import { sigmoid32 } from '../../src/models/gblinear/objective.ts'
+import { xgboostSigmoid } from '../../src/util/float32.ts'
 
 const TABLE = 'public/tables/marketing'
 const BASE = ['--table', TABLE, '--label', 'y', '--filter', 'age < 30', '--model', 'gblinear']
@@ -84,7 +84,7 @@ describe('snaptrain --model gblinear (marketing, age < 30)', () => {
     for (const line of lines.slice(1, 200)) {
       const cells = line.split(',').map(Number)
       expect(Number.isFinite(cells[mi])).toBe(true)
-      expect(cells[pi]).toBeCloseTo(sigmoid32(cells[mi]), 5)
+      expect(cells[pi]).toBeCloseTo(xgboostSigmoid(cells[mi]), 5)
     }
   }, 60_000)
 

@@ -66,6 +66,23 @@ test('the row weight picker offers the other numeric columns (GBDT only) and sen
   expect(root.querySelector('select#weight')).toBeNull()
 })
 
+test('the query group picker (ranking) offers the other numeric columns (GBDT only) and sends the choice', async () => {
+  const el = await fixture('st-train-panel', { fields: [...FIELDS, field('q', 'integer')] })
+  const seen = record<TrainStartDetail>(document.body, 'train-start')
+  const root = el.shadowRoot!
+  const qid = root.querySelector<HTMLSelectElement>('select#qid')!
+  expect([...qid.querySelectorAll('option')].map(o => o.value)).toEqual(['', 'age', 'q'])
+  qid.value = 'q'
+  qid.dispatchEvent(new Event('change'))
+  root.querySelector<HTMLButtonElement>('button[type=submit]')!.click()
+  expect(seen[0]).toMatchObject({ label: 'y', qid: 'q' })
+  const model = root.querySelector<HTMLSelectElement>('select#model')!
+  model.value = 'recsys'
+  model.dispatchEvent(new Event('change'))
+  await el.updateComplete
+  expect(root.querySelector('select#qid')).toBeNull()
+})
+
 test('busy, result and error states', async () => {
   const el = await fixture('st-train-panel', { fields: FIELDS, state: 'loading', stage: 'round 2 / 5' })
   expect(el.shadowRoot!.querySelector<HTMLButtonElement>('button')!.disabled).toBe(true)

@@ -18,10 +18,42 @@ import {
   OBJECTIVE_SQUARED_LOG,
   OBJECTIVE_TWEEDIE,
   ROW_UNUSED,
+  LOGISTIC_MIN_HESS,
+  SOFTMAX_MIN_HESS,
+  softmaxAt,
 } from './layout.ts'
 
-/** Hessian floor of the logistic loss (XGBoost `kRtEps`-style clamp, keeps H > 0). */
-export const LOGISTIC_MIN_HESS = 1e-16
+/**
+ * Multiclass gradient pairs (XGBoost 1.7.4 SoftmaxMultiClassObj::GetGradient; 2.0 the same):
+ * for row i and class j, p = softmax(margins of row i)_j, g = (p − [y = j])·w,
+ * h = max(2·p·(1 − p)·w, 1e-16) in f32. `margins` N × K row-major (row i, class j at i·K + j);
+ * `gpair` (g, h) per (row, class) in the same order, length ≥ 2·N·K; `positions` N × K (null =
+ * every row used): a (row, class) whose position is ROW_UNUSED gets (0, 0) — each class tree
+ * samples its own rows, as XGBoost's hist samples per tree.
+ */
+export function softmaxGradient(
+  margins: Float32Array,
+  labels: Float32Array,
+  weights: Float32Array | null,
+  positions: Uint32Array | null,
+  gpair: Float32Array,
+  n: number,
+  k: number,
+): void {
+  const p = new Float32Array(k)
+  for (let i = 0; i < n; i++) {
+    const w = weights ? f32(weights[i]) : 1
+    const y = labels[i]
+    softmaxAt(margins.subarray(i * k, (i + 1) * k), p, 0, k)
+    for (let j = 0; j < k; j++) {
+      const at = i * k + j
+      const used = !positions || positions[at] !== ROW_UNUSED
+      const h = Math.max(f32(f32(f32(2 * p[j]) * f32(1 - p[j])) * w), f32(SOFTMAX_MIN_HESS))
+      gpair[2 * at] = used ? f32((y === j ? f32(p[j] - 1) : p[j]) * w) : 0
+      gpair[2 * at + 1] = used ? h : 0
+    }
+  }
+}
 
 /** Hessian of binary:hinge rows past the margin: FLT_MIN, unweighted (XGBoost hinge.cu). */
 export const HINGE_MIN_HESS = 2 ** -126

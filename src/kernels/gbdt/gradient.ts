@@ -32,6 +32,7 @@ export const gradientSpec: KernelSpec<GradientShape> = defineKernel({
     { name: 'hasPositions', type: 'u32' },
     { name: 'scalePosWeight', type: 'f32' },
     { name: 'objParam', type: 'f32' },
+    { name: 'classes', type: 'u32' },
   ],
   overrides: { WG: 256 },
   dispatchSize: (shape, c) => linearDispatch(shape.n, c.WG),
@@ -82,6 +83,30 @@ export function gradientCall(
     hasPositions: buffers.positions ? 1 : 0,
     scalePosWeight,
     objParam,
+    classes: 1,
   }
   return { spec: gradientSpec, shape: { n }, buffers: bound, uniforms, constants }
+}
+
+/** Spec of softmax_gradient (gradient.wgsl's multiclass entry point): one invocation per row, K pairs each. */
+export const softmaxGradientSpec: KernelSpec<GradientShape> = {
+  ...gradientSpec,
+  name: 'softmax_gradient',
+  entryPoint: 'softmax_gradient',
+}
+
+/**
+ * A call writing the multiclass pairs of `n` rows × `classes` (gradient.ref.ts softmaxGradient):
+ * margins, positions and gpair hold N × K entries (row i, class k at i·K + k), labels and weights N.
+ */
+export function softmaxGradientCall(
+  buffers: GradientBuffers,
+  n: number,
+  classes: number,
+  constants: { WG?: number } = {},
+): KernelCall<GradientShape> {
+  if (!(Number.isInteger(classes) && classes >= 2))
+    throw new RangeError(`softmax_gradient: classes must be an integer ≥ 2, got ${classes}`)
+  const call = gradientCall(buffers, n, 0, 1, 0, constants)
+  return { ...call, spec: softmaxGradientSpec, uniforms: { ...call.uniforms, classes } }
 }

@@ -40,7 +40,11 @@ export function binByte(bins: Uint32Array, rowWords: number, i: number, f: numbe
  * rows [0, n): row i with node p = positions[i] (skipped when ROW_UNUSED or p ≥ nodeSlot.length)
  * goes to slot nodeSlot[p] (skipped when < 0); for each feature f < nf, its stored byte s gives
  * bin s − missOff[f] (skipped when missing, s < missOff[f], or past the feature's last bin).
- * Arguments in the kernel's binding order, then the uniforms (N, F, rowWords, B).
+ * Arguments in the kernel's binding order, then the uniforms (N, F, rowWords, B, classes).
+ *
+ * `classes` = K > 1 (multiclass: the round's K class trees at once): qgpair and positions hold
+ * K entries per row, (row i, class c) at i·K + c, each with its own node; row i's bins are read
+ * once and its K pairs go to their K nodes' slots — one pass for the K trees.
  */
 export function histogramBuild(
   bins: Uint32Array,
@@ -54,8 +58,10 @@ export function histogramBuild(
   nf: number,
   rowWords: number,
   b: number,
+  classes = 1,
 ): void {
-  for (let i = 0; i < n; i++) addRow(bins, missOff, cutPtrs, qgpair, positions, nodeSlot, hist, i, nf, rowWords, b)
+  for (let i = 0; i < n; i++)
+    addRow(bins, missOff, cutPtrs, qgpair, positions, nodeSlot, hist, i, nf, rowWords, b, classes)
 }
 
 /**
@@ -95,18 +101,28 @@ function addRow(
   nf: number,
   rowWords: number,
   b: number,
+  classes = 1,
 ): void {
-  const p = positions[i]
-  if (p === ROW_UNUSED || p >= nodeSlot.length || nodeSlot[p] < 0) return
-  const slot = nodeSlot[p]
+  const slots: number[] = [],
+    entries: number[] = []
+  for (let c = 0; c < classes; c++) {
+    const e = i * classes + c
+    const p = positions[e]
+    if (p === ROW_UNUSED || p >= nodeSlot.length || nodeSlot[p] < 0) continue
+    slots.push(nodeSlot[p])
+    entries.push(e)
+  }
+  if (slots.length === 0) return
   for (let f = 0; f < nf; f++) {
     const s = binByte(bins, rowWords, i, f)
     if (s < missOff[f]) continue
     const bin = cutPtrs[f] + s - missOff[f]
     if (bin >= cutPtrs[f + 1]) continue
-    const at = (slot * b + bin) * 4
-    if (at + 4 > hist.length) continue
-    add64(hist, at, qgpair[2 * i])
-    add64(hist, at + 2, qgpair[2 * i + 1])
+    for (let j = 0; j < slots.length; j++) {
+      const at = (slots[j] * b + bin) * 4
+      if (at + 4 > hist.length) continue
+      add64(hist, at, qgpair[2 * entries[j]])
+      add64(hist, at + 2, qgpair[2 * entries[j] + 1])
+    }
   }
 }

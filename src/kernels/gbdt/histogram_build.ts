@@ -5,13 +5,17 @@ import type { KernelSpec } from '../spec.ts'
 import { linearDispatch } from '../spec.ts'
 import { defineKernel } from '../wgsl.ts'
 
-/** Problem shape: `n` rows, `f` features, `rowWords` = ceil(n / 4), `b` = total bins, `slots` built. */
+/**
+ * Problem shape: `n` rows, `f` features, `rowWords` = ceil(n / 4), `b` = total bins, `slots`
+ * built; `classes` = entries per row (multiclass K: qgpair and positions N × K; default 1).
+ */
 export interface HistogramShape {
   n: number
   f: number
   rowWords: number
   b: number
   slots: number
+  classes?: number
 }
 
 /** Buffers of a histogram build (both variants); see src/models/gbdt/types.ts for layouts. */
@@ -22,9 +26,9 @@ export interface HistogramBuffers {
   missOff: GPUBuffer
   /** u32 × (F + 1): first global bin of each feature. */
   cutPtrs: GPUBuffer
-  /** vec2<i32> × N quantised (g, h). */
+  /** vec2<i32> × N·K quantised (g, h), K = classes. */
   qgpair: GPUBuffer
-  /** u32 × N node id per row; 0xFFFFFFFF = unused. */
+  /** u32 × N·K node id per (row, class); 0xFFFFFFFF = unused. */
   positions: GPUBuffer
   /** i32 × maxNodes: node id → slot to build, −1 = not built. */
   nodeSlot: GPUBuffer
@@ -62,10 +66,21 @@ export const histogramBuildSpec: KernelSpec<HistogramShape> = defineKernel({
     { name: 'f', type: 'u32' },
     { name: 'rowWords', type: 'u32' },
     { name: 'b', type: 'u32' },
+    { name: 'classes', type: 'u32' },
   ],
   overrides: { WG: 256, FPI: DEFAULT_FPI },
   dispatchSize: (s, c) => linearDispatch(s.f === 0 ? 0 : s.n * Math.ceil(s.f / c.FPI), c.WG),
 })
+
+/**
+ * Spec of histogram_build_classes: histogram_build for classes = K > 1 (multiclass), K entries per
+ * row in one pass; histogramBuildCall picks it when shape.classes > 1.
+ */
+export const histogramBuildClassesSpec: KernelSpec<HistogramShape> = {
+  ...histogramBuildSpec,
+  name: 'histogram_build_classes',
+  entryPoint: 'histogram_build_classes',
+}
 
 /** Buffers of histogram_build_rows: the build's plus the row list and its length. */
 export interface HistogramRowsBuffers extends HistogramBuffers {
@@ -97,6 +112,9 @@ export function checkHistogramShape(kernel: string, s: HistogramShape): void {
   }
   if (s.rowWords < Math.ceil(s.n / 4))
     throw new RangeError(`${kernel}: rowWords ${s.rowWords} < ceil(n / 4) for n = ${s.n}`)
+  const K = s.classes ?? 1
+  if (!Number.isInteger(K) || K < 1) throw new RangeError(`${kernel}: classes must be an integer ≥ 1, got ${K}`)
+  if (s.n * K >= 2 ** 32) throw new RangeError(`${kernel}: n · classes = ${s.n} · ${K} overflows u32 indices`)
   if (s.slots * s.b * 4 >= 2 ** 32)
     throw new RangeError(`${kernel}: ${s.slots} slots × ${s.b} bins overflow u32 indices`)
 }
@@ -114,8 +132,10 @@ export function histogramBuildCall(
     throw new RangeError(
       `histogram_build: n · ceil(f / FPI) = ${shape.n} · ${Math.ceil(shape.f / fpi)} overflows u32; raise FPI`,
     )
-  const uniforms = { n: shape.n, f: shape.f, rowWords: shape.rowWords, b: shape.b }
-  return { spec: histogramBuildSpec, shape, buffers: { ...buffers }, uniforms, constants }
+  const classes = shape.classes ?? 1
+  const uniforms = { n: shape.n, f: shape.f, rowWords: shape.rowWords, b: shape.b, classes }
+  const spec = classes > 1 ? histogramBuildClassesSpec : histogramBuildSpec
+  return { spec, shape, buffers: { ...buffers }, uniforms, constants }
 }
 
 /**
@@ -127,5 +147,7 @@ export function histogramBuildRowsCall(
   shape: HistogramShape,
   constants: { WG?: number; FPI?: number } = {},
 ): KernelCall<HistogramShape> {
+  if ((shape.classes ?? 1) !== 1)
+    throw new RangeError(`histogram_build_rows: one entry per row only, got classes ${shape.classes}`)
   return { ...histogramBuildCall(buffers, shape, constants), spec: histogramBuildRowsSpec, buffers: { ...buffers } }
 }

@@ -80,6 +80,10 @@ export function histogramBuildWgCall(
   constants: { WG?: number; WG_BINS?: number; ROWS?: number } = {},
 ): KernelCall<HistogramWgShape> {
   checkHistogramShape('histogram_build_wg', shape)
+  if ((shape.classes ?? 1) !== 1)
+    throw new RangeError(
+      `histogram_build_wg: one entry per row only, got classes ${shape.classes} (use histogram_build)`,
+    )
   const uniforms = {
     n: shape.n,
     f: shape.f,

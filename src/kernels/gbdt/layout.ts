@@ -28,6 +28,11 @@ export const OBJECTIVE_HINGE = 8
 export const OBJECTIVE_QUANTILE = 9
 /** Number of objective ids (valid ids are 0 … OBJECTIVE_COUNT − 1). */
 export const OBJECTIVE_COUNT = 10
+/**
+ * multi:softprob / multi:softmax: not a per-row id of the gradient kernel's switch — its pairs
+ * come from the K margins of a row at once (gradient.ref.ts softmaxGradient), N × K of them.
+ */
+export const OBJECTIVE_SOFTMAX = 100
 
 /** Row position meaning "not sampled this round": its gradient pair is (0, 0). */
 export const ROW_UNUSED = 0xffffffff
@@ -160,6 +165,8 @@ export interface PartitionShape {
   rows: number
   rowWords: number
   nodes: number
+  /** Entries per row (multiclass: K, one per class tree); default 1. */
+  classes?: number
 }
 
 /**
@@ -248,4 +255,27 @@ function treeDepth(t: Tree): number {
     if (t.left[k] >= 0) stack.push([t.left[k], d + 1], [t.right[k], d + 1])
   }
   return max
+}
+
+/** Hessian floor of the logistic loss (XGBoost `kRtEps`-style clamp, keeps H > 0). */
+export const LOGISTIC_MIN_HESS = 1e-16
+
+/** FLT_MIN: XGBoost 1.7.4's softmax starts its running max there (numeric_limits<float>::min()). */
+const FLT_MIN = 2 ** -126
+
+/** Hessian floor of the softmax loss (XGBoost 1.7.4 multiclass_obj.cu: eps = 1e-16f). */
+export const SOFTMAX_MIN_HESS = 1e-16
+
+/**
+ * Softmax of `k` margins at `margins[at …]` into `out[at …]`, in XGBoost 1.7.4's steps
+ * (common::Softmax / multiclass_obj.cu): wmax = max(FLT_MIN, margins) in f32, e_j = expf(m_j − wmax),
+ * wsum = Σ e_j in double, p_j = e_j / float(wsum) in f32.
+ */
+export function softmaxAt(margins: ArrayLike<number>, out: Float32Array, at: number, k: number): void {
+  let wmax = FLT_MIN
+  for (let j = 0; j < k; j++) wmax = Math.max(wmax, margins[at + j])
+  let wsum = 0
+  for (let j = 0; j < k; j++) wsum += Math.fround(Math.exp(Math.fround(margins[at + j] - wmax)))
+  const s = Math.fround(wsum)
+  for (let j = 0; j < k; j++) out[at + j] = Math.fround(Math.fround(Math.exp(Math.fround(margins[at + j] - wmax))) / s)
 }

@@ -27,7 +27,9 @@ export function inBinSet(words: Uint32Array, at: number, bin: number): boolean {
  *   goes left, −1 = only missing can go left), defaultLeft (missing goes left), leftChild,
  *   rightChild (leftChild = 0xFFFFFFFF: node not split this level, its rows stay), categorical,
  *   then CAT_WORDS words: a categorical split sends a bin right when its bit is set, else left
- * - positions: u32 [N] node id per row, updated in place; 0xFFFFFFFF rows stay.
+ * - positions: u32 [N] node id per row, updated in place; 0xFFFFFFFF rows stay. With
+ *   shape.classes = C > 1 (multiclass), N × C entries: (row i, class c) at i·C + c, each with
+ *   its own node (its class tree's), moved by row i's bins.
  */
 export function rowPartition(
   bins: Uint32Array,
@@ -36,14 +38,16 @@ export function rowPartition(
   positions: Uint32Array,
   shape: PartitionShape,
 ): void {
-  for (let i = 0; i < shape.rows; i++) {
-    const node = positions[i]
+  const C = shape.classes ?? 1
+  for (let e = 0; e < shape.rows * C; e++) {
+    const i = C === 1 ? e : Math.floor(e / C)
+    const node = positions[e]
     if (node === NO_NODE || node >= shape.nodes) continue
     const s = node * SPLIT_TABLE_WORDS
     if (splits[s + 3] === NO_NODE) continue
     const bin = binAt(bins, shape.rowWords, missOff, i, splits[s])
     const goLeft =
       bin < 0 ? splits[s + 2] !== 0 : splits[s + 5] !== 0 ? !inBinSet(splits, s + 6, bin) : bin <= (splits[s + 1] | 0)
-    positions[i] = goLeft ? splits[s + 3] : splits[s + 4]
+    positions[e] = goLeft ? splits[s + 3] : splits[s + 4]
   }
 }

@@ -23,14 +23,15 @@ export const rowPartitionSpec: KernelSpec<PartitionShape> = defineKernel({
     { name: 'rows', type: 'u32' },
     { name: 'rowWords', type: 'u32' },
     { name: 'nodes', type: 'u32' },
+    { name: 'classes', type: 'u32' },
   ],
   overrides: { WG: 256 },
-  dispatchSize: (shape, c) => linearDispatch(shape.rows, c.WG),
+  dispatchSize: (shape, c) => linearDispatch(shape.rows * (shape.classes ?? 1), c.WG),
 })
 
 /**
  * A call updating `positions` (u32 × N, in place) from `bins` (u32 × F·rowWords), `missOff`
- * (u32 × F) and the split table `splits` (u32 × K·SPLIT_TABLE_WORDS, layout at SPLIT_TABLE_WORDS in
+ * (u32 × F) and the split table `splits`; with shape.classes = C > 1, `positions` is u32 × N·C (u32 × K·SPLIT_TABLE_WORDS, layout at SPLIT_TABLE_WORDS in
  * layout.ts).
  */
 export function rowPartitionCall(
@@ -40,5 +41,5 @@ export function rowPartitionCall(
 ): KernelCall<PartitionShape> {
   if (shape.rowWords < Math.ceil(shape.rows / 4))
     throw new RangeError(`row_partition: rowWords ${shape.rowWords} < ceil(rows / 4) for ${shape.rows} rows`)
-  return { spec: rowPartitionSpec, shape, buffers, uniforms: { ...shape }, constants }
+  return { spec: rowPartitionSpec, shape, buffers, uniforms: { ...shape, classes: shape.classes ?? 1 }, constants }
 }

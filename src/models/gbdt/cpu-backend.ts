@@ -14,7 +14,7 @@ import type {
   SubtractJob,
 } from './backend.ts'
 import type { SplitCandidate, Tree } from './types.ts'
-import { gradient } from '../../kernels/gbdt/gradient.ref.ts'
+import { gradient, softmaxGradient } from '../../kernels/gbdt/gradient.ref.ts'
 import { ROW_UNUSED, decodeSplit, featureKinds, SPLIT_WORDS, type SplitResult } from '../../kernels/gbdt/layout.ts'
 import { quantise, quantiseMax } from '../../kernels/gbdt/quantise.ref.ts'
 import { allreducePairs, quantiseWithMax } from './hist-reduce.ts'
@@ -26,9 +26,9 @@ import { rowPartition } from '../../kernels/gbdt/row_partition.ref.ts'
 import { splitTable } from './split-table.ts'
 import { nodeSumsWithBounds, splitParams } from './split-inputs.ts'
 import { marginUpdate } from '../../kernels/gbdt/margin_update.ref.ts'
-import { rowSampled } from './sampling.ts'
+import { rowSampled, treeIndex } from './sampling.ts'
 import { addTree } from './predict.ts'
-import { kernelObjective } from './objective.ts'
+import { kernelObjective, outputsOf } from './objective.ts'
 
 /** Creates the CPU backend (a BackendFactory). */
 export function createCpuBackend(setup: BackendSetup): GbdtBackend {
@@ -37,6 +37,8 @@ export function createCpuBackend(setup: BackendSetup): GbdtBackend {
 
 class CpuBackend implements GbdtBackend {
   private readonly n: number
+  /** Outputs per row (multiclass: K class trees per round); margins, pairs and positions are N × K. */
+  private readonly K: number
   private readonly B: number
   private readonly margins: Float32Array
   private readonly validM?: Float32Array
@@ -58,65 +60,86 @@ class CpuBackend implements GbdtBackend {
   constructor(private readonly s: BackendSetup) {
     this.n = s.binned.rows
     this.B = s.cuts.cutPtrs[s.cuts.cutPtrs.length - 1]
-    this.margins = s.initMargins?.train.slice() ?? new Float32Array(this.n).fill(s.baseMargin)
+    this.K = outputsOf(s.params)
+    const nk = this.n * this.K
+    this.margins = s.initMargins?.train.slice() ?? new Float32Array(nk).fill(s.baseMargin)
     if (s.validColumns)
-      this.validM = s.initMargins?.valid?.slice() ?? new Float32Array(s.validColumns[0]?.length ?? 0).fill(s.baseMargin)
-    this.positions = new Uint32Array(this.n)
-    this.gpair = new Float32Array(2 * this.n)
-    this.qgpair = new Int32Array(2 * this.n)
+      this.validM =
+        s.initMargins?.valid?.slice() ?? new Float32Array((s.validColumns[0]?.length ?? 0) * this.K).fill(s.baseMargin)
+    this.positions = new Uint32Array(nk)
+    this.gpair = new Float32Array(2 * nk)
+    this.qgpair = new Int32Array(2 * nk)
     this.kinds = featureKinds(s.cuts.cutPtrs, s.cuts.categorical, s.params.max_cat_to_onehot, s.monotone)
   }
 
-  beginRound(round: number): NodeSums | Promise<NodeSums> {
+  beginRound(round: number): NodeSums[] | Promise<NodeSums[]> {
     const p = this.s.params,
-      r0 = this.s.rowOffset ?? 0
-    for (let i = 0; i < this.n; i++) this.positions[i] = rowSampled(p.seed, round, r0 + i, p.subsample) ? 0 : ROW_UNUSED
+      r0 = this.s.rowOffset ?? 0,
+      K = this.K,
+      nk = this.n * K
+    for (let k = 0; k < K; k++) {
+      const tree = treeIndex(round, k, K)
+      for (let i = 0; i < this.n; i++)
+        this.positions[i * K + k] = rowSampled(p.seed, tree, r0 + i, p.subsample) ? k : ROW_UNUSED
+    }
     const objective = kernelObjective(p)
-    gradient(
-      this.margins,
-      this.s.labels,
-      this.s.weights ?? null,
-      this.positions,
-      this.gpair,
-      this.n,
-      objective.id,
-      p.scale_pos_weight,
-      objective.param,
-    )
+    if (K > 1)
+      softmaxGradient(this.margins, this.s.labels, this.s.weights ?? null, this.positions, this.gpair, this.n, K)
+    else if (this.s.hostGradients) {
+      this.gpair.set(this.s.hostGradients(round, this.margins, r0))
+      for (let i = 0; i < this.n; i++) if (this.positions[i] === ROW_UNUSED) this.gpair.fill(0, 2 * i, 2 * i + 2)
+    } else
+      gradient(
+        this.margins,
+        this.s.labels,
+        this.s.weights ?? null,
+        this.positions,
+        this.gpair,
+        this.n,
+        objective.id,
+        p.scale_pos_weight,
+        objective.param,
+      )
     if (this.s.reduce) return this.beginRoundReduced(this.s.reduce)
-    quantise(this.gpair, this.n, this.qgpair, this.scales)
-    return this.rootSums([this.sumQ(0), this.sumQ(1)])
+    quantise(this.gpair, nk, this.qgpair, this.scales)
+    return this.rootSums(this.rootQ())
   }
 
   /** beginRound's rest on one rank: global maxima for the scales, global root sums. */
-  private async beginRoundReduced(reduce: BackendReduce): Promise<NodeSums> {
-    const [mg, mh] = await reduce.max(Float32Array.from(quantiseMax(this.gpair, this.n)))
-    quantiseWithMax(this.gpair, this.n, this.qgpair, this.scales, mg, mh)
-    const [qg, qh] = await reduce.sum(Float64Array.of(this.sumQ(0), this.sumQ(1)))
-    return this.rootSums([qg, qh])
+  private async beginRoundReduced(reduce: BackendReduce): Promise<NodeSums[]> {
+    const nk = this.n * this.K
+    const [mg, mh] = await reduce.max(Float32Array.from(quantiseMax(this.gpair, nk)))
+    quantiseWithMax(this.gpair, nk, this.qgpair, this.scales, mg, mh)
+    return this.rootSums(Array.from(await reduce.sum(Float64Array.from(this.rootQ()))))
   }
 
-  /** Σ of quantised column `c` (0 = g, 1 = h) over this backend's rows (exact in a double). */
-  private sumQ(c: number): number {
-    let q = 0
-    for (let i = 0; i < this.n; i++) q += this.qgpair[2 * i + c]
+  /** [Σ qg, Σ qh] of each class over this backend's rows (exact in a double), 2·K values. */
+  private rootQ(): number[] {
+    const K = this.K,
+      q = new Array<number>(2 * K).fill(0)
+    for (let e = 0; e < this.n * K; e++) {
+      q[2 * (e % K)] += this.qgpair[2 * e]
+      q[2 * (e % K) + 1] += this.qgpair[2 * e + 1]
+    }
     return q
   }
 
-  /** Starts the tree: every row at the root, whose exact sums are `qg`, `qh`. */
-  private rootSums([qg, qh]: number[]): NodeSums {
+  /** Starts the round's trees: every row at its class's root k, whose exact sums are q[2k], q[2k+1]. */
+  private rootSums(q: number[]): NodeSums[] {
     // Unsampled rows carry zero gradients but are partitioned too, so every row reaches a leaf.
-    this.positions.fill(0)
+    for (let e = 0; e < this.positions.length; e++) this.positions[e] = e % this.K
     this.sums.clear()
     this.results.clear()
     this.slotOf.clear()
     this.freeSlots = []
     this.nextSlot = 0
-    const root = new Uint32Array(4)
-    putInt64(root, 0, qg)
-    putInt64(root, 2, qh)
-    this.sums.set(0, root)
-    return { g: qg / this.scales[2], h: qh / this.scales[3] }
+    return Array.from({ length: this.K }, (_, k) => {
+      const root = new Uint32Array(4)
+      putInt64(root, 0, q[2 * k])
+      putInt64(root, 2, q[2 * k + 1])
+      this.sums.set(k, root)
+      return { g: q[2 * k] / this.scales[2], h: q[2 * k + 1] / this.scales[3] }
+    })
   }
 
   private slot(nid: number): number {
@@ -152,6 +175,7 @@ class CpuBackend implements GbdtBackend {
       binned.features,
       binned.rowWords,
       this.B,
+      this.K,
     )
     if (this.s.reduce) return this.reduceSlots(nids, this.s.reduce)
   }
@@ -215,6 +239,7 @@ class CpuBackend implements GbdtBackend {
       rows: this.n,
       rowWords: binned.rowWords,
       nodes: K,
+      classes: this.K,
     })
   }
 
@@ -227,9 +252,13 @@ class CpuBackend implements GbdtBackend {
     }
   }
 
-  finishTree(tree: Tree): void {
-    marginUpdate(this.positions, tree.splitCondition, this.margins, this.n, tree.left.length)
-    if (this.validM && this.s.validColumns) addTree(tree, this.s.validColumns, this.validM)
+  finishTrees(trees: Tree[], values: Float32Array): void {
+    marginUpdate(this.positions, values, this.margins, this.n * this.K, values.length)
+    const cols = this.s.validColumns,
+      m = this.validM,
+      K = this.K
+    if (!m || !cols) return
+    trees.forEach((tree, k) => addTree(tree, cols, m, K, k))
   }
 
   leafPositions(): Uint32Array {

@@ -9,10 +9,11 @@ import type { AppliedSplit, BackendFactory, GbdtBackend, NodeSums } from './back
 import { buildCuts, type CategoricalFeatures } from './cuts.ts'
 import { categoricalFlags, trainedFeatureTypes } from './features.ts'
 import { binMatrix } from './binned.ts'
-import { baseMargin, leafQuantile, transform } from './objective.ts'
-import { checkLabels, estimateBaseScore } from '../../eval/labels.ts'
+import { baseMargin, isMulticlass, leafQuantile, outputsOf, transformRows } from './objective.ts'
+import { checkLabels, estimateBaseScore, inferNumClass } from '../../eval/labels.ts'
 import { labelQuantile, refreshLeaves } from './leaf-refresh.ts'
-import { rowSampled } from './sampling.ts'
+import { rowSampled, treeIndex } from './sampling.ts'
+import { checkRankData, hostRankGradients, isRanking } from './rank-objective.ts'
 import type { TrainData } from '../../eval/dataset.ts'
 import { evaluate, maximize } from '../../eval/metrics.ts'
 import { calcWeight, RT_EPS } from './evaluate.ts'
@@ -48,38 +49,56 @@ export interface TrainOptions {
   onValidScores?: (pred: Float32Array) => void
 }
 
-/** A node waiting for a decision, with its best split. */
+/** A node waiting for a decision, with its best split; `nid` is its round node id (Growth). */
 interface Entry {
   nid: number
   split: SplitCandidate
 }
 
-/** Per-tree growth state shared by the two grow policies. */
+/** One class's tree of the round (K = 1: the round's only tree). */
+interface ClassTree {
+  t: TreeBuilder
+  sampler: ColumnSampler
+  /** Monotone bounds and interaction sets of this tree's nodes. */
+  c: TreeConstraints
+  leaves: number
+}
+
+/**
+ * Per-round growth state shared by the two grow policies. The round's K trees (one per class)
+ * grow in lockstep so one histogram pass serves every class: the backend sees ROUND node ids —
+ * class k's root is k, later nodes are numbered in the order they are made — and the driver maps
+ * them to (class, tree node). With K = 1 round ids are the tree's node ids.
+ */
 interface Growth {
   b: GbdtBackend
   p: GbdtParams
   cuts: Cuts
-  sampler: ColumnSampler
-  t: TreeBuilder
+  trees: ClassTree[]
+  /** Class and tree node of each round node id. */
+  classOf: number[]
+  localOf: number[]
   sums: Map<number, NodeSums>
-  /** Monotone bounds and interaction sets of this tree's nodes. */
-  c: TreeConstraints
 }
 
 /** Trains a booster (XGBoost `xgb.train`). `backend` defaults to the CPU reference backend. */
 export async function train(
   data: TrainData,
-  p: GbdtParams,
+  given: GbdtParams,
   backend: BackendFactory = createCpuBackend,
   opts: TrainOptions = {},
 ): Promise<Booster> {
+  // Continuing a multiclass model: its num_class unless the parameters give one (continueFrom checks they agree).
+  const fromModel = opts.initModel?.numClass
+  const p = resolveNumClass(fromModel && given.num_class === 0 ? { ...given, num_class: fromModel } : given, data)
   checkData(data, p, opts.shareMetrics !== undefined)
   const categorical = categoricalOf(data, p)
   const cuts = opts.cuts ?? buildCuts(data.columns, p.max_bin, data.weights, categorical)
   checkCutsCategorical(cuts, categorical)
   const binned = opts.binned ?? binMatrix(data.columns, cuts)
   const constraints = resolveConstraints(p, featureNamesOf(data), categorical.flags)
-  const init = opts.initModel && continueFrom(opts.initModel, data, p.objective)
+  const K = outputsOf(p)
+  const init = opts.initModel && continueFrom(opts.initModel, data, p.objective, K)
   // XGBoost holds base_score as an f32; rounding here keeps exported and trained margins identical.
   const baseScore = Math.fround(init?.baseScore ?? opts.baseScore ?? p.base_score ?? defaultBaseScore(p, data))
   const b = await backend({
@@ -90,21 +109,21 @@ export async function train(
     weights: data.weights,
     baseMargin: Math.fround(baseMargin(p.objective, baseScore)),
     validColumns: data.valid?.columns,
-    initMargins: init?.margins ?? rowBaseMargins(data),
+    initMargins: init?.margins ?? rowBaseMargins(data, K),
     monotone: constraints.monotone,
+    hostGradients: isRanking(p.objective) ? hostRankGradients(p, data.labels, data.groups!) : undefined,
   })
-  const sampler = new ColumnSampler(data.columns.length, p, p.seed)
+  const samplers = Array.from({ length: K }, () => new ColumnSampler(data.columns.length, p, p.seed))
   const trees: Tree[] = init ? init.trees.slice() : [],
     history: Array<Record<string, number>> = []
   const stop = earlyStopper(p)
-  const first = trees.length
+  const first = trees.length / K
   try {
     for (let round = first; round < first + p.num_round; round++) {
-      sampler.beginTree(round)
-      const tree = await growTree(b, p, cuts, sampler, round, constraints)
-      await refreshTreeLeaves(b, tree, data, p, round)
-      await b.finishTree(tree)
-      trees.push(tree)
+      const grown = await growRound(b, p, cuts, samplers, round, constraints)
+      if (K === 1) await refreshTreeLeaves(b, grown.trees[0], data, p, round)
+      await b.finishTrees(grown.trees, roundValues(grown))
+      trees.push(...grown.trees)
       const own = await evalRound(b, data, p, opts.onValidScores)
       const metrics = opts.shareMetrics ? await opts.shareMetrics(own) : own
       history.push(metrics)
@@ -121,7 +140,8 @@ export async function train(
     baseScore,
     trees,
     history,
-    bestIteration: stop.best < 0 ? trees.length - 1 : stop.best,
+    bestIteration: stop.best < 0 ? trees.length / K - 1 : stop.best,
+    ...(K > 1 ? { numClass: K } : {}),
   }
 }
 
@@ -129,10 +149,12 @@ export async function train(
  * The rows' own starting margins (TrainData.baseMargin, XGBoost's base_margin: base_score is then
  * not added to these rows), training and validation; undefined without them.
  */
-function rowBaseMargins(d: TrainData): { train: Float32Array; valid?: Float32Array } | undefined {
+function rowBaseMargins(d: TrainData, K: number): { train: Float32Array; valid?: Float32Array } | undefined {
   if (!d.baseMargin) return undefined
-  if (d.baseMargin.length !== d.labels.length)
-    throw new RangeError(`base margin: ${d.baseMargin.length} values for ${d.labels.length} rows (one output per row)`)
+  if (d.baseMargin.length !== d.labels.length * K)
+    throw new RangeError(
+      `base margin: ${d.baseMargin.length} values for ${d.labels.length} rows (${K} output${K > 1 ? 's' : ''} per row)`,
+    )
   if (d.valid && !d.valid.baseMargin) throw new RangeError('base margin: the validation rows have none')
   return { train: d.baseMargin, valid: d.valid?.baseMargin }
 }
@@ -159,6 +181,21 @@ function checkCutsCategorical(cuts: Cuts, c: CategoricalFeatures): void {
   if (!same) throw new Error('train: the given cuts were built for other categorical features than the parameters ask')
 }
 
+/**
+ * The parameters with num_class set for a multiclass objective given num_class 0: max label + 1
+ * over the training and validation rows (inferNumClass; XGBoost needs it given). A data-parallel
+ * run resolves it over all rows before splitting them (ranks.ts), so every rank has it.
+ */
+export function resolveNumClass(p: GbdtParams, d: Pick<TrainData, 'labels' | 'valid' | 'labelName'>): GbdtParams {
+  if (!isMulticlass(p.objective) || p.num_class > 0) return p
+  const num_class = inferNumClass(d.labels, d.valid?.labels ?? [])
+  if (num_class < 2)
+    throw new RangeError(
+      `num_class: ${p.objective} needs at least 2 classes; label column ${d.labelName ?? 'label'} has ${Math.max(num_class, 0)} (labels 0 … K−1)`,
+    )
+  return { ...p, num_class }
+}
+
 function checkData(d: TrainData, p: GbdtParams, shared: boolean): void {
   const n = d.labels.length
   if (n === 0) throw new RangeError('training data: no rows (empty table or filter result)')
@@ -169,8 +206,10 @@ function checkData(d: TrainData, p: GbdtParams, shared: boolean): void {
   d.columns.forEach((c, f) => {
     if (c.length !== n) throw new RangeError(`feature ${d.featureNames?.[f] ?? f}: ${c.length} values for ${n} labels`)
   })
-  checkLabels(p.objective, d.labels, d.labelName)
-  if (d.valid) checkLabels(p.objective, d.valid.labels, d.labelName)
+  const K = isMulticlass(p.objective) ? p.num_class : undefined
+  checkLabels(p.objective, d.labels, d.labelName, K)
+  if (d.valid) checkLabels(p.objective, d.valid.labels, d.labelName, K)
+  if (isRanking(p.objective)) checkRankData(d, p)
   if (shared && leafQuantile(p) !== undefined)
     throw new RangeError(
       `objective: ${p.objective} refreshes leaf values from residual quantiles, not supported across ranks yet (train on one rank)`,
@@ -207,42 +246,66 @@ async function refreshTreeLeaves(b: GbdtBackend, tree: Tree, d: TrainData, p: Gb
   refreshLeaves(tree, rows, alpha, p.eta)
 }
 
-/** Grows one tree (XGBoost UpdateTree): root, then expand by the grow policy. */
-async function growTree(
+/** The round's trees with the (class, tree node) of each round node id. */
+interface Round {
+  trees: Tree[]
+  classOf: number[]
+  localOf: number[]
+}
+
+/** Leaf value of each round node id (read after any leaf refresh): what the backend adds to the margins. */
+function roundValues(r: Round): Float32Array {
+  return Float32Array.from(r.classOf, (k, nid) => r.trees[k].splitCondition[r.localOf[nid]])
+}
+
+/**
+ * Grows the round's K trees (XGBoost UpdateTree per output group), in lockstep: root, then
+ * expand by the grow policy.
+ */
+async function growRound(
   b: GbdtBackend,
   p: GbdtParams,
   cuts: Cuts,
-  sampler: ColumnSampler,
+  samplers: ColumnSampler[],
   round: number,
   constraints: Constraints,
-): Promise<Tree> {
-  const root = await b.beginRound(round)
+): Promise<Round> {
+  const roots = await b.beginRound(round)
+  const K = roots.length
   const g: Growth = {
     b,
     p,
     cuts,
-    sampler,
-    t: newTree(p.eta * calcWeight(p, root.g, root.h), root.h),
-    sums: new Map([[0, root]]),
-    c: new TreeConstraints(constraints),
+    trees: roots.map((root, k) => {
+      samplers[k].beginTree(treeIndex(round, k, K))
+      return {
+        t: newTree(p.eta * calcWeight(p, root.g, root.h), root.h),
+        sampler: samplers[k],
+        c: new TreeConstraints(constraints),
+        leaves: 1,
+      }
+    }),
+    classOf: roots.map((_, k) => k),
+    localOf: roots.map(() => 0),
+    sums: new Map(roots.map((root, k) => [k, root])),
   }
-  await b.buildHistograms([0])
-  const [rootEntry] = await evaluateNodes(g, [0])
-  if (p.grow_policy === 'lossguide') await growLossguide(g, rootEntry)
-  else await growDepthwise(g, rootEntry)
-  return finishTree(g.t)
+  const rootIds = roots.map((_, k) => k)
+  await b.buildHistograms(rootIds)
+  const rootEntries = await evaluateNodes(g, rootIds)
+  if (p.grow_policy === 'lossguide') await growLossguide(g, rootEntries)
+  else await growDepthwise(g, rootEntries)
+  return { trees: g.trees.map(c => finishTree(c.t)), classOf: g.classOf, localOf: g.localOf }
 }
 
-/** Depthwise: split every valid node of a level, then build the next level's histograms at once. */
-async function growDepthwise(g: Growth, root: Entry): Promise<void> {
-  let level = [root]
-  let leaves = 1
+/** Depthwise: split every valid node of a level (of every class tree), then build the next level's histograms at once. */
+async function growDepthwise(g: Growth, roots: Entry[]): Promise<void> {
+  let level = roots
   while (level.length > 0) {
     const chosen: Entry[] = []
     for (const e of level)
-      if (canSplit(g, e, leaves)) {
+      if (canSplit(g, e)) {
         chosen.push(e)
-        leaves++
+        classTree(g, e.nid).leaves++
       }
     const applied = chosen.map(e => expand(g, e))
     await g.b.applySplits(applied)
@@ -252,26 +315,35 @@ async function growDepthwise(g: Growth, root: Entry): Promise<void> {
   }
 }
 
-/** Lossguide: always split the open node with the largest loss change, up to max_leaves. */
-async function growLossguide(g: Growth, root: Entry): Promise<void> {
-  const queue = [root]
-  let leaves = 1
-  while (queue.length > 0) {
-    // Largest gain first; ties by node id, the order XGBoost's queue breaks them (timestamp).
-    queue.sort((x, y) => y.split.gain - x.split.gain || x.nid - y.nid)
-    const e = queue.shift()!
-    if (!canSplit(g, e, leaves)) {
-      g.b.releaseHistograms([e.nid])
-      continue
+/**
+ * Lossguide: each class tree always splits its open node with the largest loss change, up to
+ * max_leaves; the K trees take one step each per histogram pass.
+ */
+async function growLossguide(g: Growth, roots: Entry[]): Promise<void> {
+  const queues = roots.map(e => [e])
+  while (queues.some(q => q.length > 0)) {
+    const applied: AppliedSplit[] = []
+    for (const queue of queues) {
+      if (queue.length === 0) continue
+      // Largest gain first; ties by node id, the order XGBoost's queue breaks them (timestamp).
+      queue.sort((x, y) => y.split.gain - x.split.gain || x.nid - y.nid)
+      const e = queue.shift()!
+      if (!canSplit(g, e)) {
+        g.b.releaseHistograms([e.nid])
+        continue
+      }
+      applied.push(expand(g, e))
+      classTree(g, e.nid).leaves++
     }
-    const a = expand(g, e)
-    leaves++
-    await g.b.applySplits([a])
-    if (atMaxDepth(g, a.left)) {
-      g.b.releaseHistograms([e.nid])
-      continue
-    }
-    queue.push(...(await buildChildren(g, [a])))
+    if (applied.length === 0) continue
+    await g.b.applySplits(applied)
+    const done = applied.filter(a => atMaxDepth(g, a.left))
+    if (done.length > 0) g.b.releaseHistograms(done.map(a => a.nid))
+    for (const e of await buildChildren(
+      g,
+      applied.filter(a => !atMaxDepth(g, a.left)),
+    ))
+      queues[g.classOf[e.nid]].push(e)
   }
 }
 
@@ -291,52 +363,69 @@ async function buildChildren(g: Growth, splits: AppliedSplit[]): Promise<Entry[]
   )
 }
 
+/** The class tree round node `nid` belongs to. */
+function classTree(g: Growth, nid: number): ClassTree {
+  return g.trees[g.classOf[nid]]
+}
+
 async function evaluateNodes(g: Growth, nids: number[]): Promise<Entry[]> {
-  const requests = nids.map(nid => ({
-    nid,
-    featureMask: g.c.restrict(nid, g.sampler.mask(g.t.depth[nid], nid)),
-    bounds: g.c.monotone ? g.c.nodeBounds(nid) : undefined,
-  }))
+  const requests = nids.map(nid => {
+    const c = classTree(g, nid),
+      local = g.localOf[nid]
+    return {
+      nid,
+      featureMask: c.c.restrict(local, c.sampler.mask(c.t.depth[local], local)),
+      bounds: c.c.monotone ? c.c.nodeBounds(local) : undefined,
+    }
+  })
   const splits = await g.b.evaluateSplits(requests)
   return nids.map((nid, i) => ({ nid, split: splits[i] }))
 }
 
 /** XGBoost ExpandEntry::IsValid: gain above kRtEps and γ (greedy, no post-pruning), both children with hessian, within max_leaves. */
-function canSplit(g: Growth, e: Entry, leaves: number): boolean {
+function canSplit(g: Growth, e: Entry): boolean {
   const s = e.split
   if (s.feature < 0 || !(s.gain > RT_EPS) || s.gain < g.p.gamma) return false
   if (s.leftH === 0 || s.rightH === 0) return false
-  return !(g.p.max_leaves > 0 && leaves >= g.p.max_leaves)
+  return !(g.p.max_leaves > 0 && classTree(g, e.nid).leaves >= g.p.max_leaves)
 }
 
 function atMaxDepth(g: Growth, nid: number): boolean {
-  return g.p.max_depth > 0 && g.t.depth[nid] >= g.p.max_depth
+  return g.p.max_depth > 0 && classTree(g, nid).t.depth[g.localOf[nid]] >= g.p.max_depth
 }
 
 /**
- * Adds the split to the tree: children become leaves with eta-scaled weights. Under monotone
- * constraints the weights are the split search's, clamped to the node's bounds (XGBoost's
- * evaluator), and the children get their bounds from them.
+ * Adds the split to its class tree: children become leaves with eta-scaled weights. Under
+ * monotone constraints the weights are the split search's, clamped to the node's bounds
+ * (XGBoost's evaluator), and the children get their bounds from them. The children get the next
+ * round node ids.
  */
 function expand(g: Growth, e: Entry): AppliedSplit {
   const s = e.split,
     p = g.p
+  const k = g.classOf[e.nid],
+    local = g.localOf[e.nid],
+    ct = g.trees[k]
   const parent = g.sums.get(e.nid)!
-  const [lo, hi] = g.c.nodeBounds(e.nid)
-  const bounded = g.c.monotone
+  const [lo, hi] = ct.c.nodeBounds(local)
+  const bounded = ct.c.monotone
   const base = calcWeight(p, parent.g, parent.h)
   const wl = bounded ? s.leftWeight! : calcWeight(p, s.leftG, s.leftH),
     wr = bounded ? s.rightWeight! : calcWeight(p, s.rightG, s.rightH)
-  const [left, right] = expandNode(
-    g.t,
-    e.nid,
+  const [l, r] = expandNode(
+    ct.t,
+    local,
     s,
     g.cuts,
     bounded ? Math.min(Math.max(base, lo), hi) : base,
     p.eta * wl,
     p.eta * wr,
   )
-  g.c.split(e.nid, left, right, s.feature, wl, wr)
+  ct.c.split(local, l, r, s.feature, wl, wr)
+  const left = g.classOf.length,
+    right = left + 1
+  g.classOf.push(k, k)
+  g.localOf.push(l, r)
   g.sums.set(left, { g: s.leftG, h: s.leftH })
   g.sums.set(right, { g: s.rightG, h: s.rightH })
   return { nid: e.nid, left, right, split: s }
@@ -351,11 +440,13 @@ async function evalRound(
 ): Promise<Record<string, number>> {
   const margins = await b.validMargins()
   if (!margins || !d.valid) return {}
-  const pred = margins.map(m => transform(p.objective, m))
+  const pred = transformRows(p.objective, margins, outputsOf(p))
   onScores?.(pred)
   const out: Record<string, number> = {}
   // Every metric sees the learner's parameters (mphe: huber_slope; quantile: quantile_alpha), as in XGBoost.
-  for (const m of p.eval_metric) out[m] = evaluate(m, pred, d.valid.labels, d.valid.weights, p)
+  // Ranking metrics score each query group (XGBoost's group_ptr).
+  const options = d.valid.groups ? { ...p, group_ptr: d.valid.groups } : p
+  for (const m of p.eval_metric) out[m] = evaluate(m, pred, d.valid.labels, d.valid.weights, options)
   return out
 }
 

@@ -3,8 +3,9 @@
  * after a single run): feature importance of every get_score type from the model, and SHAP
  * values (TreeSHAP) of up to `rows` of the run's validation rows, on the tree_shap kernel as
  * `predict --contribs` computes them (the CPU reference for a CPU run or without WebGPU: it takes
- * seconds per 2,000 rows of a 100-tree model). The rows are read again through
- * the family's own load path with the run's config: the same table version, filter, seed and
+ * seconds per 2,000 rows of a 100-tree model), and the partial dependence of the prediction on
+ * each monotone-constrained feature over some of them (CPU predictor). The rows are read again
+ * through the family's own load path with the run's config: the same table version, filter, seed and
  * split select the same validation rows the run evaluated. V = validation rows, n = explained
  * rows, F = features.
  */
@@ -16,6 +17,8 @@ import { gpuPredict } from './predict-run.ts'
 import { topFeatures, treeShap, type FeatureImpact } from './shap.ts'
 import { decodeModel } from './model-file.ts'
 import { fromXGBoostJson } from './xgboost-json.ts'
+import { resolveConstraints } from './constraints.ts'
+import { monotoneDependence, PD_ROWS, type PartialDependence } from './partial-dependence.ts'
 
 /** Validation rows explained by default: TreeSHAP costs rows × trees × leaves × depth². */
 export const EXPLAIN_ROWS = 2000
@@ -36,9 +39,14 @@ export interface Explanation {
   features: string[]
   /** get_score of every type: feature → score, features never split on absent. */
   importance: Record<ImportanceType, Record<string, number>>
-  /** Float32Array, n × (F + 1), row-major: SHAP value per feature, then the bias; a row sums to its margin. */
+  /**
+   * Float32Array, n × K × (F + 1), row-major (K = `classes`, 1 but for multiclass: XGBoost's
+   * (n, K, F + 1)): SHAP value per feature, then the bias; a row's class sums to its margin.
+   */
   shap: Float32Array
-  /** Every feature's mean |SHAP| over the n rows, largest first (the summary's bars). */
+  /** A multiclass model's K (shap holds K × (F + 1) values a row); absent for one output per row. */
+  classes?: number
+  /** Every feature's mean |SHAP| over the n rows (multiclass: summed over the classes), largest first (the summary's bars). */
   meanAbsShap: FeatureImpact[]
   /** Float32Array, n × F, row-major: the explained rows' feature values (NaN = missing; categoricals as codes). */
   values: Float32Array
@@ -48,6 +56,12 @@ export interface Explanation {
   validRows: number
   /** Where the SHAP values were computed (the adapter, or the CPU reference). */
   adapter: string
+  /**
+   * Partial dependence of the prediction on each monotone-constrained feature, over at most
+   * PD_ROWS of the n explained rows (partial-dependence.ts); absent without monotone_constraints
+   * or for a multiclass model.
+   */
+  partialDependence?: PartialDependence[]
 }
 
 /**
@@ -82,15 +96,20 @@ export async function runExplain(config: ExplainConfig): Promise<Explanation> {
       ? { contribs: treeShap(booster, columns), adapter: 'cpu (reference)' }
       : await gpuPredict(booster, columns, true)
   const shap = contribs!
+  const { monotone } = resolveConstraints(params, names)
   return {
     features: names,
     importance,
     shap,
-    meanAbsShap: topFeatures(shap, names, F),
+    ...(booster.numClass !== undefined ? { classes: booster.numClass } : {}),
+    meanAbsShap: topFeatures(shap, names, F, booster.numClass ?? 1),
     values,
     rows: n,
     validRows: valid.labels.length,
     adapter,
+    ...(monotone && booster.numClass === undefined
+      ? { partialDependence: monotoneDependence(booster, evenRows(columns, n, PD_ROWS), names, monotone) }
+      : {}),
   }
 }
 

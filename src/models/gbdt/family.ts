@@ -19,13 +19,15 @@ import { resolveConstraints } from './constraints.ts'
 import { selectFeatures } from '../../eval/features.ts'
 import { rowColumnsOf } from '../../eval/row-columns.ts'
 import type { CategoricalFeatures } from './cuts.ts'
-import { checkLabels, readLabels } from '../../eval/labels.ts'
+import { checkLabels, inferNumClass, readLabels } from '../../eval/labels.ts'
+import { isMulticlass } from './objective.ts'
 import { validationSet } from '../../eval/validation.ts'
 import { DEFAULT_PARAMS, PARAM_ALIASES, parseParams } from './params.ts'
 import type { BinnedMatrix, Booster, Cuts, GbdtParams } from './types.ts'
 import { checkGbdtMemory } from '../memory-budget.ts'
 import type { Snapshot } from '../../table/types.ts'
 import { hasWebGpu, type TrainConfig } from '../../run/config.ts'
+import { evalText } from '../../run/summary-text.ts'
 import type { FamilyFit, ModelFamily, RunInput, StageListener, TrialSpec } from '../../run/family.ts'
 import { binColumns } from './bin-progress.ts'
 import { BIN_WORKERS, binOffThread, canBinOffThread } from './bin-workers.ts'
@@ -71,9 +73,13 @@ export function runParams(config: Pick<TrainConfig, 'params' | 'seed'>): GbdtPar
 }
 
 /** The dataset's config for a run's input: continuing a model, its features by default, its strings coded with its dictionaries. */
-function datasetConfig(input: RunInput, seed: number, init?: InitModel): DatasetConfig {
+function datasetConfig(input: RunInput, seed: number, params: GbdtParams, init?: InitModel): DatasetConfig {
+  const labelValues = init?.booster.labelValues
   return datasetRequest(input, seed, input.config.features ?? init?.booster.featureNames, {
     dictionaries: init?.categories,
+    // multi:* labels are classes: a string label is coded through a sorted dictionary (a continued model's own).
+    classLabels: isMulticlass(params.objective),
+    ...(labelValues?.every(v => typeof v === 'string') ? { labelValues: labelValues as string[] } : {}),
   })
 }
 
@@ -142,14 +148,20 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
   deviceLoss: 'rerun',
   paramNames: GBDT_PARAM_NAMES,
   modelFile: config => modelFileName(config.modelFormat),
-  describe: s =>
-    `${s.rounds} rounds in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}`,
+  describe: s => `${s.rounds} rounds in ${s.train_seconds.toFixed(1)} s on ${s.adapter}; ${evalText(s)}`,
   params: runParams,
   onRankWorkers: () => true,
 
   async precheck(snapshot, config, params) {
     if (config.initModel !== undefined) checkInitModel(readInitModel(config.initModel), snapshot, config, params)
-    const { features } = selectFeatures(snapshot.schema, config.label, config.features, rowColumnsOf(config))
+    const classLabels = isMulticlass(params.objective)
+    const { features } = selectFeatures(
+      snapshot.schema,
+      config.label,
+      config.features,
+      rowColumnsOf(config),
+      classLabels,
+    )
     if (config.splitKey) rowKeyFields(snapshot.schema, [], config.splitKey) // names the bad --split-key column
     const names = features.map(f => f.name)
     const categorical = categoricalFlags(
@@ -160,7 +172,9 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
     // Names a bad monotone/interaction constraint before any row loads (train() checks again; an
     // init model's features are its own, so its run is checked there only).
     if (config.initModel === undefined) resolveConstraints(params, names, categorical)
-    checkLabels(params.objective, await readLabels(snapshot, config), config.label)
+    const labels = await readLabels(snapshot, config, classLabels)
+    checkLabels(params.objective, labels, config.label)
+    checkLabelClasses(labels, snapshot, config, params)
   },
 
   async load(input, params) {
@@ -171,7 +185,7 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
       if (init) throw new RangeError(INIT_RANKS)
       if (rank.rank === 0)
         input.onProgress({ kind: 'stage', message: `${rank.world} ranks: each reading its share of ${config.table}` })
-      const { shard, dataset } = await loadRankDataset({ ...datasetConfig(input, seed), workers: 0 }, rank.coll)
+      const { shard, dataset } = await loadRankDataset({ ...datasetConfig(input, seed, params), workers: 0 }, rank.coll)
       checkFeatureValues(shard.data)
       if (rank.rank === 0)
         input.onProgress({
@@ -186,6 +200,7 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
       config.label,
       config.features ?? init?.booster.featureNames,
       rowColumnsOf(config),
+      isMulticlass(params.objective),
     )
     const gpu = (config.backend ?? 'gpu') === 'gpu' && hasWebGpu()
     await checkGbdtMemory(
@@ -196,7 +211,7 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
       gpu ? 'gpu' : 'cpu',
       config.memoryBudget,
     )
-    const dataset = await loadDataset(datasetConfig(input, seed, init))
+    const dataset = await loadDataset(datasetConfig(input, seed, params, init))
     checkFeatureValues(dataset.data)
     input.onProgress({
       kind: 'stage',
@@ -259,7 +274,10 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
         rounds.start()
         return { done: await session.backend() }
       },
-      async result(session, booster) {
+      async result(session, trained) {
+        // A string label's classes travel in the model (model-attributes.ts): predict writes them.
+        const labelValues = data.dataset.data.labelValues
+        const booster = labelValues ? { ...trained, labelValues } : trained
         return scores
           ? { booster, adapter: session.adapter, validScores: scores }
           : { booster, adapter: session.adapter }
@@ -306,8 +324,25 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
   finish(data, trained, params, input, seconds) {
     const run = finishGbdt(data.dataset, trained, params, input.config, seconds)
     const labels = data.dataset.data.valid?.labels
-    return trained.validScores && labels ? { ...run, validation: { labels, scores: trained.validScores } } : run
+    if (!trained.validScores || !labels) return run
+    // A multiclass run's class names (the page's confusion matrix) come with its rows.
+    const names = trained.booster.labelValues
+    return { ...run, validation: { labels, scores: trained.validScores, ...(names ? { labelValues: names } : {}) } }
   },
+}
+
+/**
+ * A string label's classes against a given num_class: they must be as many (class k is the k-th
+ * sorted value, Booster.labelValues, so every class has its value). Throws naming both.
+ */
+function checkLabelClasses(labels: Float32Array, snapshot: Snapshot, config: TrainConfig, params: GbdtParams): void {
+  if (!isMulticlass(params.objective) || params.num_class === 0) return
+  if (snapshot.schema.fields.find(f => f.name === config.label)?.type !== 'string') return
+  const classes = inferNumClass(labels)
+  if (classes !== params.num_class)
+    throw new RangeError(
+      `num_class: ${params.num_class}, but the string label column ${config.label} has ${classes} distinct values (its classes); leave num_class out to infer it`,
+    )
 }
 
 const INIT_RANKS =

@@ -19,7 +19,7 @@ import { allreducePairs } from './hist-reduce.ts'
 import type { SplitCandidate, Tree } from './types.ts'
 import { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { createBuffer, uploadBuffer } from '../../gpu/buffers.ts'
-import { gradientCall, gradientSpec } from '../../kernels/gbdt/gradient.ts'
+import { gradientCall, gradientSpec, softmaxGradientCall } from '../../kernels/gbdt/gradient.ts'
 import {
   ROW_UNUSED,
   decodeSplit,
@@ -54,12 +54,13 @@ import { marginUpdateCall, marginUpdateSpec } from '../../kernels/gbdt/margin_up
 import { predictCall, predictSpec } from '../../kernels/gbdt/predict.ts'
 import { mergeConstants } from '../../kernels/runner.ts'
 import type { KernelSpec } from '../../kernels/spec.ts'
-import { rowSampled } from './sampling.ts'
+import { rowSampled, treeIndex } from './sampling.ts'
+import { addTree } from './predict.ts'
 import { checkBudget, estimateMemory, peakSlots, planChunks } from './gpu-chunks.ts'
 import { destroyResident, uploadResident, type Resident, type RowChunk } from './gpu-buffers.ts'
 import { createChecked, GpuRecorder, type StageTimes } from '../../gpu/recorder.ts'
 import { HistogramSlots } from './gpu-slots.ts'
-import { kernelObjective } from './objective.ts'
+import { kernelObjective, outputsOf } from './objective.ts'
 
 /** Features per invocation of the level builds (histogram_build_rows); 4 vs 32: within noise on SwiftShader. */
 const BUILD_FPI = 4
@@ -173,6 +174,13 @@ class GpuBackend implements GbdtBackend {
   /** Exact [gLo, gHi, hLo, hHi] per node id of the current tree (CPU copies of split outputs). */
   private readonly sums = new Map<number, Uint32Array>()
   private readonly results = new Map<number, SplitResult>()
+  /**
+   * Outputs per row (multiclass num_class, else 1): margins, pairs and positions hold n·K entries
+   * per row chunk; histogram_build and row_partition take the K entries of a row in one pass.
+   */
+  private readonly K: number
+  /** Multiclass: the validation margins (V × K), kept on the host and advanced by addTree per class tree. */
+  private readonly validHost?: Float32Array
 
   constructor(
     readonly cache: PipelineCache,
@@ -186,6 +194,9 @@ class GpuBackend implements GbdtBackend {
       v = s.validColumns?.[0]?.length ?? 0
     this.F = s.binned.features
     this.B = s.cuts.cutPtrs[this.F]
+    this.K = outputsOf(s.params)
+    if (this.K > 1 && s.validColumns)
+      this.validHost = s.initMargins?.valid?.slice() ?? new Float32Array(v * this.K).fill(s.baseMargin)
     const peak = peakSlots(s.params)
     checkBudget(
       estimateMemory(n, this.F, this.B, peak, v, s.weights !== undefined),
@@ -193,7 +204,13 @@ class GpuBackend implements GbdtBackend {
       n,
       this.F,
     )
-    const plan = planChunks(n, this.F, v, Math.min(opts.maxBindingBytes ?? Infinity, lim.maxStorageBufferBindingSize))
+    // K entries per row: a row chunk's per-entry buffers are K times a row's, so chunks are K times smaller.
+    const plan = planChunks(
+      n,
+      this.F,
+      this.K > 1 ? 0 : v,
+      Math.min(opts.maxBindingBytes ?? Infinity, lim.maxStorageBufferBindingSize) / this.K,
+    )
     this.enc = new GpuRecorder(cache, { label: 'gbdt', profile: opts.profile })
     this.res = uploadResident(this.device, s, plan)
     this.slots = new HistogramSlots(
@@ -203,7 +220,7 @@ class GpuBackend implements GbdtBackend {
       Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize),
     )
     this.scales = createBuffer(this.device, SCALES_BYTES)
-    this.rootSum = createBuffer(this.device, 16)
+    this.rootSum = createBuffer(this.device, 16 * this.K)
     this.cutPtrs = uploadBuffer(this.device, s.cuts.cutPtrs.slice())
     this.featureKind = uploadBuffer(
       this.device,
@@ -212,16 +229,40 @@ class GpuBackend implements GbdtBackend {
     this.sumTables = {
       cutPtrs: uploadBuffer(this.device, Uint32Array.from([0, 1])),
       missOff: uploadBuffer(this.device, new Uint32Array(1)),
-      nodeSlot: uploadBuffer(this.device, new Int32Array(1)),
+      nodeSlot: uploadBuffer(
+        this.device,
+        Int32Array.from({ length: this.K }, (_, k) => k),
+      ),
     }
   }
 
-  async beginRound(round: number): Promise<NodeSums> {
+  async beginRound(round: number): Promise<NodeSums[]> {
     const t0 = performance.now(),
       e = this.enc,
       p = this.s.params
     const objective = kernelObjective(p)
+    const host = this.s.hostGradients && (await this.hostPairs(round, this.s.hostGradients))
+    if (host) await e.stage('host gradient', t0)
+    const t1 = host ? performance.now() : t0
     for (const c of this.res.rows) {
+      if (this.K > 1) {
+        const mask = p.subsample < 1 ? e.upload(this.sampleMask(round, (this.s.rowOffset ?? 0) + c.r0, c.n)) : undefined
+        e.run(
+          softmaxGradientCall(
+            { margins: c.margins, labels: c.labels, weights: c.weights, positions: mask, gpair: c.gpair },
+            c.n,
+            this.K,
+          ),
+        )
+        // Every (row, class) at its class tree's root k.
+        e.encoder().copyBufferToBuffer(c.roots!, 0, c.positions, 0, 4 * c.n * this.K)
+        continue
+      }
+      if (host) {
+        this.device.queue.writeBuffer(c.gpair, 0, host, 2 * c.r0, 2 * c.n)
+        e.encoder().clearBuffer(c.positions)
+        continue
+      }
       // Unsampled rows get (0, 0) gradients (the mask is the gradient kernel's `positions`) but
       // are partitioned too, as in XGBoost: positions restart at the root for every row.
       const mask = p.subsample < 1 ? e.upload(this.sampleMask(round, (this.s.rowOffset ?? 0) + c.r0, c.n)) : undefined
@@ -239,7 +280,7 @@ class GpuBackend implements GbdtBackend {
     await this.encodeQuantise()
     this.encodeRootSum()
     const [sums, scales] = await e.read([
-      [this.rootSum, 16],
+      [this.rootSum, 16 * this.K],
       [this.scales, SCALES_BYTES],
     ])
     const root = this.s.reduce ? await allreducePairs(new Uint32Array(sums), this.s.reduce) : new Uint32Array(sums),
@@ -247,16 +288,43 @@ class GpuBackend implements GbdtBackend {
     this.sums.clear()
     this.results.clear()
     this.slots.reset()
-    this.sums.set(0, root)
-    await e.stage('gradient', t0)
-    return dequantiseSums(root, sc[2], sc[3])
+    await e.stage('gradient', t1)
+    // Class k's root is round node k.
+    return Array.from({ length: this.K }, (_, k) => {
+      const w = root.slice(4 * k, 4 * k + 4)
+      this.sums.set(k, w)
+      return dequantiseSums(w, sc[2], sc[3])
+    })
   }
 
-  /** u32 × n: 0 for rows of [r0, r0 + n) sampled this round, ROW_UNUSED otherwise. */
+  /**
+   * Ranking: setup.hostGradients' pairs at the margins read back (the reads submit every pending
+   * command, so the writes that follow land before this round's passes), unsampled rows (0, 0).
+   */
+  private async hostPairs(
+    round: number,
+    f: NonNullable<BackendSetup['hostGradients']>,
+  ): Promise<Float32Array<ArrayBuffer>> {
+    const p = this.s.params,
+      r0 = this.s.rowOffset ?? 0
+    const gpair = Float32Array.from(f(round, await this.trainMargins(), r0))
+    for (let i = 0; i < gpair.length / 2; i++)
+      if (!rowSampled(p.seed, round, r0 + i, p.subsample)) gpair.fill(0, 2 * i, 2 * i + 2)
+    return gpair
+  }
+
+  /**
+   * u32 × n·K: 0 for the (row, class) entries of rows [r0, r0 + n) in class k's tree's sample this
+   * round (rowSampled at treeIndex(round, k, K)), ROW_UNUSED otherwise.
+   */
   private sampleMask(round: number, r0: number, n: number): Uint32Array<ArrayBuffer> {
     const p = this.s.params,
-      mask = new Uint32Array(n)
-    for (let i = 0; i < n; i++) if (!rowSampled(p.seed, round, r0 + i, p.subsample)) mask[i] = ROW_UNUSED
+      K = this.K,
+      mask = new Uint32Array(n * K)
+    for (let k = 0; k < K; k++) {
+      const tree = treeIndex(round, k, K)
+      for (let i = 0; i < n; i++) if (!rowSampled(p.seed, tree, r0 + i, p.subsample)) mask[i * K + k] = ROW_UNUSED
+    }
     return mask
   }
 
@@ -267,7 +335,9 @@ class GpuBackend implements GbdtBackend {
   private async encodeQuantise(): Promise<void> {
     const e = this.enc
     e.encoder().clearBuffer(this.scales, 0, SCALES_BYTES)
-    const calls = this.res.rows.map(c => quantiseCalls({ gpair: c.gpair, qgpair: c.qgpair, scales: this.scales }, c.n))
+    const calls = this.res.rows.map(c =>
+      quantiseCalls({ gpair: c.gpair, qgpair: c.qgpair, scales: this.scales }, c.n * this.K),
+    )
     calls.forEach(([max]) => e.run(max))
     if (this.s.reduce) {
       const [local] = await e.read([[this.scales, 8]])
@@ -300,7 +370,7 @@ class GpuBackend implements GbdtBackend {
             nodeSlot: t.nodeSlot,
             hist: this.rootSum,
           },
-          { n: c.n, f: 1, rowWords: c.rowWords, b: 1, slots: 1 },
+          { n: c.n, f: 1, rowWords: c.rowWords, b: 1, slots: this.K, classes: this.K },
         ),
       )
     }
@@ -317,7 +387,7 @@ class GpuBackend implements GbdtBackend {
     const used = Math.max(...nids.map(nid => nodeSlot[nid])) + 1
     this.res.rows.forEach((rc, r) => {
       if (rc.n === 0) return // nothing to build; a 4-byte qgpair would fail indirect validation
-      const rowCount = this.kernel === 'storage' ? this.encodeRowCompact(rc, table, used) : undefined
+      const rowCount = this.kernel === 'storage' && this.K === 1 ? this.encodeRowCompact(rc, table, used) : undefined
       this.res.features.forEach((fc, c) => {
         const buffers = {
           bins: this.res.tiles[r][c],
@@ -329,7 +399,9 @@ class GpuBackend implements GbdtBackend {
           hist: this.slots.hist,
         }
         const shape = { n: rc.n, f: fc.f, rowWords: rc.rowWords, b: this.B, slots: used }
-        if (this.kernel === 'workgroup')
+        // Multiclass: one pass over the rows for the K class trees' nodes (each row's bins read once).
+        if (this.K > 1) e.run(histogramBuildCall(buffers, { ...shape, classes: this.K }, { FPI: BUILD_FPI }))
+        else if (this.kernel === 'workgroup')
           e.run(histogramBuildWgCall({ ...buffers, chunks: fc.wgChunks }, { ...shape, chunks: fc.wgCount }))
         else
           e.runIndirect(
@@ -443,7 +515,7 @@ class GpuBackend implements GbdtBackend {
         e.run(
           rowPartitionCall(
             { bins: this.res.tiles[r][c], missOff: fc.missOff, splits: splitsBuf, positions: rc.positions },
-            { rows: rc.n, rowWords: rc.rowWords, nodes: K },
+            { rows: rc.n, rowWords: rc.rowWords, nodes: K, classes: this.K },
           ),
         ),
       )
@@ -455,14 +527,20 @@ class GpuBackend implements GbdtBackend {
     this.slots.release(nids)
   }
 
-  async finishTree(tree: Tree): Promise<void> {
+  async finishTrees(trees: Tree[], values: Float32Array): Promise<void> {
     const t0 = performance.now(),
       e = this.enc
-    const K = tree.left.length
-    const leafValue = e.upload(tree.splitCondition.slice())
+    const leafValue = e.upload(values.slice())
     for (const c of this.res.rows)
-      e.run(marginUpdateCall({ positions: c.positions, leafValue, margins: c.margins }, { rows: c.n, nodes: K }))
-    if (this.res.valid.length > 0) this.encodeValidTree(tree)
+      e.run(
+        marginUpdateCall(
+          { positions: c.positions, leafValue, margins: c.margins },
+          { rows: c.n * this.K, nodes: values.length },
+        ),
+      )
+    if (this.res.valid.length > 0) this.encodeValidTree(trees[0])
+    const cols = this.s.validColumns
+    if (this.validHost && cols) trees.forEach((t, k) => addTree(t, cols, this.validHost!, this.K, k))
     await e.stage('margins', t0)
   }
 
@@ -495,6 +573,7 @@ class GpuBackend implements GbdtBackend {
 
   async validMargins(): Promise<Float32Array | undefined> {
     if (!this.s.validColumns) return undefined
+    if (this.validHost) return this.validHost
     const parts = await this.enc.read(this.res.valid.map(c => [c.margins, 4 * c.v]))
     return concat(parts)
   }
@@ -511,7 +590,7 @@ class GpuBackend implements GbdtBackend {
   }
 
   async trainMargins(): Promise<Float32Array> {
-    return concat(await this.enc.read(this.res.rows.map(c => [c.margins, 4 * c.n])))
+    return concat(await this.enc.read(this.res.rows.map(c => [c.margins, 4 * c.n * this.K])))
   }
 
   dispose(): void {

@@ -9,6 +9,7 @@ import { ROW_ARGS_BYTES } from '../../kernels/gbdt/row_compact.ts'
 import type { BackendSetup } from './backend.ts'
 import type { ChunkPlan, Range } from './gpu-chunks.ts'
 import { histogramChunks } from '../../kernels/gbdt/histogram_build_wg.ts'
+import { outputsOf } from './objective.ts'
 
 /** Per-row buffers of training rows [r0, r0 + n). */
 export interface RowChunk {
@@ -16,15 +17,17 @@ export interface RowChunk {
   n: number
   /** ceil(n / 4): words per feature in this chunk's tiles. */
   rowWords: number
-  /** f32 × n each. */
+  /** f32 × n·K margins (K outputs per row: multiclass num_class, else 1); labels, weights f32 × n. */
   margins: GPUBuffer
   labels: GPUBuffer
   weights?: GPUBuffer
-  /** u32 × n node id per row. */
+  /** u32 × n·K node id per (row, class). */
   positions: GPUBuffer
-  /** vec2<f32> × n and vec2<i32> × n gradient pairs. */
+  /** vec2<f32> × n·K and vec2<i32> × n·K gradient pairs. */
   gpair: GPUBuffer
   qgpair: GPUBuffer
+  /** Multiclass (K > 1): u32 × n·K, entry (i, k) = k — every row at its class tree's root. */
+  roots?: GPUBuffer
   /** u32 × rowWords zeros: a one-bin "feature" every row falls in, for the root sums. */
   zeros: GPUBuffer
   /** row_compact's output: u32 × n rows of the nodes built this level (grouped by slot), and the
@@ -88,6 +91,7 @@ export function destroyResident(r: Resident): void {
       c.zeros,
       c.rowList,
       c.rowArgs,
+      c.roots,
     ]),
     ...r.features.flatMap(c => [c.missOff, c.cutPtrs, c.wgChunks]),
     ...r.tiles.flat(),
@@ -98,17 +102,28 @@ export function destroyResident(r: Resident): void {
 
 function uploadRows(device: GPUDevice, s: BackendSetup, [r0, r1]: Range): RowChunk {
   const n = r1 - r0,
-    rowWords = Math.ceil(n / 4)
+    rowWords = Math.ceil(n / 4),
+    K = outputsOf(s.params)
   return {
     r0,
     n,
     rowWords,
-    margins: uploadBuffer(device, s.initMargins?.train.slice(r0, r1) ?? new Float32Array(n).fill(s.baseMargin)),
+    margins: uploadBuffer(
+      device,
+      s.initMargins?.train.slice(r0 * K, r1 * K) ?? new Float32Array(n * K).fill(s.baseMargin),
+    ),
     labels: uploadBuffer(device, s.labels.slice(r0, r1)),
     weights: s.weights ? uploadBuffer(device, s.weights.slice(r0, r1)) : undefined,
-    positions: createBuffer(device, 4 * n),
-    gpair: createBuffer(device, 8 * n),
-    qgpair: createBuffer(device, 8 * n),
+    positions: createBuffer(device, 4 * n * K),
+    gpair: createBuffer(device, 8 * n * K),
+    qgpair: createBuffer(device, 8 * n * K),
+    roots:
+      K > 1
+        ? uploadBuffer(
+            device,
+            Uint32Array.from({ length: n * K }, (_, e) => e % K),
+          )
+        : undefined,
     zeros: createBuffer(device, 4 * rowWords),
     rowList: createBuffer(device, 4 * n),
     rowArgs: createBuffer(device, ROW_ARGS_BYTES, STORAGE_RW | GPUBufferUsage.INDIRECT),

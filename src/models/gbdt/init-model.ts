@@ -22,7 +22,7 @@ import { categoriesOf } from './model-attributes.ts'
 export interface Continuation {
   trees: Tree[]
   baseScore: number
-  /** Float32Array(N) and Float32Array(V): the model's margins of the training and validation rows. */
+  /** Float32Array(N × K) and Float32Array(V × K): the model's margins of the training and validation rows. */
   margins: { train: Float32Array; valid?: Float32Array }
 }
 
@@ -40,7 +40,7 @@ function compatible(model: string, data: string): boolean {
 }
 
 /** Checks `init` against the data and returns what training starts from. Throws RangeError naming the feature. */
-export function continueFrom(init: Booster, data: TrainData, objective?: string): Continuation {
+export function continueFrom(init: Booster, data: TrainData, objective?: string, outputs?: number): Continuation {
   const names = data.featureNames ?? data.columns.map((_, f) => `f${f}`)
   const types = data.featureTypes ?? data.columns.map(() => 'float')
   const F = Math.max(names.length, init.featureNames.length)
@@ -61,6 +61,11 @@ export function continueFrom(init: Booster, data: TrainData, objective?: string)
   if (objective !== undefined && objective !== init.params.objective)
     throw new RangeError(
       `init model: objective ${init.params.objective}, the parameters say ${objective} (continue with the model's objective)`,
+    )
+  // A multiclass model continues with K trees per round for its K classes (its trees round-major).
+  if (outputs !== undefined && outputs !== (init.numClass ?? 1))
+    throw new RangeError(
+      `init model: ${init.numClass ?? 1} output${init.numClass ? 's (num_class)' : ''} per row, the parameters say ${outputs} (num_class: continue with the model's)`,
     )
   return {
     trees: init.trees,

@@ -36,3 +36,33 @@ export function categoriesOf(model: unknown): Record<string, string[]> {
   }
   return parsed as Record<string, string[]>
 }
+
+/**
+ * Attribute key holding a multiclass model's label dictionary: JSON [value of class 0, value of
+ * class 1, …] (Booster.labelValues), so `snaptrain predict` writes the label's own values.
+ */
+export const LABEL_VALUES_ATTRIBUTE = 'snaptrain_label_values'
+
+/**
+ * The label dictionary of a parsed XGBoost JSON model (undefined when it has none): distinct
+ * strings or finite numbers, one per class.
+ */
+export function labelValuesOf(model: unknown): Array<string | number> | undefined {
+  const attrs = (model as { learner?: { attributes?: Record<string, unknown> } })?.learner?.attributes
+  const raw = attrs?.[LABEL_VALUES_ATTRIBUTE]
+  if (raw === undefined) return undefined
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(String(raw))
+  } catch {
+    throw new RangeError(`model attribute ${LABEL_VALUES_ATTRIBUTE}: not JSON`)
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.some(v => typeof v !== 'string' && !(typeof v === 'number' && Number.isFinite(v)))
+  )
+    throw new RangeError(`model attribute ${LABEL_VALUES_ATTRIBUTE}: not a list of strings or numbers`)
+  if (new Set(parsed).size !== parsed.length)
+    throw new RangeError(`model attribute ${LABEL_VALUES_ATTRIBUTE}: a value is listed twice`)
+  return parsed as Array<string | number>
+}

@@ -5,8 +5,7 @@
  * shaders/gbdt/gradient.wgsl), the prediction transform, base_score ↔ margin, the default metric,
  * the model file's objective config and whether leaf values are refreshed to a residual quantile
  * after each tree (XGBoost `UpdateTreeLeaf`). A new objective is a new entry; one output per row
- * today (multiclass and ranking will need K outputs / per-group gradients: entries with their own
- * `gradients` over whole arrays). N = rows. Margins are raw scores; predictions are after the transform.
+ * per row except multiclass (K margins per row: transformRows, gradient.ref.ts softmaxGradient). N = rows. Margins are raw scores; predictions are after the transform.
  */
 import type { GbdtParams } from './types.ts'
 import {
@@ -18,21 +17,31 @@ import {
   OBJECTIVE_PSEUDO_HUBER,
   OBJECTIVE_QUANTILE,
   OBJECTIVE_SQUARED_ERROR,
+  OBJECTIVE_SOFTMAX,
   OBJECTIVE_SQUARED_LOG,
   OBJECTIVE_TWEEDIE,
+  LOGISTIC_MIN_HESS,
+  softmaxAt,
 } from '../../kernels/gbdt/layout.ts'
-import { cFloat } from '../../util/float32.ts'
+import { cFloat, xgboostSigmoid } from '../../util/float32.ts'
+import { numPair, rankDefaultMetric } from './rank-objective.ts'
 
 export type Objective = GbdtParams['objective']
 
 /** The parameters an objective reads (XGBoost names). */
 export type ObjectiveParams = Pick<
   GbdtParams,
-  'objective' | 'scale_pos_weight' | 'huber_slope' | 'max_delta_step' | 'tweedie_variance_power' | 'quantile_alpha'
+  | 'objective'
+  | 'scale_pos_weight'
+  | 'huber_slope'
+  | 'max_delta_step'
+  | 'tweedie_variance_power'
+  | 'quantile_alpha'
+  | 'num_class'
+  | 'lambdarank_pair_method'
+  | 'lambdarank_num_pair_per_sample'
+  | 'ndcg_exp_gain'
 >
-
-/** Hessian floor of the logistic loss, as XGBoost (keeps H > 0 when p saturates). */
-export const MIN_LOGISTIC_HESS = 1e-16
 
 /**
  * How base_score maps to the margin (XGBoost `ProbToMargin`): identity, logit (base_score a
@@ -40,8 +49,19 @@ export const MIN_LOGISTIC_HESS = 1e-16
  */
 export type Link = 'identity' | 'logit' | 'log'
 
+/**
+ * The task an objective learns, which decides the results a run shows: 'binary' (0/1 labels, one
+ * score per row to threshold), 'regression' (a number per row: reg:*, count:*, reg:logistic's
+ * labels in [0, 1]), 'multiclass' (labels 0…K−1, K probabilities per row), 'ranking' (relevance
+ * within query groups). XGBoost 1.7.4's ObjInfo but for binary:logitraw and binary:hinge, which
+ * it calls kRegression (regression_obj.cu, hinge.cu) and which are binary here: 0/1 labels.
+ */
+export type Task = 'binary' | 'regression' | 'multiclass' | 'ranking'
+
 /** One objective. `c` = the parameters (ObjectiveParams). */
 interface ObjectiveSpec {
+  /** What the label and predictions are (the page's result view, the quality tables): Task. */
+  task: Task
   /** Gradient kernel id (layout.ts OBJECTIVE_*). */
   code: number
   link: Link
@@ -59,11 +79,13 @@ interface ObjectiveSpec {
   metric: (c: ObjectiveParams) => string
   /** The objective's parameter object in the model file, as XGBoost 1.7.4 saves it ([key, fields]). */
   config?: (c: ObjectiveParams) => [string, Record<string, string>]
+  /** Further parameter objects of the model file (ranking: XGBoost 2.0's lambdarank_param beside 1.7.4's). */
+  moreConfig?: (c: ObjectiveParams) => Record<string, Record<string, string>>
   /** The gradient kernel's objParam. */
   param?: (c: ObjectiveParams) => number
 }
 
-/** σ(x) = 1 / (1 + e^−x). */
+/** σ(x) = 1 / (1 + e^−x) in float64: the formulas' (gradients, losses); predictions use XGBoost's float32 one. */
 export function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x))
 }
@@ -76,7 +98,7 @@ function logisticLoss(m: number, y: number, w: number): number {
 
 function logisticGrad(m: number, y: number, w: number): [number, number] {
   const p = sigmoid(m)
-  return [(p - y) * w, Math.max(p * (1 - p), MIN_LOGISTIC_HESS) * w]
+  return [(p - y) * w, Math.max(p * (1 - p), LOGISTIC_MIN_HESS) * w]
 }
 
 const regLossParam = (c: ObjectiveParams): [string, Record<string, string>] => [
@@ -90,9 +112,11 @@ const identity = (m: number): number => m
 const FLT_MIN = 2 ** -126
 
 const logistic: ObjectiveSpec = {
+  task: 'binary',
   code: OBJECTIVE_LOGISTIC,
   link: 'logit',
-  transform: sigmoid,
+  // XGBoost's float32 sigmoid: predictions and metrics saturate at 1 exactly where XGBoost's do.
+  transform: xgboostSigmoid,
   grad: logisticGrad,
   loss: logisticLoss,
   posWeight: true,
@@ -100,12 +124,65 @@ const logistic: ObjectiveSpec = {
   config: regLossParam,
 }
 
+/**
+ * multi:softprob / multi:softmax (XGBoost 1.7.4 SoftmaxMultiClassObj): K margins per row, so the
+ * per-row entries do not apply — gradients are gradient.ref.ts softmaxGradient (N × K), the
+ * prediction transform is transformRows. base_score is added to every class margin as is.
+ */
+const multiclass: ObjectiveSpec = {
+  task: 'multiclass',
+  code: OBJECTIVE_SOFTMAX,
+  link: 'identity',
+  transform: () => {
+    throw new RangeError('multiclass: predictions are per row of K margins (transformRows)')
+  },
+  grad: () => {
+    throw new RangeError('multiclass: gradients are per row of K margins (softmaxGradient)')
+  },
+  loss: () => {
+    throw new RangeError('multiclass: the loss is per row of K margins')
+  },
+  metric: () => 'mlogloss',
+  config: c => ['softmax_multiclass_param', { num_class: String(c.num_class) }],
+}
+
+/**
+ * rank:ndcg / rank:pairwise / rank:map (LambdaMART, XGBoost 2.0): gradients per query group on the
+ * host (rank-objective.ts rankGradients), so the per-row entries do not apply; margins are scores
+ * (identity). The model file carries 1.7.4's lambda_rank_param (1.7.4 requires it to load the
+ * model; its fields are 1.7.4's defaults, unused when predicting) and 2.0's lambdarank_param.
+ */
+const ranking: ObjectiveSpec = {
+  task: 'ranking',
+  code: -1,
+  link: 'identity',
+  transform: identity,
+  grad: () => {
+    throw new RangeError('ranking: gradients are per query group (rank-objective.ts rankGradients)')
+  },
+  loss: () => {
+    throw new RangeError('ranking: the loss is per query group')
+  },
+  metric: rankDefaultMetric,
+  config: () => ['lambda_rank_param', { fix_list_weight: '0', num_pairsample: '1' }],
+  moreConfig: c => ({
+    lambdarank_param: {
+      lambdarank_bias_norm: '1',
+      lambdarank_num_pair_per_sample: String(numPair(c)),
+      lambdarank_pair_method: c.lambdarank_pair_method,
+      lambdarank_unbiased: '0',
+      ndcg_exp_gain: c.ndcg_exp_gain ? '1' : '0',
+    },
+  }),
+}
+
 /** Every objective, by XGBoost name. */
 export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
   'binary:logistic': logistic,
-  'reg:logistic': { ...logistic, metric: () => 'rmse' },
+  'reg:logistic': { ...logistic, task: 'regression', metric: () => 'rmse' },
   'binary:logitraw': { ...logistic, link: 'identity', transform: identity },
   'binary:hinge': {
+    task: 'binary',
     code: OBJECTIVE_HINGE,
     link: 'identity',
     transform: m => (m > 0 ? 1 : 0),
@@ -118,6 +195,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     metric: () => 'error',
   },
   'reg:squarederror': {
+    task: 'regression',
     code: OBJECTIVE_SQUARED_ERROR,
     link: 'identity',
     transform: identity,
@@ -128,6 +206,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     config: regLossParam,
   },
   'reg:squaredlogerror': {
+    task: 'regression',
     code: OBJECTIVE_SQUARED_LOG,
     link: 'identity',
     transform: identity,
@@ -142,6 +221,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     config: regLossParam,
   },
   'reg:pseudohubererror': {
+    task: 'regression',
     code: OBJECTIVE_PSEUDO_HUBER,
     link: 'identity',
     transform: identity,
@@ -157,6 +237,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     param: c => c.huber_slope,
   },
   'reg:absoluteerror': {
+    task: 'regression',
     code: OBJECTIVE_ABSOLUTE,
     link: 'identity',
     transform: identity,
@@ -167,6 +248,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     metric: () => 'mae',
   },
   'reg:quantileerror': {
+    task: 'regression',
     code: OBJECTIVE_QUANTILE,
     link: 'identity',
     transform: identity,
@@ -179,6 +261,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     param: c => alphaOf(c),
   },
   'count:poisson': {
+    task: 'regression',
     code: OBJECTIVE_POISSON,
     link: 'log',
     transform: Math.exp,
@@ -190,6 +273,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     param: c => c.max_delta_step,
   },
   'reg:gamma': {
+    task: 'regression',
     code: OBJECTIVE_GAMMA,
     link: 'log',
     transform: Math.exp,
@@ -198,6 +282,7 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     metric: () => 'gamma-nloglik',
   },
   'reg:tweedie': {
+    task: 'regression',
     code: OBJECTIVE_TWEEDIE,
     link: 'log',
     transform: Math.exp,
@@ -216,6 +301,11 @@ export const OBJECTIVES: Readonly<Record<Objective, ObjectiveSpec>> = {
     config: c => ['tweedie_regression_param', { tweedie_variance_power: cFloat(c.tweedie_variance_power) }],
     param: c => c.tweedie_variance_power,
   },
+  'multi:softprob': multiclass,
+  'multi:softmax': multiclass,
+  'rank:ndcg': ranking,
+  'rank:pairwise': ranking,
+  'rank:map': ranking,
 }
 
 /** All objective names (the `objective` parameter's choices). */
@@ -233,9 +323,36 @@ export function objectiveSpec(objective: string): ObjectiveSpec {
   return spec
 }
 
+/** The task of `objective` (the one table's Task); throws naming it when unknown. */
+export function objectiveTask(objective: string): Task {
+  return objectiveSpec(objective).task
+}
+
 /** True for objectives whose predictions are probabilities (base_score stored as one: logit link). */
 export function isLogistic(objective: Objective): boolean {
   return objectiveSpec(objective).link === 'logit'
+}
+
+/** True for multi:softprob / multi:softmax (K outputs per row). */
+export function isMulticlass(objective: Objective): boolean {
+  return objective === 'multi:softprob' || objective === 'multi:softmax'
+}
+
+/** Outputs per row: num_class for multiclass objectives, else 1. */
+export function outputsOf(p: Pick<ObjectiveParams, 'objective' | 'num_class'>): number {
+  return isMulticlass(p.objective) ? p.num_class : 1
+}
+
+/**
+ * Predictions of `margins` (N × K row-major, K = outputs) after the objective's transform: per
+ * row softmax for multiclass (the probabilities — what XGBoost's metrics see for multi:softmax
+ * too, its EvalTransform), the per-margin transform otherwise.
+ */
+export function transformRows(objective: Objective, margins: Float32Array, k: number): Float32Array {
+  if (!isMulticlass(objective)) return margins.map(m => transform(objective, m))
+  const out = new Float32Array(margins.length)
+  for (let at = 0; at < margins.length; at += k) softmaxAt(margins, out, at, k)
+  return out
 }
 
 /** The gradient kernel's objective id and objParam for `p`. */
@@ -284,8 +401,9 @@ export function defaultMetricName(p: ObjectiveParams): string {
 
 /** The model file's `objective` object, as XGBoost 1.7.4 saves it. */
 export function objectiveJson(p: ObjectiveParams): Record<string, unknown> {
-  const config = objectiveSpec(p.objective).config?.(p)
-  return config ? { name: p.objective, [config[0]]: config[1] } : { name: p.objective }
+  const spec = objectiveSpec(p.objective)
+  const config = spec.config?.(p)
+  return { name: p.objective, ...(config ? { [config[0]]: config[1] } : {}), ...spec.moreConfig?.(p) }
 }
 
 /** Objective parameters a model file's objective config may hold (XGBoost's names, as fields of its *_param object). */
@@ -295,6 +413,7 @@ const CONFIG_FIELDS = [
   'max_delta_step',
   'tweedie_variance_power',
   'quantile_alpha',
+  'num_class',
 ] as const
 
 /**
@@ -326,6 +445,7 @@ export function objectiveParamsFromJson(o: unknown): Partial<ObjectiveParams> & 
 
 /** XGBoost 2.0's estimate: one Newton step from margin 0, transformed (σ(4(ȳ−½)) for logistic). */
 export function newtonStepBaseScore(p: GbdtParams, labels: ArrayLike<number>, weights?: ArrayLike<number>): number {
+  if (isMulticlass(p.objective)) return 0.5
   let sg = 0,
     sh = 0
   for (let i = 0; i < labels.length; i++) {

@@ -7,7 +7,14 @@ import type { GbdtParams } from './types.ts'
 import { numericParam, oneOf, type NumericRange } from '../../eval/params.ts'
 import { parseInteraction, parseMonotone } from './constraints.ts'
 import { parseMetric } from '../../eval/metrics.ts'
-import { defaultMetricName, isLogistic, objectiveSpec, OBJECTIVE_NAMES, type ObjectiveParams } from './objective.ts'
+import {
+  defaultMetricName,
+  isLogistic,
+  isMulticlass,
+  objectiveSpec,
+  OBJECTIVE_NAMES,
+  type ObjectiveParams,
+} from './objective.ts'
 
 type Metric = GbdtParams['eval_metric'][number]
 
@@ -52,10 +59,19 @@ export const DEFAULT_PARAMS: Readonly<GbdtParams> = {
   interaction_constraints: [],
   huber_slope: 1,
   tweedie_variance_power: 1.5,
+  num_class: 0,
+  lambdarank_pair_method: 'topk',
+  ndcg_exp_gain: true,
 }
 
 /** Parameters without a default, accepted when given. */
-const OPTIONAL = new Set(['base_score', 'early_stopping_rounds', 'quantile_alpha'])
+const OPTIONAL = new Set([
+  'base_score',
+  'early_stopping_rounds',
+  'quantile_alpha',
+  'lambdarank_num_pair_per_sample',
+  'lambdarank_unbiased',
+])
 
 /** count:poisson's max_delta_step when none is given (XGBoost's kMaxDeltaStepDefaultValue, an f32), for the tree and the objective. */
 export const POISSON_MAX_DELTA_STEP = Math.fround(0.7)
@@ -93,6 +109,8 @@ const NUMERIC: ReadonlyArray<NumericRange<keyof GbdtParams>> = [
   ['huber_slope', 'num', 0, Infinity, true, true],
   ['tweedie_variance_power', 'num', 1, 2, true, true],
   ['quantile_alpha', 'num', 0, 1, true, true],
+  ['num_class', 'int', 0, 2 ** 16, false, false],
+  ['lambdarank_num_pair_per_sample', 'int', 1, 2 ** 32 - 2, false, false],
 ]
 
 /**
@@ -128,7 +146,9 @@ function assign(out: GbdtParams, name: keyof GbdtParams, given: string, value: u
   else if (name === 'quantile_alpha') o[name] = quantileAlpha(given, value)
   else if (name === 'grow_policy') o[name] = oneOf(given, value, ['depthwise', 'lossguide'] as const)
   else if (name === 'eval_metric') o[name] = metricList(given, value)
-  else if (name === 'enable_categorical') o[name] = flag(given, value)
+  else if (name === 'enable_categorical' || name === 'ndcg_exp_gain') o[name] = flag(given, value)
+  else if (name === 'lambdarank_pair_method') o[name] = oneOf(given, value, ['topk', 'mean'] as const)
+  else if ((name as string) === 'lambdarank_unbiased') unbiased(given, value)
   else if (name === 'categorical') o[name] = columnList(given, value)
   else if (name === 'monotone_constraints') o[name] = parseMonotone(given, value)
   else if (name === 'interaction_constraints') o[name] = parseInteraction(given, value)
@@ -137,6 +157,12 @@ function assign(out: GbdtParams, name: keyof GbdtParams, given: string, value: u
 
 function numeric(name: keyof GbdtParams, given: string, value: unknown): number {
   return numericParam(NUMERIC.find(s => s[0] === name)!, given, value)
+}
+
+/** XGBoost 2.0's unbiased LambdaMART (position-bias estimation) is not implemented: only false is accepted. */
+function unbiased(given: string, value: unknown): void {
+  if (flag(given, value))
+    throw new RangeError(`${given}: unbiased LambdaMART (position-bias estimation) is not supported; leave it false`)
 }
 
 /** A boolean: true / false, also as the strings and 1 / 0 (XGBoost's config spells it either way). */
@@ -172,6 +198,14 @@ function checkCombination(p: GbdtParams): void {
       `categorical: splitting ${p.categorical.join(', ')} as categories needs enable_categorical=true`,
     )
   }
+  if (isMulticlass(p.objective) && p.num_class === 1)
+    throw new RangeError(`num_class: ${p.objective} needs at least 2 classes, got 1 (0 = inferred from the labels)`)
+  if (!isMulticlass(p.objective) && p.num_class > 1)
+    throw new RangeError(
+      `num_class: only multi:softprob and multi:softmax have classes, got num_class ${p.num_class} with ${p.objective}`,
+    )
+  if (!p.ndcg_exp_gain && (p.objective === 'rank:map' || p.objective === 'rank:pairwise'))
+    throw new RangeError(`ndcg_exp_gain: the NDCG gain cannot be set for ${p.objective} (XGBoost 2.0 refuses it too)`)
   if (p.max_leaves === 1) throw new RangeError('max_leaves: must be 0 (unlimited) or ≥ 2, got 1')
   if (p.objective === 'reg:quantileerror' && p.quantile_alpha === undefined)
     throw new RangeError('quantile_alpha: reg:quantileerror needs quantile_alpha, one number in (0, 1)')

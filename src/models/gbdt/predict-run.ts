@@ -4,7 +4,10 @@
  * model's feature names, in table order (categoricals through the model's dictionaries) →
  * margins on the GPU predict kernel, or the CPU reference predictMargins; with `contribs`, SHAP
  * values on the tree_shap kernel in the same device session, or the CPU reference treeShap.
- * N = rows, F = features.
+ * A multiclass model (K classes) predicts K margins per row (N × K row-major), their softmax
+ * probabilities and the class (argmax), and K × (F + 1) SHAP values per row (XGBoost's
+ * (N, K, F + 1)); on the GPU each class's trees run as one ensemble of the predict and tree_shap
+ * kernels. N = rows, F = features, K = outputs per row (1 but for multiclass).
  */
 import { openSnapshot } from '../../table/index.ts'
 import type { StructType } from '../../table/types.ts'
@@ -13,9 +16,9 @@ import { readTable } from '../../eval/dataset.ts'
 import { featureOf, type FeatureSpec } from '../../eval/features.ts'
 import { categoriesOf } from './model-attributes.ts'
 import { decodeModel } from './model-file.ts'
-import { baseMargin, transform } from './objective.ts'
-import { predictMargins } from './predict.ts'
-import { contribsRowMajor, topFeatures, treeShap } from './shap.ts'
+import { baseMargin, transformRows } from './objective.ts'
+import { argmaxRows, predictMargins } from './predict.ts'
+import { classTrees, contribsRowMajor, topFeatures, treeShap } from './shap.ts'
 import type { Booster } from './types.ts'
 import { fromXGBoostJson } from './xgboost-json.ts'
 import { hasWebGpu, httpFor } from '../../run/config.ts'
@@ -46,19 +49,53 @@ export async function runPrediction(config: PredictConfig): Promise<PredictResul
   const { margins, contribs, adapter } = predicted
   // SHAP's bias column holds the starting margin: a row's own base margin where it has one (XGBoost).
   if (contribs && start && config.cpu) shiftBias(contribs, booster, start)
-  const predictions = margins.map(m => transform(booster.params.objective, m))
-  const result: PredictResult = { margins, predictions, rows: margins.length, version: snapshot.version, adapter }
+  const K = booster.numClass ?? 1
+  const rows = margins.length / K
+  const result: PredictResult = {
+    margins,
+    ...classPredictions(booster, margins),
+    rows,
+    version: snapshot.version,
+    adapter,
+  }
   if (!contribs) return result
   return {
     ...result,
     contribs,
     featureNames: booster.featureNames,
-    topFeatures: topFeatures(contribs, booster.featureNames),
+    topFeatures: topFeatures(contribs, booster.featureNames, 10, K),
   }
 }
 
-/** A base margin column must be a numeric column of the table and not a model feature. Throws naming it. */
+/**
+ * A prediction's outputs from its margins: one output per row, the objective's transform; a
+ * multiclass model's softmax probabilities (N × K), the class per row (argmax, ties to the lowest
+ * class as XGBoost) and the label values the classes mean (when the model has them).
+ */
+export function classPredictions(
+  booster: Booster,
+  margins: Float32Array,
+): Pick<PredictResult, 'predictions' | 'classes' | 'probabilities' | 'labelValues'> {
+  const K = booster.numClass
+  if (K === undefined) return { predictions: transformRows(booster.params.objective, margins, 1) }
+  const probabilities = transformRows(booster.params.objective, margins, K)
+  return {
+    predictions: argmaxRows(margins, K),
+    classes: K,
+    probabilities,
+    ...(booster.labelValues ? { labelValues: booster.labelValues } : {}),
+  }
+}
+
+/**
+ * A base margin column must be a numeric column of the table and not a model feature, and the
+ * model one output per row (a multiclass model needs K margins a row). Throws naming it.
+ */
 function checkBaseMarginColumn(name: string, booster: Booster, schema: StructType): void {
+  if (booster.numClass !== undefined)
+    throw new RangeError(
+      `base margin column ${name}: the model has ${booster.numClass} classes, and one column gives one margin a row, not ${booster.numClass}`,
+    )
   const field = schema.fields.find(f => f.name === name)
   if (!field)
     throw new RangeError(
@@ -71,11 +108,11 @@ function checkBaseMarginColumn(name: string, booster: Booster, schema: StructTyp
     throw new RangeError(`base margin column ${name}: it is a feature of the model`)
 }
 
-/** Moves each row's bias contribution (last of F + 1) from the model's base margin to `start`. */
+/** Moves each row's (and class's) bias contribution (last of F + 1) from the model's base margin to `start` (N × K). */
 function shiftBias(contribs: Float32Array, booster: Booster, start: Float32Array): void {
   const stride = booster.featureNames.length + 1,
     base = baseMargin(booster.params.objective, booster.baseScore)
-  for (let i = 0; i < start.length; i++) contribs[i * stride + stride - 1] += start[i] - base
+  for (let j = 0; j < start.length; j++) contribs[j * stride + stride - 1] += start[j] - base
 }
 
 /** Feature specs of the model's features in the table: strings need the model's dictionary. */
@@ -99,6 +136,7 @@ export function modelFeatures(
  * with `contribs`, SHAP values from tree_shap on the same device and uploads (the CPU reference
  * for models deeper than the kernel holds, said in `adapter`). Rows go in chunks that keep the
  * row-major feature buffer and the contribution buffer within the device's binding limit.
+ * margins are N × K and contribs N × K × (F + 1), row-major; `start` (rows' own base margins) N × K.
  */
 export async function gpuPredict(
   booster: Booster,
@@ -137,56 +175,68 @@ export async function gpuPredict(
   const { adapter, device } = await requestDevice()
   try {
     const rows = columns[0]?.length ?? 0,
-      F = Math.max(1, columns.length)
-    const packed = packTrees(booster.trees)
-    const shapOnGpu = contribs && packed.maxDepth <= TREE_SHAP_MAX_DEPTH
+      F = Math.max(1, columns.length),
+      K = booster.numClass ?? 1
+    // One ensemble per output: a multiclass model's class k is its trees t with t % K = k.
+    const packs = Array.from({ length: K }, (_, k) => {
+      const trees = K === 1 ? booster.trees : classTrees(booster.trees, K, k)
+      return { trees, packed: packTrees(trees) }
+    })
+    const maxDepth = Math.max(...packs.map(p => p.packed.maxDepth))
+    const shapOnGpu = contribs && maxDepth <= TREE_SHAP_MAX_DEPTH
     const cache = new PipelineCache(device)
-    const nodes = uploadBuffer(device, packed.nodes),
-      catBits = uploadBuffer(device, packed.catBits),
-      treeOffsets = uploadBuffer(device, packed.treeOffsets),
-      covers = shapOnGpu ? uploadBuffer(device, packCovers(booster.trees)) : undefined
+    const uploads = packs.map(({ trees, packed }) => ({
+      nodes: uploadBuffer(device, packed.nodes),
+      catBits: uploadBuffer(device, packed.catBits),
+      treeOffsets: uploadBuffer(device, packed.treeOffsets),
+      covers: shapOnGpu ? uploadBuffer(device, packCovers(trees)) : undefined,
+      shape: { features: F, trees: trees.length, maxDepth: packed.maxDepth },
+      nodeCount: packed.nodes.length / NODE_WORDS,
+    }))
     // tree_shap binds out [(F + 1) × n] and its scratch treePhi [F × n].
     const rowBytes = 4 * (shapOnGpu ? F + 1 : F)
     const chunk = Math.max(1, Math.min(rows, Math.floor(device.limits.maxStorageBufferBindingSize / rowBytes)))
-    const margins = new Float32Array(rows)
-    const phi = contribs ? new Float32Array(rows * (F + 1)) : undefined
+    const margins = new Float32Array(rows * K)
+    const phi = contribs ? new Float32Array(rows * K * (F + 1)) : undefined
     // With rows' own base margins the kernels start at 0 and each row's margin is added after the
     // trees (XGBoost adds the trees to it: the two sums may differ in the last float32 bit).
     const base = start ? 0 : baseMargin(booster.params.objective, booster.baseScore)
-    const shape = { features: F, trees: booster.trees.length, maxDepth: packed.maxDepth }
-    for (let start = 0; start < rows; start += chunk) {
-      const n = Math.min(chunk, rows - start)
+    for (let first = 0; first < rows; first += chunk) {
+      const n = Math.min(chunk, rows - first)
       const features = new Float32Array(n * F)
       columns.forEach((c, f) => {
-        for (let i = 0; i < n; i++) features[i * F + f] = c[start + i]
+        for (let i = 0; i < n; i++) features[i * F + f] = c[first + i]
       })
-      const buffers = {
-        features: uploadBuffer(device, features),
-        nodes,
-        catBits,
-        treeOffsets,
-        out: createBuffer(device, n * 4),
+      const featureBuffer = uploadBuffer(device, features),
+        out = createBuffer(device, n * 4)
+      for (let k = 0; k < K; k++) {
+        const u = uploads[k]
+        const buffers = { features: featureBuffer, nodes: u.nodes, catBits: u.catBits, treeOffsets: u.treeOffsets, out }
+        await runKernel(cache, predictCall(buffers, { rows: n, ...u.shape }, base))
+        const m = await readBuffer(device, out, Float32Array, n)
+        for (let i = 0; i < n; i++) margins[(first + i) * K + k] = m[i]
+        if (phi && u.covers) {
+          const shapOut = createBuffer(device, n * (F + 1) * 4),
+            treePhi = createBuffer(device, n * F * 4)
+          await runKernel(
+            cache,
+            treeShapCall(
+              { ...buffers, covers: u.covers, out: shapOut, treePhi },
+              { rows: n, ...u.shape, nodes: u.nodeCount },
+              base,
+            ),
+          )
+          contribsRowMajor(await readBuffer(device, shapOut, Float32Array, n * (F + 1)), n, F + 1, phi, first, K, k)
+          shapOut.destroy()
+          treePhi.destroy()
+        }
       }
-      await runKernel(cache, predictCall(buffers, { rows: n, ...shape }, base))
-      margins.set(await readBuffer(device, buffers.out, Float32Array, n), start)
-      if (phi && covers) {
-        const out = createBuffer(device, n * (F + 1) * 4),
-          treePhi = createBuffer(device, n * F * 4)
-        const nodeCount = packed.nodes.length / NODE_WORDS
-        await runKernel(
-          cache,
-          treeShapCall({ ...buffers, covers, out, treePhi }, { rows: n, ...shape, nodes: nodeCount }, base),
-        )
-        contribsRowMajor(await readBuffer(device, out, Float32Array, n * (F + 1)), n, F + 1, phi, start)
-        out.destroy()
-        treePhi.destroy()
-      }
-      buffers.features.destroy()
-      buffers.out.destroy()
+      featureBuffer.destroy()
+      out.destroy()
     }
     if (start) {
-      for (let i = 0; i < rows; i++) margins[i] += start[i]
-      if (phi) for (let i = 0; i < rows; i++) phi[i * (F + 1) + F] += start[i]
+      for (let j = 0; j < rows * K; j++) margins[j] += start[j]
+      if (phi) for (let j = 0; j < rows * K; j++) phi[j * (F + 1) + F] += start[j]
     }
     const label = adapterLabel(adapterSummary(adapter))
     if (contribs && !shapOnGpu) {
@@ -195,7 +245,7 @@ export async function gpuPredict(
       return {
         margins,
         contribs: cpu,
-        adapter: `${label}; SHAP on the CPU (trees of depth ${packed.maxDepth} exceed the kernel's ${TREE_SHAP_MAX_DEPTH})`,
+        adapter: `${label}; SHAP on the CPU (trees of depth ${maxDepth} exceed the kernel's ${TREE_SHAP_MAX_DEPTH})`,
       }
     }
     return { margins, contribs: phi, adapter: label }

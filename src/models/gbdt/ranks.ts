@@ -9,8 +9,8 @@
 import type { StopVote } from '../../ranks/stop-vote.ts'
 import type { Collective, CollectiveStats, RankContext, RankJob } from '../../ranks/types.ts'
 import type { BackendFactory, BackendReduce } from './backend.ts'
-import { categoricalOf, train } from './driver.ts'
-import { baseScoreOfSums, labelSums } from '../../eval/labels.ts'
+import { categoricalOf, resolveNumClass, train } from './driver.ts'
+import { baseScoreOfSums, inferNumClass, labelSums } from '../../eval/labels.ts'
 import type { Booster, Cuts, GbdtParams } from './types.ts'
 import { chunkParts, mergeParts, sketchPlaces } from './sketch.ts'
 import { checkCategoryCodes, cutsFromSketches, hasMissing, type CategoricalFeatures } from './cuts.ts'
@@ -24,6 +24,7 @@ import { isValidKey } from '../../data/row-key.ts'
 import { readUnitKeys } from '../../data/row-keys-read.ts'
 import { createCpuBackend } from './cpu-backend.ts'
 import { parseParams } from './params.ts'
+import { isMulticlass } from './objective.ts'
 import { toXGBoostJsonString } from './xgboost-json.ts'
 import { hashString } from '../../util/hash.ts'
 import type { HistogramKernel } from '../../kernels/gbdt/histogram_choice.ts'
@@ -59,7 +60,7 @@ export function shardRange(total: number, world: number, rank: number): [number,
 /** Rank `rank`'s shard of all the data (rows by global index; validation kept on rank 0). */
 export function shardOf(data: TrainData, world: number, rank: number): Shard {
   const total = data.labels.length
-  const [lo, hi] = shardRange(total, world, rank)
+  const [lo, hi] = data.groups ? groupShardRange(data.groups, world, rank) : shardRange(total, world, rank)
   const rows = <T extends Float32Array>(a: T): Float32Array => a.slice(lo, hi)
   return {
     lo,
@@ -69,10 +70,30 @@ export function shardOf(data: TrainData, world: number, rank: number): Shard {
       columns: data.columns.map(rows),
       labels: rows(data.labels),
       weights: data.weights && rows(data.weights),
-      baseMargin: data.baseMargin && rows(data.baseMargin),
+      // N × K base margins (K outputs per row): the rows' K values each.
+      baseMargin: data.baseMargin?.slice((lo * data.baseMargin.length) / total, (hi * data.baseMargin.length) / total),
+      groups: data.groups && groupsWithin(data.groups, lo, hi),
       valid: rank === 0 ? data.valid : undefined,
     },
   }
+}
+
+/**
+ * Ranking: rank `rank`'s rows [lo, hi) with every query group whole — shardRange's boundaries
+ * moved up to the next group start (group_ptr `groups`), so a group never spans two ranks.
+ */
+export function groupShardRange(groups: Uint32Array, world: number, rank: number): [number, number] {
+  const total = groups[groups.length - 1]
+  const at = (r: number): number => {
+    const want = shardRange(total, world, r)[0]
+    return r >= world ? total : groups.find(b => b >= want)!
+  }
+  return [at(rank), at(rank + 1)]
+}
+
+/** The group_ptr of rows [lo, hi) (both group boundaries of `groups`), from 0. */
+function groupsWithin(groups: Uint32Array, lo: number, hi: number): Uint32Array {
+  return groups.filter(b => b >= lo && b <= hi).map(b => b - lo)
 }
 
 /** Options of a rank's run. */
@@ -92,7 +113,7 @@ export interface ShardOptions {
  */
 export async function trainShard(
   shard: Shard,
-  p: GbdtParams,
+  given: GbdtParams,
   coll: Collective,
   backend: BackendFactory,
   opts: ShardOptions = {},
@@ -102,8 +123,9 @@ export async function trainShard(
     throw new RangeError(
       `rank ${coll.rank} holds no training rows (${total} rows over ${coll.world} ranks): use fewer ranks`,
     )
-  if (coll.rank === 0 && p.early_stopping_rounds !== undefined && !data.valid)
+  if (coll.rank === 0 && given.early_stopping_rounds !== undefined && !data.valid)
     throw new RangeError('early_stopping_rounds: needs a validation set')
+  const p = await globalNumClass(given, data, coll)
   const cuts = await distCuts(data.columns, data.weights, lo, total, p.max_bin, coll, categoricalOf(data, p))
   const baseScore = p.base_score ?? (await globalBaseScore(p, data, coll))
   const reduce: BackendReduce = { max: v => coll.allreduceMax(v), sum: v => coll.allreduceSum(v) }
@@ -114,6 +136,16 @@ export async function trainShard(
     return shared.metrics
   }
   return train(data, p, factory, { cuts, baseScore, shareMetrics, onRound: opts.onRound })
+}
+
+/**
+ * A multiclass run's num_class when the parameters give 0: max label + 1 over every rank's rows
+ * (driver.ts resolveNumClass on all rows), so every rank grows the same K trees per round.
+ */
+async function globalNumClass(p: GbdtParams, d: TrainData, coll: Collective): Promise<GbdtParams> {
+  if (!isMulticlass(p.objective) || p.num_class > 0) return p
+  const [K] = await coll.allreduceMax(Int32Array.of(inferNumClass(d.labels, d.valid?.labels ?? [])))
+  return resolveNumClass({ ...p, num_class: Math.max(K, 0) }, d)
 }
 
 /**
@@ -241,10 +273,20 @@ export interface RankDataset {
  */
 export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Promise<RankDataset> {
   const snapshot = cfg.snapshot ?? (await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http }))
-  const { features, skipped } = selectFeatures(snapshot.schema, cfg.label, cfg.features, rowColumnsOf(cfg))
+  const { features, skipped } = selectFeatures(
+    snapshot.schema,
+    cfg.label,
+    cfg.features,
+    rowColumnsOf(cfg),
+    cfg.classLabels,
+  )
   let full: ScanPlan | undefined,
     counts: RowCounts | undefined,
     span: [number, number] = [0, 0]
+  if (cfg.qid !== undefined)
+    throw new RangeError(
+      `--qid ${cfg.qid}: ranking trains on one rank for now (--ranks reads a table's rows in table order, not gathered by query group)`,
+    )
   const rowKey = splitKeyFields(cfg, snapshot, features)
   // Every rank reads the key columns of every unit: which units hold its rows depends on the split.
   const restrict = async (plan: ScanPlan): Promise<ScanPlan> => {
@@ -262,11 +304,14 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
     workers: cfg.workers,
     http: cfg.http,
     restrict,
+    classLabels: cfg.classLabels,
+    labelValues: cfg.labelValues,
   })
   const plan = { ...table.plan, units: full!.units, stats: full!.stats, ...(rowKey ? { rowKey } : {}) }
   if (plan.stats.rows === 0) throw noRowsError(cfg.filter, cfg.tableUrl, snapshot.version)
   const dictionaries = await globalDictionaries(table.dictionaries, coll)
   remapCodes(features, table.columns, table.dictionaries, dictionaries)
+  const labelValues = await globalLabelValues(table, coll)
   const rows = splitRows(table, counts!, span, coll)
   const N = counts!.trainBefore[counts!.trainBefore.length - 1],
     V = counts!.validBefore[counts!.validBefore.length - 1]
@@ -280,11 +325,12 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
     labels,
     ...pickRowValues(rowValues, a => pick(rows.train, a)),
     labelName: cfg.label,
+    ...(labelValues ? { labelValues } : {}),
     featureNames: features.map(f => f.name),
     featureTypes: features.map(f => f.xgbType),
   }
   const valid = await validSet(
-    cfg,
+    { ...cfg, labelValues },
     features,
     dictionaries,
     {
@@ -358,6 +404,24 @@ async function globalDictionaries(
   return Object.fromEntries(Object.keys(local).map(name => [name, buildDictionary(all.flatMap(d => d[name]))]))
 }
 
+/**
+ * A string label's classes over every rank's rows (sorted distinct values, as R = 1 codes them
+ * from all rows), this rank's label codes rewritten (in place) to them; undefined for other labels.
+ */
+async function globalLabelValues(
+  table: { labels?: Float32Array; labelValues?: string[] },
+  coll: Collective,
+): Promise<string[] | undefined> {
+  const local = table.labelValues
+  if (!local) return undefined
+  const global = buildDictionary((await coll.allgather(local)).flat())
+  const index = new Map(global.map((v, i) => [v, i]))
+  const to = local.map(v => index.get(v)!)
+  const y = table.labels!
+  for (let i = 0; i < y.length; i++) if (!Number.isNaN(y[i])) y[i] = to[y[i]]
+  return global
+}
+
 /** Rewrites local dictionary codes of categorical columns (in place) as codes of the global dictionaries. */
 function remapCodes(
   features: FeatureSpec[],
@@ -410,6 +474,8 @@ async function validSet(
       filter: cfg.filter,
       workers: cfg.workers,
       http,
+      classLabels: cfg.classLabels,
+      labelValues: cfg.labelValues,
     })
     if (t.plan.stats.rows === 0)
       throw new RangeError(

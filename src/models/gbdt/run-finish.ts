@@ -24,7 +24,8 @@ export function finishGbdt(
     : {}
   const model = encodeModel(withAttributes(toXGBoostJson(booster), categories), config.modelFormat ?? 'json')
   const last = booster.history[booster.history.length - 1] ?? {}
-  const rounds = booster.trees.length
+  // Rounds, not trees: a multiclass round grows one tree per class.
+  const rounds = booster.trees.length / (booster.numClass ?? 1)
   const summary: TrainSummary = {
     model: 'gbdt',
     auc: last.auc ?? null,

@@ -12,6 +12,14 @@ export function rowHash(seed: number, round: number, row: number): number {
   return fmix32((fmix32((fmix32(seed >>> 0) ^ round) >>> 0) ^ row) >>> 0)
 }
 
+/**
+ * Tree index of class k's tree in round `round` (round-major, K trees per round): what its row
+ * and column samples are drawn from — XGBoost's hist samples each class tree afresh. K = 1: the round.
+ */
+export function treeIndex(round: number, k: number, K: number): number {
+  return round * K + k
+}
+
 /** True when global row `row` takes part in round `round` with sampling rate `subsample`. */
 export function rowSampled(seed: number, round: number, row: number, subsample: number): boolean {
   return subsample >= 1 || rowHash(seed, round, row) / 4294967296 < subsample

@@ -46,6 +46,16 @@ export interface GbdtParams {
     | 'count:poisson'
     | 'reg:gamma'
     | 'reg:tweedie'
+    | 'multi:softprob'
+    | 'multi:softmax'
+    | 'rank:ndcg'
+    | 'rank:pairwise'
+    | 'rank:map'
+  /**
+   * Classes of multi:softprob / multi:softmax (XGBoost num_class; K outputs per row, K trees per
+   * round). 0 = not given: the driver infers max label + 1 (driver.ts resolveNumClass).
+   */
+  num_class: number
   /** Metric names as XGBoost prints them (src/eval/metrics.ts parseMetric). */
   eval_metric: MetricName[]
   num_round: number
@@ -94,6 +104,12 @@ export interface GbdtParams {
   monotone_constraints: number[] | Record<string, number>
   /** XGBoost interaction_constraints: sets of features (indices or names) that may interact; [] = none. */
   interaction_constraints: Array<Array<number | string>>
+  /** rank:*: how pairs are made (XGBoost 2.0, default 'topk': every pair with one of the top k by score). */
+  lambdarank_pair_method: 'topk' | 'mean'
+  /** rank:*: k of topk, or pairs drawn per document with mean; undefined = XGBoost 2.0's default (32 / 1). */
+  lambdarank_num_pair_per_sample?: number
+  /** rank:ndcg: gain 2^rel − 1 (true, XGBoost's default; labels ≤ 31) or rel. */
+  ndcg_exp_gain: boolean
 }
 
 /** Quantile cuts (XGBoost HistogramCuts): feature f's bins are [cutPtrs[f], cutPtrs[f+1]). */
@@ -206,8 +222,21 @@ export interface Booster {
   featureTypes: string[]
   /** base_score in probability space for logistic objectives (XGBoost's convention). */
   baseScore: number
+  /**
+   * Trees ROUND-MAJOR: round r's K trees are trees[r·K + k], class k = tree index % K (XGBoost's
+   * tree_info with num_parallel_tree = 1); K = numClass ?? 1.
+   */
   trees: Tree[]
+  /** K ≥ 2 for a multiclass model (multi:*), undefined otherwise. */
+  numClass?: number
+  /**
+   * The sorted label dictionary of a multiclass model trained on a string label: class k means
+   * labelValues[k] (stored in the model file's learner attributes, model-attributes.ts); absent
+   * when the labels were the class numbers 0…K−1 themselves.
+   */
+  labelValues?: Array<string | number>
   /** Per round metrics on the validation set (and train when asked). */
   history: Array<Record<string, number>>
+  /** Best round (not tree: a multiclass round has K trees). */
   bestIteration: number
 }

@@ -8,8 +8,9 @@
  */
 import type { Booster, Tree } from './types.ts'
 import { DEFAULT_PARAMS, defaultMetric } from './params.ts'
-import { objectiveJson, objectiveParamsFromJson } from './objective.ts'
+import { isMulticlass, objectiveJson, objectiveParamsFromJson, type Objective } from './objective.ts'
 import { parseXGBoostJsonText } from './json-text.ts'
+import { LABEL_VALUES_ATTRIBUTE, labelValuesOf } from './model-attributes.ts'
 import { shortestFloat32 } from '../../util/float32.ts'
 import type { UbjArrayType } from './ubjson.ts'
 
@@ -90,20 +91,43 @@ function featureTypesJson(b: Booster): string[] {
 }
 
 /**
+ * Checks a booster's class count against its trees: K ≥ 2 when given, and whole rounds of K
+ * trees (round-major, class k = tree index % K). Throws RangeError naming what is wrong.
+ */
+export function checkClasses(b: Pick<Booster, 'numClass' | 'trees' | 'labelValues'>): void {
+  const K = b.numClass
+  if (K === undefined) {
+    if (b.labelValues) throw new RangeError('model: label values without num_class (only multiclass models have them)')
+    return
+  }
+  if (!Number.isInteger(K) || K < 2) throw new RangeError(`model: num_class ${K} must be a whole number ≥ 2`)
+  if (b.trees.length % K !== 0)
+    throw new RangeError(`model: ${b.trees.length} trees are not whole rounds of ${K} (one tree per class a round)`)
+  if (b.labelValues && b.labelValues.length !== K)
+    throw new RangeError(`model: ${b.labelValues.length} label values for num_class ${K}`)
+}
+
+/**
  * The booster as an XGBoost JSON model object (learner → gradient_booster gbtree → trees): the
- * one object both model files serialise (JSON text here, UBJSON in model-file.ts).
+ * one object both model files serialise (JSON text here, UBJSON in model-file.ts). A multiclass
+ * booster writes XGBoost 1.7.4's form: num_class in learner_model_param and in the objective's
+ * softmax_multiclass_param, tree_info = each tree's class (tree index % K), and its label
+ * dictionary in the learner attributes (model-attributes.ts LABEL_VALUES_ATTRIBUTE).
  */
 export function toXGBoostJson(b: Booster): Record<string, unknown> {
+  checkClasses(b)
   const F = b.featureNames.length
+  const K = b.numClass ?? 1
   const attributes: Record<string, string> = {}
   if (b.params.early_stopping_rounds !== undefined) {
     attributes.best_iteration = String(b.bestIteration)
     const metric = b.params.eval_metric[b.params.eval_metric.length - 1]
-    // history holds this run's rounds, the last history.length trees (a continued model's first
-    // trees were trained before); bestIteration counts every tree, as XGBoost's.
-    const best = b.history[b.bestIteration - (b.trees.length - b.history.length)]?.[metric]
+    // history holds this run's rounds, the last history.length rounds (a continued model's first
+    // rounds were trained before); bestIteration counts every round, as XGBoost's.
+    const best = b.history[b.bestIteration - (b.trees.length / K - b.history.length)]?.[metric]
     if (best !== undefined && Number.isFinite(best)) attributes.best_score = String(best)
   }
+  if (b.labelValues) attributes[LABEL_VALUES_ATTRIBUTE] = JSON.stringify(b.labelValues)
   return {
     learner: {
       attributes,
@@ -112,8 +136,9 @@ export function toXGBoostJson(b: Booster): Record<string, unknown> {
       gradient_booster: {
         model: {
           gbtree_model_param: { num_parallel_tree: '1', num_trees: String(b.trees.length) },
-          iteration_indptr: Array.from({ length: b.trees.length + 1 }, (_, i) => i),
-          tree_info: new Array<number>(b.trees.length).fill(0),
+          // XGBoost 2.0's round boundaries (1.7.4 ignores the field): K trees a round.
+          iteration_indptr: Array.from({ length: b.trees.length / K + 1 }, (_, i) => i * K),
+          tree_info: Array.from(b.trees, (_, t) => t % K),
           trees: b.trees.map((t, i) => treeJson(t, i, F)),
         },
         name: 'gbtree',
@@ -121,11 +146,11 @@ export function toXGBoostJson(b: Booster): Record<string, unknown> {
       learner_model_param: {
         base_score: floatString(b.baseScore),
         boost_from_average: '1',
-        num_class: '0',
+        num_class: String(b.numClass ?? 0),
         num_feature: String(F),
         num_target: '1',
       },
-      objective: objectiveJson(b.params),
+      objective: objectiveJson({ ...b.params, num_class: b.numClass ?? 0 }),
     },
     version: [2, 0, 0],
   }
@@ -393,11 +418,11 @@ export function fromXGBoostJson(json: unknown): Booster {
   if (field(gb, 'name', 'gradient_booster') !== 'gbtree')
     throw new RangeError('XGBoost model: only gbtree boosters are supported')
   const mp = field(learner, 'learner_model_param', 'learner')
-  if (Number(field(mp, 'num_class', 'learner_model_param')) > 1)
-    throw new RangeError('XGBoost model: multi-class models are not supported')
   const objectiveParams = objectiveParamsFromJson(field(learner, 'objective', 'learner'))
-  const rawTrees = field(field(gb, 'model', 'gradient_booster'), 'trees', 'model')
+  const gbModel = field(gb, 'model', 'gradient_booster')
+  const rawTrees = field(gbModel, 'trees', 'model')
   if (!Array.isArray(rawTrees)) throw new RangeError('XGBoost model: model.trees is not an array')
+  const numClass = classesFromJson(mp, objectiveParams.objective, gbModel, rawTrees.length)
   const F = Number(field(mp, 'num_feature', 'learner_model_param'))
   if (!Number.isInteger(F) || F < 0)
     throw new RangeError(`XGBoost model: num_feature ${String(F)} is not a whole number ≥ 0`)
@@ -406,18 +431,71 @@ export function fromXGBoostJson(json: unknown): Booster {
   checkBitsetWords(trees)
   const names = (learner as Json).feature_names as string[] | undefined
   const types = (learner as Json).feature_types as string[] | undefined
-  return {
+  const labelValues = labelValuesOf(root)
+  const rounds = trees.length / (numClass ?? 1)
+  const objective = { ...objectiveParams, num_class: numClass ?? 0 }
+  const booster: Booster = {
     params: {
       ...DEFAULT_PARAMS,
-      ...objectiveParams,
-      eval_metric: [defaultMetric({ ...DEFAULT_PARAMS, ...objectiveParams })],
-      num_round: Math.max(1, trees.length),
+      ...objective,
+      eval_metric: [defaultMetric({ ...DEFAULT_PARAMS, ...objective })],
+      num_round: Math.max(1, rounds),
     },
     featureNames: names && names.length === F ? names : Array.from({ length: F }, (_, f) => `f${f}`),
     featureTypes: types && types.length === F ? types : new Array<string>(F).fill('float'),
     baseScore: Math.fround(parseScalar(field(mp, 'base_score', 'learner_model_param'), 'base_score')),
     trees,
+    ...(numClass !== undefined ? { numClass } : {}),
+    ...(labelValues ? { labelValues } : {}),
     history: [],
-    bestIteration: trees.length - 1,
+    bestIteration: rounds - 1,
   }
+  try {
+    checkClasses(booster)
+  } catch (e) {
+    throw new RangeError(`XGBoost ${(e as Error).message}`)
+  }
+  return booster
+}
+
+/**
+ * The class count K of a model file (undefined: one output per row), checked against XGBoost
+ * 1.7.4's layout of a multiclass gbtree: learner_model_param num_class ≥ 2 only with a multi:*
+ * objective, num_parallel_tree 1 (forests are not supported), num_trees = the trees, and
+ * tree_info (each tree's class) round-major: tree t of class t % K. Throws RangeError naming the
+ * field.
+ */
+function classesFromJson(mp: unknown, objective: Objective, gbModel: unknown, trees: number): number | undefined {
+  const K = parseScalar(field(mp, 'num_class', 'learner_model_param'), 'num_class')
+  const multi = isMulticlass(objective)
+  if (!Number.isInteger(K) || K < 0) throw new RangeError(`XGBoost model: num_class ${K} is not a whole number ≥ 0`)
+  if (multi && K < 2) throw new RangeError(`XGBoost model: objective ${objective} with num_class ${K} (needs ≥ 2)`)
+  if (!multi && K > 1)
+    throw new RangeError(`XGBoost model: num_class ${K} with objective ${objective} (only multi:* has classes)`)
+  const param = (gbModel as Json).gbtree_model_param as Json | undefined
+  const parallel = param?.num_parallel_tree === undefined ? 1 : Number(param.num_parallel_tree)
+  if (parallel !== 1)
+    throw new RangeError(
+      `XGBoost model: num_parallel_tree ${String(param?.num_parallel_tree)} (boosted forests) is not supported, only 1`,
+    )
+  if (param?.num_trees !== undefined && Number(param.num_trees) !== trees)
+    throw new RangeError(
+      `XGBoost model: gbtree_model_param.num_trees is ${String(param.num_trees)}, the model has ${trees} trees`,
+    )
+  const classes = multi ? K : 1
+  const info = (gbModel as Json).tree_info
+  if (info !== undefined) {
+    if (!Array.isArray(info) || info.length !== trees)
+      throw new RangeError(`XGBoost model: tree_info must list the class of each of the ${trees} trees`)
+    const bad = info.findIndex((c, t) => Number(c) !== t % classes)
+    if (bad >= 0)
+      throw new RangeError(
+        `XGBoost model: tree_info[${bad}] is ${String(info[bad])}, expected ${bad % classes}: only round-major models (tree t of class t % ${classes}) are supported`,
+      )
+  }
+  if (trees % classes !== 0)
+    throw new RangeError(
+      `XGBoost model: ${trees} trees are not whole rounds of ${classes} (one tree per class a round)`,
+    )
+  return multi ? K : undefined
 }

@@ -15,6 +15,7 @@ import { evaluate as evaluateMetric, type MetricName } from '../../eval/metrics.
 import { GBLINEAR_PARAM_NAMES, parseParams, type GblinearParams, type LinearMetric } from './params.ts'
 import { linearFeatures, loadLinearRows, type LinearRows } from './rows.ts'
 import { predictMargins, trainLinear, transformAll, type Evaluate, type LinearModel } from './train.ts'
+import { evalText } from '../../run/summary-text.ts'
 
 /** What the family's adapter label says (the session's device, if any, is not used). */
 export const GBLINEAR_ADAPTER = 'cpu (coordinate descent)'
@@ -59,8 +60,7 @@ export const gblinearFamily: ModelFamily<GblinearParams, LinearRows, GblinearTra
   deviceLoss: 'rerun',
   paramNames: GBLINEAR_PARAM_NAMES,
   modelFile: () => 'model.json',
-  describe: s =>
-    `${s.rounds} rounds of coordinate descent in ${s.train_seconds.toFixed(1)} s; auc ${s.auc ?? '-'} logloss ${s.logloss ?? '-'}`,
+  describe: s => `${s.rounds} rounds of coordinate descent in ${s.train_seconds.toFixed(1)} s; ${evalText(s)}`,
   params: runParams,
   onRankWorkers: () => false,
 

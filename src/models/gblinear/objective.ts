@@ -4,6 +4,7 @@
  * the sigmoid (`common::Sigmoid`), the margin of base_score (`ProbToMargin`). N = rows.
  */
 import type { LinearObjective } from './params.ts'
+import { xgboostSigmoid } from '../../util/float32.ts'
 
 const f32 = Math.fround
 const EPS = f32(1e-16)
@@ -13,15 +14,9 @@ export function isLogistic(objective: LinearObjective): boolean {
   return objective !== 'reg:squarederror'
 }
 
-/** XGBoost's float sigmoid: 1 / (exp(min(−x, 88.7)) + 1 + 1e-16). */
-export function sigmoid32(x: number): number {
-  const e = f32(Math.exp(Math.min(-x, f32(88.7))))
-  return f32(1 / f32(f32(e + 1) + EPS))
-}
-
 /** Prediction from a margin. */
 export function transform(objective: LinearObjective, margin: number): number {
-  return isLogistic(objective) ? sigmoid32(margin) : margin
+  return isLogistic(objective) ? xgboostSigmoid(margin) : margin
 }
 
 /** Margin offset of base_score (XGBoost `ProbToMargin`: −log(1/p − 1) in float for logistic). */
@@ -50,7 +45,7 @@ export function gradients(
     let w = weights ? weights[i] : 1
     if (y === 1) w = f32(w * spw)
     if (logistic) {
-      const p = sigmoid32(margins[i])
+      const p = xgboostSigmoid(margins[i])
       g[i] = f32(p - y) * w
       h[i] = Math.max(f32(p * f32(1 - p)), EPS) * w
     } else {

@@ -1,7 +1,8 @@
 /**
  * A finished run's explanation in Node (CPU): a short run on marketing, then runExplain with the
  * same config reads the run's validation rows again and returns every importance type of the
- * model and SHAP values whose rows sum to the model's margins.
+ * model and SHAP values whose rows sum to the model's margins, and the partial dependence of
+ * monotone-constrained features.
  */
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -69,6 +70,25 @@ describe('runExplain (CPU, in Node)', () => {
     const means = e.meanAbsShap.map(m => m.mean_abs_shap)
     expect(means).toEqual([...means].sort((a, b) => b - a))
     expect(means[0]).toBeGreaterThan(0)
+  })
+
+  it('partial dependence of each monotone-constrained feature, in its direction; none without constraints', async () => {
+    const run = { ...config(), params: { num_round: 6, max_depth: 3, monotone_constraints: { age: 1, balance: -1 } } }
+    const r = await runTraining(run)
+    const e = await runExplain({ run, model: r.model, rows: 300 })
+    expect(e.partialDependence!.map(c => [c.feature, c.constraint])).toEqual([
+      ['age', 1],
+      ['balance', -1],
+    ])
+    for (const c of e.partialDependence!) {
+      expect(c.grid.length).toBeGreaterThan(5)
+      c.mean.forEach((m, i) => {
+        if (i > 0) expect((m - c.mean[i - 1]) * c.constraint).toBeGreaterThanOrEqual(0)
+      })
+    }
+    const free = config()
+    const plain = await runExplain({ run: free, model: (await runTraining(free)).model, rows: 50 })
+    expect(plain.partialDependence).toBeUndefined()
   })
 
   it('refuses a run without validation rows, a model of other features, and a bad row count', async () => {

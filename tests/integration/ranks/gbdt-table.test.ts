@@ -91,3 +91,22 @@ it('with --weight and --base-margin columns, rank shards carry their rows’ wei
   const models = await Promise.all(group.map((c, r) => trainShard(ranks[r].shard, p, c, createCpuBackend)))
   models.forEach(m => expect(toXGBoostJsonString(m)).toBe(want))
 })
+
+it("a string label (multi:*): every rank codes it with R = 1's sorted classes; the multiclass model is identical", async () => {
+  const classCfg: DatasetConfig = { ...cfg, label: 'marital', classLabels: true }
+  const ds = await loadDataset(classCfg)
+  expect(ds.data.labelValues).toEqual(['divorced', 'married', 'single'])
+  const p = parseParams({ objective: 'multi:softprob', num_class: 3, max_depth: 3, num_round: 2, max_bin: 32 })
+  const want = toXGBoostJsonString(await train(ds.data, p, createCpuBackend))
+  for (const world of [2, 3]) {
+    const group = localGroup(world)
+    const ranks = await Promise.all(group.map(c => loadRankDataset(classCfg, c)))
+    ranks.forEach(r => expect(r.shard.data.labelValues).toEqual(ds.data.labelValues))
+    expect(ranks.flatMap(r => Array.from(r.shard.data.labels))).toEqual(Array.from(ds.data.labels))
+    expect(ranks[0].shard.data.valid).toEqual(ds.data.valid)
+    if (world === 3) {
+      const models = await Promise.all(group.map((c, r) => trainShard(ranks[r].shard, p, c, createCpuBackend)))
+      models.forEach(m => expect(toXGBoostJsonString(m)).toBe(want))
+    }
+  }
+})

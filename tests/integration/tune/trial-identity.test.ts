@@ -1,7 +1,7 @@
 /**
  * A sweep trial is the training run it claims to be: for both models, a trial and `snaptrain
  * train`'s run with the same table version, features, filter, validation split, parameters and
- * seed give byte-identical model files and identical metrics (CPU backends, in Node, over a real
+ * seed give byte-identical model files and identical metrics (a ranking run with --qid and a multiclass run too; CPU backends, in Node, over a real
  * loopback server; the GPU backends are checked against the same references elsewhere).
  */
 import { dirname } from 'node:path'
@@ -57,6 +57,63 @@ describe('sweep trial = training run', () => {
     const m = artifacts.manifest as { adapter: string; train_seconds: number }
     expect(m.adapter).toBe(trained.summary.adapter)
     expect(m.train_seconds).toBeGreaterThan(0)
+  }, 120_000)
+
+  it('GBDT ranking (rank:map, qid = day, split by query): the same model bytes and metrics', async () => {
+    const params = { objective: 'rank:map', max_depth: 3, eta: 0.3, subsample: 0.8, eval_metric: ['map@10', 'ndcg@5'] }
+    const common = {
+      table: `${tables.url}marketing/`,
+      label: 'y',
+      qid: 'day',
+      filter: 'age < 40',
+      validFraction: 0.25,
+      seed: 3,
+    }
+    const trained = await runTraining({ ...common, params: { ...params, num_round: 3 }, backend: 'cpu', workers: 0 })
+    const config: SweepConfig = {
+      model: 'gbdt',
+      ...common,
+      strategy: 'grid',
+      trials: 1,
+      fixed: params,
+      metric: 'map@10',
+    }
+    const data = await new DataCache({ workers: 0 }).load(config, () => {})
+    const artifacts = await trial(createTrialRunner({ config, data }), 3)
+    expect(artifacts.model).toBe(trained.model)
+    expect((artifacts.manifest as { metrics: unknown }).metrics).toEqual(trained.metrics.map(stripWall))
+    expect((artifacts.manifest as { qid?: string }).qid).toBe('day')
+  }, 120_000)
+
+  it('GBDT multiclass (multi:softprob, num_class inferred from the label): the same model bytes and metrics', async () => {
+    const params = {
+      objective: 'multi:softprob',
+      max_depth: 3,
+      eta: 0.3,
+      subsample: 0.8,
+      eval_metric: ['merror', 'mlogloss'],
+    }
+    const common = {
+      table: `${tables.url}marketing/`,
+      label: 'previous',
+      filter: 'previous < 4',
+      validFraction: 0.25,
+      seed: 5,
+    }
+    const trained = await runTraining({ ...common, params: { ...params, num_round: 3 }, backend: 'cpu', workers: 0 })
+    const config: SweepConfig = {
+      model: 'gbdt',
+      ...common,
+      strategy: 'grid',
+      trials: 1,
+      fixed: params,
+      metric: 'mlogloss',
+    }
+    const data = await new DataCache({ workers: 0 }).load(config, () => {})
+    const artifacts = await trial(createTrialRunner({ config, data }), 3)
+    expect(artifacts.model).toBe(trained.model)
+    expect(String(artifacts.model)).toContain('"num_class":"4"')
+    expect((artifacts.manifest as { metrics: unknown }).metrics).toEqual(trained.metrics.map(stripWall))
   }, 120_000)
 
   it('recommender: the same model bytes and metrics', async () => {

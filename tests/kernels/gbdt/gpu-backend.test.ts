@@ -16,6 +16,7 @@ import { compareArrays } from '../../../src/util/tolerance.ts'
 import { checked, expectMatch, gpuCache } from './setup.ts'
 import { gbdtData } from './gpu-backend-data.ts'
 import { categoricalData } from '../../unit/gbdt/categorical-data.ts'
+import { makeMulticlass } from '../../unit/gbdt/synthetic.ts'
 import { createChecked } from '../../../src/gpu/recorder.ts'
 
 async function gpuTrain(data: TrainData, raw: Record<string, unknown>, opts: GpuBackendOptions = {}): Promise<Booster> {
@@ -138,6 +139,29 @@ describe('GPU backend = CPU backend', () => {
       { max_depth: 4, num_round: 3, colsample_bynode: 0.5 },
       { maxBindingBytes: 1024 },
     )
+  })
+
+  test('multiclass (K = 3 subsample/colsample with validation metrics; K = 5 lossguide, chunked): the same K trees per round', async () => {
+    const withMissing = (d: { columns: Float32Array[]; labels: Float32Array }) => ({
+      columns: d.columns.map((c, f) => (f === 3 ? c.map((v, i) => (i % 9 === 0 ? Number.NaN : v)) : c)),
+      labels: d.labels,
+    })
+    const three = { ...withMissing(makeMulticlass(700, 5, 3, 12)), valid: withMissing(makeMulticlass(200, 5, 3, 13)) }
+    const gpu = await expectParity(three, {
+      objective: 'multi:softprob',
+      max_depth: 4,
+      num_round: 4,
+      subsample: 0.8,
+      colsample_bynode: 0.8,
+      seed: 6,
+      eval_metric: ['merror', 'mlogloss'],
+    })
+    expect(gpu.numClass).toBe(3)
+    expect(gpu.trees).toHaveLength(12)
+    const five = withMissing(makeMulticlass(500, 4, 5, 14))
+    const raw = { objective: 'multi:softmax', grow_policy: 'lossguide', max_leaves: 6, max_depth: 0, num_round: 3 }
+    await expectParity(five, raw)
+    await expectParity(five, raw, { maxBindingBytes: 4096 })
   })
 
   test('workgroup histogram kernel gives the same trees, also chunked', async () => {

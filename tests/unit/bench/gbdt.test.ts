@@ -1,6 +1,14 @@
 import { describe, expect, test } from 'vitest'
 import { emptyRound, GBDT_STAGES, RowCounter, StageClock, timedBackend } from '../../../bench/gbdt-stages.ts'
-import { peerRow, profileRounds, quantiseRows, trainingRows } from '../../../bench/gbdt-rows.ts'
+import {
+  contiguousGroups,
+  peerRow,
+  profileRounds,
+  quantiseRows,
+  scoreClasses,
+  taskRows,
+  trainingRows,
+} from '../../../bench/gbdt-rows.ts'
 import type { GbdtPeerResult } from '../../../bench/gbdt-types.ts'
 import { makeRow } from '../../../bench/rows.ts'
 import type { SuiteContext } from '../../../bench/types.ts'
@@ -40,6 +48,50 @@ const peer: GbdtPeerResult = {
   nthread: 2,
 }
 
+describe('gbdt bench: task rows', () => {
+  test('the task runs’ labels: K equal-count classes of the summed first three features; contiguous groups', () => {
+    const cols = [
+      Float32Array.of(3, 1, NaN, 0, 2, 5),
+      Float32Array.of(0, 0, 0, -1, 0, 0),
+      Float32Array.of(1, 1, 1, 1, 1, 1),
+    ]
+    // Scores 4, 2, 1, 0, 3, 6 → ranks 4, 2, 1, 0, 3, 5 → classes floor(rank · 3 / 6).
+    expect(Array.from(scoreClasses(cols, 3))).toEqual([2, 1, 0, 0, 1, 2])
+    expect(Array.from(contiguousGroups(45, 20))).toEqual([0, 20, 40, 45])
+    expect(Array.from(contiguousGroups(40, 20))).toEqual([0, 20, 40])
+  })
+
+  test('a K-class round against K binary rounds of the same run, and ranking gradients as a share of the round', () => {
+    const round = (host: number, histogram: number) => {
+      const r = emptyRound()
+      r.ms.histogram = histogram
+      r.ms['gradient+quantise'] = host + 10
+      r.hostGradientMs = host
+      return r
+    }
+    const rows = taskRows(ctx, {
+      n: 1000,
+      F: 10,
+      backend: 'gpu',
+      binaryEnds: [0, 100, 300, 400],
+      multiEnds: [0, 500, 1100, 1500],
+      classes: 26,
+      rankRounds: [round(30, 60), round(10, 80)],
+      groupRows: 20,
+    })
+    const multi = rows.find(r => r.workload.startsWith('gbdt multiclass round K=26'))!
+    // Binary rounds 0.1, 0.2, 0.1 s → median 0.1 s × 26 = 2.6 s; multiclass rounds 0.6, 0.4 s → 0.5 s.
+    expect([multi.value, multi.peer_value]).toEqual([expect.closeTo(0.5), expect.closeTo(2.6)])
+    expect(multi.ratio).toBeCloseTo(2.6 / 0.5)
+    const share = rows.find(r => r.metric === 'share of the round')!
+    // 30 of 100 ms and 10 of 100 ms: median 20 %.
+    expect([share.unit, share.min, share.value, share.max]).toEqual(
+      ['%', 10, 20, 30].map(v => (typeof v === 'number' ? expect.closeTo(v) : v)),
+    )
+    expect(taskRows(ctx, { n: 1, F: 1, backend: 'gpu', binaryEnds: [0, 1], classes: 26, groupRows: 20 })).toEqual([])
+  })
+})
+
 describe('gbdt bench: stage timing wrapper', () => {
   test('is transparent (same trees as the bare CPU backend) and counts built rows per round', async () => {
     const t = generateSynthetic(3000, 9)
@@ -66,6 +118,30 @@ describe('gbdt bench: stage timing wrapper', () => {
       expect(r.builtRows).toBeGreaterThan(3000)
       expect(r.builtRows).toBeLessThanOrEqual(3000 + 2 * 1500)
       expect(r.ms.histogram).toBeGreaterThan(0)
+      expect(r.hostGradientMs).toBe(0)
+    }
+  })
+
+  test('clocks ranking’s host-computed gradients apart, within gradient+quantise, and keeps the trees', async () => {
+    const t = generateSynthetic(400, 9)
+    const labels = t.labels.map((y, i) => (y + (i % 3)) % 4)
+    const groups = Uint32Array.from({ length: 21 }, (_, g) => g * 20)
+    const p = parseParams({ objective: 'rank:ndcg', max_depth: 3, num_round: 2, eval_metric: 'ndcg' })
+    const data = { columns: t.columns, labels, groups }
+    const bare = await train(data, p, createCpuBackend)
+    const clock = new StageClock()
+    const wrapped = await train(
+      data,
+      p,
+      timedBackend(createCpuBackend, clock, async () => {}),
+    )
+    expect(wrapped.trees.map(x => Array.from(x.splitCondition))).toEqual(
+      bare.trees.map(x => Array.from(x.splitCondition)),
+    )
+    expect(clock.rounds).toHaveLength(2)
+    for (const r of clock.rounds) {
+      expect(r.hostGradientMs).toBeGreaterThan(0)
+      expect(r.hostGradientMs).toBeLessThanOrEqual(r.ms['gradient+quantise'])
     }
   })
 

@@ -208,7 +208,9 @@ function referencePrAuc(pred: number[], labels: number[], w: number[]): number {
 }
 
 describe('edges as XGBoost 1.7.4', () => {
-  const mean = METRICS.filter(m => !['auc', 'aucpr', 'quantile', 'tweedie-nloglik'].includes(m)) as MetricName[]
+  // The elementwise means (the multiclass and ranking ones: tests/unit/eval/metrics-multiclass-rank.test.ts).
+  const others = ['auc', 'aucpr', 'quantile', 'tweedie-nloglik', 'mlogloss', 'merror', 'ndcg', 'map', 'pre']
+  const mean = METRICS.filter(m => !others.includes(m)) as MetricName[]
   it('no rows or zero total weight: the weighted sum itself (0), as XGBoost’s wsum == 0 ? esum : esum / wsum', () => {
     for (const m of mean) {
       expect(evaluate(m, [], []), m).toBe(0)
@@ -258,7 +260,7 @@ describe('metric names', () => {
   })
 
   it('refusals name eval_metric and say why', () => {
-    expect(() => parseMetric('ndcg')).toThrow(/^eval_metric: must be one of auc, aucpr, .*got "ndcg"/)
+    expect(() => parseMetric('cox-nloglik')).toThrow(/^eval_metric: must be one of auc, logloss, .*got "cox-nloglik"/)
     expect(() => parseMetric(3)).toThrow(/eval_metric: must be one of/)
     expect(() => parseMetric('error@abc')).toThrow(
       /eval_metric: the threshold t of error@t must be a number, got 'error@abc'/,
@@ -282,7 +284,7 @@ describe('metric names', () => {
   })
 
   it('direction: auc, aucpr (and the ranking ones) and gauc maximised, every loss and error minimised', () => {
-    const up = ['auc', 'aucpr', 'gauc', 'map', 'ndcg@5']
+    const up = ['auc', 'aucpr', 'gauc', 'map', 'ndcg', 'pre', 'ndcg@5']
     for (const m of up) expect(maximize(m), m).toBe(true)
     for (const m of METRICS.filter(m => !up.includes(m))) expect(maximize(m), m).toBe(false)
     expect(maximize('error@0.3')).toBe(false)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   baseMargin,
+  isMulticlass,
   kernelObjective,
   newtonStepBaseScore,
   OBJECTIVE_NAMES,
@@ -17,11 +18,18 @@ import { rowGradient as kernelGradient } from '../../../src/kernels/gbdt/gradien
 import { labelQuantile, refreshLeaves, weightedQuantile, xgbQuantile } from '../../../src/models/gbdt/leaf-refresh.ts'
 import { cFloat } from '../../../src/util/float32.ts'
 import { train } from '../../../src/models/gbdt/driver.ts'
+import { createCpuBackend } from '../../../src/models/gbdt/cpu-backend.ts'
 import { predictMargins } from '../../../src/models/gbdt/predict.ts'
 import { fromXGBoostJson, toXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
 import { ROW_UNUSED } from '../../../src/kernels/gbdt/layout.ts'
 import { Rng } from '../../../src/util/rng.ts'
 import type { Tree } from '../../../src/models/gbdt/types.ts'
+
+/**
+ * The objectives with one margin per row, whose entries the per-row checks below cover
+ * (multiclass: tests/unit/gbdt/multiclass-train.test.ts; ranking: its own tests).
+ */
+const ROW_OBJECTIVES = OBJECTIVE_NAMES.filter(o => !isMulticlass(o) && !o.startsWith('rank:'))
 
 /** Parameters of `objective` with every objective parameter away from its default. */
 function paramsOf(objective: Objective, extra: Record<string, unknown> = {}) {
@@ -58,7 +66,9 @@ const CURVED = new Set<string>([
 
 describe('objective gradients', () => {
   it('covers XGBoost 1.7.4’s single-output objectives and reg:quantileerror', () => {
-    expect([...OBJECTIVE_NAMES].sort()).toEqual(
+    expect(OBJECTIVE_NAMES).toContain('multi:softprob')
+    expect(OBJECTIVE_NAMES).toContain('multi:softmax')
+    expect([...ROW_OBJECTIVES].sort()).toEqual(
       [
         'binary:hinge',
         'binary:logistic',
@@ -76,7 +86,7 @@ describe('objective gradients', () => {
     )
   })
 
-  it.each(OBJECTIVE_NAMES)('%s: g is the derivative of the loss; h of g where the loss is smooth', obj => {
+  it.each(ROW_OBJECTIVES)('%s: g is the derivative of the loss; h of g where the loss is smooth', obj => {
     const p = paramsOf(obj, obj === 'count:poisson' ? { max_delta_step: 0 } : {})
     const e = 1e-5
     // reg:squaredlogerror's loss lives on m > −1.
@@ -101,7 +111,7 @@ describe('objective gradients', () => {
   })
 
   it('scale_pos_weight scales rows labelled 1 under XGBoost’s RegLossObj objectives only', () => {
-    for (const obj of OBJECTIVE_NAMES) {
+    for (const obj of ROW_OBJECTIVES) {
       const p = paramsOf(obj)
       const y = obj === 'reg:gamma' ? 1 : 1
       const [g3] = rowGradient(p, 0.3, y, 1),
@@ -120,7 +130,7 @@ describe('objective gradients', () => {
     expect(parseParams({ objective: 'reg:gamma' }).max_delta_step).toBe(0)
   })
 
-  it.each(OBJECTIVE_NAMES)('%s: the f32 kernel reference agrees with the formulas', obj => {
+  it.each(ROW_OBJECTIVES)('%s: the f32 kernel reference agrees with the formulas', obj => {
     const p = paramsOf(obj)
     const { id, param } = kernelObjective(p)
     // Above −1: squared log error clamps m there to −1 + 1e-6, whose f32 and f64 differ by 5 %.
@@ -139,7 +149,7 @@ describe('objective gradients', () => {
 
 describe('transforms, base margins, metrics and model config', () => {
   it('transform inverts the base margin of every link; hinge predicts 0/1, logitraw the margin', () => {
-    const base: Record<Objective, number> = {
+    const base: Partial<Record<Objective, number>> = {
       'binary:logistic': 0.2,
       'reg:logistic': 0.7,
       'binary:logitraw': -0.4,
@@ -153,18 +163,26 @@ describe('transforms, base margins, metrics and model config', () => {
       'reg:gamma': 0.3,
       'reg:tweedie': 7,
     }
-    for (const obj of OBJECTIVE_NAMES) {
+    for (const obj of ROW_OBJECTIVES) {
       if (obj === 'binary:hinge') continue
-      expect(transform(obj, baseMargin(obj, base[obj])), obj).toBeCloseTo(base[obj], 12)
+      // The logistic transform is XGBoost's float32 sigmoid: exact to float32 there, to f64 elsewhere.
+      const digits = obj === 'binary:logistic' || obj === 'reg:logistic' ? 7 : 12
+      expect(transform(obj, baseMargin(obj, base[obj]!)), obj).toBeCloseTo(base[obj]!, digits)
     }
     expect(baseMargin('count:poisson', 2.5)).toBeCloseTo(Math.log(2.5), 14)
     expect(baseMargin('binary:logitraw', -0.4)).toBe(-0.4)
     expect([-1, 0, 1e-9, 3].map(m => transform('binary:hinge', m))).toEqual([0, 0, 1, 1])
     expect(transform('reg:tweedie', 1)).toBeCloseTo(Math.E, 14)
+    // XGBoost's float32 sigmoid reaches 1 exactly at margin 17 (1 + e^−17 rounds to 1 in float32);
+    // a float64 sigmoid rounded to float32 would still be one ulp below 1 there.
+    expect(transform('binary:logistic', 17)).toBe(1)
+    expect(Math.fround(1 / (1 + Math.exp(-17)))).toBeLessThan(1)
   })
 
   it('default eval metric per objective (XGBoost DefaultEvalMetric)', () => {
-    const want: Record<Objective, string> = {
+    const want: Partial<Record<Objective, string>> = {
+      'multi:softprob': 'mlogloss',
+      'multi:softmax': 'mlogloss',
       'binary:logistic': 'logloss',
       'reg:logistic': 'rmse',
       'binary:logitraw': 'logloss',
@@ -178,7 +196,7 @@ describe('transforms, base margins, metrics and model config', () => {
       'reg:gamma': 'gamma-nloglik',
       'reg:tweedie': 'tweedie-nloglik@1.5',
     }
-    for (const obj of OBJECTIVE_NAMES) {
+    for (const obj of [...ROW_OBJECTIVES, 'multi:softprob', 'multi:softmax'] as const) {
       const p = parseParams({ objective: obj, quantile_alpha: obj === 'reg:quantileerror' ? 0.5 : undefined })
       expect(p.eval_metric, obj).toEqual([want[obj]])
     }
@@ -206,7 +224,7 @@ describe('transforms, base margins, metrics and model config', () => {
       name: 'binary:logitraw',
       reg_loss_param: { scale_pos_weight: '1' },
     })
-    for (const obj of OBJECTIVE_NAMES) {
+    for (const obj of ROW_OBJECTIVES) {
       const p = paramsOf(obj)
       const back = objectiveParamsFromJson(objectiveJson(p))
       expect(back.objective).toBe(obj)
@@ -222,9 +240,15 @@ describe('transforms, base margins, metrics and model config', () => {
     expect(() =>
       objectiveParamsFromJson({ name: 'reg:quantileerror', quantile_loss_param: { quantile_alpha: '[0.1,0.9]' } }),
     ).toThrow(/quantile_alpha/)
-    expect(() => objectiveParamsFromJson({ name: 'multi:softprob' })).toThrow(
-      /objective multi:softprob is not supported/,
-    )
+    expect(objectiveJson(parseParams({ objective: 'multi:softmax', num_class: 26 }))).toEqual({
+      name: 'multi:softmax',
+      softmax_multiclass_param: { num_class: '26' },
+    })
+    expect(objectiveParamsFromJson({ name: 'multi:softprob', softmax_multiclass_param: { num_class: '7' } })).toEqual({
+      objective: 'multi:softprob',
+      num_class: 7,
+    })
+    expect(() => objectiveParamsFromJson({ name: 'survival:cox' })).toThrow(/objective survival:cox is not supported/)
   })
 
   it('cFloat prints an f32 as C++ with 9 significant digits', () => {
@@ -281,7 +305,7 @@ describe('labels and parameters', () => {
       [{ objective: 'reg:quantileerror', quantile_alpha: '[0.1, 0.9]' }, /^quantile_alpha: one quantile only/],
       [{ objective: 'count:poisson', base_score: 0 }, /^base_score: must be > 0 for count:poisson/],
       [{ objective: 'reg:gamma', base_score: -1 }, /^base_score: must be > 0 for reg:gamma/],
-      [{ objective: 'multi:softmax' }, /^objective: must be one of .*reg:tweedie/],
+      [{ objective: 'survival:cox' }, /^objective: must be one of .*multi:softmax/],
     ]
     for (const [raw, msg] of bad) expect(() => parseParams(raw), JSON.stringify(raw)).toThrow(msg)
     expect(parseParams({ objective: 'reg:quantileerror', quantile_alpha: '[0.25]' }).quantile_alpha).toBe(0.25)
@@ -301,7 +325,7 @@ describe('labels and parameters', () => {
 
   it("XGBoost 2.0's Newton step from margin 0 is σ(4(ȳ − ½)) for logistic, the mean for squared error", () => {
     const y = [1, 1, 1, 0]
-    expect(newtonStepBaseScore(parseParams({}), y)).toBeCloseTo(1 / (1 + Math.exp(-4 * (0.75 - 0.5))), 12)
+    expect(newtonStepBaseScore(parseParams({}), y)).toBe(Math.fround(1 / (1 + Math.exp(-4 * (0.75 - 0.5)))))
     expect(newtonStepBaseScore(parseParams({ objective: 'reg:squarederror' }), [2, 4])).toBeCloseTo(3, 12)
   })
 })
@@ -400,8 +424,19 @@ describe('leaf refresh (XGBoost UpdateTreeLeaf)', () => {
     const x = rng.floats(n, -2, 2),
       labels = Float32Array.from(x, v => 3 * v + (rng.next() < 0.1 ? 40 : 0) + rng.normal())
     const p = parseParams({ objective: 'reg:absoluteerror', eta: 0.5, max_depth: 2, num_round: 2, base_score: 0 })
-    const b = await train({ columns: [x], labels }, p)
+    let trained: Float32Array | undefined
+    const b = await train({ columns: [x], labels }, p, setup => {
+      const inner = createCpuBackend(setup)
+      const dispose = inner.dispose.bind(inner)
+      inner.dispose = () => {
+        trained = (inner.trainMargins() as Float32Array).slice()
+        dispose()
+      }
+      return inner
+    })
     expect(b.params.eval_metric).toEqual(['mae'])
+    // The backend's margins took the refreshed leaves (what round 2's gradients start from).
+    expect(trained).toEqual(predictMargins(b, [x]))
     // Round 1 starts at margin 0: each leaf = 0.5 × the median label of its rows (XGBoost Quantile).
     const first = { ...b, trees: b.trees.slice(0, 1) }
     const m1 = predictMargins(first, [x])

@@ -24,3 +24,30 @@ export function makeBinary(
 export function sliceColumns(columns: Float32Array[], start: number, end: number): Float32Array[] {
   return columns.map(c => c.slice(start, end))
 }
+
+/**
+ * Seeded synthetic K-class data: features x0..x{F−1} ~ N(0,1); class = argmax over k of
+ * (x_{k mod F} · (1 + k/K) + noise), so every feature carries signal. Labels 0 … K−1.
+ */
+export function makeMulticlass(
+  n: number,
+  features: number,
+  classes: number,
+  seed: number,
+): { columns: Float32Array[]; labels: Float32Array } {
+  const rng = new Rng(seed)
+  const columns = Array.from({ length: features }, () => new Float32Array(n))
+  const labels = new Float32Array(n)
+  for (let i = 0; i < n; i++) {
+    for (let f = 0; f < features; f++) columns[f][i] = rng.normal()
+    let best = -Infinity
+    for (let k = 0; k < classes; k++) {
+      const z = columns[k % features][i] * (1 + k / classes) - 0.3 * columns[(k + 1) % features][i] + rng.normal()
+      if (z > best) {
+        best = z
+        labels[i] = k
+      }
+    }
+  }
+  return { columns, labels }
+}

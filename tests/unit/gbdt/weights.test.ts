@@ -191,9 +191,9 @@ describe('weights and base margins in training', () => {
     let trainMargins: Float32Array | undefined
     await train(data, p, async setup => {
       const inner = await createCpuBackend(setup)
-      const finish = inner.finishTree.bind(inner)
-      inner.finishTree = async t => {
-        await finish(t)
+      const finish = inner.finishTrees.bind(inner)
+      inner.finishTrees = async (trees, values) => {
+        await finish(trees, values)
         trainMargins = (await inner.trainMargins()).slice()
       }
       return inner

@@ -16,7 +16,7 @@ import type { TrainData } from '../../../src/eval/dataset.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
 import { toXGBoostJsonString } from '../../../src/models/gbdt/xgboost-json.ts'
 import { combineStats } from '../../../src/ranks/stats.ts'
-import { makeBinary, sliceColumns } from '../gbdt/synthetic.ts'
+import { makeBinary, makeMulticlass, sliceColumns } from '../gbdt/synthetic.ts'
 import { Rng } from '../../../src/util/rng.ts'
 
 it('shardRange covers every row once, contiguously', () => {
@@ -112,6 +112,32 @@ it('with row weights (fractional, over many orders of magnitude, some 0) and bas
     const group = localGroup(world)
     const boosters = await Promise.all(group.map(c => trainShard(shardOf(data, world, c.rank), p, c, createCpuBackend)))
     for (const b of boosters) expect(toXGBoostJsonString(b)).toBe(want)
+  }
+})
+
+it('multiclass (K = 3, num_class inferred over the ranks; lossguide, K = 7 with N × K base margins): R = 2, 3, 4 equal R = 1', async () => {
+  const rng = new Rng(8)
+  for (const [K, extra] of [
+    [3, { subsample: 0.7, colsample_bynode: 0.8, early_stopping_rounds: 2 }],
+    [7, { grow_policy: 'lossguide', max_leaves: 6, max_depth: 0 }],
+  ] as const) {
+    const all = makeMulticlass(900, 5, K, K)
+    const v = makeMulticlass(150, 5, K, K + 1)
+    const data: TrainData = {
+      ...all,
+      ...(K === 7 ? { baseMargin: Float32Array.from({ length: 900 * K }, () => rng.normal()) } : {}),
+      valid: { ...v, ...(K === 7 ? { baseMargin: Float32Array.from({ length: 150 * K }, () => rng.normal()) } : {}) },
+    }
+    const p = parseParams({ objective: 'multi:softprob', max_depth: 3, num_round: 4, max_bin: 16, seed: 3, ...extra })
+    const want = toXGBoostJsonString(await train(data, p, createCpuBackend))
+    expect(want).toContain(`"num_class":"${K}"`)
+    for (const world of [2, 3, 4]) {
+      const group = localGroup(world)
+      const boosters = await Promise.all(
+        group.map(c => trainShard(shardOf(data, world, c.rank), p, c, createCpuBackend)),
+      )
+      for (const b of boosters) expect(toXGBoostJsonString(b)).toBe(want)
+    }
   }
 })
 
