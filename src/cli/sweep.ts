@@ -20,7 +20,7 @@ import { precheck } from './train.ts'
 import { FAMILY_MENU, FAMILY_NAMES, familyOf, loadFamily } from '../models/registry.ts'
 import { fileStamp, writeOutputs, type OutputData } from './out-dir.ts'
 import { STRATEGY_NAMES } from '../tune/strategy.ts'
-import { planSweep, sweepGaucGroup } from '../sweep/plan.ts'
+import { planSweep, sweepGaucGroup, sweepMetric } from '../sweep/plan.ts'
 import { exportSweep, importSweep, trialsCsv } from '../tune/export.ts'
 import { OPTUNA_JOURNAL_FILE, optunaJournal, readJournal, warmStartBest, warmStartFromJournal } from '../tune/optuna.ts'
 import { sweepBestFiles } from '../continue/sweep-bundle.ts'
@@ -95,10 +95,9 @@ export const SPEC = {
     eta: { type: 'number', placeholder: 'η', help: 'Hyperband/ASHA reduction factor (default 3)' },
     metric: {
       type: 'string',
-      default: 'auc',
       placeholder: 'NAME',
       // The plan checks it against the model's own (registry `metrics`; GBDT: any XGBoost eval_metric).
-      help: `validation metric: ${[...new Set(FAMILY_MENU.flatMap(d => d.metrics))].join('|')} (auc, aucpr, gauc maximised; losses and errors minimised; gauc: recsys, with gauc_group fixed in the space; GBDT: error@t, tweedie-nloglik@ρ)`,
+      help: `validation metric: ${[...new Set(FAMILY_MENU.flatMap(d => d.metrics))].join('|')} (auc, aucpr, ndcg, map, pre (with @k), gauc maximised; every loss minimised; gauc: recsys, with gauc_group fixed in the space; GBDT: error@t, tweedie-nloglik@ρ, ndcg@k; default: the objective's own eval metric (mlogloss for multi:*, ndcg@32 for rank:ndcg, rmse for reg:squarederror…), auc for binary objectives and recsys)`,
     },
     out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/sweep-<timestamp>)' },
     timeout: { type: 'number', default: 3600, placeholder: 'S', help: 'give up after S seconds (default 3600)' },
@@ -254,11 +253,13 @@ export function checkFlags(f: SweepFlags): SweepConfig {
     minResource: f['min-resource'],
     maxResource: f['max-resource'],
     eta: f.eta,
-    metric: f.metric,
+    ...(f.metric !== undefined ? { metric: f.metric } : {}),
     allowOrigins: allowOrigins(f),
     // The page's reads of the table obey --allow-insecure-http as the Node precheck does.
     ...(f['allow-insecure-http'] ? { http: insecureHttp(f) } : {}),
   }
+  // Without --metric: the objective's own (plan.ts sweepMetric), so the warm start and the summary name it.
+  config.metric = sweepMetric(config)
   if (f['warm-start-study'] !== undefined && !f['warm-start-journal'])
     throw new Error('--warm-start-study: needs --warm-start-journal')
   if (f['warm-start-journal']) {
@@ -485,10 +486,10 @@ async function writeSweep(io: CliIo, f: SweepFlags, r: PageResult, wallSeconds: 
   const s = sweepSummary(r.state, wallSeconds)
   if (s.warm_start)
     io.err(
-      `sweep: warm-started from ${s.warm_start.seeded} finished trials of study ${s.warm_start.study} in ${s.warm_start.journal} (best ${f.metric} ${s.warm_start.best_value.toFixed(5)}: trial 0 ran its configuration)`,
+      `sweep: warm-started from ${s.warm_start.seeded} finished trials of study ${s.warm_start.study} in ${s.warm_start.journal} (best ${r.state.config.metric} ${s.warm_start.best_value.toFixed(5)}: trial 0 ran its configuration)`,
     )
   io.err(
-    `sweep: ${r.state.status}: ${s.trials} trials (${s.stopped_early} stopped early), best ${s.best ? `trial ${s.best.trial} ${f.metric} ${s.best.metric.toFixed(5)}` : '-'}; ` +
+    `sweep: ${r.state.status}: ${s.trials} trials (${s.stopped_early} stopped early), best ${s.best ? `trial ${s.best.trial} ${r.state.config.metric} ${s.best.metric.toFixed(5)}` : '-'}; ` +
       `${s.gpu_seconds.toFixed(1)} GPU-s (full budget ${s.gpu_seconds_full_budget.toFixed(1)}), ${wallSeconds.toFixed(1)} s wall; wrote ${dir}`,
   )
   if (f.json) io.out(JSON.stringify(s))

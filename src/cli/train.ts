@@ -54,7 +54,7 @@ const SPEC = {
     qid: {
       type: 'string',
       placeholder: 'COL',
-      help: "gbdt rank:ndcg / rank:pairwise / rank:map: query id column (XGBoost's qid=): rows are ranked within their query; a query's rows need not be contiguous and are never split by the validation split; integer ids",
+      help: "gbdt rank:ndcg / rank:pairwise / rank:map: query id column (XGBoost's qid=): rows are ranked within their query; a query's rows need not be contiguous and are never split by the validation split (nor across --ranks); integer (below 2^24) or string ids",
     },
     params: {
       type: 'string',

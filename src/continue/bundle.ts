@@ -10,7 +10,7 @@
 import { version as SNAPTRAIN_VERSION } from '../../package.json'
 import type { RunFile } from '../run/artifacts.ts'
 import type { ManifestTable, RunManifest } from '../run/manifest.ts'
-import { categoriesOf } from '../models/gbdt/model-attributes.ts'
+import { categoriesOf, labelValuesOf } from '../models/gbdt/model-attributes.ts'
 import { decodeModel, modelJsonText } from '../models/gbdt/model-file.ts'
 import { continueExport } from '../models/recsys/export.ts'
 import { gbdtJobs } from './gbdt-jobs.ts'
@@ -31,10 +31,16 @@ export const ENGINE_JOBS = { dask: 'xgboost_dask.py', spark: 'xgboost_spark.py',
 /** An engine (`snaptrain continue --engine`), or 'all' of the family's. */
 export type ContinueEngine = keyof typeof ENGINE_JOBS | 'all'
 
+/** What a layout reads from the model file: features, training done, and a multiclass model's classes. */
+type ModelPart = Pick<ContinueSpec, 'features' | 'done' | 'label_values'> & {
+  /** A multiclass model's K (its num_class), which the run's params hold as 0 where it was inferred. */
+  num_class?: number
+}
+
 /** How a bundle of one layout (a family's registry `continue.layout`) is made. */
 interface Layout {
-  /** The model's features in input order and the training done so far. */
-  model(data: string | Uint8Array, m: RunManifest): Pick<ContinueSpec, 'features' | 'done'>
+  /** The model's features in input order, the training done so far, its classes. */
+  model(data: string | Uint8Array, m: RunManifest): ModelPart
   /** continue.json's `files` with the jobs written. */
   files(jobs: string[]): ContinueSpec['files']
   /** The model's files and every job of the layout (continueFiles keeps the spec's jobs). */
@@ -119,10 +125,12 @@ export function continueSpec(input: BundleInput): ContinueSpec {
       digest: table.digest,
     },
     label: m.label,
+    ...(model.label_values ? { label_values: model.label_values } : {}),
+    ...(m.qid !== undefined ? { qid: m.qid } : {}),
     filter: m.filter ?? null,
     features: model.features,
     validation,
-    params: { ...m.params },
+    params: { ...m.params, ...(model.num_class !== undefined ? { num_class: model.num_class } : {}) },
     metric: input.metric ?? layout.metric(m),
     seed: m.seed,
     done: model.done,
@@ -202,12 +210,14 @@ function recsysMetric(m: RunManifest): string {
 }
 
 /**
- * `snaptrain scan` arguments that read the pinned version with exactly the label, the features and
- * the split's key columns (and the run's filter), as npy records; a job adds `--shards K --shard r`.
+ * `snaptrain scan` arguments that read the pinned version with exactly the label, the features,
+ * the query id and the split's key columns (and the run's filter), as npy records; a job adds
+ * `--shards K --shard r`.
  */
 function scanOf(m: RunManifest, features: ContinueFeature[], v: ContinueSpec['validation']): ContinueSpec['scan'] {
   const columns = [m.label]
-  for (const c of [...features.map(f => f.name), ...(v.kind === 'fraction' ? v.key : [])])
+  const qid = m.qid !== undefined ? [m.qid] : []
+  for (const c of [...features.map(f => f.name), ...qid, ...(v.kind === 'fraction' ? v.key : [])])
     if (!columns.includes(c)) columns.push(c)
   const args = ['--table', m.table.path ?? m.table.url, '--version', String(m.table.version)]
   args.push('--columns', columns.join(','))
@@ -239,8 +249,12 @@ function deltaTypeOf(m: RunManifest, name: string): string {
   return deltaTypeText(f.delta_type)
 }
 
-/** GBDT: features in the model's order (categorical = has a dictionary in the model), rounds = its trees. */
-function gbdtModel(data: string | Uint8Array, m: RunManifest): Pick<ContinueSpec, 'features' | 'done'> {
+/**
+ * GBDT: features in the model's order (categorical = has a dictionary in the model), rounds = its
+ * trees per class; a multiclass model's K (learner_model_param num_class) and, for a string label,
+ * its label dictionary.
+ */
+function gbdtModel(data: string | Uint8Array, m: RunManifest): ModelPart {
   let json: unknown
   try {
     json = decodeModel(data)
@@ -261,11 +275,26 @@ function gbdtModel(data: string | Uint8Array, m: RunManifest): Pick<ContinueSpec
       ? { name, delta_type, kind: 'categorical', dictionary: dictionary.slice() }
       : { name, delta_type, kind: 'numeric' }
   })
-  return { features, done: { rounds: trees.length } }
+  const K = Number((learner?.learner_model_param as { num_class?: unknown } | undefined)?.num_class ?? 0)
+  if (K < 2) return { features, done: { rounds: trees.length } }
+  let labels: Array<string | number> | undefined
+  try {
+    labels = labelValuesOf(json)
+  } catch (e) {
+    throw new RangeError(`continue bundle: model file: ${(e as Error).message}`)
+  }
+  // Only a string label is coded through the dictionary (as training codes it); a numeric one is its class.
+  const strings = labels?.every(v => typeof v === 'string') ? (labels as string[]) : undefined
+  return {
+    features,
+    done: { rounds: Math.ceil(trees.length / K) },
+    num_class: K,
+    ...(strings ? { label_values: strings.slice() } : {}),
+  }
 }
 
 /** Recommender: features in the model's input order (sparse, bags, dense, lists), optimizer step and epochs. */
-function recsysModel(data: string | Uint8Array, m: RunManifest): Pick<ContinueSpec, 'features' | 'done'> {
+function recsysModel(data: string | Uint8Array, m: RunManifest): ModelPart {
   const x = continueExport(recsysBytes(data), 'continue bundle: model.bin')
   const features = x.inputs.map(
     (i): ContinueFeature => ({ name: i.name, delta_type: deltaTypeOf(m, i.name), kind: i.kind }),

@@ -4,8 +4,10 @@
  * Spark, PyTorch DDP) import it for everything that must equal snaptrain exactly: reading a
  * worker's shard through `snaptrain scan --format npy` (src/cli/scan-npy.ts), the row keys and
  * validation split of src/data/row-key.ts (vectorised MurmurHash3 x86_32), the GBDT feature
- * encoding (model order, dictionary codes, unseen and null → missing) and AUC/logloss as
- * src/eval/metrics.ts computes them. numpy and the standard library only: no pyarrow.
+ * encoding (model order, dictionary codes, unseen and null → missing), a multiclass string label's
+ * classes, ranking's query ids, and the validation metrics as src/eval/metrics.ts computes them
+ * (AUC, logloss, error, rmse, mae; mlogloss, merror, multiclass AUC; ndcg, map, pre with @k and
+ * '-'). numpy and the standard library only: no pyarrow.
  *
  * Python is never a product dependency: this is text, run by the engine's interpreter.
  */
@@ -582,8 +584,67 @@ def gbdt_matrix(spec, cols):
 
 
 def label(spec, cols):
-    """The label column as float32 (null -> NaN)."""
-    return _numeric(cols[spec["label"]], _column_type(spec, cols, spec["label"])).astype(np.float32)
+    """The label column as float32 (null -> NaN); a multiclass string label as its class, the index
+    in spec['label_values'] (the model's label dictionary): a value not in it, or null, raises
+    naming it, as snaptrain refuses a class its training rows lack."""
+    name = spec["label"]
+    classes = spec.get("label_values")
+    if classes is None or _column_type(spec, cols, name) != "string":
+        return _numeric(cols[name], _column_type(spec, cols, name)).astype(np.float32)
+    codes = {v: float(i) for i, v in enumerate(classes)}
+    values = cols[name]
+    bad = next((v for v in dict.fromkeys(values) if v not in codes), codes)
+    if bad is not codes:
+        raise ValueError("label column %s: %s is not one of the model's classes (%s)" % (
+            name, "null" if bad is None else repr(bad), ", ".join(repr(v) for v in classes)))
+    return np.fromiter((codes[v] for v in values), dtype=np.float64, count=len(values)).astype(np.float32)
+
+
+def qid(spec, cols):
+    """Ranking: the query id of each row from the spec's qid column: int64 for a numeric column,
+    the values (str) of a string column (only equality and order within a worker matter, so any
+    one-to-one id serves; query_numbers makes them int64); a null or a non-integer id raises
+    naming the column and the row."""
+    name = spec["qid"]
+    values = cols[name]
+    if _column_type(spec, cols, name) in ("string", "binary"):
+        nulls = [i for i, v in enumerate(values) if v is None]
+        if nulls:
+            raise ValueError("query id column %s: null at row %d" % (name, nulls[0]))
+        return values
+    x = _numeric(values, _column_type(spec, cols, name))
+    with np.errstate(invalid="ignore"):
+        bad = np.nonzero(~np.isfinite(x) | (np.floor(x) != x))[0]
+    if len(bad):
+        raise ValueError("query id column %s: %s at row %d (query ids are integers)" % (
+            name, "null" if np.isnan(x[bad[0]]) else x[bad[0]], bad[0]))
+    return x.astype(np.int64)
+
+
+def query_numbers(qids):
+    """int64 query ids: integers as they are, strings (or bytes) as a 63-bit hash of their bytes
+    (MurmurHash3 with two seeds; a collision, which would merge two queries, is about n^2 / 2^64)."""
+    q = np.asarray(qids)
+    if q.dtype != object:
+        return q.astype(np.int64)
+    memo = {}
+    for v in dict.fromkeys(q.tolist()):
+        b = v.encode("utf-8") if isinstance(v, str) else v
+        memo[v] = ((murmur3_bytes(b, 0) & 0x7FFFFFFF) << 32) | murmur3_bytes(b, _SPLIT_SEED)
+    return np.fromiter((memo[v] for v in q.tolist()), dtype=np.int64, count=len(q))
+
+
+def group_ptr(qids):
+    """XGBoost's group_ptr of rows sorted by query id: 0, the first row of each next query, n."""
+    q = np.asarray(qids)
+    return np.concatenate([[0], np.nonzero(q[1:] != q[:-1])[0] + 1, [len(q)]]).astype(np.int64)
+
+
+def softmax(margins):
+    """Class probabilities of multiclass margins (n, K), row by row."""
+    m = np.asarray(margins, dtype=np.float64)
+    e = np.exp(m - m.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 
 
 # ---------------------------------------------------------------- metrics (as snaptrain computes them)
@@ -612,4 +673,102 @@ def logloss(y, p):
     y = np.asarray(y, dtype=np.float64)
     q = np.clip(np.asarray(p, dtype=np.float64), 1e-16, 1 - 1e-16)
     return float(np.mean(-y * np.log(q) - (1 - y) * np.log(1 - q)))
+
+
+def _classes(y, k):
+    c = np.trunc(np.asarray(y, dtype=np.float64))
+    bad = np.nonzero(~((c >= 0) & (c < k)))[0]
+    if len(bad):
+        raise ValueError("label %r of row %d is not a class 0..%d (num_class %d)" % (float(y[bad[0]]), bad[0], k - 1, k))
+    return c.astype(np.int64)
+
+
+def _multiclass(base, y, p):
+    """mlogloss, merror and one-vs-rest AUC of probabilities p (n, K) (XGBoost 1.7.4's)."""
+    n, k = p.shape
+    c = _classes(y, k)
+    if base == "mlogloss":
+        eps = np.float32(1e-16)
+        q = p[np.arange(n), c].astype(np.float32)
+        return float(np.mean(np.where(q > eps, -np.log(q.astype(np.float64)), -np.log(np.float64(eps)))))
+    if base == "merror":
+        return float(np.mean(np.argmax(p.astype(np.float32), axis=1) != c))  # ties: the lowest class
+    if base == "auc":  # per class, weighted by its rows
+        counts = np.bincount(c, minlength=k).astype(np.float64)
+        return float(sum(auc(c == j, p[:, j]) * counts[j] for j in range(k)) / counts.sum())
+    return None
+
+
+def _ranking(metric, base, y, p, groups):
+    """ndcg, map and pre (@k, '-') of XGBoost 1.7.4's EvalRank: the mean over queries, each query's
+    rows ranked by prediction (as float32) descending, ties in row order."""
+    k = 0xFFFFFFFF
+    if "@" in metric:
+        k = int(metric.split("@", 1)[1].rstrip("-"))
+    minus = metric.endswith("-")
+    rel = np.trunc(np.asarray(y, dtype=np.float64))
+    if (rel < 0).any() or (base == "ndcg" and (rel > 31).any()) or np.isnan(rel).any():
+        raise ValueError("%s: labels are relevance degrees (integers %s)" % (metric, "0..31" if base == "ndcg" else ">= 0"))
+    scores = np.asarray(p, dtype=np.float32)
+    total = 0.0
+    for g in range(len(groups) - 1):
+        s, e = groups[g], groups[g + 1]
+        ranked = rel[s:e][np.argsort(-scores[s:e], kind="stable")]
+        top = ranked[:k]
+        if base == "ndcg":
+            gains = lambda r: float(np.sum((2.0 ** r - 1) / np.log2(np.arange(len(r)) + 2.0)))
+            ideal = gains(np.sort(ranked)[::-1][:k])
+            total += (0.0 if minus else 1.0) if ideal == 0 else gains(top) / ideal
+        elif base == "map":
+            hits = np.cumsum(ranked != 0)
+            rows = np.nonzero(ranked != 0)[0]
+            ap = float(np.sum(hits[rows[rows < k]] / (rows[rows < k] + 1.0)))
+            total += (0.0 if minus else 1.0) if len(rows) == 0 else ap / len(rows)
+        else:
+            total += float(np.sum(top != 0)) / k
+    return total / (len(groups) - 1) if len(groups) > 1 else float("nan")
+
+
+def evaluate(metric, y, p, groups=None):
+    """Validation metric 'metric' (an eval_metric name) of predictions p against labels y, as
+    src/eval/metrics.ts computes it (= XGBoost 1.7.4's eval): binary auc, logloss, error(@t); rmse,
+    mae; multiclass (p: probabilities, (n, K)) mlogloss, merror, auc; ranking (groups: group_ptr)
+    ndcg, map, pre with @k and '-'. None for a metric it does not compute."""
+    p = np.asarray(p)
+    y = np.asarray(y, dtype=np.float64)
+    base = metric.split("@", 1)[0].rstrip("-")
+    if p.ndim == 2:
+        return _multiclass(base, y, p)
+    if base in ("ndcg", "map", "pre"):
+        return None if groups is None else _ranking(metric, base, y, p, groups)
+    if groups is not None:
+        return None  # ranking AUC: by query, not computed here
+    x = p.astype(np.float64)
+    if metric == "auc":
+        return auc(y, x)
+    if metric == "logloss":
+        return logloss(y, x)
+    if base == "error":
+        t = float(metric[6:]) if metric.startswith("error@") else 0.5
+        return float(np.mean(np.where(x > t, 1 - y, y)))
+    if metric == "rmse":
+        return float(np.sqrt(np.mean((x - y) ** 2)))
+    if metric == "mae":
+        return float(np.mean(np.abs(x - y)))
+    return None
+
+
+def validation_metrics(names, y, p, qids=None):
+    """{name: value} of the metrics 'names' that evaluate computes, on rows y, p; with qids
+    (ranking) the rows are grouped by query first (a stable sort: a query's rows keep their order)."""
+    groups = None
+    if qids is not None:
+        order = np.argsort(np.asarray(qids), kind="stable")
+        y, p, groups = np.asarray(y)[order], np.asarray(p)[order], group_ptr(np.asarray(qids)[order])
+    out = {}
+    for name in names:
+        v = evaluate(name, y, p, groups)
+        if v is not None:
+            out[name] = v
+    return out
 `

@@ -52,16 +52,30 @@ export interface ContinueSpec {
   /** The pinned table, as the run's manifest names it (url, the user's path, version, content digest). */
   table: { url: string; path?: string; version: number; digest: string }
   label: string
+  /**
+   * Multiclass with a string label: the model's label dictionary (its learner attribute
+   * snaptrain_label_values, Booster.labelValues), sorted; class k is label_values[k], and a label
+   * value not in it is refused (as snaptrain refuses a class the training rows lack).
+   */
+  label_values?: string[]
+  /**
+   * Ranking (rank:*): the query id column (the run's --qid). Rows are ranked within their query;
+   * a query is never split between workers or by the validation split (its key is this column).
+   */
+  qid?: string
   filter: string | null
   /** Features in the model's input order. */
   features: ContinueFeature[]
   validation: ContinueValidation
-  /** The family's parameters as the model was trained with them (GBDT: XGBoost names). */
+  /**
+   * The family's parameters as the model was trained with them (GBDT: XGBoost names; a multiclass
+   * model's num_class is the model's K, also where the run inferred it).
+   */
   params: Record<string, unknown>
   /** Validation metric the jobs print first (e.g. 'auc', 'logloss', 'rmse'). */
   metric: string
   seed: number
-  /** How far training got: GBDT rounds (trees per class), recommender optimizer steps and epochs. */
+  /** How far training got: GBDT boosting rounds (a multiclass round is K trees), recommender optimizer steps and epochs. */
   done: { rounds: number } | { steps: number; epochs: number }
   /** File names inside the bundle. */
   files: { model?: string; features?: string; weights?: string; optimizer?: string; jobs: string[] }

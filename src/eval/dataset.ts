@@ -19,6 +19,7 @@ import {
   checkRowValues,
   checkWeightSum,
   pickRowValues,
+  qidCodes,
   rowColumnNames,
   rowColumnsOf,
   type RowValues,
@@ -378,13 +379,20 @@ export async function readTable(
   const strings = features.filter(f => f.kind === 'categorical').map(f => f.name)
   const columns = features.map(f => f.name)
   const extra = rowColumnNames(cfg)
+  // A string query id is read as text and coded (row-columns.ts qidCodes); the other row columns as float32.
+  const stringQid = cfg.qid !== undefined && isStringColumn(snapshot, cfg.qid)
+  const qidText = stringQid ? [cfg.qid!] : []
   const stringLabel = cfg.label !== undefined && isStringColumn(snapshot, cfg.label)
   if (stringLabel && !cfg.classLabels)
     throw new RangeError(
       `label column ${cfg.label}: a string label needs a multi:* objective (its values become the classes)`,
     )
   const labelText = stringLabel ? [cfg.label!] : []
-  const floats = [...numeric, ...(cfg.label && !stringLabel ? [cfg.label] : []), ...extra]
+  const floats = [
+    ...numeric,
+    ...(cfg.label && !stringLabel ? [cfg.label] : []),
+    ...extra.filter(c => c !== cfg.qid || !stringQid),
+  ]
   // Planned on the numeric columns and the label (the plan's digest inputs as before); the loader
   // then reads the same units (same filter, deletion vectors) with the string columns too.
   const scanned = await planScan(snapshot, {
@@ -396,9 +404,9 @@ export async function readTable(
   // A rank (ranks.ts loadRankDataset) reads only some units: the same plan with fewer units.
   const plan = cfg.restrict ? await cfg.restrict(planned) : planned
   const read = await readColumns(
-    withColumns(plan, snapshot, [...floats, ...strings, ...labelText]),
+    withColumns(plan, snapshot, [...floats, ...strings, ...labelText, ...qidText]),
     floats,
-    [...strings, ...labelText],
+    [...strings, ...labelText, ...qidText],
     cfg,
   )
   const text = read.strings
@@ -419,7 +427,8 @@ export async function readTable(
           rowValues: {
             weights: cfg.weight === undefined ? undefined : read.values.get(cfg.weight),
             baseMargin: cfg.baseMargin === undefined ? undefined : read.values.get(cfg.baseMargin),
-            qid: cfg.qid === undefined ? undefined : read.values.get(cfg.qid),
+            qid:
+              cfg.qid === undefined ? undefined : stringQid ? qidCodes(text.get(cfg.qid)!) : read.values.get(cfg.qid),
           },
         }
       : {}),
@@ -431,7 +440,7 @@ export async function readTable(
 }
 
 /** Whether `name` is a string column of the table. */
-function isStringColumn(snapshot: Snapshot, name: string): boolean {
+export function isStringColumn(snapshot: Snapshot, name: string): boolean {
   return snapshot.schema.fields.find(f => f.name === name)?.type === 'string'
 }
 

@@ -107,8 +107,8 @@ export function selectFeatures(
 }
 
 /**
- * The row columns checked against the schema (each a numeric column, not the label, not each
- * other), as a map name → role. Throws RangeError naming the column and its role.
+ * The row columns checked against the schema (each a numeric column — a query id may be a string
+ * one —, not the label, not each other), as a map name → role. Throws RangeError naming the column and its role.
  */
 function checkRowColumns(schema: StructType, label: string, rows: RowColumns): Map<string, string> {
   const roles = new Map<string, string>()
@@ -125,8 +125,12 @@ function checkRowColumns(schema: StructType, label: string, rows: RowColumns): M
     const other = roles.get(name)
     if (other) throw new RangeError(`${role} column ${name}: it is the ${other} column`)
     const spec = featureOf(field)
-    if (typeof spec === 'string' || spec.kind !== 'numeric')
-      throw new RangeError(`${role} column ${name}: must be numeric, its type is ${JSON.stringify(field.type)}`)
+    // A query id may be a string column too: its values only name groups (row-columns.ts qidCodes).
+    const ok = typeof spec !== 'string' && (spec.kind === 'numeric' || key === 'qid')
+    if (!ok)
+      throw new RangeError(
+        `${role} column ${name}: must be numeric${key === 'qid' ? ' or string' : ''}, its type is ${JSON.stringify(field.type)}`,
+      )
     roles.set(name, role)
   }
   return roles

@@ -148,12 +148,15 @@ export async function readLabels(
     )
   const labels = new Float32Array(n)
   const text = stringLabel ? new Array<string | null>(n) : undefined
+  // A string query id (row-columns.ts qidCodes): read as text, only its nulls are checked here.
+  const stringQid =
+    config.qid !== undefined && snapshot.schema.fields.find(f => f.name === config.qid)?.type === 'string'
   const loader = createLoader(plan, {
     assign: { epoch: 0, worldSize: 1, rank: 0 },
     batchSize: 65_536,
     spec: Object.fromEntries([
       [config.label, stringLabel ? ('utf8' as const) : ('float32' as const)],
-      ...extra.map(c => [c, 'float32' as const]),
+      ...extra.map(c => [c, stringQid && c === config.qid ? ('utf8' as const) : ('float32' as const)]),
     ]),
     workers: 0,
     ids: true,
@@ -179,7 +182,12 @@ export async function readLabels(
           weights: config.weight === undefined ? undefined : (batch.columns[config.weight].values as Float32Array),
           baseMargin:
             config.baseMargin === undefined ? undefined : (batch.columns[config.baseMargin].values as Float32Array),
-          qid: config.qid === undefined ? undefined : (batch.columns[config.qid].values as Float32Array),
+          qid:
+            config.qid === undefined
+              ? undefined
+              : stringQid
+                ? Float32Array.from(utf8Strings(batch.columns[config.qid]), v => (v === null ? NaN : 0))
+                : (batch.columns[config.qid].values as Float32Array),
         }
         checkRowValues(config, {
           rowValues,

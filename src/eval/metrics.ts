@@ -145,6 +145,14 @@ function isRanking(base: string): base is RankingBase {
   return (RANKING as readonly string[]).includes(base)
 }
 
+/** True for ndcg, map and pre (with @k and -): they score rows within query groups (options.group_ptr). */
+export function isRankingMetric(metric: string): boolean {
+  return isRanking(metricBase(metric))
+}
+
+/** The metrics that score N × K class probabilities (options.num_class): mlogloss, merror, and auc / aucpr one-vs-rest. */
+export const MULTICLASS_METRICS: readonly MetricBase[] = ['mlogloss', 'merror', 'auc', 'aucpr']
+
 /** The base name of a metric (`error@0.3` → error, `ndcg@5-` → ndcg, `map-` → map). */
 export function metricBase(metric: string): string {
   const at = metric.indexOf('@')

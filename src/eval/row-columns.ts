@@ -2,11 +2,12 @@
  * The columns that give each training row something besides its label and features, for every
  * family that reads dense rows: a row weight (--weight, XGBoost's DMatrix `weight=`), a
  * starting margin (--base-margin, `base_margin=`) and a query group for ranking (--qid, `qid=`;
- * an integer column, read as float32, so ids must be integers below 2^24). They are read through the same dense-rows
+ * an integer column, read as float32, so ids must be integers below 2^24, or a string column,
+ * whose values are coded by qidCodes). They are read through the same dense-rows
  * path as the label (dataset.ts), follow the validation split, and are refused here, naming the
  * column, the file and the row, when XGBoost could not use them. N = rows.
  */
-import { ROW_COLUMN_NAMES, type RowColumns } from './features.ts'
+import { buildDictionary, encodeCategorical, ROW_COLUMN_NAMES, type RowColumns } from './features.ts'
 
 /** The row columns' values (float32, NaN = null), those that were read. */
 export interface RowValues {
@@ -14,8 +15,17 @@ export interface RowValues {
   weights?: Float32Array
   /** Length N (one output per row). */
   baseMargin?: Float32Array
-  /** Length N: each row's query id (integers below 2^24). */
+  /** Length N: each row's query id (integers below 2^24; a string column's qidCodes). */
   qid?: Float32Array
+}
+
+/**
+ * A string query id column's values as group codes: each value's index in the sorted distinct
+ * values (features.ts buildDictionary, the one dictionary path), null → NaN (refused by
+ * checkRowValues naming its row). Only equality matters: groups keep their order of first appearance.
+ */
+export function qidCodes(text: ReadonlyArray<string | null>): Float32Array {
+  return encodeCategorical(text, buildDictionary(text))
 }
 
 /** The row columns a config names (only the keys it sets). */

@@ -6,12 +6,16 @@
  * family: a new family is one folder under src/models/ plus one entry below.
  *
  * The descriptions are plain data (no family module is imported here until `load()` is called),
- * so the page's first paint and the CLI's argument parsing pay for no model code.
+ * so the page's first paint and the CLI's argument parsing pay for no training code: only the
+ * XGBoost families' parameter and objective tables (gbdt/objective.ts, gbdt/params.ts,
+ * gblinear/params.ts), which say a run's task and a sweep's default metric.
  */
 import type { ModelFamily } from '../run/family.ts'
 import type { PredictConfig, PredictResult } from '../eval/predict.ts'
 import { METRIC_MENU, metricBase } from '../eval/metrics.ts'
 import { objectiveTask, type Task } from './gbdt/objective.ts'
+import { sweepDefaultMetric as gbdtSweepMetric } from './gbdt/params.ts'
+import { sweepDefaultMetric as gblinearSweepMetric } from './gblinear/params.ts'
 
 export type { Task }
 
@@ -69,6 +73,11 @@ export interface FamilyDescription {
    * 'multiclass'). The XGBoost families read the objective table (gbdt/objective.ts Task).
    */
   task(params: Readonly<Record<string, unknown>>): Task
+  /**
+   * The metric a sweep optimises when it names none, from the sweep's fixed parameters (and the
+   * space's fixed values): the objective's own default (mlogloss, ndcg@32, rmse …), auc for binary ones.
+   */
+  sweepMetric(fixed: Readonly<Record<string, unknown>>): string
   /** A sweep slot chooses the histogram kernel for its adapter before trials run. */
   readonly histogramKernel: boolean
   /** What a sweep needs: default resources and space, and which trial models it keeps. */
@@ -131,6 +140,7 @@ export const FAMILIES: readonly FamilyDescription[] = [
     explains: false,
     // Click-through: 0/1 labels, a probability per row.
     task: () => 'binary',
+    sweepMetric: () => 'auc',
     histogramKernel: false,
     sweep: {
       resources: RECSYS_RESOURCES,
@@ -179,6 +189,7 @@ export const FAMILIES: readonly FamilyDescription[] = [
     continue: { layout: 'xgboost', engines: [] },
     explains: false,
     task: xgboostTask,
+    sweepMetric: gblinearSweepMetric,
     histogramKernel: false,
     sweep: {
       resources: GBLINEAR_RESOURCES,
@@ -227,6 +238,7 @@ export const FAMILIES: readonly FamilyDescription[] = [
     continue: { layout: 'xgboost', engines: ['dask', 'spark'] },
     explains: true,
     task: xgboostTask,
+    sweepMetric: gbdtSweepMetric,
     histogramKernel: true,
     sweep: {
       resources: GBDT_RESOURCES,

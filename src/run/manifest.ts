@@ -73,6 +73,8 @@ export interface RunManifest {
   weight?: string
   /** The base margin column (--base-margin), when the run had one. */
   base_margin?: string
+  /** The query id column (--qid), when the run ranked rows within queries. */
+  qid?: string
   features: Array<{ name: string; type: string; delta_type: string }>
   skipped_columns: Array<{ name: string; reason: string }>
   /** Categorical features: how codes were made (dictionaries live in the model's attributes). */

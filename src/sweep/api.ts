@@ -14,7 +14,7 @@ import { sweepBundleFiles } from '../continue/sweep-bundle.ts'
 import type { RunFile } from '../run/artifacts.ts'
 import { IdbStore } from './store-idb.ts'
 import { newSweepId } from '../tune/sweep-state.ts'
-import { planSweep, prepareSweep, type SweepPlan } from './plan.ts'
+import { planSweep, prepareSweep, sweepMetric, type SweepPlan } from './plan.ts'
 import { runPageSweep, type SweepRunOptions } from './run.ts'
 import type { SweepConfig, SweepEvent, SweepModel, SweepState, SweepStore, TrialArtifacts } from '../tune/types.ts'
 
@@ -108,7 +108,9 @@ export function createSweepApi(o: SweepApiOptions = {}): SweepApi {
     async sweep(config, onEvent = () => {}, opts = {}) {
       // Why headers and access leave the config here: the config is stored (IndexedDB) and
       // exported; a token must not be. They reach the reader through a cache of this sweep's own.
-      const { headers, access, ...c } = resolve(config)
+      const { headers, access, ...given } = resolve(config)
+      // The metric is stored resolved (the objective's default when none is given: plan.ts sweepMetric).
+      const c = { ...given, metric: sweepMetric(given) }
       prepareSweep(c)
       const id = opts.id ?? newSweepId()
       const st = await store()

@@ -65,7 +65,7 @@ export function prepareSweep(config: SweepConfig): PreparedSweep {
     minResource: config.minResource,
     maxResource: config.maxResource,
     eta: config.eta,
-    direction: minimizes(config) ? 'minimize' : 'maximize',
+    direction: minimizes({ metric: sweepMetric(config) }) ? 'minimize' : 'maximize',
     prior: config.warmStart?.trials,
   })
   return { space, options, strategy: createStrategy(space, options) }
@@ -101,6 +101,24 @@ function checkMetric(config: SweepConfig): void {
     throw new RangeError(
       'metric \'gauc\' needs a gauc_group column, fixed for the whole sweep (a fixed parameter or a fixed value in the space, e.g. {"gauc_group": "user_id"})',
     )
+}
+
+/**
+ * The metric a sweep optimises: the config's, else its objective's own default eval metric
+ * (the family's `sweepMetric` in the registry: mlogloss for multi:*, ndcg@32 for rank:ndcg, rmse
+ * for reg:squarederror, …) with binary objectives keeping auc, the sweep's default for them (and
+ * the recommender's). The objective and the parameters that name its metric (lambdarank_*,
+ * tweedie_variance_power) are read from the fixed parameters and the space's fixed values; an
+ * unknown one falls back to auc (prepareSweep names it).
+ */
+export function sweepMetric(config: Pick<SweepConfig, 'model' | 'metric' | 'fixed' | 'space'>): string {
+  if (config.metric !== undefined) return config.metric
+  const fixed = {
+    ...Object.fromEntries(Object.entries(config.space ?? {}).filter(([, v]) => typeof v !== 'object' || v === null)),
+    ...config.fixed,
+  }
+  // An unknown model falls back to auc here; the sweep's checks name it.
+  return FAMILIES.find(f => f.name === (config.model ?? familyOf().name))?.sweepMetric(fixed) ?? 'auc'
 }
 
 /** The sweep's gauc_group column: a fixed parameter or a bare (fixed) string value of the space; undefined if none. */

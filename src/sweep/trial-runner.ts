@@ -17,6 +17,7 @@ import { familyOf } from '../models/registry.ts'
 import { sweepRunConfig, type StageListener, type SweepData } from './data-cache.ts'
 import type { GpuBusyClock } from './gpu-busy.ts'
 import { minimizes } from '../tune/sweep-state.ts'
+import { sweepMetric } from './plan.ts'
 import type { SweepConfig, TrialRunner } from '../tune/types.ts'
 
 /** What a slot's runner needs: the sweep, its shared data, the slot's device. */
@@ -37,7 +38,7 @@ export interface TrialRunnerContext {
 /** The runner of one slot. */
 export function createTrialRunner(ctx: TrialRunnerContext): TrialRunner {
   const { family, shared } = ctx.data
-  const metric = ctx.config.metric ?? 'auc'
+  const metric = sweepMetric(ctx.config)
   const input: TrainInput = { config: sweepRunConfig(ctx.config), onProgress: () => {}, hooks: {} }
   const step = familyOf(family.name).resource.one
   return {
@@ -92,7 +93,7 @@ function modelText(run: RunResult): string {
 /** True (and recorded) when `metric` beats the sweep's best so far. */
 function isBetter(ctx: TrialRunnerContext, metric: number): boolean {
   const best = ctx.best ?? (ctx.best = {})
-  const sign = minimizes(ctx.config) ? -1 : 1
+  const sign = minimizes({ metric: sweepMetric(ctx.config) }) ? -1 : 1
   if (best.metric !== undefined && !(sign * metric > sign * best.metric)) return false
   best.metric = metric
   return true

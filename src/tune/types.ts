@@ -223,9 +223,10 @@ export interface SweepConfig extends SweepData {
   eta?: number
   /**
    * A metric the model's family reports (src/models/registry.ts `metrics`; GBDT: any XGBoost
-   * eval_metric, error@t and tweedie-nloglik@ρ as XGBoost prints them): 'auc' (default), aucpr
+   * eval_metric, error@t and tweedie-nloglik@ρ as XGBoost prints them): auc, aucpr, ndcg, map, pre
    * and 'gauc' (recsys, with a fixed gauc_group) maximised, every loss and error minimised
-   * (sweep-state.ts minimizes).
+   * (sweep-state.ts minimizes). Default: the objective's own (src/sweep/plan.ts sweepMetric; auc
+   * for binary objectives and recsys), written here when the sweep starts.
    */
   metric?: string
   name?: string

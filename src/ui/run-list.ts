@@ -21,14 +21,22 @@ export interface RunDownloadDetail {
   file: RunFileKind
 }
 
-/** What a run's line says: rounds (or evaluations), AUC (without one: its last metric, the one early stopping watches), stopped. */
+/**
+ * What a run's line says: rounds (or evaluations), the score, stopped. The score of a binary run
+ * is its AUC; of any other task (multiclass, whose auc is one-vs-rest, ranking, regression), or a
+ * binary run without AUC, its last metric, the one early stopping watches.
+ */
 export function runLine(r: StoredRun): string {
-  const what = `${r.summary.rounds} ${familyOf(r.model).evaluation}s`
+  const family = familyOf(r.model)
+  const what = `${r.summary.rounds} ${family.evaluation}s`
   const last = Object.entries(r.summary.eval ?? {}).at(-1)
+  const binary = family.task(r.params) === 'binary'
   const score =
-    r.summary.auc === null && last
+    (!binary || r.summary.auc === null) && last
       ? `${last[0]} ${last[1].toFixed(4)}`
-      : `AUC ${r.summary.auc === null ? '–' : r.summary.auc.toFixed(4)}`
+      : binary
+        ? `AUC ${r.summary.auc === null ? '–' : r.summary.auc.toFixed(4)}`
+        : 'no validation metric'
   return `${r.model} · ${what} · ${score}${r.stopped ? ' · stopped' : ''}`
 }
 

@@ -3,10 +3,14 @@
  * the SHAP package does: bars of mean |SHAP| per feature (largest first), and a beeswarm of the
  * top features — one dot per row at its SHAP value, jittered vertically, coloured by the row's
  * feature value (its rank among the explained rows: blue low, red high, grey missing). The
- * beeswarm is drawn on a canvas: thousands of dots are too many DOM nodes. n = rows, F = features.
+ * beeswarm is drawn on a canvas: thousands of dots are too many DOM nodes. A multiclass model's
+ * explanation (K classes, SHAP values n × K × (F + 1), XGBoost's layout) has a class picker: class 0
+ * first (the label's first value), any other class, or all classes — bars of mean |SHAP| summed over
+ * the classes (the shap package's multiclass bar), and no beeswarm (a dot's value is one class's).
+ * n = rows, F = features, K = classes.
  */
 import { LitElement, html, css, nothing, type PropertyValues } from 'lit'
-import { customElement, property } from 'lit/decorators.js'
+import { customElement, property, state } from 'lit/decorators.js'
 import { barRows, barStyles, type Bar } from './bars.ts'
 import { baseStyles } from './styles.ts'
 import type { Explanation } from '../api-types.ts'
@@ -40,6 +44,7 @@ export class StShapSummary extends LitElement {
     css`
     :host { min-width: 0; }
     canvas { display: block; margin-top: 8px; max-width: 100%; }
+    .classes { display: flex; gap: 6px; align-items: center; margin-bottom: 8px; }
   `,
   ]
 
@@ -49,6 +54,8 @@ export class StShapSummary extends LitElement {
   /** Redraws the beeswarm when the host's width changes (the canvas is sized to it). */
   private readonly resize = new ResizeObserver(() => this.drawSwarm())
   private drawnWidth = 0
+  /** A multiclass explanation's shown class: k, or 'all' (summed over the classes). */
+  @state() private shownClass: number | 'all' = 0
 
   connectedCallback(): void {
     super.connectedCallback()
@@ -63,17 +70,48 @@ export class StShapSummary extends LitElement {
   render() {
     const e = this.explanation
     if (!e) return nothing
-    const shown = impacts(e)
+    const shown = impacts(e, this.shownClass)
+    const K = e.classes ?? 1
+    const swarm = K === 1 || this.shownClass !== 'all'
+    const which =
+      K === 1
+        ? 'margin'
+        : this.shownClass === 'all'
+          ? `margins, summed over the ${K} classes`
+          : `class ${className(e, this.shownClass)}'s margin`
     return html`<h2>SHAP summary</h2>
+      ${K > 1 ? this.classPicker(e, K) : nothing}
       <div class="bars">${barRows(shown.slice(0, BAR_LIMIT))}</div>
-      <canvas role="img" aria-label="Beeswarm of SHAP values of the top ${Math.min(shown.length, SWARM_FEATURES)} features"></canvas>
-      <p class="muted">Mean |SHAP| per feature (the margin's change the feature makes, TreeSHAP) over ${e.rows.toLocaleString('en')}
+      ${
+        swarm
+          ? html`<canvas role="img" aria-label="Beeswarm of SHAP values of the top ${Math.min(shown.length, SWARM_FEATURES)} features"></canvas>`
+          : nothing
+      }
+      <p class="muted">Mean |SHAP| per feature (the change the feature makes to the ${which}, TreeSHAP) over ${e.rows.toLocaleString('en')}
         of the run's ${e.validRows.toLocaleString('en')} validation rows${e.rows < e.validRows ? ' (an evenly spaced sample)' : ''};
-        dots: one per row, blue low to red high feature value, grey missing. Computed on ${e.adapter}.</p>`
+        ${swarm ? 'dots: one per row, blue low to red high feature value, grey missing' : 'choose a class for its beeswarm'}. Computed on ${e.adapter}.</p>`
   }
 
-  protected updated(changed: PropertyValues<this>): void {
-    if (changed.has('explanation')) this.drawSwarm(true)
+  /** The class picker of a multiclass explanation: each class by its label value, then all classes. */
+  private classPicker(e: Explanation, K: number) {
+    const pick = (ev: Event) => {
+      const v = (ev.target as HTMLSelectElement).value
+      this.shownClass = v === 'all' ? 'all' : Number(v)
+    }
+    return html`<div class="classes"><label for="shap-class">Class</label>
+      <select id="shap-class" @change=${pick}>
+        ${Array.from({ length: K }, (_, k) => html`<option value=${k} ?selected=${this.shownClass === k}>${className(e, k)}</option>`)}
+        <option value="all" ?selected=${this.shownClass === 'all'}>all classes (summed)</option>
+      </select></div>`
+  }
+
+  protected willUpdate(changed: PropertyValues<this>): void {
+    // A new explanation starts at class 0.
+    if (changed.has('explanation')) this.shownClass = 0
+  }
+
+  protected updated(changed: PropertyValues): void {
+    if (changed.has('explanation') || changed.has('shownClass')) this.drawSwarm(true)
   }
 
   /** Draws the beeswarm at the host's width (again only when the data or the width changed). */
@@ -81,10 +119,17 @@ export class StShapSummary extends LitElement {
     const e = this.explanation,
       canvas = this.renderRoot.querySelector('canvas')
     const width = Math.max(MIN_WIDTH_PX, Math.floor(this.getBoundingClientRect().width))
+    if (e && !canvas) {
+      this.dataset.points = '0'
+      this.dataset.features = ''
+    }
     if (!e || !canvas || (!force && width === this.drawnWidth)) return
     this.drawnWidth = width
     const F = e.features.length
-    const top = impacts(e).slice(0, SWARM_FEATURES)
+    const k = this.shownClass === 'all' ? 0 : this.shownClass
+    // Row i's SHAP value of feature f for the shown class (K = 1: the row's).
+    const phi = (i: number, f: number) => e.shap[(i * (e.classes ?? 1) + k) * (F + 1) + f]
+    const top = impacts(e, this.shownClass).slice(0, SWARM_FEATURES)
     const dpr = globalThis.devicePixelRatio || 1,
       h = top.length * ROW_PX + AXIS_PX
     Object.assign(canvas.style, { width: `${width}px`, height: `${h}px` })
@@ -98,7 +143,7 @@ export class StShapSummary extends LitElement {
       hi = 0
     for (const f of cols)
       for (let i = 0; i < e.rows; i++) {
-        const v = e.shap[i * (F + 1) + f]
+        const v = phi(i, f)
         lo = Math.min(lo, v)
         hi = Math.max(hi, v)
       }
@@ -122,7 +167,7 @@ export class StShapSummary extends LitElement {
         // Golden-ratio jitter: deterministic, and spreads neighbouring rows evenly over the band.
         const y = mid + (((i * 0.618034) % 1) - 0.5) * (ROW_PX - 6)
         ctx.fillStyle = colour(ranks[i])
-        ctx.fillRect(x(e.shap[i * (F + 1) + f]) - 1.5, y - 1.5, 3, 3)
+        ctx.fillRect(x(phi(i, f)) - 1.5, y - 1.5, 3, 3)
         points++
       }
     })
@@ -134,12 +179,22 @@ export class StShapSummary extends LitElement {
     // Reflected for tests: what the beeswarm holds.
     this.dataset.points = String(points)
     this.dataset.features = top.map(b => b.name).join(',')
+    this.dataset.range = `${lo},${hi}`
   }
 }
 
-/** Features with a non-zero mean |SHAP| as bars, largest first (the engine's order). */
-function impacts(e: Explanation): Bar[] {
-  return e.meanAbsShap.filter(m => m.mean_abs_shap > 0).map(m => ({ name: m.feature, value: m.mean_abs_shap }))
+/**
+ * Features with a non-zero mean |SHAP| as bars, largest first (the engine's order): of class
+ * `shown` of a multiclass explanation, else (one output, or 'all') the engine's overall means.
+ */
+function impacts(e: Explanation, shown: number | 'all' = 'all'): Bar[] {
+  const means = shown === 'all' || !e.meanAbsShapByClass ? e.meanAbsShap : e.meanAbsShapByClass[shown]
+  return means.filter(m => m.mean_abs_shap > 0).map(m => ({ name: m.feature, value: m.mean_abs_shap }))
+}
+
+/** Class k's name: the label's value when the model has them, else k. */
+function className(e: Explanation, k: number): string {
+  return String(e.labelValues?.[k] ?? k)
 }
 
 /** Blue (low) to red (high) with some transparency; grey for a missing value. */

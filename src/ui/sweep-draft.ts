@@ -8,6 +8,7 @@
 import { warmStartBest, warmStartFromJournal } from '../tune/optuna.ts'
 import type { WarmStart } from '../tune/types.ts'
 import { familyOf } from '../models/registry.ts'
+import { sweepMetric } from '../sweep/plan.ts'
 import type { StrategyName, SweepConfig, SweepModel } from './types.ts'
 
 /** What the setup form holds. */
@@ -30,6 +31,7 @@ export interface SweepForm {
   minResource: string
   maxResource: string
   eta: string
+  /** '' = the objective's own default (sweep/plan.ts sweepMetric). */
   metric: NonNullable<SweepConfig['metric']>
   /** An uploaded Optuna journal to warm-start from: its file name and text. */
   journal?: { name: string; text: string }
@@ -74,7 +76,7 @@ export function defaultForm(
     minResource: '',
     maxResource: '',
     eta: '',
-    metric: 'auc',
+    metric: '',
     journalStudy: '',
   }
 }
@@ -99,7 +101,7 @@ export function formFromConfig(c: SweepConfig, allFeatures: string[], space: Rec
     minResource: txt(c.minResource),
     maxResource: txt(c.maxResource),
     eta: txt(c.eta),
-    metric: c.metric ?? 'auc',
+    metric: c.metric ?? '',
     // The journal's text is not in the config: a clone is warm-started only from a journal uploaded again.
     journalStudy: '',
   }
@@ -162,10 +164,11 @@ export function draftConfig(
     minResource: num(form.minResource, 'min resource', errors),
     maxResource: num(form.maxResource, 'max resource', errors),
     eta: num(form.eta, 'η', errors),
-    metric: form.metric,
+    metric: form.metric || undefined,
     name: form.name.trim() || undefined,
   }
   for (const k of Object.keys(config) as Array<keyof SweepConfig>) if (config[k] === undefined) delete config[k]
+  config.metric = sweepMetric(config)
   if (form.journal && !errors.length) {
     try {
       config.warmStart = warmStartFromJournal(form.journal.text, config, familyOf(config.model), {

@@ -151,11 +151,12 @@ export class StSweepSetup extends LitElement {
       ${input('eta', 'η')}${input('minResource', 'min resource')}${input('maxResource', 'max resource')}
       ${input('trials', 'trials')}${input('parallel', 'parallel')}${input('seed', 'seed')}
       <select id="metric" @change=${this.text('metric')}>${
-        // The family's metrics (registry): grouped AUC (gauc_group fixed in the space) only for the recommender.
-        familyOf(f.model).metrics.map(
-          m => html`<option value=${m} ?selected=${f.metric === m}>${metricLabel(m)}</option>`,
-        )
-      }</select></div>`
+        // '' = the objective's own (sweep/plan.ts sweepMetric), then the family's metrics (registry):
+        // grouped AUC (gauc_group fixed in the space) only for the recommender.
+        html`<option value="" ?selected=${f.metric === ''}>the objective's default metric</option>`
+      }${familyOf(f.model).metrics.map(
+        m => html`<option value=${m} ?selected=${f.metric === m}>${metricLabel(m)}</option>`,
+      )}</select></div>`
   }
 
   /** The journal file input, what is loaded (with a clear button) and, for a journal of several studies, the study to read. */

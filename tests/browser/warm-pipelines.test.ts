@@ -3,16 +3,19 @@
  * loads): the GBDT backend's list (backendPipelines) is exactly what a training run then uses, so
  * the run compiles nothing more and nothing warmed goes unused, with and without validation rows;
  * on a fallback adapter (this machine's SwiftShader) the histogram choice compiles nothing and no
- * histogram_build_wg pipeline is ever made. N = 600 rows, F = 6, 2 rounds of depth 3. The
+ * histogram_build_wg pipeline is ever made. A multiclass run (K = 3, trained on a fresh cache) compiles
+ * exactly its own list (softmax_gradient, histogram_build_classes; no gradient, binary builds or
+ * predict), which its warm-up then finds compiled. N = 600 rows, F = 6, 2 rounds of depth 3. The
  * recommender's (warmGpuModel, from the columns' kinds alone) are exactly what its steps,
  * evaluations and divergence scan use: an MLP, and a DCN with a bag feature and rowwise Adam.
  */
 import { describe, expect, test } from 'vitest'
 import { requestDevice } from '../../src/gpu/device.ts'
-import { PipelineCache } from '../../src/gpu/pipeline-cache.ts'
+import { PipelineCache, pipelineKey } from '../../src/gpu/pipeline-cache.ts'
 import { chooseHistogramKernel, fallbackAdapter } from '../../src/kernels/gbdt/histogram_choice.ts'
 import { train } from '../../src/models/gbdt/driver.ts'
-import { createGpuBackend, warmGpuBackend } from '../../src/models/gbdt/gpu-backend.ts'
+import { backendPipelines, createGpuBackend, warmGpuBackend } from '../../src/models/gbdt/gpu-backend.ts'
+import { mergeConstants } from '../../src/kernels/runner.ts'
 import { parseParams } from '../../src/models/gbdt/params.ts'
 import { warmGpuModel } from '../../src/models/recsys/gpu-warm.ts'
 import { initOptimizerState, initWeights } from '../../src/models/recsys/init.ts'
@@ -52,6 +55,39 @@ describe('GBDT pipelines compiled ahead', () => {
       }
     }, 60_000)
   }
+
+  test('a multiclass run (K = 3) compiles exactly its list: softmax_gradient, histogram_build_classes, no predict', async () => {
+    const cache = await freshCache()
+    try {
+      // Three classes from the regression score's thirds.
+      const reg = gbdtData(600, 6, 4, 0.1, 'regression')
+      const classOf = (y: number) => (y < -0.3 ? 0 : y < 0.6 ? 1 : 2)
+      const data = {
+        ...reg,
+        labels: reg.labels.map(classOf),
+        valid: { ...reg.valid!, labels: reg.valid!.labels.map(classOf) },
+      }
+      const params = parseParams({ objective: 'multi:softprob', num_class: 3, num_round: 2, max_depth: 3 })
+      // The histogram choice first (a real adapter compiles and times its candidates; a fallback one nothing),
+      // then the run without warm-up: what it adds to the cache is what it compiles, no more.
+      const kernel = await chooseHistogramKernel(cache)
+      const chosen = cache.keys()
+      const booster = await checked(cache.device, () => train(data, params, createGpuBackend(cache.device, cache)))
+      expect(booster.trees).toHaveLength(6)
+      const used = cache.keys().sort()
+      const listed = [...backendPipelines(undefined, true, true), ...backendPipelines(kernel, true, true)]
+      const keys = listed.map(([spec, c]) => pipelineKey(spec, mergeConstants(spec.overrides, c)))
+      expect(used).toEqual([...new Set([...chosen, ...keys])].sort())
+      // The warm-up compiles that list: nothing the run did not.
+      await checked(cache.device, () => warmGpuBackend(cache, true, true))
+      expect(cache.keys().sort()).toEqual(used)
+      const names = new Set(used.filter(k => !chosen.includes(k)).map(k => k.split(':')[0]))
+      expect(names.has('softmax_gradient') && names.has('histogram_build_classes')).toBe(true)
+      expect(['gradient', 'histogram_build', 'histogram_build_rows', 'predict'].some(n => names.has(n))).toBe(false)
+    } finally {
+      cache.device.destroy()
+    }
+  }, 60_000)
 
   test("on this machine's (fallback) adapter the histogram choice compiles and times nothing", async () => {
     const cache = await freshCache()

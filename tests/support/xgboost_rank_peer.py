@@ -1,9 +1,9 @@
 """Ranking peer for tests/peer/gbdt/rank.test.ts: real XGBoost (1.7.4) on raw f32 files.
 
-argv: model.json train.f32 train_y.f32 train_groups.u32 valid.f32 valid_y.f32 valid_groups.u32 F params.json
-Loads our model (snaptrain's rank:ndcg JSON) and predicts the validation margins; trains XGBoost's
-own rank:ndcg (hist) with the same parameters and query groups, reporting its validation margins
-and its own eval of the metric. One JSON line out.
+argv: model.json train.f32 train_y.f32 train_groups.u32 valid.f32 valid_y.f32 valid_groups.u32 F params.json [theirs.json]
+Loads our model (snaptrain's rank:* JSON) and predicts the validation margins; trains XGBoost's
+own rank:* (hist) with the same parameters and query groups, reporting its validation margins
+and its own eval of the metric, and saving its model to theirs.json when given. One JSON line out.
 """
 import json
 import sys
@@ -23,7 +23,8 @@ def sizes(path):
 
 
 def main():
-    model, tx, ty, tg, vx, vy, vg, f, params = sys.argv[1:]
+    model, tx, ty, tg, vx, vy, vg, f, params = sys.argv[1:10]
+    save = sys.argv[10] if len(sys.argv) > 10 else None
     f = int(f)
     params = json.loads(params)
     names = [f"f{i}" for i in range(f)]
@@ -36,6 +37,8 @@ def main():
     rounds = params.pop("num_round")
     log = {}
     theirs = xgb.train(params, dtrain, rounds, evals=[(dvalid, "valid")], evals_result=log, verbose_eval=False)
+    if save:
+        theirs.save_model(save)
     out = {
         "ours": [float(v) for v in ours_margins],
         "theirs": [float(v) for v in theirs.predict(dvalid, output_margin=True)],

@@ -1,6 +1,12 @@
-import { afterEach, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import '../../src/ui/run-explanation.ts'
 import type { Explanation } from '../../src/api-types.ts'
+import { train } from '../../src/models/gbdt/driver.ts'
+import { parseParams } from '../../src/models/gbdt/params.ts'
+import { treeShap } from '../../src/models/gbdt/shap.ts'
+import { allImportances } from '../../src/models/gbdt/importance.ts'
+import { shapSummary } from '../../src/models/gbdt/explain-run.ts'
+import { Rng } from '../../src/util/rng.ts'
 import { cleanup, fixture, textOf } from './fixture.ts'
 
 afterEach(cleanup)
@@ -112,4 +118,110 @@ test('the explanation block: waiting note, error, then both charts', async () =>
   await shap.updateComplete
   expect(imp.shadowRoot!.querySelectorAll('.row')).toHaveLength(3)
   expect(shap.dataset.points).toBe('6')
+})
+
+describe('SHAP summary of a multiclass model (K = 3, trained here on the CPU reference)', () => {
+  const K = 3,
+    F = 3,
+    names = ['a', 'b', 'noise']
+  /** Rows whose class is a's sign + b's sign (classes 0, 1, 2), plus a noise column. */
+  function rows(n: number, rng: Rng) {
+    const columns = names.map(() => Float32Array.from({ length: n }, () => rng.uniform(-1, 1)))
+    const labels = Float32Array.from({ length: n }, (_, i) => Number(columns[0][i] > 0) + Number(columns[1][i] > 0.3))
+    return { columns, labels }
+  }
+
+  async function multiclassExplanation(): Promise<Explanation> {
+    const rng = new Rng(29)
+    const valid = rows(60, rng)
+    const params = parseParams({ objective: 'multi:softprob', num_class: K, num_round: 3, max_depth: 3 })
+    const trained = await train({ ...rows(400, rng), featureNames: names, valid }, params)
+    const booster = { ...trained, labelValues: ['cat', 'dog', 'eel'] }
+    const shap = treeShap(booster, valid.columns)
+    const values = new Float32Array(60 * F)
+    for (let f = 0; f < F; f++) for (let i = 0; i < 60; i++) values[i * F + f] = valid.columns[f][i]
+    return {
+      features: names,
+      importance: allImportances(booster),
+      ...shapSummary(booster, shap),
+      values,
+      rows: 60,
+      validRows: 60,
+      adapter: 'cpu (reference)',
+    }
+  }
+
+  /** Mean |φ| per feature of class k over the rows (every class summed for 'all'), computed here; non-zero ones. */
+  function meanAbs(e: Explanation, k: number | 'all'): Map<string, number> {
+    const sums = new Float64Array(F)
+    for (let i = 0; i < e.rows; i++)
+      for (let c = 0; c < K; c++)
+        if (k === 'all' || c === k) for (let f = 0; f < F; f++) sums[f] += Math.abs(e.shap[(i * K + c) * (F + 1) + f])
+    return new Map(names.map((n, f) => [n, sums[f] / e.rows] as const).filter(([, v]) => v > 0))
+  }
+
+  function expectBars(root: ShadowRoot, want: Map<string, number>) {
+    const got = bars(root)
+    expect(got.map(b => b[0]).sort()).toEqual([...want.keys()].sort())
+    for (const [name, value] of got) expect(value, name).toBeCloseTo(want.get(name)!, 9)
+    // Largest first.
+    expect(got.map(b => b[1])).toEqual([...got.map(b => b[1])].sort((x, y) => y - x))
+  }
+
+  test('class 0 first, each class its own bars and beeswarm; all classes: the bars summed, no beeswarm', async () => {
+    const e = await multiclassExplanation()
+    expect(e.classes).toBe(K)
+    expect(e.shap.length).toBe(60 * K * (F + 1))
+    const el = await fixture('st-shap-summary', { explanation: e })
+    const root = el.shadowRoot!
+    const select = root.querySelector<HTMLSelectElement>('select#shap-class')!
+    expect([...select.options].map(o => o.textContent)).toEqual(['cat', 'dog', 'eel', 'all classes (summed)'])
+    expect(select.value).toBe('0')
+    const perClass = [0, 1, 2].map(k => meanAbs(e, k))
+    // The classes' bars differ (the check below can tell them apart).
+    expect(perClass[0].get('a')).not.toBeCloseTo(perClass[1].get('a')!, 3)
+    expectBars(root, perClass[0])
+    expect(textOf(el)).toContain("class cat's margin")
+    for (const k of [1, 2, 0]) {
+      select.value = String(k)
+      select.dispatchEvent(new Event('change'))
+      await el.updateComplete
+      expectBars(root, perClass[k])
+      expect(el.dataset.points).toBe(String(60 * perClass[k].size))
+      expect(el.dataset.features).toBe(
+        bars(root)
+          .map(b => b[0])
+          .join(','),
+      )
+      // The dots' axis spans class k's SHAP values of those features (and 0).
+      let lo = 0,
+        hi = 0
+      for (const name of perClass[k].keys())
+        for (let i = 0; i < e.rows; i++) {
+          const v = e.shap[(i * K + k) * (F + 1) + names.indexOf(name)]
+          lo = Math.min(lo, v)
+          hi = Math.max(hi, v)
+        }
+      expect(el.dataset.range).toBe(`${lo},${hi}`)
+    }
+    select.value = 'all'
+    select.dispatchEvent(new Event('change'))
+    await el.updateComplete
+    const all = meanAbs(e, 'all')
+    expectBars(root, all)
+    for (const [name, v] of all)
+      expect(v).toBeCloseTo(
+        perClass.reduce((s, m) => s + (m.get(name) ?? 0), 0),
+        9,
+      )
+    expect(root.querySelector('canvas')).toBeNull()
+    expect(el.dataset.points).toBe('0')
+    expect(textOf(el)).toContain('summed over the 3 classes')
+    expect(textOf(el)).toContain('choose a class for its beeswarm')
+  })
+
+  test('one output per row: no class picker', async () => {
+    const el = await fixture('st-shap-summary', { explanation: explanation() })
+    expect(el.shadowRoot!.querySelector('select')).toBeNull()
+  })
 })

@@ -74,6 +74,25 @@ test('runs list: stopped marked; download, compare and delete fire on clicks onl
   list.runs = [regression]
   await list.updateComplete
   expect(list.shadowRoot!.querySelector('li')!.textContent).toContain('gbdt · 2 rounds · tweedie-nloglik@1.5 2.2500')
+  // A multiclass run with a (one-vs-rest) AUC shows its last metric too; so does a ranking run.
+  const multiclass = storedRun('d', { objective: 'multi:softprob', eval_metric: ['auc', 'merror', 'mlogloss'] })
+  multiclass.summary = {
+    ...multiclass.summary,
+    auc: 0.93,
+    logloss: null,
+    eval: { auc: 0.93, merror: 0.125, mlogloss: 0.4 },
+  }
+  const ranking = storedRun('e', { objective: 'rank:ndcg', eval_metric: ['auc', 'ndcg@5'] })
+  ranking.summary = { ...ranking.summary, auc: 0.7, logloss: null, eval: { auc: 0.7, 'ndcg@5': 0.8125 } }
+  const quiet = storedRun('f', { objective: 'reg:squarederror' })
+  quiet.summary = { ...quiet.summary, auc: null, logloss: null }
+  list.runs = [multiclass, ranking, quiet]
+  await list.updateComplete
+  expect([...list.shadowRoot!.querySelectorAll('li > span:not(.files)')].map(s => s.textContent)).toEqual([
+    'gbdt · 2 rounds · mlogloss 0.4000',
+    'gbdt · 2 rounds · ndcg@5 0.8125',
+    'gbdt · 2 rounds · no validation metric',
+  ])
 })
 
 test('curves: the confusion matrix follows the threshold; the ROC area is shown', async () => {

@@ -203,8 +203,8 @@ test('sweep setup: defaults filled in, engine errors inline as you type, cost sh
   })
   const metrics = () =>
     [...el.shadowRoot!.querySelectorAll<HTMLOptionElement>('select#metric option')].map(o => o.value)
-  // The GBDT offers every XGBoost metric, each named with the way it is optimised.
-  expect(metrics()).toEqual([...familyOf('gbdt').metrics])
+  // The objective's default first ('': sweep/plan.ts sweepMetric), then every XGBoost metric, each named with the way it is optimised.
+  expect(metrics()).toEqual(['', ...familyOf('gbdt').metrics])
   const label = (v: string) =>
     el.shadowRoot!.querySelector<HTMLOptionElement>(`select#metric option[value="${v}"]`)!.text
   expect([label('auc'), label('aucpr'), label('mae'), label('tweedie-nloglik@1.5')]).toEqual([
@@ -218,7 +218,7 @@ test('sweep setup: defaults filled in, engine errors inline as you type, cost sh
   model.dispatchEvent(new Event('change'))
   await el.updateComplete
   // Grouped AUC is offered for the recommender only.
-  expect(metrics()).toEqual(['auc', 'logloss', 'gauc'])
+  expect(metrics()).toEqual(['', 'auc', 'logloss', 'gauc'])
   expect(JSON.parse((q(el, 'textarea') as HTMLTextAreaElement).value)).toHaveProperty('lr')
   expect(textOf(el)).toContain('epochs in total')
   el.initial = { ...CONFIG, strategy: 'asha', name: 'mine' }

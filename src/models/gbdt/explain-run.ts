@@ -16,6 +16,7 @@ import { allImportances, type ImportanceType } from './importance.ts'
 import { gpuPredict } from './predict-run.ts'
 import { topFeatures, treeShap, type FeatureImpact } from './shap.ts'
 import { decodeModel } from './model-file.ts'
+import type { Booster } from './types.ts'
 import { fromXGBoostJson } from './xgboost-json.ts'
 import { resolveConstraints } from './constraints.ts'
 import { monotoneDependence, PD_ROWS, type PartialDependence } from './partial-dependence.ts'
@@ -48,6 +49,10 @@ export interface Explanation {
   classes?: number
   /** Every feature's mean |SHAP| over the n rows (multiclass: summed over the classes), largest first (the summary's bars). */
   meanAbsShap: FeatureImpact[]
+  /** Multiclass: K lists, class k's mean |SHAP| of every feature over the n rows, largest first (the summary's bars for one class). */
+  meanAbsShapByClass?: FeatureImpact[][]
+  /** A multiclass model's label values (class k is labelValues[k]; Booster.labelValues), when its label had them. */
+  labelValues?: Array<string | number>
   /** Float32Array, n × F, row-major: the explained rows' feature values (NaN = missing; categoricals as codes). */
   values: Float32Array
   /** n: rows explained. */
@@ -100,15 +105,38 @@ export async function runExplain(config: ExplainConfig): Promise<Explanation> {
   return {
     features: names,
     importance,
-    shap,
-    ...(booster.numClass !== undefined ? { classes: booster.numClass } : {}),
-    meanAbsShap: topFeatures(shap, names, F, booster.numClass ?? 1),
+    ...shapSummary(booster, shap),
     values,
     rows: n,
     validRows: valid.labels.length,
     adapter,
     ...(monotone && booster.numClass === undefined
       ? { partialDependence: monotoneDependence(booster, evenRows(columns, n, PD_ROWS), names, monotone) }
+      : {}),
+  }
+}
+
+/**
+ * The SHAP part of an explanation from the booster's SHAP values `shap` (n × K × (F + 1)): the
+ * values, mean |SHAP| per feature (multiclass: summed over the classes, and per class) and a
+ * multiclass model's K and label values.
+ */
+export function shapSummary(
+  booster: Pick<Booster, 'featureNames' | 'numClass' | 'labelValues'>,
+  shap: Float32Array,
+): Pick<Explanation, 'shap' | 'classes' | 'meanAbsShap' | 'meanAbsShapByClass' | 'labelValues'> {
+  const names = booster.featureNames,
+    F = names.length,
+    K = booster.numClass
+  return {
+    shap,
+    meanAbsShap: topFeatures(shap, names, F, K ?? 1),
+    ...(K !== undefined
+      ? {
+          classes: K,
+          meanAbsShapByClass: Array.from({ length: K }, (_, c) => topFeatures(shap, names, F, K, c)),
+          ...(booster.labelValues ? { labelValues: booster.labelValues } : {}),
+        }
       : {}),
   }
 }

@@ -6,10 +6,11 @@
  */
 import { createCpuBackend } from './cpu-backend.ts'
 import { datasetRequest, loadDataset, type Dataset, type DatasetConfig, type TrainData } from '../../eval/dataset.ts'
-import { loadRankDataset, rankBackend, trainShard, type Shard } from './ranks.ts'
-import { categoricalOf, train } from './driver.ts'
+import { globalNumClass, loadRankDataset, rankBackend, trainShard, type Shard } from './ranks.ts'
+import { categoricalOf, resolveNumClass, train } from './driver.ts'
 import { finishGbdt } from './run-finish.ts'
 import { readInitModel, type InitModel } from './init-model.ts'
+import { isRanking, type SavedRankConfig } from './rank-objective.ts'
 import { modelFileName } from './model-file.ts'
 import { modelFeatures } from './predict-run.ts'
 import { checkFeatureValues } from './feature-values.ts'
@@ -21,8 +22,9 @@ import { rowColumnsOf } from '../../eval/row-columns.ts'
 import type { CategoricalFeatures } from './cuts.ts'
 import { checkLabels, inferNumClass, readLabels } from '../../eval/labels.ts'
 import { isMulticlass } from './objective.ts'
+import { isRankingMetric } from '../../eval/metrics.ts'
 import { validationSet } from '../../eval/validation.ts'
-import { DEFAULT_PARAMS, PARAM_ALIASES, parseParams } from './params.ts'
+import { checkMetrics, DEFAULT_PARAMS, PARAM_ALIASES, parseParams } from './params.ts'
 import type { BinnedMatrix, Booster, Cuts, GbdtParams } from './types.ts'
 import { checkGbdtMemory } from '../memory-budget.ts'
 import type { Snapshot } from '../../table/types.ts'
@@ -63,13 +65,32 @@ export interface GbdtTrained {
  * Without an eval_metric, binary:logistic runs report auc and logloss (XGBoost's default
  * metric, logloss, stays last, so early stopping watches the same metric as in XGBoost).
  */
-export function runParams(config: Pick<TrainConfig, 'params' | 'seed'>): GbdtParams {
-  const raw = { ...(config.params ?? {}) }
+export function runParams(config: Pick<TrainConfig, 'params' | 'seed' | 'initModel'>): GbdtParams {
+  const raw: Record<string, unknown> = { ...savedRankConfig(config), ...(config.params ?? {}) }
   const given = 'seed' in raw || 'random_state' in raw
   if (config.seed !== undefined && !given) raw.seed = config.seed
   const p = parseParams(raw)
   if (raw.eval_metric === undefined && p.objective === 'binary:logistic') p.eval_metric = ['auc', 'logloss']
   return p
+}
+
+/**
+ * Continuing a ranking model (--init-model) of the run's objective: the model's pair method, pairs
+ * per sample and NDCG gain (its saved objective config: rank-objective.ts rankConfigFromJson), each
+ * unless the run's parameters give it — as XGBoost, where the new run's parameters override the
+ * saved config. Empty otherwise (checkInitModel names an objective that differs).
+ */
+function savedRankConfig(config: Pick<TrainConfig, 'params' | 'initModel'>): SavedRankConfig {
+  const objective = config.params?.objective
+  if (config.initModel === undefined || typeof objective !== 'string' || !isRanking(objective)) return {}
+  const p = readInitModel(config.initModel).booster.params
+  if (p.objective !== objective) return {}
+  const { lambdarank_pair_method, lambdarank_num_pair_per_sample, ndcg_exp_gain } = p
+  return {
+    lambdarank_pair_method,
+    ndcg_exp_gain,
+    ...(lambdarank_num_pair_per_sample !== undefined ? { lambdarank_num_pair_per_sample } : {}),
+  }
 }
 
 /** The dataset's config for a run's input: continuing a model, its features by default, its strings coded with its dictionaries. */
@@ -139,6 +160,7 @@ export function gbdtTrialParams(spec: TrialSpec): GbdtParams {
   const p = runParams({ params: { ...spec.fixed, ...spec.config, num_round: spec.resource }, seed: spec.seed })
   const metric = spec.metric as GbdtParams['eval_metric'][number]
   if (!p.eval_metric.includes(metric)) p.eval_metric = [...p.eval_metric, metric]
+  checkMetrics(p)
   return p
 }
 
@@ -153,6 +175,12 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
   onRankWorkers: () => true,
 
   async precheck(snapshot, config, params) {
+    // XGBoost 1.7.4 scores ndcg / map / pre on any objective with groups (without: all rows as one query).
+    const ranked = params.eval_metric.find(isRankingMetric)
+    if (ranked && config.qid === undefined)
+      throw new RangeError(
+        `eval_metric: ${ranked} scores rows within their query groups: name the query id column (--qid COL)`,
+      )
     if (config.initModel !== undefined) checkInitModel(readInitModel(config.initModel), snapshot, config, params)
     const classLabels = isMulticlass(params.objective)
     const { features } = selectFeatures(
@@ -187,11 +215,15 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
         input.onProgress({ kind: 'stage', message: `${rank.world} ranks: each reading its share of ${config.table}` })
       const { shard, dataset } = await loadRankDataset({ ...datasetConfig(input, seed, params), workers: 0 }, rank.coll)
       checkFeatureValues(shard.data)
-      if (rank.rank === 0)
+      // Every rank takes part in the num_class collective; rank 0 says it.
+      const classes = infersClasses(params) ? (await globalNumClass(params, shard.data, rank.coll)).num_class : 0
+      if (rank.rank === 0) {
         input.onProgress({
           kind: 'stage',
           message: `loaded ${dataset.rowsTrain} training rows (${shard.data.labels.length} on rank 0), ${dataset.rowsValid} validation rows, ${dataset.features.length} features`,
         })
+        if (classes) input.onProgress({ kind: 'stage', message: classesMessage(classes, config.label, shard.data) })
+      }
       return { dataset, shard }
     }
     // The memory check before any data file is read (memory-budget.ts): the log's row count × the features.
@@ -217,12 +249,17 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
       kind: 'stage',
       message: `loaded ${dataset.rowsTrain} training rows, ${dataset.rowsValid} validation rows, ${dataset.features.length} features${init ? `; continuing a model of ${init.booster.trees.length} trees` : ''}`,
     })
+    // The driver resolves num_class on these rows alike.
+    if (infersClasses(params, init)) {
+      const K = resolveNumClass(params, dataset.data).num_class
+      input.onProgress({ kind: 'stage', message: classesMessage(K, config.label, dataset.data) })
+    }
     return { dataset, init }
   },
 
-  async warm(device, _params, { config }) {
+  async warm(device, params, { config }) {
     const { warmGpuBackend } = await import('./gpu-backend.ts')
-    await warmGpuBackend(device.cache, validationSet(config).kind !== 'none')
+    await warmGpuBackend(device.cache, validationSet(config).kind !== 'none', isMulticlass(params.objective))
   },
 
   async fit(data, params, input, onEvaluation) {
@@ -329,6 +366,27 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
     const names = trained.booster.labelValues
     return { ...run, validation: { labels, scores: trained.validScores, ...(names ? { labelValues: names } : {}) } }
   },
+}
+
+/** Class names a stage message lists at most. */
+const NAMED_CLASSES = 10
+
+/** True when num_class comes from the labels: a multi:* objective without num_class, and no model to continue (whose it is). */
+function infersClasses(params: GbdtParams, init?: InitModel): boolean {
+  return isMulticlass(params.objective) && params.num_class === 0 && !init?.booster.numClass
+}
+
+/**
+ * "3 classes from label y: a, b, c (num_class inferred: …)": a string label's values (its sorted
+ * dictionary, class k the k-th), else the codes 0…K−1; at most NAMED_CLASSES names.
+ */
+export function classesMessage(K: number, label: string, data: Pick<TrainData, 'labelValues'>): string {
+  const values = data.labelValues
+  const names = values
+    ? `${values.slice(0, NAMED_CLASSES).join(', ')}${K > NAMED_CLASSES ? `, … (${K} in all)` : ''}`
+    : `0…${K - 1}`
+  const how = values ? 'its distinct values, sorted' : 'the largest label + 1'
+  return `${K} classes from label ${label}: ${names} (num_class inferred: ${how})`
 }
 
 /**

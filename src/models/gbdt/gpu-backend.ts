@@ -19,7 +19,7 @@ import { allreducePairs } from './hist-reduce.ts'
 import type { SplitCandidate, Tree } from './types.ts'
 import { PipelineCache } from '../../gpu/pipeline-cache.ts'
 import { createBuffer, uploadBuffer } from '../../gpu/buffers.ts'
-import { gradientCall, gradientSpec, softmaxGradientCall } from '../../kernels/gbdt/gradient.ts'
+import { gradientCall, gradientSpec, softmaxGradientCall, softmaxGradientSpec } from '../../kernels/gbdt/gradient.ts'
 import {
   ROW_UNUSED,
   decodeSplit,
@@ -31,6 +31,7 @@ import {
 import { quantiseCalls, quantiseMaxSpec, quantiseSpec, SCALES_BYTES } from '../../kernels/gbdt/quantise.ts'
 import {
   histogramBuildCall,
+  histogramBuildClassesSpec,
   histogramBuildRowsCall,
   histogramBuildRowsSpec,
   histogramBuildSpec,
@@ -109,11 +110,13 @@ type Pipeline = [KernelSpec<never>, Record<string, number | undefined>]
 
 /**
  * The pipelines a GpuBackend dispatches: with `kernel` (undefined: only those every kernel uses),
- * predict only with validation rows; the calls below with their constants. warmGpuBackend
- * compiles them ahead; tests/browser/warm-pipelines.test.ts checks the list against a run.
+ * predict only with validation rows; the calls below with their constants. A multiclass run
+ * (`multiclass`: K > 1 outputs a row) has its own gradient, one histogram build for every kernel
+ * (histogram_build_classes, the root sums' and the nodes') and no predict. warmGpuBackend compiles them
+ * ahead; tests/browser/warm-pipelines.test.ts checks the list against a run.
  */
-export function backendPipelines(kernel: HistogramKernel | undefined, valid: boolean): Pipeline[] {
-  const build: Pipeline[] =
+export function backendPipelines(kernel: HistogramKernel | undefined, valid: boolean, multiclass = false): Pipeline[] {
+  const byKernel: Pipeline[] =
     kernel === undefined
       ? []
       : kernel === 'workgroup'
@@ -124,17 +127,23 @@ export function backendPipelines(kernel: HistogramKernel | undefined, valid: boo
             [rowCompactScatterSpec, {}],
             [histogramBuildRowsSpec, { FPI: BUILD_FPI }],
           ]
+  const build: Pipeline[] = multiclass
+    ? [
+        [histogramBuildClassesSpec, {}],
+        [histogramBuildClassesSpec, { FPI: BUILD_FPI }],
+      ]
+    : [[histogramBuildSpec, {}], ...byKernel]
   return [
-    [gradientSpec, {}],
+    [multiclass ? softmaxGradientSpec : gradientSpec, {}],
     [quantiseMaxSpec, {}],
     [quantiseSpec, {}],
-    [histogramBuildSpec, {}],
     ...build,
     [histogramSubtractSpec, {}],
     [splitEvaluateSpec, {}],
     [rowPartitionSpec, {}],
     [marginUpdateSpec, {}],
-    ...(valid ? [[predictSpec, {}] satisfies Pipeline] : []),
+    // A multiclass run's validation margins are summed on the host (GpuBackend.validHost).
+    ...(valid && !multiclass ? [[predictSpec, {}] satisfies Pipeline] : []),
   ]
 }
 
@@ -144,12 +153,12 @@ export function backendPipelines(kernel: HistogramKernel | undefined, valid: boo
  * hit); resolves when they are compiled. Those every kernel uses compile while a real adapter
  * measures the choice.
  */
-export async function warmGpuBackend(cache: PipelineCache, valid: boolean): Promise<void> {
+export async function warmGpuBackend(cache: PipelineCache, valid: boolean, multiclass = false): Promise<void> {
   const prepare = (pipes: Pipeline[]) =>
     pipes.map(([spec, c]) => cache.prepare(spec, mergeConstants(spec.overrides, c)))
-  const common = prepare(backendPipelines(undefined, valid))
+  const common = prepare(backendPipelines(undefined, valid, multiclass))
   const kernel = await chooseHistogramKernel(cache)
-  await Promise.all([...common, ...prepare(backendPipelines(kernel, valid))])
+  await Promise.all([...common, ...prepare(backendPipelines(kernel, valid, multiclass))])
 }
 
 /** [gLo, gHi, hLo, hHi] exact sums as dequantised NodeSums. */

@@ -24,7 +24,7 @@ import {
   softmaxAt,
 } from '../../kernels/gbdt/layout.ts'
 import { cFloat, xgboostSigmoid } from '../../util/float32.ts'
-import { numPair, rankDefaultMetric } from './rank-objective.ts'
+import { numPair, rankConfigFromJson, rankDefaultMetric } from './rank-objective.ts'
 
 export type Objective = GbdtParams['objective']
 
@@ -418,8 +418,8 @@ const CONFIG_FIELDS = [
 
 /**
  * The objective and its parameters from a model file's `objective` object (objectiveJson's, or
- * XGBoost's: {"name": …, "<its>_param": {field: "number"}}); parameters absent there keep their
- * defaults. Throws RangeError for an objective not in OBJECTIVES or a bad parameter value.
+ * XGBoost's: {"name": …, "<its>_param": {field: "number"}}; ranking: rank-objective.ts
+ * rankConfigFromJson); parameters absent there keep their defaults. Throws RangeError for an objective not in OBJECTIVES or a bad parameter value.
  */
 export function objectiveParamsFromJson(o: unknown): Partial<ObjectiveParams> & Pick<ObjectiveParams, 'objective'> {
   const json = (typeof o === 'object' && o !== null ? o : {}) as Record<string, unknown>
@@ -440,7 +440,8 @@ export function objectiveParamsFromJson(o: unknown): Partial<ObjectiveParams> & 
       out[k as (typeof CONFIG_FIELDS)[number]] = Math.fround(x)
     }
   }
-  return out
+  // Ranking: the pair method, pairs per sample and NDCG gain (2.0's lambdarank_param, else 1.7.4's lambda_rank_param).
+  return { ...out, ...rankConfigFromJson(name, json) }
 }
 
 /** XGBoost 2.0's estimate: one Newton step from margin 0, transformed (σ(4(ȳ−½)) for logistic). */

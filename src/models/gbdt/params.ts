@@ -6,12 +6,13 @@
 import type { GbdtParams } from './types.ts'
 import { numericParam, oneOf, type NumericRange } from '../../eval/params.ts'
 import { parseInteraction, parseMonotone } from './constraints.ts'
-import { parseMetric } from '../../eval/metrics.ts'
+import { metricBase, MULTICLASS_METRICS, parseMetric } from '../../eval/metrics.ts'
 import {
   defaultMetricName,
   isLogistic,
   isMulticlass,
   objectiveSpec,
+  objectiveTask,
   OBJECTIVE_NAMES,
   type ObjectiveParams,
 } from './objective.ts'
@@ -209,6 +210,7 @@ function checkCombination(p: GbdtParams): void {
   if (p.max_leaves === 1) throw new RangeError('max_leaves: must be 0 (unlimited) or ≥ 2, got 1')
   if (p.objective === 'reg:quantileerror' && p.quantile_alpha === undefined)
     throw new RangeError('quantile_alpha: reg:quantileerror needs quantile_alpha, one number in (0, 1)')
+  checkMetrics(p)
   if (p.eval_metric.includes('quantile') && p.quantile_alpha === undefined)
     throw new RangeError('eval_metric: quantile needs quantile_alpha (the quantile it scores), one number in (0, 1)')
   if (isLogistic(p.objective) && p.base_score !== undefined && !(p.base_score > 0 && p.base_score < 1)) {
@@ -218,6 +220,27 @@ function checkCombination(p: GbdtParams): void {
     throw new RangeError(
       `base_score: must be > 0 for ${p.objective} (its margin is log(base_score)), got ${p.base_score}`,
     )
+}
+
+/**
+ * eval_metric against the objective's predictions (XGBoost 1.7.4 fails these at its first
+ * evaluation, all but mphe, whose multiclass value means nothing): multi:* gives K class probabilities a row, which only mlogloss, merror and the
+ * one-vs-rest auc / aucpr score, and mlogloss / merror score nothing else. The ranking metrics'
+ * query groups are the run's (--qid): the family's precheck. Throws naming eval_metric.
+ */
+export function checkMetrics(p: Pick<GbdtParams, 'objective' | 'eval_metric'>): void {
+  const multi = isMulticlass(p.objective)
+  for (const m of p.eval_metric) {
+    const base = metricBase(m) as (typeof MULTICLASS_METRICS)[number]
+    if (multi && !MULTICLASS_METRICS.includes(base))
+      throw new RangeError(
+        `eval_metric: ${m} scores one prediction a row, but ${p.objective} gives num_class probabilities a row; its metrics are ${MULTICLASS_METRICS.join(', ')}`,
+      )
+    if (!multi && (base === 'mlogloss' || base === 'merror'))
+      throw new RangeError(
+        `eval_metric: ${m} scores the class probabilities of multi:softprob or multi:softmax (num_class), not ${p.objective}${isLogistic(p.objective) ? `; for two classes use ${base === 'mlogloss' ? 'logloss' : 'error'}` : ''}`,
+      )
+  }
 }
 
 /**
@@ -261,4 +284,29 @@ export function editDistance(a: string, b: string): number {
     prev = cur
   }
   return prev[b.length]
+}
+
+/** The GBDT parameters a default metric's name depends on besides the objective (ndcg@32, tweedie-nloglik@1.5). */
+const OBJECTIVE_METRIC_PARAMS = new Set([
+  'lambdarank_pair_method',
+  'lambdarank_num_pair_per_sample',
+  'tweedie_variance_power',
+])
+
+/**
+ * The metric a GBDT sweep optimises when it names none, from its fixed parameters: the objective's
+ * own default eval metric (XGBoost's DefaultEvalMetric: mlogloss for multi:*, ndcg@32 for rank:ndcg,
+ * rmse …), but auc for a binary objective (a sweep's long-standing default) or when the objective
+ * is not fixed or not valid (the sweep's own checks name that).
+ */
+export function sweepDefaultMetric(fixed: Readonly<Record<string, unknown>>): string {
+  const objective = fixed.objective
+  if (typeof objective !== 'string') return 'auc'
+  try {
+    if (objectiveTask(objective) === 'binary') return 'auc'
+    const named = Object.entries(fixed).filter(([k]) => k === 'objective' || OBJECTIVE_METRIC_PARAMS.has(k))
+    return defaultMetricName(parseParams(Object.fromEntries(named)))
+  } catch {
+    return 'auc'
+  }
 }

@@ -43,6 +43,49 @@ export const MAX_REL = 31
 /** 2.0's Eps64: the hessian floor of a pair. */
 const EPS64 = 1e-16
 
+/** The ranking parameters a model file's objective config carries (XGBoost names). */
+export type SavedRankConfig = Partial<
+  Pick<GbdtParams, 'lambdarank_pair_method' | 'lambdarank_num_pair_per_sample' | 'ndcg_exp_gain'>
+>
+
+/**
+ * A ranking model file's pair method, pairs per sample and NDCG gain, from its `objective`
+ * object: XGBoost 2.0's `lambdarank_param` (ours carries it too) or, without one, 1.7.4's
+ * `lambda_rank_param`, whose num_pairsample random pairs per document are 2.0's `mean` method
+ * with that many pairs (1.7.4's NDCG gain is exponential). Empty for other objectives. Throws
+ * RangeError naming the field of a value XGBoost would refuse.
+ */
+export function rankConfigFromJson(objective: string, json: Record<string, unknown>): SavedRankConfig {
+  if (!isRanking(objective)) return {}
+  const obj = (v: unknown) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined)
+  const count = (v: unknown, name: string): number => {
+    const x = Number(v)
+    if (!(Number.isInteger(x) && x >= 1))
+      throw new RangeError(`XGBoost model: objective ${objective}: ${name} = ${String(v)} is not an integer ≥ 1`)
+    return x
+  }
+  const v2 = obj(json.lambdarank_param)
+  if (v2) {
+    const out: SavedRankConfig = {}
+    const method = v2.lambdarank_pair_method
+    if (method !== undefined) {
+      if (method !== 'topk' && method !== 'mean')
+        throw new RangeError(
+          `XGBoost model: objective ${objective}: lambdarank_pair_method = ${String(method)} is not topk or mean`,
+        )
+      out.lambdarank_pair_method = method
+    }
+    if (v2.lambdarank_num_pair_per_sample !== undefined)
+      out.lambdarank_num_pair_per_sample = count(v2.lambdarank_num_pair_per_sample, 'lambdarank_num_pair_per_sample')
+    const gain = v2.ndcg_exp_gain
+    if (gain !== undefined) out.ndcg_exp_gain = gain === true || gain === '1' || gain === 1 || gain === 'true'
+    return out
+  }
+  const v17 = obj(json.lambda_rank_param)
+  if (!v17 || v17.num_pairsample === undefined) return {}
+  return { lambdarank_pair_method: 'mean', lambdarank_num_pair_per_sample: count(v17.num_pairsample, 'num_pairsample') }
+}
+
 /** XGBoost 2.0 LambdaRankParam::NumPair: k of topk (default 32) or pairs per document with mean (default 1). */
 export function numPair(p: Pick<RankParams, 'lambdarank_pair_method' | 'lambdarank_num_pair_per_sample'>): number {
   return p.lambdarank_num_pair_per_sample ?? (p.lambdarank_pair_method === 'topk' ? 32 : 1)

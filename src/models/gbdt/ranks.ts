@@ -17,11 +17,19 @@ import { checkCategoryCodes, cutsFromSketches, hasMissing, type CategoricalFeatu
 import type { ScanPlan } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import { noRowsError } from '../../data/plan.ts'
-import { readTable, splitKeyFields, type Dataset, type DatasetConfig, type TrainData } from '../../eval/dataset.ts'
+import {
+  groupRows,
+  isStringColumn,
+  readTable,
+  splitKeyFields,
+  type Dataset,
+  type DatasetConfig,
+  type TrainData,
+} from '../../eval/dataset.ts'
 import { buildDictionary, selectFeatures, type FeatureSpec } from '../../eval/features.ts'
 import { checkRowValues, pickRowValues, rowColumnsOf, type RowValues } from '../../eval/row-columns.ts'
 import { isValidKey } from '../../data/row-key.ts'
-import { readUnitKeys } from '../../data/row-keys-read.ts'
+import { readUnitRows, type UnitColumn } from '../../data/row-keys-read.ts'
 import { createCpuBackend } from './cpu-backend.ts'
 import { parseParams } from './params.ts'
 import { isMulticlass } from './objective.ts'
@@ -142,7 +150,7 @@ export async function trainShard(
  * A multiclass run's num_class when the parameters give 0: max label + 1 over every rank's rows
  * (driver.ts resolveNumClass on all rows), so every rank grows the same K trees per round.
  */
-async function globalNumClass(p: GbdtParams, d: TrainData, coll: Collective): Promise<GbdtParams> {
+export async function globalNumClass(p: GbdtParams, d: TrainData, coll: Collective): Promise<GbdtParams> {
   if (!isMulticlass(p.objective) || p.num_class > 0) return p
   const [K] = await coll.allreduceMax(Int32Array.of(inferNumClass(d.labels, d.valid?.labels ?? [])))
   return resolveNumClass({ ...p, num_class: Math.max(K, 0) }, d)
@@ -214,6 +222,13 @@ export async function distCuts(
  * [lo, hi) = shardRange(N, R, r) and its validation rows (likewise of V); categorical
  * dictionaries are the union of the ranks' values (sorted, as R = 1 builds them from all rows);
  * the validation rows are gathered to rank 0 in rank order (= table order).
+ * Ranking (--qid): R = 1 gathers the training rows by query group (dataset.ts groupRows: groups in
+ * order of first appearance), and a group's rows need not be contiguous in the table. So every
+ * rank reads the query id of every unit too (with the row keys), numbers the groups as groupRows
+ * does, takes the whole groups of its rows [lo, hi) = groupShardRange, and reads the units holding
+ * any of their rows; gathering its kept rows by group gives exactly R = 1's rows [lo, hi). The
+ * validation rows are gathered to rank 0, then grouped there. Query ids travel as global codes
+ * (order of first appearance over the table), so every rank names a group alike.
  * N = training rows, V = validation rows, U = units, F = features.
  */
 
@@ -280,21 +295,16 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
     rowColumnsOf(cfg),
     cfg.classLabels,
   )
-  let full: ScanPlan | undefined,
-    counts: RowCounts | undefined,
-    span: [number, number] = [0, 0]
-  if (cfg.qid !== undefined)
-    throw new RangeError(
-      `--qid ${cfg.qid}: ranking trains on one rank for now (--ranks reads a table's rows in table order, not gathered by query group)`,
-    )
+  let full: ScanPlan | undefined, counts: RowCounts | undefined, mine: RankRows | undefined
   const rowKey = splitKeyFields(cfg, snapshot, features)
-  // Every rank reads the key columns of every unit: which units hold its rows depends on the split.
+  // Every rank reads the key columns (and the query ids) of every unit: which units hold its rows depends on them.
   const restrict = async (plan: ScanPlan): Promise<ScanPlan> => {
     full = plan
-    const keys = rowKey && (await readUnitKeys(plan, rowKey, { workers: cfg.workers, http: cfg.http }))
-    counts = rowCounts(plan, cfg.seed, cfg.validFraction, keys)
-    span = rankUnits(counts, coll)
-    const units = plan.units.slice(span[0], span[1]).map((u, id) => ({ ...u, id }))
+    const qid = cfg.qid === undefined ? undefined : { name: cfg.qid, text: isStringColumn(snapshot, cfg.qid) }
+    const pre = await readUnitRows(plan, { rowKey, column: qid }, { workers: cfg.workers, http: cfg.http })
+    counts = rowCounts(plan, cfg.seed, cfg.validFraction, pre.keys)
+    mine = rankRows(counts, coll, pre.column && queryCodes(cfg.qid!, plan, pre.column))
+    const units = mine.units.map((u, id) => ({ ...plan.units[u], id }))
     return { ...plan, units, stats: { ...plan.stats, rows: units.reduce((s, u) => s + u.liveRows, 0) } }
   }
   const table = await readTable(snapshot, features, undefined, {
@@ -312,7 +322,7 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
   const dictionaries = await globalDictionaries(table.dictionaries, coll)
   remapCodes(features, table.columns, table.dictionaries, dictionaries)
   const labelValues = await globalLabelValues(table, coll)
-  const rows = splitRows(table, counts!, span, coll)
+  const rows = splitRows(table, counts!, mine!, coll)
   const N = counts!.trainBefore[counts!.trainBefore.length - 1],
     V = counts!.validBefore[counts!.validBefore.length - 1]
   if (N === 0) throw new RangeError(`valid fraction ${cfg.validFraction} leaves no training rows`)
@@ -320,10 +330,14 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
   const labels = requireLabels(cfg.label, table.labels!, table, rows.train)
   // Checked on every row read (units may hold other ranks' rows: the whole table is checked anyway).
   const rowValues = checkRowValues(cfg, table)
+  // Query ids as the global codes (every rank names a group alike: the validation rows are grouped on rank 0).
+  if (rows.codes) rowValues.qid = rows.codes
   const data: TrainData = {
-    columns: table.columns.map(c => pick(rows.train, c)),
-    labels,
-    ...pickRowValues(rowValues, a => pick(rows.train, a)),
+    ...groupRows({
+      columns: table.columns.map(c => pick(rows.train, c)),
+      labels,
+      ...pickRowValues(rowValues, a => pick(rows.train, a)),
+    }),
     labelName: cfg.label,
     ...(labelValues ? { labelValues } : {}),
     featureNames: features.map(f => f.name),
@@ -341,7 +355,7 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
     coll,
   )
   if (valid && coll.rank === 0) data.valid = valid.data
-  const shard: Shard = { data, lo: shardRange(N, coll.world, coll.rank)[0], total: N }
+  const shard: Shard = { data, lo: mine!.lo, total: N }
   const rowsValid = cfg.validTable ? (valid?.rows ?? 0) : V
   return {
     shard,
@@ -349,50 +363,116 @@ export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Pro
   }
 }
 
-/** The units rank `coll.rank` reads: those holding its training rows and its validation rows. */
-function rankUnits(c: RowCounts, coll: Collective): [number, number] {
-  const N = c.trainBefore[c.trainBefore.length - 1],
-    V = c.validBefore[c.validBefore.length - 1]
-  const [tlo, thi] = shardRange(N, coll.world, coll.rank),
-    [vlo, vhi] = shardRange(V, coll.world, coll.rank)
-  const t = unitSpan(c.trainBefore, tlo, thi),
-    v = unitSpan(c.validBefore, vlo, vhi)
-  if (t[0] === t[1]) return v
-  if (v[0] === v[1]) return t
-  return [Math.min(t[0], v[0]), Math.max(t[1], v[1])]
+/**
+ * Every row's query group as a code (per unit, in table order): the groups numbered in order of
+ * first appearance over the whole table, so every rank codes them alike. Throws naming the
+ * column, the file and the row of a query id row-columns.ts refuses (null; a number that is not
+ * an integer below 2^24), or when there are 2^24 groups or more (codes travel as float32).
+ */
+function queryCodes(qid: string, plan: ScanPlan, read: UnitColumn): Float32Array[] {
+  const index = new Map<string | number, number>()
+  return read.values.map((v, u) => {
+    const path = plan.files[plan.units[u].fileIndex].path
+    const floats = Array.isArray(v) ? Float32Array.from(v, x => (x === null ? NaN : 0)) : v
+    checkRowValues({ qid }, { rowValues: { qid: floats }, paths: new Array(v.length).fill(path), rows: read.rows[u] })
+    const codes = new Float32Array(v.length)
+    for (let i = 0; i < v.length; i++) {
+      let g = index.get(v[i]!)
+      if (g === undefined) index.set(v[i]!, (g = index.size))
+      codes[i] = g
+    }
+    if (index.size > 2 ** 24) throw new RangeError(`query id column ${qid}: more than 2^24 query groups`)
+    return codes
+  })
 }
 
-/** Which rows read (units span[0] … span[1] − 1, in order) are this rank's training / validation rows (1 = yes). */
+/**
+ * What rank `coll.rank` reads and keeps: the units (sorted plan indices), the first training row's
+ * global index `lo` (R = 1's row order), and, for ranking, the rows' query codes and the codes
+ * of its groups.
+ */
+interface RankRows {
+  units: number[]
+  lo: number
+  /** Ranking: per unit, each row's query code (queryCodes). */
+  codes?: Float32Array[]
+  /** Ranking: the codes of this rank's training groups. */
+  groups?: Set<number>
+}
+
+/**
+ * The units rank `coll.rank` reads: those holding its training rows (contiguous shardRange of N;
+ * ranking: the whole groups of groupShardRange, each group's rows wherever they are) and its
+ * validation rows (shardRange of V, in table order).
+ */
+function rankRows(c: RowCounts, coll: Collective, codes?: Float32Array[]): RankRows {
+  const N = c.trainBefore[c.trainBefore.length - 1],
+    V = c.validBefore[c.validBefore.length - 1]
+  const [vlo, vhi] = shardRange(V, coll.world, coll.rank),
+    v = unitSpan(c.validBefore, vlo, vhi)
+  const span = (a: number, b: number): number[] => Array.from({ length: b - a }, (_, k) => a + k)
+  if (!codes) {
+    const [tlo, thi] = shardRange(N, coll.world, coll.rank),
+      t = unitSpan(c.trainBefore, tlo, thi)
+    const units =
+      t[0] === t[1] ? span(...v) : v[0] === v[1] ? span(...t) : span(Math.min(t[0], v[0]), Math.max(t[1], v[1]))
+    return { units, lo: tlo }
+  }
+  // The training groups in order of first appearance (groupRows' order) and their sizes: group_ptr.
+  const order: number[] = [],
+    size = new Map<number, number>()
+  codes.forEach((unit, u) =>
+    unit.forEach((g, i) => {
+      if (c.valid(u, i)) return
+      const n = size.get(g)
+      if (n === undefined) order.push(g)
+      size.set(g, (n ?? 0) + 1)
+    }),
+  )
+  const ptr = new Uint32Array(order.length + 1)
+  order.forEach((g, k) => (ptr[k + 1] = ptr[k] + size.get(g)!))
+  const [lo, hi] = groupShardRange(ptr, coll.world, coll.rank)
+  const groups = new Set(order.slice(ptr.indexOf(lo), ptr.indexOf(hi)))
+  const units = new Set(span(...v))
+  codes.forEach((unit, u) => unit.some((g, i) => groups.has(g) && !c.valid(u, i)) && units.add(u))
+  return { units: [...units].sort((a, b) => a - b), lo, codes, groups }
+}
+
+/**
+ * Which rows read (units `r.units`, in order) are this rank's training / validation rows (1 = yes)
+ * and, for ranking, each row's query code.
+ */
 function splitRows(
   table: { labels?: Float32Array },
   c: RowCounts,
-  span: [number, number],
+  r: RankRows,
   coll: Collective,
-): { train: Uint8Array; valid: Uint8Array } {
+): { train: Uint8Array; valid: Uint8Array; codes?: Float32Array } {
   const n = table.labels!.length,
     train = new Uint8Array(n),
-    valid = new Uint8Array(n)
+    valid = new Uint8Array(n),
+    codes = r.codes ? new Float32Array(n) : undefined
   const N = c.trainBefore[c.trainBefore.length - 1],
     V = c.validBefore[c.validBefore.length - 1]
   const [tlo, thi] = shardRange(N, coll.world, coll.rank),
     [vlo, vhi] = shardRange(V, coll.world, coll.rank)
-  let k = 0,
-    gt = c.trainBefore[span[0]],
-    gv = c.validBefore[span[0]]
-  for (let u = span[0]; u < span[1]; u++) {
+  let k = 0
+  for (const u of r.units) {
+    let gt = c.trainBefore[u],
+      gv = c.validBefore[u]
     for (let i = 0; i < c.trainBefore[u + 1] - c.trainBefore[u] + (c.validBefore[u + 1] - c.validBefore[u]); i++, k++) {
+      if (codes) codes[k] = r.codes![u][i]
       if (c.valid(u, i)) {
         if (gv >= vlo && gv < vhi) valid[k] = 1
         gv++
       } else {
-        if (gt >= tlo && gt < thi) train[k] = 1
+        if (r.groups ? r.groups.has(r.codes![u][i]) : gt >= tlo && gt < thi) train[k] = 1
         gt++
       }
     }
   }
-  if (k !== n)
-    throw new Error(`rank ${coll.rank}: read ${n} rows from units ${span[0]}…${span[1] - 1}, the plan says ${k}`)
-  return { train, valid }
+  if (k !== n) throw new Error(`rank ${coll.rank}: read ${n} rows from units ${r.units.join(', ')}, the plan says ${k}`)
+  return { train, valid, ...(codes ? { codes } : {}) }
 }
 
 /** Each categorical feature's dictionary over every rank's rows: sorted distinct values, as buildDictionary on all rows. */
@@ -482,11 +562,11 @@ async function validSet(
         `validation table ${cfg.validTable.url} has no rows${cfg.filter ? ` matching "${cfg.filter}"` : ''}`,
       )
     return {
-      data: {
+      data: groupRows({
         columns: t.columns,
         labels: requireLabels(cfg.label, t.labels!, t, new Uint8Array(t.labels!.length).fill(1)),
         ...checkRowValues(cfg, t, 'validation'),
-      },
+      }),
       plan: t.plan,
       rows: t.plan.stats.rows,
     }
@@ -500,12 +580,14 @@ async function validSet(
     arrays.reduce((at, a) => (out.set(a, at), at + a.length), 0)
     return out
   }
-  const data = {
+  // In table order (rank order), then gathered by query group as R = 1 does (ranking).
+  const data = groupRows({
     columns: features.map((_, f) => concat(parts.map(p => p.columns[f]))),
     labels: concat(parts.map(p => p.labels)),
     ...(mine.weights ? { weights: concat(parts.map(p => p.weights!)) } : {}),
     ...(mine.baseMargin ? { baseMargin: concat(parts.map(p => p.baseMargin!)) } : {}),
-  }
+    ...(mine.qid ? { qid: concat(parts.map(p => p.qid!)) } : {}),
+  })
   return data.labels.length > 0 ? { data, rows: data.labels.length } : undefined
 }
 

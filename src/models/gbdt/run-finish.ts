@@ -46,7 +46,8 @@ export function finishGbdt(
       plan: ds.plan,
       validPlan: ds.validPlan,
       seed: config.seed ?? params.seed,
-      params,
+      // A multiclass run's num_class as trained (inferred from the labels when the parameters gave 0).
+      params: booster.numClass === undefined ? params : { ...params, num_class: booster.numClass },
       metrics: booster.history,
       features: ds.features.map(f => ({ name: f.name, type: f.xgbType, delta_type: f.deltaType })),
       skipped: ds.skipped,

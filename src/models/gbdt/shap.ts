@@ -82,18 +82,22 @@ export interface FeatureImpact {
  * The `k` features (default 10) with the largest mean |SHAP| over the rows of `contribs`
  * ([N × K × (F + 1)] row-major, bias last and left out), largest first; ties keep column order.
  * With K classes a feature's score is Σ_k mean_i |φ_ik| (the shap package's multiclass bar: each
- * class's mean stacked).
+ * class's mean stacked), or with `only` = c class c's mean_i |φ_ic| alone.
  */
 export function topFeatures(
   contribs: ArrayLike<number>,
   names: readonly string[],
   k = 10,
   classes = 1,
+  only?: number,
 ): FeatureImpact[] {
   const F = names.length,
     rows = contribs.length / (classes * (F + 1))
   const sums = new Float64Array(F)
-  for (let r = 0; r < rows * classes; r++) for (let f = 0; f < F; f++) sums[f] += Math.abs(contribs[r * (F + 1) + f])
+  for (let r = 0; r < rows * classes; r++) {
+    if (only !== undefined && r % classes !== only) continue
+    for (let f = 0; f < F; f++) sums[f] += Math.abs(contribs[r * (F + 1) + f])
+  }
   return names
     .map((feature, f) => ({ feature, mean_abs_shap: rows > 0 ? sums[f] / rows : 0 }))
     .sort((a, b) => b.mean_abs_shap - a.mean_abs_shap)

@@ -87,6 +87,17 @@ export function defaultMetric(objective: LinearObjective): LinearMetric {
 }
 
 /**
+ * The metric a gblinear sweep optimises when it names none, from its fixed parameters: auc for
+ * binary:logistic (or no objective fixed: the default objective), else the objective's default
+ * (rmse); an unknown objective falls back to auc (the sweep's checks name it).
+ */
+export function sweepDefaultMetric(fixed: Readonly<Record<string, unknown>>): string {
+  const objective = fixed.objective ?? DEFAULT_PARAMS.objective
+  if (objective === 'binary:logistic' || !OBJECTIVES.includes(objective as LinearObjective)) return 'auc'
+  return defaultMetric(objective as LinearObjective)
+}
+
+/**
  * Validates raw parameters (XGBoost names or aliases; numbers may be numeric strings) and fills in
  * defaults. Throws RangeError naming the parameter.
  */

@@ -425,15 +425,27 @@ const CASES: Case[] = [
   { name: 'gbdt: max_depth 2.5', argv: gbdt({ max_depth: 2.5 }), code: 2, message: /max_depth: must be an integer/ },
   {
     name: 'gbdt: objective unknown',
-    argv: gbdt({ objective: 'multi:softmax' }),
+    argv: gbdt({ objective: 'survival:cox' }),
     code: 2,
-    message: /objective: must be one of .*got "multi:softmax"/,
+    message: /objective: must be one of .*got "survival:cox"/,
   },
   {
     name: 'gbdt: eval_metric unknown',
-    argv: gbdt({ eval_metric: ['auc', 'map'] }),
+    argv: gbdt({ eval_metric: ['auc', 'gauc'] }),
     code: 2,
-    message: /eval_metric: must be one of .*got "map"/,
+    message: /eval_metric: must be one of .*got "gauc"/,
+  },
+  {
+    name: 'gbdt: eval_metric mlogloss without a multi:* objective',
+    argv: gbdt({ eval_metric: ['auc', 'mlogloss'] }),
+    code: 2,
+    message: /eval_metric: mlogloss scores the class probabilities of multi:softprob or multi:softmax/,
+  },
+  {
+    name: 'gbdt: eval_metric map without --qid',
+    argv: gbdt({ eval_metric: ['auc', 'map'] }),
+    code: 1,
+    message: /eval_metric: map scores rows within their query groups: name the query id column \(--qid COL\)/,
   },
   {
     name: 'gbdt: grow_policy unknown',

@@ -2,7 +2,8 @@
  * A finished run's explanation in Node (CPU): a short run on marketing, then runExplain with the
  * same config reads the run's validation rows again and returns every importance type of the
  * model and SHAP values whose rows sum to the model's margins, and the partial dependence of
- * monotone-constrained features.
+ * monotone-constrained features; a multiclass run's SHAP per class with its label values (and the
+ * run's num_class, inferred from the string label, said once and recorded in the manifest).
  */
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -70,6 +71,41 @@ describe('runExplain (CPU, in Node)', () => {
     const means = e.meanAbsShap.map(m => m.mean_abs_shap)
     expect(means).toEqual([...means].sort((a, b) => b - a))
     expect(means[0]).toBeGreaterThan(0)
+  })
+
+  it('a multiclass run (string label, num_class inferred): said once, recorded; SHAP per class with the label values', async () => {
+    const run = {
+      ...config(),
+      label: 'marital',
+      features: ['age', 'balance', 'job'],
+      params: { objective: 'multi:softprob', num_round: 2, max_depth: 3 },
+    }
+    const stages: string[] = []
+    const r = await runTraining(run, p => p.kind === 'stage' && stages.push(p.message))
+    expect(stages.filter(m => m.includes('classes from label'))).toEqual([
+      '3 classes from label marital: divorced, married, single (num_class inferred: its distinct values, sorted)',
+    ])
+    expect(r.manifest.params.num_class).toBe(3)
+    // num_class given: nothing to say.
+    stages.length = 0
+    await runTraining({ ...run, params: { ...run.params, num_class: 3, num_round: 1 } }, p => {
+      if (p.kind === 'stage') stages.push(p.message)
+    })
+    expect(stages.some(m => m.includes('classes from label'))).toBe(false)
+    const e = await runExplain({ run, model: r.model, rows: 200 })
+    const F = e.features.length
+    expect([e.classes, e.labelValues]).toEqual([3, ['divorced', 'married', 'single']])
+    expect(e.shap).toHaveLength(200 * 3 * (F + 1))
+    expect(e.partialDependence).toBeUndefined()
+    // Each class's means, largest first; summed over the classes they are the overall bars.
+    const byClass = e.meanAbsShapByClass!
+    expect(byClass).toHaveLength(3)
+    for (const means of byClass)
+      expect(means.map(m => m.mean_abs_shap)).toEqual(means.map(m => m.mean_abs_shap).sort((a, b) => b - a))
+    for (const { feature, mean_abs_shap } of e.meanAbsShap) {
+      const sum = byClass.reduce((s, means) => s + means.find(m => m.feature === feature)!.mean_abs_shap, 0)
+      expect(mean_abs_shap).toBeCloseTo(sum, 12)
+    }
   })
 
   it('partial dependence of each monotone-constrained feature, in its direction; none without constraints', async () => {

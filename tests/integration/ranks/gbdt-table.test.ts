@@ -4,7 +4,7 @@
  * dictionaries are the same, rank 0 holds the same validation set — and the model trained over
  * 3 in-thread ranks (CPU reference backend) is byte-identical to R = 1's.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
@@ -108,5 +108,46 @@ it("a string label (multi:*): every rank codes it with R = 1's sorted classes; t
       const models = await Promise.all(group.map((c, r) => trainShard(ranks[r].shard, p, c, createCpuBackend)))
       models.forEach(m => expect(toXGBoostJsonString(m)).toBe(want))
     }
+  }
+})
+
+describe('ranking (--qid): a query group is never split across ranks; R = 1…4 give the same model', () => {
+  // day (integer, 31 groups; with the validation split) and month (string, 12 groups, one holding
+  // over a third of the rows, so R ≤ 2; no validation: only the query ids are read first) as query
+  // ids; their rows are spread over the table.
+  for (const [qid, worlds, validFraction] of [
+    ['day', [1, 2, 3, 4], 0.25],
+    ['month', [1, 2], undefined],
+  ] as const) {
+    it(`rank:ndcg with --qid ${qid}: ranks hold whole groups, R = 1's rows in R = 1's order; the models are byte-identical`, async () => {
+      const rankCfg: DatasetConfig = { ...cfg, qid, validFraction }
+      const ds = await loadDataset(rankCfg)
+      const G = ds.data.groups!.length - 1
+      expect(G).toBeGreaterThan(4)
+      const p = parseParams({
+        objective: 'rank:ndcg',
+        max_depth: 3,
+        num_round: 2,
+        max_bin: 16,
+        eval_metric: ['ndcg@5'],
+      })
+      const want = toXGBoostJsonString(await train(ds.data, p, createCpuBackend))
+      for (const world of worlds) {
+        const group = localGroup(world)
+        const ranks = await Promise.all(group.map(c => loadRankDataset(rankCfg, c)))
+        // Each rank's groups are whole: its group_ptr, shifted by its first row, is a run of R = 1's.
+        const joined = ranks.flatMap(r => Array.from(r.shard.data.groups!.subarray(1), b => b + r.shard.lo))
+        expect([0, ...joined]).toEqual(Array.from(ds.data.groups!))
+        ranks.forEach((r, k) =>
+          expect(r.shard.lo).toBe(k === 0 ? 0 : ranks[k - 1].shard.lo + ranks[k - 1].shard.data.labels.length),
+        )
+        expect(ranks.flatMap(r => Array.from(r.shard.data.labels))).toEqual(Array.from(ds.data.labels))
+        for (const f of [0, ds.data.columns.length - 1])
+          expect(ranks.flatMap(r => Array.from(r.shard.data.columns[f]))).toEqual(Array.from(ds.data.columns[f]))
+        expect(ranks[0].shard.data.valid).toEqual(ds.data.valid)
+        const models = await Promise.all(group.map((c, r) => trainShard(ranks[r].shard, p, c, createCpuBackend)))
+        models.forEach(m => expect(toXGBoostJsonString(m)).toBe(want))
+      }
+    })
   }
 })

@@ -332,12 +332,12 @@ describe('names, direction, menu', () => {
       ),
     ).toEqual(['ndcg', 'ndcg-', 'ndcg@10', 'ndcg@10', 'ndcg@3-', 'map-', 'map@5', 'pre', 'pre@1', 'pre-'])
     expect(['ndcg@5-', 'map-', 'pre@3', 'mlogloss'].map(metricBase)).toEqual(['ndcg', 'map', 'pre', 'mlogloss'])
-    expect(parseParams({ eval_metric: 'mlogloss,merror,ndcg@5,map-' }).eval_metric).toEqual([
+    // Each with an objective that has it (params.ts checkMetrics).
+    expect(parseParams({ objective: 'multi:softprob', eval_metric: 'mlogloss,merror' }).eval_metric).toEqual([
       'mlogloss',
       'merror',
-      'ndcg@5',
-      'map-',
     ])
+    expect(parseParams({ objective: 'rank:ndcg', eval_metric: 'ndcg@5,map-' }).eval_metric).toEqual(['ndcg@5', 'map-'])
   })
 
   it('maximised: every ndcg, map and pre form and auc; minimised: mlogloss, merror', () => {

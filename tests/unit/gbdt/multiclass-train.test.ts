@@ -231,14 +231,16 @@ describe('multiclass training on the CPU backend', () => {
   })
 
   it('num_class: range-checked, ≥ 2 for multi:*, refused for other objectives', () => {
-    expect(() => parseParams({ objective: 'multi:softprob', num_class: 1, eval_metric: 'rmse' })).toThrow(
+    expect(() => parseParams({ objective: 'multi:softprob', num_class: 1, eval_metric: 'merror' })).toThrow(
       /num_class: multi:softprob needs at least 2 classes/,
     )
     expect(() => parseParams({ objective: 'binary:logistic', num_class: 3 })).toThrow(
       /num_class: only multi:softprob and multi:softmax have classes/,
     )
-    expect(() => parseParams({ objective: 'multi:softprob', num_class: -1, eval_metric: 'rmse' })).toThrow(/num_class/)
-    expect(parseParams({ objective: 'multi:softmax', num_class: '4', eval_metric: 'rmse' }).num_class).toBe(4)
+    expect(() => parseParams({ objective: 'multi:softprob', num_class: -1, eval_metric: 'merror' })).toThrow(
+      /num_class/,
+    )
+    expect(parseParams({ objective: 'multi:softmax', num_class: '4', eval_metric: 'merror' }).num_class).toBe(4)
   })
 
   it('a base margin per row and class (N × K) is where training starts', async () => {

@@ -18,11 +18,12 @@ import {
   type RankParams,
 } from '../../../src/models/gbdt/rank-objective.ts'
 import { parseParams } from '../../../src/models/gbdt/params.ts'
-import { objectiveJson } from '../../../src/models/gbdt/objective.ts'
+import { objectiveJson, objectiveParamsFromJson } from '../../../src/models/gbdt/objective.ts'
 import { toXGBoostJsonString } from '../../../src/models/gbdt/xgboost-json.ts'
 import { train } from '../../../src/models/gbdt/driver.ts'
 import { groupShardRange, shardOf } from '../../../src/models/gbdt/ranks.ts'
 import { groupRows, loadDataset } from '../../../src/eval/dataset.ts'
+import { readLabels } from '../../../src/eval/labels.ts'
 import { serveDirectory, type ServedDirectory } from '../../../src/serve/server.ts'
 import { PROJECT_ROOT } from '../../../src/serve/page-server.ts'
 import { openSnapshot, readRows } from '../../../src/table/index.ts'
@@ -242,6 +243,39 @@ describe('refusals', () => {
       },
     })
   })
+
+  it("a model file's pair config reads back: 2.0's lambdarank_param first, else 1.7.4's num_pairsample as mean", () => {
+    const objective = (o: Record<string, unknown>) => objectiveParamsFromJson(o)
+    const ours = objectiveJson(
+      parseParams({ objective: 'rank:map', lambdarank_pair_method: 'mean', lambdarank_num_pair_per_sample: 5 }),
+    )
+    expect(objective(ours)).toMatchObject({
+      objective: 'rank:map',
+      lambdarank_pair_method: 'mean',
+      lambdarank_num_pair_per_sample: 5,
+      ndcg_exp_gain: true,
+    })
+    const linear = objectiveJson(parseParams({ objective: 'rank:ndcg', ndcg_exp_gain: false }))
+    expect(objective(linear)).toMatchObject({
+      lambdarank_pair_method: 'topk',
+      lambdarank_num_pair_per_sample: 32,
+      ndcg_exp_gain: false,
+    })
+    // XGBoost 1.7.4's file: random pairs per document = 2.0's mean method.
+    const old = { name: 'rank:pairwise', lambda_rank_param: { fix_list_weight: '0', num_pairsample: '4' } }
+    expect(objective(old)).toEqual({
+      objective: 'rank:pairwise',
+      lambdarank_pair_method: 'mean',
+      lambdarank_num_pair_per_sample: 4,
+    })
+    expect(objective({ name: 'rank:ndcg' })).toEqual({ objective: 'rank:ndcg' })
+    expect(() => objective({ name: 'rank:ndcg', lambdarank_param: { lambdarank_pair_method: 'all' } })).toThrow(
+      /rank:ndcg: lambdarank_pair_method = all is not topk or mean/,
+    )
+    expect(() => objective({ name: 'rank:ndcg', lambda_rank_param: { num_pairsample: '0' } })).toThrow(
+      /num_pairsample = 0/,
+    )
+  })
 })
 
 describe('query groups in the data', () => {
@@ -319,6 +353,27 @@ describe('query groups in the data', () => {
           workers: 0,
         }),
       ).rejects.toThrow(/--split-key: a ranking run splits by query group/)
+    })
+
+    it('a string query id (month): one group per value, in order of first appearance; a null one is named', async () => {
+      const rows = await readRows(await openSnapshot(url), { columns: ['month', 'contact'] })
+      const ds = await loadDataset({ tableUrl: url, label: 'y', qid: 'month', seed: 2, workers: 0 })
+      expect(ds.features.map(f => f.name)).not.toContain('month')
+      const months = [...new Set(rows.map(r => String(r.month)))]
+      const t = ds.data.groups!
+      expect(Array.from(t.subarray(1), (b, g) => b - t[g])).toEqual(
+        months.map(m => rows.filter(r => r.month === m).length),
+      )
+      expect(rows.some(r => r.contact === null)).toBe(true)
+      await expect(loadDataset({ tableUrl: url, label: 'y', qid: 'contact', seed: 0, workers: 0 })).rejects.toThrow(
+        /query id column contact: null at .+ row \d+/,
+      )
+      // The CLI's label precheck (in Node) reads a string query id too, and names a null one alike.
+      const snapshot = await openSnapshot(url)
+      expect((await readLabels(snapshot, { table: url, label: 'y', qid: 'month' })).length).toBe(rows.length)
+      await expect(readLabels(snapshot, { table: url, label: 'y', qid: 'contact' })).rejects.toThrow(
+        /query id column contact: null at .+ row \d+/,
+      )
     })
   })
 })

@@ -5,7 +5,7 @@
  * aucpr. Also the sweep's metric check for the `@` names.
  */
 import { describe, expect, it } from 'vitest'
-import { planSweep, prepareSweep } from '../../../src/sweep/plan.ts'
+import { planSweep, prepareSweep, sweepMetric } from '../../../src/sweep/plan.ts'
 import { runSweep } from '../../../src/sweep/scheduler.ts'
 import { MemoryStore } from '../../../src/sweep/store-memory.ts'
 import { gbdtTrialParams } from '../../../src/models/gbdt/family.ts'
@@ -117,5 +117,30 @@ describe('a sweep optimises its metric the right way', () => {
     expect(errors({ metric: 'mae', model: 'recsys' })).toMatch(/'mae' is a GBDT metric/)
     expect(errors({ metric: 'ndcg@10' })).toBe('')
     expect(errors({ metric: 'cox-nloglik' })).toMatch(/metric: must be /)
+  })
+
+  it("without a metric the sweep optimises the objective's own default eval metric, the right way", () => {
+    const base: SweepConfig = { model: 'gbdt', table: 'http://h/t/', label: 'y', strategy: 'random', trials: 2 }
+    const metric = (c: Partial<SweepConfig>) => sweepMetric({ ...base, ...c })
+    const direction = (c: Partial<SweepConfig>) => prepareSweep({ ...base, ...c }).options.direction
+    // Binary objectives (and no objective: binary:logistic) keep auc; the recommender too.
+    expect(metric({})).toBe('auc')
+    expect(metric({ fixed: { objective: 'binary:logistic' } })).toBe('auc')
+    expect(metric({ model: 'recsys' })).toBe('auc')
+    // The objective from the fixed parameters or a fixed value of the space; its parameters name the metric.
+    expect(metric({ fixed: { objective: 'multi:softprob', num_class: 3 } })).toBe('mlogloss')
+    expect(metric({ space: { objective: 'rank:ndcg', eta: { type: 'uniform', low: 0.1, high: 0.3 } } })).toBe('ndcg@32')
+    expect(metric({ fixed: { objective: 'rank:map', lambdarank_num_pair_per_sample: 8 } })).toBe('map@8')
+    expect(metric({ fixed: { objective: 'rank:pairwise', lambdarank_pair_method: 'mean' } })).toBe('ndcg')
+    expect(metric({ fixed: { objective: 'reg:squarederror' } })).toBe('rmse')
+    expect(metric({ fixed: { objective: 'reg:tweedie', tweedie_variance_power: 1.2 } })).toBe('tweedie-nloglik@1.2')
+    expect(metric({ model: 'gblinear', fixed: { objective: 'reg:squarederror' } })).toBe('rmse')
+    // A given metric wins.
+    expect(metric({ fixed: { objective: 'rank:ndcg' }, metric: 'map@5' })).toBe('map@5')
+    // The direction follows the resolved metric (eval/metrics.ts maximize).
+    expect(direction({ fixed: { objective: 'multi:softprob', num_class: 3 } })).toBe('minimize')
+    expect(direction({ fixed: { objective: 'rank:ndcg' } })).toBe('maximize')
+    expect(direction({ fixed: { objective: 'reg:squarederror' } })).toBe('minimize')
+    expect(direction({})).toBe('maximize')
   })
 })
