@@ -175,13 +175,16 @@ export function datasetRequest(
   }
 }
 
-/** Loads the training (and validation) data. Throws naming the label, column, filter or table. */
-export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
-  if (cfg.validFraction !== undefined && cfg.validTable)
-    throw new RangeError('give either a validation table or a validation fraction, not both')
-  if (cfg.validFraction !== undefined && !(cfg.validFraction > 0 && cfg.validFraction < 1)) {
-    throw new RangeError(`valid fraction: must be in (0, 1), got ${cfg.validFraction}`)
-  }
+/**
+ * What a load of cfg's table starts from, on one rank or many: the snapshot (opened at its version
+ * unless given), the feature columns with what was skipped, and the split's row-key fields.
+ */
+export async function openDataset(cfg: DatasetConfig): Promise<{
+  snapshot: Snapshot
+  features: FeatureSpec[]
+  skipped: SkippedColumn[]
+  rowKey: ReturnType<typeof splitKeyFields>
+}> {
   const snapshot = cfg.snapshot ?? (await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http }))
   const { features, skipped } = selectFeatures(
     snapshot.schema,
@@ -190,7 +193,17 @@ export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
     rowColumnsOf(cfg),
     cfg.classLabels,
   )
-  const rowKey = splitKeyFields(cfg, snapshot, features)
+  return { snapshot, features, skipped, rowKey: splitKeyFields(cfg, snapshot, features) }
+}
+
+/** Loads the training (and validation) data. Throws naming the label, column, filter or table. */
+export async function loadDataset(cfg: DatasetConfig): Promise<Dataset> {
+  if (cfg.validFraction !== undefined && cfg.validTable)
+    throw new RangeError('give either a validation table or a validation fraction, not both')
+  if (cfg.validFraction !== undefined && !(cfg.validFraction > 0 && cfg.validFraction < 1)) {
+    throw new RangeError(`valid fraction: must be in (0, 1), got ${cfg.validFraction}`)
+  }
+  const { snapshot, features, skipped, rowKey } = await openDataset(cfg)
   const table = await readTable(snapshot, features, cfg.dictionaries, { ...cfg, rowKey })
   if (table.plan.stats.rows === 0) {
     throw noRowsError(cfg.filter, cfg.tableUrl, snapshot.version)

@@ -21,12 +21,12 @@ import {
   groupRows,
   isStringColumn,
   readTable,
-  splitKeyFields,
+  openDataset,
   type Dataset,
   type DatasetConfig,
   type TrainData,
 } from '../../eval/dataset.ts'
-import { buildDictionary, selectFeatures, type FeatureSpec } from '../../eval/features.ts'
+import { buildDictionary, type FeatureSpec } from '../../eval/features.ts'
 import { checkRowValues, pickRowValues, rowColumnsOf, type RowValues } from '../../eval/row-columns.ts'
 import { isValidKey } from '../../data/row-key.ts'
 import { readUnitRows, type UnitColumn } from '../../data/row-keys-read.ts'
@@ -287,16 +287,8 @@ export interface RankDataset {
  * rank 0). Throws naming the table, filter or label as loadDataset does.
  */
 export async function loadRankDataset(cfg: DatasetConfig, coll: Collective): Promise<RankDataset> {
-  const snapshot = cfg.snapshot ?? (await openSnapshot(cfg.tableUrl, { version: cfg.version, ...cfg.http }))
-  const { features, skipped } = selectFeatures(
-    snapshot.schema,
-    cfg.label,
-    cfg.features,
-    rowColumnsOf(cfg),
-    cfg.classLabels,
-  )
+  const { snapshot, features, skipped, rowKey } = await openDataset(cfg)
   let full: ScanPlan | undefined, counts: RowCounts | undefined, mine: RankRows | undefined
-  const rowKey = splitKeyFields(cfg, snapshot, features)
   // Every rank reads the key columns (and the query ids) of every unit: which units hold its rows depends on them.
   const restrict = async (plan: ScanPlan): Promise<ScanPlan> => {
     full = plan
