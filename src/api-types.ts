@@ -10,7 +10,7 @@ import type { TableEntry } from './sources/folder/catalog.ts'
 import type { CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot } from './table/types.ts'
 import type { RunResult, TrainConfig, TrainProgress, TrainSummary } from './run/config.ts'
 import type { RunManifest } from './run/manifest.ts'
-import type { PredictConfig, PredictResult } from './models/predict.ts'
+import type { PredictConfig, PredictProgress, PredictResult } from './models/predict.ts'
 import type { ExplainConfig, Explanation } from './models/gbdt/explain-run.ts'
 import type { ImportanceType } from './models/gbdt/importance.ts'
 import type { RecsysTrainConfig, RecsysTrainResult, RecsysTrainSummary } from './models/recsys/family.ts'
@@ -20,7 +20,7 @@ import type { ParamImportance } from './tune/importance.ts'
 import type { ShareAccess } from './sharing/access.ts'
 import type { TableAccess } from './storage/types.ts'
 import type { RunFile } from './run/artifacts.ts'
-import type { StoredRun, StoredRunData } from './run/store-idb.ts'
+import type { RunUpdate, StoredRun, StoredRunData as StoredRunDataOf } from './run/store-idb.ts'
 import type { StoppedMark } from './run/stop.ts'
 
 /** A GBDT run's result: the XGBoost JSON model, its manifest, metrics per round, the summary. */
@@ -33,7 +33,9 @@ export type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArt
 
 export type { AdapterSummary, CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, TableEntry }
 export type { ShareAccess, TableAccess }
-export type { RunFile, StoredRun, StoredRunData, StoppedMark }
+export type { RunFile, RunUpdate, StoredRun, StoppedMark }
+/** A kept run's large parts, its explanation the GBDT's (api.explain's answer). */
+export type StoredRunData = StoredRunDataOf<Explanation>
 
 /** Options of one `train` call in the page (not structured data: they do not cross page.evaluate). */
 export interface TrainRunOptions {
@@ -100,7 +102,8 @@ export interface SnaptrainApi extends SweepApi {
   /** The WebGPU adapter as plain data; throws naming the cause when WebGPU is unavailable. */
   adapterInfo(opts?: AdapterInfoOptions): Promise<AdapterSummary>
   /**
-   * Folders under `baseUrl` (default: `tables/` next to the page), via S3 ListObjectsV2.
+   * Folders under `baseUrl` (default: `tables/` next to the page), via S3 ListObjectsV2, else the
+   * folder's static `index.json`; a `baseUrl` naming that index reads it without listing.
    * Relative URLs resolve against the page.
    */
   listTables(baseUrl?: string, opts?: HttpOptions): Promise<TableEntry[]>
@@ -170,11 +173,14 @@ export interface SnaptrainApi extends SweepApi {
   runData(id: string): Promise<StoredRunData | undefined>
   /** Removes a kept run. */
   deleteRun(id: string): Promise<void>
+  /** Renames or retags a kept run, or keeps its explanation; resolves once durable, throws when it is not kept. */
+  updateRun(id: string, change: RunUpdate): Promise<void>
   /**
    * Margins and predictions of every live row of `config.table` (table order) with `config.model`:
-   * an XGBoost model, or a recommender's model.bin (margins are then its logits).
+   * an XGBoost model, or a recommender's model.bin (margins are then its logits). `onProgress`
+   * hears its stages and the rows scored of the total.
    */
-  predict(config: PredictConfig): Promise<PredictResult>
+  predict(config: PredictConfig, onProgress?: (p: PredictProgress) => void): Promise<PredictResult>
   /**
    * Explanations of a finished GBDT run (`config.run`: the config given to train, `config.model`:
    * its model): feature importance of every XGBoost get_score type, and SHAP values of up to

@@ -8,12 +8,14 @@ import { version } from '../package.json'
 import { adapterSummary, assertAdapter, assertGpu } from './gpu/device.ts'
 import { listTables } from './sources/index.ts'
 import { listCommits, openSnapshot, readRows } from './table/index.ts'
+import { indexedLogsFor } from './table/listing.ts'
 import { withTimeout } from './util/deadline.ts'
 import { lazySweepApi } from './sweep/lazy.ts'
 import { parseProfile, SharingClient, shareTableUrl } from './sharing/index.ts'
 import type { ProxiedProfile } from './sharing/index.ts'
 import { tableResolver } from './sources/index.ts'
 import { TableError, type HttpOptions } from './table/types.ts'
+import { PROXY_NAME, PROXY_PROFILES } from './sharing/proxy-route.ts'
 import type {
   AccessOption,
   AdapterInfoOptions,
@@ -31,8 +33,6 @@ import type {
 import type { RunStore } from './run/store-idb.ts'
 
 const ADAPTER_TIMEOUT_MS = 10_000
-/** The local sharing proxy's registration route (src/serve/sharing-proxy.ts), on the page's own origin. */
-const PROXY_PROFILES = '/__snaptrain/sharing/profiles'
 const PROXY_TIMEOUT_MS = 10_000
 
 /** The API object; `pageUrl` is what relative table URLs resolve against (default the page). */
@@ -47,13 +47,22 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
     const http = { fetch, timeoutMs, attempts, backoffMs, allowOrigins, allowInsecureHttp }
     return { ...rest, resolver: tableResolver(url, accesses.intern(access), { http }) }
   }
-  /** A run's config with its table URLs resolved and its access interned (train and explain read the same rows). */
-  const runConfig = (config: TrainConfig): TrainConfig => ({
-    ...config,
-    table: abs(config.table),
-    validTable: config.validTable && abs(config.validTable),
-    ...accesses.option(config.access),
-  })
+  /**
+   * A run's config with its table URLs resolved and its access interned (train and explain read the
+   * same rows), and what a static index said of those tables' logs, for its rank workers.
+   */
+  const runConfig = (config: TrainConfig): TrainConfig => {
+    const table = abs(config.table)
+    const validTable = config.validTable && abs(config.validTable)
+    const indexedLogs = indexedLogsFor([table, validTable])
+    return {
+      ...config,
+      table,
+      validTable,
+      ...(indexedLogs ? { http: { ...config.http, indexedLogs } } : {}),
+      ...accesses.option(config.access),
+    }
+  }
   const running = new Set<AbortController>()
   let runStore: Promise<RunStore> | undefined
   const runs = (): Promise<RunStore> => {
@@ -72,7 +81,8 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
   return {
     version,
     adapterInfo,
-    listTables: (baseUrl = 'tables/', opts) => listTables(abs(baseUrl), opts),
+    // Not abs(): a folder or the URL of its static index (catalog.ts TABLE_INDEX), which takes no '/'.
+    listTables: (baseUrl = 'tables/', opts) => listTables(new URL(baseUrl, pageUrl).href, opts),
     openSnapshot: (url, opts) => openSnapshot(abs(url), governed(abs(url), opts)),
     listCommits: (url, opts) => listCommits(abs(url), governed(abs(url), opts)),
     readRows: (snapshot, opts) => readRows(snapshot, governed(snapshot.tableUrl, opts)),
@@ -113,8 +123,9 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
     saveRun: async (run, data) => (await runs()).put(run, data),
     runData: async id => (await runs()).data(id),
     deleteRun: async id => (await runs()).delete(id),
-    predict: async config =>
-      (await import('./models/predict.ts')).runPrediction({ ...config, table: abs(config.table) }),
+    updateRun: async (id, change) => (await runs()).update(id, change),
+    predict: async (config, onProgress) =>
+      (await import('./models/predict.ts')).runPrediction({ ...config, table: abs(config.table) }, onProgress),
     explain: async config =>
       (await import('./models/gbdt/explain-run.ts')).runExplain({ ...config, run: runConfig(config.run) }),
     ...sweeps,
@@ -178,7 +189,7 @@ async function registerWithProxy(
   const url = new URL(PROXY_PROFILES, pageUrl).href
   const probe = await fetch(url, { signal: AbortSignal.timeout(PROXY_TIMEOUT_MS) }).catch(() => undefined)
   const probed = probe && (await probe.json().catch(() => undefined))
-  if (probe?.status !== 405 || probed?.errorCode !== 'METHOD_NOT_ALLOWED') {
+  if (!probe?.ok || probed?.proxy !== PROXY_NAME) {
     if (!required) return undefined
     throw new TableError(`profile ${source}: this page's server has no sharing proxy (${url})`, 'sharing', url)
   }

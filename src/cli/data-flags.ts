@@ -3,6 +3,7 @@
  * its version, label, features, row filter and the validation rows.
  */
 import { UsageError } from './args.ts'
+import { DEFAULT_VALID_FRACTION } from '../eval/validation.ts'
 
 /** `--token`: a bearer token for the table's origin (train, predict, sweep; scan has its own). */
 export const TOKEN_FLAG = {
@@ -106,7 +107,7 @@ export const DATA_FLAGS = {
   'valid-fraction': {
     type: 'number',
     placeholder: 'f',
-    help: "hold out this share of rows, by a seeded hash of each row's values in the split-key columns",
+    help: `hold out this share of rows, by a seeded hash of each row's values in the split-key columns (default ${DEFAULT_VALID_FRACTION} unless --valid-table; train: 0 for no validation rows)`,
   },
   'split-key': {
     type: 'list',
@@ -117,3 +118,39 @@ export const DATA_FLAGS = {
   ...ALLOW_ORIGIN_FLAG,
   ...INSECURE_HTTP_FLAG,
 } as const
+
+/** The validation rows a command uses: the fraction it passes on (undefined: none or a table) and the line that says so. */
+export interface ValidationChoice {
+  validFraction?: number
+  /** "validation: 20 % of rows by row key (default; --valid-fraction 0 for none)", for stderr. */
+  line: string
+}
+
+/**
+ * What the validation flags ask for: --valid-table, else --valid-fraction (0: none, where `none`
+ * is allowed: `train`), else DEFAULT_VALID_FRACTION — the page's default too — said as such.
+ * Throws naming the flag when --valid-fraction is out of range.
+ */
+export function validationChoice(
+  f: { 'valid-table'?: string; 'valid-fraction'?: number; 'split-key'?: string[] },
+  none: boolean,
+): ValidationChoice {
+  const fr = f['valid-fraction']
+  if (f['valid-table'] && fr !== undefined) throw new UsageError('--valid-table and --valid-fraction: give at most one')
+  const key = f['split-key']?.length ? `the row key ${f['split-key'].join(',')}` : 'row key'
+  if (f['valid-table']) return { line: `validation: the rows of ${f['valid-table']} (--valid-table)` }
+  if (fr === undefined)
+    return {
+      validFraction: DEFAULT_VALID_FRACTION,
+      line: `validation: ${percent(DEFAULT_VALID_FRACTION)} of rows by ${key} (default${none ? '; --valid-fraction 0 for none' : ''})`,
+    }
+  if (none && fr === 0) return { line: 'validation: none (--valid-fraction 0): no validation metrics' }
+  if (!(fr > 0 && fr < 1))
+    throw new UsageError(`--valid-fraction: must be in ${none ? '[0, 1) (0: none)' : '(0, 1)'}, got ${fr}`)
+  return { validFraction: fr, line: `validation: ${percent(fr)} of rows by ${key} (--valid-fraction ${fr})` }
+}
+
+/** 0.2 → "20 %". */
+function percent(f: number): string {
+  return `${Number((f * 100).toPrecision(6))} %`
+}

@@ -32,7 +32,14 @@ import { csvText } from '../util/csv.ts'
 import { readModelFile } from './model-file.ts'
 import { readFileSync } from 'node:fs'
 import { FAMILIES, familyOfModel } from '../models/registry.ts'
-import { checkRecsysModel, isRecsysModel, type PredictConfig, type PredictResult } from '../models/predict.ts'
+import {
+  checkRecsysModel,
+  isRecsysModel,
+  type PredictConfig,
+  type PredictProgress,
+  type PredictResult,
+} from '../models/predict.ts'
+import { progress, type Progress } from './progress.ts'
 
 const SPEC = {
   name: 'predict',
@@ -115,9 +122,14 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       ...(f['allow-insecure-http'] ? { http: insecureHttp(f) } : {}),
       ...(table.access ? { access: table.access } : {}),
     }
-    const r = await withAppPage(io, f.timeout, closers, page =>
-      page.evaluate<PredictResult>(predictScript(forPage(config, page.url()))),
-    )
+    const shown = predictProgress(progress(io))
+    const r = await withAppPage(
+      io,
+      f.timeout,
+      closers,
+      page => page.evaluate<PredictResult>(predictScript(forPage(config, page.url()))),
+      shown,
+    ).finally(() => shown.end())
     const out = resolve(f.out)
     atomicWrite(
       out,
@@ -162,10 +174,44 @@ export function loadModel(path: string, contribs = false): string | Uint8Array<A
  * turned back into bytes in the page.
  */
 export function predictScript(config: PredictConfig): string {
-  if (typeof config.model === 'string') return `window.snaptrain.predict(${JSON.stringify(config)})`
+  const progress = 'p => window.__snaptrainProgress(JSON.stringify(p))'
+  if (typeof config.model === 'string') return `window.snaptrain.predict(${JSON.stringify(config)}, ${progress})`
   const b64 = Buffer.from(config.model.buffer, config.model.byteOffset, config.model.byteLength).toString('base64')
   const rest = JSON.stringify({ ...config, model: undefined })
-  return `window.snaptrain.predict({ ...${rest}, model: Uint8Array.from(atob(${JSON.stringify(b64)}), c => c.charCodeAt(0)) })`
+  return `window.snaptrain.predict({ ...${rest}, model: Uint8Array.from(atob(${JSON.stringify(b64)}), c => c.charCodeAt(0)) }, ${progress})`
+}
+
+/** Rows-scored lines piped at most this often (the first and the last always). */
+const PREDICT_LINE_MS = 1000
+
+/**
+ * The page's prediction progress (PredictProgress JSON) on `shown`: each stage, then
+ * "predict: 12000 / 45000 rows" — on a terminal one updating line, piped a line at most once a
+ * second (`now`: injectable for tests). `end` closes it.
+ */
+export function predictProgress(
+  shown: Progress,
+  now: () => number = () => performance.now(),
+): ((json: string) => void) & { end: () => void } {
+  let last = Number.NEGATIVE_INFINITY
+  let stage = ''
+  const on = (json: string) => {
+    const p = JSON.parse(json) as PredictProgress
+    if (p.done === undefined || p.total === undefined) {
+      shown.stage(`predict: ${p.message}`)
+      return
+    }
+    if (p.message !== stage) {
+      stage = p.message
+      shown.line(`predict: ${p.message}`)
+    }
+    const t = now()
+    const edge = p.done === 0 || p.done >= p.total
+    const text = `predict: ${p.done} / ${p.total} rows`
+    shown.step(p.done, p.total, text, edge || t - last >= PREDICT_LINE_MS ? text : undefined)
+    if (edge || t - last >= PREDICT_LINE_MS) last = t
+  }
+  return Object.assign(on, { end: () => shown.end() })
 }
 
 /** SHAP values of a prediction: the model's feature names and [N × (F + 1)] row-major values, bias last. */

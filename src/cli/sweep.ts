@@ -25,8 +25,9 @@ import { exportSweep, importSweep, trialsCsv } from '../tune/export.ts'
 import { OPTUNA_JOURNAL_FILE, optunaJournal, readJournal, warmStartBest, warmStartFromJournal } from '../tune/optuna.ts'
 import { sweepBestFiles } from '../continue/sweep-bundle.ts'
 import type { RunManifest } from '../run/manifest.ts'
-import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts } from '../tune/types.ts'
-import { allowOrigins, DATA_FLAGS, insecureHttp, tokenHeaders } from './data-flags.ts'
+import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts, TrialRecord } from '../tune/types.ts'
+import { hasBrackets, rungReached, stateCounts, stateWord, strategyLine, trialStates } from '../tune/trial-state.ts'
+import { allowOrigins, DATA_FLAGS, insecureHttp, tokenHeaders, validationChoice } from './data-flags.ts'
 import { forPage } from './governed.ts'
 import { tableAddress } from './table-url.ts'
 
@@ -103,7 +104,7 @@ export const SPEC = {
     timeout: { type: 'number', default: 3600, placeholder: 'S', help: 'give up after S seconds (default 3600)' },
     json: {
       type: 'boolean',
-      help: 'print {best, trials, stopped_early, gpu_seconds, gpu_seconds_full_budget, wall_seconds} as the last stdout line',
+      help: 'print {best, trials, stopped_early, gpu_seconds, gpu_seconds_full_budget, wall_seconds, complete, pruned, failed} as the last stdout line (best.params: the complete train parameters of the best trial, its num_round / epochs included)',
     },
     'csv-formula-guard': {
       type: 'boolean',
@@ -145,12 +146,18 @@ export type SweepFlags = FlagValues<typeof SPEC.flags>
 
 /** What `--json` prints. */
 export interface SweepSummary {
+  /** params: what `snaptrain train --params` reproduces the best model with (resource included). */
   best: { params: Record<string, unknown>; metric: number; trial: number } | null
   trials: number
+  /** Trials the strategy stopped mid-training (ASHA); `pruned` counts these and the ones not promoted. */
   stopped_early: number
   gpu_seconds: number
   gpu_seconds_full_budget: number
   wall_seconds: number
+  /** Trials by state as Optuna reads them (tune/trial-state.ts). */
+  complete: number
+  pruned: number
+  failed: number
   /** Only for a warm-started sweep: the journal's study and how many of its trials seeded it. */
   warm_start?: { journal: string; study: string; seeded: number; best_value: number }
 }
@@ -168,6 +175,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.err(`snaptrain sweep: ${(e as Error).message}`)
     return 2
   }
+  io.err(`sweep: ${validationChoice(f, false).line}`)
   const tables: PageTable[] = []
   try {
     const { table, valid } = await pageTables(f, tables)
@@ -225,8 +233,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
  * parallel against the largest limit of any adapter). Throws naming the flag or the space entry.
  */
 export function checkFlags(f: SweepFlags): SweepConfig {
-  if (f['valid-table'] && f['valid-fraction'] !== undefined)
-    throw new Error('--valid-table and --valid-fraction: give at most one')
+  validationChoice(f, false) // at most one of the two; a share in (0, 1)
   if (f['split-key'].length && f['valid-table']) throw new Error('--split-key: not with --valid-table')
   for (const flag of ['weight', 'base-margin', 'qid'] as const)
     if (f[flag] !== undefined && !familyOf(f.model).cliFlags.includes(flag))
@@ -317,13 +324,17 @@ export interface PageResult {
 async function runInPage(io: CliIo, seconds: number, config: SweepConfig): Promise<PageResult> {
   const closers: Closers = []
   const shown = progress(io)
-  return withAppPage(
+  const printed = new Set<number>()
+  const result = await withAppPage(
     io,
     seconds,
     closers,
     page => page.evaluate<PageResult>(sweepScript(forPage(config, page.url()))),
-    line => showProgress(shown, config, line),
+    line => showProgress(shown, config, line, printed),
   ).finally(() => shown.end())
+  // The trials whose lines the last events did not settle (the final state decides every rung).
+  for (const line of trialLines(result.state, printed)) io.err(line)
+  return result
 }
 
 /**
@@ -348,25 +359,74 @@ function namedConfig({ tableAddress, validTableAddress, ...c }: SweepConfig): Sw
 }
 
 /**
- * A page event on `shown`: stages (with their fraction), each finished trial as a line, and on a
- * terminal the count of finished trials (of `--trials` where the strategy has that many) with
- * the best metric so far.
+ * A page event on `shown`: stages (with their fraction), each trial as a line once its state is
+ * settled (trialLines; `printed` holds those printed), and on a terminal the count of finished
+ * trials (of `--trials` where the strategy has that many), the pruned ones, and the best metric so far.
  */
-function showProgress(shown: Progress, config: SweepConfig, json: string): void {
+function showProgress(shown: Progress, config: SweepConfig, json: string, printed: Set<number>): void {
   const e = JSON.parse(json) as SweepEvent
   if (e.kind === 'stage') return shown.stage(`sweep: ${e.message}`, e.fraction)
-  const msg = progressLine(json)
-  if (msg) shown.line(msg)
   if (e.kind !== 'state') return
   const s = e.state
-  const ended = s.trials.filter(t => t.status !== 'running' && t.status !== 'pending').length
-  const running = s.trials.length - ended - s.trials.filter(t => t.status === 'pending').length
+  for (const line of trialLines(s, printed)) shown.line(line)
+  const c = stateCounts(trialStates(s, familyOf(s.config.model)))
+  const ended = c.complete + c.pruned + c.failed
   const best = s.best ? `, best ${s.best.metric.toFixed(5)} (trial ${s.best.trial})` : ''
   const total = config.trials !== undefined && config.trials >= s.trials.length ? config.trials : undefined
   shown.step(
     ended,
     total,
-    `sweep: ${ended}${total === undefined ? '' : `/${total}`} trials done, ${running} running, ${s.stoppedEarly} stopped early${best}`,
+    `sweep: ${ended}${total === undefined ? '' : `/${total}`} trials done, ${c.running} running, ${c.pruned} pruned${best}`,
+  )
+}
+
+/**
+ * The lines of `state`'s trials not in `printed` whose state is settled (then added to it): ended,
+ * and — a Hyperband / BOHB trial below its bracket's last rung — promoted or pruned, so each trial
+ * is printed once, with the state Optuna would give it.
+ */
+export function trialLines(state: SweepState, printed: Set<number>): string[] {
+  const family = familyOf(state.config.model)
+  const states = trialStates(state, family)
+  const promoted = new Set(state.trials.map(t => t.promotedFrom))
+  const out: string[] = []
+  for (const t of [...state.trials].sort((a, b) => a.id - b.id)) {
+    const st = states.get(t.id)!
+    if (printed.has(t.id) || st === 'RUNNING' || st === 'WAITING') continue
+    const open = st === 'COMPLETE' && hasBrackets(state.config.strategy) && t.rung < t.bracket && !promoted.has(t.id)
+    if (open) continue
+    printed.add(t.id)
+    out.push(trialLine(t, stateWord(st), state, family))
+  }
+  return out
+}
+
+/**
+ * One trial as a stderr line: its state word, bracket and rung where the strategy has them (ASHA:
+ * the rung reached), the resource reached of requested, the metric, GPU-seconds, the trial it was
+ * promoted from, its parameters and any error.
+ */
+export function trialLine(
+  t: TrialRecord,
+  word: string,
+  state: SweepState,
+  family = familyOf(state.config.model),
+): string {
+  const c = state.config
+  const rung = rungReached(t, state, family)
+  const where = hasBrackets(c.strategy)
+    ? `bracket ${t.bracket} rung ${t.rung} `
+    : rung !== undefined
+      ? `rung ${rung} `
+      : ''
+  const metric = t.metric !== undefined ? t.metric.toFixed(5) : '-'
+  const params = Object.entries(t.config)
+    .map(([k, v]) => `${k}=${typeof v === 'number' ? Number(v.toPrecision(4)) : JSON.stringify(v)}`)
+    .join(' ')
+  return (
+    `[trial ${t.id}] ${word.padEnd(8)} ${where}${family.resource.param} ${t.curve.at(-1)?.resource ?? 0}/${t.resource} ` +
+    `${c.metric ?? 'auc'} ${metric} ${t.gpuSeconds.toFixed(2)} GPU-s` +
+    `${t.promotedFrom !== undefined ? ` from #${t.promotedFrom}` : ''} ${params}${t.error ? ` error: ${t.error}` : ''}`
   )
 }
 
@@ -382,27 +442,18 @@ export function sweepScript(config: SweepConfig): string {
 }
 
 /**
- * One stderr line per stage and per finished trial (reports and starts are not printed). Of a
- * stage's progress updates (fraction) only the last (1) is printed: a terminal log needs no bar.
+ * The stderr line of a stage event (trials: trialLines). Of a stage's progress updates (fraction)
+ * only the last (1) is printed: a terminal log needs no bar.
  */
 export function progressLine(json: string): string | undefined {
   const e = JSON.parse(json) as SweepEvent
   if (e.kind === 'stage') return e.fraction === undefined || e.fraction === 1 ? `sweep: ${e.message}` : undefined
-  if (e.kind !== 'trial' || e.trial.status === 'running' || e.trial.status === 'pending') return undefined
-  const t = e.trial
-  const last = t.curve.at(-1)
-  const metric = t.metric !== undefined ? t.metric.toFixed(5) : '-'
-  const params = Object.entries(t.config)
-    .map(([k, v]) => `${k}=${typeof v === 'number' ? Number(v.toPrecision(4)) : JSON.stringify(v)}`)
-    .join(' ')
-  return (
-    `[trial ${t.id}] ${t.status.padEnd(9)} bracket ${t.bracket} rung ${t.rung} resource ${last?.resource ?? 0}/${t.resource} metric ${metric} ` +
-    `${t.gpuSeconds.toFixed(2)} GPU-s ${params}${t.error ? ` error: ${t.error}` : ''}`
-  )
+  return undefined
 }
 
 /** The --json summary of a finished state. */
 export function sweepSummary(s: SweepState, wallSeconds: number): SweepSummary {
+  const c = stateCounts(trialStates(s, familyOf(s.config.model)))
   return {
     best: s.best ? { params: s.best.params, metric: s.best.metric, trial: s.best.trial } : null,
     trials: s.trials.length,
@@ -410,6 +461,9 @@ export function sweepSummary(s: SweepState, wallSeconds: number): SweepSummary {
     gpu_seconds: s.gpuSeconds,
     gpu_seconds_full_budget: s.gpuSecondsFullBudget,
     wall_seconds: wallSeconds,
+    complete: c.complete,
+    pruned: c.pruned,
+    failed: c.failed,
     ...(s.config.warmStart
       ? {
           warm_start: {
@@ -489,7 +543,7 @@ async function writeSweep(io: CliIo, f: SweepFlags, r: PageResult, wallSeconds: 
       `sweep: warm-started from ${s.warm_start.seeded} finished trials of study ${s.warm_start.study} in ${s.warm_start.journal} (best ${r.state.config.metric} ${s.warm_start.best_value.toFixed(5)}: trial 0 ran its configuration)`,
     )
   io.err(
-    `sweep: ${r.state.status}: ${s.trials} trials (${s.stopped_early} stopped early), best ${s.best ? `trial ${s.best.trial} ${r.state.config.metric} ${s.best.metric.toFixed(5)}` : '-'}; ` +
+    `sweep: ${r.state.status}: ${strategyLine(r.state, familyOf(r.state.config.model))}; ${s.complete} complete, ${s.pruned} pruned, ${s.failed} failed; best ${s.best ? `trial ${s.best.trial} ${r.state.config.metric} ${s.best.metric.toFixed(5)}` : '-'}; ` +
       `${s.gpu_seconds.toFixed(1)} GPU-s (full budget ${s.gpu_seconds_full_budget.toFixed(1)}), ${wallSeconds.toFixed(1)} s wall; wrote ${dir}`,
   )
   if (f.json) io.out(JSON.stringify(s))

@@ -23,7 +23,7 @@ import type { ModelFamily } from '../run/family.ts'
 import { runFiles } from '../run/artifacts.ts'
 import type { StoppedMark } from '../run/stop.ts'
 import type { RecsysTrainSummary } from '../models/recsys/family.ts'
-import { allowOrigins, DATA_FLAGS, insecureHttp, tokenHeaders } from './data-flags.ts'
+import { allowOrigins, DATA_FLAGS, insecureHttp, tokenHeaders, validationChoice } from './data-flags.ts'
 import { forPage } from './governed.ts'
 import { tableAddress } from './table-url.ts'
 import { readModelFile } from './model-file.ts'
@@ -94,6 +94,10 @@ const SPEC = {
       placeholder: 'R',
       help: 'data-parallel ranks: R rank workers, each with its own GPU device and share of the data (default 1; --json reports per-collective time and bytes)',
     },
+    'eval-train': {
+      type: 'boolean',
+      help: "gbdt: also evaluate each eval_metric on the training rows every round, as XGBoost's evals=[(dtrain, 'train'), …]: train-auc, train-logloss, … beside the validation columns of metrics.csv and the progress (the page's default; early stopping watches validation only; one rank)",
+    },
     timeout: { type: 'number', default: 1800, placeholder: 'S', help: 'give up after S seconds (default 1800)' },
     json: { type: 'boolean', help: 'print the run summary as one JSON object on the last stdout line' },
   },
@@ -150,6 +154,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const { table, valid } = await pageTables(f, tables)
     const config = await precheck({ ...trainConfig(f, table, valid), initModel }, family, params)
     const shown = progress(io)
+    shown.line(`train: ${validationChoice(f, true).line}`)
     const result = await withAppPage(
       io,
       f.timeout,
@@ -183,12 +188,14 @@ export function checkFlags(f: TrainFlags, family: ModelFamily): unknown {
   const p = withParamsPrefix(() => family.params({ params: raw, seed: f.seed }))
   const d = familyOf(family.name)
   for (const flag of FAMILY_FLAGS)
-    if (!d.cliFlags.includes(flag) && (f as Record<string, unknown>)[flag] !== undefined)
+    if (!d.cliFlags.includes(flag) && ![undefined, false].includes((f as Record<string, unknown>)[flag] as undefined))
       throw new Error(
         `--${flag}: only for ${familiesWithFlag(flag)
           .map(o => `--model ${o.name}`)
           .join(' or ')}`,
       )
+  if (f['eval-train'] && f.ranks > 1)
+    throw new Error(`--eval-train: training-rows metrics need the rows on one rank; got --ranks ${f.ranks}`)
   // The run would refuse it too, but only in the page, after a browser started.
   if (typeof raw.objective === 'string' && raw.objective.startsWith('rank:') && f.qid === undefined)
     throw new Error(`--qid: ${raw.objective} ranks rows within queries: name the query id column (--qid COL)`)
@@ -199,10 +206,12 @@ export function checkFlags(f: TrainFlags, family: ModelFamily): unknown {
   if (
     d.earlyStoppingNeedsValidation &&
     raw.early_stopping_rounds !== undefined &&
-    f['valid-fraction'] === undefined &&
+    validationChoice(f, true).validFraction === undefined &&
     !f['valid-table']
   ) {
-    throw new Error('--params: early_stopping_rounds: needs a validation set (--valid-fraction or --valid-table)')
+    throw new Error(
+      '--params: early_stopping_rounds: needs a validation set (--valid-fraction above 0, its default, or --valid-table)',
+    )
   }
   return p
 }
@@ -219,13 +228,11 @@ export function checkCommonFlags(f: TrainFlags): Record<string, unknown> {
     throw new Error(`--params: not valid JSON (${(e as Error).message})`)
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('--params: must be a JSON object')
-  if (f['valid-table'] && f['valid-fraction'] !== undefined)
-    throw new Error('--valid-table and --valid-fraction: give at most one')
+  const valid = validationChoice(f, true)
   if (f['valid-version'] !== undefined && !f['valid-table']) throw new Error('--valid-version: needs --valid-table')
-  if (f['split-key'].length && f['valid-fraction'] === undefined) throw new Error('--split-key: needs --valid-fraction')
+  if (f['split-key'].length && valid.validFraction === undefined)
+    throw new Error('--split-key: needs a validation share (not with --valid-table or --valid-fraction 0)')
   allowOrigins(f) // a bad origin is a usage error (exit 2), found before any table is served
-  const fr = f['valid-fraction']
-  if (fr !== undefined && !(fr > 0 && fr < 1)) throw new Error(`--valid-fraction: must be in (0, 1), got ${fr}`)
   return raw as Record<string, unknown>
 }
 
@@ -260,13 +267,14 @@ export function trainConfig(f: TrainFlags, table: PageTable, valid?: PageTable):
     ...(f.weight !== undefined ? { weight: f.weight } : {}),
     ...(f['base-margin'] !== undefined ? { baseMargin: f['base-margin'] } : {}),
     ...(f.qid !== undefined ? { qid: f.qid } : {}),
+    ...(f['eval-train'] ? { evalTrain: true } : {}),
     features: f.features.length ? f.features : undefined,
     filter: f.filter,
     validTable: valid?.url,
     validTablePath: valid?.path,
     validTableAddress: valid && tableAddress(valid),
     validVersion: f['valid-version'],
-    validFraction: f['valid-fraction'],
+    validFraction: validationChoice(f, true).validFraction,
     splitKey: f['split-key'].length ? f['split-key'] : undefined,
     params: JSON.parse(f.params) as Record<string, unknown>,
     ...(f['model-format'] ? { modelFormat: f['model-format'] } : {}),

@@ -167,8 +167,31 @@ export function metricBase(metric: string): string {
  * (mlogloss, merror included) is minimised.
  */
 export function maximize(metric: string): boolean {
-  if (metric === 'gauc') return true
-  return metric !== 'mape' && ['auc', 'map', 'ndcg', 'pre'].some(m => metric.startsWith(m))
+  const m = validationName(metric)
+  if (m === 'gauc') return true
+  return m !== 'mape' && ['auc', 'map', 'ndcg', 'pre'].some(b => m.startsWith(b))
+}
+
+/**
+ * Prefix of a metric on the training rows, as XGBoost prints an eval set named `train`
+ * (`train-auc`); the validation metrics keep their bare names (`auc`), which early stopping,
+ * sweeps and the summary read.
+ */
+export const TRAIN_PREFIX = 'train-'
+
+/** True for a training-rows metric (`train-auc`). */
+export function isTrainMetric(name: string): boolean {
+  return name.startsWith(TRAIN_PREFIX)
+}
+
+/** The metric a name measures, on whichever rows: `train-auc` → auc, `auc` → auc. */
+export function validationName(name: string): string {
+  return isTrainMetric(name) ? name.slice(TRAIN_PREFIX.length) : name
+}
+
+/** One round's validation metrics: the record without its training-rows (`train-…`) entries. */
+export function validationMetrics(m: Readonly<Record<string, number>>): Record<string, number> {
+  return Object.fromEntries(Object.entries(m).filter(([k]) => !isTrainMetric(k)))
 }
 
 /** Evaluates `metric` (a parseMetric name) on predictions `pred` against `labels`. */

@@ -7,6 +7,16 @@ import type { TableAccess } from '../storage/types.ts'
 import type { HttpOptions, StructField, StructType } from '../table/types.ts'
 
 /** What to predict (structured-cloneable). */
+/**
+ * How far a prediction is (window.snaptrain.predict's onProgress, the CLI's stderr): a stage, and
+ * while rows are scored the rows done of the total.
+ */
+export interface PredictProgress {
+  message: string
+  done?: number
+  total?: number
+}
+
 export interface PredictConfig {
   /**
    * The model file's contents: XGBoost JSON text (NaN tokens allowed) or UBJSON bytes

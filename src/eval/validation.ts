@@ -5,6 +5,12 @@
  * without a validation table splits off a default fraction.
  */
 
+/**
+ * The validation share every shell proposes when the user names none: the page's train and sweep
+ * forms, `snaptrain train` (--valid-fraction 0 for none) and `snaptrain sweep`.
+ */
+export const DEFAULT_VALID_FRACTION = 0.2
+
 /** Where a run's validation rows come from. */
 export type ValidationSet =
   | { kind: 'table'; table: string; version?: number }

@@ -4,11 +4,11 @@
  * XGBoost model — and that family's predictor is loaded. The page API and the CLI come here, so no
  * family's predictor knows another.
  */
-import type { PredictConfig, PredictResult } from '../eval/predict.ts'
+import type { PredictConfig, PredictProgress, PredictResult } from '../eval/predict.ts'
 import { decodeCheckpoint, MAGIC } from './recsys/checkpoint.ts'
 import { familyOfModel } from './registry.ts'
 
-export type { PredictConfig, PredictResult }
+export type { PredictConfig, PredictProgress, PredictResult }
 
 /** True when `model` is a recommender's model file (checkpoint magic), not an XGBoost model. */
 export function isRecsysModel(model: PredictConfig['model']): model is Uint8Array<ArrayBuffer> {
@@ -20,7 +20,13 @@ export function checkRecsysModel(bytes: Uint8Array, where: string): void {
   decodeCheckpoint(bytes, where)
 }
 
-/** Predicts every live row of the table with the model's family. Throws naming a feature the table lacks. */
-export async function runPrediction(config: PredictConfig): Promise<PredictResult> {
-  return (await familyOfModel(config.model).loadPredict())(config)
+/**
+ * Predicts every live row of the table with the model's family; `onProgress` hears its stages and
+ * rows scored. Throws naming a feature the table lacks.
+ */
+export async function runPrediction(
+  config: PredictConfig,
+  onProgress?: (p: PredictProgress) => void,
+): Promise<PredictResult> {
+  return (await familyOfModel(config.model).loadPredict())(config, onProgress)
 }

@@ -11,7 +11,7 @@
  * gblinear/params.ts), which say a run's task and a sweep's default metric.
  */
 import type { ModelFamily } from '../run/family.ts'
-import type { PredictConfig, PredictResult } from '../eval/predict.ts'
+import type { PredictConfig, PredictProgress, PredictResult } from '../eval/predict.ts'
 import { METRIC_MENU, metricBase } from '../eval/metrics.ts'
 import { objectiveTask, type Task } from './gbdt/objective.ts'
 import { sweepDefaultMetric as gbdtSweepMetric } from './gbdt/params.ts'
@@ -55,7 +55,7 @@ export interface FamilyDescription {
   readonly metrics: readonly string[]
   /** The page's downloads of this family only (besides params, model, manifest…): kinds of ui/types.ts SweepDownloadKind. */
   readonly downloads: readonly string[]
-  /** `snaptrain train` flags only this family takes (others refuse them naming the families that do). */
+  /** `snaptrain train` flags only this family takes (others refuse them naming the families that do); the page offers the same options by them (eval-train). */
   readonly cliFlags: readonly string[]
   /** `early_stopping_rounds` needs a validation set (the CLI refuses it without one before a browser starts). */
   readonly earlyStoppingNeedsValidation: boolean
@@ -96,8 +96,8 @@ export interface FamilyDescription {
   recognise(model: ModelFileContents): boolean
   /** Loads the family's module (its model verbs). */
   load(): Promise<ModelFamily>
-  /** Loads its prediction of a table with a model file of this family. */
-  loadPredict(): Promise<(config: PredictConfig) => Promise<PredictResult>>
+  /** Loads its prediction of a table with a model file of this family (`onProgress`: stages and rows scored). */
+  loadPredict(): Promise<(config: PredictConfig, onProgress?: (p: PredictProgress) => void) => Promise<PredictResult>>
 }
 
 const decoder = new TextDecoder()
@@ -233,7 +233,7 @@ export const FAMILIES: readonly FamilyDescription[] = [
     // Every XGBoost eval_metric, binary ones first (src/eval/metrics.ts's menu).
     metrics: METRIC_MENU,
     downloads: ['model-ubj'],
-    cliFlags: ['model-format', 'init-model', 'weight', 'base-margin', 'qid'],
+    cliFlags: ['model-format', 'init-model', 'weight', 'base-margin', 'qid', 'eval-train'],
     earlyStoppingNeedsValidation: true,
     continue: { layout: 'xgboost', engines: ['dask', 'spark'] },
     explains: true,

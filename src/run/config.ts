@@ -51,6 +51,12 @@ export interface TrainConfig {
    */
   qid?: string
   features?: string[]
+  /**
+   * GBDT: also report every eval_metric on the training rows each round (`train-auc`, … beside
+   * the validation names; XGBoost's evals=[(dtrain, 'train'), (dvalid, 'valid')]): the page's
+   * default, the CLI's --eval-train. Early stopping and sweeps watch validation only. One rank only.
+   */
+  evalTrain?: boolean
   filter?: string
   validTable?: string
   validTablePath?: string

@@ -82,7 +82,10 @@ export interface RunManifest {
   filter: string | null
   seed: number
   params: Record<string, unknown>
-  /** Per-round validation metrics, round 0 first. */
+  /**
+   * Per-round metrics, the first round first (metrics.csv's round 1): validation ones by their
+   * names, training-rows ones (eval train) as `train-<name>`.
+   */
   metrics: Array<Record<string, number>>
   best_iteration: number
   rounds: number
@@ -233,16 +236,19 @@ export function runManifest<E extends object>(
 }
 
 /**
- * metrics.csv: header `round,<metric…>` then one line per round (metric columns in first-seen
- * order; a metric missing in a round is an empty cell). Numbers as JS prints them (round-trip).
+ * metrics.csv: header `round,<metric…>` then one line per round, counted from 1 as the page's
+ * curves count them (the model after round k has k trees per output; XGBoost's log prints this
+ * round as `[k-1]` and its evals_result holds it at index k − 1, as `metrics[k - 1]` here). Metric
+ * columns in first-seen order: the validation ones, then any training-rows `train-…` ones; a
+ * metric missing in a round is an empty cell. Numbers as JS prints them (round-trip).
  */
 export function metricsCsv(history: ReadonlyArray<Record<string, number>>): string {
   const names: string[] = []
   for (const m of history) for (const k of Object.keys(m)) if (!names.includes(k)) names.push(k)
-  return csvText([['round', ...names], ...history.map((m, r) => [r, ...names.map(k => m[k])])])
+  return csvText([['round', ...names], ...history.map((m, r) => [r + 1, ...names.map(k => m[k])])])
 }
 
-/** Parses metrics.csv back (tests, tools): one record per round. */
+/** Parses metrics.csv back (tests, tools): one record per round, with its `round` (1 first). */
 export function parseMetricsCsv(text: string): Array<Record<string, number>> {
   const [header, ...rows] = text.trim().split('\n')
   const names = header.split(',')

@@ -89,12 +89,23 @@ function warmAhead<P>(
   return openAhead(
     backend,
     device => warm(device, params, input),
-    n =>
-      input.onProgress({
-        kind: 'stage',
-        message: n > 0 ? `compiling ${n} GPU kernel${n === 1 ? '' : 's'}` : 'preparing the GPU kernels',
-      }),
+    (done, total, waitedMs) => input.onProgress(compilingStage(done, total, waitedMs)),
   )
+}
+
+/**
+ * The stage of a run waiting for its shaders: "compiling GPU kernels 12 / 40" (fraction 0.3),
+ * then "compiled 40 GPU kernels in 12.3 s" (fraction 1: the CLI prints it when piped).
+ */
+export function compilingStage(done: number, total: number, waitedMs?: number): TrainProgress {
+  if (waitedMs !== undefined)
+    return {
+      kind: 'stage',
+      message: `compiled ${total} GPU kernel${total === 1 ? '' : 's'} in ${(waitedMs / 1000).toFixed(1)} s`,
+      fraction: 1,
+    }
+  if (total === 0) return { kind: 'stage', message: 'preparing the GPU kernels' }
+  return { kind: 'stage', message: `compiling GPU kernels ${done} / ${total}`, fraction: done / total }
 }
 
 /**

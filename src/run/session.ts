@@ -73,17 +73,22 @@ export interface DevicesAhead {
   release(): void
 }
 
+/** How often a run waiting for its warm-up asks how many pipelines are still compiling. */
+const WAIT_TICK_MS = 250
+
 /**
  * Opens the first device of a run in mode 'own' now and starts `warm` on it (the family compiling
  * its pipelines while the table loads: run/pipeline.ts). `kind` 'cpu' or no WebGPU: nothing is
  * opened or warmed, and `open` gives undefined. `waiting` hears, when `open` finds the warm-up
- * still running, how many pipelines are still compiling (the driver says why round 1 waits).
- * `openFresh`: where devices come from (default openOwnDevice; tests give fakes).
+ * still running, how many of the pipelines compiling then are done (`done` of `total`, again as
+ * they finish, at most every WAIT_TICK_MS) and, once all are, the milliseconds it waited (the
+ * driver says why round 1 waits). `openFresh`: where devices come from (default openOwnDevice;
+ * tests give fakes).
  */
 export function openAhead(
   kind: 'gpu' | 'cpu',
   warm: (device: SessionDevice) => Promise<void>,
-  waiting: (compiling: number) => void = () => {},
+  waiting: (done: number, total: number, waitedMs?: number) => void = () => {},
   openFresh: (kind: 'gpu' | 'cpu') => Promise<SessionDevice | undefined> = openOwnDevice,
 ): DevicesAhead {
   const first = openFresh(kind)
@@ -101,7 +106,17 @@ export function openAhead(
       if (handed) return openFresh(k)
       handed = true
       const device = await first
-      if (device && !settled) waiting(device.cache.pending)
+      if (device && !settled) {
+        const t0 = performance.now()
+        const total = device.cache.pending
+        let told = -1
+        while (!settled) {
+          const done = total - Math.min(total, device.cache.pending)
+          if (done !== told) waiting((told = done), total)
+          await Promise.race([warmed, new Promise(r => setTimeout(r, WAIT_TICK_MS))])
+        }
+        waiting(total, total, performance.now() - t0)
+      }
       await warmed
       return device
     },

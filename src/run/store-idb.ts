@@ -38,14 +38,29 @@ export interface StoredRun {
   modelFile: string
   /** Set when a user stopped the run (the manifest's mark). */
   stopped?: StoppedMark
+  /** The name the page shows (runs kept before names existed have none: ui/run-names.ts runName). */
+  name?: string
+  /** Free-text tags the user gave the run. */
+  tags?: string[]
 }
 
-/** A kept run's large parts. */
-export interface StoredRunData {
+/** What `RunStore.update` changes: the run's name and tags, its data's explanation. */
+export interface RunUpdate {
+  run?: Partial<Pick<StoredRun, 'name' | 'tags'>>
+  data?: Partial<Pick<StoredRunData, 'explanation'>>
+}
+
+/**
+ * A kept run's large parts. `E`: what the family's explanation is (run/ knows no family: api-types.ts
+ * names it, StoredRunData there is this with the GBDT's Explanation).
+ */
+export interface StoredRunData<E = unknown> {
   /** The model file's contents: XGBoost JSON text, or bytes (model.bin). */
   model: string | Uint8Array<ArrayBuffer>
   /** The final model's validation scores and labels (ROC, PR, confusion): ui/result-data.ts storedValidation's rows. */
   validation?: ValidationScores
+  /** The GBDT run's importance and SHAP summary, kept once computed (reopened, not recomputed). */
+  explanation?: E
 }
 
 /** The Runs list over IndexedDB; open with RunStore.open(). */
@@ -67,16 +82,41 @@ export class RunStore {
     })
   }
 
+  /**
+   * Changes run `id`'s record and data in one transaction (read and written in it); resolves once
+   * durable. Throws naming the run when it is not kept.
+   */
+  async update(id: string, change: RunUpdate): Promise<void> {
+    let missing = false
+    await writeTransaction(this.db, [RUNS, DATA], tx => {
+      const merge = (store: string, patch: object | undefined, key?: string) => {
+        if (!patch) return
+        const os = tx.objectStore(store)
+        const get = os.get(id)
+        get.onsuccess = () => {
+          if (get.result === undefined) {
+            missing = true
+            tx.abort()
+          } else os.put({ ...get.result, ...patch }, key)
+        }
+      }
+      merge(RUNS, change.run)
+      merge(DATA, change.data, id)
+    }).catch(e => {
+      throw missing ? new Error(`run ${id}: not kept in this browser, nothing to update`) : e
+    })
+  }
+
   /** Every kept run, newest first. */
   async list(): Promise<StoredRun[]> {
     const all = (await request(this.db.transaction(RUNS).objectStore(RUNS).getAll(), 'list runs')) as StoredRun[]
     return all.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
   }
 
-  /** Run `id`'s data, or undefined. */
-  async data(id: string): Promise<StoredRunData | undefined> {
+  /** Run `id`'s data, or undefined; `E`: the explanation's type as the caller kept it (put / update). */
+  async data<E = unknown>(id: string): Promise<StoredRunData<E> | undefined> {
     return (await request(this.db.transaction(DATA).objectStore(DATA).get(id), `get run ${id}`)) as
-      | StoredRunData
+      | StoredRunData<E>
       | undefined
   }
 

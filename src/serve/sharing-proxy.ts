@@ -17,11 +17,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Plugin } from 'vite'
 import type { Middleware } from './host-check.ts'
 import { SharingAuth } from '../sharing/auth.ts'
+import { PROXY_NAME, PROXY_PREFIX } from '../sharing/proxy-route.ts'
 import { storageProxy } from './storage-proxy.ts'
 import { FILE_HEADERS, forward, passedHeaders, relay, relayError, type ForwardOptions } from './relay.ts'
 import { parseProfile, type BearerProfile, type OAuthProfile } from '../sharing/profile.ts'
 
-const PREFIX = '/__snaptrain/sharing/'
+const PREFIX = PROXY_PREFIX
 /** Headers a forwarded REST answer keeps. */
 const API_HEADERS = ['content-type', 'delta-table-version', 'delta-sharing-capabilities', 'retry-after']
 /** Largest profile file taken (they are a few hundred bytes). */
@@ -83,6 +84,8 @@ export class SharingProxy {
 
   /** Why same-origin only: another site open in the browser must not register profiles here. */
   private async registerFromPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // GET is the page's probe: it answers 200 (not an error the browser would log) saying what is here.
+    if (req.method === 'GET') return reply(res, 200, { proxy: PROXY_NAME, message: 'POST a profile' })
     if (req.method !== 'POST') return reply(res, 405, { errorCode: 'METHOD_NOT_ALLOWED', message: 'POST a profile' })
     const site = req.headers['sec-fetch-site']
     if (site !== undefined && site !== 'same-origin') {

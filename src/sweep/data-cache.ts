@@ -12,10 +12,7 @@ import { loadFamily } from '../models/registry.ts'
 import { openTables } from '../run/pipeline.ts'
 import type { ReadOptions, StageListener, SweepConfig } from '../tune/types.ts'
 import { sweepGaucGroup } from './plan.ts'
-import { validationSet } from '../eval/validation.ts'
-
-/** Default validation share when a sweep names no validation table. */
-export const DEFAULT_VALID_FRACTION = 0.2
+import { DEFAULT_VALID_FRACTION, validationSet } from '../eval/validation.ts'
 
 export type { ReadOptions, StageListener } from '../tune/types.ts'
 

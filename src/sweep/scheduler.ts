@@ -186,6 +186,7 @@ async function runTrial(run: Run, req: TrialRequest, slotIndex: number): Promise
         }),
       ])
       rec.gpuSeconds = out.gpuSeconds
+      if (out.params) rec.params = out.params
       if (out.artifacts && !run.signal.aborted) await saveArtifacts(run, req.id, out.artifacts)
     } finally {
       run.signal.removeEventListener('abort', onAbort)
@@ -212,6 +213,7 @@ function end(run: Run, rec: TrialRecord, status: TrialRecord['status']): void {
     rec.curve = []
     delete rec.metric
     delete rec.endedAt
+    delete rec.params
     return
   }
   if (status === 'failed') delete rec.metric
@@ -237,6 +239,7 @@ function upsertTrial(state: SweepState, req: TrialRequest): TrialRecord {
   delete rec.metric
   delete rec.error
   delete rec.endedAt
+  delete rec.params
   return rec
 }
 

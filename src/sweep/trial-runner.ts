@@ -10,7 +10,7 @@
  * GBDT trials keep theirs. GPU-seconds = the slot queue's busy time over the trial.
  */
 import type { RunResult } from '../run/config.ts'
-import type { TrainInput } from '../run/family.ts'
+import type { TrainInput, TrialSpec } from '../run/family.ts'
 import { trainPrepared } from '../run/pipeline.ts'
 import type { SessionDevice } from '../run/session.ts'
 import { familyOf } from '../models/registry.ts'
@@ -53,7 +53,8 @@ export function createTrialRunner(ctx: TrialRunnerContext): TrialRunner {
       const { params, data } = await family.trial(shared, spec, ctx.onStage)
       await ctx.clock?.idle()
       const busy0 = ctx.clock?.seconds() ?? 0
-      let value: number | undefined
+      let value: number | undefined,
+        reached = req.resource
       const run = await trainPrepared(
         family,
         data,
@@ -63,6 +64,7 @@ export function createTrialRunner(ctx: TrialRunnerContext): TrialRunner {
         (index, metrics) => {
           if (signal.aborted) return 'stop'
           value = metrics[metric]
+          reached = index + 1
           if (value === undefined)
             throw new Error(`trial ${req.id}: no validation ${metric} after ${step} ${index + 1}`)
           return report(index + 1, value) === 'stop' ? 'stop' : undefined
@@ -80,9 +82,35 @@ export function createTrialRunner(ctx: TrialRunnerContext): TrialRunner {
       return {
         gpuSeconds: (ctx.clock?.seconds() ?? 0) - busy0,
         artifacts: { model: keep ? modelText(run) : undefined, manifest },
+        params: trainParams(family, spec, params, reached),
       }
     },
   }
+}
+
+/**
+ * The parameters `snaptrain train --params` trains this trial's model with (TrialRecord.params):
+ * the sweep's fixed ones and the trial's, each parameter the family's trial set otherwise than
+ * its run parameters would (GBDT: the sweep's metric added to eval_metric; recommender:
+ * eval_every = steps per epoch), and the resource at `reached`: the rung's, or where the strategy
+ * or early stopping ended it (the model kept holds those rounds / epochs). Keys sorted.
+ */
+function trainParams(
+  family: SweepData['family'],
+  spec: TrialSpec,
+  trained: Record<string, unknown>,
+  reached: number,
+): Record<string, unknown> {
+  const param = familyOf(family.name).resource.param
+  const raw: Record<string, unknown> = { ...spec.fixed, ...spec.config, [param]: spec.resource }
+  const plain = family.params({ params: raw, seed: spec.seed }) as Record<string, unknown>
+  for (const [k, v] of Object.entries(trained)) if (JSON.stringify(v) !== JSON.stringify(plain[k])) raw[k] = v
+  raw[param] = reached
+  return Object.fromEntries(
+    Object.keys(raw)
+      .sort()
+      .map(k => [k, raw[k]]),
+  )
 }
 
 /** The model as the store keeps it: XGBoost JSON as is, a binary model file as base64. */

@@ -1,7 +1,8 @@
 /**
- * Finding the files of `_delta_log/`: an S3 ListObjectsV2 listing where the server offers one
- * (our dev/CLI servers do, at the server root), else probing commit files by name on a plain static
- * server, starting from `_last_checkpoint`.
+ * Finding the files of `_delta_log/`: what a static index said of the log (IndexedLog, handed over
+ * by the folder's index.json on a host that cannot list), else an S3 ListObjectsV2 listing where the
+ * server offers one (our dev/CLI servers do, at the server root), else probing commit files by name
+ * on a plain static server, starting from `_last_checkpoint`.
  */
 import { fetchOptional, send, statusError } from './http.ts'
 import { TableError, type HttpOptions } from './types.ts'
@@ -29,7 +30,7 @@ export interface CheckpointFile {
 
 /** What is known of the log: commits sorted by version, complete checkpoints sorted by version. */
 export interface LogListing {
-  source: 'list' | 'probe'
+  source: 'list' | 'probe' | 'index'
   commits: CommitFile[]
   checkpoints: CheckpointFile[]
 }
@@ -321,4 +322,70 @@ export function versionGap(tableUrl: string, version: number): TableError {
     'malformed-log',
     tableUrl,
   )
+}
+
+/**
+ * What a static index (src/sources/folder/catalog.ts TABLE_INDEX, written by the demo's build) says
+ * of one table's log: what probing would otherwise ask the host, so a reader on a host without
+ * listing asks nothing that 404s. Commits `earliest`..`latest` exist; `lastCheckpoint` is the body
+ * of `_delta_log/_last_checkpoint`, absent when the table has none.
+ */
+export interface IndexedLog {
+  earliest: number
+  latest: number
+  lastCheckpoint?: LastCheckpoint
+}
+
+/** Logs named by static indexes read in this realm, by table root URL (ending in '/'). */
+const indexedLogs = new Map<string, IndexedLog>()
+
+/**
+ * Remembers what a static index said of `tableUrl`'s log: discovering that log (snapshot.ts) then
+ * asks the host nothing. Why per realm and by URL: the index is read where the tables are listed, and
+ * a static host's index and log change together only on a new deploy (a reload).
+ */
+export function rememberIndexedLog(tableUrl: string, log: IndexedLog): void {
+  indexedLogs.set(tableUrl, log)
+}
+
+/**
+ * The logs remembered for `tableUrls` (undefined ones skipped), for HttpOptions.indexedLogs of a
+ * worker's config; undefined when no index named any of them.
+ */
+export function indexedLogsFor(tableUrls: (string | undefined)[]): Record<string, IndexedLog> | undefined {
+  const known = tableUrls.flatMap(url => {
+    const log = url === undefined ? undefined : indexedLogs.get(url)
+    return log ? [[url, log] as const] : []
+  })
+  return known.length ? Object.fromEntries(known) : undefined
+}
+
+/** The listing an IndexedLog stands for, or undefined when no index named `tableUrl`. */
+export function indexedListing(tableUrl: string, opts: HttpOptions): LogListing | undefined {
+  const log = opts.indexedLogs?.[tableUrl] ?? indexedLogs.get(tableUrl)
+  if (!log) return undefined
+  const commits: CommitFile[] = []
+  for (let v = log.earliest; v <= log.latest; v++) commits.push({ version: v, url: commitUrl(tableUrl, v) })
+  const checkpoints = log.lastCheckpoint ? [checkpointFromHint(tableUrl, log.lastCheckpoint)] : []
+  return { source: 'index', commits, checkpoints }
+}
+
+/**
+ * An index entry's `log`, checked; `url` (the index) and `entry` name it in errors. A log that
+ * cannot be what a table holds is refused here, not read as a wrong table later.
+ */
+export function parseIndexedLog(value: unknown, url: string, entry: string): IndexedLog {
+  const fail = (what: string) => new TableError(`${url}: ${entry}: ${what}`, 'http', url)
+  const log = value as Partial<IndexedLog> | null
+  const isVersion = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0
+  if (typeof log !== 'object' || log === null || !isVersion(log.earliest) || !isVersion(log.latest))
+    throw fail(`expected {"earliest": n, "latest": n} (commit versions), got ${JSON.stringify(value)}`)
+  const { earliest, latest, lastCheckpoint } = log
+  if (earliest > latest) throw fail(`earliest ${earliest} is after latest ${latest}`)
+  if (lastCheckpoint === undefined) return { earliest, latest }
+  if (typeof lastCheckpoint !== 'object' || lastCheckpoint === null || !isVersion(lastCheckpoint.version))
+    throw fail(`lastCheckpoint must be a _last_checkpoint body with a version, got ${JSON.stringify(lastCheckpoint)}`)
+  if (lastCheckpoint.version > latest)
+    throw fail(`lastCheckpoint.version ${lastCheckpoint.version} is after latest ${latest}`)
+  return { earliest, latest, lastCheckpoint }
 }

@@ -15,7 +15,7 @@ import {
   versionAt,
   type ReadCommit,
 } from './commits.ts'
-import { listLog, probeLog, type CheckpointFile, type LogListing } from './listing.ts'
+import { indexedListing, listLog, probeLog, type CheckpointFile, type LogListing } from './listing.ts'
 import { buildSegment, versionRange, type LogSegment } from './log-segment.ts'
 import { checkReadable } from './protocol.ts'
 import { applyActions, liveFiles, newReplayState, type ReplayState } from './replay.ts'
@@ -186,8 +186,10 @@ export function tableRoot(tableUrl: string): string {
   return url.href.endsWith('/') ? url.href : `${url.href}/`
 }
 
-/** S3-style listing when the server has one and it shows a log; else probe by names. */
+/** What a static index said of the log; else S3-style listing when the server has one and it shows a log; else probe by names. */
 async function discover(root: string, opts: HttpOptions, target?: number): Promise<LogListing> {
+  const indexed = indexedListing(root, opts)
+  if (indexed) return indexed
   const listed = await listLog(root, opts)
   if (listed && (listed.commits.length || listed.checkpoints.length)) return listed
   return probeLog(root, opts, target)

@@ -4,6 +4,8 @@
  * and the loaders only see these types.
  */
 
+import type { IndexedLog } from './listing.ts'
+
 /** The subset of `fetch` the reader uses; tests inject fakes, the CLI passes Node's fetch. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>
 
@@ -49,6 +51,12 @@ export interface HttpOptions {
    * passes it; error messages name the stable URL, never the signed one.
    */
   resolver?: UrlResolver
+  /**
+   * What static indexes said of tables' logs, by table root URL (listing.ts IndexedLog): opening
+   * one of these tables asks its host no listing and no probe. The page hands the logs it read to
+   * its workers here (listing.ts indexedLogsFor); the page's own realm remembers them anyway.
+   */
+  indexedLogs?: Record<string, IndexedLog>
 }
 
 /** Bounds on one Delta Sharing answer, all its pages together; past one, the answer is refused naming it. */

@@ -9,7 +9,11 @@ function finished(trials: readonly TrialRecord[]): TrialRecord[] {
   )
 }
 
-/** The best finished trial (ties: lower id); undefined when none finished with a metric. */
+/**
+ * The best finished trial (ties: lower id) with its complete parameters (TrialRecord.params: what
+ * `snaptrain train --params` reproduces its model with, resource included; a trial stored without
+ * them gives its config); undefined when none finished with a metric.
+ */
 export function bestTrial(trials: readonly TrialRecord[], direction: 'maximize' | 'minimize'): SweepBest | undefined {
   let best: TrialRecord | undefined
   for (const t of finished(trials)) {
@@ -20,7 +24,7 @@ export function bestTrial(trials: readonly TrialRecord[], direction: 'maximize' 
     )
       best = t
   }
-  return best && { trial: best.id, params: best.config, metric: best.metric! }
+  return best && { trial: best.id, params: best.params ?? best.config, metric: best.metric! }
 }
 
 /** One point of the best-so-far series: after trial `trial` ended (at `endedAt`), the best metric was `metric`. */

@@ -65,6 +65,7 @@ function checkTrial(v: unknown, at: string): void {
     num(q.metric, `${at}.curve[${j}].metric`)
   })
   if (t.metric !== undefined && t.metric !== null) num(t.metric, `${at}.metric`)
+  if (t.params !== undefined) obj(t.params, `${at}.params`)
 }
 
 function obj(v: unknown, at: string): Record<string, unknown> {

@@ -11,16 +11,18 @@
  * distribution of its domain (uniform / loguniform → FloatDistribution, int → IntDistribution,
  * categorical → CategoricalDistribution; a choice that is not null, a boolean, a number or a string
  * is written as its JSON text, Optuna's choice types); fixed parameters, the trial's bracket, rung,
- * requested resource and snaptrain id as user attributes; the learning curve as intermediate values
- * (step = rounds or epochs); completed → COMPLETE, stopped by the strategy → PRUNED with its last
- * intermediate value as its value (as Optuna records a pruned trial), failed or finished without a
- * finite metric → FAIL, running → RUNNING, pending → WAITING. The table, its version, the label,
- * strategy, space and fixed parameters are the study's user attributes. Each trial is one
- * CREATE_TRIAL operation holding all of it, the form `study.add_trial` writes.
+ * requested resource, the resource it reached, its complete train parameters and snaptrain id as
+ * user attributes; the learning curve as intermediate values (step = rounds or epochs); the state
+ * by trial-state.ts `trialStates` (the page's and the CLI's too): COMPLETE, PRUNED (cut short by
+ * the strategy: stopped at a rung, or not promoted past one) with its last intermediate value as
+ * its value (as Optuna records a pruned trial), FAIL, RUNNING, WAITING. The table, its version,
+ * the label, strategy, space, fixed parameters and the best trial's complete parameters are the
+ * study's user attributes. Each trial is one CREATE_TRIAL operation holding all of it, the form
+ * `study.add_trial` writes.
  *
- * Optuna's `study.best_trial` ranks COMPLETE trials only; snaptrain's best also counts stopped
- * trials at their last metric, so where a stopped trial is snaptrain's best (possible with ASHA)
- * the two differ: the study's `snaptrain_best_trial` attribute names snaptrain's.
+ * Optuna's `study.best_trial` ranks COMPLETE trials only; snaptrain's best also counts pruned
+ * trials at their last metric, so where a pruned trial is snaptrain's best the two differ: the
+ * study's `snaptrain_best_trial` attribute names snaptrain's.
  */
 import type {
   ParamDomain,
@@ -37,6 +39,7 @@ import { checkConfig, choiceIndex, parseSpace } from './space.ts'
 import { defaultSpace } from './defaults.ts'
 import { resolveStrategyOptions } from './strategy.ts'
 import { minimizes } from './sweep-state.ts'
+import { OPTUNA_STATES, trialStates, type OptunaTrialState } from './trial-state.ts'
 
 /** The journal's file name in a sweep's output folder and the page's download. */
 export const OPTUNA_JOURNAL_FILE = 'optuna-journal.log'
@@ -55,10 +58,6 @@ const OP = {
   SET_TRIAL_SYSTEM_ATTR: 9,
 } as const
 
-/** Optuna's TrialState values, in code order. */
-const STATES = ['RUNNING', 'COMPLETE', 'PRUNED', 'FAIL', 'WAITING'] as const
-/** An Optuna trial state. */
-export type OptunaTrialState = (typeof STATES)[number]
 /** Optuna's StudyDirection values, in code order. */
 const DIRECTIONS = ['not_set', 'minimize', 'maximize'] as const
 
@@ -103,8 +102,11 @@ export function optunaJournal(state: SweepState, family: SweepFamily, existing =
   const lines = [line(OP.CREATE_STUDY, { study_name: state.id, directions: [minimizes(c) ? 1 : 2] })]
   for (const [key, value] of Object.entries(studyAttrs(state, family, space)))
     lines.push(line(OP.SET_STUDY_USER_ATTR, { study_id: studyId, user_attr: { [key]: value } }))
+  const states = trialStates(state, family)
   for (const t of [...state.trials].sort((a, b) => a.id - b.id))
-    lines.push(line(OP.CREATE_TRIAL, { study_id: studyId, ...trialFields(t, space, state.updatedAt) }))
+    lines.push(
+      line(OP.CREATE_TRIAL, { study_id: studyId, ...trialFields(t, states.get(t.id)!, space, state.updatedAt) }),
+    )
   return lines.join('\n') + '\n'
 }
 
@@ -137,6 +139,7 @@ function studyAttrs(state: SweepState, family: SweepFamily, space: SearchSpace):
     snaptrain_status: state.status,
     snaptrain_best_trial: state.best?.trial ?? null,
     snaptrain_best_value: state.best?.metric ?? null,
+    snaptrain_best_params: state.best?.params ?? null,
   }
   if (c.tablePath !== undefined) attrs.table_path = c.tablePath
   if (c.features) attrs.features = c.features
@@ -155,7 +158,12 @@ function fixedOf(space: SearchSpace): Record<string, unknown> {
 }
 
 /** A CREATE_TRIAL operation's fields for one trial (Optuna's template-trial form). */
-function trialFields(t: TrialRecord, space: SearchSpace, updatedAt: string): Record<string, unknown> {
+function trialFields(
+  t: TrialRecord,
+  state: OptunaTrialState,
+  space: SearchSpace,
+  updatedAt: string,
+): Record<string, unknown> {
   const distributions: Record<string, string> = {}
   const params: Record<string, number> = {}
   const fixed: Record<string, unknown> = {}
@@ -169,17 +177,6 @@ function trialFields(t: TrialRecord, space: SearchSpace, updatedAt: string): Rec
     }
   }
   const curve = t.curve.filter(p => Number.isFinite(p.metric))
-  const finite = t.metric !== undefined && Number.isFinite(t.metric)
-  const state: OptunaTrialState =
-    t.status === 'running'
-      ? 'RUNNING'
-      : t.status === 'pending'
-        ? 'WAITING'
-        : t.status === 'failed' || !finite
-          ? 'FAIL'
-          : t.status === 'stopped'
-            ? 'PRUNED'
-            : 'COMPLETE'
   const value = state === 'COMPLETE' ? t.metric : state === 'PRUNED' ? (curve.at(-1)?.metric ?? t.metric) : null
   const userAttrs: Record<string, unknown> = {
     snaptrain_trial: t.id,
@@ -189,13 +186,15 @@ function trialFields(t: TrialRecord, space: SearchSpace, updatedAt: string): Rec
     resource: t.resource,
     gpu_seconds: t.gpuSeconds,
   }
+  if (t.curve.length) userAttrs.reached = t.curve.at(-1)!.resource
   if (t.promotedFrom !== undefined) userAttrs.promoted_from = t.promotedFrom
+  if (t.params) userAttrs.train_params = t.params
   if (Object.keys(fixed).length) userAttrs.fixed_params = fixed
   if (t.error !== undefined) userAttrs.error = t.error
   else if (state === 'FAIL') userAttrs.error = 'no finite metric'
   const fields: Record<string, unknown> = {
     datetime_start: state === 'WAITING' ? null : pyTime(t.startedAt ?? updatedAt),
-    state: STATES.indexOf(state),
+    state: OPTUNA_STATES.indexOf(state),
     value: value ?? null,
     values: null,
   }
@@ -317,7 +316,7 @@ function replayJournal(text: string, source: string): Replay {
         const t: MutableTrial = {
           studyId: study.id,
           number: study.trials.length,
-          state: STATES[(log.state as number | undefined) ?? 0] ?? 'RUNNING',
+          state: OPTUNA_STATES[(log.state as number | undefined) ?? 0] ?? 'RUNNING',
           value: finiteOrUndefined(values?.length === 1 ? values[0] : log.value),
           params,
           intermediate: Object.entries((log.intermediate_values ?? {}) as Record<string, number>)
@@ -340,7 +339,7 @@ function replayJournal(text: string, source: string): Replay {
       case OP.SET_TRIAL_STATE_VALUES: {
         const t = trial()
         if (!t) break
-        t.state = STATES[log.state as number] ?? t.state
+        t.state = OPTUNA_STATES[log.state as number] ?? t.state
         const values = log.values as number[] | null
         if (values) t.value = finiteOrUndefined(values.length === 1 ? values[0] : undefined)
         break

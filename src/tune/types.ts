@@ -31,7 +31,8 @@ export type SweepModel = string
  */
 export interface SweepFamily {
   readonly name: string
-  readonly resource: { readonly param: string }
+  /** `many`: the resource's unit in words ('boosting rounds', 'epochs'; default the param's name). */
+  readonly resource: { readonly param: string; readonly many?: string }
   readonly sweep: {
     readonly resources: { readonly minResource: number; readonly maxResource: number; readonly eta: number }
     readonly space: Readonly<Record<string, unknown>>
@@ -167,6 +168,14 @@ export interface TrialRecord {
   resource: number
   promotedFrom?: number
   curve: CurvePoint[]
+  /**
+   * The parameters that train this trial's model with `snaptrain train --params` (same data flags
+   * and seed): the sweep's fixed ones, the trial's, what its family's trial adds (the sweep's metric
+   * among eval_metric, a recommender's eval_every) and the resource it trained to (num_round /
+   * epochs: a rung's, or where the strategy stopped it). Set when it ended (trial-runner.ts);
+   * absent before, when failed, and in sweeps stored before it existed.
+   */
+  params?: TrialConfig
   /** Metric at the last reported resource (undefined before the first report or when failed). */
   metric?: number
   /** GPU busy seconds of this trial (queue submit → done of its work, summed). */
@@ -237,6 +246,7 @@ export interface SweepConfig extends SweepData {
 /** The best trial so far. */
 export interface SweepBest {
   trial: number
+  /** Its complete parameters, resource included (TrialRecord.params; its config where a trial has none). */
   params: TrialConfig
   metric: number
 }
@@ -286,13 +296,14 @@ export type SweepEvent =
 export interface TrialRunner {
   /**
    * `report(resource, metric)` after each round/epoch; when it returns 'stop' the runner ends the
-   * trial at once. Resolves with the GPU-seconds used and the artifacts (best model etc.).
+   * trial at once. Resolves with the GPU-seconds used, the artifacts (best model etc.) and the
+   * parameters that train the same model (TrialRecord.params).
    */
   run(
     req: TrialRequest,
     report: (resource: number, metric: number) => 'continue' | 'stop',
     signal: AbortSignal,
-  ): Promise<{ gpuSeconds: number; artifacts?: TrialArtifacts }>
+  ): Promise<{ gpuSeconds: number; artifacts?: TrialArtifacts; params?: TrialConfig }>
 }
 
 /**

@@ -2,7 +2,9 @@
  * `<st-run-curves .series=${runs}>`: ROC and precision–recall curves of one or more runs on their
  * validation rows, overlaid, and each run's confusion matrix at a threshold the user moves (a
  * slider and a number box; a row is called positive when its score is ≥ the threshold). The
- * curves come from src/run/roc.ts; the ROC's area is shown next to each run's name.
+ * curves come from src/run/roc.ts; the ROC's area is shown next to each run's name. The threshold
+ * starts at the first run's base-rate threshold (baseRateThreshold), not 0.5, and again when
+ * another run's scores come. Reflects `data-threshold`.
  */
 import { LitElement, html, css, nothing, type PropertyValues } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
@@ -17,6 +19,24 @@ export interface CurveSeries {
   colour: string
   scores: Float32Array
   labels: Float32Array
+}
+
+/**
+ * Where the threshold view starts: the threshold at which the rows called positive are as many as
+ * the positive rows (the predicted positive rate equals the validation base rate, so precision =
+ * recall there), i.e. the P-th highest score for P positives, floored to 4 decimals so the box
+ * shows it short (ties and the flooring may call a few more rows positive). On an 8 % base rate
+ * this is near the top 8 % of scores, where 0.5 may call almost nothing positive; unlike the base
+ * rate itself as a probability cut it stays right for uncalibrated scores (scale_pos_weight, a
+ * margin). 0.5 without positives or negatives.
+ */
+export function baseRateThreshold(scores: ArrayLike<number>, labels: ArrayLike<number>): number {
+  let positives = 0
+  for (let i = 0; i < labels.length; i++) if (labels[i] > 0.5) positives++
+  if (positives === 0 || positives === labels.length) return 0.5
+  const sorted = Float64Array.from(scores).sort()
+  const cut = sorted[sorted.length - positives]
+  return Number.isFinite(cut) ? Math.min(1, Math.max(0, Math.floor(cut * 1e4) / 1e4)) : 0.5
 }
 
 @customElement('st-run-curves')
@@ -37,15 +57,24 @@ export class StRunCurves extends LitElement {
   @property({ attribute: false }) series: CurveSeries[] = []
   @state() private threshold = 0.5
   private curves: ThresholdCurves[] = []
+  /** The scores the threshold started from: a new array (another run) starts it again; the same one keeps the user's. */
+  private startedOn?: Float32Array
 
   protected willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('series')) this.curves = this.series.map(s => thresholdCurves(s.scores, s.labels))
+    if (!changed.has('series')) return
+    this.curves = this.series.map(s => thresholdCurves(s.scores, s.labels))
+    const first = this.series[0]
+    if (first && first.scores !== this.startedOn) {
+      this.startedOn = first.scores
+      this.threshold = baseRateThreshold(first.scores, first.labels)
+    }
   }
 
   render() {
     if (this.series.length === 0) return nothing
     this.dataset.auc = this.curves.map(c => String(c.auc)).join(',')
     const t = this.threshold
+    this.dataset.threshold = String(t)
     const matrices = this.series.map(s => confusionAt(s.scores, s.labels, t))
     const roc: ChartLine[] = [
       { name: 'chance', colour: '#adb5bd', xs: [0, 1], ys: [0, 1], dashed: true },

@@ -2,7 +2,9 @@
  * `<st-shap-summary .explanation=${e}>`: SHAP values of a run's validation rows, summarised as
  * the SHAP package does: bars of mean |SHAP| per feature (largest first), and a beeswarm of the
  * top features — one dot per row at its SHAP value, jittered vertically, coloured by the row's
- * feature value (its rank among the explained rows: blue low, red high, grey missing). The
+ * feature value (its rank among the explained rows: blue low, red high, grey missing; a
+ * categorical (string) feature's dots by category instead, its most frequent categories each a
+ * colour of their own, named in a legend under the beeswarm (Explanation.categories)). The
  * beeswarm is drawn on a canvas: thousands of dots are too many DOM nodes. A multiclass model's
  * explanation (K classes, SHAP values n × K × (F + 1), XGBoost's layout) has a class picker: class 0
  * first (the label's first value), any other class, or all classes — bars of mean |SHAP| summed over
@@ -25,6 +27,62 @@ const ROW_PX = 22,
 const LOW = [47, 111, 222],
   HIGH = [217, 72, 15]
 
+/** Colours of a categorical feature's categories (its most frequent first); the rest are OTHER. */
+const CATEGORY_COLOURS = [
+  '#2f6fde',
+  '#d9480f',
+  '#2b8a3e',
+  '#862e9c',
+  '#e67700',
+  '#0b7285',
+  '#c2255c',
+  '#5c940d',
+  '#364fc7',
+]
+const OTHER = '#868e96'
+
+/** One category in a categorical feature's legend: its name, dot colour and how many explained rows have it. */
+export interface CategorySwatch {
+  name: string
+  colour: string
+  rows: number
+}
+
+/**
+ * The legend of categorical feature `f` over the explained rows (codes in `values`, names in
+ * `names`): categories present, most rows first; the first CATEGORY_COLOURS.length each their
+ * own colour, the others one 'other' swatch. Missing rows (NaN) are left out (drawn grey).
+ */
+export function categorySwatches(
+  values: ArrayLike<number>,
+  rows: number,
+  F: number,
+  f: number,
+  names: readonly string[],
+): CategorySwatch[] {
+  const counts = new Map<number, number>()
+  for (let i = 0; i < rows; i++) {
+    const c = values[i * F + f]
+    if (!Number.isNaN(c)) counts.set(c, (counts.get(c) ?? 0) + 1)
+  }
+  const byRows = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])
+  const own = byRows.slice(0, CATEGORY_COLOURS.length).map(([c, n], k) => ({
+    name: names[c] ?? `code ${c}`,
+    colour: CATEGORY_COLOURS[k],
+    rows: n,
+    code: c,
+  }))
+  const rest = byRows.slice(CATEGORY_COLOURS.length)
+  const swatches: CategorySwatch[] = own.map(({ code: _c, ...s }) => s)
+  if (rest.length)
+    swatches.push({
+      name: `${rest.length} other${rest.length === 1 ? '' : 's'}`,
+      colour: OTHER,
+      rows: rest.reduce((n, [, k]) => n + k, 0),
+    })
+  return swatches
+}
+
 /** Each row's rank of `values[i * F + f]` among the rows' non-missing values, in [0, 1]; NaN stays NaN. */
 export function valueRanks(values: ArrayLike<number>, rows: number, F: number, f: number): Float64Array {
   const idx = Array.from({ length: rows }, (_, i) => i).filter(i => !Number.isNaN(values[i * F + f]))
@@ -45,6 +103,9 @@ export class StShapSummary extends LitElement {
     :host { min-width: 0; }
     canvas { display: block; margin-top: 8px; max-width: 100%; }
     .classes { display: flex; gap: 6px; align-items: center; margin-bottom: 8px; }
+    .categories { font-size: 12px; margin: 4px 0 0; display: flex; flex-wrap: wrap; gap: 2px 10px; }
+    .categories .feature { font-weight: 600; }
+    .swatch { display: inline-block; width: 9px; height: 9px; border-radius: 50%; margin-right: 3px; vertical-align: baseline; }
   `,
   ]
 
@@ -84,12 +145,29 @@ export class StShapSummary extends LitElement {
       <div class="bars">${barRows(shown.slice(0, BAR_LIMIT))}</div>
       ${
         swarm
-          ? html`<canvas role="img" aria-label="Beeswarm of SHAP values of the top ${Math.min(shown.length, SWARM_FEATURES)} features"></canvas>`
+          ? html`<canvas role="img" aria-label="Beeswarm of SHAP values of the top ${Math.min(shown.length, SWARM_FEATURES)} features"></canvas>
+            ${this.categoryLegends(e, shown.slice(0, SWARM_FEATURES))}`
           : nothing
       }
       <p class="muted">Mean |SHAP| per feature (the change the feature makes to the ${which}, TreeSHAP) over ${e.rows.toLocaleString('en')}
         of the run's ${e.validRows.toLocaleString('en')} validation rows${e.rows < e.validRows ? ' (an evenly spaced sample)' : ''};
-        ${swarm ? 'dots: one per row, blue low to red high feature value, grey missing' : 'choose a class for its beeswarm'}. Computed on ${e.adapter}.</p>`
+        ${swarm ? `dots: one per row, blue low to red high feature value, grey missing${e.categories ? '; categorical features by category (legend under the beeswarm)' : ''}` : 'choose a class for its beeswarm'}. Computed on ${e.adapter}.</p>`
+  }
+
+  /** Under the beeswarm: each categorical feature's category colours (Explanation.categories), in the beeswarm's order. */
+  private categoryLegends(e: Explanation, top: Bar[]) {
+    const cats = e.categories
+    if (!cats) return nothing
+    const F = e.features.length
+    return top
+      .filter(b => cats[b.name])
+      .map(b => {
+        const swatches = categorySwatches(e.values, e.rows, F, e.features.indexOf(b.name), cats[b.name])
+        return html`<div class="categories" data-feature=${b.name}><span class="feature">${b.name}</span>${swatches.map(
+          s =>
+            html`<span class="category" data-category=${s.name} title=${`${s.rows} of the ${e.rows} rows`}><i class="swatch" style="background: ${s.colour}"></i>${s.name}</span>`,
+        )}</div>`
+      })
   }
 
   /** The class picker of a multiclass explanation: each class by its label value, then all classes. */
@@ -162,11 +240,11 @@ export class StShapSummary extends LitElement {
       ctx.fillStyle = '#1d2330'
       ctx.textBaseline = 'middle'
       ctx.fillText(e.features[f], 4, mid, LABEL_PX - 8)
-      const ranks = valueRanks(e.values, e.rows, F, f)
+      const dotColour = this.dotColours(e, f)
       for (let i = 0; i < e.rows; i++) {
         // Golden-ratio jitter: deterministic, and spreads neighbouring rows evenly over the band.
         const y = mid + (((i * 0.618034) % 1) - 0.5) * (ROW_PX - 6)
-        ctx.fillStyle = colour(ranks[i])
+        ctx.fillStyle = dotColour(i)
         ctx.fillRect(x(phi(i, f)) - 1.5, y - 1.5, 3, 3)
         points++
       }
@@ -180,6 +258,26 @@ export class StShapSummary extends LitElement {
     this.dataset.points = String(points)
     this.dataset.features = top.map(b => b.name).join(',')
     this.dataset.range = `${lo},${hi}`
+  }
+
+  /**
+   * Row i's dot colour for feature f: a categorical feature's category colour (categorySwatches;
+   * grey missing), any other feature's value rank, blue low to red high.
+   */
+  private dotColours(e: Explanation, f: number): (i: number) => string {
+    const F = e.features.length
+    const names = e.categories?.[e.features[f]]
+    if (!names) {
+      const ranks = valueRanks(e.values, e.rows, F, f)
+      return i => colour(ranks[i])
+    }
+    const swatches = categorySwatches(e.values, e.rows, F, f, names)
+    const byName = new Map(swatches.map(s => [s.name, s.colour]))
+    return i => {
+      const c = e.values[i * F + f]
+      if (Number.isNaN(c)) return colour(NaN)
+      return `${byName.get(names[c] ?? `code ${c}`) ?? OTHER}b3`
+    }
   }
 }
 

@@ -14,19 +14,6 @@ export function directionOf(state: Pick<SweepState, 'config'>): 'maximize' | 'mi
   return minimizes(state.config) ? 'minimize' : 'maximize'
 }
 
-/**
- * True when trial `t` ended below the sweep's largest resource without being continued: stopped
- * by its rung, or completed at a low rung with no promoted successor (Hyperband records a
- * promotion as a new trial with `promotedFrom`). These are the curves drawn as cut short.
- */
-export function cutShort(t: TrialRecord, trials: readonly TrialRecord[]): boolean {
-  if (t.status === 'stopped') return true
-  if (t.status !== 'completed') return false
-  const top = Math.max(...trials.map(x => x.resource))
-  const reached = t.curve[t.curve.length - 1]?.resource ?? 0
-  return reached < top && !trials.some(x => x.promotedFrom === t.id)
-}
-
 /** Learning curves: x = every resource any trial reported (sorted); one series per trial with points. */
 export interface CurvesData {
   columns: Columns

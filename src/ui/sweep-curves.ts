@@ -1,27 +1,33 @@
 /**
- * `<st-sweep-curves .trials=${t}>`: the learning curves of every trial of a sweep on one uPlot
- * chart (x = resource: boosting rounds or epochs; y = the validation metric). Trials cut short
- * (stopped by their rung, or left at a low rung without promotion: sweep-chart-data cutShort)
- * are drawn grey and dashed, so they visibly end early; a trial that was promoted (continued as
- * a later trial) thin; failed ones red and dotted. Reflects `data-series`, `data-points` and
- * `data-stopped` (cut-short curves) for tests.
+ * `<st-sweep-curves .trials=${t} .states=${s}>`: the learning curves of every trial of a sweep on
+ * one uPlot chart (x = resource: boosting rounds or epochs; y = the validation metric). Pruned
+ * trials (`states`, tune/trial-state.ts: stopped at a rung, or left at one without promotion) are
+ * drawn grey and dashed, so they visibly end early; a trial that was promoted (continued as a
+ * later trial) thin; failed ones red and dotted. Reflects `data-series`, `data-points` and
+ * `data-stopped` (pruned curves) for tests.
  */
 import { LitElement, html, css, type PropertyValues } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
 import type uPlot from 'uplot'
 import { PlotSlot, plotStyles, pointCount, trialColour } from './plot.ts'
-import { curvesData, cutShort } from './sweep-chart-data.ts'
+import { curvesData } from './sweep-chart-data.ts'
+import type { OptunaTrialState } from '../tune/trial-state.ts'
 import { baseStyles } from './styles.ts'
 import type { TrialRecord } from './types.ts'
 
-/** How a curve is drawn: by status, and whether it was cut short or promoted. */
+/** How a curve is drawn: by state, and whether it was pruned or promoted. */
 export type CurveKind = 'normal' | 'best' | 'cut' | 'promoted' | 'failed'
 
-/** Kind of trial `t`'s curve among `trials`. */
-export function curveKind(t: TrialRecord, trials: readonly TrialRecord[], best?: number): CurveKind {
+/** Kind of trial `t`'s curve among `trials`, by its state in `states`. */
+export function curveKind(
+  t: TrialRecord,
+  trials: readonly TrialRecord[],
+  states: ReadonlyMap<number, OptunaTrialState>,
+  best?: number,
+): CurveKind {
   if (t.status === 'failed') return 'failed'
   if (t.id === best) return 'best'
-  if (cutShort(t, trials)) return 'cut'
+  if (states.get(t.id) === 'PRUNED') return 'cut'
   return trials.some(x => x.promotedFrom === t.id) ? 'promoted' : 'normal'
 }
 
@@ -45,6 +51,8 @@ export class StSweepCurves extends LitElement {
   ]
 
   @property({ attribute: false }) trials: TrialRecord[] = []
+  /** Each trial's state (tune/trial-state.ts trialStates): pruned ones are drawn cut short. */
+  @property({ attribute: false }) states: ReadonlyMap<number, OptunaTrialState> = new Map()
   /** Id of the best trial (drawn thicker). */
   @property({ type: Number }) best?: number
   /** Name of the resource axis, e.g. 'boosting rounds'. */
@@ -58,13 +66,13 @@ export class StSweepCurves extends LitElement {
     return html`<h2>Learning curves</h2>
       ${this.trials.some(t => t.curve.length) ? '' : html`<div class="muted empty">Curves appear with the first reported metric.</div>`}
       <div class="plot"></div>
-      <div class="muted key">solid: completed / running · thin: promoted to a later trial · grey dashed: cut short (stopped or not promoted) · red dotted: failed · thick: best</div>`
+      <div class="muted key">solid: complete / running · thin: promoted to a later trial · grey dashed: pruned (stopped at a rung or not promoted) · red dotted: failed · thick: best</div>`
   }
 
   protected updated(changed: PropertyValues<this>): void {
-    if (!['trials', 'best', 'width'].some(k => changed.has(k as keyof StSweepCurves))) return
+    if (!['trials', 'states', 'best', 'width'].some(k => changed.has(k as keyof StSweepCurves))) return
     const { columns, trials } = curvesData(this.trials)
-    const kinds = trials.map(t => curveKind(t, this.trials, this.best))
+    const kinds = trials.map(t => curveKind(t, this.trials, this.states, this.best))
     Object.assign(this.dataset, {
       series: String(trials.length),
       points: String(pointCount(columns)),

@@ -10,6 +10,7 @@ import type { WarmStart } from '../tune/types.ts'
 import { familyOf } from '../models/registry.ts'
 import { sweepMetric } from '../sweep/plan.ts'
 import type { StrategyName, SweepConfig, SweepModel } from './types.ts'
+import { DEFAULT_VALID_FRACTION } from '../eval/validation.ts'
 
 /** What the setup form holds. */
 export interface SweepForm {
@@ -66,7 +67,7 @@ export function defaultForm(
     features,
     filter: '',
     validMode: 'fraction',
-    validFraction: '0.2',
+    validFraction: String(DEFAULT_VALID_FRACTION),
     validTable: '',
     spaceText: JSON.stringify(space, null, 2),
     strategy: 'hyperband',
@@ -91,7 +92,7 @@ export function formFromConfig(c: SweepConfig, allFeatures: string[], space: Rec
     features: c.features ?? allFeatures.filter(f => f !== c.label),
     filter: c.filter ?? '',
     validMode: c.validTable ? 'table' : 'fraction',
-    validFraction: txt(c.validFraction ?? 0.2),
+    validFraction: txt(c.validFraction ?? DEFAULT_VALID_FRACTION),
     validTable: c.validTable ?? '',
     spaceText: JSON.stringify(c.space ?? space, null, 2),
     strategy: c.strategy,

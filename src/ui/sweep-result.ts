@@ -1,6 +1,7 @@
 /**
- * `<st-sweep-result .state=${s}>`: the best configuration of a sweep — trial,
- * metric, parameters — with download buttons (params JSON, model — for the recommender also as
+ * `<st-sweep-result .state=${s}>`: the best configuration of a sweep — trial, metric, its
+ * complete parameters (SweepBest.params: what it trained, num_round / epochs included), the
+ * `snaptrain train` command that trains the same model (trainCommand) — with download buttons (params JSON, model — for the recommender also as
  * ONNX and safetensors + features.json —, run manifest, trials CSV,
  * the best trial's continue bundle as continue.zip, the whole sweep as JSON, the sweep as an Optuna journal). Fires `sweep-download`
  * (SweepDownloadDetail); the owner fetches and saves the file.
@@ -10,7 +11,45 @@ import { customElement, property } from 'lit/decorators.js'
 import { formatNumber } from './format.ts'
 import { baseStyles } from './styles.ts'
 import type { SweepDownloadDetail, SweepDownloadKind, SweepState } from './types.ts'
-import { FAMILIES, familyOf } from '../models/registry.ts'
+import { DEFAULT_FAMILY, FAMILIES, familyOf } from '../models/registry.ts'
+import { DEFAULT_VALID_FRACTION } from '../eval/validation.ts'
+
+/** `v` as one POSIX shell word: bare when safe, else single-quoted. */
+function shellWord(v: string): string {
+  return /^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replaceAll("'", `'\\''`)}'`
+}
+
+/**
+ * The `snaptrain train` command that trains the best trial's model again: the sweep's table
+ * (its folder, or its URL) at the version it read, label, features, filter, row columns,
+ * validation (its table, or the share: the sweep's default 0.2 said out loud), split key, seed,
+ * and the best trial's complete parameters. Undefined before a best trial.
+ */
+export function trainCommand(s: SweepState): string | undefined {
+  const c = s.config
+  if (!s.best) return undefined
+  const args: Array<[string, string | number | undefined]> = [
+    ['--table', c.tablePath ?? c.table],
+    ['--version', c.version],
+    ['--model', c.model === DEFAULT_FAMILY ? undefined : c.model],
+    ['--label', c.label],
+    ['--features', c.features?.join(',')],
+    ['--filter', c.filter],
+    ['--weight', c.weight],
+    ['--base-margin', c.baseMargin],
+    ['--qid', c.qid],
+    ['--valid-table', c.validTable === undefined ? undefined : (c.validTablePath ?? c.validTable)],
+    ['--valid-version', c.validTable === undefined ? undefined : c.validVersion],
+    ['--valid-fraction', c.validTable === undefined ? (c.validFraction ?? DEFAULT_VALID_FRACTION) : undefined],
+    ['--split-key', c.splitKey?.join(',')],
+    ['--seed', c.seed ?? 0],
+    ['--params', JSON.stringify(s.best.params)],
+  ]
+  return [
+    'snaptrain train',
+    ...args.flatMap(([flag, v]) => (v === undefined ? [] : [`${flag} ${shellWord(String(v))}`])),
+  ].join(' \\\n  ')
+}
 
 /** Download buttons in display order with their labels. */
 export const DOWNLOADS: ReadonlyArray<[SweepDownloadKind, string]> = [
@@ -63,6 +102,8 @@ export class StSweepResult extends LitElement {
       <div><span class="metric">${metric} ${formatNumber(best.metric)}</span>
         <span class="muted">trial ${best.trial}${s.status === 'running' ? ' (so far)' : ''}</span></div>
       <pre class="params mono">${JSON.stringify(best.params, null, 2)}</pre>
+      <div class="muted">Trains the same model:</div>
+      <pre class="command mono">${trainCommand(s)}</pre>
       <div class="downloads">${downloadsFor(s).map(
         ([kind, label]) => html`<button data-download=${kind}
         @click=${() => this.download(s.id, kind)}>⤓ ${label}</button>`,

@@ -24,7 +24,9 @@ import { readJournal } from '../tune/optuna.ts'
 import { DEFAULT_FAMILY, FAMILY_MENU, familyOf } from '../models/registry.ts'
 import { maximize } from '../eval/metrics.ts'
 import { labelCandidates } from './train-panel.ts'
-import type { StructField, SweepConfig, SweepModel, SweepPlanView } from './types.ts'
+import './feature-picker.ts'
+import type { AdapterView, StructField, SweepConfig, SweepModel, SweepPlanView } from './types.ts'
+import { minutesText, readRate, softwareNote, sweepMaxResourceFor } from './adapter-defaults.ts'
 
 /** How the metric menu names a sweep metric (any other: 'maximise' or 'minimise' and its name, metricLabel). */
 const METRIC_LABELS: Record<string, string> = {
@@ -54,7 +56,6 @@ export class StSweepSetup extends LitElement {
     form { display: grid; gap: 8px 10px; grid-template-columns: max-content minmax(0, 1fr); align-items: center; }
     .full { grid-column: 1 / -1; }
     textarea { font-family: var(--st-mono, ui-monospace, monospace); font-size: 12px; min-height: 160px; width: 100%; box-sizing: border-box; }
-    .features { display: flex; flex-wrap: wrap; gap: 2px 12px; max-height: 120px; overflow: auto; }
     .knobs { display: flex; flex-wrap: wrap; gap: 6px 14px; }
     .knobs input { width: 5em; }
     ul.errors { color: var(--st-error, #c62828); margin: 0; padding-left: 18px; }
@@ -71,6 +72,8 @@ export class StSweepSetup extends LitElement {
   /** A config to refill the form with (Clone and edit). */
   @property({ attribute: false }) initial?: SweepConfig
   @property({ type: Boolean }) busy = false
+  /** The page's adapter: a software one gets a smaller default budget (adapter-defaults.ts) and minutes from its measured rate. */
+  @property({ attribute: false }) adapter?: AdapterView
 
   @state() form?: SweepForm
 
@@ -87,6 +90,10 @@ export class StSweepSetup extends LitElement {
         this.form = formFromConfig(init, this.columns, this.space(init.model))
       else this.reset(this.form?.model ?? DEFAULT_FAMILY)
     }
+    // The adapter answers after the first render: a software one's smaller budget, unless one was typed.
+    const form = this.form
+    if (changed.has('adapter') && form && form.maxResource === '' && !this.initial)
+      this.form = { ...form, maxResource: sweepMaxResourceFor(form.model, this.adapter) }
   }
 
   render() {
@@ -104,7 +111,8 @@ export class StSweepSetup extends LitElement {
       <label for="label">Label</label>
       <select id="label" @change=${(e: Event) => this.set({ label: (e.target as HTMLSelectElement).value })}>
         ${labels.map(n => html`<option value=${n} ?selected=${n === f.label}>${n}</option>`)}</select>
-      <span>Features</span>${this.featureBoxes(f)}
+      <span>Features</span><st-feature-picker .columns=${this.columns.filter(c => c !== f.label)} .chosen=${f.features}
+        @features-change=${(e: CustomEvent<string[]>) => this.set({ features: e.detail })}></st-feature-picker>
       <label for="filter">Filter</label>
       <input id="filter" placeholder="e.g. age > 30 (optional)" .value=${f.filter} @input=${this.text('filter')}>
       <span>Validation</span><span>
@@ -126,21 +134,18 @@ export class StSweepSetup extends LitElement {
         all.length
           ? html`<ul class="errors" role="alert">${all.map(e => html`<li>${e}</li>`)}</ul>`
           : plan
-            ? html`<div class="cost" data-trials=${plan.trials}>What this will cost: ${costText(plan, f.model)}</div>`
+            ? html`<div class="cost" data-trials=${plan.trials}>What this will cost: ${costText(plan, f.model)}${this.minutes(plan, f.model)}</div>`
             : nothing
-      }</div>
+      }${softwareNote(this.adapter, 'sweep') ? html`<p class="muted software">${softwareNote(this.adapter, 'sweep')}</p>` : nothing}</div>
       <div class="full"><button type="submit" ?disabled=${this.busy || all.length > 0}>Start sweep</button></div>
     </form>`
   }
 
-  private featureBoxes(f: SweepForm) {
-    const cols = this.columns.filter(c => c !== f.label)
-    return html`<div><div class="features">${cols.map(
-      c => html`<label><input type="checkbox" data-feature=${c}
-        .checked=${f.features.includes(c)} @change=${(e: Event) => this.toggle(c, (e.target as HTMLInputElement).checked)}> ${c}</label>`,
-    )}</div>
-      <button type="button" class="all" @click=${() => this.set({ features: cols })}>all</button>
-      <button type="button" class="none" @click=${() => this.set({ features: [] })}>none</button></div>`
+  /** " · about 9 min (…)" from this adapter's measured rate (rounds only: the recommender's rate is in steps). */
+  private minutes(plan: SweepPlanView, model: SweepModel): string {
+    if (familyOf(model).resource.param !== 'num_round') return ''
+    const m = minutesText(plan.resourceTotal, 'round', model, readRate(this.adapter, model))
+    return m ? ` · ${m}, one trial at a time` : ''
   }
 
   private knobs(f: SweepForm) {
@@ -243,6 +248,7 @@ export class StSweepSetup extends LitElement {
       ),
       journal: this.form?.journal,
       journalStudy: this.form?.journalStudy ?? '',
+      maxResource: sweepMaxResourceFor(model, this.adapter),
     }
   }
 
@@ -257,11 +263,6 @@ export class StSweepSetup extends LitElement {
 
   private text(key: keyof SweepForm) {
     return (e: Event) => this.set({ [key]: (e.target as HTMLInputElement).value } as Partial<SweepForm>)
-  }
-
-  private toggle(c: string, on: boolean) {
-    const features = this.form!.features.filter(x => x !== c)
-    this.set({ features: on ? [...features, c] : features })
   }
 
   private submit(e: Event, config: SweepConfig | undefined, errors: string[]) {

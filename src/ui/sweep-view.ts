@@ -1,16 +1,26 @@
 /**
  * `<st-sweep-view .state=${s} .stage=${p} ?active=${running}>`: one sweep, live — header with
- * status and cost, Stop / Resume / Clone-and-edit, a progress bar for the current data stage,
- * the trial table, learning curves, best so far, parallel coordinates, parameter importance and
- * the best-configuration card. Fires `sweep-stop`, `sweep-resume`, `sweep-clone` (SweepIdDetail);
- * the result card fires `sweep-download`.
+ * its table@version, status, the sweep in its strategy's words (tune/trial-state.ts strategyLine),
+ * trials per state as Optuna reads them (trialStates: complete, pruned …) and cost, Stop / Resume
+ * / Clone-and-edit, a progress bar for the current data stage, the trial table, learning curves,
+ * best so far, parallel coordinates, parameter importance and the best-configuration card. (st-app's
+ * `<section data-view="sweep" data-sweep=<id>>` holds it.) Fires `sweep-stop`, `sweep-resume`,
+ * `sweep-clone` (SweepIdDetail); the result card fires `sweep-download`.
  */
 import { LitElement, html, css, nothing } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
 import { directionOf } from './sweep-chart-data.ts'
 import { baseStyles } from './styles.ts'
-import { tableName } from './sweep-list.ts'
-import type { ErrorView, ParamImportance, SweepIdDetail, SweepState, TrialStatus } from './types.ts'
+import { tableLabel } from './table-label.ts'
+import type { ErrorView, ParamImportance, SweepIdDetail, SweepState } from './types.ts'
+import {
+  rungReached,
+  stateCounts,
+  STATE_WORDS,
+  strategyLine,
+  trialStates,
+  type OptunaTrialState,
+} from '../tune/trial-state.ts'
 import './best-chart.ts'
 import './error-view.ts'
 import './param-importance.ts'
@@ -24,13 +34,6 @@ import { familyOf } from '../models/registry.ts'
 export interface StageView {
   message: string
   fraction?: number
-}
-
-/** Trials per status, e.g. { completed: 5, stopped: 3 }. */
-export function statusCounts(s: SweepState): Partial<Record<TrialStatus, number>> {
-  const c: Partial<Record<TrialStatus, number>> = {}
-  for (const t of s.trials) c[t.status] = (c[t.status] ?? 0) + 1
-  return c
 }
 
 @customElement('st-sweep-view')
@@ -66,8 +69,12 @@ export class StSweepView extends LitElement {
     if (!s) return nothing
     const dir = directionOf(s),
       metric = s.config.metric ?? 'auc'
-    const resource = familyOf(s.config.model).resource.many
-    return html`${this.header(s)}
+    const family = familyOf(s.config.model)
+    const resource = family.resource.many
+    const states = trialStates(s, family)
+    const rungs =
+      s.config.strategy === 'asha' ? new Map(s.trials.map(t => [t.id, rungReached(t, s, family)])) : undefined
+    return html`${this.header(s, states)}
       ${
         this.stage && this.active
           ? html`<div class="stage" role="status"><span>${this.stage.message}</span>
@@ -77,25 +84,26 @@ export class StSweepView extends LitElement {
       ${this.error ? html`<st-error-view .error=${this.error}></st-error-view>` : nothing}
       ${s.error ? html`<st-error-view .error=${{ context: 'The sweep', message: s.error, causes: [] }}></st-error-view>` : nothing}
       <st-sweep-result .state=${s}></st-sweep-result>
-      <div><h2>Trials</h2><st-trial-table .trials=${s.trials} .metricLabel=${metric}></st-trial-table></div>
+      <div><h2>Trials</h2><st-trial-table .trials=${s.trials} .states=${states} .strategy=${s.config.strategy}
+        .rungs=${rungs} .metricLabel=${metric}></st-trial-table></div>
       <div class="charts">
-        <st-sweep-curves .trials=${s.trials} .best=${s.best?.trial} .resourceLabel=${resource} .metricLabel=${metric} .width=${this.chartWidth}></st-sweep-curves>
+        <st-sweep-curves .trials=${s.trials} .states=${states} .best=${s.best?.trial} .resourceLabel=${resource} .metricLabel=${metric} .width=${this.chartWidth}></st-sweep-curves>
         <st-best-chart .trials=${s.trials} .direction=${dir} .metricLabel=${metric} .width=${this.chartWidth}></st-best-chart>
         <st-parallel-coords .trials=${s.trials} .space=${s.config.space} .direction=${dir} .metricLabel=${metric} .width=${this.chartWidth}></st-parallel-coords>
         <st-param-importance .importance=${this.importance} .error=${this.importanceError} .trials=${s.trials}></st-param-importance>
       </div>`
   }
 
-  private header(s: SweepState) {
-    const c = statusCounts(s)
-    const counts = (['running', 'completed', 'stopped', 'failed', 'pending'] as const)
-      .filter(k => c[k])
+  private header(s: SweepState, states: ReadonlyMap<number, OptunaTrialState>) {
+    const c = stateCounts(states)
+    const counts = STATE_WORDS.filter(k => c[k] || k === 'pruned')
       .map(k => `${c[k]} ${k}`)
       .join(' · ')
     const saved =
       s.gpuSecondsFullBudget > 0 ? ` (${Math.round((1 - s.gpuSeconds / s.gpuSecondsFullBudget) * 100)}% saved)` : ''
     return html`<div class="head">
-        <h1>${s.config.name || `Sweep on ${tableName(s.config.table)}`}</h1>
+        <h1>${s.config.name || `Sweep on ${tableLabel(s.config)}`}</h1>
+        ${s.config.name ? html`<span class="table mono">${tableLabel(s.config)}</span>` : nothing}
         <span class="status" data-status=${s.status}>${s.status}${this.active ? '' : s.status === 'running' ? ' (not running in this page)' : ''}</span>
         <span class="muted">${s.config.model} · ${s.config.strategy} · label ${s.config.label} · seed ${s.config.seed ?? 0}</span>
         <div class="actions">
@@ -109,7 +117,8 @@ export class StSweepView extends LitElement {
           <button class="clone" @click=${() => this.fire('sweep-clone', s.id)}>Clone and edit</button>
         </div>
       </div>
-      <div class="muted cost">${s.trials.length} trials${counts ? `: ${counts}` : ''} · ${s.stoppedEarly} stopped early ·
+      <div class="strategy">${strategyLine(s, familyOf(s.config.model))}</div>
+      <div class="muted cost"><span class="counts">${s.trials.length} trials: ${counts}</span> ·
         GPU ${s.gpuSeconds.toFixed(1)} s of ${s.gpuSecondsFullBudget.toFixed(1)} s at full budget${saved} · wall ${s.wallSeconds.toFixed(1)} s</div>`
   }
 

@@ -22,6 +22,7 @@ import type { RunProgressView, TrainModel, TrainResultView, TrainStartDetail } f
 import type { ErrorView, LoadState } from './types.ts'
 import { DEFAULT_FAMILY, familyOf, type Task } from '../models/registry.ts'
 import { storedValidation } from './result-data.ts'
+import { keepRate } from './adapter-defaults.ts'
 
 /** What is being trained on. */
 export interface TrainTarget {
@@ -53,6 +54,8 @@ export class TrainController implements ReactiveController {
   progressView?: RunProgressView
   /** The user pressed Stop: the run ends after its current round or step. */
   stopping = false
+  /** Id of the current / last run, given at its start: its view's address and the kept run's id. */
+  runId?: string
   /** The finished run as kept in the Runs list, and its validation rows (all of them: the results view). */
   run?: StoredRun
   validation?: StoredRunData['validation']
@@ -67,6 +70,8 @@ export class TrainController implements ReactiveController {
     private readonly api: () => SnaptrainApi,
     /** Hears each finished run (st-app keeps it in the Runs list). */
     private readonly onFinished: (run: StoredRun, data: StoredRunData) => void = () => {},
+    /** Hears a finished run's explanation (st-app keeps it with the run). */
+    private readonly onExplained: (id: string, explanation: Explanation) => void = () => {},
   ) {
     host.addController(this)
   }
@@ -92,6 +97,7 @@ export class TrainController implements ReactiveController {
       run: undefined,
       validation: undefined,
       task: undefined,
+      runId: undefined,
     })
     Object.assign(this, { explainState: 'idle', explainError: undefined, explanation: undefined })
     this.host.requestUpdate()
@@ -116,6 +122,7 @@ export class TrainController implements ReactiveController {
       run: undefined,
       validation: undefined,
       task: undefined,
+      runId: runId(),
     })
     this.abort?.abort()
     const abort = (this.abort = new AbortController())
@@ -127,12 +134,15 @@ export class TrainController implements ReactiveController {
         table: target.url,
         version: target.version,
         label: form.label,
-        validFraction: form.validFraction,
+        // 0 = no validation rows (as the CLI's --valid-fraction 0).
+        validFraction: form.validFraction > 0 ? form.validFraction : undefined,
         params,
       }
       if (form.filter) config.filter = form.filter
       if (form.weight) config.weight = form.weight
       if (form.qid) config.qid = form.qid
+      if (form.features) config.features = form.features
+      if (form.evalTrain) config.evalTrain = true
       if (target.access) config.access = target.access
       const onProgress = (p: TrainProgress) => {
         if (ticket === this.ticket) this.progress(p)
@@ -164,6 +174,9 @@ export class TrainController implements ReactiveController {
           epochs: speed.epochs,
           steps: speed.steps,
         })
+      // This adapter's measured speed, for the next estimate in minutes (adapter-defaults.ts).
+      if (speed.steps !== undefined) keepRate(s.adapter, model, speed.steps, s.train_seconds, 'step')
+      else keepRate(s.adapter, model, s.rounds, s.train_seconds, 'round')
       this.state = 'ready'
       if (familyOf(model).explains && typeof r.model === 'string')
         void this.explain(ticket, config, r.model, target.name)
@@ -186,7 +199,7 @@ export class TrainController implements ReactiveController {
       return
     }
     this.run = {
-      id: runId(),
+      id: this.runId ?? runId(),
       createdAt: new Date().toISOString(),
       table: { name: target.name, url: target.url, version: r.manifest.table?.version ?? target.version },
       model,
@@ -209,6 +222,7 @@ export class TrainController implements ReactiveController {
       const explanation = await this.api().explain({ run, model, rows: EXPLAIN_ROWS })
       if (ticket !== this.ticket) return
       Object.assign(this, { explainState: 'ready', explanation })
+      if (this.run) this.onExplained(this.run.id, explanation)
     } catch (e) {
       if (ticket !== this.ticket) return
       Object.assign(this, { explainState: 'error', explainError: toErrorView(`Explaining the model of ${name}`, e) })

@@ -4,7 +4,8 @@
  * (families that take weights: another numeric column, or none), validation share,
  * optional row filter, the model's parameters as JSON — with the run's progress, its error and
  * its result; while training, rounds done of the total, elapsed and estimated remaining time and a
- * Stop button. Presentational: it fires `train-start` and `train-stop`, and st-app does the work.
+ * Stop button. With `live` (the run's own view) it shows only that status — progress, Stop, error and
+ * result — and no form. Presentational: it fires `train-start` and `train-stop`, and st-app does the work.
  */
 import { LitElement, html, css, nothing } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
@@ -12,6 +13,10 @@ import { baseStyles } from './styles.ts'
 import type { ErrorView, LoadState, StructField } from './types.ts'
 import './error-view.ts'
 import { DEFAULT_FAMILY, FAMILY_MENU, familyOf } from '../models/registry.ts'
+import { DEFAULT_VALID_FRACTION } from '../eval/validation.ts'
+import type { AdapterView } from './types.ts'
+import { minutesText, pageParamsFor, readRate, softwareNote } from './adapter-defaults.ts'
+import './feature-picker.ts'
 
 /** A model family the panel trains: a name of src/models/registry.ts FAMILIES. */
 export type TrainModel = string
@@ -27,6 +32,10 @@ export interface TrainStartDetail {
   params: string
   validFraction: number
   filter: string
+  /** The feature columns chosen (TrainConfig.features); absent = every column but the label, weight and query id. */
+  features?: string[]
+  /** GBDT: also report every metric on the training rows (TrainConfig.evalTrain: `train-auc`, …). */
+  evalTrain?: boolean
 }
 
 /**
@@ -92,6 +101,7 @@ export class StTrainPanel extends LitElement {
     .actions { grid-column: 1 / -1; display: flex; gap: 12px; align-items: center; }
     .status::before { content: '⏳ '; }
     .result { font-variant-numeric: tabular-nums; }
+    .cost { grid-column: 1 / -1; margin: 0; font-size: 12.5px; }
   `,
   ]
 
@@ -106,6 +116,12 @@ export class StTrainPanel extends LitElement {
   @property({ attribute: false }) progress?: RunProgressView
   /** Stop was pressed; the run ends after its current round or step. */
   @property({ type: Boolean }) stopping = false
+  /** The page's adapter: a software one gets smaller proposed parameters (adapter-defaults.ts) and says why. */
+  @property({ attribute: false }) adapter?: AdapterView
+  /** Live rows of the open table, when known: the recommender's steps (and minutes) are estimated from them. */
+  @property({ type: Number }) rows?: number
+  /** The run's view: the run's status only (progress, Stop, error, result), no form; the form stays on home. */
+  @property({ type: Boolean }) live = false
 
   @state() private model: TrainModel = DEFAULT_FAMILY
   @state() private label = ''
@@ -113,12 +129,21 @@ export class StTrainPanel extends LitElement {
   @state() private weight = ''
   /** Query id column (ranking); '' = none. */
   @state() private qid = ''
-  /** The family's pageParams (registry): sized so a first run is quick. */
+  /** The family's pageParams (registry), smaller on a software adapter: sized so a first run is quick. */
   @state() private params = familyOf(DEFAULT_FAMILY).pageParams
-  @state() private validFraction = 0.2
+  /** The user edited the parameters: an adapter answering later leaves them alone. */
+  private paramsEdited = false
+  @state() private validFraction = DEFAULT_VALID_FRACTION
   @state() private filter = ''
+  /** Feature columns left out by the user (st-feature-picker); the rest but label, weight and query id are chosen. */
+  @state() private dropped: string[] = []
+  /** GBDT: training-rows metrics beside the validation ones (the page's default: train vs valid shows over-fitting). */
+  @state() private evalTrain = true
 
   render() {
+    if (this.live)
+      return html`<div class="actions">${this.status()}</div>
+        ${this.error ? html`<st-error-view .error=${this.error}></st-error-view>` : nothing}`
     const labels = labelCandidates(this.fields)
     const label = labels.includes(this.label) ? this.label : (labels[0] ?? '')
     const busy = this.state === 'loading'
@@ -162,8 +187,13 @@ export class StTrainPanel extends LitElement {
         </select>`
             : nothing
         }
+        <span>Features</span><st-feature-picker .columns=${this.featureChoices(label, weight, qid)}
+          .chosen=${this.featureChoices(label, weight, qid).filter(c => !this.dropped.includes(c))}
+          @features-change=${(e: CustomEvent<string[]>) => {
+            this.dropped = this.featureChoices(label, weight, qid).filter(c => !e.detail.includes(c))
+          }}></st-feature-picker>
         <label for="valid">Validation share</label>
-        <input id="valid" type="number" min="0.01" max="0.99" step="0.01" .value=${String(this.validFraction)}
+        <input id="valid" type="number" min="0" max="0.99" step="0.01" title="0: no validation rows" .value=${String(this.validFraction)}
           @change=${(e: Event) => {
             this.validFraction = Number((e.target as HTMLInputElement).value)
           }}>
@@ -172,25 +202,38 @@ export class StTrainPanel extends LitElement {
           @input=${(e: Event) => {
             this.filter = (e.target as HTMLInputElement).value
           }}>
+        ${
+          familyOf(this.model).cliFlags.includes('eval-train')
+            ? html`<label for="eval-train">Training-rows metrics</label>
+        <label><input id="eval-train" type="checkbox" .checked=${this.evalTrain} @change=${(e: Event) => {
+          this.evalTrain = (e.target as HTMLInputElement).checked
+        }}> train-auc, … (dashed) beside the validation curve</label>`
+            : nothing
+        }
         <label for="params">Parameters</label>
         <textarea id="params" .value=${this.params} @input=${(e: Event) => {
           this.params = (e.target as HTMLTextAreaElement).value
+          this.paramsEdited = true
         }}></textarea>
+        ${this.costLine()}
         <div class="actions">
-          <button type="submit" ?disabled=${busy || !label}>Train</button>
-          ${
-            busy
-              ? html`<button type="button" class="stop" ?disabled=${this.stopping} @click=${this.onStop}>${
-                  this.stopping ? 'Stopping…' : 'Stop'
-                }</button>
-            <span class="status" role="status">${this.stage}</span>
-            ${this.progress ? html`<span class="progress muted">${progressText(this.progress)}</span>` : nothing}`
-              : nothing
-          }
-          ${this.result && !busy ? this.resultLine(this.result) : nothing}
+          <button type="submit" ?disabled=${
+            busy || !label || this.featureChoices(label, weight, qid).every(c => this.dropped.includes(c))
+          }>Train</button>
+          ${this.status()}
         </div>
       </form>
       ${this.error ? html`<st-error-view .error=${this.error}></st-error-view>` : nothing}`
+  }
+
+  /** While training: Stop, the stage and the progress; then the result line. */
+  private status() {
+    if (this.state !== 'loading') return this.result ? this.resultLine(this.result) : nothing
+    return html`<button type="button" class="stop" ?disabled=${this.stopping} @click=${this.onStop}>${
+      this.stopping ? 'Stopping…' : 'Stop'
+    }</button>
+      <span class="status" role="status">${this.stage}</span>
+      ${this.progress ? html`<span class="progress muted">${progressText(this.progress)}</span>` : nothing}`
   }
 
   private resultLine(r: TrainResultView) {
@@ -208,10 +251,41 @@ export class StTrainPanel extends LitElement {
       · ${r.rowsTrain} train / ${r.rowsValid} valid rows · <span class="muted">${r.adapter}</span></span>`
   }
 
+  protected willUpdate(changed: Map<PropertyKey, unknown>): void {
+    // The adapter answers after the first render: untouched parameters become the adapter's proposal.
+    if (changed.has('adapter') && !this.paramsEdited) this.params = pageParamsFor(this.model, this.adapter)
+  }
+
   /** Another model: its default parameters replace the text (the two families share no names). */
   private onModel(e: Event) {
     this.model = (e.target as HTMLSelectElement).value as TrainModel
-    this.params = familyOf(this.model).pageParams
+    this.params = pageParamsFor(this.model, this.adapter)
+    this.paramsEdited = false
+  }
+
+  /** Why the proposal is small (software adapter) and the run's cost in minutes at this adapter's measured rate. */
+  private costLine() {
+    const note = softwareNote(this.adapter, 'run')
+    const { units, unit } = this.units()
+    const minutes = minutesText(units, unit, this.model, readRate(this.adapter, this.model))
+    if (!note && !minutes) return nothing
+    return html`<p class="cost muted" data-units=${units}>${minutes ? html`This run: ${minutes}. ` : nothing}${note ?? ''}</p>`
+  }
+
+  /** Rounds (num_round) of the parameters, or the recommender's steps (epochs × ⌈training rows / batch⌉ when rows are known). */
+  private units(): { units: number; unit: 'round' | 'step' } {
+    let p: Record<string, unknown> = {}
+    try {
+      p = JSON.parse(this.params) as Record<string, unknown>
+    } catch {
+      // The run says what is wrong with the text; no estimate meanwhile.
+    }
+    const d = familyOf(this.model)
+    if (d.resource.param === 'num_round') return { units: Number(p.num_round ?? 10), unit: 'round' }
+    const batch = Number(p.batch_size ?? 1024),
+      epochs = Number(p.epochs ?? 1)
+    const train = this.rows === undefined ? 0 : Math.round(this.rows * (1 - this.validFraction))
+    return { units: train > 0 && batch > 0 ? epochs * Math.ceil(train / batch) : 0, unit: 'step' }
   }
 
   private onStop() {
@@ -228,10 +302,17 @@ export class StTrainPanel extends LitElement {
     return familyOf(this.model).cliFlags.includes('qid') ? labels.filter(n => n !== label) : []
   }
 
+  /** Columns that may be features: all but the label and the chosen weight and query id columns. */
+  private featureChoices(label: string, weight: string, qid: string): string[] {
+    return this.fields.map(f => f.name).filter(n => n !== label && n !== weight && n !== qid)
+  }
+
   private submit(e: Event, label: string) {
     e.preventDefault()
     const weight = this.weightChoices(labelCandidates(this.fields), label).includes(this.weight) ? this.weight : ''
     const qid = this.qidChoices(labelCandidates(this.fields), label).includes(this.qid) ? this.qid : ''
+    const candidates = this.featureChoices(label, weight, qid)
+    const features = candidates.filter(c => !this.dropped.includes(c))
     const detail: TrainStartDetail = {
       model: this.model,
       label,
@@ -240,6 +321,9 @@ export class StTrainPanel extends LitElement {
       params: this.params,
       validFraction: this.validFraction,
       filter: this.filter.trim(),
+      // Every candidate chosen: no list (the run's default, as the CLI without --features).
+      ...(features.length < candidates.length ? { features } : {}),
+      ...(familyOf(this.model).cliFlags.includes('eval-train') && this.evalTrain ? { evalTrain: true } : {}),
     }
     this.dispatchEvent(new CustomEvent('train-start', { detail, bubbles: true, composed: true }))
   }

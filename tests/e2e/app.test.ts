@@ -35,8 +35,13 @@ test('adapter panel reports the adapter navigator.gpu hands out', async () => {
     const a = await navigator.gpu.requestAdapter()
     return { vendor: a?.info.vendor ?? '', architecture: a?.info.architecture ?? '' }
   })
+  // The adapter is one line in the header; its details expand.
+  const summary = page.locator('st-app header > details.adapter > summary')
+  await summary.waitFor(WAIT)
+  await summary.click()
   const vendor = page.locator('st-adapter-panel .vendor')
   await vendor.waitFor(WAIT)
+  expect(await summary.textContent()).toContain(expected.vendor)
   expect(expected.vendor.length).toBeGreaterThan(0)
   expect(await vendor.textContent()).toBe(expected.vendor)
   expect(await page.locator('st-adapter-panel dl.identity').textContent()).toContain(expected.architecture)

@@ -65,7 +65,7 @@ test('npm start serves the page with the adapter and the clicks schema', async (
   try {
     const page = await browser.newPage()
     await page.goto(url, WAIT)
-    await page.locator('st-adapter-panel .vendor').waitFor(WAIT)
+    await page.locator('st-adapter-panel .vendor').waitFor({ ...WAIT, state: 'attached' }) // in the header's folded details
     expect((await page.locator('st-adapter-panel .vendor').textContent())?.trim().length).toBeGreaterThan(0)
     await page.locator('st-table-list button[data-table="clicks"]').click(WAIT)
     await page.locator('st-schema-view tbody tr[data-field="label"]').waitFor(WAIT)

@@ -3,7 +3,8 @@
  * Hyperband sweep in the Sweep tab (η 3, resource 3 → 9 rounds, a small space, a third of the
  * rows), start it, wait for it to finish; then every trial row has a metric, the learning-curve
  * and parallel-coordinates charts hold data, the best card shows params, each download saves a
- * file, and after a reload the sweep is still listed with its trials. Screenshots and the
+ * file; starting it opens its view (#/sweeps/<id>) in sight of a 1400×900 window, and after a reload
+ * that URL opens it again with its trials and home lists it. Screenshots and the
  * downloaded files go to tests/artifacts/ (git-ignored).
  */
 import { readFileSync, statSync } from 'node:fs'
@@ -11,7 +12,7 @@ import { resolve } from 'node:path'
 import { unzipSync } from 'fflate'
 import { expect, test } from 'vitest'
 import type { Page } from 'playwright-core'
-import { ARTIFACTS, openApp, until, useApp } from '../support/app-harness.ts'
+import { ARTIFACTS, boxInViewport, openApp, until, useApp } from '../support/app-harness.ts'
 import { decodeModel } from '../../src/models/gbdt/model-file.ts'
 import { fromXGBoostJson, toXGBoostJsonString } from '../../src/models/gbdt/xgboost-json.ts'
 
@@ -30,7 +31,7 @@ type ViewEl = HTMLElement & {
   state?: {
     id: string
     status: string
-    trials: Array<{ id: number; metric?: number; curve: unknown[] }>
+    trials: Array<{ id: number; metric?: number; curve: Array<{ resource: number }> }>
     best?: { trial: number }
   }
   active: boolean
@@ -50,7 +51,7 @@ async function fill(page: Page, sel: string, value: string): Promise<void> {
 
 test('a small Hyperband sweep on marketing: live view, best card, downloads, still there after reload', async () => {
   const { context, page, pageErrors } = await openApp(app, {
-    viewport: { width: 1400, height: 1400 },
+    viewport: { width: 1400, height: 900 },
     acceptDownloads: true,
     wait: WAIT,
   })
@@ -72,9 +73,19 @@ test('a small Hyperband sweep on marketing: live view, best card, downloads, sti
   const cost = setup.locator('.cost')
   await cost.waitFor(WAIT) // no inline errors: the engine accepted the plan
   expect(await cost.textContent()).toMatch(/boosting rounds in total vs \d+ at full budget/)
-  await page.screenshot({ path: resolve(ARTIFACTS, 'sweep-setup.png'), fullPage: true })
+  // The form, not the full page: a full-page screenshot resizes the viewport, and Chromium puts the
+  // scroll position back a moment later — after the click below has scrolled the button into sight
+  // and pressed, so the release lands 408 px lower and Start sweep never gets its click.
+  await setup.screenshot({ path: resolve(ARTIFACTS, 'sweep-setup.png') })
   await setup.locator('button[type=submit]').click()
 
+  // Starting it opens its view, #/sweeps/<id>, in sight.
+  const root = page.locator('st-app section[data-view=sweep]')
+  await root.waitFor({ state: 'attached', ...WAIT })
+  const id = await root.getAttribute('data-sweep')
+  expect(new URL(page.url()).hash).toBe(`#/sweeps/${id}`)
+  const box = await boxInViewport(page, 'st-app section[data-view=sweep]', WAIT.timeout)
+  expect(box.inside, `sweep view at ${JSON.stringify(box)} in 1400×900`).toBe(true)
   const view = page.locator('st-sweep-view')
   await view.waitFor(WAIT)
   const state = await until(
@@ -101,8 +112,11 @@ test('a small Hyperband sweep on marketing: live view, best card, downloads, sti
   const curves = view.locator('st-sweep-curves')
   expect(Number(await curves.getAttribute('data-series'))).toBe(state.trials.filter(t => t.curve.length > 0).length)
   expect(Number(await curves.getAttribute('data-points'))).toBeGreaterThanOrEqual(state.trials.length)
-  // Hyperband's lower bracket (3 configurations at 3 rounds) promotes one to 9 rounds: the others end short, drawn grey dashed.
-  expect(Number(await curves.getAttribute('data-stopped'))).toBeGreaterThanOrEqual(1)
+  // Hyperband's lower bracket (3 configurations at 3 rounds) promotes one to 9 rounds: the others are pruned, drawn grey dashed.
+  const pruned = Number(await curves.getAttribute('data-stopped'))
+  expect(pruned).toBeGreaterThanOrEqual(1)
+  expect(await view.locator('st-trial-table tbody tr[data-status=pruned]').count()).toBe(pruned)
+  expect(await view.locator('.counts').textContent()).toContain(`${pruned} pruned`)
   expect(await curves.locator('canvas').isVisible()).toBe(true)
   const pc = view.locator('st-parallel-coords')
   expect(Number(await pc.getAttribute('data-series'))).toBe(state.trials.length)
@@ -110,7 +124,10 @@ test('a small Hyperband sweep on marketing: live view, best card, downloads, sti
   expect(await pc.locator('canvas').isVisible()).toBe(true)
 
   const params = JSON.parse((await view.locator('st-sweep-result pre.params').textContent())!)
-  expect(Object.keys(params)).toEqual(expect.arrayContaining(['eta', 'max_depth']))
+  expect(Object.keys(params)).toEqual(expect.arrayContaining(['eta', 'max_depth', 'num_round']))
+  // The rounds the best trial trained, so the params re-train its model.
+  const bestTrial = state.trials.find(t => t.id === state.best!.trial)!
+  expect(params.num_round).toBe(bestTrial.curve.at(-1)!.resource)
   await page.screenshot({ path: resolve(ARTIFACTS, 'sweep-finished.png'), fullPage: true })
 
   const saved = new Map<string, string>()
@@ -142,10 +159,15 @@ test('a small Hyperband sweep on marketing: live view, best card, downloads, sti
     trial: state.best!.trial,
   })
 
+  expect(state.id).toBe(id)
+  // After a reload its URL opens it again; home lists it.
   await page.reload(WAIT)
-  const item = page.locator(`st-sweep-list li[data-sweep="${state.id}"] button.open`)
-  await item.waitFor(WAIT)
-  await item.click()
+  await page
+    .locator('st-sweep-view st-trial-table tbody tr')
+    .nth(state.trials.length - 1)
+    .waitFor(WAIT)
+  await page.goto(new URL('#/', app.server.url).href, WAIT)
+  await page.locator(`st-home-list tr[data-sweep="${state.id}"] td.name a`).click()
   await page
     .locator('st-sweep-view st-trial-table tbody tr')
     .nth(state.trials.length - 1)

@@ -61,6 +61,7 @@ export const SNAPTRAIN_API = {
   sweepContinueFiles: 'function',
   sweepImportance: 'function',
   train: 'function',
+  updateRun: 'function',
   version: 'string',
 } as const satisfies Record<keyof SnaptrainApi, Kind>
 

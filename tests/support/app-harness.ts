@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import type {} from '../../src/api-types.ts' // window.snaptrain typing inside page functions
 import { launchBrowser } from '../../src/cli/launch.ts'
 import { PROJECT_ROOT, startPageServer, type PageServer, type PageServerOptions } from '../../src/serve/page-server.ts'
+import { guardPage } from './console-guard.ts'
 
 /** Where e2e tests save screenshots and downloads. */
 export const ARTIFACTS = resolve(PROJECT_ROOT, 'tests', 'artifacts')
@@ -42,9 +43,17 @@ export interface OpenAppOptions {
   acceptDownloads?: boolean
   /** Bound on navigation and on window.snaptrain appearing (the caller's WAIT). */
   wait: { timeout: number }
+  /** URLs whose failed requests or answers ≥ 400 the test expects (console-guard.ts). */
+  allow?: RegExp[]
+  /** Console warnings count as problems too (console-guard.ts GuardOptions.warnings). */
+  warnings?: boolean
 }
 
-/** A fresh context and page on the app, uncaught page errors collected, window.snaptrain installed. */
+/**
+ * A fresh context and page on the app, window.snaptrain installed; `pageErrors` collects what a
+ * working flow must not show (console-guard.ts: console errors, uncaught errors and rejections,
+ * failed requests, answers ≥ 400).
+ */
 export async function openApp(
   app: AppHarness,
   opts: OpenAppOptions,
@@ -55,8 +64,7 @@ export async function openApp(
   })
   if (opts.init) await context.addInitScript(opts.init)
   const page = await context.newPage()
-  const pageErrors: string[] = []
-  page.on('pageerror', e => pageErrors.push(e.message))
+  const pageErrors = guardPage(page, { allow: opts.allow, warnings: opts.warnings })
   await page.goto(app.server.url, opts.wait)
   // A function predicate, not a string: the app's CSP (no 'unsafe-eval') refuses string predicates.
   await page.waitForFunction(() => window.snaptrain !== undefined, null, opts.wait)
@@ -81,4 +89,23 @@ export async function until<T>(
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`)
     await new Promise(r => setTimeout(r, 500))
   }
+}
+
+/**
+ * The bounding box of the first element matching `selector` (Playwright's CSS, through shadow
+ * roots) once it is in the DOM, with the viewport's size: a view brought into sight has its top
+ * left corner inside the viewport and its width within it.
+ */
+export async function boxInViewport(
+  page: Page,
+  selector: string,
+  timeoutMs: number,
+): Promise<{ x: number; y: number; width: number; height: number; inside: boolean }> {
+  const el = page.locator(selector).first()
+  await el.waitFor({ state: 'attached', timeout: timeoutMs })
+  const box = await el.boundingBox()
+  const vp = page.viewportSize()
+  if (!box || !vp) throw new Error(`${selector}: no bounding box (not rendered) or no viewport`)
+  const inside = box.x >= 0 && box.y >= 0 && box.y < vp.height && box.x + box.width <= vp.width
+  return { ...box, inside }
 }

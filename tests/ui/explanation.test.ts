@@ -6,6 +6,7 @@ import { parseParams } from '../../src/models/gbdt/params.ts'
 import { treeShap } from '../../src/models/gbdt/shap.ts'
 import { allImportances } from '../../src/models/gbdt/importance.ts'
 import { shapSummary } from '../../src/models/gbdt/explain-run.ts'
+import { categorySwatches } from '../../src/ui/shap-summary.ts'
 import { Rng } from '../../src/util/rng.ts'
 import { cleanup, fixture, textOf } from './fixture.ts'
 
@@ -94,6 +95,47 @@ test('SHAP summary: bars by mean |SHAP| (zero ones left out) and a beeswarm of o
   expect(el.dataset.points).toBe('6')
   expect(textOf(el)).toContain("over 3 of the run's 10 validation rows (an evenly spaced sample)")
   expect(textOf(el)).toContain('Computed on fake adapter.')
+})
+
+test('SHAP beeswarm: a categorical feature is coloured by category, named in a legend (most rows first), not by code', async () => {
+  // 12 rows; job codes: 'services' (2) on 6 rows, 'admin.' (0) on 4, 'blue-collar' (1) on 1, one missing.
+  const codes = [2, 0, 2, 0, 2, 1, 2, 0, 2, NaN, 2, 0]
+  const e: Explanation = {
+    ...explanation(),
+    features: ['age', 'job'],
+    shap: Float32Array.from(codes.flatMap((c, i) => [0.1 * i, Number.isNaN(c) ? 0 : c - 1, 0.5])),
+    meanAbsShap: [
+      { feature: 'job', mean_abs_shap: 0.8 },
+      { feature: 'age', mean_abs_shap: 0.5 },
+    ],
+    values: Float32Array.from(codes.flatMap((c, i) => [20 + i, c])),
+    rows: 12,
+    categories: { job: ['admin.', 'blue-collar', 'services'] },
+  }
+  const el = await fixture('st-shap-summary', { explanation: e })
+  const root = el.shadowRoot!
+  expect(el.dataset.points).toBe('24')
+  const legends = [...root.querySelectorAll<HTMLElement>('.categories')]
+  expect(legends.map(l => l.dataset.feature)).toEqual(['job']) // age is numeric: blue low … red high
+  const swatches = [...legends[0].querySelectorAll<HTMLElement>('.category')]
+  expect(swatches.map(x => x.dataset.category)).toEqual(['services', 'admin.', 'blue-collar'])
+  expect(swatches.map(x => x.title)).toEqual(['6 of the 12 rows', '4 of the 12 rows', '1 of the 12 rows'])
+  const colours = swatches.map(x => x.querySelector<HTMLElement>('.swatch')!.style.background)
+  expect(new Set(colours).size).toBe(3)
+  expect(textOf(el)).toContain('categorical features by category')
+  // Without categories (an older stored explanation) the same codes are ranked values: no legend.
+  el.explanation = { ...e, categories: undefined }
+  await el.updateComplete
+  expect(root.querySelectorAll('.categories')).toHaveLength(0)
+})
+
+test('category swatches: the nine most frequent categories each a colour, the rest one "others" swatch', () => {
+  const codes = Array.from({ length: 12 }, (_, c) => Array.from({ length: 12 - c }, () => c)).flat()
+  const names = Array.from({ length: 12 }, (_, c) => `c${c}`)
+  const s = categorySwatches(Float32Array.from(codes), codes.length, 1, 0, names)
+  expect(s.map(x => x.name)).toEqual([...names.slice(0, 9), '3 others'])
+  expect(s.map(x => x.rows)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3 + 2 + 1])
+  expect(new Set(s.slice(0, 9).map(x => x.colour)).size).toBe(9)
 })
 
 test('the explanation block: waiting note, error, then both charts', async () => {

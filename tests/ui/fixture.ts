@@ -25,9 +25,10 @@ export function record<T>(target: EventTarget, type: string): T[] {
   return seen
 }
 
-/** Removes everything mounted by earlier tests. */
+/** Removes everything mounted by earlier tests, and the route (st-app's views follow the hash) they left. */
 export function cleanup(): void {
   document.body.replaceChildren()
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search)
 }
 
 /** Polls `probe` every frame until it returns a value, for at most `ms` (default 3 s). */

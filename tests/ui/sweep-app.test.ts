@@ -134,7 +134,7 @@ test('stored sweeps are listed; opening one shows its trials, curves and best ca
     throw new Error('unused')
   }, [old])
   await mount(api)
-  const item = await waitFor(() => deep('st-app >>> st-sweep-list >>> li[data-sweep=old] button.open'))
+  const item = await waitFor(() => deep('st-app >>> st-home-list >>> tr[data-sweep=old] td.name a'))
   item.click()
   await waitFor(() => deep('st-app >>> st-sweep-view >>> st-trial-table >>> tr[data-trial="1"]'))
   expect(deep('st-app >>> st-sweep-view >>> st-sweep-curves')!.dataset.series).toBe('2')
@@ -147,7 +147,7 @@ test('parameter importance comes from window.snaptrain.sweepImportance, asked on
     throw new Error('unused')
   }, [old])
   await mount(api)
-  const item = await waitFor(() => deep('st-app >>> st-sweep-list >>> li[data-sweep=imp] button.open'))
+  const item = await waitFor(() => deep('st-app >>> st-home-list >>> tr[data-sweep=imp] td.name a'))
   item.click()
   const row = await waitFor(() =>
     deep('st-app >>> st-sweep-view >>> st-param-importance >>> .row[data-param=max_depth]'),
@@ -180,6 +180,9 @@ test('start from the setup form: live events fill the view; downloads save named
   await waitFor(() => textOf(setup).includes('13 trial runs in 1 bracket · 40 boosting rounds in total vs 117'))
   ;(setup.shadowRoot!.querySelector('button[type=submit]') as HTMLButtonElement).click()
   await waitFor(() => deep('st-app >>> st-sweep-view >>> st-trial-table >>> tr[data-trial="0"][data-status=running]'))
+  // Starting it opened its view: #/sweeps/<id>.
+  const started = deep('st-app >>> [data-view=sweep]')!
+  expect(location.hash).toBe(`#/sweeps/${started.dataset.sweep}`)
   expect(textOf(deep('st-app >>> st-sweep-view >>> .stage')!)).toContain('binning features')
   expect((deep('st-app >>> st-sweep-view >>> .stage progress') as HTMLProgressElement).value).toBe(0.5)
   expect(deep('st-app >>> st-sweep-view >>> button.stop')).not.toBeNull()
@@ -188,10 +191,7 @@ test('start from the setup form: live events fill the view; downloads save named
   await waitFor(() => calls.length === 2)
   expect(calls[1]).toMatch(/^stop sw-/)
   release()
-  await waitFor(() => deep('st-app >>> st-sweep-view >>> st-trial-table >>> tr[data-trial="1"][data-status=stopped]'))
-  await waitFor(
-    () => deep('st-app >>> st-sweep-list >>> li button.resume') === null && deep('st-app >>> st-sweep-list >>> li'),
-  )
+  await waitFor(() => deep('st-app >>> st-sweep-view >>> st-trial-table >>> tr[data-trial="1"][data-status=pruned]'))
   const saved: Array<{ name: string; text: Promise<string> }> = []
   vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
     saved.push({ name: this.download, text: fetch(this.href).then(r => r.text()) })
@@ -220,6 +220,13 @@ test('start from the setup form: live events fill the view; downloads save named
   expect(journal.map(s => s.name)).toEqual([id])
   const shown = (deep('st-app >>> st-sweep-view') as unknown as { state: SweepState }).state
   expect(journal[0]!.trials).toHaveLength(shown.trials.length)
+  // Home lists it, finished (no Resume), without a reload.
+  location.hash = '#/' // the crumb's link (anchor clicks are captured above for the downloads)
+  await waitFor(
+    () =>
+      deep('st-app >>> st-home-list >>> tr[data-sweep] button.resume') === null &&
+      deep(`st-app >>> st-home-list >>> tr[data-sweep="${id}"]`),
+  )
 })
 
 test('a sweep that fails shows the error with its cause, and no spinner stays', async () => {
@@ -308,7 +315,7 @@ test('resume from the list; clone-and-edit refills the setup form with the sweep
     throw new Error('unused')
   }, [stopped])
   await mount(api)
-  ;(await waitFor(() => deep('st-app >>> st-sweep-list >>> li[data-sweep=st1] button.resume'))).click()
+  ;(await waitFor(() => deep('st-app >>> st-home-list >>> tr[data-sweep=st1] button.resume'))).click()
   await waitFor(() => calls.includes('resume st1'))
   await waitFor(() => deep('st-app >>> st-sweep-view >>> st-trial-table >>> tr[data-trial="0"]'))
   ;(await waitFor(() => deep('st-app >>> st-sweep-view >>> button.clone'))).click()

@@ -1,12 +1,15 @@
 import { afterEach, expect, test } from 'vitest'
 import '../../src/ui/sweep-view.ts'
 import '../../src/ui/sweep-setup.ts'
-import '../../src/ui/sweep-list.ts'
+import '../../src/ui/home-list.ts'
 import type { SweepConfig, SweepDownloadDetail, SweepIdDetail, SweepPlanView } from '../../src/ui/types.ts'
 import { cleanup, fixture, record, textOf } from './fixture.ts'
 import { CONFIG, sweepState, trial, trials } from './sweep-fakes.ts'
 import { sweepImportance } from '../../src/tune/importance.ts'
 import { familyOf } from '../../src/models/registry.ts'
+import { trialStates } from '../../src/tune/trial-state.ts'
+
+const GBDT = familyOf('gbdt')
 
 afterEach(cleanup)
 
@@ -49,28 +52,132 @@ test('trial table: every trial a row; header clicks sort, status and text filter
   expect(el.shadowRoot!.querySelector('tr[data-trial="3"] progress')).toBeNull() // filtered out
 })
 
-test('curves: one uPlot series per trial with points, stopped ones counted and dashed', async () => {
+test('curves: one uPlot series per trial with points, pruned ones counted and dashed', async () => {
   const ts = trials(6)
-  const el = await fixture('st-sweep-curves', { trials: ts, best: 4 })
+  const el = await fixture('st-sweep-curves', { trials: ts, best: 4, states: trialStates(sweepState('c', ts), GBDT) })
   expect(el.dataset.series).toBe('6')
   expect(Number(el.dataset.points)).toBe(ts.reduce((n, t) => n + t.curve.length, 0))
-  // Every fake trial ended at 1 or 3 of its 9 rounds without a promotion: all but the best are cut short.
-  expect(el.dataset.stopped).toBe('5')
+  // Trials 2 and 5 were stopped at their rung: pruned, drawn cut short.
+  expect(el.dataset.stopped).toBe('2')
   expect(el.shadowRoot!.querySelector('canvas')).not.toBeNull()
   const { curveKind, curveSeries } = await import('../../src/ui/sweep-curves.ts')
   expect(curveSeries(trial(1, 'stopped', {}, 0.5), 'cut').dash).toEqual([6, 4])
   expect(curveSeries(trial(1, 'completed', {}, 0.5), 'normal').dash).toBeUndefined()
-  // Hyperband: trial 0 left at rung 0 (3 of 9) is cut short; trial 1 was promoted as trial 2.
+  // Hyperband: trial 0 left at rung 0 (3 of 9) is pruned; trial 1 was promoted as trial 2.
   const hb = [
-    trial(0, 'completed', {}, 0.7, 3, 3),
-    trial(1, 'completed', {}, 0.8, 3, 3),
-    { ...trial(2, 'completed', {}, 0.85, 9, 9), promotedFrom: 1 },
+    { ...trial(0, 'completed', {}, 0.7, 3, 3), bracket: 1, rung: 0 },
+    { ...trial(1, 'completed', {}, 0.8, 3, 3), bracket: 1, rung: 0 },
+    { ...trial(2, 'completed', {}, 0.85, 9, 9), bracket: 1, rung: 1, promotedFrom: 1 },
   ]
-  expect(hb.map(t => curveKind(t, hb))).toEqual(['cut', 'promoted', 'normal'])
-  expect(curveKind(hb[2]!, hb, 2)).toBe('best')
+  const st = trialStates(sweepState('h', hb), GBDT)
+  expect(hb.map(t => curveKind(t, hb, st))).toEqual(['cut', 'promoted', 'normal'])
+  expect(curveKind(hb[2]!, hb, st, 2)).toBe('best')
   el.trials = []
   await el.updateComplete
   expect(el.shadowRoot!.querySelector('canvas')).toBeNull()
+})
+
+/** A finished Hyperband bracket 1 (3 at 3 rounds, 1 promoted to 9) and a failed trial. */
+function hyperbandTrials() {
+  return [
+    { ...trial(0, 'completed', { eta: 0.1 }, 0.7, 3, 3), bracket: 1, rung: 0 },
+    { ...trial(1, 'completed', { eta: 0.2 }, 0.8, 3, 3), bracket: 1, rung: 0 },
+    { ...trial(2, 'completed', { eta: 0.3 }, 0.75, 3, 3), bracket: 1, rung: 0 },
+    { ...trial(3, 'completed', { eta: 0.2 }, 0.85, 9, 9), bracket: 1, rung: 1, promotedFrom: 1 },
+    { ...trial(4, 'failed', { eta: 0.4 }, undefined), bracket: 0, rung: 0 },
+  ]
+}
+
+test('trial table: states as Optuna reads them, columns per strategy, a promotion links to its origin', async () => {
+  const ts = hyperbandTrials()
+  const s = sweepState('hb', ts)
+  const el = await fixture('st-trial-table', { trials: ts, states: trialStates(s, GBDT), strategy: 'hyperband' })
+  const cells = (col: string) =>
+    [...el.shadowRoot!.querySelectorAll<HTMLElement>(`tbody td[data-col=${col}]`)].map(
+      c => c.textContent!.trim().split(/\s+/)[0],
+    )
+  expect(cells('status')).toEqual(['pruned', 'complete', 'pruned', 'complete', 'failed'])
+  expect([...el.shadowRoot!.querySelectorAll<HTMLElement>('tbody tr')].map(r => r.dataset.status)).toEqual([
+    'pruned',
+    'complete',
+    'pruned',
+    'complete',
+    'failed',
+  ])
+  expect(cells('bracket')).toEqual(['1', '1', '1', '1', '0'])
+  expect(cells('from')).toEqual(['–', '–', '–', '#1', '–'])
+  // The state filter offers Optuna's words; "pruned" keeps the two left at rung 0.
+  const select = q(el, 'select') as unknown as HTMLSelectElement
+  expect([...select.options].map(o => o.value)).toEqual(['all', 'running', 'complete', 'pruned', 'failed', 'waiting'])
+  select.value = 'pruned'
+  select.dispatchEvent(new Event('change'))
+  await el.updateComplete
+  expect(ids(el)).toEqual([0, 2])
+  // "#1" on the promoted trial highlights trial 1's row; a filter hiding it is cleared.
+  select.value = 'complete'
+  select.dispatchEvent(new Event('change'))
+  await el.updateComplete
+  q(el, 'tr[data-trial="3"] button.from').click()
+  await el.updateComplete
+  expect(ids(el)).toEqual([1, 3])
+  expect(q(el, 'tr[data-trial="1"]').classList.contains('highlight')).toBe(true)
+  select.value = 'all'
+  select.dispatchEvent(new Event('change'))
+  const search = q(el, 'input[type=search]') as HTMLInputElement
+  search.value = '3 complete'
+  search.dispatchEvent(new Event('input'))
+  await el.updateComplete
+  expect(ids(el)).toEqual([3])
+  q(el, 'tr[data-trial="3"] button.from').click()
+  await el.updateComplete
+  expect(ids(el)).toEqual([0, 1, 2, 3, 4])
+  expect(q(el, 'tr[data-trial="1"]').classList.contains('highlight')).toBe(true)
+  // Random search: no bracket, rung or promotion columns; ASHA: the rung reached, no bracket.
+  el.strategy = 'random'
+  await el.updateComplete
+  const heads = () => [...el.shadowRoot!.querySelectorAll<HTMLElement>('thead th')].map(h => h.dataset.col)
+  expect(heads()).toEqual(['id', 'status', 'resource', 'metric', 'gpuSeconds', 'param:eta'])
+  el.strategy = 'asha'
+  el.rungs = new Map([[0, 2]])
+  await el.updateComplete
+  expect(heads()).toEqual(['id', 'status', 'rung', 'resource', 'metric', 'gpuSeconds', 'param:eta'])
+  expect(cells('rung')[0]).toBe('2')
+})
+
+test('sweep view: table@version, the strategy in its own words, trials per state, the train command of the best', async () => {
+  const ts = hyperbandTrials()
+  const s = sweepState('hb', ts, {
+    config: { ...CONFIG, version: 3, seed: 5, filter: "job != 'x'" },
+    best: { trial: 3, params: { eta: 0.2, num_round: 9 }, metric: 0.85 },
+  })
+  const el = await fixture('st-sweep-view', { state: s })
+  expect(q(el, 'h1').textContent).toBe('Sweep on m@v3')
+  expect(q(el, '.strategy').textContent).toBe(
+    'Hyperband: 3 brackets, rungs at 1, 3, 9 boosting rounds (η 3); 5 trials, 1 of them promotion',
+  )
+  expect(q(el, '.counts').textContent).toBe('5 trials: 2 complete · 2 pruned · 1 failed')
+  const card = q(el, 'st-sweep-result')
+  await (card as unknown as { updateComplete: Promise<unknown> }).updateComplete
+  expect(q(card, 'pre.params').textContent).toContain('"num_round": 9')
+  expect(q(card, 'pre.command').textContent).toBe(
+    [
+      'snaptrain train',
+      '--table http://h/tables/m/',
+      '--version 3',
+      '--label y',
+      "--filter 'job != '\\''x'\\'''",
+      '--valid-fraction 0.2',
+      '--seed 5',
+      `--params '{"eta":0.2,"num_round":9}'`,
+    ].join(' \\\n  '),
+  )
+  // Random search: no bracket or rung words anywhere in the view.
+  el.state = { ...s, config: { ...s.config, strategy: 'random' } }
+  await el.updateComplete
+  expect(q(el, '.strategy').textContent).toBe('random search: 5 trials at 3–9 boosting rounds')
+  const table = q(el, 'st-trial-table')
+  await (table as unknown as { updateComplete: Promise<unknown> }).updateComplete
+  expect(textOf(table)).not.toMatch(/bracket|rung/)
 })
 
 test('parallel coordinates and best-so-far draw uPlot charts from trials with metrics', async () => {
@@ -80,6 +187,16 @@ test('parallel coordinates and best-so-far draw uPlot charts from trials with me
   expect(pc.dataset.axes).toBe('4') // eta, grow, max_depth, auc
   expect(pc.shadowRoot!.querySelector('canvas')).not.toBeNull()
   expect(textOf(pc)).toMatch(/eta ?0\.01 – 0\.04 \(log\)/)
+  // Each axis drawn with its own scale: min, middle (geometric on the log axis), max; categories by name.
+  expect(pc.dataset.ticks).toBe('eta:0.01|0.02 log|0.04;grow:depthwise|lossguide;max_depth:2|4|6;auc:0.7|0.74|0.78')
+  expect(textOf(pc)).not.toMatch(/\b(low|mid|high)\b/)
+  // The colour legend: the metric's worst and best values at the ramp's ends (blue … red).
+  const legend = (sel: string) => pc.shadowRoot!.querySelector(`.legend ${sel}`)!.textContent
+  expect([legend('.worst'), legend('.best')]).toEqual(['0.7', '0.78'])
+  expect(textOf(pc)).toMatch(/line colour: auc/)
+  pc.direction = 'minimize'
+  await pc.updateComplete
+  expect([legend('.worst'), legend('.best')]).toEqual(['0.78', '0.7'])
   const best = await fixture('st-best-chart', { trials: ts })
   expect(Number(best.dataset.points)).toBeGreaterThan(0)
   expect(best.shadowRoot!.querySelector('canvas')).not.toBeNull()
@@ -186,7 +303,7 @@ test('sweep setup: defaults filled in, engine errors inline as you type, cost sh
   expect((q(el, 'button[type=submit]') as HTMLButtonElement).disabled).toBe(true)
   area.value = '{"eta": {"type": "loguniform", "low": 0.05, "high": 0.3}}'
   area.dispatchEvent(new Event('input'))
-  const box = q(el, 'input[data-feature=job]') as HTMLInputElement
+  const box = q(q(el, 'st-feature-picker'), 'input[data-feature=job]') as HTMLInputElement
   box.checked = false
   box.dispatchEvent(new Event('change'))
   await el.updateComplete
@@ -227,20 +344,20 @@ test('sweep setup: defaults filled in, engine errors inline as you type, cost sh
   expect((q(el, 'input#name') as HTMLInputElement).value).toBe('mine (copy)')
 })
 
-test('sweep list: newest first, resume only when not finished and not running here', async () => {
+test('home list: sweeps newest first, resume only when not finished and not running here', async () => {
   const a = sweepState('a', trials(2), { createdAt: '2026-01-01T00:00:00Z' })
   const b = sweepState('b', trials(3), { status: 'running', createdAt: '2026-01-02T00:00:00Z' })
   const c = sweepState('c', trials(1), { status: 'stopped', createdAt: '2026-01-03T00:00:00Z' })
-  const el = await fixture('st-sweep-list', { sweeps: [a, b, c], active: ['b'], state: 'ready' })
-  const opened = record<SweepIdDetail>(document.body, 'sweep-open')
-  expect([...el.shadowRoot!.querySelectorAll<HTMLElement>('li')].map(li => li.dataset.sweep)).toEqual(['c', 'b', 'a'])
-  expect(
-    [...el.shadowRoot!.querySelectorAll<HTMLElement>('li:has(button.resume)')].map(li => li.dataset.sweep),
-  ).toEqual(['c'])
-  q(el, 'li[data-sweep=b] button.open').click()
-  expect(opened).toEqual([{ id: 'b' }])
-  el.state = 'error'
-  el.error = { context: 'Reading the stored sweeps', message: 'IndexedDB is blocked', causes: [] }
+  const el = await fixture('st-home-list', { sweeps: [a, b, c], activeSweeps: ['b'], sweepsState: 'ready' })
+  const resumed = record<SweepIdDetail>(document.body, 'sweep-resume')
+  const rows = [...el.shadowRoot!.querySelectorAll<HTMLElement>('tbody tr')]
+  expect(rows.map(r => r.dataset.sweep)).toEqual(['c', 'b', 'a'])
+  expect(rows.filter(r => r.querySelector('button.resume')).map(r => r.dataset.sweep)).toEqual(['c'])
+  q(el, 'tr[data-sweep=c] button.resume').click()
+  expect(resumed).toEqual([{ id: 'c' }])
+  expect(q(el, 'tr[data-sweep=b] td.status').textContent).toBe('running')
+  el.sweepsState = 'error'
+  el.sweepsError = { context: 'Reading the stored sweeps', message: 'IndexedDB is blocked', causes: [] }
   await el.updateComplete
   expect(el.shadowRoot!.querySelector('st-error-view')).not.toBeNull()
 })

@@ -223,7 +223,8 @@ test('st-app shows a regression run by its objective: scatter and residuals, no 
   const panel = await waitFor(() => q('st-train-panel'))
   const submit = await waitFor(() => panel.shadowRoot?.querySelector<HTMLButtonElement>('button[type=submit]'))
   submit.click()
-  const results = await waitFor(() => q('st-run-results'))
+  // The run's view (#/runs/<id>) shows the run this page trained with all its validation rows.
+  const results = await waitFor(() => q('[data-view=run] st-run-results'))
   expect(results.dataset.task).toBe('regression')
   const view = await waitFor(() => shadow(results, 'st-regression-results'))
   await waitFor(() => view.dataset.rows === '2500')

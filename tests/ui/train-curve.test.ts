@@ -57,3 +57,60 @@ test('metrics it has not seen before: larger-is-better ones on the left axis, th
   expect(new Set(strokes).size).toBe(4)
   for (const name of ['aucpr', 'tweedie-nloglik@1.5', 'mae', 'error@0.3']) expect(textOf(el)).toContain(name)
 })
+
+/** The drawn series: label, scale, colour and dash (undefined = solid). */
+function drawn(el: HTMLElement) {
+  const plot = (
+    el as unknown as {
+      chart: { plot: { series: Array<{ label: string; scale: string; stroke: unknown; dash?: number[] }> } }
+    }
+  ).chart.plot
+  return plot.series.slice(1).map(s => ({
+    label: s.label,
+    scale: s.scale,
+    stroke: String(typeof s.stroke === 'function' ? (s.stroke as () => string)() : s.stroke),
+    dashed: Array.isArray(s.dash) && s.dash.length > 0,
+  }))
+}
+
+test('training-rows metrics (train-auc, …): dashed, in their validation metric’s colour and scale', async () => {
+  const history = [
+    { auc: 0.7, logloss: 0.5, 'train-auc': 0.75, 'train-logloss': 0.45 },
+    { auc: 0.72, logloss: 0.48, 'train-auc': 0.8, 'train-logloss': 0.4 },
+  ]
+  const el = await fixture('st-train-curve', { history })
+  const s = drawn(el)
+  expect(s.map(x => [x.label, x.scale, x.dashed])).toEqual([
+    ['auc', 'auc', false],
+    ['logloss', 'loss', false],
+    ['train-auc', 'auc', true],
+    ['train-logloss', 'loss', true],
+  ])
+  expect(s[2].stroke).toBe(s[0].stroke)
+  expect(s[3].stroke).toBe(s[1].stroke)
+  expect(s[0].stroke).not.toBe(s[1].stroke)
+  expect(textOf(el)).toContain('Training (dashed) and validation metrics per round')
+  // Validation only: solid lines, the validation heading.
+  el.history = [{ auc: 0.7, logloss: 0.5 }]
+  await el.updateComplete
+  expect(drawn(el).some(x => x.dashed)).toBe(false)
+  expect(textOf(el)).toContain('Validation metrics per round')
+})
+
+test('the recommender’s calibration has an axis of its own, not the loss axis', async () => {
+  const history = [
+    { train_loss: 0.5, auc: 0.7, logloss: 0.45, calibration: 1.1 },
+    { train_loss: 0.4, auc: 0.72, logloss: 0.44, calibration: 1.02 },
+  ]
+  const el = await fixture('st-train-curve', { history, xLabel: 'evaluation' })
+  expect(drawn(el).map(x => [x.label, x.scale])).toEqual([
+    ['train_loss', 'loss'],
+    ['auc', 'auc'],
+    ['logloss', 'loss'],
+    ['calibration', 'calibration'],
+  ])
+  const axes = (el as unknown as { chart: { plot: { axes: Array<{ scale: string; label?: string }> } } }).chart.plot
+    .axes
+  expect(axes.find(a => a.scale === 'calibration')?.label).toMatch(/calibration/)
+  expect(axes.find(a => a.scale === 'loss')?.label).not.toMatch(/calibration/)
+})

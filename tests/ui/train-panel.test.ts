@@ -44,9 +44,64 @@ test('the form fires train-start with label, params text and validation share', 
   textarea.value = '{"num_round": 3}'
   textarea.dispatchEvent(new Event('input'))
   root.querySelector<HTMLButtonElement>('button[type=submit]')!.click()
+  // Every feature chosen: no list (the run's default); GBDT: training-rows metrics on by default.
   expect(seen).toEqual([
-    { model: 'gbdt', label: 'y', weight: '', params: '{"num_round": 3}', validFraction: 0.2, filter: '' },
+    {
+      model: 'gbdt',
+      label: 'y',
+      weight: '',
+      params: '{"num_round": 3}',
+      validFraction: 0.2,
+      filter: '',
+      evalTrain: true,
+    },
   ])
+  const evalTrain = root.querySelector<HTMLInputElement>('input#eval-train')!
+  evalTrain.checked = false
+  evalTrain.dispatchEvent(new Event('change'))
+  await el.updateComplete
+  root.querySelector<HTMLButtonElement>('button[type=submit]')!.click()
+  expect(seen[1].evalTrain).toBeUndefined()
+})
+
+test('the feature picker (the sweep form’s): a dropped column is left out of the run; none chosen, no Train', async () => {
+  const el = await fixture('st-train-panel', { fields: [...FIELDS, field('w', 'double')] })
+  const seen = record<TrainStartDetail>(document.body, 'train-start')
+  const root = el.shadowRoot!
+  const picker = root.querySelector('st-feature-picker')!
+  await picker.updateComplete
+  const boxes = () => [...picker.shadowRoot!.querySelectorAll<HTMLInputElement>('input[data-feature]')]
+  // The label is no candidate; every other column is, all chosen.
+  expect(boxes().map(b => [b.dataset.feature, b.checked])).toEqual([
+    ['age', true],
+    ['job', true],
+    ['emb', true],
+    ['w', true],
+  ])
+  const job = boxes().find(b => b.dataset.feature === 'job')!
+  job.checked = false
+  job.dispatchEvent(new Event('change'))
+  await el.updateComplete
+  await picker.updateComplete
+  expect(picker.dataset.chosen).toBe('3')
+  root.querySelector<HTMLButtonElement>('button[type=submit]')!.click()
+  expect(seen[0].features).toEqual(['age', 'emb', 'w'])
+  // A weight column is no feature: chosen as weights, it leaves the picker and the list.
+  const weight = root.querySelector<HTMLSelectElement>('select#weight')!
+  weight.value = 'w'
+  weight.dispatchEvent(new Event('change'))
+  await el.updateComplete
+  await picker.updateComplete
+  expect(boxes().map(b => b.dataset.feature)).toEqual(['age', 'job', 'emb'])
+  root.querySelector<HTMLButtonElement>('button[type=submit]')!.click()
+  expect(seen[1]).toMatchObject({ weight: 'w', features: ['age', 'emb'] })
+  picker.shadowRoot!.querySelector<HTMLButtonElement>('button.none')!.click()
+  await el.updateComplete
+  expect(root.querySelector<HTMLButtonElement>('button[type=submit]')!.disabled).toBe(true)
+  picker.shadowRoot!.querySelector<HTMLButtonElement>('button.all')!.click()
+  await el.updateComplete
+  root.querySelector<HTMLButtonElement>('button[type=submit]')!.click()
+  expect(seen[2].features).toBeUndefined()
 })
 
 test('the row weight picker offers the other numeric columns (GBDT only) and sends the choice', async () => {
@@ -113,6 +168,32 @@ test('busy, result and error states', async () => {
   const alert = el.shadowRoot!.querySelector('st-error-view')!
   await alert.updateComplete
   expect(textOf(alert)).toContain('label column age')
+})
+
+test('live (the run view): the status only — Stop and progress, then the result or the error; no form', async () => {
+  const el = await fixture('st-train-panel', {
+    fields: FIELDS,
+    live: true,
+    state: 'loading',
+    stage: 'training',
+    progress: { unit: 'round', done: 3, total: 20, elapsedMs: 1200, etaMs: 5000 },
+  })
+  const root = el.shadowRoot!
+  expect(root.querySelector('form, select, textarea, input, h2, button[type=submit]')).toBeNull()
+  expect(root.querySelector('.progress')!.textContent).toBe('3 / 20 rounds · 1.2 s elapsed · about 5.0 s left')
+  const stop = record(el, 'train-stop')
+  root.querySelector<HTMLButtonElement>('button.stop')!.click()
+  expect(stop).toHaveLength(1)
+  el.state = 'ready'
+  el.result = { auc: 0.8, logloss: 0.3, rounds: 3, seconds: 1, adapter: 'a', rowsTrain: 8, rowsValid: 2, stopped: true }
+  await el.updateComplete
+  expect(root.querySelector('button.stop')).toBeNull()
+  expect(textOf(el)).toMatch(/stopped after 3 rounds in 1\.0 s · AUC 0\.8000/)
+  el.state = 'error'
+  el.error = { context: 'Training on table t', message: 'no rows', causes: [] }
+  await el.updateComplete
+  expect(root.querySelector('st-error-view')).not.toBeNull()
+  expect(root.querySelector('form')).toBeNull()
 })
 
 test('st-app mediates: Train calls api.train for the open table, feeds the curve per round, then explains the model', async () => {
@@ -200,7 +281,14 @@ test('st-app mediates: Train calls api.train for the open table, feeds the curve
   const panel = await waitFor(() => q('st-train-panel'))
   await waitFor(() => panel.shadowRoot?.querySelector('button[type=submit]'))
   ;(panel.shadowRoot!.querySelector('button[type=submit]') as HTMLButtonElement).click()
-  const curve = await waitFor(() => q('st-train-curve') as HTMLElement | null)
+  // Starting a run opens its view (#/runs/<id>): the live panel, curve and explanation are there.
+  const view = await waitFor(() => q('[data-view=run]') as HTMLElement | null)
+  expect(location.hash).toBe(`#/runs/${view.dataset.run}`)
+  // The run view shows the run's status (Stop while it trains), not the form: that stays on home.
+  const live = await waitFor(() => q('[data-view=run] st-train-panel')?.shadowRoot?.querySelector('button.stop'))
+  expect(live.closest('form')).toBeNull()
+  expect(q('[data-view=run] st-train-panel')!.shadowRoot!.querySelector('form')).toBeNull()
+  const curve = await waitFor(() => q('[data-view=run] st-train-curve') as HTMLElement | null)
   await waitFor(() => curve.dataset.points === '2')
   expect(curve.shadowRoot!.querySelector('canvas')).not.toBeNull()
   expect(calls).toEqual([
@@ -210,10 +298,11 @@ test('st-app mediates: Train calls api.train for the open table, feeds the curve
       label: 'y',
       validFraction: 0.2,
       params: { max_depth: 6, eta: 0.3, num_round: 20 },
+      evalTrain: true,
     },
   ])
   release()
-  await waitFor(() => textOf(panel).includes('AUC 0.7500'))
+  await waitFor(() => textOf(q('[data-view=run] st-train-panel')!).includes('AUC 0.7500'))
   const shap = await waitFor(() => q('st-run-explanation')?.shadowRoot?.querySelector('st-shap-summary') as HTMLElement)
   await waitFor(() => shap.dataset.points === '4')
   expect(explained).toEqual([{ run: calls[0], model: '{}', rows: 2000 }])

@@ -3,9 +3,10 @@
  * small versions of the sample tables, a folder any static host can serve as it is (no server code):
  * - `tables/clicks/` and `tables/marketing/`: written by the sample-table generator
  *   (tools/datagen, `DEMO_ROWS` rows, the default seed), about 2 MB together;
- * - `tables/index.json`: the tables' names (src/sources/folder/catalog.ts `TABLE_INDEX`), which the page
- *   reads where the host cannot answer an S3 listing; the Delta reader finds each table's versions
- *   without a listing too (src/table/listing.ts `probeLog`);
+ * - `tables/index.json`: the tables' names and what each `_delta_log/` holds (src/sources/folder/catalog.ts
+ *   `TABLE_INDEX`, src/table/listing.ts `IndexedLog`: the commit versions and `_last_checkpoint`), and the
+ *   demo's index.html names it (`<st-app tables-url="tables/index.json">`): a host without listing is
+ *   asked for no listing and no probe, so the page's requests all succeed;
  * - `_headers` (Netlify and Cloudflare Pages format): COOP/COEP, so the page is cross-origin
  *   isolated (SharedArrayBuffer) where the host honours the file, plus the page's CSP and nosniff,
  *   the headers the CLI's page server sends (src/serve/page-server.ts `PAGE_HEADERS`; a unit test
@@ -13,7 +14,7 @@
  * Built in a staging folder next to `outDir` and renamed into place.
  */
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -43,6 +44,35 @@ export function headersFile(csp) {
   return `/*\n${Object.entries(headers)
     .map(([k, v]) => `  ${k}: ${v}\n`)
     .join('')}`
+}
+
+/** The page element, which the demo's index.html points at the tables' index. */
+const APP_TAG = '<st-app>'
+
+/**
+ * What `tableDir`'s `_delta_log/` holds, as the index carries it (src/table/listing.ts IndexedLog):
+ * the first and last commit versions and the `_last_checkpoint` body, if any.
+ */
+export function indexedLog(tableDir) {
+  const log = join(tableDir, '_delta_log')
+  const versions = readdirSync(log)
+    .map(name => /^(\d{20})\.json$/.exec(name))
+    .filter(m => m !== null)
+    .map(m => Number(m[1]))
+    .sort((a, b) => a - b)
+  if (!versions.length) throw new Error(`buildDemo: ${log} holds no commit`)
+  const [earliest, latest] = [versions[0], versions[versions.length - 1]]
+  if (latest - earliest + 1 !== versions.length) throw new Error(`buildDemo: ${log} has a version gap`)
+  const hint = join(log, '_last_checkpoint')
+  return existsSync(hint)
+    ? { earliest, latest, lastCheckpoint: JSON.parse(readFileSync(hint, 'utf8')) }
+    : { earliest, latest }
+}
+
+/** The built index.html with the page pointed at `tables/index.json`. */
+export function demoIndexHtml(html) {
+  if (!html.includes(APP_TAG)) throw new Error(`buildDemo: appDir/index.html has no ${APP_TAG} element`)
+  return html.replace(APP_TAG, '<st-app tables-url="tables/index.json">')
 }
 
 /** Runs the sample-table generator (TypeScript, through tsx) into `outDir`. */
@@ -83,8 +113,11 @@ export async function buildDemo({ appDir, outDir }) {
     const tables = join(staged, 'tables')
     rmSync(tables, { recursive: true, force: true })
     generateTables(tables)
-    writeFileSync(join(tables, 'index.json'), `${JSON.stringify({ tables: DEMO_TABLES.map(name => ({ name })) })}\n`)
-    writeFileSync(join(staged, '_headers'), headersFile(pageCsp(readFileSync(join(staged, 'index.html'), 'utf8'))))
+    const index = { tables: DEMO_TABLES.map(name => ({ name, log: indexedLog(join(tables, name)) })) }
+    writeFileSync(join(tables, 'index.json'), `${JSON.stringify(index)}\n`)
+    const html = readFileSync(join(staged, 'index.html'), 'utf8')
+    writeFileSync(join(staged, 'index.html'), demoIndexHtml(html))
+    writeFileSync(join(staged, '_headers'), headersFile(pageCsp(html)))
     const old = `${out}.old-${process.pid}`
     if (existsSync(out)) renameSync(out, old)
     renameSync(staged, out)

@@ -80,6 +80,8 @@ async function generateTable(
     }
   }
   const start = performance.now()
+  // Said before the work: a first `npm start` writes for tens of seconds before vite starts.
+  opts.log?.(`${table}: generating ${rows} rows (seed ${seed}) into ${dir} …`)
   const tmp = join(opts.outDir, `.${table}.tmp-${process.pid}`)
   await rm(tmp, { recursive: true, force: true })
   try {

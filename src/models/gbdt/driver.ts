@@ -15,7 +15,7 @@ import { labelQuantile, refreshLeaves } from './leaf-refresh.ts'
 import { rowSampled, treeIndex } from './sampling.ts'
 import { checkRankData, hostRankGradients, isRanking } from './rank-objective.ts'
 import type { TrainData } from '../../eval/dataset.ts'
-import { evaluate, maximize } from '../../eval/metrics.ts'
+import { evaluate, maximize, TRAIN_PREFIX } from '../../eval/metrics.ts'
 import { calcWeight, RT_EPS } from './evaluate.ts'
 import { expandNode, finishTree, newTree, type TreeBuilder } from './tree.ts'
 import { ColumnSampler } from './sampling.ts'
@@ -47,6 +47,12 @@ export interface TrainOptions {
   initModel?: Booster
   /** Hears each round's validation predictions (after the objective's transform, V values): the run's ROC. */
   onValidScores?: (pred: Float32Array) => void
+  /**
+   * Also evaluate every eval_metric on the training rows each round, as XGBoost's
+   * evals=[(dtrain, 'train'), …] (`train-auc`, … after the validation names; evalTrainRound). Not
+   * with shareMetrics (a rank holds a share of the rows). Metrics only: the trees are the same.
+   */
+  evalTrain?: boolean
 }
 
 /** A node waiting for a decision, with its best split; `nid` is its round node id (Growth). */
@@ -92,6 +98,8 @@ export async function train(
   const fromModel = opts.initModel?.numClass
   const p = resolveNumClass(fromModel && given.num_class === 0 ? { ...given, num_class: fromModel } : given, data)
   checkData(data, p, opts.shareMetrics !== undefined)
+  if (opts.evalTrain && opts.shareMetrics)
+    throw new RangeError('training-rows metrics (eval train) are not computed across ranks: train with 1 rank')
   const categorical = categoricalOf(data, p)
   const cuts = opts.cuts ?? buildCuts(data.columns, p.max_bin, data.weights, categorical)
   checkCutsCategorical(cuts, categorical)
@@ -125,6 +133,7 @@ export async function train(
       await b.finishTrees(grown.trees, roundValues(grown))
       trees.push(...grown.trees)
       const own = await evalRound(b, data, p, opts.onValidScores)
+      if (opts.evalTrain) Object.assign(own, await evalTrainRound(b, data, p))
       const metrics = opts.shareMetrics ? await opts.shareMetrics(own) : own
       history.push(metrics)
       const asked = opts.onRound?.(round - first, metrics)
@@ -447,6 +456,19 @@ async function evalRound(
   // Ranking metrics score each query group (XGBoost's group_ptr).
   const options = d.valid.groups ? { ...p, group_ptr: d.valid.groups } : p
   for (const m of p.eval_metric) out[m] = evaluate(m, pred, d.valid.labels, d.valid.weights, options)
+  return out
+}
+
+/**
+ * Every eval_metric on the training rows at the current margins (XGBoost's `train-…` lines): the
+ * margins the gradients are computed from (with any base margins), all rows (not a round's
+ * subsample), the row weights and query groups.
+ */
+async function evalTrainRound(b: GbdtBackend, d: TrainData, p: GbdtParams): Promise<Record<string, number>> {
+  const pred = transformRows(p.objective, await b.trainMargins(), outputsOf(p))
+  const options = d.groups ? { ...p, group_ptr: d.groups } : p
+  const out: Record<string, number> = {}
+  for (const m of p.eval_metric) out[`${TRAIN_PREFIX}${m}`] = evaluate(m, pred, d.labels, d.weights, options)
   return out
 }
 

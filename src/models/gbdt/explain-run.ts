@@ -55,6 +55,11 @@ export interface Explanation {
   labelValues?: Array<string | number>
   /** Float32Array, n × F, row-major: the explained rows' feature values (NaN = missing; categoricals as codes). */
   values: Float32Array
+  /**
+   * The categorical (string) features' categories by feature name: code c of `values` is
+   * categories[name][c] (the run's dictionary: the training values sorted); absent without any.
+   */
+  categories?: Record<string, string[]>
   /** n: rows explained. */
   rows: number
   /** V: the run's validation rows. */
@@ -102,11 +107,15 @@ export async function runExplain(config: ExplainConfig): Promise<Explanation> {
       : await gpuPredict(booster, columns, true)
   const shap = contribs!
   const { monotone } = resolveConstraints(params, names)
+  const categories = Object.fromEntries(
+    names.filter(n => dataset.dictionaries[n]).map(n => [n, dataset.dictionaries[n]]),
+  )
   return {
     features: names,
     importance,
     ...shapSummary(booster, shap),
     values,
+    ...(Object.keys(categories).length ? { categories } : {}),
     rows: n,
     validRows: valid.labels.length,
     adapter,

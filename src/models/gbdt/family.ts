@@ -297,6 +297,7 @@ export const gbdtFamily: ModelFamily<GbdtParams, GbdtData, GbdtTrained> = {
               initModel: data.init?.booster,
               onValidScores,
               onRound,
+              evalTrain: input.config.evalTrain,
             }),
         }
       },

@@ -11,7 +11,7 @@
  */
 import { openSnapshot } from '../../table/index.ts'
 import type { StructType } from '../../table/types.ts'
-import { modelColumn, type PredictConfig, type PredictResult } from '../../eval/predict.ts'
+import { modelColumn, type PredictConfig, type PredictProgress, type PredictResult } from '../../eval/predict.ts'
 import { readTable } from '../../eval/dataset.ts'
 import { featureOf, type FeatureSpec } from '../../eval/features.ts'
 import { categoriesOf } from './model-attributes.ts'
@@ -28,7 +28,10 @@ import { checkRowValues, rowColumnsOf } from '../../eval/row-columns.ts'
  * Predicts every live row of the table with an XGBoost model (models/predict.ts sends a
  * recommender's model file elsewhere). Throws naming a feature the table lacks.
  */
-export async function runPrediction(config: PredictConfig): Promise<PredictResult> {
+export async function runPrediction(
+  config: PredictConfig,
+  onProgress: (p: PredictProgress) => void = () => {},
+): Promise<PredictResult> {
   const json = decodeModel(config.model)
   const booster = fromXGBoostJson(json)
   const categories = categoriesOf(json)
@@ -37,8 +40,12 @@ export async function runPrediction(config: PredictConfig): Promise<PredictResul
   const specs = modelFeatures(booster, snapshot.schema, categories, config.table)
   const rowColumns = rowColumnsOf({ baseMargin: config.baseMargin })
   if (config.baseMargin !== undefined) checkBaseMarginColumn(config.baseMargin, booster, snapshot.schema)
+  onProgress({ message: `reading ${specs.length} feature columns of version ${snapshot.version}` })
   const table = await readTable(snapshot, specs, categories, { workers: config.workers, http, ...rowColumns })
   const start = checkRowValues(rowColumns, table).baseMargin
+  const total = table.columns[0]?.length ?? 0
+  const scoring = `scoring ${total} rows with ${booster.trees.length} trees${config.contribs ? ' and their SHAP values' : ''}`
+  onProgress({ message: scoring, done: 0, total })
   const predicted = config.cpu
     ? {
         margins: predictMargins(booster, table.columns, undefined, start),
@@ -47,6 +54,7 @@ export async function runPrediction(config: PredictConfig): Promise<PredictResul
       }
     : await gpuPredict(booster, table.columns, config.contribs === true, start)
   const { margins, contribs, adapter } = predicted
+  onProgress({ message: scoring, done: total, total })
   // SHAP's bias column holds the starting margin: a row's own base margin where it has one (XGBoost).
   if (contribs && start && config.cpu) shiftBias(contribs, booster, start)
   const K = booster.numClass ?? 1

@@ -5,6 +5,7 @@
 import type { RunResult, TrainConfig, TrainSummary } from '../../run/config.ts'
 import { runManifest, type RunManifest } from '../../run/manifest.ts'
 import type { Dataset } from '../../eval/dataset.ts'
+import { validationMetrics } from '../../eval/metrics.ts'
 import type { GbdtTrained } from './family.ts'
 import { CATEGORIES_ATTRIBUTE, withAttributes } from './model-attributes.ts'
 import { encodeModel } from './model-file.ts'
@@ -23,7 +24,8 @@ export function finishGbdt(
     ? { [CATEGORIES_ATTRIBUTE]: JSON.stringify(ds.dictionaries) }
     : {}
   const model = encodeModel(withAttributes(toXGBoostJson(booster), categories), config.modelFormat ?? 'json')
-  const last = booster.history[booster.history.length - 1] ?? {}
+  // The summary's numbers are validation metrics; training-rows ones (eval train) stay in metrics.
+  const last = validationMetrics(booster.history[booster.history.length - 1] ?? {})
   // Rounds, not trees: a multiclass round grows one tree per class.
   const rounds = booster.trees.length / (booster.numClass ?? 1)
   const summary: TrainSummary = {

@@ -12,7 +12,7 @@ import type { Batch } from '../../data/types.ts'
 import { openSnapshot } from '../../table/index.ts'
 import type { StructType } from '../../table/types.ts'
 import { httpFor } from '../../run/config.ts'
-import { modelColumn, type PredictConfig, type PredictResult } from '../../eval/predict.ts'
+import { modelColumn, type PredictConfig, type PredictProgress, type PredictResult } from '../../eval/predict.ts'
 import { concatTensors } from './ranks.ts'
 import { decodeCheckpoint } from './checkpoint.ts'
 import { modelOn } from './family.ts'
@@ -27,7 +27,10 @@ import type { FeatureLayout } from './types.ts'
  * only σ(logit)): close to the output layer's value while p is away from 1, ±Infinity where p
  * rounds to 0 or 1. Throws naming a feature column the table lacks or holds with another kind of values.
  */
-export async function runRecsysPrediction(config: PredictConfig): Promise<PredictResult> {
+export async function runRecsysPrediction(
+  config: PredictConfig,
+  onProgress: (p: PredictProgress) => void = () => {},
+): Promise<PredictResult> {
   if (config.contribs) throw new RangeError('--contribs: SHAP values are for GBDT models, not the recommender')
   const ck = decodeCheckpoint(config.model as Uint8Array, 'model')
   const { layout, shape, params } = ck
@@ -48,10 +51,16 @@ export async function runRecsysPrediction(config: PredictConfig): Promise<Predic
     workers: config.workers,
     http,
   })
+  const total = plan.stats.rows
+  let done = 0
+  onProgress({ message: `scoring ${total} rows`, done, total })
   try {
     for await (const b of loader.batches()) {
       checkLists(layout, b)
-      parts.push(await predictAll(model.backend, featurize(layout, withZeroLabel(layout, b))))
+      const scored = await predictAll(model.backend, featurize(layout, withZeroLabel(layout, b)))
+      parts.push(scored)
+      done += scored.length
+      onProgress({ message: `scoring ${total} rows`, done, total })
     }
   } finally {
     await loader.close()

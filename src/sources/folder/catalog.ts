@@ -4,9 +4,13 @@
  * bundled servers (vite plugin, CLI loopback server), which answer the same request at '/'.
  * A plain static host cannot list (it answers the listing request with its index page or a
  * 404): there the folder's `index.json` names the tables (TABLE_INDEX, written by the static
- * demo's build).
+ * demo's build), and may say what each table's log holds, so that opening the table probes
+ * nothing (src/table/listing.ts IndexedLog). A page that knows its host cannot list names the
+ * index itself (the demo's `<st-app tables-url="tables/index.json">`): then not even the listing
+ * request is sent.
  */
 import { retryingFetch, send } from '../../table/http.ts'
+import { parseIndexedLog, rememberIndexedLog, type IndexedLog } from '../../table/listing.ts'
 import { TableError, type HttpOptions } from '../../table/types.ts'
 
 /** A table found under a folder URL. */
@@ -22,13 +26,14 @@ const MAX_PAGES = 100
 
 /**
  * The static index of a folder of tables, for hosts that cannot list: `<folder>/index.json`,
- * `{"tables": [{"name": "clicks"}, …]}` (each name a folder directly under the folder).
+ * `{"tables": [{"name": "clicks", "log": {"earliest": 0, "latest": 2}}, …]}` (each name a folder
+ * directly under the folder; `log`, optional, what its `_delta_log/` holds: IndexedLog).
  */
 export const TABLE_INDEX = 'index.json'
 
 /** The body of TABLE_INDEX. */
 export interface TableIndex {
-  tables: { name: string }[]
+  tables: { name: string; log?: IndexedLog }[]
 }
 
 /**
@@ -40,11 +45,16 @@ export interface TableIndex {
  */
 export async function listTables(baseUrl: string, opts: HttpOptions = {}): Promise<TableEntry[]> {
   const base = new URL(baseUrl)
+  const entries = (names: string[]) =>
+    names.sort().map(name => ({ name, url: new URL(`${encodeURIComponent(name)}/`, base).href }))
+  if (base.pathname.endsWith(`/${TABLE_INDEX}`)) {
+    // The page names the index: the host cannot list, so no listing request is sent.
+    const folder = new URL('.', base)
+    return entries(await readTableIndex(folder, opts))
+  }
   if (!base.pathname.endsWith('/')) base.pathname += '/'
   const prefix = decodeURIComponent(base.pathname.slice(1))
   const fetch = retryingFetch(opts, base.href)
-  const entries = (names: string[]) =>
-    names.sort().map(name => ({ name, url: new URL(`${encodeURIComponent(name)}/`, base).href }))
   const names: string[] = []
   let token: string | undefined
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -54,7 +64,7 @@ export async function listTables(baseUrl: string, opts: HttpOptions = {}): Promi
       // Why the first answer may be anything: a static host answers `/?list-type=2…` with its
       // index page (query strings ignored), a 404 or a 405; that only means "no listing here".
       const first = await firstPage(url, opts, base.href)
-      if ('why' in first) return entries(await readTableIndex(base, opts, url, first.why))
+      if ('why' in first) return entries(await readTableIndex(base, opts, { url, why: first.why }))
       xml = first.xml
     } else xml = await (await fetch(url)).text()
     const parsed = parseListing(xml, url)
@@ -80,12 +90,18 @@ async function firstPage(url: string, opts: HttpOptions, tableUrl: string): Prom
 }
 
 /**
- * The table names of `base`'s TABLE_INDEX, checked. Missing or unreadable, the error names the
- * listing URL tried first (and why it did not list) and the index.
+ * The table names of `base`'s TABLE_INDEX, checked; the logs it describes are remembered for the
+ * reader. Missing or unreadable, the error names the listing URL tried first (and why it did not
+ * list) and the index.
  */
-async function readTableIndex(base: URL, opts: HttpOptions, listing: string, why: string): Promise<string[]> {
+async function readTableIndex(base: URL, opts: HttpOptions, listing?: { url: string; why: string }): Promise<string[]> {
   const url = new URL(TABLE_INDEX, base).href
-  const fail = (answer: string) => new TableError(`${listing}: ${why}; and the static index ${answer}`, 'http', url)
+  const fail = (answer: string) =>
+    new TableError(
+      listing ? `${listing.url}: ${listing.why}; and the static index ${answer}` : `the static index ${answer}`,
+      'http',
+      url,
+    )
   let res: Response
   try {
     res = await send(url, undefined, opts, base.href)
@@ -94,14 +110,16 @@ async function readTableIndex(base: URL, opts: HttpOptions, listing: string, why
   }
   if (!res.ok) throw fail(`${url}: ${res.status} ${res.statusText}`.trim())
   try {
-    return parseTableIndex(await res.text(), url)
+    const tables = parseTableIndex(await res.text(), url)
+    for (const t of tables) if (t.log) rememberIndexedLog(new URL(`${encodeURIComponent(t.name)}/`, base).href, t.log)
+    return tables.map(t => t.name)
   } catch (error) {
     throw fail((error as Error).message) // e.g. a host answering every path with its index.html
   }
 }
 
-/** Table names of a TABLE_INDEX body; errors name `url` and the bad entry. */
-export function parseTableIndex(text: string, url: string): string[] {
+/** The entries of a TABLE_INDEX body, each log checked; errors name `url` and the bad entry. */
+export function parseTableIndex(text: string, url: string): TableIndex['tables'] {
   let json: unknown
   try {
     json = JSON.parse(text)
@@ -119,7 +137,8 @@ export function parseTableIndex(text: string, url: string): string[] {
         url,
       )
     }
-    return name
+    const log = (t as { log?: unknown }).log
+    return log === undefined ? { name } : { name, log: parseIndexedLog(log, url, `tables[${i}].log`) }
   })
 }
 

@@ -15,6 +15,7 @@ import { parseMetricsCsv } from '../../../src/run/manifest.ts'
 import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
 import { progressLine, trainScript } from '../../../src/cli/train.ts'
 import { runMain, shareAppPage } from '../../support/cli.ts'
+import { DEFAULT_VALID_FRACTION } from '../../../src/eval/validation.ts'
 
 const TABLE = 'public/tables/marketing'
 /** A short run on the reference backend. */
@@ -46,11 +47,12 @@ describe('snaptrain train (marketing, 5 rounds)', () => {
       '3',
       '--params',
       '{"num_round":5,"max_depth":3}',
+      '--eval-train',
       '--out',
       out,
       '--json',
     ])
-    expect(r.err).toMatch(/\[5\/5\] auc=/)
+    expect(r.err).toMatch(/\[5\/5\] auc=\S+ logloss=\S+ train-auc=\S+ train-logloss=/)
     expect(r.code).toBe(0)
     const s = JSON.parse(r.out.trim().split('\n').pop()!)
     expect(Object.keys(s)).toEqual([
@@ -80,10 +82,14 @@ describe('snaptrain train (marketing, 5 rounds)', () => {
     const metrics = parseMetricsCsv(readFileSync(join(out, 'metrics.csv'), 'utf8'))
     expect(metrics).toHaveLength(5)
     expect(metrics[4].auc).toBeCloseTo(s.auc, 12)
-    // `eval`: every eval_metric of the last round, as metrics.csv's last row.
-    const { round, ...last } = metrics[4]
-    expect(round).toBe(4)
+    // Rounds counted from 1; validation columns first, then --eval-train's training-rows ones.
+    expect(metrics.map(m => m.round)).toEqual([1, 2, 3, 4, 5])
+    expect(Object.keys(metrics[4])).toEqual(['round', 'auc', 'logloss', 'train-auc', 'train-logloss'])
+    // `eval`: every eval_metric of the last round on the validation rows, as metrics.csv's last row.
+    const { round: _r, 'train-auc': trainAuc, 'train-logloss': trainLogloss, ...last } = metrics[4]
     expect(s.eval).toEqual(last)
+    expect(trainAuc).toBeGreaterThan(0.5)
+    expect(trainLogloss).toBeGreaterThan(0)
     const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
     expect(m.table.path).toBe(join(PROJECT_ROOT, TABLE))
     expect(m.table).toMatchObject({ version: 0, rows: 45_000 })
@@ -105,6 +111,22 @@ describe('snaptrain train (marketing, 5 rounds)', () => {
     expect(m.table.url).toBe(`${pathToFileURL(join(PROJECT_ROOT, TABLE)).href}/`)
     expect(m2.table).toEqual(m.table)
     expect(JSON.stringify(m2.table)).not.toMatch(/127\.0\.0\.1|localhost|:\d{2,5}\//)
+    // No validation flag: the page's default share (one constant), said on stderr, and validation metrics.
+    expect(r2.err).toContain(
+      `validation: ${DEFAULT_VALID_FRACTION * 100} % of rows by row key (default; --valid-fraction 0 for none)`,
+    )
+    expect(m2.validation).toMatchObject({ kind: 'fraction', fraction: DEFAULT_VALID_FRACTION })
+    expect(m2.metrics[0].auc).toBeGreaterThan(0.5)
+    expect(r2.err).toMatch(/\[1\/1\] auc=0\.\d+ logloss=0\.\d+/)
+
+    // predict says what it scores and the rows done of the total (piped: first and last at least).
+    const preds = ['--out', join(tmp, 'preds.csv')]
+    const p = await cli(['predict', '--model', join(again, 'model.json'), '--table', TABLE, '--cpu', ...preds])
+    expect(p.code, p.err).toBe(0)
+    expect(p.err).toMatch(/predict: reading 17 feature columns of version 0/)
+    expect(p.err).toMatch(/predict: scoring 45000 rows with 1 trees/)
+    expect(p.err).toMatch(/predict: 0 \/ 45000 rows\n/)
+    expect(p.err).toMatch(/predict: 45000 \/ 45000 rows\n/)
   }, 120_000)
 })
 

@@ -364,7 +364,7 @@ const CASES: Case[] = [
     name: '--valid-fraction 1.5',
     argv: train(good, '--valid-fraction', '1.5'),
     code: 2,
-    message: /--valid-fraction: must be in \(0, 1\), got 1.5/,
+    message: /--valid-fraction: must be in \[0, 1\) \(0: none\), got 1.5/,
   },
   {
     name: '--valid-fraction and --valid-table',
@@ -467,7 +467,7 @@ const CASES: Case[] = [
   },
   {
     name: 'gbdt: early stopping without validation',
-    argv: gbdt({ early_stopping_rounds: 3 }),
+    argv: train(good, '--valid-fraction', '0', '--params', JSON.stringify({ early_stopping_rounds: 3 })),
     code: 2,
     message: /early_stopping_rounds: needs a validation set/,
   },

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { evenRows, runExplain } from '../../../src/models/gbdt/explain-run.ts'
 import { allImportances } from '../../../src/models/gbdt/importance.ts'
 import { predictMargins } from '../../../src/models/gbdt/predict.ts'
+import { categoriesOf } from '../../../src/models/gbdt/model-attributes.ts'
 import { fromXGBoostJson } from '../../../src/models/gbdt/xgboost-json.ts'
 import type { TrainConfig } from '../../../src/run/config.ts'
 import { runTraining } from '../../../src/run/pipeline.ts'
@@ -71,6 +72,16 @@ describe('runExplain (CPU, in Node)', () => {
     const means = e.meanAbsShap.map(m => m.mean_abs_shap)
     expect(means).toEqual([...means].sort((a, b) => b - a))
     expect(means[0]).toBeGreaterThan(0)
+    // Categorical features carry their categories (the run's dictionaries, as the model stores them): code c names categories[c].
+    const dictionaries = categoriesOf(JSON.parse(r.model as string))
+    expect(Object.keys(e.categories ?? {}).sort()).toEqual(Object.keys(dictionaries).sort())
+    expect(e.categories?.job).toEqual(dictionaries.job)
+    expect(e.categories?.age).toBeUndefined()
+    const job = e.features.indexOf('job')
+    for (let i = 0; i < e.rows; i++) {
+      const code = e.values[i * F + job]
+      if (!Number.isNaN(code)) expect(e.categories!.job[code]).toBeTypeOf('string')
+    }
   })
 
   it('a multiclass run (string label, num_class inferred): said once, recorded; SHAP per class with the label values', async () => {

@@ -20,6 +20,12 @@ import { loadStudy, runOptunaStudy } from '../../support/optuna-peer.ts'
 import type { SweepSummary } from '../../../src/cli/sweep.ts'
 import { importSweep } from '../../../src/tune/export.ts'
 import type { SweepState } from '../../../src/tune/types.ts'
+import { trialStates } from '../../../src/tune/trial-state.ts'
+import { familyOf } from '../../../src/models/registry.ts'
+
+/** The Optuna state of each trial of `s` (tune/trial-state.ts), in id order. */
+const statesOf = (s: SweepState) =>
+  [...s.trials].sort((a, b) => a.id - b.id).map(t => trialStates(s, familyOf('gbdt')).get(t.id))
 
 const peer = pythonPeer(['optuna'])
 const TABLE = 'public/tables/marketing'
@@ -94,8 +100,9 @@ describe.runIf(peer.run)('snaptrain sweep ↔ Optuna journal', () => {
     expect(study.direction).toBe('MAXIMIZE')
     expect(study.trials).toHaveLength(6)
     const trials = [...first.trials].sort((a, b) => a.id - b.id)
-    const OPTUNA_STATE: Partial<Record<string, string>> = { completed: 'COMPLETE', stopped: 'PRUNED', failed: 'FAIL' }
-    expect(study.trials.map(t => t.state)).toEqual(trials.map(t => OPTUNA_STATE[t.status]))
+    // The two trials left at bracket 1's rung 0 without a promotion are PRUNED, as Optuna's HyperbandPruner reports them.
+    expect(study.trials.map(t => t.state)).toEqual(statesOf(first))
+    expect(statesOf(first).filter(x => x === 'PRUNED')).toHaveLength(2)
     expect(study.trials.map(t => t.value)).toEqual(trials.map(t => t.metric))
     for (const [i, t] of study.trials.entries()) {
       const { lambda, ...searched } = trials[i].config
@@ -113,7 +120,9 @@ describe.runIf(peer.run)('snaptrain sweep ↔ Optuna journal', () => {
     // Hyperband's promotion: trial 3 is trial 0, 1 or 2 again at 3 rounds.
     expect(trials.filter(t => t.promotedFrom !== undefined)).toHaveLength(1)
     expect(study.best).toEqual({ number: first.best!.trial, value: first.best!.metric, params: expect.any(Object) })
-    const { lambda: _l, ...bestSearched } = first.best!.params
+    // best.params: the complete train parameters (lambda fixed, num_round trained); Optuna's: the searched ones.
+    const { lambda: _l, num_round: rounds, ...bestSearched } = first.best!.params
+    expect(rounds).toBe(first.trials.find(t => t.id === first.best!.trial)!.curve.at(-1)!.resource)
     expect(study.best!.params).toEqual(bestSearched)
     expect(study.user_attrs).toMatchObject({
       table: first.config.table,
@@ -148,18 +157,21 @@ describe.runIf(peer.run)('snaptrain sweep ↔ Optuna journal', () => {
     ])
     expect(r.code, r.stderr).toBe(0)
     const summary = lastJson<SweepSummary>(r)
+    // Its COMPLETE trials seed it (the pruned ones do not).
+    const complete = statesOf(first).filter(x => x === 'COMPLETE').length
     expect(summary.warm_start).toEqual({
       journal,
       study: first.id,
-      seeded: 6,
+      seeded: complete,
       best_value: first.best!.metric,
     })
-    expect(r.stderr).toContain(`warm-started from 6 finished trials of study ${first.id}`)
+    expect(r.stderr).toContain(`warm-started from ${complete} finished trials of study ${first.id}`)
     const s = importSweep(readFileSync(join(out, 'sweep.json'), 'utf8'))
-    expect(s.trials[0].config).toEqual(first.best!.params)
+    // The best configuration (its searched parameters; best.params also holds the rounds it trained).
+    expect(s.trials[0].config).toEqual(first.trials.find(t => t.id === first.best!.trial)!.config)
     // Its own journal says where it started from.
     const study = loadStudy(join(out, 'optuna-journal.log'), s.id)
-    expect(study.user_attrs.warm_start).toEqual({ journal, study: first.id, trials: 6 })
+    expect(study.user_attrs.warm_start).toEqual({ journal, study: first.id, trials: complete })
   }, 180_000)
 
   it("a journal Optuna wrote seeds a sweep: the first trial has that study's best params", async () => {

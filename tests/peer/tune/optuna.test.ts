@@ -137,6 +137,7 @@ describe.runIf(peer.run)('a sweep as an Optuna journal, loaded by Optuna 3.1', (
       })
     }
     expect(got.trials[3].user_attrs.promoted_from).toBe(0)
+    expect(got.trials[3].user_attrs.reached).toBe(9)
     expect(got.trials[2].user_attrs.error).toBe('GPU device lost (destroyed): gone')
     expect(got.trials[0].distributions).toEqual({
       alpha: { name: 'FloatDistribution', low: 0, high: 2, log: false, step: null },
@@ -159,6 +160,7 @@ describe.runIf(peer.run)('a sweep as an Optuna journal, loaded by Optuna 3.1', (
       fixed_params: { max_cat_to_onehot: 4, lambda: 1 },
       snaptrain_best_trial: 3,
       snaptrain_best_value: 0.81,
+      snaptrain_best_params: s.best!.params,
       space: SPACE,
     })
     // Optuna took the study up: its next trial ran our pending (WAITING) trial 5 with its params,

@@ -10,18 +10,20 @@ import { runParams } from '../../../src/models/gbdt/family.ts'
 import type { ScanPlan } from '../../../src/data/types.ts'
 
 describe('metrics.csv', () => {
-  it('one line per round, columns in first-seen order, round-trips', () => {
+  it('one line per round counted from 1 (as the chart), columns in first-seen order, round-trips', () => {
     const history: Array<Record<string, number>> = [
-      { auc: 0.7, logloss: 0.3 },
-      { auc: 0.75, logloss: 0.25 },
+      { auc: 0.7, logloss: 0.3, 'train-auc': 0.8, 'train-logloss': 0.2 },
+      { auc: 0.75, logloss: 0.25, 'train-auc': 0.85, 'train-logloss': 0.15 },
       { logloss: 0.2 },
     ]
     const text = metricsCsv(history)
-    expect(text.split('\n')[0]).toBe('round,auc,logloss')
-    expect(text.trim().split('\n')).toHaveLength(4)
-    expect(text.split('\n')[3]).toBe('2,,0.2')
-    expect(parseMetricsCsv(text)).toEqual(history.map((m, r) => ({ round: r, ...m })))
-    expect(() => parseMetricsCsv('x,auc\n0,1')).toThrow(/round/)
+    const lines = text.trim().split('\n')
+    expect(lines[0]).toBe('round,auc,logloss,train-auc,train-logloss')
+    expect(lines).toHaveLength(4)
+    expect(lines.slice(1).map(l => l.split(',')[0])).toEqual(['1', '2', '3'])
+    expect(lines[3]).toBe('3,,0.2,,')
+    expect(parseMetricsCsv(text)).toEqual(history.map((m, r) => ({ round: r + 1, ...m })))
+    expect(() => parseMetricsCsv('x,auc\n1,1')).toThrow(/round/)
   })
 })
 

@@ -174,7 +174,7 @@ describe('the driver session', () => {
     const d = devices()
     let finishWarm = (): void => {}
     const warmed: string[] = [],
-      waits: number[] = []
+      waits: Array<[number, number, boolean]> = []
     const ahead = openAhead(
       'gpu',
       device => {
@@ -183,7 +183,7 @@ describe('the driver session', () => {
           finishWarm = r
         })
       },
-      n => waits.push(n),
+      (done, total, waitedMs) => waits.push([done, total, waitedMs !== undefined]),
       d.open,
     )
     // Opened at once (while the rows load), before fitting asks.
@@ -192,9 +192,10 @@ describe('the driver session', () => {
     const fitting = fitOnSession(fit, { mode: 'own', backend: 'gpu', openDevice: k => ahead.open(k) }, 'rerun')
     await new Promise(r => setTimeout(r, 0))
     expect(log).toEqual([]) // the first attempt waits for the warm-up
-    expect(waits).toEqual([3]) // …and says how many pipelines are still compiling
+    expect(waits).toEqual([[0, 3, false]]) // …and says how many pipelines are compiling
     finishWarm()
     const out = await fitting
+    expect(waits.at(-1)).toEqual([3, 3, true]) // …and, once they are, how long it waited
     ahead.release() // handed out: the session disposed it, release leaves it alone
     expect(warmed).toEqual(['gpu 0'])
     expect(out.trained).toEqual({ steps: [0, 1, 2, 3, 4], adapter: 'gpu 1' })

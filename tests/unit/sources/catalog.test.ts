@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { renderListObjectsV2 } from '../../../src/serve/s3-listing.ts'
 import { listingOptions } from '../../../src/serve/vite-tables-plugin.ts'
 import { listTables, parseListing } from '../../../src/sources/folder/catalog.ts'
+import { indexedListing } from '../../../src/table/listing.ts'
 import type { FetchLike } from '../../../src/table/types.ts'
 
 let root: string
@@ -108,6 +109,28 @@ describe("listTables on a static host (no listing): the folder's index.json", ()
     expect(await listTables('http://h:1/t/', { fetch, attempts: 1 })).toEqual([{ name: 'a', url: 'http://h:1/t/a/' }])
   })
 
+  test('a base URL naming the index reads it without a listing; its logs open the tables without a probe', async () => {
+    const seen: string[] = []
+    const index = JSON.stringify({ tables: [{ name: 'b', log: { earliest: 0, latest: 0 } }, { name: 'a' }] })
+    const fetch = staticFetch({ '/demo/tables/index.json': index }, seen)
+    const tables = await listTables('http://h:1/demo/tables/index.json', { fetch })
+    expect(tables).toEqual([
+      { name: 'a', url: 'http://h:1/demo/tables/a/' },
+      { name: 'b', url: 'http://h:1/demo/tables/b/' },
+    ])
+    expect(seen).toEqual(['http://h:1/demo/tables/index.json'])
+    expect(indexedListing('http://h:1/demo/tables/b/', {})?.commits.map(c => c.url)).toEqual([
+      'http://h:1/demo/tables/b/_delta_log/00000000000000000000.json',
+    ])
+    expect(indexedListing('http://h:1/demo/tables/a/', {})).toBeUndefined()
+  })
+
+  test('the index named and missing: the error names it', async () => {
+    await expect(listTables('http://h:1/t/index.json', { fetch: staticFetch({}) })).rejects.toThrow(
+      /^the static index http:\/\/h:1\/t\/index\.json: 404/,
+    )
+  })
+
   test('no index either: the error names the listing URL and the index', async () => {
     await expect(listTables('http://h:1/tables/', { fetch: staticFetch({}) })).rejects.toThrow(
       /list-type=2.*not an S3 ListObjectsV2 response.*http:\/\/h:1\/tables\/index\.json: 404/,
@@ -119,6 +142,10 @@ describe("listTables on a static host (no listing): the folder's index.json", ()
     ['{"tables": [{"name": "../x"}]}', /tables\[0\]\.name must be a folder name.*"\.\.\/x"/],
     ['{"tables": [{"name": "a"}, {}]}', /tables\[1\]\.name must be a folder name/],
     ['not json', /index\.json: not valid JSON/],
+    [
+      '{"tables": [{"name": "a", "log": {"earliest": 2, "latest": 1}}]}',
+      /tables\[0\]\.log: earliest 2 is after latest 1/,
+    ],
   ])('a bad index %s is an error naming the file and entry', async (body, message) => {
     const fetch = staticFetch({ '/tables/index.json': body })
     await expect(listTables('http://h:1/tables/', { fetch })).rejects.toThrow(message)

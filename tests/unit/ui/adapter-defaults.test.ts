@@ -1,0 +1,75 @@
+/**
+ * The page's proposals per adapter (src/ui/adapter-defaults.ts): a software adapter (fallback, or
+ * SwiftShader by name) gets smaller first-run parameters and sweep budget, with a reason; costs
+ * in minutes come from the rate a finished run kept for that adapter and model, and say so.
+ */
+import { describe, expect, it } from 'vitest'
+import {
+  keepRate,
+  minutesText,
+  pageParamsFor,
+  readRate,
+  softwareAdapter,
+  softwareNote,
+  sweepMaxResourceFor,
+} from '../../../src/ui/adapter-defaults.ts'
+import { adapterLabel } from '../../../src/gpu/device.ts'
+import { familyOf } from '../../../src/models/registry.ts'
+import type { AdapterView } from '../../../src/ui/types.ts'
+
+const base = { device: '', description: '', limits: {}, features: [] }
+const SWIFTSHADER: AdapterView = { ...base, vendor: 'google', architecture: 'swiftshader', isFallbackAdapter: false }
+const FALLBACK: AdapterView = { ...base, vendor: 'x', architecture: 'y', isFallbackAdapter: true }
+const GPU: AdapterView = { ...base, vendor: 'nvidia', architecture: 'hopper', isFallbackAdapter: false }
+
+/** An in-memory Storage. */
+function memory(): Storage {
+  const m = new Map<string, string>()
+  return {
+    getItem: k => m.get(k) ?? null,
+    setItem: (k, v) => void m.set(k, v),
+    removeItem: k => void m.delete(k),
+    clear: () => m.clear(),
+    key: i => [...m.keys()][i] ?? null,
+    get length() {
+      return m.size
+    },
+  }
+}
+
+describe('adapter defaults', () => {
+  it('a software adapter gets smaller proposals and a reason; a GPU the registry defaults and none', () => {
+    expect([SWIFTSHADER, FALLBACK, GPU, undefined].map(softwareAdapter)).toEqual([true, true, false, false])
+    for (const model of ['gbdt', 'recsys']) expect(pageParamsFor(model, GPU)).toBe(familyOf(model).pageParams)
+    const small = JSON.parse(pageParamsFor('gbdt', SWIFTSHADER))
+    const usual = JSON.parse(familyOf('gbdt').pageParams)
+    expect(small.num_round).toBeLessThan(usual.num_round)
+    expect(small.max_depth).toBeLessThan(usual.max_depth)
+    const rs = JSON.parse(pageParamsFor('recsys', SWIFTSHADER))
+    expect(rs.batch_size).toBeGreaterThan(JSON.parse(familyOf('recsys').pageParams).batch_size)
+    expect(Number(sweepMaxResourceFor('gbdt', SWIFTSHADER))).toBeLessThan(81)
+    expect(sweepMaxResourceFor('gbdt', GPU)).toBe('')
+    expect(softwareNote(SWIFTSHADER, 'run')).toMatch(/^Software adapter \(google\): WebGPU runs on the CPU here/)
+    expect(softwareNote(GPU, 'sweep')).toBeUndefined()
+  })
+
+  it('minutes from the rate the last run on this adapter and model kept', () => {
+    const s = memory()
+    expect(readRate(SWIFTSHADER, 'gbdt', s)).toBeUndefined()
+    expect(minutesText(100, 'round', 'gbdt', undefined)).toBe('')
+    // A finished run: 10 rounds in 20 s on this adapter (its summary's label).
+    keepRate(adapterLabel(SWIFTSHADER), 'gbdt', 10, 20, 'round', s)
+    const rate = readRate(SWIFTSHADER, 'gbdt', s)
+    expect(rate).toMatchObject({ perSecond: 0.5, unit: 'round' })
+    expect(readRate(GPU, 'gbdt', s)).toBeUndefined()
+    expect(readRate(SWIFTSHADER, 'recsys', s)).toBeUndefined()
+    expect(minutesText(240, 'round', 'gbdt', rate)).toBe(
+      "about 8 min (240 rounds at 0.50 rounds/s, measured on this adapter's last gbdt run; larger trees or tables take longer)",
+    )
+    expect(minutesText(20, 'round', 'gbdt', rate)).toMatch(/^about 40 s \(/)
+    // Another unit than measured: no estimate rather than a wrong one.
+    expect(minutesText(20, 'step', 'gbdt', rate)).toBe('')
+    keepRate(adapterLabel(SWIFTSHADER), 'gbdt', 0, 20, 'round', s) // nothing done: the old rate stays
+    expect(readRate(SWIFTSHADER, 'gbdt', s)?.perSecond).toBe(0.5)
+  })
+})
