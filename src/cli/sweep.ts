@@ -484,7 +484,10 @@ export function sweepSummary(s: SweepState, wallSeconds: number): SweepSummary {
  */
 export function sweepOutputFiles(f: Pick<SweepFlags, 'csv-formula-guard'>, r: PageResult): Record<string, OutputData> {
   const files: Record<string, OutputData> = {
-    'trials.csv': trialsCsv(r.state.trials, { formulaGuard: f['csv-formula-guard'] }),
+    'trials.csv': trialsCsv(r.state.trials, {
+      formulaGuard: f['csv-formula-guard'],
+      states: trialStates(r.state, familyOf(r.state.config.model)),
+    }),
     'sweep.json': r.exported + '\n',
     [OPTUNA_JOURNAL_FILE]: optunaJournal(r.state, familyOf(r.state.config.model)),
   }

@@ -16,6 +16,7 @@ import { METRIC_MENU, metricBase } from '../eval/metrics.ts'
 import { objectiveTask, type Task } from './gbdt/objective.ts'
 import { sweepDefaultMetric as gbdtSweepMetric } from './gbdt/params.ts'
 import { sweepDefaultMetric as gblinearSweepMetric } from './gblinear/params.ts'
+import { DEFAULT_RECSYS_PARAMS, stepsPerEpoch } from './recsys/params.ts'
 
 export type { Task }
 
@@ -55,6 +56,16 @@ export interface FamilyDescription {
   readonly metrics: readonly string[]
   /** The page's downloads of this family only (besides params, model, manifest…): kinds of ui/types.ts SweepDownloadKind. */
   readonly downloads: readonly string[]
+  /**
+   * A family that trains in optimizer steps over batches of rows (the recommender): its batch-size
+   * parameter, that parameter's default and the steps of one epoch (what the loop runs; the page's
+   * minute estimates count them). Absent for families that count rounds.
+   */
+  readonly batches?: {
+    readonly param: string
+    readonly default: number
+    stepsPerEpoch(rows: number, batch: number, worldSize?: number): number
+  }
   /** `snaptrain train` flags only this family takes (others refuse them naming the families that do); the page offers the same options by them (eval-train). */
   readonly cliFlags: readonly string[]
   /** `early_stopping_rounds` needs a validation set (the CLI refuses it without one before a browser starts). */
@@ -166,6 +177,7 @@ export const FAMILIES: readonly FamilyDescription[] = [
         [name]: value,
       }),
     },
+    batches: { param: 'batch_size', default: DEFAULT_RECSYS_PARAMS.batch_size, stepsPerEpoch },
     // The checkpoint magic of src/models/recsys/checkpoint.ts (MAGIC).
     recognise: model => typeof model !== 'string' && head(model, 8) === 'SNAPRCK1',
     load: async () => (await import('./recsys/family.ts')).recsysFamily as ModelFamily,

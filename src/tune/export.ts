@@ -5,6 +5,7 @@
  */
 import type { SweepState, TrialRecord } from './types.ts'
 import { STRATEGY_NAMES } from './strategy.ts'
+import { stateWord, type OptunaTrialState } from './trial-state.ts'
 import { csvText, type CsvOptions } from '../util/csv.ts'
 
 /** Format tag of an exported sweep file. */
@@ -92,6 +93,7 @@ function oneOf(v: unknown, at: string, allowed: readonly string[]): void {
 export const TRIAL_COLUMNS = [
   'trial',
   'status',
+  'state',
   'bracket',
   'rung',
   'resource',
@@ -104,12 +106,18 @@ export const TRIAL_COLUMNS = [
 ] as const
 
 /**
- * trials.csv: a header, then one row per trial in id order; parameter columns are the union of
+ * trials.csv: a header, then one row per trial in id order; `status` is the stored one (completed,
+ * stopped …), `state` the trial as Optuna reads it (trial-state.ts: complete, pruned …) when
+ * `states` (trialStates' answer) is given, else empty; parameter columns are the union of
  * the trials' config keys, sorted (a parameter named like a fixed column gets a `param_` prefix).
  * Arrays / objects are written as JSON; missing values as empty fields; CRLF line ends (a file
  * for spreadsheets).
  */
-export function trialsCsv(trials: readonly TrialRecord[], opts: CsvOptions = {}): string {
+export function trialsCsv(
+  trials: readonly TrialRecord[],
+  opts: CsvOptions & { states?: ReadonlyMap<number, OptunaTrialState> } = {},
+): string {
+  const { states, ...csv } = opts
   const params = [...new Set(trials.flatMap(t => Object.keys(t.config)))].sort()
   const header = [
     ...TRIAL_COLUMNS,
@@ -120,6 +128,7 @@ export function trialsCsv(trials: readonly TrialRecord[], opts: CsvOptions = {})
     .map(t => [
       t.id,
       t.status,
+      states?.has(t.id) ? stateWord(states.get(t.id)!) : undefined,
       t.bracket,
       t.rung,
       t.resource,
@@ -131,5 +140,5 @@ export function trialsCsv(trials: readonly TrialRecord[], opts: CsvOptions = {})
       t.error,
       ...params.map(p => t.config[p]),
     ])
-  return csvText([header, ...rows], { ...opts, eol: '\r\n' })
+  return csvText([header, ...rows], { ...csv, eol: '\r\n' })
 }

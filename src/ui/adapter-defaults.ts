@@ -97,15 +97,78 @@ export function keepRate(
 }
 
 /**
- * "about 4 min (120 rounds at 0.5 rounds/s, measured on this adapter's last gbdt run)"; ''
- * without a rate. A rate in other units than asked (steps vs rounds) gives '' too.
+ * "about 4 min (120 rounds at 0.5 rounds/s, measured on this adapter's last gbdt run; …)"; ''
+ * without a rate. A rate in other units than asked (steps vs rounds) gives '' too. `assumed`
+ * ends the parenthesis: what the count took for granted.
  */
-export function minutesText(units: number, unit: 'round' | 'step', model: string, rate: Rate | undefined): string {
+export function minutesText(
+  units: number,
+  unit: 'round' | 'step',
+  model: string,
+  rate: Rate | undefined,
+  assumed = 'larger trees or tables take longer',
+): string {
   if (!rate || rate.unit !== unit || !(units > 0)) return ''
   const s = units / rate.perSecond
   const time = s < 60 ? `${Math.max(1, Math.round(s))} s` : `${Math.round(s / 60)} min`
   const speed = rate.perSecond >= 1 ? rate.perSecond.toFixed(1) : rate.perSecond.toPrecision(2)
-  return `about ${time} (${units} ${unit}s at ${speed} ${unit}s/s, measured on this adapter's last ${model} run; larger trees or tables take longer)`
+  return `about ${time} (${units} ${unit}s at ${speed} ${unit}s/s, measured on this adapter's last ${model} run; ${assumed})`
+}
+
+/** What a recommender estimate rests on: the open table's live rows (undefined: its log has no stats). */
+export interface StepsBasis {
+  rows: number | undefined
+  /** batch_size; undefined = the recommender's default (said so). */
+  batch: number | undefined
+  epochs: number
+  /** The validation share of rows; undefined = validation from another table (every row trains). */
+  validFraction: number | undefined
+  /** Where the batch size came from when not the parameters' own, e.g. "the space's smallest". */
+  batchFrom?: string
+}
+
+/**
+ * A sweep's batch size for the step count: a fixed value as is; a searched one at its smallest
+ * (categorical choices, or an int range's low: the most steps, so an upper bound); none = the default.
+ */
+export function sweepBatch(
+  model: string,
+  space: Record<string, unknown> | undefined,
+  fixed?: Record<string, unknown>,
+): Pick<StepsBasis, 'batch' | 'batchFrom'> {
+  const param = familyOf(model).batches?.param
+  if (param === undefined) return { batch: undefined }
+  const d = space?.[param] ?? fixed?.[param]
+  if (typeof d === 'number') return { batch: d }
+  const o = (d ?? {}) as { type?: string; choices?: unknown[]; low?: unknown; value?: unknown }
+  if (o.type === 'fixed' && typeof o.value === 'number') return { batch: o.value }
+  const sizes = o.type === 'categorical' ? (o.choices ?? []) : o.type === 'int' ? [o.low] : []
+  const n = sizes.filter((v): v is number => typeof v === 'number' && v > 0)
+  return n.length ? { batch: Math.min(...n), batchFrom: "the space's smallest: an upper bound" } : { batch: undefined }
+}
+
+/**
+ * The recommender's cost in minutes at the measured steps/s: epochs × ⌈rows / batch⌉ steps, with
+ * what it assumed (rows, batch size, validation share). '' without a rate; without a row count
+ * (a log without stats) it says so instead of a number.
+ */
+export function stepsMinutesText(model: string, b: StepsBasis, rate: Rate | undefined): string {
+  const batches = familyOf(model).batches
+  if (rate?.unit !== 'step' || !batches) return ''
+  if (b.rows === undefined)
+    return "no estimate in minutes: the table's log has no row counts (file stats), so its steps per epoch are unknown"
+  const size = b.batch ?? batches.default
+  const from = b.batch === undefined ? `the ${familyOf(model).noun}'s default` : b.batchFrom
+  const perEpoch = batches.stepsPerEpoch(b.rows, size)
+  const valid =
+    b.validFraction === undefined
+      ? 'validation from another table'
+      : b.validFraction > 0
+        ? `the ${Math.round(b.validFraction * 100)}% validation rows ride in the same batches, masked`
+        : 'no validation rows'
+  const batch = from ? `${size} (${from})` : `${size}`
+  const assumed = `assumed ${b.rows} live rows from the log's stats, batch size ${batch}: ${perEpoch} steps an epoch × ${b.epochs} epoch${b.epochs === 1 ? '' : 's'}; ${valid}; a filter makes it fewer`
+  return minutesText(perEpoch * b.epochs, 'step', model, rate, assumed)
 }
 
 function store(): Storage | undefined {

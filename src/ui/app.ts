@@ -54,6 +54,7 @@ import './table-list.ts'
 import './share-browser.ts'
 import './table-view.ts'
 import { familyOf } from '../models/registry.ts'
+import { rowsFromLog } from '../models/memory-budget.ts'
 
 /** The page. Set `api` to drive it with another implementation (tests); default window.snaptrain. */
 @customElement('st-app')
@@ -330,7 +331,8 @@ export class StApp extends LitElement {
       lib = this.sweeper.lib
     return html`<st-sweep-setup .fields=${s.schema.fields} .table=${{ url: t.url, version: s.version }}
       .spaceOf=${lib && ((m: SweepConfig['model']) => lib.defaultSpace(m))} .planner=${lib && ((c: SweepConfig) => lib.planSweep(c))}
-      .initial=${this.sweeper.cloneOf} ?busy=${this.sweeper.active.size > 0} .adapter=${this.adapter}></st-sweep-setup>`
+      .initial=${this.sweeper.cloneOf} ?busy=${this.sweeper.active.size > 0} .adapter=${this.adapter}
+      .rows=${rowsFromLog(s)}></st-sweep-setup>`
   }
 
   /** Handler of an event naming one sweep. */
@@ -362,7 +364,7 @@ export class StApp extends LitElement {
     if (!s) return ''
     const panel = html`<st-train-panel .fields=${s.schema.fields} .state=${tr.state} .stage=${tr.stage}
         .error=${tr.error} .result=${tr.result} .progress=${tr.progressView} ?stopping=${tr.stopping}
-        .adapter=${this.adapter} ?live=${live}></st-train-panel>`
+        .adapter=${this.adapter} .rows=${rowsFromLog(s)} ?live=${live}></st-train-panel>`
     if (!live) return html`<div class="train">${panel}</div>`
     return html`<div class="train">${panel}
       ${

@@ -16,6 +16,7 @@ import { baseStyles } from './styles.ts'
 import { tableName } from './table-label.ts'
 import type { ErrorView, LoadState, SweepState } from './types.ts'
 import './error-view.ts'
+import { pickedText } from './file-pick.ts'
 
 /** One line of the list: a run or a sweep. */
 interface Line {
@@ -154,12 +155,8 @@ export class StHomeList extends LitElement {
   }
 
   private async onImport(e: Event) {
-    const input = e.target as HTMLInputElement
-    const file = input.files?.[0]
-    if (!file) return
-    const json = await file.text()
-    input.value = ''
-    this.fire('sweep-import', { json, name: file.name })
+    const picked = await pickedText(e)
+    if (picked) this.fire('sweep-import', { json: picked.text, name: picked.name })
   }
 
   private fire(name: string, detail: object) {

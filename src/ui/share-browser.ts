@@ -16,6 +16,7 @@ import type {
   TableSelectDetail,
 } from './types.ts'
 import './error-view.ts'
+import { pickedText } from './file-pick.ts'
 
 /**
  * `<st-share-browser .profile=${p} .shares=${tree} .state=${s} .selected=${url}>`; fires
@@ -85,12 +86,9 @@ export class StShareBrowser extends LitElement {
   }
 
   private async onPick(e: Event) {
-    const input = e.target as HTMLInputElement
-    const file = input.files?.[0]
-    if (!file) return
-    const text = await file.text()
-    input.value = '' // choosing the same file again opens it again
-    const detail: ProfileOpenDetail = { text, name: file.name }
+    const picked = await pickedText(e) // choosing the same file again opens it again
+    if (!picked) return
+    const detail: ProfileOpenDetail = picked
     this.dispatchEvent(new CustomEvent('profile-open', { detail, bubbles: true, composed: true }))
   }
 

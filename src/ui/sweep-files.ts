@@ -16,6 +16,7 @@ import { fromBase64 } from '../continue/sweep-bundle.ts'
 import { bundleZip, CONTINUE_ZIP } from '../continue/zip.ts'
 import type { SweepApi, SweepDownloadKind, SweepState } from './types.ts'
 import { FAMILIES, familyOf } from '../models/registry.ts'
+import { trialStates } from '../tune/trial-state.ts'
 
 /** A file to save: name and contents. */
 export interface DownloadFile {
@@ -93,7 +94,12 @@ export async function sweepFile(lib: SweepApi, s: SweepState, kind: SweepDownloa
       return { name: `${base}-trial${trial}-manifest.json`, blob: json(a.manifest) }
     }
     case 'csv':
-      return { name: `${base}-trials.csv`, blob: new Blob([trialsCsv(s.trials)], { type: 'text/csv' }) }
+      return {
+        name: `${base}-trials.csv`,
+        blob: new Blob([trialsCsv(s.trials, { states: trialStates(s, familyOf(s.config.model)) })], {
+          type: 'text/csv',
+        }),
+      }
     case 'continue':
       return {
         name: `${base}-${CONTINUE_ZIP}`,

@@ -26,7 +26,15 @@ import { maximize } from '../eval/metrics.ts'
 import { labelCandidates } from './train-panel.ts'
 import './feature-picker.ts'
 import type { AdapterView, StructField, SweepConfig, SweepModel, SweepPlanView } from './types.ts'
-import { minutesText, readRate, softwareNote, sweepMaxResourceFor } from './adapter-defaults.ts'
+import {
+  minutesText,
+  readRate,
+  stepsMinutesText,
+  softwareNote,
+  sweepBatch,
+  sweepMaxResourceFor,
+} from './adapter-defaults.ts'
+import { pickedText } from './file-pick.ts'
 
 /** How the metric menu names a sweep metric (any other: 'maximise' or 'minimise' and its name, metricLabel). */
 const METRIC_LABELS: Record<string, string> = {
@@ -74,6 +82,8 @@ export class StSweepSetup extends LitElement {
   @property({ type: Boolean }) busy = false
   /** The page's adapter: a software one gets a smaller default budget (adapter-defaults.ts) and minutes from its measured rate. */
   @property({ attribute: false }) adapter?: AdapterView
+  /** Live rows of the open table (its log's stats), when known: the recommender's epochs become steps and minutes. */
+  @property({ type: Number }) rows?: number
 
   @state() form?: SweepForm
 
@@ -134,17 +144,32 @@ export class StSweepSetup extends LitElement {
         all.length
           ? html`<ul class="errors" role="alert">${all.map(e => html`<li>${e}</li>`)}</ul>`
           : plan
-            ? html`<div class="cost" data-trials=${plan.trials}>What this will cost: ${costText(plan, f.model)}${this.minutes(plan, f.model)}</div>`
+            ? html`<div class="cost" data-trials=${plan.trials}>What this will cost: ${costText(plan, f.model)}${this.minutes(plan, config!)}</div>`
             : nothing
       }${softwareNote(this.adapter, 'sweep') ? html`<p class="muted software">${softwareNote(this.adapter, 'sweep')}</p>` : nothing}</div>
       <div class="full"><button type="submit" ?disabled=${this.busy || all.length > 0}>Start sweep</button></div>
     </form>`
   }
 
-  /** " · about 9 min (…)" from this adapter's measured rate (rounds only: the recommender's rate is in steps). */
-  private minutes(plan: SweepPlanView, model: SweepModel): string {
-    if (familyOf(model).resource.param !== 'num_round') return ''
-    const m = minutesText(plan.resourceTotal, 'round', model, readRate(this.adapter, model))
+  /**
+   * " · about 9 min (…)" from this adapter's measured rate: rounds, or the recommender's epochs
+   * turned into steps with the table's rows and the space's batch size (its smallest: an upper bound).
+   */
+  private minutes(plan: SweepPlanView, config: SweepConfig): string {
+    const rate = readRate(this.adapter, config.model)
+    const m =
+      familyOf(config.model).resource.param === 'num_round'
+        ? minutesText(plan.resourceTotal, 'round', config.model, rate)
+        : stepsMinutesText(
+            config.model,
+            {
+              rows: this.rows,
+              ...sweepBatch(config.model, config.space, config.fixed),
+              epochs: plan.resourceTotal,
+              validFraction: config.validFraction,
+            },
+            rate,
+          )
     return m ? ` · ${m}, one trial at a time` : ''
   }
 
@@ -180,13 +205,8 @@ export class StSweepSetup extends LitElement {
   }
 
   private async loadJournal(e: Event) {
-    const input = e.target as HTMLInputElement
-    const file = input.files?.[0]
-    if (!file) return
-    const text = await file.text()
-    // The same file chosen again fires change again.
-    input.value = ''
-    this.set({ journal: { name: file.name, text }, journalStudy: '' })
+    const journal = await pickedText(e)
+    if (journal) this.set({ journal, journalStudy: '' })
   }
 
   /** The study names of journal `j`; none when it does not read (draftConfig reports why). */

@@ -15,7 +15,7 @@ import './error-view.ts'
 import { DEFAULT_FAMILY, FAMILY_MENU, familyOf } from '../models/registry.ts'
 import { DEFAULT_VALID_FRACTION } from '../eval/validation.ts'
 import type { AdapterView } from './types.ts'
-import { minutesText, pageParamsFor, readRate, softwareNote } from './adapter-defaults.ts'
+import { minutesText, pageParamsFor, readRate, softwareNote, stepsMinutesText } from './adapter-defaults.ts'
 import './feature-picker.ts'
 
 /** A model family the panel trains: a name of src/models/registry.ts FAMILIES. */
@@ -266,26 +266,26 @@ export class StTrainPanel extends LitElement {
   /** Why the proposal is small (software adapter) and the run's cost in minutes at this adapter's measured rate. */
   private costLine() {
     const note = softwareNote(this.adapter, 'run')
-    const { units, unit } = this.units()
-    const minutes = minutesText(units, unit, this.model, readRate(this.adapter, this.model))
+    const minutes = this.minutes()
     if (!note && !minutes) return nothing
-    return html`<p class="cost muted" data-units=${units}>${minutes ? html`This run: ${minutes}. ` : nothing}${note ?? ''}</p>`
+    return html`<p class="cost muted">${minutes ? html`This run: ${minutes}. ` : nothing}${note ?? ''}</p>`
   }
 
-  /** Rounds (num_round) of the parameters, or the recommender's steps (epochs × ⌈training rows / batch⌉ when rows are known). */
-  private units(): { units: number; unit: 'round' | 'step' } {
+  /** Rounds (num_round) of the parameters, or the recommender's steps from the table's rows, in minutes. */
+  private minutes(): string {
     let p: Record<string, unknown> = {}
     try {
       p = JSON.parse(this.params) as Record<string, unknown>
     } catch {
       // The run says what is wrong with the text; no estimate meanwhile.
     }
-    const d = familyOf(this.model)
-    if (d.resource.param === 'num_round') return { units: Number(p.num_round ?? 10), unit: 'round' }
-    const batch = Number(p.batch_size ?? 1024),
-      epochs = Number(p.epochs ?? 1)
-    const train = this.rows === undefined ? 0 : Math.round(this.rows * (1 - this.validFraction))
-    return { units: train > 0 && batch > 0 ? epochs * Math.ceil(train / batch) : 0, unit: 'step' }
+    const rate = readRate(this.adapter, this.model)
+    if (familyOf(this.model).resource.param === 'num_round')
+      return minutesText(Number(p.num_round ?? 10), 'round', this.model, rate)
+    const param = familyOf(this.model).batches?.param
+    const batch = param === undefined || p[param] === undefined ? undefined : Number(p[param])
+    const epochs = Number(p[familyOf(this.model).resource.param] ?? 1)
+    return stepsMinutesText(this.model, { rows: this.rows, batch, epochs, validFraction: this.validFraction }, rate)
   }
 
   private onStop() {

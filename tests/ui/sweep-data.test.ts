@@ -37,10 +37,10 @@ test('trials CSV (the one trials.csv the page downloads and the CLI writes): hea
   expect(csv.endsWith('\r\n')).toBe(true)
   const lines = csv.slice(0, -2).split('\r\n')
   expect(lines[0]).toBe(
-    'trial,status,bracket,rung,resource,reached,promoted_from,metric,gpu_seconds,wall_seconds,error,depth,eta',
+    'trial,status,state,bracket,rung,resource,reached,promoted_from,metric,gpu_seconds,wall_seconds,error,depth,eta',
   )
   expect(lines).toHaveLength(6)
-  expect(lines[1]).toBe('0,completed,0,1,9,3,,0.8,0.25,1,,3,0.1')
+  expect(lines[1]).toBe('0,completed,,0,1,9,3,,0.8,0.25,1,,3,0.1')
   expect(lines[5]).toContain('"bad, ""quoted"""')
 })
 

@@ -13,6 +13,7 @@ import { httpFor, type TrainConfig } from '../../run/config.ts'
 import type { HttpOptions } from '../../table/types.ts'
 import { addGroupColumn, classifyColumns, featurize, FeatureStats, validMask, type ColumnKinds } from './features.ts'
 import type { FeatureLayout, ModelBatch, RecsysParams } from './types.ts'
+import { stepsPerEpoch } from './params.ts'
 
 /** What to read. */
 export interface RecsysDataConfig {
@@ -83,10 +84,9 @@ export async function openRecsysData(cfg: RecsysDataConfig, p: RecsysParams): Pr
   const layout = stats.finish(p)
   const valid: ModelBatch[] = []
   if (fraction !== undefined) await scan(cfg, kinds, p, b => valid.push(featurize(layout, b, mask(b), p.gauc_group)))
-  const stepsPerEpoch = Math.ceil(Math.floor(cfg.plan.stats.rows / (cfg.shard?.worldSize ?? 1)) / p.batch_size)
   const source: TrainSource = {
     layout,
-    stepsPerEpoch,
+    stepsPerEpoch: stepsPerEpoch(cfg.plan.stats.rows, p.batch_size, cfg.shard?.worldSize),
     open: (epoch, cursor) => openEpoch(cfg, kinds, layout, p, epoch, mask, cursor),
   }
   return { source, valid: concatBatches(valid, layout), kinds }

@@ -16,6 +16,7 @@ import type { FeatureLayout, ModelBatch, RecsysParams } from './types.ts'
 import { gatherBags } from './bags.ts'
 import { httpFor, type TrainConfig } from '../../run/config.ts'
 import type { RunInput } from '../../run/family.ts'
+import { stepsPerEpoch } from './params.ts'
 
 /** Hears a loading stage (message, fraction done). */
 export type StageListener = (message: string, fraction?: number) => void
@@ -212,7 +213,6 @@ export function memorySource(
 ): TrainSource {
   const S = layout.sparse.length,
     Cd = layout.denseInputs
-  const stepsPerEpoch = Math.ceil(plan.stats.rows / batch)
   function open(epoch: number, cursor?: Cursor): EpochStream {
     const assign = { seed, epoch, worldSize: 1, rank: 0 }
     const stream = rankStream(plan, assign)
@@ -232,7 +232,7 @@ export function memorySource(
     }
     return { batches, cursor: () => makeCursor(plan, assign, at), close: async () => {} }
   }
-  return { layout, stepsPerEpoch, open }
+  return { layout, stepsPerEpoch: stepsPerEpoch(plan.stats.rows, batch), open }
 }
 /** Rows `idx` of `b` as one batch. */
 function gatherRows(b: ModelBatch, idx: Uint32Array, S: number, Cd: number, K: number): ModelBatch {

@@ -209,3 +209,12 @@ function checkBuckets(v: unknown): void {
     if (!isCount(n)) throw new RangeError(`buckets.${col} must be an integer in [1, 2^31], got ${JSON.stringify(n)}`)
   }
 }
+
+/**
+ * Optimizer steps of one epoch: every row of the plan is batched (validation rows ride along,
+ * masked), each of `worldSize` ranks taking an even share; what the loop runs and the page's
+ * estimate counts.
+ */
+export function stepsPerEpoch(rows: number, batch: number, worldSize = 1): number {
+  return rows > 0 && batch > 0 ? Math.ceil(Math.floor(rows / worldSize) / batch) : 0
+}

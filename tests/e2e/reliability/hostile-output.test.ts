@@ -346,9 +346,9 @@ describe('CSV: the formula-injection guard (--csv-formula-guard, off by default)
       error: '=HYPERLINK("x") in column x',
     } as unknown as TrialRecord
     const guarded = trialsCsv([trial], { formulaGuard: true }).split('\r\n')[1]
-    expect(guarded).toBe(`0,failed,0,0,1,,,-0.25,0,0,"'=HYPERLINK(""x"") in column x",-0.5,'=cmd`)
+    expect(guarded).toBe(`0,failed,,0,0,1,,,-0.25,0,0,"'=HYPERLINK(""x"") in column x",-0.5,'=cmd`)
     expect(trialsCsv([trial]).split('\r\n')[1]).toBe(
-      '0,failed,0,0,1,,,-0.25,0,0,"=HYPERLINK(""x"") in column x",-0.5,=cmd',
+      '0,failed,,0,0,1,,,-0.25,0,0,"=HYPERLINK(""x"") in column x",-0.5,=cmd',
     )
   })
 })

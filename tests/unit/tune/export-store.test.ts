@@ -92,10 +92,10 @@ describe('trialsCsv', () => {
     const csv = trialsCsv(sweep().trials)
     const lines = csv.split('\r\n')
     expect(lines[0]).toBe(
-      'trial,status,bracket,rung,resource,reached,promoted_from,metric,gpu_seconds,wall_seconds,error,eta,layers,note',
+      'trial,status,state,bracket,rung,resource,reached,promoted_from,metric,gpu_seconds,wall_seconds,error,eta,layers,note',
     )
-    expect(lines[1]).toBe('0,completed,1,0,3,3,,0.7,1.5,2,,0.1,"[64,32]","a,""b"""')
-    expect(lines[2]).toBe('1,failed,1,0,3,,,,0,0.1,"line1\nline2",0.2,,')
+    expect(lines[1]).toBe('0,completed,,1,0,3,3,,0.7,1.5,2,,0.1,"[64,32]","a,""b"""')
+    expect(lines[2]).toBe('1,failed,,1,0,3,,,,0,0.1,"line1\nline2",0.2,,')
     expect(csv.endsWith('\r\n')).toBe(true)
     expect(csvField('plain')).toBe('plain')
     expect(csvField('a\rb')).toBe('"a\rb"')

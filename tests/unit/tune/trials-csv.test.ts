@@ -73,10 +73,10 @@ it('the page download and the CLI file are byte-identical', async () => {
   expect(pageBytes).toEqual(cliBytes)
   expect(new TextDecoder().decode(pageBytes)).toBe(
     [
-      'trial,status,bracket,rung,resource,reached,promoted_from,metric,gpu_seconds,wall_seconds,error,eta,layers,note',
-      '0,completed,0,0,3,3,,0.7,1.5,2,,0.1,"[64,32]","a,""b"""',
-      '1,failed,0,0,3,,,,0,0.1,"bad, ""quoted""\nline",0.2,,',
-      '2,running,0,1,9,4,0,,2,2,,0.1,"[64,32]","a,""b"""',
+      'trial,status,state,bracket,rung,resource,reached,promoted_from,metric,gpu_seconds,wall_seconds,error,eta,layers,note',
+      '0,completed,complete,0,0,3,3,,0.7,1.5,2,,0.1,"[64,32]","a,""b"""',
+      '1,failed,failed,0,0,3,,,,0,0.1,"bad, ""quoted""\nline",0.2,,',
+      '2,running,running,0,1,9,4,0,,2,2,,0.1,"[64,32]","a,""b"""',
       '',
     ].join('\r\n'),
   )
