@@ -4,6 +4,7 @@ import { customElement, property } from 'lit/decorators.js'
 import { baseStyles } from './styles.ts'
 import { formatBytes, formatTimestamp } from './format.ts'
 import type { SnapshotView } from './types.ts'
+import { rowsFromLog } from '../models/memory-budget.ts'
 
 /** `<st-snapshot-summary .snapshot=${s}>`; no events. */
 @customElement('st-snapshot-summary')
@@ -24,10 +25,8 @@ export class StSnapshotSummary extends LitElement {
     const s = this.snapshot
     if (!s) return html``
     const bytes = s.files.reduce((n, f) => n + f.size, 0)
-    const rows = s.files.every(f => f.stats?.numRecords !== undefined)
-      ? // Deleted rows are still counted in numRecords; the DV's cardinality takes them out.
-        s.files.reduce((n, f) => n + (f.stats?.numRecords ?? 0) - (f.deletionVector?.cardinality ?? 0), 0)
-      : undefined
+    // Live rows: numRecords less each deletion vector's cardinality; undefined when a file has no stats.
+    const rows = rowsFromLog(s)
     return html`<dl>
       <div><dt>version</dt><dd class="version">${s.version}</dd></div>
       <div><dt>committed</dt><dd class="mono">${formatTimestamp(s.timestamp)}</dd></div>
