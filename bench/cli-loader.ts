@@ -10,12 +10,15 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { generateSampleTables } from '../tools/datagen/index.ts'
 import { openSnapshot } from '../src/table/index.ts'
-import type { LoaderBenchInput } from './types.ts'
+import type { LoaderBenchInput, WireInput } from './types.ts'
 import type { CliIo } from '../src/cli/io.ts'
 import { exportSnapshotCsv } from '../src/cli/export-csv.ts'
 import { PROJECT_ROOT } from '../src/serve/page-server.ts'
 import { streamRows } from '../src/cli/scan.ts'
 import { serveDirectory } from '../src/serve/server.ts'
+import { planScan } from '../src/data/plan.ts'
+import { CLICKS_COLUMNS, LOADER_SIZES, LOADER_SIZES_QUICK } from './loader-rows.ts'
+import { fetchPass, wireRanges } from './loader-wire-ranges.ts'
 
 /** Rows of clicks version 0 in the full bench (v1 appends 10%, v2 deletes one country). */
 export const BENCH_CLICKS_ROWS = 1_000_000
@@ -51,7 +54,7 @@ export async function prepareLoaderBench(quick: boolean, io: CliIo, tables?: str
         `bench: --tables ${tables}: no clicks table (${tableDir}/_delta_log), which the loader suite reads`,
       )
     const tmp = await mkdtemp(join(tmpdir(), 'snaptrain-bench-loader-'))
-    const prepared = await serveAndExport(tableDir, join(tmp, 'clicks.csv'), io).catch(async e => {
+    const prepared = await serveAndExport(tableDir, join(tmp, 'clicks.csv'), io, quick).catch(async e => {
       await rm(tmp, { recursive: true, force: true })
       throw e
     })
@@ -74,11 +77,16 @@ export async function prepareLoaderBench(quick: boolean, io: CliIo, tables?: str
       log: s => io.err(`loader: ${s}`),
     })
   }
-  return serveAndExport(tableDir, csvPath, io)
+  return serveAndExport(tableDir, csvPath, io, quick)
 }
 
 /** Serves `tableDir` (as clicks/) and the folder of `csvPath`, exports the latest version to `csvPath`, timed. */
-async function serveAndExport(tableDir: string, csvPath: string, io: CliIo): Promise<PreparedLoaderBench> {
+async function serveAndExport(
+  tableDir: string,
+  csvPath: string,
+  io: CliIo,
+  quick: boolean,
+): Promise<PreparedLoaderBench> {
   const tables = await serveDirectory(dirname(tableDir), { cors: true })
   // A fresh clone has no bench/tables yet: the CSV peer's file is exported into it below.
   await mkdir(dirname(csvPath), { recursive: true })
@@ -99,9 +107,28 @@ async function serveAndExport(tableDir: string, csvPath: string, io: CliIo): Pro
       `loader: export wrote ${done.rows} rows, ${(done.bytes / 1e6).toFixed(1)} MB in ${(done.ms / 1000).toFixed(1)} s`,
     )
     const csvUrl = `${csvs.url}${encodeURIComponent(csvPath.slice(dirname(csvPath).length + 1))}`
-    return { input: { tableUrl, csvUrl, exportMs: done.ms, exportRows: done.rows, csvBytes: done.bytes }, close }
+    const wire = await nodeWire(tableUrl, quick)
+    io.err(`loader: Node client over the loader's ranges: ${wire.mbps.map(v => v.toFixed(0)).join(', ')} MB/s`)
+    return {
+      input: { tableUrl, csvUrl, exportMs: done.ms, exportRows: done.rows, csvBytes: done.bytes, wire },
+      close,
+    }
   } catch (e) {
     await close()
     throw e
   }
+}
+
+/**
+ * The Node client's passes (Node's fetch, the same ranges and requests in flight as the page's
+ * plain passes) over the ranges one loader epoch fetches: warmup + repeats as the page's samples.
+ */
+async function nodeWire(tableUrl: string, quick: boolean): Promise<WireInput> {
+  const z = quick ? LOADER_SIZES_QUICK : LOADER_SIZES
+  const plan = await planScan(await openSnapshot(tableUrl), { columns: CLICKS_COLUMNS.map(c => c.name) })
+  const ranges = wireRanges(plan)
+  const passes = []
+  for (let i = 0; i < z.warmup + z.repeats; i++) passes.push(await fetchPass(ranges))
+  const timed = passes.slice(z.warmup)
+  return { mbps: timed.map(p => p.bytes / p.ms / 1e3), bytes: timed[0]?.bytes ?? 0 }
 }

@@ -4,6 +4,7 @@
  */
 import { adapterLabel } from '../src/gpu/device.ts'
 import type { LoaderStats } from '../src/data/types.ts'
+import { FNV_OFFSET, fmix32, fnv1aStep } from '../src/util/hash.ts'
 import type { CsvColumnSpec } from './loader-csv.ts'
 import { summarize } from './measure.ts'
 import type { BenchRow, SuiteContext } from './types.ts'
@@ -32,6 +33,8 @@ export interface LoaderSizes {
   workers: number[]
   /** Workers of the direct read in the export-path comparison. */
   exportWorkers: number
+  /** Loader workers in the rows beside DuckDB-Wasm (warm, cached, cold). */
+  duckdbWorkers: number
   /** Rows per batch (loader and CSV parser alike). */
   batchSize: number
   warmup: number
@@ -42,6 +45,7 @@ export interface LoaderSizes {
 export const LOADER_SIZES: LoaderSizes = {
   workers: [1, 2, 4],
   exportWorkers: 2,
+  duckdbWorkers: 2,
   batchSize: 8192,
   warmup: 1,
   repeats: 3,
@@ -51,6 +55,7 @@ export const LOADER_SIZES: LoaderSizes = {
 export const LOADER_SIZES_QUICK: LoaderSizes = {
   workers: [1, 2, 4],
   exportWorkers: 2,
+  duckdbWorkers: 2,
   batchSize: 8192,
   warmup: 1,
   repeats: 1,
@@ -87,6 +92,60 @@ export function shareValues(stats: readonly LoaderStats[]): {
     out.transfer.push((100 * s.transferMs) / total)
   }
   return out
+}
+
+/**
+ * Order-free checksum of delivered rows: per row, FNV-1a over its typed values as 32-bit words
+ * (columns in spec order, a list's elements in order, every NaN as one bit pattern), finalised by
+ * fmix32; summed and xored over rows. Equal for the same rows in any order and any batching; one
+ * changed value changes the row's hash, hence the sum.
+ */
+export interface RowChecksum {
+  rows: number
+  sum: number
+  xor: number
+}
+
+/** An empty checksum (no rows). */
+export function rowChecksum(): RowChecksum {
+  return { rows: 0, sum: 0, xor: 0 }
+}
+
+/** Adds `rows` rows given as typed columns by name (lists flattened, `length` per row). */
+export function addChecksum(
+  acc: RowChecksum,
+  columns: readonly CsvColumnSpec[],
+  rows: number,
+  cols: Readonly<Record<string, Float32Array | Int32Array | Uint32Array | Uint8Array>>,
+): void {
+  const h = new Uint32Array(rows).fill(FNV_OFFSET)
+  for (const c of columns) {
+    const v = cols[c.name]
+    const len = c.encoding === 'fixed_list' ? (c.length ?? 1) : 1
+    if (!v || v.length !== rows * len)
+      throw new RangeError(`checksum: column ${c.name} has ${v?.length ?? 'no'} values, expected ${rows * len}`)
+    const words = v instanceof Float32Array ? new Uint32Array(v.buffer, v.byteOffset, v.length) : v
+    for (let r = 0, i = 0; r < rows; r++)
+      for (let k = 0; k < len; k++, i++) {
+        const x = v[i]!
+        h[r] = fnv1aStep(h[r]!, Number.isNaN(x) ? 0x7fc00000 : words[i]!)
+      }
+  }
+  let sum = acc.sum
+  let xor = acc.xor
+  for (let r = 0; r < rows; r++) {
+    const f = fmix32(h[r]!)
+    sum = (sum + f) >>> 0
+    xor = (xor ^ f) >>> 0
+  }
+  acc.rows += rows
+  acc.sum = sum
+  acc.xor = xor
+}
+
+/** The checksum in words: rows, sum and xor in hex. */
+export function checksumText(c: RowChecksum): string {
+  return `${c.rows} rows, sum ${c.sum.toString(16).padStart(8, '0')}, xor ${c.xor.toString(16).padStart(8, '0')}`
 }
 
 /** A row from plain values in `unit` (median/min/max over them), stamped like makeRow's; wall time. */

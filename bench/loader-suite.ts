@@ -5,26 +5,38 @@
  * (2) parquet-wasm + apache-arrow in the same number of workers (bench/loader-wasm.ts), its epochs
  * alternating with the loader's: rows/s, first-batch latency, its workers' conversion time — and
  * (3) the export path: one CSV file exported in Node by the CLI (timed there), then downloaded and
- * parsed here into the same typed batches, vs opening the snapshot and reading it directly.
+ * parsed here into the same typed batches, vs opening the snapshot and reading it directly — and
+ * (4) DuckDB-Wasm (bench/loader-duckdb.ts) reading the same live files into the same typed columns,
+ * its epochs alternating with the loader's, an order-free checksum proving equal rows: warm (bytes
+ * read again over HTTP vs the loader's epoch 1, epoch cache bypassed), cached (DuckDB's repeated
+ * query vs the loader's epochs 2+ from the epoch cache) and cold (from nothing, both).
+ * The loader's other rows bypass the epoch cache: they measure reading the table.
  */
 import { createLoader } from '../src/data/loader.ts'
 import { releaseIdleWorkers } from '../src/data/unit-source.ts'
 import { planScan } from '../src/data/plan.ts'
 import type { DecodeSpec, LoaderStats, ScanPlan } from '../src/data/types.ts'
+import { clearUnitCache } from '../src/data/unit-cache.ts'
 import { openSnapshot } from '../src/table/index.ts'
 import {
   CLICKS_COLUMNS,
   LOADER_SIZES,
   LOADER_SIZES_QUICK,
   type LoaderSizes,
+  addChecksum,
+  checksumText,
   firstAndFull,
   repeat,
+  type RowChecksum,
+  rowChecksum,
   shareValues,
   valueRow,
 } from './loader-rows.ts'
 import { batchBytes, createCsvBatcher } from './loader-csv.ts'
+import { type DuckEpoch, openDuckPeer } from './loader-duckdb.ts'
 import { peerEpoch } from './loader-peer.ts'
 import { createWasmPeer, type WasmEpoch } from './loader-wasm.ts'
+import { wireRows } from './loader-wire.ts'
 import { makeRow, withPeer } from './rows.ts'
 import { measure } from './measure.ts'
 import type { BenchRow, LoaderBenchInput, Sample, SuiteContext } from './types.ts'
@@ -43,6 +55,8 @@ export async function runLoaderSuite(ctx: SuiteContext): Promise<BenchRow[]> {
   const peer = await peerRows(ctx, plan, z)
   const out: BenchRow[] = [...peer]
   for (const workers of z.workers) out.push(...(await loaderRows(ctx, plan, workers, z, peer)))
+  out.push(...(await duckdbRows(ctx, plan, input.tableUrl, z)))
+  out.push(...(await wireRows(ctx, plan, SPEC, z, input.wire)))
   if (input.csvUrl && input.exportMs !== undefined) out.push(...(await exportRows(ctx, input, z)))
   ctx.progress(`done: ${rows} rows, ${plan.files.length} files, ${plan.units.length} units`)
   return out
@@ -86,6 +100,7 @@ async function loaderEpochs(
       batchSize: z.batchSize,
       spec: SPEC,
       workers,
+      cache: false,
     })
     try {
       rows = 0
@@ -212,12 +227,143 @@ function wasmPeerRows(ctx: SuiteContext, plan: ScanPlan, workers: number, epochs
   ]
 }
 
+/** One loader epoch (seed 1, epoch `epoch`): ms, rows, stats; `sum` gets the rows' checksum (its time left out). */
+async function loaderEpoch(
+  plan: ScanPlan,
+  o: { workers: number; batchSize: number; epoch: number; cache: boolean; sum?: RowChecksum },
+): Promise<{ wallMs: number; rows: number; stats: LoaderStats }> {
+  const t0 = performance.now()
+  let sumMs = 0
+  let rows = 0
+  const loader = createLoader(plan, {
+    assign: { seed: 1, epoch: o.epoch, worldSize: 1, rank: 0 },
+    batchSize: o.batchSize,
+    spec: SPEC,
+    workers: o.workers,
+    cache: o.cache,
+  })
+  try {
+    for await (const b of loader.batches()) {
+      rows += b.size
+      if (!o.sum) continue
+      const s0 = performance.now()
+      const cols = Object.fromEntries(Object.entries(b.columns).map(([k, c]) => [k, c.values]))
+      addChecksum(o.sum, CLICKS_COLUMNS, b.size, cols)
+      sumMs += performance.now() - s0
+    }
+    return { wallMs: performance.now() - t0 - sumMs, rows, stats: loader.stats() }
+  } finally {
+    await loader.close()
+  }
+}
+
+/** Throws when DuckDB's rows (checksum) differ from the loader's or either misses rows of the plan. */
+function sameRows(what: string, plan: ScanPlan, duck: DuckEpoch, ours: { rows: number; sum?: RowChecksum }): void {
+  const rows = plan.stats.rows
+  if (duck.rows !== rows || ours.rows !== rows)
+    throw new Error(
+      `loader suite, ${what}: DuckDB-Wasm delivered ${duck.rows} rows, the loader ${ours.rows}, the plan has ${rows}`,
+    )
+  const a = duck.checksum
+  const b = ours.sum
+  if (a && b && (a.rows !== b.rows || a.sum !== b.sum || a.xor !== b.xor))
+    throw new Error(`loader suite, ${what}: DuckDB-Wasm delivered ${checksumText(a)}, the loader ${checksumText(b)}`)
+}
+
+/**
+ * DuckDB-Wasm beside the loader (z.duckdbWorkers workers), one epoch of each in turn, warmup +
+ * repeats per row; each row's first epochs compare the two checksums (the bench throws when they
+ * differ): warm (a fresh registration, every byte over HTTP again, vs the loader's epoch with the
+ * epoch cache bypassed), cached (DuckDB's repeated query vs the loader's epochs 2+ from the epoch
+ * cache, cleared and filled by one untimed epoch first) and cold (a new DuckDB: worker, WASM, open,
+ * register, query, vs the loader opening the snapshot, planning and starting released workers).
+ */
+async function duckdbRows(ctx: SuiteContext, plan: ScanPlan, tableUrl: string, z: LoaderSizes): Promise<BenchRow[]> {
+  const workers = z.duckdbWorkers
+  const row = (workload: string, ms: readonly number[]): BenchRow =>
+    makeRow(ctx, {
+      workload,
+      metric: 'throughput',
+      unit: 'M rows/s',
+      samples: ms.map(wallMs => ({ wallMs })),
+      fromSeconds: s => plan.stats.rows / s / 1e6,
+    })
+  const times = () => ({ duck: [] as number[], ours: [] as number[] })
+  const warm = times()
+  const cached = times()
+  const cold = times()
+  const fetchedMb: number[] = []
+  let epoch = 0
+  const ours = (cache: boolean, sum?: RowChecksum) =>
+    loaderEpoch(plan, { workers, batchSize: z.batchSize, epoch: epoch++, cache, sum })
+  ctx.progress(`DuckDB-Wasm and the loader (${workers} workers), alternating: warm, cached, cold`)
+  const duck = await openDuckPeer(plan, CLICKS_COLUMNS)
+  const label = duck.label
+  try {
+    for (let i = 0; i < z.warmup + z.repeats; i++) {
+      const sum = i === 0 ? rowChecksum() : undefined
+      const d = await duck.epoch({ fresh: true, checksum: i === 0 })
+      const l = await ours(false, sum)
+      sameRows('warm', plan, d, { rows: l.rows, sum })
+      if (sum) ctx.progress(`warm: DuckDB-Wasm and the loader delivered ${checksumText(sum)}`)
+      if (i < z.warmup) continue
+      warm.duck.push(d.wallMs)
+      warm.ours.push(l.wallMs)
+    }
+    await clearUnitCache()
+    await ours(true) // epoch 1 fills the epoch cache
+    for (let i = 0; i < z.warmup + z.repeats; i++) {
+      const sum = i === 0 ? rowChecksum() : undefined
+      const d = await duck.epoch({ fresh: false, checksum: i === 0 })
+      const l = await ours(true, sum)
+      sameRows('cached', plan, d, { rows: l.rows, sum })
+      const r = d.reads
+      if (i === 0)
+        ctx.progress(
+          `cached: DuckDB's file reads in a repeated query: ${r.cold} cold, ${r.ahead} ahead, ${r.cached} cached`,
+        )
+      if (i < z.warmup) continue
+      cached.duck.push(d.wallMs)
+      cached.ours.push(l.wallMs)
+      fetchedMb.push(l.stats.bytesFetched / 1e6)
+    }
+  } finally {
+    await duck.close()
+  }
+  await clearUnitCache()
+  for (let i = 0; i < z.warmup + z.repeats; i++) {
+    releaseIdleWorkers()
+    const t0 = performance.now()
+    const fresh = await openDuckPeer(plan, CLICKS_COLUMNS)
+    const d = await fresh.epoch({ fresh: true }).finally(() => fresh.close())
+    const duckMs = performance.now() - t0
+    const l = await directEpoch(tableUrl, z.batchSize, workers)
+    sameRows('cold', plan, d, { rows: l.rows })
+    if (i < z.warmup) continue
+    cold.duck.push(duckMs)
+    cold.ours.push(l.full * 1000)
+  }
+  const loader = `snapshot loader workers=${workers}`
+  const duckWarm = row(`${label}: bytes read again over HTTP (fresh registration)`, warm.duck)
+  const duckCached = row(`${label}: same query repeated (its buffers, no reads)`, cached.duck)
+  const duckCold = row(`${label} cold: worker + WASM + open + register + query`, cold.duck)
+  return [
+    duckWarm,
+    withPeer(row(`${loader} epoch 1 (epoch cache bypassed) vs duckdb-wasm warm`, warm.ours), duckWarm),
+    duckCached,
+    withPeer(row(`${loader} epochs 2+ from the epoch cache vs duckdb-wasm cached`, cached.ours), duckCached),
+    valueRow(ctx, `${loader} epochs 2+ from the epoch cache: bytes fetched`, 'per epoch', 'MB', fetchedMb),
+    duckCold,
+    withPeer(row(`${loader} cold: open + plan + workers + epoch vs duckdb-wasm cold`, cold.ours), duckCold),
+  ]
+}
+
 /** Time to first batch and to a full epoch: CSV (export + download + parse) vs the snapshot read directly. */
 async function exportRows(ctx: SuiteContext, input: LoaderBenchInput, z: LoaderSizes): Promise<BenchRow[]> {
   const exportS = input.exportMs! / 1000
   ctx.progress(`export path: CSV ${input.csvUrl} (${input.csvBytes ?? '?'} bytes, export ${exportS.toFixed(1)} s)`)
   const csv = await repeat(() => csvEpoch(input.csvUrl!, z.batchSize), z)
-  const direct = await repeat(() => directEpoch(input.tableUrl, z), z)
+  const direct = await repeat(() => directEpoch(input.tableUrl, z.batchSize, z.exportWorkers), z)
   const exportRow = valueRow(
     ctx,
     `csv export in Node (read version + write 1 file, ${input.exportRows ?? '?'} rows)`,
@@ -293,25 +439,35 @@ async function csvEpoch(url: string, batchSize: number): Promise<{ first: number
   return { first: first / 1000, full: (performance.now() - t0) / 1000 }
 }
 
-/** Open the snapshot, plan, and read one shuffled epoch with the loader: seconds to first and last batch. */
-async function directEpoch(tableUrl: string, z: LoaderSizes): Promise<{ first: number; full: number }> {
+/**
+ * Open the snapshot, plan, and read one shuffled epoch with the loader (epoch cache bypassed):
+ * seconds to the first and the last batch, and the rows delivered.
+ */
+async function directEpoch(
+  tableUrl: string,
+  batchSize: number,
+  workers: number,
+): Promise<{ first: number; full: number; rows: number }> {
   releaseIdleWorkers() // "from nothing": no warm workers left by the previous run
   const t0 = performance.now()
   const snapshot = await openSnapshot(tableUrl)
   const plan = await planScan(snapshot, { columns: CLICKS_COLUMNS.map(c => c.name) })
   const loader = createLoader(plan, {
     assign: { seed: 1, epoch: 0, worldSize: 1, rank: 0 },
-    batchSize: z.batchSize,
+    batchSize,
     spec: SPEC,
-    workers: z.exportWorkers,
+    workers,
+    cache: false,
   })
   let first = -1
+  let rows = 0
   try {
     for await (const b of loader.batches()) {
       if (first < 0 && b.size > 0) first = performance.now() - t0
+      rows += b.size
     }
   } finally {
     await loader.close()
   }
-  return { first: first / 1000, full: (performance.now() - t0) / 1000 }
+  return { first: first / 1000, full: (performance.now() - t0) / 1000, rows }
 }

@@ -71,6 +71,16 @@ export interface LoaderBenchInput {
   exportRows?: number
   /** CSV size, bytes. */
   csvBytes?: number
+  /** The Node client's passes over the wire rows' ranges (bench/loader-wire.ts), before the browser starts. */
+  wire?: WireInput
+}
+
+/** A Node client's plain passes over the ranges one loader epoch fetches, from the table's server. */
+export interface WireInput {
+  /** MB/s of each timed pass (bytes / wall time of the pass). */
+  mbps: number[]
+  /** Bytes of one pass. */
+  bytes: number
 }
 
 /** What a suite receives: the device, a pipeline cache on it, and row stamping data. */

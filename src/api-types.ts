@@ -22,6 +22,7 @@ import type { TableAccess } from './storage/types.ts'
 import type { RunFile } from './run/artifacts.ts'
 import type { RunUpdate, StoredRun, StoredRunData as StoredRunDataOf } from './run/store-idb.ts'
 import type { StoppedMark } from './run/stop.ts'
+import type { UnitCacheSettings, UnitCacheUsage } from './data/unit-cache.ts'
 
 /** A GBDT run's result: the XGBoost JSON model, its manifest, metrics per round, the summary. */
 export type TrainResult = RunResult<string, TrainSummary, RunManifest>
@@ -34,6 +35,7 @@ export type { Bracket, SweepConfig, SweepEvent, SweepModel, SweepState, TrialArt
 export type { AdapterSummary, CommitInfo, HttpOptions, OpenOptions, ReadOptions, Row, Snapshot, TableEntry }
 export type { ShareAccess, TableAccess }
 export type { RunFile, RunUpdate, StoredRun, StoppedMark }
+export type { UnitCacheSettings, UnitCacheUsage }
 /** A kept run's large parts, its explanation the GBDT's (api.explain's answer). */
 export type StoredRunData = StoredRunDataOf<Explanation>
 
@@ -188,6 +190,17 @@ export interface SnaptrainApi extends SweepApi {
    * again from the table at the run's version. Throws when the run has no validation rows.
    */
   explain(config: ExplainConfig): Promise<Explanation>
+  /**
+   * Changes this page's epoch cache of decoded units (src/data/unit-cache.ts: on/off, memory and
+   * spill budgets in bytes); runs started afterwards use it. RangeError naming a bad field.
+   */
+  configureUnitCache(settings: Partial<UnitCacheSettings>): void
+  /** The epoch cache's settings now. */
+  unitCacheSettings(): UnitCacheSettings
+  /** What the epoch cache holds (memory and the browser's disk, OPFS) and its hits, misses and evictions. */
+  unitCacheUsage(): Promise<UnitCacheUsage>
+  /** Empties the epoch cache: memory and its files on the browser's disk (OPFS). */
+  clearUnitCache(): Promise<void>
 }
 
 declare global {

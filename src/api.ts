@@ -31,6 +31,7 @@ import type {
   TrainRunOptions,
 } from './api-types.ts'
 import type { RunStore } from './run/store-idb.ts'
+import { clearUnitCache, configureUnitCache, unitCacheSettings, unitCacheUsage } from './data/unit-cache.ts'
 
 const ADAPTER_TIMEOUT_MS = 10_000
 const PROXY_TIMEOUT_MS = 10_000
@@ -128,6 +129,10 @@ export function createApi(pageUrl: string = location.href): SnaptrainApi {
       (await import('./models/predict.ts')).runPrediction({ ...config, table: abs(config.table) }, onProgress),
     explain: async config =>
       (await import('./models/gbdt/explain-run.ts')).runExplain({ ...config, run: runConfig(config.run) }),
+    configureUnitCache,
+    unitCacheSettings,
+    unitCacheUsage,
+    clearUnitCache,
     ...sweeps,
     resumeSweep: (id, onEvent, credentials) =>
       sweeps.resumeSweep(id, onEvent, credentials && { ...credentials, ...accesses.option(credentials.access) }),

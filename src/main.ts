@@ -1,5 +1,9 @@
-/** Page entry: installs window.snaptrain, then defines the components (st-app uses the API). */
+/**
+ * Page entry: installs window.snaptrain, applies the epoch cache settings the user kept (before any
+ * run can start, so a reload keeps them), then defines the components (st-app uses the API).
+ */
 import { installApi } from './api.ts'
+import { applyKeptCacheSettings } from './ui/cache-settings.ts'
 
-installApi()
+applyKeptCacheSettings(installApi())
 await import('./ui/app.ts')

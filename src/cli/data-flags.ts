@@ -4,6 +4,7 @@
  */
 import { UsageError } from './args.ts'
 import { DEFAULT_VALID_FRACTION } from '../eval/validation.ts'
+import { configureUnitCache, DEFAULT_UNIT_CACHE, type UnitCacheSettings } from '../data/unit-cache.ts'
 
 /** `--token`: a bearer token for the table's origin (train, predict, sweep; scan has its own). */
 export const TOKEN_FLAG = {
@@ -153,4 +154,50 @@ export function validationChoice(
 /** 0.2 → "20 %". */
 function percent(f: number): string {
   return `${Number((f * 100).toPrecision(6))} %`
+}
+
+/**
+ * `--no-cache` and `--cache-mb`: the epoch cache of decoded units (src/data/unit-cache.ts) for the
+ * commands whose page reads the table through loaders (train, sweep, predict).
+ */
+export const CACHE_FLAGS = {
+  'no-cache': {
+    type: 'boolean',
+    help: 'read the table for every epoch: the loaders neither read nor fill the epoch cache of decoded units (by default epochs after the first, and later reads of the same table version, come from it)',
+  },
+  'cache-mb': {
+    type: 'number',
+    min: 0,
+    placeholder: 'MiB',
+    help: `memory budget of the epoch cache in MiB (default ${DEFAULT_UNIT_CACHE.memoryBytes / 2 ** 20}); least recently used units beyond it are read again`,
+  },
+} as const
+
+/**
+ * The cache settings of `--no-cache` and `--cache-mb`, every field given (the defaults where a flag
+ * is absent), so a run in a process or page that ran another keeps none of its settings. Throws
+ * UsageError naming the flag.
+ */
+export function cacheSettings(f: { 'no-cache'?: boolean; 'cache-mb'?: number }): Partial<UnitCacheSettings> {
+  const mb = f['cache-mb']
+  if (f['no-cache'] && mb !== undefined) throw new UsageError('--cache-mb: has no effect with --no-cache (give one)')
+  const memoryBytes = mb === undefined ? DEFAULT_UNIT_CACHE.memoryBytes : Math.round(mb * 2 ** 20)
+  if (!Number.isSafeInteger(memoryBytes))
+    throw new UsageError(`--cache-mb: expected a number of MiB below ${Number.MAX_SAFE_INTEGER / 2 ** 20}, got ${mb}`)
+  return { enabled: !f['no-cache'], memoryBytes }
+}
+
+/**
+ * Applies `--no-cache` / `--cache-mb` to this process's cache (the Node reads before the page: the
+ * precheck's label column); the page gets the same settings before its run (page-run.ts
+ * configurePageCache). Throws UsageError naming the flag.
+ */
+export function applyCacheFlags(f: { 'no-cache'?: boolean; 'cache-mb'?: number }): Partial<UnitCacheSettings> {
+  const settings = cacheSettings(f)
+  try {
+    configureUnitCache(settings)
+  } catch (e) {
+    throw new UsageError(`--cache-mb: ${(e as Error).message}`)
+  }
+  return settings
 }

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import type { CliIo } from './io.ts'
 import { defaultIo, reportError, safeIo } from './io.ts'
 import { FAMILY_NAMES } from '../models/registry.ts'
+import { installUnitCacheFolder } from './unit-cache-folder.ts'
 
 type CommandModule = { run: (argv: string[], io: CliIo) => Promise<number> }
 type Command = { summary: string; load: () => Promise<CommandModule> }
@@ -116,6 +117,8 @@ export async function main(argv: string[], given: CliIo = defaultIo()): Promise<
   // command they go through the same sink as everything else, redacted and escaped.
   const warn = console.warn
   console.warn = (...args: unknown[]) => io.err(args.map(String).join(' '))
+  // Loaders run in this process spill their epoch cache to the cache folder (the page has OPFS).
+  installUnitCacheFolder()
   try {
     const mod = await cmd.load()
     return await mod.run(rest, io)

@@ -14,6 +14,7 @@ import type { GovernedHttp } from './governed.ts'
 import { networkOptions } from './data-flags.ts'
 import type { TableAccess } from '../storage/types.ts'
 import { withTimeout } from '../util/deadline.ts'
+import type { UnitCacheSettings } from '../data/unit-cache.ts'
 
 /** A table the page can fetch. */
 export interface PageTable {
@@ -153,6 +154,17 @@ async function openAndRun<T>(
   } finally {
     process.off('SIGINT', interrupted)
   }
+}
+
+/**
+ * Sets the page's epoch cache (`--no-cache`, `--cache-mb`: data-flags.ts cacheSettings) before its
+ * run: window.snaptrain.configureUnitCache. The command's browser context is off the record, so its
+ * OPFS lives in memory and ends with the command: the page spills nothing (a spill there would hold
+ * every unit twice in memory); units past the memory budget are read again.
+ */
+export async function configurePageCache(page: Page, settings: Partial<UnitCacheSettings>): Promise<void> {
+  const inPage: Partial<UnitCacheSettings> = { ...settings, spillBytes: 0 }
+  await page.evaluate(`window.snaptrain.configureUnitCache(${JSON.stringify(inPage)})`)
 }
 
 /** The message of an error thrown in the page (playwright prefixes its own context). */

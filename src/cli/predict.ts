@@ -16,11 +16,20 @@
 import { resolve } from 'node:path'
 import type { CliIo } from './io.ts'
 import { parseCommand, type CommandSpec, type FlagSpec } from './args.ts'
-import { pageErrorMessage, pageTable, withAppPage, type Closers, type PageTable } from './page-run.ts'
+import {
+  configurePageCache,
+  pageErrorMessage,
+  pageTable,
+  withAppPage,
+  type Closers,
+  type PageTable,
+} from './page-run.ts'
 import { atomicWrite } from './train.ts'
 import {
   ALLOW_ORIGIN_FLAG,
   allowOrigins,
+  applyCacheFlags,
+  CACHE_FLAGS,
   INSECURE_HTTP_FLAG,
   insecureHttp,
   networkOptions,
@@ -83,6 +92,7 @@ const SPEC = {
       type: 'boolean',
       help: 'print {rows, out, adapter} (with --contribs also top_features by mean |SHAP|) as one JSON object on the last stdout line',
     },
+    ...CACHE_FLAGS,
     ...TOKEN_FLAG,
     ...ALLOW_ORIGIN_FLAG,
     ...INSECURE_HTTP_FLAG,
@@ -96,8 +106,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const f = parsed.values
   let model: string | Uint8Array<ArrayBuffer>
   let origins: string[] | undefined
+  let cache: ReturnType<typeof applyCacheFlags>
   try {
     origins = allowOrigins(f)
+    cache = applyCacheFlags(f)
     model = loadModel(resolve(f.model), f.contribs === true)
     const family = familyOfModel(model)
     if (f['base-margin'] !== undefined && !family.cliFlags.includes('base-margin'))
@@ -127,7 +139,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       io,
       f.timeout,
       closers,
-      page => page.evaluate<PredictResult>(predictScript(forPage(config, page.url()))),
+      async page => {
+        await configurePageCache(page, cache)
+        return page.evaluate<PredictResult>(predictScript(forPage(config, page.url())))
+      },
       shown,
     ).finally(() => shown.end())
     const out = resolve(f.out)

@@ -14,7 +14,14 @@ import { appendFileSync, closeSync, existsSync, openSync, readFileSync, unlinkSy
 import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
-import { pageErrorMessage, pageTables, withAppPage, type Closers, type PageTable } from './page-run.ts'
+import {
+  configurePageCache,
+  pageErrorMessage,
+  pageTables,
+  withAppPage,
+  type Closers,
+  type PageTable,
+} from './page-run.ts'
 import { progress, type Progress } from './progress.ts'
 import { precheck } from './train.ts'
 import { FAMILY_MENU, FAMILY_NAMES, familyOf, loadFamily } from '../models/registry.ts'
@@ -27,7 +34,15 @@ import { sweepBestFiles } from '../continue/sweep-bundle.ts'
 import type { RunManifest } from '../run/manifest.ts'
 import type { StrategyName, SweepConfig, SweepEvent, SweepState, TrialArtifacts, TrialRecord } from '../tune/types.ts'
 import { hasBrackets, rungReached, stateCounts, stateWord, strategyLine, trialStates } from '../tune/trial-state.ts'
-import { allowOrigins, DATA_FLAGS, insecureHttp, tokenHeaders, validationChoice } from './data-flags.ts'
+import {
+  allowOrigins,
+  applyCacheFlags,
+  CACHE_FLAGS,
+  DATA_FLAGS,
+  insecureHttp,
+  tokenHeaders,
+  validationChoice,
+} from './data-flags.ts'
 import { forPage } from './governed.ts'
 import { tableAddress } from './table-url.ts'
 
@@ -101,6 +116,7 @@ export const SPEC = {
       help: `validation metric: ${[...new Set(FAMILY_MENU.flatMap(d => d.metrics))].join('|')} (auc, aucpr, ndcg, map, pre (with @k), gauc maximised; every loss minimised; gauc: recsys, with gauc_group fixed in the space; GBDT: error@t, tweedie-nloglik@ρ, ndcg@k; default: the objective's own eval metric (mlogloss for multi:*, ndcg@32 for rank:ndcg, rmse for reg:squarederror…), auc for binary objectives and recsys)`,
     },
     out: { type: 'string', placeholder: 'DIR', help: 'output folder (default runs/sweep-<timestamp>)' },
+    ...CACHE_FLAGS,
     timeout: { type: 'number', default: 3600, placeholder: 'S', help: 'give up after S seconds (default 3600)' },
     json: {
       type: 'boolean',
@@ -169,8 +185,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (typeof parsed === 'number') return parsed
   const f = parsed.values
   let config: SweepConfig
+  let cache: ReturnType<typeof applyCacheFlags>
   try {
     config = checkFlags(f)
+    cache = applyCacheFlags(f)
   } catch (e) {
     io.err(`snaptrain sweep: ${(e as Error).message}`)
     return 2
@@ -217,7 +235,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     )
     pageConfig.version = pinned.version
     pageConfig.validVersion = pinned.validVersion
-    const result = namedSweep(await runInPage(io, f.timeout, pageConfig))
+    const result = namedSweep(await runInPage(io, f.timeout, pageConfig, cache))
     await writeSweep(io, f, result, (performance.now() - t0) / 1000)
     return result.state.status === 'finished' ? 0 : 1
   } catch (e) {
@@ -321,7 +339,12 @@ export interface PageResult {
   best?: TrialArtifacts
 }
 
-async function runInPage(io: CliIo, seconds: number, config: SweepConfig): Promise<PageResult> {
+async function runInPage(
+  io: CliIo,
+  seconds: number,
+  config: SweepConfig,
+  cache: ReturnType<typeof applyCacheFlags>,
+): Promise<PageResult> {
   const closers: Closers = []
   const shown = progress(io)
   const printed = new Set<number>()
@@ -329,7 +352,10 @@ async function runInPage(io: CliIo, seconds: number, config: SweepConfig): Promi
     io,
     seconds,
     closers,
-    page => page.evaluate<PageResult>(sweepScript(forPage(config, page.url()))),
+    async page => {
+      await configurePageCache(page, cache)
+      return page.evaluate<PageResult>(sweepScript(forPage(config, page.url())))
+    },
     line => showProgress(shown, config, line, printed),
   ).finally(() => shown.end())
   // The trials whose lines the last events did not settle (the final state decides every rung).

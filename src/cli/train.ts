@@ -13,7 +13,14 @@ import { join, resolve } from 'node:path'
 import type { CliIo } from './io.ts'
 import { fileStamp, writeOutputs } from './out-dir.ts'
 import { parseCommand, type CommandSpec, type FlagSpec, type FlagValues } from './args.ts'
-import { pageErrorMessage, pageTables, withAppPage, type Closers, type PageTable } from './page-run.ts'
+import {
+  configurePageCache,
+  pageErrorMessage,
+  pageTables,
+  withAppPage,
+  type Closers,
+  type PageTable,
+} from './page-run.ts'
 import { progress, type Progress } from './progress.ts'
 import { openSnapshot } from '../table/index.ts'
 import { httpFor, type RunResult, type TrainConfig, type TrainProgress } from '../run/config.ts'
@@ -23,7 +30,15 @@ import type { ModelFamily } from '../run/family.ts'
 import { runFiles } from '../run/artifacts.ts'
 import type { StoppedMark } from '../run/stop.ts'
 import type { RecsysTrainSummary } from '../models/recsys/family.ts'
-import { allowOrigins, DATA_FLAGS, insecureHttp, tokenHeaders, validationChoice } from './data-flags.ts'
+import {
+  allowOrigins,
+  applyCacheFlags,
+  CACHE_FLAGS,
+  DATA_FLAGS,
+  insecureHttp,
+  tokenHeaders,
+  validationChoice,
+} from './data-flags.ts'
 import { forPage } from './governed.ts'
 import { tableAddress } from './table-url.ts'
 import { readModelFile } from './model-file.ts'
@@ -87,6 +102,7 @@ const SPEC = {
       help: 'training backend in the page (cpu = reference implementation)',
     },
     workers: { type: 'int', min: 0, placeholder: 'n', help: 'loader workers in the page (default 2)' },
+    ...CACHE_FLAGS,
     ranks: {
       type: 'int',
       min: 1,
@@ -141,8 +157,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const f = { ...parsed.values, model: family.name }
   let params: unknown
   let initModel: string | undefined
+  let cache: ReturnType<typeof applyCacheFlags>
   try {
     params = checkFlags(f, family)
+    cache = applyCacheFlags(f)
     if (f['init-model'] !== undefined) initModel = readModelFile(resolve(f['init-model']), '--init-model')
   } catch (e) {
     io.err(`snaptrain train: ${(e as Error).message}`)
@@ -159,7 +177,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       io,
       f.timeout,
       closers,
-      page => page.evaluate<RunResult>(trainScript(forPage(config, page.url()))),
+      async page => {
+        await configurePageCache(page, cache)
+        return page.evaluate<RunResult>(trainScript(forPage(config, page.url())))
+      },
       line => showProgress(shown, line),
       page => {
         shown.line(
@@ -364,10 +385,11 @@ async function writeRun(io: CliIo, f: TrainFlags, modelFile: string, family: Mod
     : ''
   io.err(`train: ${mark}${family.describe(r.summary)}; wrote ${dir}`)
   if (f.json) {
-    // The recommender's speed, epochs and steps after the adapter (absent from other summaries: JSON drops undefined).
-    const { adapter, samples_per_second, epochs, steps, restored_best_step, timing, ...rest } =
+    // The recommender's speed, epochs, steps and loader reads per pass after the adapter (absent from
+    // other summaries: JSON drops undefined).
+    const { adapter, samples_per_second, epochs, steps, restored_best_step, timing, loader_reads, ...rest } =
       r.summary as RecsysTrainSummary
-    const recsys = { samples_per_second, epochs, steps, restored_best_step, timing }
+    const recsys = { samples_per_second, epochs, steps, restored_best_step, timing, loader_reads }
     io.out(
       JSON.stringify({
         ...rest,

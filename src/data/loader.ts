@@ -4,6 +4,8 @@
  * read and decode units, prefetched ahead in first-need order within a unit count and a memory
  * bound, and each decoded unit is freed once no later position needs it.
  */
+import { retryingFetch } from '../table/http.ts'
+import { FatalResponseError, FileMemory } from '../table/range-check.ts'
 import type { HttpOptions } from '../table/types.ts'
 import { batchBytes, gatherBatch, unitBytes } from './batcher.ts'
 import { assignFromCursor, checkCursor, makeCursor } from './cursor.ts'
@@ -19,6 +21,7 @@ import type {
   RankStreamView,
   ScanPlan,
 } from './types.ts'
+import { cachedUnit, dropCachedFile, storeUnit, unitCacheKeys, unitCacheSettings, type UnitKey } from './unit-cache.ts'
 import { inProcessSource, workerSource, type UnitSource, type WorkerFactory } from './unit-source.ts'
 
 /** Options of createLoader. */
@@ -41,6 +44,11 @@ export interface LoaderOptions {
   cursor?: Cursor
   http?: HttpOptions
   workerFactory?: WorkerFactory
+  /**
+   * Use the page-wide epoch cache (unit-cache.ts) when it is enabled (default true); false: this
+   * loader neither reads nor writes it.
+   */
+  cache?: boolean
 }
 
 /** A running loader. */
@@ -89,7 +97,8 @@ export function createLoader(plan: ScanPlan, opts: LoaderOptions): Loader {
     workers === 0 ? inProcessSource(plan, spec, http) : workerSource(plan, spec, http, workers, opts.workerFactory)
   let position = opts.cursor?.position ?? 0
   const reads = readSchedule(stream.segments(), position)
-  const state = new Pump(plan, reads, source, { length: stream.length, prefetch, memory })
+  const cache = opts.cache !== false && unitCacheSettings().enabled ? unitCache(plan, spec, http) : undefined
+  const state = new Pump(plan, reads, source, { length: stream.length, prefetch, memory }, cache)
   let closed = false
 
   async function* batches(): AsyncGenerator<Batch> {
@@ -139,6 +148,56 @@ function resolveLimits(opts: LoaderOptions): { workers: number; prefetch: number
   return { workers, prefetch, memory }
 }
 
+/** What a Pump needs of the epoch cache: the units' keys and the check of a file before its first hit. */
+interface PumpCache {
+  keyOf(unit: number): UnitKey
+  /** Whether file `index` is still the one the plan describes (asked once per loader per file). */
+  valid(index: number): Promise<boolean>
+  /** Files asked so far. */
+  revalidations(): number
+}
+
+/**
+ * The cache as one loader uses it. Before the first hit of a file the loader asks the server once
+ * (a 2-byte ranged GET through its own retrying fetch and resolver) whether the file is still the
+ * one planned (size, ETag, Last-Modified): a changed file's entries are dropped and its units read
+ * again, which fails naming it as for any file rewritten since planning. A share's files are not
+ * asked: they are the server's files at a version, named by id, and their URLs expire (epoch 2
+ * then reads without a request, so without a renewal).
+ */
+function unitCache(plan: ScanPlan, spec: DecodeSpec, http: HttpOptions): PumpCache {
+  const keyOf = unitCacheKeys(plan, spec)
+  const checks = new Map<number, Promise<boolean>>()
+  let asked = 0
+  async function check(index: number): Promise<boolean> {
+    asked++
+    const file = plan.files[index]
+    const memory = new FileMemory()
+    memory.expect(file.url, { size: file.size, ...file.validator })
+    try {
+      // Two bytes, not one: some servers (sirv, under vite) read the end 0 as "to the end of the file".
+      await retryingFetch(http, plan.tableUrl, memory)(file.url, { headers: { Range: 'bytes=0-1' } })
+      return true
+    } catch (error) {
+      if (error instanceof FatalResponseError && error.code === 'changed-file') {
+        const unit = plan.units.find(u => u.fileIndex === index)
+        if (unit) await dropCachedFile(keyOf(unit.id).file)
+      }
+      return false // changed, or unreachable: read again (which reports why)
+    }
+  }
+  return {
+    keyOf,
+    valid(index) {
+      if (plan.share) return Promise.resolve(true)
+      let known = checks.get(index)
+      if (!known) checks.set(index, (known = check(index)))
+      return known
+    },
+    revalidations: () => asked,
+  }
+}
+
 /** Bounds of a Pump. */
 interface PumpLimits {
   length: number
@@ -170,6 +229,10 @@ class Pump {
     waitMs: 0,
     assembleMs: 0,
     peakBytes: 0,
+    cacheHits: 0,
+    cacheMisses: 0,
+    bytesFromCache: 0,
+    revalidations: 0,
   }
 
   constructor(
@@ -177,6 +240,7 @@ class Pump {
     private readonly reads: UnitRead[],
     private readonly source: UnitSource,
     private readonly limits: PumpLimits,
+    private readonly cache?: PumpCache,
   ) {
     this.rowBytes = 4 * plan.columns.length // first guess; corrected by the first decoded unit
   }
@@ -232,11 +296,24 @@ class Pump {
 
   private start(unit: number, estimate: number): void {
     // Batch identities come from the plan's unit masks, so workers need not send row ids.
-    const promise = this.source.read(unit, false)
+    const promise = this.cache ? this.readCached(unit, this.cache) : this.source.read(unit, false)
     promise.catch(() => {}) // surfaced by ready(); no unhandled rejection meanwhile
     this.entries.set(unit, { promise, refs: 0, bytes: estimate })
     this.heldBytes += estimate
     this.counts.peakBytes = Math.max(this.counts.peakBytes, this.heldBytes)
+  }
+
+  /** The unit from the epoch cache when it holds it and its file is unchanged; else read and stored. */
+  private async readCached(unit: number, cache: PumpCache): Promise<DecodedUnit> {
+    const key = cache.keyOf(unit)
+    const hit = await cachedUnit(key, unit)
+    if (hit && (await cache.valid(this.plan.units[unit].fileIndex))) {
+      this.counts.cacheHits++
+      this.counts.bytesFromCache += unitBytes(hit)
+      return hit
+    }
+    this.counts.cacheMisses++
+    return storeUnit(key, await this.source.read(unit, false))
   }
 
   private accept(unit: number, entry: Entry, decoded: DecodedUnit): void {
@@ -277,6 +354,6 @@ class Pump {
   }
 
   stats(workers: number): LoaderStats {
-    return { ...this.counts, workers }
+    return { ...this.counts, workers, revalidations: this.cache?.revalidations() ?? 0 }
   }
 }

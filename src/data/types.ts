@@ -338,4 +338,12 @@ export interface LoaderStats {
   assembleMs?: number
   /** Largest number of decoded bytes held at once (cache + in flight estimate). */
   peakBytes: number
+  /** Units served by the epoch cache (unit-cache.ts; memory or spill store): nothing fetched for them. */
+  cacheHits: number
+  /** Units the epoch cache did not hold (read, then stored); 0 with the cache off. */
+  cacheMisses: number
+  /** Decoded bytes of the units served by the epoch cache. */
+  bytesFromCache: number
+  /** Files asked once whether they changed before their first cache hit (one 2-byte ranged GET each; never a share's). */
+  revalidations: number
 }

@@ -39,7 +39,15 @@ export interface UnitReaderStats {
   bytesFetched: number
   fetchMs: number
   decodeMs: number
+  /**
+   * Wall-clock [start, end] ms (performance.timeOrigin + now()) of this reader's last row-group
+   * fetches (at most FETCH_SPANS): the bench's wire rows divide bytes by the time any was in flight.
+   */
+  fetchSpans: [number, number][]
 }
+
+/** Fetch spans a reader keeps (a few epochs of a large table). */
+const FETCH_SPANS = 1024
 
 /** Reads units of one plan with one decode spec. */
 export interface UnitReader {
@@ -61,6 +69,15 @@ export function openPlannedFile(
   return openParquetFile(file.url, file.size, fetch, false)
 }
 
+/**
+ * Request settings of every column-chunk read. Why `no-store`: the servers' answers carry
+ * Last-Modified without Cache-Control, so Chromium stores each range answer in its HTTP cache —
+ * a copy of every byte on the way in, sparse entries that serialise requests for one file, and
+ * now and then a short body when ranges of one file overlap (bench/README.md, loader) — for bytes
+ * an epoch reads once; epochs after the first come from the loader's own epoch cache.
+ */
+export const UNIT_FETCH_INIT: RequestInit = { cache: 'no-store' }
+
 /** Row groups whose fetched bytes are kept for the next unit (units cut from one large group). */
 const GROUP_CACHE = 2
 
@@ -72,10 +89,20 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
   const files = new Map<number, AsyncBuffer>()
   const sources = new Map<number, ColumnSource[]>()
   const groups: { key: string; bytes: Promise<UnitBytes> }[] = []
-  const totals: UnitReaderStats = { unitsRead: 0, rowsRead: 0, bytesFetched: 0, fetchMs: 0, decodeMs: 0 }
+  const totals: UnitReaderStats = {
+    unitsRead: 0,
+    rowsRead: 0,
+    bytesFetched: 0,
+    fetchMs: 0,
+    decodeMs: 0,
+    fetchSpans: [],
+  }
   // Checked against the log's size and the validator the planner saw (a file rewritten since fails).
   const memory = new FileMemory()
-  const fetch = retryingFetch(http, plan.tableUrl, memory) as typeof globalThis.fetch
+  const checked = retryingFetch(http, plan.tableUrl, memory)
+  // Column chunks bypass the browser's HTTP cache (UNIT_FETCH_INIT).
+  const fetch = ((url: string, init?: RequestInit) =>
+    checked(url, { ...init, ...UNIT_FETCH_INIT })) as typeof globalThis.fetch
   let workEnd = 0 // performance.now() when this reader last finished decoding a unit
 
   async function fileBuffer(index: number): Promise<AsyncBuffer> {
@@ -114,9 +141,15 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
     const cached = groups.find(g => g.key === key)
     if (cached) return { bytes: await cached.bytes, fresh: false }
     const { metadata, url } = plan.files[unit.fileIndex]
+    const started = performance.timeOrigin + performance.now()
     // Checked once per fetch, so the fast path and the general one both decode checked pages.
     const bytes = fileBuffer(unit.fileIndex)
       .then(file => fetchGroup(file, metadata, unit.rowGroup, names, url))
+      .then(fetched => {
+        totals.fetchSpans.push([started, performance.timeOrigin + performance.now()])
+        if (totals.fetchSpans.length > FETCH_SPANS) totals.fetchSpans.shift()
+        return fetched
+      })
       .catch(error => {
         throw error instanceof ParquetError ? asTableError(error, url, 'data') : error
       })
@@ -165,7 +198,7 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
     return out
   }
 
-  return { read, stats: () => ({ ...totals }) }
+  return { read, stats: () => ({ ...totals, fetchSpans: totals.fetchSpans.slice() }) }
 }
 
 /** Numeric Delta types whose partition values arrive as strings or Timestamps (row keys hash their numbers). */

@@ -7,7 +7,7 @@ import { proxy, wrap, releaseProxy, type Remote } from 'comlink'
 import type { HttpOptions } from '../table/types.ts'
 import type { LoaderWorkerApi, WorkerHttpOptions } from '../workers/loader.api.ts'
 import type { DecodeSpec, DecodedUnit, ScanPlan } from './types.ts'
-import { createUnitReader } from './unit-reader.ts'
+import { createUnitReader, type UnitReaderStats } from './unit-reader.ts'
 
 /** Reads decoded units. */
 export interface UnitSource {
@@ -186,6 +186,12 @@ function putBack(held: HeldWorker, factory: WorkerFactory, reusable: boolean): v
 function terminate(held: HeldWorker): void {
   held.api[releaseProxy]()
   held.worker.terminate()
+}
+
+/** Reader totals of the pooled idle workers that hold a reader (the bench's wire rows; a worker that fails to answer is left out). */
+export async function idleWorkerStats(): Promise<UnitReaderStats[]> {
+  const answers = await Promise.all(idle.filter(h => h.reads).map(h => h.api.stats().catch(() => undefined)))
+  return answers.filter((s): s is UnitReaderStats => s !== undefined)
 }
 
 /** Terminates the idle pooled workers now (cold-start measurements, page teardown). */

@@ -10,6 +10,7 @@ import { tableResolver } from '../sources/index.ts'
 import type { CollectiveStats } from '../ranks/types.ts'
 import type { MemoryBudget } from '../models/memory-budget.ts'
 import type { RunManifest } from './manifest.ts'
+import type { UnitCacheSettings } from '../data/unit-cache.ts'
 
 /** A model family's name: one of src/models/registry.ts FAMILY_NAMES (familyOf checks it). */
 export type ModelName = string
@@ -106,6 +107,11 @@ export interface TrainConfig {
   access?: TableAccess
   /** Other HTTP options for every table of the run (timeouts, an injected fetch); headers go in `headers`. */
   http?: Omit<HttpOptions, 'headers' | 'allowOrigins'>
+  /**
+   * Set by runOnRanks: the page's epoch cache settings (src/data/unit-cache.ts), which each rank
+   * worker applies to its own cache (one per realm) before it reads: `--no-cache` reaches the ranks.
+   */
+  unitCache?: UnitCacheSettings
 }
 
 /**

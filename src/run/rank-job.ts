@@ -8,10 +8,12 @@ import type { RankJob } from '../ranks/types.ts'
 import { hashString } from '../util/hash.ts'
 import type { TrainConfig } from './config.ts'
 import { runTraining } from './pipeline.ts'
+import { configureUnitCache } from '../data/unit-cache.ts'
 import type { RankRunResult } from './ranks.ts'
 
 export const trainRankJob: RankJob<TrainConfig, RankRunResult> = {
   async run(ctx, config) {
+    if (config.unitCache) configureUnitCache(config.unitCache) // this worker's own cache, as the page's
     const result = await runTraining(
       { ...config, shard: { rank: ctx.rank, worldSize: ctx.world }, workers: 0 },
       p => ctx.progress(p),

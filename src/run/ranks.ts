@@ -7,6 +7,7 @@
 import { runRanks, type RankGroupOptions } from '../ranks/index.ts'
 import { combineStats } from '../ranks/stats.ts'
 import { rankCount, type RunResult, type TrainConfig, type TrainProgress } from './config.ts'
+import { unitCacheSettings } from '../data/unit-cache.ts'
 
 /** What each rank returns: a digest of its model (ranks that must agree give one) and, on rank 0, the result. */
 export interface RankRunResult {
@@ -30,7 +31,8 @@ export async function runOnRanks(
   // A page API credential callback cannot cross to a worker: ranks sign with the carried credentials.
   const cloneable =
     config.access?.kind === 's3' ? { ...config, access: { ...config.access, refresh: undefined } } : config
-  const run = await runRanks<RankRunResult, TrainConfig>(world, TRAIN_RANK_JOB, cloneable, {
+  const payload = { ...cloneable, unitCache: unitCacheSettings() }
+  const run = await runRanks<RankRunResult, TrainConfig>(world, TRAIN_RANK_JOB, payload, {
     ...opts,
     onProgress: (rank, ev) => {
       if (rank === 0) onProgress(ev as TrainProgress)

@@ -5,7 +5,8 @@
  * adapter as one line that expands; `#/runs/<id>` a run (live while it trains: progress, curve,
  * Stop; then its kept record: st-run-view); `#/sweeps/<id>` a sweep (st-sweep-view);
  * `#/compare/<a>/<b>` two runs side by side. Starting a run or a sweep goes to its view and
- * scrolls it into sight. It loads the adapter and the table list on connect, and opens tables and
+ * scrolls it into sight. The header holds the epoch cache's control (st-cache-control: usage, on/off,
+ * memory budget, Clear cache). It loads the adapter and the table list on connect, and opens tables and
  * versions when the components ask (`table-select`, `version-select`); a Delta Sharing profile
  * (`profile-open`, ShareController) adds the tables it may read, opened with its access. Runs:
  * TrainController (`train-start`, `train-stop`) and RunsController (`run-rename`, `run-retag`,
@@ -47,6 +48,7 @@ import { navigate, parseRoute, type Route } from './router.ts'
 import './sweep-setup.ts'
 import './sweep-view.ts'
 import './adapter-panel.ts'
+import './cache-control.ts'
 import './train-panel.ts'
 import './train-curve.ts'
 import './run-explanation.ts'
@@ -67,7 +69,9 @@ export class StApp extends LitElement {
       border-bottom: 1px solid var(--st-border); flex-wrap: wrap; }
     header h1 { font-size: 18px; margin: 0; }
     header a.home { color: inherit; text-decoration: none; }
+    header st-cache-control { margin-left: auto; }
     header details.adapter { margin-left: auto; max-width: 100%; }
+    header st-cache-control + details.adapter { margin-left: 0; }
     header details.adapter[open] { flex-basis: 100%; }
     header details.adapter summary { cursor: pointer; color: var(--st-muted); }
     main { padding: 16px 24px; scroll-margin-top: 0; }
@@ -171,6 +175,7 @@ export class StApp extends LitElement {
   render() {
     return html`<header><a class="home" href="#/"><h1>snaptrain</h1></a>
         <span class="muted">Delta tables → WebGPU training · v${(this.api ?? window.snaptrain)?.version ?? '?'}</span>
+        <st-cache-control class="cache" .api=${this.api ?? window.snaptrain}></st-cache-control>
         ${this.adapterLine()}
       </header>
       <main @table-select=${this.onTableSelect} @version-select=${this.onVersionSelect} @train-start=${this.onTrainStart}

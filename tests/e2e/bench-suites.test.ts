@@ -120,7 +120,7 @@ describe('what each suite measured', () => {
     ])
   })
 
-  test('loader: the tiny clicks table from --tables (CSV exported to a temporary folder), 1/2/4 workers and both peers', () => {
+  test('loader: the tiny clicks table from --tables (CSV exported to a temporary folder), 1/2/4 workers and the peers', () => {
     expect(run.stderr).toMatch(/loader: export wrote 3\d{3} rows/)
     expect(run.stderr).not.toMatch(/public\/tables|bench\/tables\/clicks/)
     expectWorkloads('loader', [
@@ -130,6 +130,10 @@ describe('what each suite measured', () => {
       'csv download+parse (page)',
       'csv path: export + download + parse',
       'snapshot loader workers=2: open + plan + full epoch',
+      'duckdb-wasm 1.28.0 (DuckDB v',
+      'snapshot loader workers=2 epoch 1 (epoch cache bypassed) vs duckdb-wasm warm',
+      'snapshot loader workers=2 epochs 2+ from the epoch cache vs duckdb-wasm cached',
+      'snapshot loader workers=2 cold: open + plan + workers + epoch vs duckdb-wasm cold',
     ])
   })
 

@@ -33,6 +33,8 @@ export function surface(o: object): Record<string, Kind> {
  */
 export const SNAPTRAIN_API = {
   adapterInfo: 'function',
+  clearUnitCache: 'function',
+  configureUnitCache: 'function',
   defaultSpace: 'function',
   deleteRun: 'function',
   deleteSweep: 'function',
@@ -61,6 +63,8 @@ export const SNAPTRAIN_API = {
   sweepContinueFiles: 'function',
   sweepImportance: 'function',
   train: 'function',
+  unitCacheSettings: 'function',
+  unitCacheUsage: 'function',
   updateRun: 'function',
   version: 'string',
 } as const satisfies Record<keyof SnaptrainApi, Kind>

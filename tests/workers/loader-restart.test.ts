@@ -34,6 +34,7 @@ async function run(
     ids: true,
     workers,
     prefetchUnits: 4,
+    cache: false, // the units must be read by the (killed) workers
   })
   const batches: Batch[] = []
   try {

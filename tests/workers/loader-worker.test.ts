@@ -36,6 +36,7 @@ async function run(
     spec: { user_id: 'hash32', item_id: 'hash32' },
     ids: true,
     workers,
+    cache: false, // each run reads through its workers (the epoch cache: unit-cache tests)
   })
   const batches: Batch[] = []
   try {

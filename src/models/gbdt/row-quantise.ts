@@ -53,11 +53,21 @@ export function binRows(columns: Float32Array[], cuts: Cuts, missOff: Uint32Arra
   return binMatrix(columns, cuts, missOff)
 }
 
-/** The sketch task: sketchRows, keeping the columns in the worker for the bin task. */
+/**
+ * The sketch task: sketchRows, keeping the columns in the worker for the bin task. The parts'
+ * arrays are transferred, not copied (a feature's chunk summaries share one buffer per array).
+ */
 export const sketchTask: LoaderTask = (args, state) => {
   const [columns, weights, lo, total, maxBin, places] = args as SketchArgs
   state.set(SKETCH_TASK, columns)
-  return { value: sketchRows(columns, weights, lo, total, maxBin, places) }
+  const value = sketchRows(columns, weights, lo, total, maxBin, places)
+  const buffers = new Set<ArrayBuffer>()
+  for (const parts of value.parts)
+    for (const p of parts) {
+      const arrays = 'summary' in p ? Object.values(p.summary) : [p.values, p.weights]
+      for (const a of arrays) if (a) buffers.add(a.buffer as ArrayBuffer)
+    }
+  return { value, transfer: [...buffers] }
 }
 
 /** The bin task: binRows of the columns the sketch task kept, which it then drops. */

@@ -33,22 +33,45 @@ function makeSummary(k: number): Summary {
 /** The first k entries, as views (no copy: summaries are never written after they are built). */
 function slice(s: Summary, k: number): Summary {
   if (k === s.values.length) return s
+  return region(s, 0, k)
+}
+
+/** Entries [at, at + k) of a summary's arrays, as views. */
+function region(s: Summary, at: number, k: number): Summary {
   return {
-    values: s.values.subarray(0, k),
-    rmin: s.rmin.subarray(0, k),
-    rmax: s.rmax.subarray(0, k),
-    wmin: s.wmin.subarray(0, k),
+    values: s.values.subarray(at, at + k),
+    rmin: s.rmin.subarray(at, at + k),
+    rmax: s.rmax.subarray(at, at + k),
+    wmin: s.wmin.subarray(at, at + k),
   }
+}
+
+/** `s` copied into the storage `to` (room for it): a view of `to`'s first |s| entries. */
+function copyInto(s: Summary, to: Summary): Summary {
+  const k = s.values.length
+  to.values.set(s.values)
+  to.rmin.set(s.rmin)
+  to.rmax.set(s.rmax)
+  to.wmin.set(s.wmin)
+  return slice(to, k)
+}
+
+/** `store` when it holds `k` entries, else a new storage of at least k (scratch grows). */
+function room(store: Summary, k: number): Summary {
+  return store.values.length >= k ? store : makeSummary(Math.max(k, 2 * store.values.length))
 }
 
 /**
  * Exact summary of `values` (NaN = missing, skipped) with optional non-negative `weights`
  * (same length; default 1): rmin = weight strictly below, rmax = rmin + weight of the value.
- * Unweighted values are copied and sorted as a typed array (native numeric sort, no comparator:
- * the bulk of the sketch's time); weighted ones sort their row indices.
+ * Unweighted values are sorted as typed arrays (float32 by radix sort, sortFloat32: the bulk of
+ * the sketch's time); weighted ones sort their row indices.
  */
 export function summarise(values: ArrayLike<number>, weights?: ArrayLike<number>): Summary {
-  if (!weights) return runs(sortedValues(values))
+  return weights ? weightedSummary(values, weights) : exactPruned(values, Infinity)
+}
+
+function weightedSummary(values: ArrayLike<number>, weights: ArrayLike<number>): Summary {
   let kept = 0
   const idx = new Uint32Array(values.length)
   for (let i = 0; i < values.length; i++) if (!Number.isNaN(values[i]) && weights[i] > 0) idx[kept++] = i
@@ -62,7 +85,101 @@ export function summarise(values: ArrayLike<number>, weights?: ArrayLike<number>
   return runs(v, w)
 }
 
-/** The non-missing values, sorted ascending (float32 columns by radix sort, see sortFloat32). */
+/**
+ * prune(summarise(values, weights), maxSize) — what a sketch chunk keeps — in `into` (room for
+ * maxSize entries) when given. Unweighted, without the exact summary in between (exactPruned).
+ */
+function prunedSummary(
+  values: ArrayLike<number>,
+  weights: ArrayLike<number> | undefined,
+  maxSize: number,
+  into?: Summary,
+): Summary {
+  return weights ? prune(weightedSummary(values, weights), maxSize, into) : exactPruned(values, maxSize, into)
+}
+
+/**
+ * Scratch of the unweighted chunk summaries (sortFloat32's keys and counts, the runs' starts),
+ * grown as needed and reused by every chunk of this thread: a chunk's summary is built from it
+ * before the next chunk starts, and only the summary (arrays of its own) is kept.
+ */
+const scratch: Record<'keys' | 'tmp' | 'starts' | 'picks', Uint32Array> = {
+  keys: new Uint32Array(0),
+  tmp: new Uint32Array(0),
+  starts: new Uint32Array(0),
+  picks: new Uint32Array(0),
+}
+const radixCounts = new Uint32Array(3 * 2048)
+
+function grown(a: Uint32Array, n: number): Uint32Array {
+  return a.length >= n ? a : new Uint32Array(Math.max(n, 2 * a.length))
+}
+
+/**
+ * prune(exact summary of the non-missing `values`, maxSize) of unit weights, computed from the
+ * sorted values and the start of each run of equal ones: entry k of the exact summary has
+ * rmin = starts[k], rmax = starts[k + 1], wmin = their difference, all integers, so prune's
+ * sums of them are exact and its picks are made here on the starts — the same entries, without
+ * the exact summary's four arrays. maxSize = Infinity: the exact summary.
+ */
+function exactPruned(values: ArrayLike<number>, maxSize: number, into?: Summary): Summary {
+  const sorted = sortedValues(values)
+  const n = sorted.length
+  const starts = (scratch.starts = grown(scratch.starts, n + 1))
+  let size = 0
+  for (let j = 0; j < n; j++) if (j === 0 || sorted[j] !== sorted[j - 1]) starts[size++] = j
+  starts[size] = n
+  if (size <= maxSize) {
+    const out = into ? slice(into, size) : makeSummary(size)
+    for (let k = 0; k < size; k++) {
+      const lo = starts[k],
+        hi = starts[k + 1]
+      out.values[k] = sorted[lo]
+      out.rmin[k] = lo
+      out.rmax[k] = hi
+      out.wmin[k] = hi - lo
+    }
+    return out
+  }
+  // prune's loop with rmin[i] = starts[i], rmax[i] = starts[i + 1], wmin[i] = their difference.
+  const picks = (scratch.picks = grown(scratch.picks, maxSize))
+  const begin = starts[1],
+    range = starts[size - 1] - starts[1],
+    m = maxSize - 1,
+    fr = Math.fround
+  let k = 0,
+    i = 1,
+    last = 0
+  picks[k++] = 0
+  for (let t = 1; t < m; t++) {
+    const dx2 = 2 * fr(fr(fr(t * range) / m) + begin)
+    while (i < size - 1 && dx2 >= starts[i + 2] + starts[i + 1]) i++
+    if (i === size - 1) break
+    // rmin[i] + wmin[i] + rmax[i + 1] − wmin[i + 1] = 2 · starts[i + 1]
+    const pick = dx2 < 2 * starts[i + 1] ? i : i + 1
+    if (pick !== last) {
+      picks[k++] = pick
+      last = pick
+    }
+  }
+  if (last !== size - 1) picks[k++] = size - 1
+  const out = into ? slice(into, k) : makeSummary(k)
+  for (let j = 0; j < k; j++) {
+    const e = picks[j],
+      lo = starts[e],
+      hi = starts[e + 1]
+    out.values[j] = sorted[lo]
+    out.rmin[j] = lo
+    out.rmax[j] = hi
+    out.wmin[j] = hi - lo
+  }
+  return out
+}
+
+/**
+ * The non-missing values, sorted ascending (float32 columns by radix sort, see sortFloat32: a
+ * view of this thread's scratch, valid until the next call).
+ */
 function sortedValues(values: ArrayLike<number>): Float32Array | Float64Array {
   if (values instanceof Float32Array) return sortFloat32(values)
   const buf = new Float64Array(values.length)
@@ -77,21 +194,20 @@ function sortedValues(values: ArrayLike<number>): Float32Array | Float64Array {
 /**
  * The non-NaN values of a float32 array, sorted: an LSD radix sort (3 passes of 11 bits) of
  * order-preserving keys (bits ^ 0x80000000 for v ≥ +0, ~bits below; −0 sorts just before +0,
- * and the two compare equal after), about twice as fast as the native sort of a copy here.
+ * and the two compare equal after), about twice as fast as the native sort of a copy here. The
+ * result is a view of the scratch keys.
  */
 function sortFloat32(values: Float32Array): Float32Array {
   const bits = new Uint32Array(values.buffer, values.byteOffset, values.length)
-  let keys = new Uint32Array(values.length)
+  let keys = (scratch.keys = grown(scratch.keys, values.length))
+  let tmp = (scratch.tmp = grown(scratch.tmp, values.length))
+  const counts = radixCounts.fill(0)
   let n = 0
   for (let i = 0; i < bits.length; i++) {
     const x = bits[i]
     if ((x & 0x7fffffff) > 0x7f800000) continue
-    keys[n++] = x ^ ((x >> 31) | 0x80000000)
-  }
-  keys = keys.subarray(0, n)
-  const counts = new Uint32Array(3 * 2048)
-  for (let i = 0; i < n; i++) {
-    const k = keys[i]
+    const k = x ^ ((x >> 31) | 0x80000000)
+    keys[n++] = k
     counts[k & 2047]++
     counts[2048 + ((k >>> 11) & 2047)]++
     counts[4096 + (k >>> 22)]++
@@ -104,7 +220,6 @@ function sortFloat32(values: Float32Array): Float32Array {
       sum += c
     }
   }
-  let tmp = new Uint32Array(n)
   for (let d = 0; d < 3; d++) {
     const shift = 11 * d,
       at = 2048 * d
@@ -124,8 +239,8 @@ function sortFloat32(values: Float32Array): Float32Array {
   return new Float32Array(keys.buffer, keys.byteOffset, n)
 }
 
-/** Summary of sorted values (optional weights alongside): one entry per distinct value. */
-function runs(sorted: ArrayLike<number>, weights?: ArrayLike<number>): Summary {
+/** Summary of sorted values with their weights: one entry per distinct value. */
+function runs(sorted: ArrayLike<number>, weights: ArrayLike<number>): Summary {
   const n = sorted.length
   let distinct = 0
   for (let j = 0; j < n; j++) if (j === 0 || sorted[j] !== sorted[j - 1]) distinct++
@@ -135,8 +250,7 @@ function runs(sorted: ArrayLike<number>, weights?: ArrayLike<number>): Summary {
   for (let j = 0; j < n; ) {
     const v = sorted[j]
     let w = 0
-    if (weights) while (j < n && sorted[j] === v) w += weights[j++]
-    else while (j < n && sorted[j] === v) w++, j++
+    while (j < n && sorted[j] === v) w += weights[j++]
     out.values[k] = v
     out.rmin[k] = below
     out.rmax[k] = below + w
@@ -152,13 +266,16 @@ export function totalWeight(s: Summary): number {
   return s.values.length === 0 ? 0 : s.rmax[s.values.length - 1]
 }
 
-/** Merges two summaries of disjoint data (XGBoost `SetCombine`); size = |a| + |b| at most. */
-export function combine(a: Summary, b: Summary): Summary {
+/**
+ * Merges two summaries of disjoint data (XGBoost `SetCombine`); size = |a| + |b| at most. `into`:
+ * storage for the result (room for |a| + |b|, sharing no array with a or b), else new arrays.
+ */
+export function combine(a: Summary, b: Summary, into?: Summary): Summary {
   const na = a.values.length,
     nb = b.values.length
   if (na === 0) return b
   if (nb === 0) return a
-  const out = makeSummary(na + nb)
+  const out = into ?? makeSummary(na + nb)
   const { values: av, rmin: ar, rmax: ax, wmin: aw } = a
   const { values: bv, rmin: br, rmax: bx, wmin: bw } = b
   const { values: ov, rmin: or, rmax: ox, wmin: ow } = out
@@ -197,40 +314,48 @@ export function combine(a: Summary, b: Summary): Summary {
     }
     k++
   }
-  for (; i < na; i++, k++) {
-    ov[k] = av[i]
-    or[k] = ar[i] + bPrevRmin
-    ox[k] = ax[i] + bx[nb - 1]
-    ow[k] = aw[i]
-  }
-  for (; j < nb; j++, k++) {
-    ov[k] = bv[j]
-    or[k] = br[j] + aPrevRmin
-    ox[k] = bx[j] + ax[na - 1]
-    ow[k] = bw[j]
-  }
+  // The rest of one side, its ranks raised by all of the other's weight: in a function of its
+  // own, so a tail this loop has not met yet is no deoptimisation of it (kept optimised).
+  k = tail(a, i, out, k, bPrevRmin, bx[nb - 1])
+  k = tail(b, j, out, k, aPrevRmin, ax[na - 1])
   return slice(out, k)
+}
+
+/** Entries [from, |s|) of `s` appended to `out` at k, rmin raised by `below`, rmax by `above`; the new k. */
+function tail(s: Summary, from: number, out: Summary, k: number, below: number, above: number): number {
+  const { values, rmin, rmax, wmin } = s
+  const n = values.length
+  for (let i = from; i < n; i++, k++) {
+    out.values[k] = values[i]
+    out.rmin[k] = rmin[i] + below
+    out.rmax[k] = rmax[i] + above
+    out.wmin[k] = wmin[i]
+  }
+  return k
 }
 
 /**
  * Keeps at most `maxSize` (≥ 2) entries spread evenly in rank, always the first and last
  * (XGBoost `SetPrune`): for each target rank d = k·range/(n) + begin pick the entry whose rank
- * interval midpoint is nearest.
+ * interval midpoint is nearest. `into`: storage for the result (room for maxSize, sharing no
+ * array with s), else new arrays; `s` itself when it already fits.
  */
-export function prune(s: Summary, maxSize: number): Summary {
+export function prune(s: Summary, maxSize: number, into?: Summary): Summary {
   const size = s.values.length
   if (size <= maxSize) return s
-  const out = makeSummary(maxSize)
+  const out = into ?? makeSummary(maxSize)
   const { values, rmin, rmax, wmin } = s
+  const { values: ov, rmin: or, rmax: ox, wmin: ow } = out
   const begin = rmax[0],
     range = rmin[size - 1] - rmax[0],
     n = maxSize - 1
-  let k = 0,
+  ov[0] = values[0]
+  or[0] = rmin[0]
+  ox[0] = rmax[0]
+  ow[0] = wmin[0]
+  let k = 1,
     i = 1,
-    last = -1
-  const picks = new Uint32Array(maxSize)
-  picks[k++] = 0
-  last = 0
+    last = 0
   // The target ranks in float32, as XGBoost's float summaries compute them: in float64 some land
   // on the other side of a midpoint and pick a neighbouring entry.
   const fr = Math.fround
@@ -241,17 +366,20 @@ export function prune(s: Summary, maxSize: number): Summary {
     // Midpoint test between entry i's upper rank and entry i+1's lower rank.
     const pick = dx2 < rmin[i] + wmin[i] + rmax[i + 1] - wmin[i + 1] ? i : i + 1
     if (pick !== last) {
-      picks[k++] = pick
+      ov[k] = values[pick]
+      or[k] = rmin[pick]
+      ox[k] = rmax[pick]
+      ow[k] = wmin[pick]
+      k++
       last = pick
     }
   }
-  if (last !== size - 1) picks[k++] = size - 1
-  for (let j = 0; j < k; j++) {
-    const src = picks[j]
-    out.values[j] = values[src]
-    out.rmin[j] = rmin[src]
-    out.rmax[j] = rmax[src]
-    out.wmin[j] = wmin[src]
+  if (last !== size - 1) {
+    ov[k] = values[size - 1]
+    or[k] = rmin[size - 1]
+    ox[k] = rmax[size - 1]
+    ow[k] = wmin[size - 1]
+    k++
   }
   return slice(out, k)
 }
@@ -281,7 +409,8 @@ export function sketchPlan(total: number, maxBin: number): { limit: number; chun
 
 /**
  * Sketch of one feature column (`values`, NaN = missing; optional row `weights`) for `maxBin`
- * bins: chunkParts over all rows, merged as the rank and loader paths merge theirs.
+ * bins: every chunk (sketchChunks over all rows) summarised into this thread's scratch and folded
+ * at once (LevelFold) — what mergeParts makes of chunkParts of all rows, without keeping them.
  */
 export function sketchColumn(
   values: ArrayLike<number>,
@@ -289,7 +418,12 @@ export function sketchColumn(
   maxBin: number,
 ): Summary {
   const places = sketchPlaces(weights, 0, values.length)
-  return mergeParts([chunkParts(values, weights, 0, values.length, maxBin, places)], values.length, maxBin, places)
+  const { limit, chunkRows } = sketchPlan(values.length, maxBin)
+  const fold = new LevelFold(limit, Math.max(1, Math.ceil(places / chunkRows)))
+  sketchChunks(values, weights, 0, places, chunkRows, (_, i, j) => {
+    fold.add(prunedSummary(sub(values, i, j), weights && sub(weights, i, j), limit, fold.chunkStore()))
+  })
+  return fold.result()
 }
 
 /**
@@ -318,23 +452,19 @@ export function sketchPlaces(weights: ArrayLike<number> | undefined, lo = 0, hi 
 }
 
 /**
- * Parts of one feature column holding contiguous rows of `total`, the first of them at place `lo`
- * of the `places` places (sketchPlaces of all rows; rows of weight 0 have none): one per sketch
- * chunk (places [k·C, (k+1)·C), C = sketchPlan's chunkRows) touched, its summary already pruned
- * to the plan's limit when these rows are the whole chunk (mergeParts prunes every chunk so, and
- * pruning the whole exact summary here gives the same entries), else the rows themselves.
+ * Visits the sketch chunks (places [k·C, (k+1)·C)) that rows of `values` touch, the first row at
+ * place `lo` of `places`: visit(chunk, i, j, whole) with the rows [i, j) of `values` in it, `whole`
+ * when they are all of its rows. Rows of weight 0 have no place and belong to no chunk.
  */
-export function chunkParts(
+function sketchChunks(
   values: ArrayLike<number>,
   weights: ArrayLike<number> | undefined,
   lo: number,
-  total: number,
-  maxBin: number,
-  places = total,
-): ChunkPart[] {
-  const { limit, chunkRows: C } = sketchPlan(total, maxBin)
-  const n = values.length,
-    out: ChunkPart[] = []
+  places: number,
+  C: number,
+  visit: (chunk: number, i: number, j: number, whole: boolean) => void,
+): void {
+  const n = values.length
   let i = 0,
     place = lo
   while (i < n) {
@@ -354,15 +484,43 @@ export function chunkParts(
         if (weights[j] > 0) p++
         j++
       }
-    const whole = place === chunk * C && p === Math.min(places, chunkEnd)
-    if (whole) out.push({ chunk, summary: prune(summarise(sub(values, i, j), weights && sub(weights, i, j)), limit) })
-    else {
-      const w = weights && copy(weights, i, j)
-      out.push({ chunk, values: copy(values, i, j), ...(w ? { weights: w } : {}) })
-    }
+    visit(chunk, i, j, place === chunk * C && p === Math.min(places, chunkEnd))
     place = p
     i = j
   }
+}
+
+/**
+ * Parts of one feature column holding contiguous rows of `total`, the first of them at place `lo`
+ * of the `places` places (sketchPlaces of all rows; rows of weight 0 have none): one per sketch
+ * chunk (places [k·C, (k+1)·C), C = sketchPlan's chunkRows) touched, its summary already pruned
+ * to the plan's limit when these rows are the whole chunk (mergeParts prunes every chunk so, and
+ * pruning the whole exact summary here gives the same entries), else the rows themselves. The
+ * whole chunks' summaries are views of one storage (one buffer per array to send or transfer).
+ */
+export function chunkParts(
+  values: ArrayLike<number>,
+  weights: ArrayLike<number> | undefined,
+  lo: number,
+  total: number,
+  maxBin: number,
+  places = total,
+): ChunkPart[] {
+  const { limit, chunkRows: C } = sketchPlan(total, maxBin)
+  const out: ChunkPart[] = []
+  // Room for every chunk these rows can touch, `limit` entries each.
+  const store = makeSummary((Math.ceil(values.length / C) + 1) * limit)
+  let used = 0
+  sketchChunks(values, weights, lo, places, C, (chunk, i, j, whole) => {
+    if (whole) {
+      const summary = prunedSummary(sub(values, i, j), weights && sub(weights, i, j), limit, region(store, used, limit))
+      used += summary.values.length
+      out.push({ chunk, summary })
+    } else {
+      const w = weights && copy(weights, i, j)
+      out.push({ chunk, values: copy(values, i, j), ...(w ? { weights: w } : {}) })
+    }
+  })
   return out
 }
 
@@ -372,8 +530,7 @@ export function chunkParts(
  * into parts is summarised from their rows joined in row order — what one part holding the whole
  * chunk summarises — so the result depends on the rows and `maxBin` only, never on who held
  * which, for any weights. Each chunk's summary is pruned to the plan's limit and the chunks are
- * folded in chunk order through XGBoost's `WQuantileSketch` levels (`PushTemp`, then
- * `GetSummary` with the last chunk).
+ * folded in chunk order (LevelFold).
  */
 export function mergeParts(perPart: ChunkPart[][], total: number, maxBin: number, places = total): Summary {
   const { limit, chunkRows } = sketchPlan(total, maxBin)
@@ -385,39 +542,103 @@ export function mergeParts(perPart: ChunkPart[][], total: number, maxBin: number
       if ('summary' in p) whole[p.chunk] = p.summary
       else rows[p.chunk].push(p)
     }
-  const chunks = Array.from({ length: count }, (_, k) => whole[k] ?? joinedSummary(rows[k]))
-  const levels: Summary[] = []
-  for (let k = 0; k + 1 < chunks.length; k++) pushLevel(levels, prune(chunks[k], limit), limit)
-  let out = prune(chunks[chunks.length - 1], limit)
-  for (const level of levels) {
-    if (level.values.length === 0) continue
-    out = out.values.length === 0 ? level : prune(combine(out, level), limit)
-  }
-  return out
+  const fold = new LevelFold(limit, count)
+  for (let k = 0; k < count; k++) fold.add(whole[k] ?? joinedSummary(rows[k], limit, fold.chunkStore()))
+  return fold.result()
 }
 
-/** XGBoost `PushTemp`: carries a chunk summary up the levels while the merge exceeds `limit`. */
-function pushLevel(levels: Summary[], temp: Summary, limit: number): void {
-  if (temp.values.length === 0) return
-  for (let l = 0; ; l++) {
-    const level = levels[l]
-    if (level === undefined || level.values.length === 0) {
-      levels[l] = prune(temp, limit)
-      return
+/**
+ * Scratch of LevelFold: storage per level, two for merges (2 · limit entries) and one each for
+ * a pruned temp and a chunk summary. Reused by every fold of this thread (one at a time: folds
+ * are synchronous), so a sketch allocates no summary per chunk; a fold's result is its own copy.
+ */
+const foldStore = {
+  levels: [] as Summary[],
+  merged: [makeSummary(0), makeSummary(0)],
+  pruned: makeSummary(0),
+  chunk: makeSummary(0),
+}
+
+/**
+ * XGBoost 1.7's `WQuantileSketch` over `count` chunk summaries added in chunk order: each but the
+ * last is pruned to `limit` and pushed up the levels (`PushTemp`); the last, pruned, is combined
+ * with every level (`GetSummary`). The same entries as with new arrays for every step.
+ */
+class LevelFold {
+  private readonly levels: Summary[] = []
+  private added = 0
+  private last: Summary = emptySummary()
+
+  constructor(
+    private readonly limit: number,
+    private readonly count: number,
+  ) {}
+
+  /** Storage for the next chunk's summary (room for `limit` entries; the fold's scratch). */
+  chunkStore(): Summary {
+    return (foldStore.chunk = room(foldStore.chunk, this.limit))
+  }
+
+  add(chunk: Summary): void {
+    const s = prune(chunk, this.limit, (foldStore.pruned = room(foldStore.pruned, this.limit)))
+    // The last chunk stays where it is (the chunk or pruned scratch): result() writes neither.
+    if (++this.added < this.count) this.push(s)
+    else this.last = s
+  }
+
+  /** XGBoost `PushTemp`: carries a chunk summary up the levels while the merge exceeds `limit`. */
+  private push(temp: Summary): void {
+    const limit = this.limit
+    if (temp.values.length === 0) return
+    let side = 0
+    for (let l = 0; ; l++) {
+      const store = (foldStore.levels[l] = room(foldStore.levels[l] ?? makeSummary(0), limit))
+      const level = this.levels[l]
+      if (level === undefined || level.values.length === 0) {
+        this.levels[l] = copyInto(prune(temp, limit, foldStore.pruned), store)
+        return
+      }
+      // temp is a chunk's summary, the pruned scratch or the other merge storage: never this one.
+      const into = (foldStore.merged[side] = room(foldStore.merged[side], 2 * limit))
+      const merged = combine(prune(temp, limit, foldStore.pruned), level, into)
+      if (merged.values.length <= limit) {
+        this.levels[l] = copyInto(merged, store)
+        return
+      }
+      this.levels[l] = emptySummary()
+      temp = merged
+      side ^= 1
     }
-    const merged = combine(prune(temp, limit), level)
-    if (merged.values.length <= limit) {
-      levels[l] = merged
-      return
+  }
+
+  /**
+   * XGBoost `GetSummary`: the last chunk's summary combined with every level (merged in one
+   * merge storage, pruned into the other), returned as a copy of its own.
+   */
+  result(): Summary {
+    const limit = this.limit
+    const [merged, pruned] = foldStore.merged.map((m, side) => (foldStore.merged[side] = room(m, 2 * limit)))
+    let out = this.last
+    for (const level of this.levels) {
+      if (level.values.length === 0) continue
+      if (out.values.length === 0) {
+        out = level
+        continue
+      }
+      const m = combine(out, level, merged)
+      out = m.values.length > limit ? prune(m, limit, pruned) : copyInto(m, pruned)
     }
-    levels[l] = emptySummary()
-    temp = merged
+    return copyInto(out, makeSummary(out.values.length))
   }
 }
-/** The exact summary of parts' rows joined in their order (an empty summary for none). */
-function joinedSummary(parts: ChunkRows[]): Summary {
+
+/**
+ * The summary of parts' rows joined in their order, pruned to `limit` (an empty summary for
+ * none), in `into` (room for limit entries).
+ */
+function joinedSummary(parts: ChunkRows[], limit: number, into: Summary): Summary {
   if (parts.length === 0) return emptySummary()
-  if (parts.length === 1) return summarise(parts[0].values, parts[0].weights)
+  if (parts.length === 1) return prunedSummary(parts[0].values, parts[0].weights, limit, into)
   const n = parts.reduce((s, p) => s + p.values.length, 0)
   const f32 = parts.every(p => p.values instanceof Float32Array)
   const values = f32 ? new Float32Array(n) : new Float64Array(n),
@@ -428,7 +649,7 @@ function joinedSummary(parts: ChunkRows[]): Summary {
     if (weights) weights.set(p.weights!, at)
     at += p.values.length
   }
-  return summarise(values, weights)
+  return prunedSummary(values, weights, limit, into)
 }
 
 /** Rows [start, end) of `a`, a copy of their own (a part may cross to a worker): float32 stays float32. */

@@ -7,7 +7,7 @@ import { concatBags, sliceBags } from './bags.ts'
 import { createLoader } from '../../data/loader.ts'
 import { noRowsError, planScan } from '../../data/plan.ts'
 import { rowKeyFields } from '../../data/row-key.ts'
-import type { Batch, Cursor, ScanPlan } from '../../data/types.ts'
+import type { Batch, Cursor, LoaderStats, ScanPlan } from '../../data/types.ts'
 import type { Snapshot } from '../../table/types.ts'
 import { httpFor, type TrainConfig } from '../../run/config.ts'
 import type { HttpOptions } from '../../table/types.ts'
@@ -47,6 +47,31 @@ export interface TrainSource {
   stepsPerEpoch: number
   /** Epoch `epoch` from its start, or from `cursor` (made by a stream of the same epoch). */
   open(epoch: number, cursor?: Cursor): EpochStream
+  /**
+   * What the loader read so far: the statistics and validation passes, then each training epoch
+   * opened (absent: the batches come from memory, a sweep's trials).
+   */
+  reads?(): LoaderRead[]
+}
+
+/**
+ * What the loader read in one pass over the table: the feature statistics, the validation rows, or
+ * one training epoch (summed over the epoch's streams: a resumed or checkpointed epoch opens more
+ * than one) — units, bytes fetched from the table, and units the page-wide epoch cache
+ * (src/data/unit-cache.ts) served instead. The summary's and manifest's `loader_reads`.
+ */
+export interface LoaderRead {
+  pass: 'statistics' | 'validation' | 'epoch'
+  /** The training epoch (pass 'epoch'). */
+  epoch?: number
+  units: number
+  bytes_fetched: number
+  cache_hits: number
+  cache_misses: number
+  /** Decoded bytes the cache served (memory or spill store). */
+  bytes_from_cache: number
+  /** Files asked (one 1-byte request each) whether they changed before their first hit; never a share's. */
+  revalidations: number
 }
 
 /** The source plus the validation rows (n = 0 without a validation fraction). */
@@ -76,18 +101,32 @@ export async function openRecsysData(cfg: RecsysDataConfig, p: RecsysParams): Pr
   const mask = (b: Batch): Uint8Array | undefined => split?.of(b)
   const keyed = { ...cfg, plan: withSplitKey(cfg.plan, kinds, fraction) }
   const stats = new FeatureStats(kinds, new Set(p.log1p))
-  await scan(keyed, kinds, p, b => {
-    const m = fraction === undefined ? undefined : validMask(b, p.seed, fraction)
-    if (m) split!.record(b, m)
-    stats.observe(b, invert(m))
-  })
+  const passes: LoaderRead[] = []
+  const passRead = (pass: LoaderRead['pass']) => (s: LoaderStats) => passes.push(addRead(undefined, pass, s))
+  await scan(
+    keyed,
+    kinds,
+    p,
+    b => {
+      const m = fraction === undefined ? undefined : validMask(b, p.seed, fraction)
+      if (m) split!.record(b, m)
+      stats.observe(b, invert(m))
+    },
+    passRead('statistics'),
+  )
   const layout = stats.finish(p)
   const valid: ModelBatch[] = []
-  if (fraction !== undefined) await scan(cfg, kinds, p, b => valid.push(featurize(layout, b, mask(b), p.gauc_group)))
+  if (fraction !== undefined)
+    await scan(cfg, kinds, p, b => valid.push(featurize(layout, b, mask(b), p.gauc_group)), passRead('validation'))
+  const epochs = new Map<number, LoaderRead>()
   const source: TrainSource = {
     layout,
     stepsPerEpoch: stepsPerEpoch(cfg.plan.stats.rows, p.batch_size, cfg.shard?.worldSize),
-    open: (epoch, cursor) => openEpoch(cfg, kinds, layout, p, epoch, mask, cursor),
+    open: (epoch, cursor) =>
+      openEpoch(cfg, kinds, layout, p, epoch, mask, cursor, s =>
+        epochs.set(epoch, addRead(epochs.get(epoch), 'epoch', s, epoch)),
+      ),
+    reads: () => [...passes, ...[...epochs.values()].sort((a, b) => a.epoch! - b.epoch!)],
   }
   return { source, valid: concatBatches(valid, layout), kinds }
 }
@@ -127,6 +166,7 @@ async function scan(
   kinds: ColumnKinds,
   p: RecsysParams,
   visit: (b: Batch) => void,
+  read: (stats: LoaderStats) => void,
 ): Promise<void> {
   const loader = createLoader(cfg.plan, {
     assign: { epoch: 0, worldSize: 1, rank: 0 },
@@ -138,6 +178,7 @@ async function scan(
   })
   try {
     for await (const b of loader.batches()) visit(b)
+    read(loader.stats())
   } finally {
     await loader.close()
   }
@@ -150,7 +191,8 @@ function openEpoch(
   p: RecsysParams,
   epoch: number,
   mask: (b: Batch) => Uint8Array | undefined,
-  cursor?: Cursor,
+  cursor: Cursor | undefined,
+  closed: (stats: LoaderStats) => void,
 ): EpochStream {
   const loader = createLoader(cfg.plan, {
     assign: { seed: p.seed, epoch, worldSize: cfg.shard?.worldSize ?? 1, rank: cfg.shard?.rank ?? 0 },
@@ -162,6 +204,7 @@ function openEpoch(
     http: cfg.http,
   })
   let featurizeMs = 0
+  let counted = false
   async function* batches(): AsyncGenerator<ModelBatch> {
     for await (const b of loader.batches()) {
       const t = performance.now()
@@ -170,7 +213,37 @@ function openEpoch(
       yield m
     }
   }
-  return { batches, cursor: () => loader.cursor(), close: () => loader.close(), featurizeMs: () => featurizeMs }
+  return {
+    batches,
+    cursor: () => loader.cursor(),
+    close: () => {
+      if (!counted) closed(loader.stats())
+      counted = true
+      return loader.close()
+    },
+    featurizeMs: () => featurizeMs,
+  }
+}
+
+/** `to` (a fresh read of `pass` when undefined) plus a closed loader's counts. */
+function addRead(to: LoaderRead | undefined, pass: LoaderRead['pass'], s: LoaderStats, epoch?: number): LoaderRead {
+  const r = to ?? {
+    pass,
+    ...(epoch === undefined ? {} : { epoch }),
+    units: 0,
+    bytes_fetched: 0,
+    cache_hits: 0,
+    cache_misses: 0,
+    bytes_from_cache: 0,
+    revalidations: 0,
+  }
+  r.units += s.unitsRead
+  r.bytes_fetched += s.bytesFetched
+  r.cache_hits += s.cacheHits
+  r.cache_misses += s.cacheMisses
+  r.bytes_from_cache += s.bytesFromCache
+  r.revalidations += s.revalidations
+  return r
 }
 
 function invert(mask: Uint8Array | undefined): Uint8Array | undefined {

@@ -21,6 +21,7 @@ import {
   openRecsysData,
   planRecsysTable,
   withSplitKey,
+  type LoaderRead,
   type RecsysData,
   type TrainSource,
 } from './data.ts'
@@ -70,6 +71,12 @@ export interface RecsysTrainSummary extends TrainSummary, Partial<RanksSummary> 
   calibration: number | null
   /** Where the run's time went (RecsysTiming). */
   timing: RecsysTiming
+  /**
+   * What the loader read in each pass over the table — feature statistics, validation rows, each
+   * training epoch: units, bytes fetched, epoch-cache hits and misses (data.ts LoaderRead); absent
+   * when the batches came from memory (a sweep's trials).
+   */
+  loader_reads?: LoaderRead[]
 }
 
 /**
@@ -94,6 +101,8 @@ export interface RecsysManifest extends RunManifest {
   epochs: number
   /** Where the run's time went (the summary's timing). */
   timing: RecsysTiming
+  /** The summary's loader_reads. */
+  loader_reads?: LoaderRead[]
 }
 
 /** A finished run. */

@@ -60,6 +60,7 @@ export function finishRecsys(
       stats_s: data.statsSeconds ?? 0,
       ...(t.timing ?? { ...zeroTiming(), checkpoint_s: 0, setup_s: 0, export_s: 0 }),
     },
+    ...(data.source.reads ? { loader_reads: data.source.reads() } : {}),
   }
   const { layout, plan } = data
   const fields = plan.schema?.fields ?? []
@@ -120,6 +121,7 @@ export function finishRecsys(
       steps: summary.steps,
       epochs: summary.epochs,
       timing: summary.timing,
+      ...(summary.loader_reads ? { loader_reads: summary.loader_reads } : {}),
     },
   )
   return { model: t.model, manifest, metrics, summary }

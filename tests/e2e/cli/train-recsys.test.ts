@@ -133,6 +133,7 @@ describe('snaptrain train --model recsys (generated clicks, 1 epoch)', () => {
       'steps',
       'restored_best_step',
       'timing',
+      'loader_reads',
     ])
     expect(s.restored_best_step).toBeNull() // no early stopping: restore_best is off
     // The time split: the loop's parts fit in its wall time, the loop in train_seconds.

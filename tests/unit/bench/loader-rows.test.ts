@@ -4,8 +4,10 @@ import {
   CLICKS_COLUMNS,
   LOADER_SIZES,
   LOADER_SIZES_QUICK,
+  addChecksum,
   firstAndFull,
   repeat,
+  rowChecksum,
   shareValues,
   valueRow,
 } from '../../../bench/loader-rows.ts'
@@ -43,6 +45,10 @@ function stats(fetchMs: number, decodeMs: number, transferMs: number): LoaderSta
     transferMs,
     waitMs: 0,
     peakBytes: 0,
+    cacheHits: 0,
+    cacheMisses: 0,
+    bytesFromCache: 0,
+    revalidations: 0,
   }
 }
 
@@ -131,5 +137,43 @@ describe('loader bench helpers', () => {
       rows: 200_000,
       csvPath: '/r/bench/tables/clicks-200000.csv',
     })
+  })
+
+  it('addChecksum: order- and batching-free, NaN as one pattern; a changed value or a swapped pair of columns changes it', () => {
+    const cols = [
+      { name: 'id', encoding: 'hash32' as const },
+      { name: 'x', encoding: 'float32' as const },
+      { name: 'e', encoding: 'fixed_list' as const, length: 2 },
+    ]
+    const id = Uint32Array.from([7, 8, 9, 10])
+    const x = Float32Array.from([0.5, Number.NaN, -1, 3])
+    const e = Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8])
+    const whole = rowChecksum()
+    addChecksum(whole, cols, 4, { id, x, e })
+    // The same rows reversed, in two batches of 2.
+    const order = [3, 2, 1, 0]
+    const flipped = rowChecksum()
+    for (const part of [order.slice(0, 2), order.slice(2)])
+      addChecksum(flipped, cols, 2, {
+        id: Uint32Array.from(part, r => id[r]!),
+        x: Float32Array.from(part, r => (r === 1 ? new Float32Array(new Uint32Array([0xffc00001]).buffer)[0]! : x[r]!)),
+        e: Float32Array.from(part.flatMap(r => [e[2 * r]!, e[2 * r + 1]!])),
+      })
+    expect(flipped).toEqual(whole)
+    expect(whole.rows).toBe(4)
+    const changed = rowChecksum()
+    addChecksum(changed, cols, 4, { id, x, e: Float32Array.from(e, (v, i) => (i === 5 ? v + 1 : v)) })
+    expect(changed.sum).not.toBe(whole.sum)
+    // Two values of one row swapped between columns (row contents are ordered by the spec).
+    const swapped = rowChecksum()
+    addChecksum(swapped, cols, 4, {
+      id,
+      x: Float32Array.from([0.5, Number.NaN, -1, 3]),
+      e: Float32Array.from([2, 1, 3, 4, 5, 6, 7, 8]),
+    })
+    expect(swapped.sum).not.toBe(whole.sum)
+    expect(() => addChecksum(rowChecksum(), cols, 4, { id, x, e: e.subarray(1) })).toThrow(
+      /column e has 7 values, expected 8/,
+    )
   })
 })

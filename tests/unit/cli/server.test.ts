@@ -207,12 +207,33 @@ describe('serveDirectory: S3 ListObjectsV2', () => {
 })
 
 describe('serveDirectory: options', () => {
+  it('answers a range longer than one file read (1 MiB) with exactly its bytes, and no CORS or timing headers by default', async () => {
+    const big = new Uint8Array(3 * 2 ** 20 + 12_345).map((_, i) => (i * 7 + (i >> 11)) & 255)
+    await writeFile(join(root, 'big.bin'), big)
+    const s = await serveDirectory(root)
+    try {
+      const res = await fetch(s.url + 'big.bin', { headers: { Range: 'bytes=1000-3146727' } })
+      expect(res.status).toBe(206)
+      const got = Buffer.from(await res.arrayBuffer())
+      expect(got.length).toBe(3146728 - 1000)
+      expect(got.equals(big.subarray(1000, 3146728))).toBe(true)
+      const whole = await fetch(s.url + 'big.bin')
+      expect(Buffer.from(await whole.arrayBuffer()).equals(big)).toBe(true)
+      expect(whole.headers.get('access-control-allow-origin')).toBeNull()
+      expect(whole.headers.get('timing-allow-origin')).toBeNull()
+    } finally {
+      await s.close()
+    }
+  })
+
   it('sends CORS headers only with cors: true', async () => {
     const s = await serveDirectory(root, { cors: true })
     try {
       const res = await fetch(s.url + 'data.bin')
       expect(res.headers.get('access-control-allow-origin')).toBe('*')
       expect(res.headers.get('access-control-expose-headers')).toContain('Content-Range')
+      // The page's Resource Timing may show request → first byte → last byte of range answers.
+      expect(res.headers.get('timing-allow-origin')).toBe('*')
       const pre = await raw(s.url, '/data.bin', {
         method: 'OPTIONS',
         headers: { origin: 'http://x', 'access-control-request-headers': 'range' },

@@ -27,6 +27,7 @@ async function collect(
     ids: true,
     workers: 0,
     http: { fetch: fx.fetch },
+    cache: false, // these tests read the table (retries, bounds), not the epoch cache (unit-cache.test.ts)
     ...opts,
   })
   const batches: Batch[] = []
@@ -246,6 +247,7 @@ describe('createLoader with workers (comlink over MessageChannel, real HTTP serv
       batchSize: 100,
       workers: 1,
       workerFactory: broken,
+      cache: false,
     })
     await expect(loader.batches()[Symbol.asyncIterator]().next()).rejects.toThrow(
       /loader worker 0 failed: Failed to fetch module/,
@@ -263,6 +265,7 @@ describe('createLoader with workers (comlink over MessageChannel, real HTTP serv
         ids: true,
         workers,
         workerFactory: channelWorker,
+        cache: false, // each run reads through its workers
       })
       const batches: Batch[] = []
       for await (const b of loader.batches()) batches.push(b)
