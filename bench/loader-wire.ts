@@ -126,7 +126,7 @@ export async function wireRows(
     ctx.progress(
       `wire ${i < z.warmup ? 'warmup' : 'sample'}: loader ${(l.bytes / l.fetchMs / 1e3).toFixed(0)} MB/s ` +
         `(${(l.fetchMs / 1000).toFixed(2)} s fetching of ${(l.wallMs / 1000).toFixed(2)} s), ` +
-        `page ${rate(p).toFixed(0)} (${timing}), page with HTTP cache ${rate(c).toFixed(0)}, worker ${rate(w).toFixed(0)} MB/s`,
+        `page ${rate(p).toFixed(0)} (${timing}), page with HTTP cache ${rate(c).toFixed(0)}${c.retried ? ` (${c.retried} short answers asked again)` : ''}, worker ${rate(w).toFixed(0)} MB/s`,
     )
     if (i < z.warmup) continue
     // An epoch whose row groups all stayed in the workers' readers (a tiny table) fetched nothing: no rate.
