@@ -18,7 +18,7 @@
  */
 import { Digest } from './digest.ts'
 import { decodeUnit, encodeUnit, UNIT_CODEC_VERSION } from './unit-cache-codec.ts'
-import { resolveColumns, type ColumnSource } from './unit-columns.ts'
+import { keyColumnResolver, resolveColumns, type ColumnSource } from './unit-columns.ts'
 import type { DecodeSpec, DecodedColumn, DecodedUnit, ScanPlan } from './types.ts'
 import { unitBytes } from './batcher.ts'
 
@@ -265,12 +265,7 @@ function queued<T>(job: () => Promise<T>): Promise<T> {
  */
 export function unitCacheKeys(plan: ScanPlan, spec: DecodeSpec): (unitId: number) => UnitKey {
   const files = new Map<number, { file: string; decode: string }>()
-  const keyPlan: ScanPlan | undefined = plan.rowKey && {
-    ...plan,
-    columns: plan.rowKey.map(f => f.name),
-    schema: plan.schema && { ...plan.schema, fields: plan.rowKey },
-  }
-  const keySpec: DecodeSpec = Object.fromEntries((plan.rowKey ?? []).map(f => [f.name, 'hash32' as const]))
+  const resolveKeys = keyColumnResolver(plan)
   const table = plan.share
     ? ['share', withoutSecrets(plan.share.endpoint), plan.share.share, plan.share.schema, plan.share.table]
     : ['table', withoutSecrets(plan.tableUrl)]
@@ -291,7 +286,7 @@ export function unitCacheKeys(plan: ScanPlan, spec: DecodeSpec): (unitId: number
         plan.share?.fileIds[f.path] ?? null,
       ])
       const sources: ColumnSource[] = resolveColumns(plan, f, spec)
-      const keySources = keyPlan ? resolveColumns(keyPlan, f, keySpec) : []
+      const keySources = resolveKeys(f)
       const decode = stringify([sources, keySources, plan.rowKey ?? null])
       files.set(index, (known = { file, decode }))
     }

@@ -23,6 +23,22 @@ export type ColumnSource =
   | { name: string; encoding: ColumnEncoding; kind: 'constant'; value: unknown }
 
 /**
+ * Resolves the plan's row-key columns (plan.rowKey) for `file` as delivered columns would resolve
+ * (column mapping, partition values), each decoded to 32-bit hashes; none without a row key.
+ * Used by the unit reader (which reads them) and the epoch cache's keys (which name them).
+ */
+export function keyColumnResolver(plan: ScanPlan): (file: PlanFile) => ColumnSource[] {
+  if (!plan.rowKey) return () => []
+  const keyPlan: ScanPlan = {
+    ...plan,
+    columns: plan.rowKey.map(f => f.name),
+    schema: plan.schema && { ...plan.schema, fields: plan.rowKey },
+  }
+  const keySpec: DecodeSpec = Object.fromEntries(plan.rowKey.map(f => [f.name, 'hash32' as const]))
+  return file => resolveColumns(keyPlan, file, keySpec)
+}
+
+/**
  * Resolves plan.columns for `file`. With plan.schema, columns are matched through column mapping
  * and typed by their Delta types; without it (hand-built plans) by parquet name and type.
  * Throws TableError('schema') naming the column and file when a column cannot be found or

@@ -17,7 +17,7 @@ import { combineKeys, NULL_KEY_HASH } from './row-key.ts'
 import { compressors } from '../parquet/codecs.ts'
 import { fetchGroup, groupStartOf, readGroupColumns } from '../parquet/group-read.ts'
 import type { UnitBytes } from '../parquet/unit-bytes.ts'
-import { resolveColumns, type ColumnSource, type RawTimestamp } from './unit-columns.ts'
+import { keyColumnResolver, resolveColumns, type ColumnSource, type RawTimestamp } from './unit-columns.ts'
 import { decodeFastColumns } from './unit-fast.ts'
 import type { DecodeSpec, DecodedColumn, DecodedUnit, PlanFile, ScanPlan, Unit } from './types.ts'
 
@@ -120,18 +120,11 @@ export function createUnitReader(plan: ScanPlan, spec: DecodeSpec, http: HttpOpt
     return resolved
   }
 
-  // The key columns resolve as delivered columns would (column mapping, partition values).
-  const keyPlan: ScanPlan | undefined = plan.rowKey && {
-    ...plan,
-    columns: plan.rowKey.map(f => f.name),
-    schema: plan.schema && { ...plan.schema, fields: plan.rowKey },
-  }
-  const keySpec: DecodeSpec = Object.fromEntries((plan.rowKey ?? []).map(f => [f.name, 'hash32' as const]))
+  const resolveKeys = keyColumnResolver(plan)
   const keySources = new Map<number, ColumnSource[]>()
   function keysOf(index: number): ColumnSource[] {
-    if (!keyPlan) return []
     let resolved = keySources.get(index)
-    if (!resolved) keySources.set(index, (resolved = resolveColumns(keyPlan, plan.files[index], keySpec)))
+    if (!resolved) keySources.set(index, (resolved = resolveKeys(plan.files[index])))
     return resolved
   }
 

@@ -129,18 +129,7 @@ function exactPruned(values: ArrayLike<number>, maxSize: number, into?: Summary)
   let size = 0
   for (let j = 0; j < n; j++) if (j === 0 || sorted[j] !== sorted[j - 1]) starts[size++] = j
   starts[size] = n
-  if (size <= maxSize) {
-    const out = into ? slice(into, size) : makeSummary(size)
-    for (let k = 0; k < size; k++) {
-      const lo = starts[k],
-        hi = starts[k + 1]
-      out.values[k] = sorted[lo]
-      out.rmin[k] = lo
-      out.rmax[k] = hi
-      out.wmin[k] = hi - lo
-    }
-    return out
-  }
+  if (size <= maxSize) return runSummary(sorted, starts, size, undefined, into)
   // prune's loop with rmin[i] = starts[i], rmax[i] = starts[i + 1], wmin[i] = their difference.
   const picks = (scratch.picks = grown(scratch.picks, maxSize))
   const begin = starts[1],
@@ -163,9 +152,23 @@ function exactPruned(values: ArrayLike<number>, maxSize: number, into?: Summary)
     }
   }
   if (last !== size - 1) picks[k++] = size - 1
+  return runSummary(sorted, starts, k, picks, into)
+}
+
+/**
+ * The summary of k runs of equal sorted values — run picks[j] (run j without picks) — each entry
+ * its value, rmin/rmax at the run's bounds and wmin its length.
+ */
+function runSummary(
+  sorted: ArrayLike<number>,
+  starts: Uint32Array,
+  k: number,
+  picks: Uint32Array | undefined,
+  into?: Summary,
+): Summary {
   const out = into ? slice(into, k) : makeSummary(k)
   for (let j = 0; j < k; j++) {
-    const e = picks[j],
+    const e = picks ? picks[j] : j,
       lo = starts[e],
       hi = starts[e + 1]
     out.values[j] = sorted[lo]
