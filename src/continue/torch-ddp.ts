@@ -90,7 +90,7 @@ export function torchDdpJob(spec: ContinueSpec): string {
 const TORCH_DDP_BODY = `
 
 # ---- the job: snaptrain's optimizer, shards, held-out rows, DDP ------------------------------------
-import argparse, sys, time
+import argparse, gc, sys, time
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
@@ -482,6 +482,12 @@ def main():
             json.dump(F, f, indent=2)
         say("saved %s (model.safetensors, optimizer.safetensors, features.json) at global step %d"
             % (a.out, opt.global_step))
+    # Teardown in order: the ranks wait for rank 0's save, then DDP (its reducer holds the process group)
+    # goes before the group. Left to the end of main(), the group died with DDP after the other rank had
+    # left, and torch 1.13's gloo could spin there forever after the job's work was done.
+    dist.barrier()
+    del ddp
+    gc.collect()
     dist.destroy_process_group()
 
 

@@ -18,7 +18,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { decodeCheckpoint, type Checkpoint } from '../../../src/models/recsys/checkpoint.ts'
@@ -112,16 +112,40 @@ function events(stdout: string): JobEvent[] {
   })
 }
 
-/** torchrun --nproc_per_node 2 torch_ddp.py <args> in the run's bundle, gloo; throws with its output on failure. */
+/** Every file under `dir` (torchrun's --log_dir: each rank's stdout/stderr and error files), as text. */
+function logFiles(dir: string): string {
+  if (!existsSync(dir)) return `(no ${dir})`
+  const out: string[] = []
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const path = join(dir, name)
+    if (statSync(path).isFile()) out.push(`--- ${name}\n${readFileSync(path, 'utf8').slice(-2000)}`)
+  }
+  return out.join('\n') || '(empty)'
+}
+
+let launches = 0
+/**
+ * torchrun --nproc_per_node 2 torch_ddp.py <args> in the run's bundle, gloo; throws with its output
+ * on failure: both streams, the exit status or signal, the time it took and the ranks' own log files
+ * (a job that hung after its work — stop 37's CI, the process group torn down with DDP after the
+ * other rank had left — showed up only as exit 1 from the timeout's SIGTERM, with nothing said).
+ */
 function torchrun(run: string, args: string[]): { stdout: string; events: JobEvent[] } {
-  const r = spawnSync(TORCHRUN, [...LAUNCH, 'torch_ddp.py', '--backend', 'gloo', ...args], {
+  const logDir = join(tmp, `torchrun-logs-${++launches}`)
+  const t0 = Date.now()
+  const r = spawnSync(TORCHRUN, [...LAUNCH, '--log_dir', logDir, 'torch_ddp.py', '--backend', 'gloo', ...args], {
     cwd: join(run, 'continue'),
     env: { ...process.env, SNAPTRAIN, SNAPTRAIN_BUILD_CHECK: '0', SNAPTRAIN_DEBUG: '', OMP_NUM_THREADS: '1' },
     encoding: 'utf8',
     timeout: 120_000,
     maxBuffer: 64 << 20,
   })
-  expect(r.status, `${r.stdout}\n${r.stderr}`.slice(-6000)).toBe(0)
+  if (r.status !== 0)
+    expect.fail(
+      `torchrun ${args.join(' ')}: status ${r.status}, signal ${r.signal}, error ${r.error?.message ?? 'none'}, ` +
+        `${((Date.now() - t0) / 1000).toFixed(1)} s\n--- stdout\n${r.stdout.slice(-4000)}\n--- stderr\n` +
+        `${r.stderr.slice(-4000)}\n--- ${logDir}\n${logFiles(logDir)}`,
+    )
   return { stdout: r.stdout, events: events(r.stdout) }
 }
 
