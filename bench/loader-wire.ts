@@ -57,16 +57,39 @@ async function loaderPass(plan: ScanPlan, spec: DecodeSpec, z: LoaderSizes, epoc
     cache: false, // every epoch over the wire (the epoch cache would serve epoch 2 without a request)
   })
   let bytes = 0
+  let decodeMs = 0
   try {
     for await (const _ of loader.batches());
     bytes = loader.stats().bytesFetched
+    decodeMs = loader.stats().decodeMs
   } finally {
     await loader.close()
   }
   const t1 = wall()
   // The pooled workers' readers keep their spans across loaders: this epoch's lie inside [t0, t1].
-  const spans = (await idleWorkerStats()).flatMap(s => s.fetchSpans.filter(([a, b]) => a >= t0 && b <= t1))
-  return { bytes, fetchMs: spanUnion(spans), wallMs: t1 - t0 }
+  const stats = await idleWorkerStats()
+  const spans = stats.flatMap(s => s.fetchSpans.filter(([a, b]) => a >= t0 && b <= t1))
+  const arrived = stats.flatMap(s => s.arrivals.filter(([a, b]) => a >= t0 && b <= t1))
+  return {
+    bytes,
+    decodeMs,
+    fetchMs: spanUnion(spans),
+    arrivedMs: spanUnion(arrived.map(([a, b]) => [a, b] as const)),
+    arrivedBytes: arrived.reduce((sum, [, , n]) => sum + n, 0),
+    wallMs: t1 - t0,
+  }
+}
+
+/**
+ * The time any of `ranges`' answers was on its way by the page's Resource Timing: the union of
+ * [fetchStart, responseEnd] of their entries (the measure src/data/arrivals.ts keeps in workers).
+ */
+function arrivedMs(ranges: readonly WireRange[]): number {
+  const urls = new Set(ranges.map(r => r.url))
+  const entries = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(e =>
+    urls.has(e.name),
+  )
+  return spanUnion(entries.map(e => [e.fetchStart, e.responseEnd] as const))
 }
 
 /**
@@ -111,7 +134,9 @@ export async function wireRows(
   ctx.progress(`wire: ${ranges.length} ranges, ${(total / 1e6).toFixed(1)} MB, ${WIRE_IN_FLIGHT} in flight`)
   const loaderFetch: number[] = []
   const loaderEpoch: number[] = []
+  const loaderArrived: number[] = []
   const page: number[] = []
+  const pageArrived: number[] = []
   const pageCache: number[] = []
   const worker: number[] = []
   for (let i = 0; i < z.warmup + z.repeats; i++) {
@@ -121,12 +146,15 @@ export async function wireRows(
     performance.clearResourceTimings()
     const p = await fetchPass(ranges, WIRE_IN_FLIGHT, 'no-store')
     const timing = resourceTiming(ranges)
+    const pArrivedMs = arrivedMs(ranges)
     const c = await fetchPass(ranges)
     const w = await workerPass(ranges, 'no-store')
     ctx.progress(
       `wire ${i < z.warmup ? 'warmup' : 'sample'}: loader ${(l.bytes / l.fetchMs / 1e3).toFixed(0)} MB/s ` +
-        `(${(l.fetchMs / 1000).toFixed(2)} s fetching of ${(l.wallMs / 1000).toFixed(2)} s), ` +
-        `page ${rate(p).toFixed(0)} (${timing}), page with HTTP cache ${rate(c).toFixed(0)}${c.retried ? ` (${c.retried} short answers asked again)` : ''}, worker ${rate(w).toFixed(0)} MB/s`,
+        `(${(l.fetchMs / 1000).toFixed(2)} s fetching of ${(l.wallMs / 1000).toFixed(2)} s; ` +
+        `${(l.arrivedBytes / 1e6).toFixed(1)} MB arriving in ${(l.arrivedMs / 1000).toFixed(2)} s by Resource Timing; ` +
+        `${(l.decodeMs / 1000).toFixed(2)} s decoding in the workers), ` +
+        `page ${rate(p).toFixed(0)} (arriving ${(p.bytes / pArrivedMs / 1e3).toFixed(0)}; ${timing}), page with HTTP cache ${rate(c).toFixed(0)}${c.retried ? ` (${c.retried} short answers asked again)` : ''}, worker ${rate(w).toFixed(0)} MB/s`,
     )
     if (i < z.warmup) continue
     // An epoch whose row groups all stayed in the workers' readers (a tiny table) fetched nothing: no rate.
@@ -134,7 +162,9 @@ export async function wireRows(
       loaderFetch.push(l.bytes / l.fetchMs / 1e3)
       loaderEpoch.push(l.bytes / l.wallMs / 1e3)
     }
+    if (l.arrivedBytes > 0 && l.arrivedMs > 0) loaderArrived.push(l.arrivedBytes / l.arrivedMs / 1e3)
     page.push(rate(p))
+    if (pArrivedMs > 0) pageArrived.push(p.bytes / pArrivedMs / 1e3)
     pageCache.push(rate(c))
     worker.push(rate(w))
   }
@@ -143,15 +173,26 @@ export async function wireRows(
   const nodeRow = node && row(`wire: Node client (fetch, ${WIRE_IN_FLIGHT} in flight)`, node.mbps)
   const vsNode = (r: BenchRow): BenchRow => (nodeRow ? withPeer(r, nodeRow) : r)
   const pageRow = vsNode(row(`wire: plain fetch in page (${WIRE_IN_FLIGHT} in flight)`, page))
+  const pageArrivedRow =
+    pageArrived.length > 0 ? row(`wire: plain fetch in page, arriving (Resource Timing)`, pageArrived) : undefined
   return [
     ...(nodeRow ? [nodeRow] : []),
     pageRow,
+    ...(pageArrivedRow ? [pageArrivedRow] : []),
     vsNode(row(`wire: plain fetch in page, HTTP cache allowed (${WIRE_IN_FLIGHT} in flight)`, pageCache)),
     vsNode(row(`wire: plain fetch in worker (${WIRE_IN_FLIGHT} in flight)`, worker)),
     ...(loaderFetch.length > 0
       ? [
           withPeer(row(`wire: loader workers=${WIRE_WORKERS} bytes (while fetching)`, loaderFetch), pageRow),
           withPeer(row(`wire: loader workers=${WIRE_WORKERS} bytes (per epoch)`, loaderEpoch), pageRow),
+        ]
+      : []),
+    ...(loaderArrived.length > 0 && pageArrivedRow
+      ? [
+          withPeer(
+            row(`wire: loader workers=${WIRE_WORKERS} bytes (arriving, Resource Timing)`, loaderArrived),
+            pageArrivedRow,
+          ),
         ]
       : []),
   ]

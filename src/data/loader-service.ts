@@ -10,6 +10,7 @@ import type { DecodeSpec, DecodedUnit, ScanPlan } from './types.ts'
 import type { UrlResolver } from '../table/types.ts'
 import { createUnitReader, type UnitReader } from './unit-reader.ts'
 import { loadLoaderTask } from './loader-tasks.ts'
+import { recordArrivals, recordedArrivals } from './arrivals.ts'
 
 /** The API object a loader worker exposes. */
 export function createLoaderService(): LoaderWorkerApi {
@@ -17,6 +18,7 @@ export function createLoaderService(): LoaderWorkerApi {
   const state = new Map<string, unknown>()
   return {
     init(plan: ScanPlan, spec: DecodeSpec, http: WorkerHttpOptions, resolver?: UrlResolver) {
+      recordArrivals()
       reader = createUnitReader(plan, spec, resolver ? { ...http, resolver } : http)
     },
     async readUnit(unitId: number, opts: { ids?: boolean } = {}) {
@@ -27,7 +29,7 @@ export function createLoaderService(): LoaderWorkerApi {
     },
     stats() {
       if (!reader) throw new Error('loader worker: stats before init')
-      return reader.stats()
+      return { ...reader.stats(), arrivals: recordedArrivals() }
     },
     async runTask(name: string, args: unknown[]) {
       const { value, transfer: buffers } = await (await loadLoaderTask(name))(args, state)

@@ -8,6 +8,7 @@ import type { HttpOptions } from '../table/types.ts'
 import type { LoaderWorkerApi, WorkerHttpOptions } from '../workers/loader.api.ts'
 import type { DecodeSpec, DecodedUnit, ScanPlan } from './types.ts'
 import { createUnitReader, type UnitReaderStats } from './unit-reader.ts'
+import type { Arrival } from './arrivals.ts'
 
 /** Reads decoded units. */
 export interface UnitSource {
@@ -189,9 +190,9 @@ function terminate(held: HeldWorker): void {
 }
 
 /** Reader totals of the pooled idle workers that hold a reader (the bench's wire rows; a worker that fails to answer is left out). */
-export async function idleWorkerStats(): Promise<UnitReaderStats[]> {
+export async function idleWorkerStats(): Promise<(UnitReaderStats & { arrivals: Arrival[] })[]> {
   const answers = await Promise.all(idle.filter(h => h.reads).map(h => h.api.stats().catch(() => undefined)))
-  return answers.filter((s): s is UnitReaderStats => s !== undefined)
+  return answers.filter(s => s !== undefined)
 }
 
 /** Terminates the idle pooled workers now (cold-start measurements, page teardown). */

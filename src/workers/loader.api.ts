@@ -5,6 +5,7 @@
 import type { HttpOptions, UrlResolver } from '../table/types.ts'
 import type { DecodeSpec, DecodedUnit, ScanPlan } from '../data/types.ts'
 import type { UnitReaderStats } from '../data/unit-reader.ts'
+import type { Arrival } from '../data/arrivals.ts'
 
 /** HTTP options a worker can receive: everything but an injected fetch and the resolver (they do not clone). */
 export type WorkerHttpOptions = Omit<HttpOptions, 'fetch' | 'resolver'>
@@ -22,8 +23,11 @@ export interface LoaderWorkerApi {
    * copied. `timing.sentAt` is the wall-clock ms at which the worker handed it over.
    */
   readUnit(unitId: number, opts?: { ids?: boolean }): Promise<DecodedUnit>
-  /** Totals since init. */
-  stats(): UnitReaderStats
+  /**
+   * Totals since init, and when the worker's fetch answers arrived by its Resource Timing
+   * (src/data/arrivals.ts: every answer this worker has had, not only this reader's).
+   */
+  stats(): UnitReaderStats & { arrivals: Arrival[] }
   /**
    * Runs the task `name` registered from above (src/data/loader-tasks.ts; the GBDT's sketch and
    * bin, src/models/loader-tasks.ts) on `args`; its value, buffers transferred. Needs no init.
