@@ -319,7 +319,16 @@ export function selectFast(
 ): FastValues {
   const w = chunk.width
   const base = chunk.rowStart
-  if (!sel.live) return chunk.values.slice((sel.start - base) * w, (sel.end - base) * w)
+  if (!sel.live) {
+    const from = (sel.start - base) * w
+    const to = (sel.end - base) * w
+    // The whole chunk in an array of its own (a concatenation, a dictionary lookup, a page with
+    // nothing else in it) is handed over as it is: one fresh copy less per column of a unit that
+    // is a whole row group. A view into shared bytes (an uncompressed page inside the fetched
+    // chunk) is copied, so transferring the result can never detach them.
+    if (from === 0 && to === chunk.values.length && ownsBuffer(chunk.values)) return chunk.values
+    return chunk.values.slice(from, to)
+  }
   const n = sel.live.length
   const out = allocate(encoding, n * w)
   const src = chunk.values
@@ -328,4 +337,9 @@ export function selectFast(
     for (let j = 0; j < w; j++) out[k * w + j] = src[at + j]
   }
   return out
+}
+
+/** Whether `values` spans its whole buffer (nothing else can be looking at that memory through it). */
+function ownsBuffer(values: FastValues): boolean {
+  return values.byteOffset === 0 && values.byteLength === values.buffer.byteLength
 }

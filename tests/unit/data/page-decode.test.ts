@@ -15,6 +15,7 @@ import type { ColumnEncoding, DecodedColumn, PlanFile, Unit } from '../../../src
 import { fetchRanges, type UnitBytes } from '../../../src/parquet/unit-bytes.ts'
 import { resolveColumns, type ColumnSource } from '../../../src/data/unit-columns.ts'
 import { decodeFastColumns } from '../../../src/data/unit-fast.ts'
+import { selectFast } from '../../../src/parquet/page-decode.ts'
 import { CLICKS, GOLDEN, openFixture, type Fixture } from './loader-fixtures.ts'
 
 /** The whole file in memory as UnitBytes (every chunk is inside the one fetched range). */
@@ -273,5 +274,40 @@ describe('fast column path on written files', () => {
       const want = await general(w.buffer, w.file, w.units[0], { name, encoding, kind: 'parquet', parquetName: name })
       expect(bytesOf(mine!)).toEqual(bytesOf(want))
     }
+  })
+})
+
+describe('fast column path: what it hands over', () => {
+  it('a whole chunk in its own array goes as it is; a view into shared bytes is copied, so a transfer never detaches them', () => {
+    const owned = Float32Array.from([1, 2, 3, 4, 5, 6])
+    const chunk = { rowStart: 10, rows: 6, width: 1, values: owned }
+    expect(selectFast(chunk, { start: 10, end: 16 }, 'float32')).toBe(owned)
+    const part = selectFast(chunk, { start: 11, end: 13 }, 'float32')
+    expect(part).not.toBe(owned)
+    expect(Array.from(part)).toEqual([2, 3])
+
+    const shared = new Float32Array(10).fill(7)
+    const view = new Float32Array(shared.buffer, 8, 6) // like an uncompressed page inside the fetched chunk
+    const out = selectFast({ rowStart: 0, rows: 6, width: 1, values: view }, { start: 0, end: 6 }, 'float32')
+    expect(out).not.toBe(view)
+    expect(out.byteOffset === 0 && out.byteLength === out.buffer.byteLength).toBe(true)
+    structuredClone(out, { transfer: [out.buffer as ArrayBuffer] })
+    expect(shared.buffer.byteLength).toBe(40)
+    expect(Array.from(view)).toEqual([7, 7, 7, 7, 7, 7])
+  })
+
+  it('a unit of an uncompressed one-page chunk is decoded again from the same bytes after its values were transferred', async () => {
+    const floats = Float32Array.from({ length: 300 }, (_, i) => i / 3)
+    const w = written([{ name: 'f', data: floats, type: 'FLOAT' }], { codec: 'UNCOMPRESSED', rowGroupSize: 300 })
+    const unit = w.units[0]
+    const bytes = await wholeFile(w.buffer)
+    const c: ColumnSource = { name: 'f', encoding: 'float32', kind: 'parquet', parquetName: 'f' }
+    const first = decodeFastColumns(bytes, w.file, unit, [c], compressors).get('f')!
+    expect(first).toBeDefined()
+    const copy = Array.from(first.values)
+    structuredClone(first.values, { transfer: [first.values.buffer as ArrayBuffer] })
+    const again = decodeFastColumns(bytes, w.file, unit, [c], compressors).get('f')!
+    expect(Array.from(again.values)).toEqual(copy)
+    expect(copy[299]).toBeCloseTo(299 / 3, 5)
   })
 })
