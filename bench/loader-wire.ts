@@ -60,8 +60,9 @@ async function loaderPass(plan: ScanPlan, spec: DecodeSpec, z: LoaderSizes, epoc
   let decodeMs = 0
   try {
     for await (const _ of loader.batches());
-    bytes = loader.stats().bytesFetched
-    decodeMs = loader.stats().decodeMs
+    const totals = loader.stats()
+    bytes = totals.bytesFetched
+    decodeMs = totals.decodeMs
   } finally {
     await loader.close()
   }
@@ -80,28 +81,25 @@ async function loaderPass(plan: ScanPlan, spec: DecodeSpec, z: LoaderSizes, epoc
   }
 }
 
-/**
- * The time any of `ranges`' answers was on its way by the page's Resource Timing: the union of
- * [fetchStart, responseEnd] of their entries (the measure src/data/arrivals.ts keeps in workers).
- */
-function arrivedMs(ranges: readonly WireRange[]): number {
+/** The page's Resource Timing entries of requests to `ranges`' files (the table server sends Timing-Allow-Origin). */
+function rangeEntries(ranges: readonly WireRange[]): PerformanceResourceTiming[] {
   const urls = new Set(ranges.map(r => r.url))
-  const entries = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(e =>
-    urls.has(e.name),
-  )
+  return (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(e => urls.has(e.name))
+}
+
+/**
+ * The time any of the answers was on its way: the union of their [fetchStart, responseEnd]
+ * (the measure src/data/arrivals.ts keeps in the loader workers).
+ */
+function arrivedMs(entries: readonly PerformanceResourceTiming[]): number {
   return spanUnion(entries.map(e => [e.fetchStart, e.responseEnd] as const))
 }
 
 /**
- * Chromium's own account of the last pass's requests (Resource Timing; the table server sends
- * Timing-Allow-Origin): medians of fetch() → request sent → first byte → last byte, in ms, and
- * how many requests opened a connection.
+ * Chromium's own account of the last pass's requests: medians of fetch() → request sent → first
+ * byte → last byte, in ms, and how many requests opened a connection.
  */
-function resourceTiming(ranges: readonly WireRange[]): string {
-  const urls = new Set(ranges.map(r => r.url))
-  const entries = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(e =>
-    urls.has(e.name),
-  )
+function resourceTiming(entries: readonly PerformanceResourceTiming[]): string {
   const median = (xs: number[]): number => xs.sort((a, b) => a - b)[xs.length >> 1] ?? NaN
   const queued = median(entries.map(e => e.requestStart - e.startTime))
   const whole = median(entries.map(e => e.duration))
@@ -145,8 +143,9 @@ export async function wireRows(
     if (l.bytes > total) throw new Error(`wire: the loader fetched ${l.bytes} bytes, the ranges hold ${total}`)
     performance.clearResourceTimings()
     const p = await fetchPass(ranges, WIRE_IN_FLIGHT, 'no-store')
-    const timing = resourceTiming(ranges)
-    const pArrivedMs = arrivedMs(ranges)
+    const entries = rangeEntries(ranges)
+    const timing = resourceTiming(entries)
+    const pArrived = p.bytes / arrivedMs(entries) / 1e3
     const c = await fetchPass(ranges)
     const w = await workerPass(ranges, 'no-store')
     ctx.progress(
@@ -154,7 +153,7 @@ export async function wireRows(
         `(${(l.fetchMs / 1000).toFixed(2)} s fetching of ${(l.wallMs / 1000).toFixed(2)} s; ` +
         `${(l.arrivedBytes / 1e6).toFixed(1)} MB arriving in ${(l.arrivedMs / 1000).toFixed(2)} s by Resource Timing; ` +
         `${(l.decodeMs / 1000).toFixed(2)} s decoding in the workers), ` +
-        `page ${rate(p).toFixed(0)} (arriving ${(p.bytes / pArrivedMs / 1e3).toFixed(0)}; ${timing}), page with HTTP cache ${rate(c).toFixed(0)}${c.retried ? ` (${c.retried} short answers asked again)` : ''}, worker ${rate(w).toFixed(0)} MB/s`,
+        `page ${rate(p).toFixed(0)} (arriving ${pArrived.toFixed(0)}; ${timing}), page with HTTP cache ${rate(c).toFixed(0)}${c.retried ? ` (${c.retried} short answers asked again)` : ''}, worker ${rate(w).toFixed(0)} MB/s`,
     )
     if (i < z.warmup) continue
     // An epoch whose row groups all stayed in the workers' readers (a tiny table) fetched nothing: no rate.
@@ -164,7 +163,7 @@ export async function wireRows(
     }
     if (l.arrivedBytes > 0 && l.arrivedMs > 0) loaderArrived.push(l.arrivedBytes / l.arrivedMs / 1e3)
     page.push(rate(p))
-    if (pArrivedMs > 0) pageArrived.push(p.bytes / pArrivedMs / 1e3)
+    if (Number.isFinite(pArrived)) pageArrived.push(pArrived)
     pageCache.push(rate(c))
     worker.push(rate(w))
   }
