@@ -21,7 +21,7 @@ import {
   type RecsysSizes,
   type StepSplit,
 } from './recsys-rows.ts'
-import { bestRow, withPeer } from './rows.ts'
+import { bestRow, withoutPeer, withPeer } from './rows.ts'
 import { DEVICE_SIZES } from './device-suite.ts'
 import { matmulRows } from './device-matmul.ts'
 import { runEndToEnd, type EndToEndResult } from './recsys-e2e.ts'
@@ -87,7 +87,9 @@ export async function runRecsysSuite(ctx: SuiteContext): Promise<BenchRow[]> {
     progress: ctx.progress,
   })
   ctx.progress(`device matmul rate (the device suite's matmul workloads) for the roofline`)
-  const matmul = bestRow(await matmulRows(ctx, { ...DEVICE_SIZES, matmulSizes: z.matmulSizes }))
+  // The best of the device suite's matmul rows; a tiled winner's peer (the naive kernel) is a
+  // device row, not a recsys one, so the copy goes without it.
+  const matmul = withoutPeer(bestRow(await matmulRows(ctx, { ...DEVICE_SIZES, matmulSizes: z.matmulSizes })))
   const gen = await generatorAucs(tableUrl)
   const rows = buildRows(ctx, z, ours, peer, gen.bayes, valid.n)
   // The pipelined row's peer is the TF.js per-step row, the one our per-step row names.

@@ -41,6 +41,15 @@ export function withPeer(row: BenchRow, peer: BenchRow): BenchRow {
   return { ...row, peer: peer.workload, peer_value: peer.value, ratio: betterRatio(row.value, peer.value, row.unit) }
 }
 
+/**
+ * `row` without its peer: for a row copied into another suite (a ceiling), whose peer is a row of
+ * the suite that measured it, not of the one it is copied into.
+ */
+export function withoutPeer(row: BenchRow): BenchRow {
+  const { peer: _peer, peer_value: _value, ratio: _ratio, ...rest } = row
+  return rest
+}
+
 /** The row with the best value among `rows` (all in one unit). */
 export function bestRow(rows: readonly BenchRow[]): BenchRow {
   if (rows.length === 0) throw new RangeError('bestRow: no rows')

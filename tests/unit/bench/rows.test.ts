@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { bestRow, makeRow, withPeer } from '../../../bench/rows.ts'
+import { bestRow, makeRow, withoutPeer, withPeer } from '../../../bench/rows.ts'
 import type { BenchRow, SuiteContext } from '../../../bench/types.ts'
 
 const ctx = {
@@ -50,6 +50,13 @@ describe('rows', () => {
 
   test('withPeer refuses mixed units', () => {
     expect(() => withPeer(row('a', 1, 'GB/s'), row('b', 1, 'µs'))).toThrow(/GB\/s.*µs/)
+  })
+
+  test('withoutPeer drops peer, peer_value and ratio and keeps the measurement', () => {
+    const compared = withPeer(row('tiled', 20, 'GFLOP/s'), row('naive', 10, 'GFLOP/s'))
+    const copy = withoutPeer(compared)
+    expect('peer' in copy || 'peer_value' in copy || 'ratio' in copy).toBe(false)
+    expect(copy).toEqual(row('tiled', 20, 'GFLOP/s'))
   })
 
   test('bestRow picks by direction', () => {
