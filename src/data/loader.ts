@@ -216,6 +216,8 @@ class Pump {
   private readonly decoded: (DecodedUnit | undefined)[] = []
   private heldBytes = 0
   private rowBytes: number
+  /** Units the epoch cache served (counted as hits when accepted). */
+  private readonly fromCache = new WeakSet<DecodedUnit>()
   private readonly counts: LoaderStats = {
     workers: 0,
     unitsRead: 0,
@@ -303,16 +305,18 @@ class Pump {
     this.counts.peakBytes = Math.max(this.counts.peakBytes, this.heldBytes)
   }
 
-  /** The unit from the epoch cache when it holds it and its file is unchanged; else read and stored. */
+  /**
+   * The unit from the epoch cache when it holds it and its file is unchanged; else read and
+   * stored. Hits and misses are counted when the unit is accepted (as unitsRead is), so a unit
+   * read ahead and never needed counts in neither.
+   */
   private async readCached(unit: number, cache: PumpCache): Promise<DecodedUnit> {
     const key = cache.keyOf(unit)
     const hit = await cachedUnit(key, unit)
     if (hit && (await cache.valid(this.plan.units[unit].fileIndex))) {
-      this.counts.cacheHits++
-      this.counts.bytesFromCache += unitBytes(hit)
+      this.fromCache.add(hit)
       return hit
     }
-    this.counts.cacheMisses++
     return storeUnit(key, await this.source.read(unit, false))
   }
 
@@ -330,6 +334,10 @@ class Pump {
   private count(unit: DecodedUnit): void {
     const c = this.counts
     c.unitsRead++
+    if (this.fromCache.has(unit)) {
+      c.cacheHits++
+      c.bytesFromCache += unitBytes(unit)
+    } else if (this.cache) c.cacheMisses++
     c.bytesFetched += unit.timing.bytes
     c.fetchMs += unit.timing.fetchMs
     c.decodeMs += unit.timing.decodeMs

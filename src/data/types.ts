@@ -338,7 +338,11 @@ export interface LoaderStats {
   assembleMs?: number
   /** Largest number of decoded bytes held at once (cache + in flight estimate). */
   peakBytes: number
-  /** Units served by the epoch cache (unit-cache.ts; memory or spill store): nothing fetched for them. */
+  /**
+   * Units served by the epoch cache (unit-cache.ts; memory or spill store): nothing fetched for
+   * them. With the cache on, cacheHits + cacheMisses = unitsRead (units read ahead and never
+   * delivered count in neither).
+   */
   cacheHits: number
   /** Units the epoch cache did not hold (read, then stored); 0 with the cache off. */
   cacheMisses: number

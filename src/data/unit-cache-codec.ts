@@ -9,7 +9,7 @@ import type { DecodedColumn, DecodedUnit } from './types.ts'
 
 const MAGIC = 0x43555453 // 'STUC' little-endian
 /** Bumped whenever the layout or the decoders' output changes: older files are then a miss. */
-export const UNIT_CODEC_VERSION = 1
+export const UNIT_CODEC_VERSION = 2
 
 type ArrayType = 'f32' | 'i32' | 'u32' | 'u8'
 type Typed = Float32Array | Int32Array | Uint32Array | Uint8Array
@@ -23,6 +23,8 @@ interface ArraySpan {
 interface Header {
   v: number
   key: string
+  /** The row-key part of the entry (UnitKey.rowKeys) when the unit carries row keys. */
+  rowKeys?: string
   rows: number
   columns: { name: string; encoding: DecodedColumn['encoding']; length?: number; values: number; offsets?: number }[]
   rowIds?: number
@@ -40,13 +42,17 @@ function typeOf(a: Typed): ArrayType {
 
 const CTORS = { f32: Float32Array, i32: Int32Array, u32: Uint32Array, u8: Uint8Array } as const
 
-/** Serialises `unit` (its columns, row ids and keys; not its timing) under `key`. */
-export function encodeUnit(key: string, unit: DecodedUnit): Uint8Array {
+/**
+ * Serialises `unit` (its columns, row ids and keys; not its timing) under `key`, with `rowKeys`
+ * (what its row keys were made of) when it carries them.
+ */
+export function encodeUnit(key: string, unit: DecodedUnit, rowKeys?: string): Uint8Array {
   const arrays: Typed[] = []
   const add = (a: Typed): number => arrays.push(a) - 1
   const header: Header = {
     v: UNIT_CODEC_VERSION,
     key,
+    ...(rowKeys !== undefined ? { rowKeys } : {}),
     rows: unit.rows,
     columns: Object.values(unit.columns).map(c => ({
       name: c.name,
@@ -78,12 +84,16 @@ export function encodeUnit(key: string, unit: DecodedUnit): Uint8Array {
 }
 
 /**
- * The unit stored in `bytes` when it was stored under `key`; undefined when the bytes are not a
- * unit file of this version, are cut short, or hold another key (a name collision, a stale file).
- * `unitId` is the reader's id of the unit (ids differ between plans). The arrays are views on
- * `bytes`' buffer.
+ * The unit stored in `bytes` when it was stored under `key`, and the row-key part it was stored
+ * with; undefined when the bytes are not a unit file of this version, are cut short, or hold
+ * another key (a name collision, a stale file). `unitId` is the reader's id of the unit (ids
+ * differ between plans). The arrays are views on `bytes`' buffer.
  */
-export function decodeUnit(bytes: Uint8Array, key: string, unitId: number): DecodedUnit | undefined {
+export function decodeUnit(
+  bytes: Uint8Array,
+  key: string,
+  unitId: number,
+): { unit: DecodedUnit; rowKeys?: string } | undefined {
   if (bytes.byteLength < 8 || bytes.byteOffset % 8 !== 0) return undefined
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   if (view.getUint32(0, true) !== MAGIC) return undefined
@@ -113,7 +123,7 @@ export function decodeUnit(bytes: Uint8Array, key: string, unitId: number): Deco
   const unit: DecodedUnit = { unitId, rows: header.rows, columns, timing: { fetchMs: 0, decodeMs: 0, bytes: 0 } }
   if (header.rowIds !== undefined) unit.rowIds = arrays[header.rowIds] as Uint32Array
   if (header.keys !== undefined) unit.keys = arrays[header.keys] as Uint32Array
-  return unit
+  return header.rowKeys !== undefined ? { unit, rowKeys: header.rowKeys } : { unit }
 }
 
 function align8(n: number): number {

@@ -13,7 +13,11 @@
  * Keys (unitCacheKeys) name the table (its URL without query or user info; a share by its
  * coordinates), the version, the file (log path, size, the validator the planner saw, a share's
  * file id), the unit's rows (row group, range, a digest of its live rows: deletion vector and
- * filter) and what was decoded (each column's source and encoding, row-key columns, ids). Never a
+ * filter) and what was decoded (each column's source and encoding, ids). The row keys a loader
+ * decodes for a split (row-key columns, hashed) are the entry's `rowKeys`, not part of its key: a
+ * unit stored with row keys also serves a loader that wants none (its keys left out), so a run's
+ * keyed statistics pass fills the cache its unkeyed validation pass and epochs read; a loader that
+ * wants row keys is served only an entry with the same ones, and its unit replaces the entry. Never a
  * signed URL, never a credential: a spill file holds only its key and the unit's typed arrays.
  */
 import { Digest } from './digest.ts'
@@ -70,8 +74,10 @@ export interface SpillStore {
 
 /** What identifies one cached unit, and the names derived from it. */
 export interface UnitKey {
-  /** The whole key (written inside the spill file and compared on read). */
+  /** The key without the row-key part (written inside the spill file and compared on read). */
   key: string
+  /** The row-key part (row-key columns' sources): present when the loader decodes row keys. */
+  rowKeys?: string
   /** The file's part of the key: a changed file drops every entry with it. */
   file: string
   /** The spill file's name. */
@@ -88,6 +94,8 @@ interface MemoryEntry {
   unit: DecodedUnit
   bytes: number
   file: string
+  /** The row-key part the unit's keys were made with (absent: the unit has no keys). */
+  rowKeys?: string
 }
 
 interface SpilledEntry {
@@ -198,23 +206,43 @@ export async function dropUnitCacheMemory(): Promise<void> {
   spillUsed = 0
 }
 
-/** The unit stored under `k` (memory first, then the spill store, whence it is promoted), or undefined. */
+/**
+ * The unit stored under `k` (memory first, then the spill store, whence it is promoted), or
+ * undefined. An entry with row keys serves a request without (keys left out); a request with row
+ * keys is served only the same ones.
+ */
 export async function cachedUnit(k: UnitKey, unitId: number): Promise<DecodedUnit | undefined> {
   const held = memory.get(k.key)
   if (held) {
+    if (!serves(held.rowKeys, k)) {
+      counts.misses++
+      return undefined
+    }
     memory.delete(k.key)
     memory.set(k.key, held) // most recently used
     counts.hits++
-    return { ...held.unit, unitId, timing: { fetchMs: 0, decodeMs: 0, bytes: 0 } }
+    return served(held.unit, k, unitId)
   }
-  const unit = await fromSpill(k, unitId)
-  if (!unit) {
+  const found = await fromSpill(k, unitId)
+  if (!found) {
     counts.misses++
     return undefined
   }
   counts.hits++
-  holdInMemory(k, unit, unitBytes(unit))
-  return { ...unit, timing: { fetchMs: 0, decodeMs: 0, bytes: 0 } }
+  holdInMemory(k.key, k.file, found.rowKeys, found.unit, unitBytes(found.unit))
+  return served(found.unit, k, unitId)
+}
+
+/** Whether an entry stored with `rowKeys` serves the request `k`. */
+function serves(rowKeys: string | undefined, k: UnitKey): boolean {
+  return k.rowKeys === undefined || k.rowKeys === rowKeys
+}
+
+/** The entry's unit as request `k` wants it: its id, no read timing, row keys only when asked for. */
+function served(unit: DecodedUnit, k: UnitKey, unitId: number): DecodedUnit {
+  const out: DecodedUnit = { ...unit, unitId, timing: { fetchMs: 0, decodeMs: 0, bytes: 0 } }
+  if (k.rowKeys === undefined) delete out.keys
+  return out
 }
 
 /**
@@ -225,7 +253,7 @@ export async function cachedUnit(k: UnitKey, unitId: number): Promise<DecodedUni
 export function storeUnit(k: UnitKey, unit: DecodedUnit): DecodedUnit {
   const kept = compact(unit)
   const bytes = unitBytes(kept)
-  holdInMemory(k, kept, bytes)
+  holdInMemory(k.key, k.file, k.rowKeys, kept, bytes)
   if (settings.spillBytes > 0 && spillStore()) spillWrite(k, kept)
   return { ...kept, timing: unit.timing }
 }
@@ -264,12 +292,12 @@ function queued<T>(job: () => Promise<T>): Promise<T> {
  * a file whose column is missing or mapped differently has another key.
  */
 export function unitCacheKeys(plan: ScanPlan, spec: DecodeSpec): (unitId: number) => UnitKey {
-  const files = new Map<number, { file: string; decode: string }>()
+  const files = new Map<number, { file: string; decode: string; rowKeys?: string }>()
   const resolveKeys = keyColumnResolver(plan)
   const table = plan.share
     ? ['share', withoutSecrets(plan.share.endpoint), plan.share.share, plan.share.schema, plan.share.table]
     : ['table', withoutSecrets(plan.tableUrl)]
-  function fileOf(index: number): { file: string; decode: string } {
+  function fileOf(index: number): { file: string; decode: string; rowKeys?: string } {
     let known = files.get(index)
     if (!known) {
       const f = plan.files[index]
@@ -286,20 +314,21 @@ export function unitCacheKeys(plan: ScanPlan, spec: DecodeSpec): (unitId: number
         plan.share?.fileIds[f.path] ?? null,
       ])
       const sources: ColumnSource[] = resolveColumns(plan, f, spec)
-      const keySources = resolveKeys(f)
-      const decode = stringify([sources, keySources, plan.rowKey ?? null])
-      files.set(index, (known = { file, decode }))
+      const decode = stringify(sources)
+      const rowKeys = plan.rowKey && stringify([resolveKeys(f), plan.rowKey])
+      files.set(index, (known = { file, decode, ...(rowKeys !== undefined ? { rowKeys } : {}) }))
     }
     return known
   }
   return unitId => {
     const unit = plan.units[unitId]
-    const { file, decode } = fileOf(unit.fileIndex)
+    const { file, decode, rowKeys } = fileOf(unit.fileIndex)
     const live = new Digest()
     live.word(unit.liveRows)
     if (unit.live) for (const row of unit.live) live.word(row)
     const key = `${file}|${unit.rowGroup}:${unit.rowStart}-${unit.rowEnd}:${live.hex()}|${decode}|ids:0`
-    return { key, file, name: `${fileDigest(file)}-${new Digest().text(key).hex()}.unit` }
+    const name = `${fileDigest(file)}-${new Digest().text(key).hex()}.unit`
+    return rowKeys !== undefined ? { key, rowKeys, file, name } : { key, file, name }
   }
 }
 
@@ -345,15 +374,15 @@ function compact(unit: DecodedUnit): DecodedUnit {
   return out
 }
 
-function holdInMemory(k: UnitKey, unit: DecodedUnit, bytes: number): void {
-  const old = memory.get(k.key)
+function holdInMemory(key: string, file: string, rowKeys: string | undefined, unit: DecodedUnit, bytes: number): void {
+  const old = memory.get(key)
   if (old) {
-    memory.delete(k.key)
+    memory.delete(key)
     memoryUsed -= old.bytes
   }
   if (bytes > settings.memoryBytes) return // only the spill store can hold it
   evictMemory(bytes)
-  memory.set(k.key, { unit, bytes, file: k.file })
+  memory.set(key, { unit, bytes, file, ...(rowKeys !== undefined ? { rowKeys } : {}) })
   memoryUsed += bytes
 }
 
@@ -393,7 +422,7 @@ async function spillIndex(): Promise<Map<string, SpilledEntry> | undefined> {
   return spillListing
 }
 
-async function fromSpill(k: UnitKey, unitId: number): Promise<DecodedUnit | undefined> {
+async function fromSpill(k: UnitKey, unitId: number): Promise<{ unit: DecodedUnit; rowKeys?: string } | undefined> {
   if (settings.spillBytes === 0) return undefined
   const s = spillStore()
   const index = await spillIndex()
@@ -401,24 +430,37 @@ async function fromSpill(k: UnitKey, unitId: number): Promise<DecodedUnit | unde
   await writing.get(k.name)
   if (!index.has(k.name)) return undefined
   const bytes = await s.read(k.name).catch(() => undefined)
-  const unit = bytes && decodeUnit(bytes, k.key, unitId)
-  if (!unit) return undefined // a collision, a stale or a damaged file: read the unit again
+  const found = bytes && decodeUnit(bytes, k.key, unitId)
+  if (!found) {
+    // A collision, a stale (an older codec's) or a damaged file: out of the way of the unit read again.
+    void queued(async () => {
+      const entry = index.get(k.name)
+      if (entry && index.delete(k.name)) spillUsed -= entry.bytes
+      await s.remove(k.name).catch(() => {})
+    })
+    return undefined
+  }
+  if (!serves(found.rowKeys, k)) return undefined // other row keys than asked for: read again, replaced
   const entry = index.get(k.name)
   if (entry) {
     index.delete(k.name)
     index.set(k.name, entry) // most recently used
     void s.touch?.(k.name).catch(() => {})
   }
-  return unit
+  return found
 }
 
 function spillWrite(k: UnitKey, unit: DecodedUnit): void {
   const s = spillStore()!
   const job = queued(async () => {
     const index = await spillIndex()
-    if (!index || index.has(k.name)) return
-    const bytes = encodeUnit(k.key, unit)
+    // A unit without row keys never replaces a stored one (which serves it); one with row keys
+    // does (it was stored because the entry there had none, or other ones).
+    if (!index || (index.has(k.name) && k.rowKeys === undefined)) return
+    const bytes = encodeUnit(k.key, unit, k.rowKeys)
     if (bytes.byteLength > settings.spillBytes) return
+    const old = index.get(k.name)
+    if (old && index.delete(k.name)) spillUsed -= old.bytes
     await evictSpill(bytes.byteLength)
     index.set(k.name, { bytes: bytes.byteLength, file: k.name.slice(0, 16) })
     spillUsed += bytes.byteLength

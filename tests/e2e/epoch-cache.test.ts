@@ -109,12 +109,15 @@ describe('snaptrain train --model recsys over 2 epochs', () => {
     const uncached = await train('uncached', '--no-cache')
     const files = JSON.parse(readFileSync(join(cached.out, 'manifest.json'), 'utf8')).table.files.length
 
-    // With the cache the table is read once, by the statistics pass (and the validation pass, whose
-    // units decode the same columns as an epoch's): both training epochs come from the cache.
+    // With the cache the table is read once, by the statistics pass (which also decodes the split's
+    // row keys): the validation pass and both training epochs read its units from the cache.
     const c = cached.reads
     expect(c.epochs.map(r => r.epoch)).toEqual([0, 1])
     expect(c.statistics.bytes_fetched).toBeGreaterThan(0)
     expect(c.statistics.cache_misses).toBe(c.statistics.units)
+    expect(c.validation).toMatchObject({ bytes_fetched: 0, cache_hits: c.statistics.units, cache_misses: 0 })
+    // Every unit a pass took is a hit or a miss (units read ahead and not taken count in neither).
+    for (const r of [c.statistics, ...c.epochs]) expect(r.cache_hits + r.cache_misses).toBe(r.units)
     for (const e of c.epochs) {
       expect(e).toMatchObject({ bytes_fetched: 0, cache_hits: e.units, cache_misses: 0 })
       expect(e.bytes_from_cache).toBeGreaterThan(0)

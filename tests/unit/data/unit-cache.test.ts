@@ -176,27 +176,95 @@ describe('epoch cache on clicks (in-process loaders)', () => {
     for await (const batch of loader.batches()) if (head.push(batch) === 7) break
     const cursor = loader.cursor()
     await loader.close()
+    // Units read ahead and not taken before the stop are neither hits nor misses.
+    const stopped = loader.stats()
+    expect(stopped.cacheMisses).toBe(stopped.unitsRead)
     const rest = await epoch(fx.plan, fetch, { cursor })
     expect(rest.stats.cacheHits).toBeGreaterThan(0)
+    expect(rest.stats.cacheHits + rest.stats.cacheMisses).toBe(rest.stats.unitsRead)
     expectIdentical([...head, ...rest.batches], whole.batches)
     const again = await epoch(fx.plan, fetch, { cursor })
     expect(again.stats.cacheMisses).toBe(0)
     expectIdentical(again.batches, rest.batches)
   })
 
-  it('a split row key: cached units keep their keys', async () => {
-    const field = fx.plan.schema!.fields.find(f => f.name === 'user_id')!
-    const plan: ScanPlan = { ...fx.plan, rowKey: [field] }
+  const keyedBy = (name: string): ScanPlan => ({
+    ...fx.plan,
+    rowKey: [fx.plan.schema!.fields.find(f => f.name === name)!],
+  })
+
+  it('a split row key: cached units keep their keys, and serve a loader without keys', async () => {
+    const plan = keyedBy('user_id')
     const assign = { seed: 11, epoch: 0, worldSize: 1, rank: 0 }
     const plain = await epoch(plan, fetch, { assign, cache: false })
+    const plainWithout = await epoch(fx.plan, fetch, { assign, cache: false })
     await epoch(plan, fetch, { assign })
     const cached = await epoch(plan, fetch, { assign })
     expect(plain.batches[0].keys).toBeInstanceOf(Uint32Array)
     expect(cached.stats.cacheMisses).toBe(0)
     expectIdentical(cached.batches, plain.batches)
-    // The same rows without row keys are other entries (what was decoded is part of the key).
+    // The same rows without row keys (a run's validation pass and epochs after its keyed
+    // statistics pass): served from the keyed entries, without their keys.
     const without = await epoch(fx.plan, fetch, { assign })
-    expect(without.stats.cacheHits).toBe(0)
+    expect(without.stats.cacheMisses).toBe(0)
+    expect(without.stats.bytesFetched).toBe(0)
+    expect(without.batches.every(b => b.keys === undefined)).toBe(true)
+    expectIdentical(without.batches, plainWithout.batches)
+    // Other row-key columns: misses, and their units replace the entries.
+    const other = await epoch(keyedBy('item_id'), fetch, { assign })
+    expect(other.stats.cacheHits).toBe(0)
+    expect(other.stats.cacheMisses).toBe(other.stats.unitsRead)
+    expect((await epoch(keyedBy('item_id'), fetch, { assign })).stats.cacheMisses).toBe(0)
+    expect((await epoch(plan, fetch, { assign })).stats.cacheHits).toBe(0)
+  })
+
+  it('units stored without row keys: a keyed loader misses and its units replace them (memory and spill)', async () => {
+    const dir = tempDir()
+    setSpillStore(folderStore(dir))
+    const plan = keyedBy('user_id')
+    const assign = { seed: 12, epoch: 0, worldSize: 1, rank: 0 }
+    const plain = await epoch(plan, fetch, { assign, cache: false })
+    const plainWithout = await epoch(fx.plan, fetch, { assign, cache: false })
+    const units = fx.plan.units.length
+    expect((await epoch(fx.plan, fetch, { assign })).stats.cacheMisses).toBe(units)
+    const keyed = await epoch(plan, fetch, { assign })
+    expect(keyed.stats.cacheMisses).toBe(units)
+    expectIdentical(keyed.batches, plain.batches)
+    await flushUnitCache()
+    expect(readdirSync(dir)).toHaveLength(units) // one file per unit, the keyed one
+    // A "new process": the spill files serve both kinds of loader.
+    await dropUnitCacheMemory()
+    const fromSpill = await epoch(fx.plan, fetch, { assign })
+    expect(fromSpill.stats.cacheMisses).toBe(0)
+    expectIdentical(fromSpill.batches, plainWithout.batches)
+    await dropUnitCacheMemory()
+    const keyedFromSpill = await epoch(plan, fetch, { assign })
+    expect(keyedFromSpill.stats.cacheMisses).toBe(0)
+    expectIdentical(keyedFromSpill.batches, plain.batches)
+    expect((await unitCacheUsage()).spillBytes).toBe(
+      readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0),
+    )
+  })
+
+  it('a damaged or older spill file is a miss, and the unit read again replaces it', async () => {
+    const dir = tempDir()
+    setSpillStore(folderStore(dir))
+    const assign = { seed: 13, epoch: 0, worldSize: 1, rank: 0 }
+    await epoch(fx.plan, fetch, { assign })
+    await flushUnitCache()
+    const names = readdirSync(dir)
+    for (const name of names) {
+      const bytes = readFileSync(join(dir, name))
+      bytes.writeUInt32LE(0, 0) // no unit file (as one of another codec version)
+      writeFileSync(join(dir, name), bytes)
+    }
+    await dropUnitCacheMemory()
+    const again = await epoch(fx.plan, fetch, { assign })
+    expect(again.stats.cacheMisses).toBe(fx.plan.units.length)
+    await dropUnitCacheMemory()
+    const fixed = await epoch(fx.plan, fetch, { assign })
+    expect(fixed.stats.cacheMisses).toBe(0)
+    expectIdentical(fixed.batches, again.batches)
   })
 
   it('memory budget: usage and every loader held within it, least recently used evicted first', async () => {
@@ -421,8 +489,11 @@ describe('unit cache settings and codec', () => {
       keys: Uint32Array.of(1, 2, 3),
       timing: { fetchMs: 1, decodeMs: 2, bytes: 3 },
     }
-    const bytes = encodeUnit('K', unit)
-    const back = decodeUnit(bytes, 'K', 9)!
+    const bytes = encodeUnit('K', unit, 'R')
+    const found = decodeUnit(bytes, 'K', 9)!
+    expect(found.rowKeys).toBe('R')
+    expect(decodeUnit(encodeUnit('K', unit), 'K', 9)!.rowKeys).toBeUndefined()
+    const back = found.unit
     expect(back.unitId).toBe(9)
     expect(back.timing).toEqual({ fetchMs: 0, decodeMs: 0, bytes: 0 })
     expect(Object.keys(back.columns)).toEqual(Object.keys(unit.columns))
