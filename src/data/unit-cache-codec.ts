@@ -105,13 +105,50 @@ export function decodeUnit(
   } catch {
     return undefined
   }
-  if (header.v !== UNIT_CODEC_VERSION || header.key !== key) return undefined
-  const start = align8(8 + length)
+  if (header?.v !== UNIT_CODEC_VERSION || header.key !== key) return undefined
+  try {
+    return readArrays(bytes, align8(8 + length), header, unitId)
+  } catch {
+    return undefined // a header that does not describe its arrays (a damaged file)
+  }
+}
+
+/**
+ * The unit the header describes, or undefined when the header does not hold against itself:
+ * arrays within the file, row ids and keys one per row, offsets n + 1 and rising to no more than
+ * their values, other columns at least rows × width values. (May throw on what it does not foresee:
+ * the caller takes that as undefined too.)
+ */
+function readArrays(
+  bytes: Uint8Array,
+  start: number,
+  header: Header,
+  unitId: number,
+): { unit: DecodedUnit; rowKeys?: string } | undefined {
+  const whole = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0
+  if (!whole(header.rows)) return undefined
   const arrays: Typed[] = []
   for (const span of header.arrays) {
     const Ctor = CTORS[span.type]
-    if (!Ctor || start + span.offset + span.length * Ctor.BYTES_PER_ELEMENT > bytes.byteLength) return undefined
+    if (!Ctor || !whole(span.offset) || !whole(span.length)) return undefined
+    if (start + span.offset + span.length * Ctor.BYTES_PER_ELEMENT > bytes.byteLength) return undefined
     arrays.push(new Ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset + start + span.offset, span.length))
+  }
+  const rows = header.rows
+  const rowArray = (i: number | undefined): boolean => i === undefined || arrays[i]?.length === rows
+  if (!rowArray(header.rowIds) || !rowArray(header.keys)) return undefined
+  for (const c of header.columns) {
+    const values = arrays[c.values]
+    if (!values) return undefined
+    if (c.offsets !== undefined) {
+      const offsets = arrays[c.offsets]
+      if (!(offsets instanceof Uint32Array) || offsets.length !== rows + 1) return undefined
+      for (let i = 0; i < rows; i++) if (offsets[i] > offsets[i + 1]) return undefined
+      if (offsets[rows] > values.length) return undefined
+    } else {
+      const width = c.encoding === 'fixed_list' ? c.length : 1
+      if (!whole(width) || values.length < rows * width) return undefined
+    }
   }
   const columns: Record<string, DecodedColumn> = {}
   for (const c of header.columns) {

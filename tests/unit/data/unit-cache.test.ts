@@ -512,4 +512,51 @@ describe('unit cache settings and codec', () => {
     expect(decodeUnit(bytes, 'other', 0)).toBeUndefined()
     expect(decodeUnit(bytes.slice(0, bytes.length - 8), 'K', 0)).toBeUndefined()
   })
+
+  it('a header that does not hold against itself is undefined, never a throw or a short column', () => {
+    const unit: DecodedUnit = {
+      unitId: 0,
+      rows: 3,
+      columns: {
+        h: { name: 'h', encoding: 'hash_list', values: Uint32Array.of(9, 8, 7), offsets: Uint32Array.of(0, 1, 1, 3) },
+        l: { name: 'l', encoding: 'fixed_list', length: 2, values: Float32Array.of(1, 2, 3, 4, 5, 6) },
+      },
+      keys: Uint32Array.of(1, 2, 3),
+      timing: { fetchMs: 0, decodeMs: 0, bytes: 0 },
+    }
+    /** The file of `unit` with its JSON header changed by `edit` (the arrays' bytes as they were). */
+    const damaged = (edit: (h: Record<string, any>) => void): Uint8Array => {
+      const bytes = encodeUnit('K', unit)
+      const length = new DataView(bytes.buffer).getUint32(4, true)
+      const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length)))
+      edit(header)
+      const json = new TextEncoder().encode(JSON.stringify(header))
+      const start = Math.ceil((8 + json.length) / 8) * 8
+      const body = bytes.subarray(Math.ceil((8 + length) / 8) * 8)
+      const out = new Uint8Array(start + body.length)
+      new DataView(out.buffer).setUint32(0, new DataView(bytes.buffer).getUint32(0, true), true)
+      new DataView(out.buffer).setUint32(4, json.length, true)
+      out.set(json, 8)
+      out.set(body, start)
+      return out
+    }
+    expect(
+      decodeUnit(
+        damaged(() => {}),
+        'K',
+        0,
+      )?.unit.rows,
+    ).toBe(3) // the rebuild itself is sound
+    const edits: [string, (h: Record<string, any>) => void][] = [
+      ['a negative offset', h => (h.arrays[0].offset = -8)],
+      ['a fractional length', h => (h.arrays[1].length = 1.5)],
+      ['an unknown array type', h => (h.arrays[0].type = 'f64')],
+      ['more rows than the arrays hold', h => (h.rows = 4)],
+      ['fewer rows than the keys', h => (h.rows = 2)],
+      ['falling offsets', h => ((h.arrays[1].offset = h.arrays[0].offset), (h.arrays[1].length = 4))],
+      ['a list width the values do not hold', h => (h.columns[1].length = 3)],
+      ['no header', h => Object.keys(h).forEach(k => delete h[k])],
+    ]
+    for (const [what, edit] of edits) expect(decodeUnit(damaged(edit), 'K', 0), what).toBeUndefined()
+  })
 })
