@@ -213,17 +213,13 @@ export async function dropUnitCacheMemory(): Promise<void> {
  */
 export async function cachedUnit(k: UnitKey, unitId: number): Promise<DecodedUnit | undefined> {
   const held = memory.get(k.key)
-  if (held) {
-    if (!serves(held.rowKeys, k)) {
-      counts.misses++
-      return undefined
-    }
+  if (held && serves(held.rowKeys, k)) {
     memory.delete(k.key)
     memory.set(k.key, held) // most recently used
     counts.hits++
     return served(held.unit, k, unitId)
   }
-  const found = await fromSpill(k, unitId)
+  const found = await fromSpill(k, unitId) // also when memory holds other row keys: the store may not
   if (!found) {
     counts.misses++
     return undefined

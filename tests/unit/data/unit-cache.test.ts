@@ -309,6 +309,29 @@ describe('epoch cache on clicks (in-process loaders)', () => {
     expect(usage).toMatchObject({ entries: 3, memoryBytes: 300, evictions: 1 })
   })
 
+  it('row keys on synthetic entries: memory without them, the spill store with them, serves both', async () => {
+    setSpillStore(folderStore(tempDir()))
+    const name = `${'0'.repeat(16)}-${'1'.repeat(16)}.unit`
+    const plain: UnitKey = { key: 'u', file: 'f', name }
+    const keyed: UnitKey = { ...plain, rowKeys: 'by user_id' }
+    const unit = (keys?: Uint32Array): DecodedUnit => ({
+      unitId: 0,
+      rows: 2,
+      columns: { x: { name: 'x', encoding: 'float32', values: Float32Array.of(1, 2) } },
+      ...(keys ? { keys } : {}),
+      timing: { fetchMs: 0, decodeMs: 0, bytes: 0 },
+    })
+    storeUnit(keyed, unit(Uint32Array.of(7, 9)))
+    await dropUnitCacheMemory()
+    storeUnit(plain, unit()) // memory: no keys; the store keeps the keyed file
+    await flushUnitCache()
+    expect((await cachedUnit(plain, 3))?.keys).toBeUndefined()
+    const hit = await cachedUnit(keyed, 3)
+    expect(hit && Array.from(hit.keys!)).toEqual([7, 9])
+    expect(await cachedUnit({ ...plain, rowKeys: 'by item_id' }, 3)).toBeUndefined()
+    expect(await unitCacheUsage()).toMatchObject({ hits: 2, misses: 1 })
+  })
+
   it('spills to the folder store and reads back the same bytes, within the spill budget', async () => {
     const dir = tempDir()
     setSpillStore(folderStore(dir))
