@@ -25,6 +25,7 @@ import { decodeUnit, encodeUnit, UNIT_CODEC_VERSION } from './unit-cache-codec.t
 import { keyColumnResolver, resolveColumns, type ColumnSource } from './unit-columns.ts'
 import type { DecodeSpec, DecodedColumn, DecodedUnit, ScanPlan } from './types.ts'
 import { unitBytes } from './batcher.ts'
+import { ownsBuffer } from '../util/typed.ts'
 
 export interface UnitCacheSettings {
   /** false: loaders neither read nor write the cache (--no-cache, the page's switch). Default true. */
@@ -225,7 +226,7 @@ export async function cachedUnit(k: UnitKey, unitId: number): Promise<DecodedUni
     return undefined
   }
   counts.hits++
-  holdInMemory(k.key, k.file, found.rowKeys, found.unit, unitBytes(found.unit))
+  holdInMemory({ ...k, rowKeys: found.rowKeys }, found.unit, unitBytes(found.unit)) // the keys it has
   return served(found.unit, k, unitId)
 }
 
@@ -249,7 +250,7 @@ function served(unit: DecodedUnit, k: UnitKey, unitId: number): DecodedUnit {
 export function storeUnit(k: UnitKey, unit: DecodedUnit): DecodedUnit {
   const kept = compact(unit)
   const bytes = unitBytes(kept)
-  holdInMemory(k.key, k.file, k.rowKeys, kept, bytes)
+  holdInMemory(k, kept, bytes)
   if (settings.spillBytes > 0 && spillStore()) spillWrite(k, kept)
   return { ...kept, timing: unit.timing }
 }
@@ -353,8 +354,7 @@ function fileDigest(file: string): string {
 
 /** The unit with each array in a buffer of its own size (a view keeps its whole buffer alive). */
 function compact(unit: DecodedUnit): DecodedUnit {
-  const own = <T extends DecodedColumn['values']>(a: T): T =>
-    a.byteLength === a.buffer.byteLength ? a : (a.slice() as T)
+  const own = <T extends DecodedColumn['values']>(a: T): T => (ownsBuffer(a) ? a : (a.slice() as T))
   const columns: Record<string, DecodedColumn> = {}
   for (const [name, c] of Object.entries(unit.columns)) {
     columns[name] = { ...c, values: own(c.values), ...(c.offsets ? { offsets: own(c.offsets) } : {}) }
@@ -370,15 +370,16 @@ function compact(unit: DecodedUnit): DecodedUnit {
   return out
 }
 
-function holdInMemory(key: string, file: string, rowKeys: string | undefined, unit: DecodedUnit, bytes: number): void {
-  const old = memory.get(key)
+/** Holds `unit` in memory under `k` (its rowKeys: the row keys the unit carries). */
+function holdInMemory(k: UnitKey, unit: DecodedUnit, bytes: number): void {
+  const old = memory.get(k.key)
   if (old) {
-    memory.delete(key)
+    memory.delete(k.key)
     memoryUsed -= old.bytes
   }
   if (bytes > settings.memoryBytes) return // only the spill store can hold it
   evictMemory(bytes)
-  memory.set(key, { unit, bytes, file, ...(rowKeys !== undefined ? { rowKeys } : {}) })
+  memory.set(k.key, { unit, bytes, file: k.file, ...(k.rowKeys !== undefined ? { rowKeys: k.rowKeys } : {}) })
   memoryUsed += bytes
 }
 

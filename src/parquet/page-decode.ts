@@ -24,6 +24,7 @@ import {
   type FastEncoding,
   type FastValues,
 } from './page-values.ts'
+import { ownsBuffer } from '../util/typed.ts'
 
 /** A chunk decoded by the fast path: `width` values per row for file rows [rowStart, rowStart + rows). */
 export interface FastChunk {
@@ -337,9 +338,4 @@ export function selectFast(
     for (let j = 0; j < w; j++) out[k * w + j] = src[at + j]
   }
   return out
-}
-
-/** Whether `values` spans its whole buffer (nothing else can be looking at that memory through it). */
-function ownsBuffer(values: FastValues): boolean {
-  return values.byteOffset === 0 && values.byteLength === values.buffer.byteLength
 }
